@@ -1,0 +1,19 @@
+// Small progressive enhancements; every page works without this file.
+document.addEventListener('click', async (event) => {
+  const button = event.target instanceof Element ? event.target.closest('button.copy[data-copy-target]') : null;
+  if (!button) return;
+  const source = document.querySelector(button.getAttribute('data-copy-target'));
+  if (!source) return;
+  try {
+    await navigator.clipboard.writeText(source.textContent.trim());
+    button.textContent = 'Copied';
+  } catch {
+    // Clipboard access can be refused (insecure context); select the text for a manual copy.
+    const range = document.createRange();
+    range.selectNodeContents(source);
+    const selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+    button.textContent = 'Press Ctrl+C';
+  }
+});

@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import connectPgSimple from 'connect-pg-simple';
+import express from 'express';
+import session from 'express-session';
+import helmet from 'helmet';
+import { pinoHttp } from 'pino-http';
+import type { Config } from './config.ts';
+import { healthController } from './controllers/api/health.ts';
+import type { Db } from './db/knex.ts';
+import type { Logger } from './logger.ts';
+import { authenticate } from './middleware/authenticate.ts';
+import { verifyCsrf } from './middleware/csrf.ts';
+import { errorHandler, notFound } from './middleware/errors.ts';
+import { getRevisionProfile, type RevisionProfile } from './revisions.ts';
+import { apiRoutes } from './routes/api.ts';
+import { webRoutes } from './routes/web.ts';
+import { createViewEngine } from './views.ts';
+
+export interface AppDeps {
+  db: Db;
+  config: Config;
+  logger: Logger;
+  profile: RevisionProfile;
+  /** Connection string of `db`, for the session store's own small pool. */
+  databaseUrl: string;
+}
+
+const SESSION_COOKIE = 'bh.sid';
+const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60_000;
+const publicDirectory = fileURLToPath(new URL('../public', import.meta.url));
+const htmxDirectory = path.dirname(createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js'));
+
+/** Id from a trusted-looking incoming X-Request-Id, else a new one; echoed in the response. */
+function requestId(req: express.Request, res: express.Response): string {
+  const incoming = req.headers['x-request-id'];
+  const id = typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+  res.setHeader('X-Request-Id', id);
+  return id;
+}
+
+export type AppDepsInput = Omit<AppDeps, 'profile'> & { profile?: RevisionProfile };
+
+/** Builds the Express app (never listens). `app.locals.close()` releases what it opened. */
+export function createApp(input: AppDepsInput): express.Express {
+  const deps: AppDeps = { ...input, profile: input.profile ?? getRevisionProfile(input.config.revision) };
+  const { config, db, logger, profile } = deps;
+  const production = config.nodeEnv === 'production';
+  const app = express();
+
+  app.set('trust proxy', config.trustProxy);
+  app.set('x-powered-by', false);
+  // Express's fallback handler prints stack traces outside 'production'; ours never should.
+  app.set('env', 'production');
+  app.locals.eta = createViewEngine(production);
+  app.locals.profile = profile;
+
+  app.use(pinoHttp({ logger, genReqId: requestId, customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info') }));
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: {
+          defaultSrc: ["'self'"],
+          scriptSrc: ["'self'"],
+          styleSrc: ["'self'"],
+          imgSrc: ["'self'", 'data:'],
+          fontSrc: ["'self'"],
+          connectSrc: ["'self'"],
+          formAction: ["'self'"],
+          frameAncestors: ["'none'"],
+          objectSrc: ["'none'"],
+          baseUri: ["'self'"],
+          ...(production ? { upgradeInsecureRequests: [] } : {}),
+        },
+      },
+      strictTransportSecurity: production,
+    }),
+  );
+
+  app.use('/css', express.static(path.join(publicDirectory, 'css'), { maxAge: production ? '1h' : 0 }));
+  app.use('/js', express.static(path.join(publicDirectory, 'js'), { maxAge: production ? '1h' : 0 }));
+  app.use('/vendor/htmx', express.static(htmxDirectory, { maxAge: production ? '1d' : 0, index: false }));
+
+  app.get('/healthz', healthController(db, profile).show);
+
+  const PgSessionStore = connectPgSimple(session);
+  const sessionStore = new PgSessionStore({
+    conString: deps.databaseUrl,
+    tableName: 'sessions',
+    createTableIfMissing: false,
+    // Expired rows are removed by the store; tests build many apps, so they turn it off.
+    pruneSessionInterval: config.nodeEnv === 'test' ? false : 15 * 60,
+    errorLog: (...args: unknown[]) => logger.error({ args }, 'session store error'),
+  });
+  app.locals.close = async () => {
+    sessionStore.close();
+  };
+  app.use(
+    session({
+      name: SESSION_COOKIE,
+      secret: config.sessionSecret,
+      store: sessionStore,
+      resave: false,
+      saveUninitialized: false,
+      rolling: true,
+      cookie: { httpOnly: true, sameSite: 'lax', secure: production, maxAge: SESSION_LIFETIME_MS },
+    }),
+  );
+
+  app.use(express.json({ limit: '1mb' }));
+  app.use(express.urlencoded({ extended: false, limit: '1mb' }));
+  app.use(authenticate(db));
+  app.use(verifyCsrf);
+
+  app.use('/api', apiRoutes(deps));
+  app.use(webRoutes(deps));
+  app.use(notFound);
+  app.use(errorHandler);
+  return app;
+}

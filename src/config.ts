@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import type { RevisionNumber } from './revisions.ts';
+
+/** Thrown for a bad environment; its message is one line naming the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
+const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+const envSchema = z.object({
+  NODE_ENV: z.preprocess(emptyToUndefined, z.enum(['development', 'production', 'test']).default('development')),
+  PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
+  DATABASE_URL: z.preprocess(
+    emptyToUndefined,
+    z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  ),
+  API_REVISION: z.preprocess(
+    emptyToUndefined,
+    z.enum(['1', '2', '3'], { error: 'must be 1, 2 or 3' }).default('3').transform((v) => Number(v) as RevisionNumber),
+  ),
+  PUBLIC_URL: z.preprocess(emptyToUndefined, httpUrl.optional()),
+  SESSION_SECRET: z.preprocess(emptyToUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
+  HF_ENDPOINT: z.preprocess(emptyToUndefined, httpUrl.default('https://huggingface.co')),
+  HF_TOKEN: optionalString,
+  HUB_MODE: z.preprocess(emptyToUndefined, z.enum(['online', 'offline'], { error: 'must be online or offline' }).default('online')),
+  ADMIN_USERNAME: optionalString,
+  ADMIN_PASSWORD: optionalString,
+  LOG_LEVEL: z.preprocess(
+    emptyToUndefined,
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ),
+  TRUST_PROXY: z.preprocess(emptyToUndefined, z.string().default('false')),
+  DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./data')),
+});
+
+export interface Config {
+  nodeEnv: 'development' | 'production' | 'test';
+  port: number;
+  databaseUrl: string | undefined;
+  revision: RevisionNumber;
+  publicUrl: string;
+  sessionSecret: string;
+  hfEndpoint: string;
+  hfToken: string | undefined;
+  hubMode: 'online' | 'offline';
+  admin: { username: string; password: string } | undefined;
+  logLevel: string;
+  /** Value handed to Express's `trust proxy` setting. */
+  trustProxy: boolean | number | string;
+  dataDir: string;
+}
+
+/** `TRUST_PROXY`: true/false, a hop count, or a list of addresses/subnets as Express accepts. */
+function parseTrustProxy(raw: string): boolean | number | string {
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  if (/^[\w.:/, -]+$/.test(raw)) return raw;
+  throw new ConfigError('TRUST_PROXY: must be true, false, a hop count or a list of addresses');
+}
+
+/** Outside production the session secret is generated once and kept in the data dir. */
+function loadOrCreateSessionSecret(dataDir: string): string {
+  const file = path.join(dataDir, 'session-secret');
+  try {
+    const existing = readFileSync(file, 'utf8').trim();
+    if (existing.length >= 32) return existing;
+  } catch {
+    // not created yet
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('hex');
+  writeFileSync(file, secret + '\n', { mode: 0o600 });
+  return secret;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`${String(issue.path[0])}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  if (e.NODE_ENV === 'production' && !e.SESSION_SECRET) {
+    throw new ConfigError('SESSION_SECRET: required when NODE_ENV=production');
+  }
+  if (Boolean(e.ADMIN_USERNAME) !== Boolean(e.ADMIN_PASSWORD)) {
+    throw new ConfigError(`${e.ADMIN_USERNAME ? 'ADMIN_PASSWORD' : 'ADMIN_USERNAME'}: ADMIN_USERNAME and ADMIN_PASSWORD go together`);
+  }
+  const dataDir = path.resolve(e.DATA_DIR);
+  return {
+    nodeEnv: e.NODE_ENV,
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    revision: e.API_REVISION,
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    sessionSecret: e.SESSION_SECRET ?? loadOrCreateSessionSecret(dataDir),
+    hfEndpoint: e.HF_ENDPOINT.replace(/\/+$/, ''),
+    hfToken: e.HF_TOKEN,
+    hubMode: e.HUB_MODE,
+    admin: e.ADMIN_USERNAME && e.ADMIN_PASSWORD ? { username: e.ADMIN_USERNAME, password: e.ADMIN_PASSWORD } : undefined,
+    logLevel: e.LOG_LEVEL,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    dataDir,
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * Typed errors thrown by services and middleware. The one error handler turns them into
+ * the contract's JSON bodies under /api and into pages or fragments elsewhere.
+ */
+export interface ValidationDetails {
+  fieldErrors: Record<string, string[]>;
+  formErrors: string[];
+}
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    /** Extra top-level fields of the JSON body, next to `error`. */
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { error: this.message, ...this.extra };
+  }
+}
+
+export const AUTHENTICATION_REQUIRED_MESSAGE =
+  'Authentication required. Use a session cookie or Authorization: Bearer <api_key>';
+
+export class BadRequest extends HttpError {
+  constructor(message: string) {
+    super(400, message);
+  }
+}
+
+export class ValidationFailed extends HttpError {
+  constructor(readonly details: ValidationDetails) {
+    super(400, 'Validation failed', { details });
+  }
+}
+
+export class Unauthorized extends HttpError {
+  constructor(message = AUTHENTICATION_REQUIRED_MESSAGE) {
+    super(401, message);
+  }
+}
+
+export class Forbidden extends HttpError {
+  constructor(message = 'Forbidden') {
+    super(403, message);
+  }
+}
+
+export class NotFound extends HttpError {
+  constructor(message = 'Not found') {
+    super(404, message);
+  }
+}
+
+export class Conflict extends HttpError {
+  constructor(message: string) {
+    super(409, message);
+  }
+}
+
+export class PayloadTooLarge extends HttpError {
+  constructor(message = 'Request body is larger than 1 MB') {
+    super(413, message);
+  }
+}
+
+export class RateLimited extends HttpError {
+  constructor(message: string, retryAfterMs: number, extra: Record<string, unknown> = {}) {
+    super(429, message, extra, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) });
+  }
+}
+
+export class Unavailable extends HttpError {
+  constructor(message: string, retryAfterSeconds?: number) {
+    super(503, message, {}, retryAfterSeconds ? { 'Retry-After': String(retryAfterSeconds) } : {});
+  }
+}

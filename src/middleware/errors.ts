@@ -1,0 +1,68 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { HttpError, NotFound, PayloadTooLarge } from '../lib/errors.ts';
+import { render } from '../views.ts';
+import { isApiRequest, isHtmxRequest } from './request-kind.ts';
+
+/** Errors raised by express.json()/urlencoded() carry a `type` naming the failure. */
+interface BodyParserError extends Error {
+  type?: string;
+  status?: number;
+  expose?: boolean;
+}
+
+function toHttpError(error: unknown): HttpError | undefined {
+  if (error instanceof HttpError) return error;
+  const parserError = error as BodyParserError;
+  switch (parserError?.type) {
+    case 'entity.parse.failed':
+      return new HttpError(400, 'Malformed JSON body');
+    case 'entity.too.large':
+      return new PayloadTooLarge();
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new HttpError(415, 'Unsupported content encoding or charset');
+    case 'request.aborted':
+      return new HttpError(400, 'Request aborted');
+    case 'parameters.too.many':
+      return new HttpError(413, 'Too many form fields');
+  }
+  if (parserError?.expose && parserError.status && parserError.status < 500) {
+    return new HttpError(parserError.status, parserError.message);
+  }
+  return undefined;
+}
+
+export const notFound: RequestHandler = () => {
+  throw new NotFound();
+};
+
+/**
+ * The one error handler: JSON under /api, an error fragment for htmx, an error page
+ * otherwise. Unknown errors are logged with the request id and answered with a bare 500.
+ */
+export const errorHandler: ErrorRequestHandler = (error, req, res, next) => {
+  if (res.headersSent) return next(error);
+  let httpError = toHttpError(error);
+  if (!httpError) {
+    req.log?.error({ err: error, requestId: req.id }, 'unhandled error');
+    httpError = new HttpError(500, 'Internal server error');
+  }
+  for (const [name, value] of Object.entries(httpError.headers)) res.setHeader(name, value);
+
+  if (isApiRequest(req)) {
+    res.status(httpError.status).json(httpError.toJSON());
+    return;
+  }
+  if (httpError.status >= 300 && httpError.status < 400) {
+    res.status(httpError.status).end();
+    return;
+  }
+  const data = { status: httpError.status, message: httpError.message, title: `${httpError.status} ${httpError.message}` };
+  try {
+    render(res, isHtmxRequest(req) ? 'partials/error' : 'errors/error', data, httpError.status);
+  } catch (renderError) {
+    // A broken error page must still not leak a stack trace.
+    req.log?.error({ err: renderError, requestId: req.id }, 'error page failed to render');
+    res.status(httpError.status).type('text').send(`${httpError.status} ${httpError.message}`);
+  }
+};

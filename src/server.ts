@@ -1,0 +1,117 @@
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+import path from 'node:path';
+import { createApp } from './app.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
+import { createDb, migrateLatest, type Db } from './db/knex.ts';
+import { seedDemoCatalogue } from './db/seeds/demo-models.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { ensureAdmin } from './services/users.service.ts';
+
+const DRAIN_TIMEOUT_MS = 10_000;
+
+export interface RunningServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** The database behind the app: `DATABASE_URL` when set, else an embedded Postgres under the data dir. */
+async function openDatabase(config: Config, logger: Logger): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
+  if (config.databaseUrl) return { url: config.databaseUrl };
+  const dataDir = path.join(config.dataDir, 'db');
+  logger.info({ dataDir }, 'starting embedded Postgres');
+  const embedded = await startEmbeddedPostgres(dataDir, (message) => logger.debug({ postgres: message }));
+  return { url: embedded.url, embedded };
+}
+
+/** config -> database -> migrate -> seed -> listen. */
+export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+  const database = await openDatabase(config, logger);
+  let db: Db | undefined;
+  try {
+    db = createDb(database.url);
+    await migrateLatest(db);
+    await seedDemoCatalogue(db);
+    if (config.admin) {
+      await ensureAdmin(db, config.admin.username, config.admin.password);
+      logger.info({ username: config.admin.username }, 'admin account ensured');
+    }
+  } catch (error) {
+    await db?.destroy();
+    await database.embedded?.stop();
+    throw error;
+  }
+
+  const app = createApp({ db, config, logger, databaseUrl: database.url });
+  const sockets = new Set<Socket>();
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(config.port, () => resolve(s));
+    s.once('error', reject);
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      // Stop accepting, let in-flight requests finish (10 s cap), then close the rest.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => {
+        logger.warn({ open: sockets.size }, 'drain timeout: closing remaining connections');
+        for (const socket of sockets) socket.destroy();
+      }, DRAIN_TIMEOUT_MS);
+      await closed;
+      clearTimeout(timer);
+      await (app.locals.close as () => Promise<void>)();
+      await db.destroy();
+      await database.embedded?.stop();
+    })());
+
+  return { url: `http://localhost:${port}`, stop };
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`Configuration error: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  let running: RunningServer;
+  try {
+    running = await startServer(config, logger);
+  } catch (error) {
+    logger.fatal({ err: error }, 'start-up failed');
+    process.exit(1);
+  }
+  logger.info({ url: running.url, revision: config.revision }, `listening on ${running.url}`);
+  process.stdout.write(`Bench leaderboard (API revision ${config.revision}) is running at ${running.url}\n`);
+
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    running.stop().then(
+      () => process.exit(0),
+      (error) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('src/server.ts')) {
+  await main();
+}

@@ -1,0 +1,17 @@
+import type { Actor } from '../middleware/authenticate.ts';
+
+declare module 'express-session' {
+  interface SessionData {
+    userId?: string;
+    csrfToken?: string;
+  }
+}
+
+declare global {
+  namespace Express {
+    interface Request {
+      /** Who is calling: set by `authenticate` from a Bearer key or the session. */
+      actor?: Actor;
+    }
+  }
+}

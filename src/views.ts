@@ -1,0 +1,30 @@
+import { Eta } from 'eta';
+import type { Response } from 'express';
+import { fileURLToPath } from 'node:url';
+import type { RevisionProfile } from './revisions.ts';
+
+export const viewsDirectory = fileURLToPath(new URL('../views', import.meta.url));
+
+export function createViewEngine(cache: boolean): Eta {
+  return new Eta({ views: viewsDirectory, cache, defaultExtension: '.eta' });
+}
+
+/**
+ * Renders a template with what every page needs (the signed-in user, the session's
+ * CSRF token when there is one, the current path, the revision) plus `data`, and
+ * sends it as HTML. Read at render time, so error pages work at any stage.
+ */
+export function render(res: Response, template: string, data: Record<string, unknown> = {}, status = 200): void {
+  const req = res.req;
+  const eta = res.app.locals.eta as Eta;
+  const profile = res.app.locals.profile as RevisionProfile;
+  const html = eta.render(template, {
+    currentUser: req.actor?.via === 'session' ? req.actor.user : undefined,
+    csrfToken: req.session?.csrfToken,
+    currentPath: req.path,
+    revision: profile.revision,
+    ...data,
+  });
+  res.vary('HX-Request');
+  res.status(status).type('html').send(html);
+}

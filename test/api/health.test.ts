@@ -1,0 +1,30 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { createApp } from '../../src/app.ts';
+import { createDb } from '../../src/db/knex.ts';
+import { createLogger } from '../../src/logger.ts';
+import { testConfig, useTestApp } from '../helpers/app.ts';
+
+describe('GET /healthz', () => {
+  const ctx = useTestApp({ API_REVISION: '2' });
+
+  it('answers 200 with the revision when the database answers', async () => {
+    const res = await request(ctx.app).get('/healthz').expect(200);
+    expect(res.body).to.deep.equal({ ok: true, revision: 2 });
+    expect(res.headers['cache-control']).to.equal('no-store');
+  });
+
+  it('answers 503 { ok: false } when the database does not answer', async () => {
+    // Port 1 on loopback: nothing listens there, so every connection is refused.
+    const deadUrl = 'postgres://postgres@127.0.0.1:1/nothing';
+    const db = createDb(deadUrl);
+    const app = createApp({ db, config: testConfig(), logger: createLogger('silent'), databaseUrl: deadUrl });
+    try {
+      const res = await request(app).get('/healthz').expect(503);
+      expect(res.body).to.deep.equal({ ok: false });
+    } finally {
+      await app.locals.close();
+      await db.destroy();
+    }
+  });
+});

@@ -1,0 +1,93 @@
+import { Writable } from 'node:stream';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Express } from 'express';
+import supertest from 'supertest';
+import { createApp } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+
+export interface TestContext {
+  app: Express;
+  db: TestDatabase['db'];
+  config: Config;
+  /** Every JSON log line the app wrote. */
+  logs: Record<string, unknown>[];
+}
+
+/** Config as a deployment would parse it, with test defaults and `env` on top. */
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({
+    NODE_ENV: 'test',
+    SESSION_SECRET: 'test-session-secret-that-is-long-enough-0123456789',
+    DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'bh-test-')),
+    LOG_LEVEL: 'info',
+    ...env,
+  });
+}
+
+/**
+ * Registers mocha hooks that give the file a fresh database and an app on it.
+ * The returned object is filled in `before`, so read it inside tests.
+ */
+export function useTestApp(env: Record<string, string> = {}): TestContext {
+  const ctx = {} as TestContext;
+  let database: TestDatabase;
+  before(async () => {
+    database = await createTestDatabase();
+    ctx.logs = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n')) if (line.trim()) ctx.logs.push(JSON.parse(line));
+        done();
+      },
+    });
+    ctx.config = testConfig(env);
+    ctx.db = database.db;
+    ctx.app = createApp({ db: database.db, config: ctx.config, logger: createLogger('info', sink), databaseUrl: database.url });
+  });
+  after(async () => {
+    await (ctx.app?.locals.close as (() => Promise<void>) | undefined)?.();
+    await database?.drop();
+  });
+  return ctx;
+}
+
+export type Agent = ReturnType<typeof supertest.agent>;
+
+/** The CSRF token a page hands to the browser (from its <meta> tag). */
+export function csrfFrom(html: string): string {
+  const match = /<meta name="csrf-token" content="([^"]+)">/.exec(html);
+  if (!match) throw new Error('page has no csrf-token meta tag');
+  return match[1]!;
+}
+
+let userCounter = 0;
+export function uniqueUsername(prefix = 'user'): string {
+  userCounter += 1;
+  return `${prefix}${Date.now().toString(36)}${userCounter}`;
+}
+
+export const TEST_PASSWORD = 'correct horse battery';
+
+/** A browser-like agent signed up (and so signed in) through the real form; returns its CSRF token. */
+export async function signedUpAgent(app: Express, username = uniqueUsername()): Promise<{ agent: Agent; csrf: string; username: string }> {
+  const agent = supertest.agent(app);
+  const form = await agent.get('/signup').expect(200);
+  const res = await agent
+    .post('/signup')
+    .type('form')
+    .send({ username, displayName: `Display ${username}`, password: TEST_PASSWORD, _csrf: csrfFrom(form.text) });
+  if (res.status !== 303) throw new Error(`sign-up failed with ${res.status}: ${res.text.slice(0, 300)}`);
+  const page = await agent.get('/settings/keys').expect(200);
+  return { agent, csrf: csrfFrom(page.text), username };
+}
+
+/** Creates an API key through the API for a signed-in agent and returns the secret. */
+export async function createKey(agent: Agent, csrf: string, body: Record<string, unknown> = { name: 'agent key' }) {
+  const res = await agent.post('/api/keys').set('X-CSRF-Token', csrf).send(body);
+  if (res.status !== 201) throw new Error(`key creation failed with ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body as { id: string; name: string; prefix: string; createdAt: string; expiresAt: string | null; key: string };
+}

@@ -1,0 +1,401 @@
+import { expect } from 'chai';
+import {
+  acceptsEngine,
+  allEngineNames,
+  buckets,
+  deprecationHeaders,
+  getRevisionProfile,
+  hardwareCostRules,
+  isRevisionNumber,
+  reactionEmojis,
+  revision1Profile,
+  revision2Profile,
+  revision3Profile,
+  revisionNumbers,
+  revisionProfiles,
+} from '../../src/revisions.ts';
+import type { RevisionNumber } from '../../src/revisions.ts';
+
+// Texts copied from the spec's Errors table; the service must answer them verbatim.
+const REV1_METRIC_MESSAGE = 'At least one performance metric (TTFT, tok/s output, or tok/s total) is required';
+const REV2_METRIC_MESSAGE =
+  'At least one additional metric (TTFT, prefill tok/s, tok/s total, or peak VRAM) is required alongside tok/s output';
+const FIVE_MINUTE_429 = 'Rate limit exceeded. You may submit once every 5 minutes.';
+const ONE_MINUTE_429 = 'Rate limit exceeded. You may submit once every 1 minute.';
+
+const all: readonly RevisionNumber[] = [1, 2, 3];
+
+describe('revision profiles', () => {
+  describe('lookup', () => {
+    it('returns the profile whose revision matches the number asked for', () => {
+      for (const n of all) {
+        expect(getRevisionProfile(n)).to.equal(revisionProfiles[n]);
+        expect(getRevisionProfile(n).revision).to.equal(n);
+      }
+      expect(getRevisionProfile(1)).to.equal(revision1Profile);
+      expect(getRevisionProfile(2)).to.equal(revision2Profile);
+      expect(getRevisionProfile(3)).to.equal(revision3Profile);
+    });
+
+    it('throws for a revision that does not exist', () => {
+      expect(() => getRevisionProfile(4 as RevisionNumber)).to.throw(RangeError, /4/);
+    });
+
+    it('lists exactly revisions 1, 2 and 3', () => {
+      expect(revisionNumbers).to.deep.equal([1, 2, 3]);
+      expect(Object.keys(revisionProfiles)).to.deep.equal(['1', '2', '3']);
+      expect(isRevisionNumber(3)).to.equal(true);
+      expect(isRevisionNumber('3')).to.equal(false);
+      expect(isRevisionNumber(0)).to.equal(false);
+    });
+
+    it('is frozen all the way down so no caller can change a profile', () => {
+      for (const n of all) {
+        const p = getRevisionProfile(n);
+        expect(Object.isFrozen(p)).to.equal(true);
+        expect(Object.isFrozen(p.engines)).to.equal(true);
+        expect(Object.isFrozen(p.bounds.pageLimit.models)).to.equal(true);
+        expect(Object.isFrozen(p.features)).to.equal(true);
+        expect(() => {
+          (p.engines as string[]).push('made-up');
+        }).to.throw(TypeError);
+      }
+      expect(Object.isFrozen(revisionProfiles)).to.equal(true);
+      expect(Object.isFrozen(buckets.memTier)).to.equal(true);
+    });
+  });
+
+  describe('paths', () => {
+    it('serves speed-test results at /api/benchmarks in revisions 1 and 2 and /api/speed-tests in 3', () => {
+      expect(revision1Profile.resultsPath).to.equal('/api/benchmarks');
+      expect(revision2Profile.resultsPath).to.equal('/api/benchmarks');
+      expect(revision3Profile.resultsPath).to.equal('/api/speed-tests');
+    });
+
+    it('has no quality root in revision 1, /api/evals in 2 and /api/benchmarks in 3', () => {
+      expect(revision1Profile.qualityRoot).to.equal(null);
+      expect(revision2Profile.qualityRoot).to.equal('/api/evals');
+      expect(revision3Profile.qualityRoot).to.equal('/api/benchmarks');
+    });
+
+    it('keeps legacy aliases only in revision 3', () => {
+      expect(revision1Profile.legacyAliases).to.have.length(0);
+      expect(revision2Profile.legacyAliases).to.have.length(0);
+      const aliases = revision3Profile.legacyAliases.map((a) => ({
+        kind: a.kind,
+        path: a.path,
+        target: a.target,
+        match: a.match,
+      }));
+      expect(aliases).to.have.deep.members([
+        { kind: 'results', path: '/api/benchmarks', target: '/api/speed-tests', match: 'exact' },
+        { kind: 'results', path: '/api/benchmarks/dry-run', target: '/api/speed-tests/dry-run', match: 'exact' },
+        { kind: 'quality', path: '/api/evals', target: '/api/benchmarks', match: 'prefix' },
+      ]);
+    });
+
+    it('marks every legacy alias as deprecated with the successor link', () => {
+      expect(deprecationHeaders).to.deep.equal({
+        Deprecation: 'true',
+        Link: '</api/speed-tests>; rel="successor-version"',
+      });
+      for (const alias of revision3Profile.legacyAliases) {
+        expect(alias.headers).to.deep.equal(deprecationHeaders);
+      }
+    });
+
+    it('never aliases the quality sub-paths of /api/benchmarks as results', () => {
+      const resultsAliases = revision3Profile.legacyAliases.filter((a) => a.kind === 'results');
+      expect(resultsAliases.every((a) => a.match === 'exact')).to.equal(true);
+    });
+  });
+
+  describe('engines', () => {
+    it('accepts llama.cpp, vllm and tinygrad in every revision', () => {
+      for (const n of all) {
+        for (const engine of ['llama.cpp', 'vllm', 'tinygrad', 'exllamav2', 'text-generation-webui']) {
+          expect(getRevisionProfile(n).engines, `rev ${n} ${engine}`).to.include(engine);
+        }
+      }
+    });
+
+    it('accepts candle and ctransformers only in revision 1', () => {
+      expect(revision1Profile.engines).to.include.members(['candle', 'ctransformers']);
+      expect(revision2Profile.engines).to.not.include('candle');
+      expect(revision2Profile.engines).to.not.include('ctransformers');
+      expect(revision3Profile.engines).to.not.include('candle');
+      expect(revision3Profile.engines).to.not.include('ctransformers');
+    });
+
+    it('accepts exllamav3 and the other additions only in revision 3', () => {
+      const rev3Only = ['exllamav3', 'bunn-llama', 'freetoken', 'llmd', 'ninfer', 'atlas', 'lucebox', 'dwarfstar', 'ember'];
+      expect(revision3Profile.engines).to.include.members(rev3Only);
+      for (const engine of rev3Only) {
+        expect(revision1Profile.engines, engine).to.not.include(engine);
+        expect(revision2Profile.engines, engine).to.not.include(engine);
+      }
+    });
+
+    it('has the exact list sizes the spec gives (14 shared, +2 in rev 1, +9 in rev 3)', () => {
+      expect(revision1Profile.engines).to.have.length(16);
+      expect(revision2Profile.engines).to.have.length(14);
+      expect(revision3Profile.engines).to.have.length(23);
+      expect(allEngineNames).to.have.length(25);
+      for (const n of all) {
+        const engines = getRevisionProfile(n).engines;
+        expect(new Set(engines).size).to.equal(engines.length);
+        for (const e of engines) expect(e).to.equal(e.toLowerCase());
+      }
+    });
+
+    it('matches engine names exactly, without case folding', () => {
+      expect(acceptsEngine(revision3Profile, 'ember')).to.equal(true);
+      expect(acceptsEngine(revision2Profile, 'ember')).to.equal(false);
+      expect(acceptsEngine(revision3Profile, 'Llama.cpp')).to.equal(false);
+      expect(acceptsEngine(revision1Profile, 'candle')).to.equal(true);
+    });
+
+    it('gives canonical repositories for freetoken and ninfer in revision 3 only', () => {
+      expect(revision3Profile.canonicalEngineRepositories).to.deep.equal({
+        freetoken: 'https://github.com/FlashML-org/FreeToken',
+        ninfer: 'https://github.com/Neroued/ninfer',
+      });
+      expect(revision1Profile.canonicalEngineRepositories).to.deep.equal({});
+      expect(revision2Profile.canonicalEngineRepositories).to.deep.equal({});
+    });
+  });
+
+  describe('bounds', () => {
+    it('caps temperature at 2 in revision 1 and 100 afterwards', () => {
+      expect(revision1Profile.bounds.temperature).to.deep.equal({ min: 0, max: 2 });
+      expect(revision2Profile.bounds.temperature).to.deep.equal({ min: 0, max: 100 });
+      expect(revision3Profile.bounds.temperature).to.deep.equal({ min: 0, max: 100 });
+    });
+
+    it('caps engineVersion at 64 chars, 512 in revision 3', () => {
+      expect(revision1Profile.bounds.maxLength.engineVersion).to.equal(64);
+      expect(revision2Profile.bounds.maxLength.engineVersion).to.equal(64);
+      expect(revision3Profile.bounds.maxLength.engineVersion).to.equal(512);
+    });
+
+    it('shares the field bounds table across revisions', () => {
+      for (const n of all) {
+        const b = getRevisionProfile(n).bounds;
+        expect(b.maxLength).to.include({
+          hfId: 256,
+          modelRevision: 128,
+          engineName: 64,
+          quantization: 64,
+          backend: 64,
+          engineRepository: 512,
+          engineBuild: 256,
+          notes: 2000,
+          commandSnippet: 4000,
+          extraFlags: 1000,
+        });
+        expect(b.engineCommitLength).to.deep.equal({ min: 7, max: 64 });
+        expect(b.gpusMaxItems).to.equal(16);
+        expect(b.apiKeysPerAccount).to.equal(10);
+        expect(b.mirostatValues).to.deep.equal([0, 1, 2]);
+        expect(b.pageLimit.results).to.deep.equal({ min: 1, max: 100, default: 20 });
+        expect(b.pageLimit.leaderboard).to.include({ max: 200, default: 50 });
+        expect(b.pageLimit.modelSearch).to.deep.equal({ min: 1, max: 25, default: 10 });
+        expect(b.pageLimit.marketplaceFeed).to.deep.equal({ min: 1, max: 100, default: 50 });
+      }
+    });
+
+    it('defaults GET /api/models to 20 in revision 1 and 200 in revisions 2 and 3', () => {
+      expect(revision1Profile.bounds.pageLimit.models.default).to.equal(20);
+      expect(revision2Profile.bounds.pageLimit.models.default).to.equal(200);
+      expect(revision3Profile.bounds.pageLimit.models.default).to.equal(200);
+      for (const n of all) {
+        const models = getRevisionProfile(n).bounds.pageLimit.models;
+        expect(models.default).to.be.at.most(models.max);
+      }
+    });
+  });
+
+  describe('metric rule', () => {
+    it('revision 1: any one of tokSOut, tokSTotal, ttftMs, else 422 with the spec text', () => {
+      const rule = revision1Profile.metricRule;
+      expect(rule.kind).to.equal('anyOf');
+      if (rule.kind !== 'anyOf') return;
+      expect(rule.fields).to.have.members(['tokSOut', 'tokSTotal', 'ttftMs']);
+      expect(rule.status).to.equal(422);
+      expect(rule.message).to.equal(REV1_METRIC_MESSAGE);
+    });
+
+    it('revision 2: tokSOut plus one secondary metric, else 422 with the spec text', () => {
+      const rule = revision2Profile.metricRule;
+      expect(rule.kind).to.equal('requiredPlusOneOf');
+      if (rule.kind !== 'requiredPlusOneOf') return;
+      expect(rule.required).to.equal('tokSOut');
+      expect(rule.oneOf).to.have.members(['ttftMs', 'tokSPrefill', 'tokSTotal', 'peakVramGb']);
+      expect(rule.status).to.equal(422);
+      expect(rule.message).to.equal(REV2_METRIC_MESSAGE);
+    });
+
+    it('revision 3: only tokSOut is required', () => {
+      expect(revision3Profile.metricRule).to.deep.equal({ kind: 'required', required: 'tokSOut' });
+    });
+  });
+
+  describe('rate limits', () => {
+    it('allows one speed-test submission per 5 minutes in revisions 1 and 2', () => {
+      for (const p of [revision1Profile, revision2Profile]) {
+        expect(p.rateLimits.speedTestSubmission).to.include({
+          windowMs: 5 * 60 * 1000,
+          maxPerWindow: 1,
+          message: FIVE_MINUTE_429,
+        });
+      }
+    });
+
+    it('allows one speed-test submission per minute in revision 3, and says so', () => {
+      expect(revision3Profile.rateLimits.speedTestSubmission).to.include({
+        windowMs: 60 * 1000,
+        maxPerWindow: 1,
+        message: ONE_MINUTE_429,
+      });
+    });
+
+    it('keeps quality submissions in their own 5-minute bucket', () => {
+      for (const n of all) {
+        const { speedTestSubmission, qualitySubmission } = getRevisionProfile(n).rateLimits;
+        expect(qualitySubmission.windowMs).to.equal(5 * 60 * 1000);
+        expect(qualitySubmission.maxPerWindow).to.equal(1);
+        expect(qualitySubmission.bucket).to.not.equal(speedTestSubmission.bucket);
+      }
+    });
+  });
+
+  describe('features', () => {
+    it('revision 1 lacks dry-run, prefill fields, model search, agent metadata and quality evals', () => {
+      expect(revision1Profile.features).to.include({
+        dryRun: false,
+        prefillFields: false,
+        modelSearch: false,
+        agentMetadata: false,
+        qualityEvals: false,
+        marketplace: false,
+        modelReports: false,
+        revision3Fields: false,
+        commandSnippetRequiredWithFlags: false,
+        extendedLeaderboardFilters: false,
+        resultsListUserAndDateFilters: false,
+      });
+    });
+
+    it('revision 2 adds dry-run, prefill, search, agent metadata, quality evals and filters, not the rev-3 extras', () => {
+      expect(revision2Profile.features).to.include({
+        dryRun: true,
+        prefillFields: true,
+        modelSearch: true,
+        agentMetadata: true,
+        qualityEvals: true,
+        commandSnippetRequiredWithFlags: true,
+        extendedLeaderboardFilters: true,
+        resultsListUserAndDateFilters: true,
+        qualitySuiteDryRun: false,
+        qualitySubmissions: false,
+        marketplace: false,
+        modelReports: false,
+        revision3Fields: false,
+      });
+    });
+
+    it('revision 3 has every feature', () => {
+      for (const [name, on] of Object.entries(revision3Profile.features)) {
+        expect(on, name).to.equal(true);
+      }
+    });
+  });
+
+  describe('revision-gated fields', () => {
+    const rev3Fields = ['engineRepository', 'engineBuild', 'engineCommit', 'gpuPowerWatts', 'hardwareCost'];
+
+    it('revision 1 accepts neither the prefill fields nor the revision-3 fields', () => {
+      expect(revision1Profile.revisionOnlyFields).to.have.members(['tokSPrefill', 'prefillTokens', ...rev3Fields]);
+    });
+
+    it('revision 2 accepts the prefill fields but not the revision-3 fields', () => {
+      expect(revision2Profile.revisionOnlyFields).to.have.members(rev3Fields);
+    });
+
+    it('revision 3 accepts every field and flag', () => {
+      expect(revision3Profile.revisionOnlyFields).to.have.length(0);
+      expect(revision3Profile.engineFlagFieldsUnavailable).to.have.length(0);
+    });
+
+    it('specDraftWindowSize is a revision-3 engine flag', () => {
+      expect(revision1Profile.engineFlagFieldsUnavailable).to.deep.equal(['specDraftWindowSize']);
+      expect(revision2Profile.engineFlagFieldsUnavailable).to.deep.equal(['specDraftWindowSize']);
+    });
+  });
+
+  describe('query parameters', () => {
+    const shortLeaderboard = ['hfId', 'hwClass', 'memTier', 'engineName', 'quantization', 'verified', 'since', 'limit', 'offset'];
+    const extraLeaderboard = ['hardwareName', 'paramSize', 'os', 'backend', 'modelFamily', 'isMoE', 'batchSize', 'contextLen'];
+    const userAndDate = ['date', 'dateFrom', 'dateTo', 'userId', 'username'];
+
+    it('revision 1 has the shorter leaderboard parameter list', () => {
+      expect(revision1Profile.leaderboardParams).to.have.members(shortLeaderboard);
+    });
+
+    it('revisions 2 and 3 add the extended leaderboard filters', () => {
+      for (const p of [revision2Profile, revision3Profile]) {
+        expect(p.leaderboardParams).to.have.members([...shortLeaderboard, ...extraLeaderboard]);
+      }
+    });
+
+    it('the results list takes date and user filters only from revision 2 on', () => {
+      for (const name of userAndDate) {
+        expect(revision1Profile.resultsListParams, name).to.not.include(name);
+        expect(revision2Profile.resultsListParams, name).to.include(name);
+        expect(revision3Profile.resultsListParams, name).to.include(name);
+      }
+      for (const n of all) {
+        expect(getRevisionProfile(n).resultsListParams).to.include.members([
+          'hfId',
+          'gpuName',
+          'specOnly',
+          'mtpOnly',
+          'verified',
+          'limit',
+          'offset',
+        ]);
+      }
+    });
+  });
+
+  describe('shared value lists', () => {
+    it('has the bucket values of DECISIONS.md', () => {
+      expect(buckets.memTier).to.deep.equal([8, 12, 16, 24, 32, 48, 80, 96, 128]);
+      expect(buckets.paramSize.map((b) => b.bucket)).to.deep.equal([1, 3, 7, 13, 30, 70, 110]);
+      expect(buckets.paramSize.at(-1)).to.deep.equal({ bucket: 110, aboveB: 90, upToB: null });
+      expect(buckets.contextLen).to.deep.equal([2048, 4096, 8192, 16384, 32768, 65536, 131072]);
+      expect(buckets.batchSizeOpenEnded).to.equal(8);
+      expect(Object.keys(buckets.since)).to.deep.equal(['7d', '30d']);
+      expect(buckets.since['7d']).to.equal(7 * 86_400_000);
+      expect(buckets.os).to.deep.equal(['windows', 'linux', 'macos']);
+    });
+
+    it('paramSize buckets are contiguous', () => {
+      for (let i = 1; i < buckets.paramSize.length; i++) {
+        expect(buckets.paramSize[i]!.aboveB).to.equal(buckets.paramSize[i - 1]!.upToB);
+      }
+    });
+
+    it('has the five reaction emojis', () => {
+      expect(reactionEmojis).to.deep.equal(['fire', 'rocket', '100', 'brain', 'chad']);
+    });
+
+    it('has the hardwareCost conditions and 20 upper-case currencies', () => {
+      expect(hardwareCostRules.conditions).to.deep.equal(['NEW', 'USED', 'REFURBISHED']);
+      expect(hardwareCostRules.currencies).to.have.length(20);
+      expect(hardwareCostRules.currencies).to.include.members(['USD', 'EUR', 'GBP', 'JPY', 'TWD']);
+      for (const c of hardwareCostRules.currencies) expect(c).to.match(/^[A-Z]{3}$/);
+      expect(hardwareCostRules.yearPurchasedMin).to.equal(1990);
+    });
+  });
+});
