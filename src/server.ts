@@ -1,10 +1,8 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import path from 'node:path';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.ts';
-import { createDb, migrateLatest, type Db } from './db/knex.ts';
+import { openDatabase } from './db/open.ts';
 import { seedDemoCatalogue } from './db/seeds/demo-models.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { ensureAdmin } from './services/users.service.ts';
@@ -16,30 +14,18 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** The database behind the app: `DATABASE_URL` when set, else an embedded Postgres under the data dir. */
-async function openDatabase(config: Config, logger: Logger): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
-  if (config.databaseUrl) return { url: config.databaseUrl };
-  const dataDir = path.join(config.dataDir, 'db');
-  logger.info({ dataDir }, 'starting embedded Postgres');
-  const embedded = await startEmbeddedPostgres(dataDir, (message) => logger.debug({ postgres: message }));
-  return { url: embedded.url, embedded };
-}
-
 /** config -> database -> migrate -> seed -> listen. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   const database = await openDatabase(config, logger);
-  let db: Db | undefined;
+  const { db } = database;
   try {
-    db = createDb(database.url);
-    await migrateLatest(db);
     await seedDemoCatalogue(db);
     if (config.admin) {
       await ensureAdmin(db, config.admin.username, config.admin.password);
       logger.info({ username: config.admin.username }, 'admin account ensured');
     }
   } catch (error) {
-    await db?.destroy();
-    await database.embedded?.stop();
+    await database.close();
     throw error;
   }
 
@@ -61,6 +47,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     (stopping ??= (async () => {
       // Stop accepting, let in-flight requests finish (10 s cap), then close the rest.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive connections turn idle as their last response ends; close them as they do.
+      const reaper = setInterval(() => server.closeIdleConnections(), 100);
       server.closeIdleConnections();
       const timer = setTimeout(() => {
         logger.warn({ open: sockets.size }, 'drain timeout: closing remaining connections');
@@ -68,9 +56,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       }, DRAIN_TIMEOUT_MS);
       await closed;
       clearTimeout(timer);
+      clearInterval(reaper);
       await (app.locals.close as () => Promise<void>)();
-      await db.destroy();
-      await database.embedded?.stop();
+      await database.close();
     })());
 
   return { url: `http://localhost:${port}`, stop };

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { userInfo } from 'node:os';
@@ -57,6 +57,22 @@ async function clearStaleServer(dataDir: string, log: Log): Promise<void> {
 }
 
 /**
+ * As root, Postgres runs as the `postgres` user, which must be able to walk down to the
+ * data dir; a private parent (e.g. /root or a 0700 temp dir) would fail deep in initdb.
+ */
+async function assertReachableByOthers(dir: string): Promise<void> {
+  for (let current = dir; ; current = path.dirname(current)) {
+    if (((await stat(current)).mode & 0o001) === 0) {
+      throw new Error(
+        `embedded Postgres runs as user "postgres" when started by root, and it cannot enter ${current}; ` +
+          'put the project and DATA_DIR under a directory others can traverse (chmod o+x), or set DATABASE_URL',
+      );
+    }
+    if (path.dirname(current) === current) return;
+  }
+}
+
+/**
  * One process at a time per data dir: a lock file holds the owner's pid. A lock whose
  * owner is dead is taken over (its postgres is then the stale one to clear); a live
  * owner means another instance is running, and its database must not be touched.
@@ -93,6 +109,8 @@ export async function startEmbeddedPostgres(dataDir: string, log: Log = () => {}
 
   const databaseDir = path.resolve(dataDir);
   await mkdir(path.dirname(databaseDir), { recursive: true });
+  const runAsPostgresUser = userInfo().uid === 0;
+  if (runAsPostgresUser) await assertReachableByOthers(path.dirname(databaseDir));
   const lock = await claimDataDir(databaseDir);
   const port = await freePort();
   const pg = new EmbeddedPostgres({
@@ -102,7 +120,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: Log = () => {}
     password: PASSWORD,
     persistent: true,
     // Postgres refuses to run as root; the package then runs it as a `postgres` user.
-    createPostgresUser: userInfo().uid === 0,
+    createPostgresUser: runAsPostgresUser,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
     onLog: (message) => log(message.trim()),
     onError: (error) => log(`embedded postgres: ${String(error instanceof Error ? error.message : error).trim()}`),

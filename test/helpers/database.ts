@@ -30,7 +30,14 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-export async function startTestDatabaseServer(): Promise<void> {
+let starting: Promise<void> | undefined;
+
+/** Started on first use, so suites without database tests never boot one. */
+function ensureServer(): Promise<void> {
+  return (starting ??= startServer());
+}
+
+async function startServer(): Promise<void> {
   if (process.env.DATABASE_URL) {
     serverUrl = process.env.DATABASE_URL;
   } else {
@@ -57,6 +64,7 @@ export async function stopTestDatabaseServer(): Promise<void> {
   created.clear();
   await embedded?.stop();
   serverUrl = undefined;
+  starting = undefined;
 }
 
 export interface TestDatabase {
@@ -67,11 +75,11 @@ export interface TestDatabase {
 
 /** A fresh, migrated, empty database of its own. */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  if (!serverUrl || !templateName) throw new Error('test database server not started (root hooks missing?)');
+  await ensureServer();
   const name = `bh_t_${process.pid}_${randomBytes(4).toString('hex')}`;
   await admin((c) => c.query(`create database ${name} template ${templateName}`));
   created.add(name);
-  const url = withDatabase(serverUrl, name);
+  const url = withDatabase(serverUrl!, name);
   const db = createDb(url, { max: 5 });
   return {
     db,

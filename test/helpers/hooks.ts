@@ -1,11 +1,8 @@
-import { startTestDatabaseServer, stopTestDatabaseServer } from './database.ts';
+import { stopTestDatabaseServer } from './database.ts';
 
-// Root hooks (loaded through .mocharc.json `require`): one database server per run.
+// Root hooks (loaded through .mocharc.json `require`): the test database server is
+// started by the first file that needs one and stopped once at the end of the run.
 export const mochaHooks = {
-  async beforeAll(this: Mocha.Context) {
-    this.timeout(60_000);
-    await startTestDatabaseServer();
-  },
   async afterAll(this: Mocha.Context) {
     this.timeout(30_000);
     await stopTestDatabaseServer();

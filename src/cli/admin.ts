@@ -1,0 +1,53 @@
+// Creates an admin account, or makes an existing account admin with a new password:
+//   npm run admin -- <username>          (password from ADMIN_PASSWORD, else read from stdin)
+// Uses DATABASE_URL, or the embedded database under DATA_DIR when the server is not running.
+import { createInterface } from 'node:readline/promises';
+import { ConfigError, loadConfig } from '../config.ts';
+import { openDatabase } from '../db/open.ts';
+import { createLogger } from '../logger.ts';
+import { parseOrThrow } from '../lib/validation.ts';
+import { signUpSchema } from '../schemas/account.schema.ts';
+import { ensureAdmin } from '../services/users.service.ts';
+import { ValidationFailed } from '../lib/errors.ts';
+
+async function readPassword(): Promise<string> {
+  if (process.env.ADMIN_PASSWORD) return process.env.ADMIN_PASSWORD;
+  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: false });
+  process.stderr.write('Password: ');
+  const line = await rl[Symbol.asyncIterator]().next();
+  rl.close();
+  return typeof line.value === 'string' ? line.value : '';
+}
+
+async function main(): Promise<number> {
+  const username = process.argv[2];
+  if (!username) {
+    process.stderr.write('usage: npm run admin -- <username>   (password from ADMIN_PASSWORD or stdin)\n');
+    return 2;
+  }
+  const input = parseOrThrow(signUpSchema, { username, password: await readPassword() });
+  const { ADMIN_USERNAME: _u, ADMIN_PASSWORD: _p, ...env } = process.env;
+  const config = loadConfig(env);
+  const database = await openDatabase(config, createLogger('warn'));
+  try {
+    const admin = await ensureAdmin(database.db, input.username, input.password);
+    process.stdout.write(`${admin.username} is an admin\n`);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    if (error instanceof ValidationFailed) {
+      for (const [field, messages] of Object.entries(error.details.fieldErrors)) process.stderr.write(`${field}: ${messages.join(' ')}\n`);
+    } else if (error instanceof ConfigError) {
+      process.stderr.write(`Configuration error: ${error.message}\n`);
+    } else {
+      process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    }
+    process.exit(1);
+  },
+);

@@ -1,0 +1,81 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { useTestApp } from '../helpers/app.ts';
+
+describe('error handling', () => {
+  const ctx = useTestApp();
+
+  it('answers an unknown /api path with a JSON 404', async () => {
+    const res = await request(ctx.app).get('/api/no-such-thing').expect(404);
+    expect(res.type).to.equal('application/json');
+    expect(res.body).to.deep.equal({ error: 'Not found' });
+  });
+
+  it('answers an unknown page with an HTML 404 page', async () => {
+    const res = await request(ctx.app).get('/no/such/page').expect(404);
+    expect(res.type).to.equal('text/html');
+    expect(res.text).to.include('Page not found');
+    expect(res.text).to.include('<nav');
+  });
+
+  it('answers an htmx request for an unknown page with a fragment, not a page', async () => {
+    const res = await request(ctx.app).get('/no/such/page').set('HX-Request', 'true').expect(404);
+    expect(res.text).to.include('alert-error');
+    expect(res.text).not.to.include('<html');
+  });
+
+  it('answers malformed JSON with 400 { error }', async () => {
+    const res = await request(ctx.app).post('/api/keys').set('Content-Type', 'application/json').send('{"name": ').expect(400);
+    expect(res.body).to.deep.equal({ error: 'Malformed JSON body' });
+  });
+
+  it('answers a body over 1 MB with 413 { error }', async () => {
+    const big = JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10) });
+    const res = await request(ctx.app).post('/api/keys').set('Content-Type', 'application/json').send(big).expect(413);
+    expect(res.body).to.deep.equal({ error: 'Request body is larger than 1 MB' });
+  });
+
+  it('sends an X-Request-Id on every response and keeps a well-formed incoming one', async () => {
+    const generated = await request(ctx.app).get('/api/no-such-thing');
+    expect(generated.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/);
+    const kept = await request(ctx.app).get('/api/no-such-thing').set('X-Request-Id', 'trace-abc.123');
+    expect(kept.headers['x-request-id']).to.equal('trace-abc.123');
+    const replaced = await request(ctx.app).get('/api/no-such-thing').set('X-Request-Id', 'bad id <script>');
+    expect(replaced.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/);
+  });
+
+  it('sets security headers with a self-only CSP', async () => {
+    const res = await request(ctx.app).get('/');
+    const csp = res.headers['content-security-policy'];
+    expect(csp).to.include("default-src 'self'");
+    expect(csp).to.include("script-src 'self'");
+    expect(csp).to.include("style-src 'self'");
+    expect(csp).to.include("frame-ancestors 'none'");
+    expect(res.headers['x-content-type-options']).to.equal('nosniff');
+    expect(res.headers).not.to.have.property('x-powered-by');
+  });
+
+  describe('an unexpected failure', () => {
+    // A real fault: the table behind API-key authentication disappears under the app.
+    before(async () => {
+      await ctx.db.schema.dropTable('api_keys');
+    });
+
+    it('answers 500 { error: "Internal server error" } without a stack trace, and logs it with the request id', async () => {
+      const res = await request(ctx.app).get('/api/me').set('Authorization', `Bearer bhk_${'a'.repeat(40)}`).expect(500);
+      expect(res.body).to.deep.equal({ error: 'Internal server error' });
+      expect(res.text).not.to.match(/at .*\.ts:\d+|relation|stack/i);
+      const requestId = res.headers['x-request-id'];
+      const logged = ctx.logs.find((line) => line.msg === 'unhandled error' && line.requestId === requestId);
+      expect(logged, 'error log line with the request id').to.exist;
+      expect(JSON.stringify(logged)).to.include('api_keys');
+    });
+
+    it('renders a 500 page without a stack trace for a page request', async () => {
+      const res = await request(ctx.app).get('/').set('Authorization', `Bearer bhk_${'b'.repeat(40)}`).expect(500);
+      expect(res.type).to.equal('text/html');
+      expect(res.text).to.include('Internal server error');
+      expect(res.text).not.to.match(/node_modules|\.ts:\d+|relation "api_keys"/);
+    });
+  });
+});

@@ -1,0 +1,107 @@
+import { expect } from 'chai';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+const tempDataDir = () => mkdtempSync(path.join(os.tmpdir(), 'bh-config-'));
+
+function configError(env: Record<string, string>): string {
+  try {
+    loadConfig({ DATA_DIR: tempDataDir(), ...env });
+  } catch (error) {
+    expect(error).to.be.instanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('config', () => {
+  it('defaults to port 3000, revision 3, online hub and a localhost public URL', () => {
+    const config = loadConfig({ DATA_DIR: tempDataDir() });
+    expect(config.port).to.equal(3000);
+    expect(config.revision).to.equal(3);
+    expect(config.hubMode).to.equal('online');
+    expect(config.hfEndpoint).to.equal('https://huggingface.co');
+    expect(config.publicUrl).to.equal('http://localhost:3000');
+    expect(config.databaseUrl).to.equal(undefined);
+    expect(config.trustProxy).to.equal(false);
+    expect(config.admin).to.equal(undefined);
+  });
+
+  it('reads every variable it documents', () => {
+    const config = loadConfig({
+      DATA_DIR: tempDataDir(),
+      PORT: '8080',
+      DATABASE_URL: 'postgres://u:p@db.internal:5432/bench',
+      API_REVISION: '1',
+      PUBLIC_URL: 'https://bench.example.org/',
+      HF_ENDPOINT: 'http://127.0.0.1:9999/',
+      HF_TOKEN: 'hf_abc',
+      HUB_MODE: 'offline',
+      ADMIN_USERNAME: 'root_admin',
+      ADMIN_PASSWORD: 'a long admin password',
+      LOG_LEVEL: 'warn',
+      TRUST_PROXY: '2',
+    });
+    expect(config).to.include({
+      port: 8080,
+      databaseUrl: 'postgres://u:p@db.internal:5432/bench',
+      revision: 1,
+      publicUrl: 'https://bench.example.org',
+      hfEndpoint: 'http://127.0.0.1:9999',
+      hfToken: 'hf_abc',
+      hubMode: 'offline',
+      logLevel: 'warn',
+      trustProxy: 2,
+    });
+    expect(config.admin).to.deep.equal({ username: 'root_admin', password: 'a long admin password' });
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ DATA_DIR: tempDataDir(), PORT: '', API_REVISION: '' })).to.include({ port: 3000, revision: 3 });
+  });
+
+  const badValues: [Record<string, string>, RegExp][] = [
+    [{ PORT: 'eighty' }, /^PORT: /],
+    [{ PORT: '70000' }, /^PORT: /],
+    [{ API_REVISION: '4' }, /^API_REVISION: must be 1, 2 or 3$/],
+    [{ DATABASE_URL: 'mysql://x' }, /^DATABASE_URL: must be a postgres:\/\/ URL$/],
+    [{ PUBLIC_URL: 'not a url' }, /^PUBLIC_URL: must be an http\(s\) URL$/],
+    [{ HF_ENDPOINT: 'ftp://hub' }, /^HF_ENDPOINT: must be an http\(s\) URL$/],
+    [{ HUB_MODE: 'sometimes' }, /^HUB_MODE: must be online or offline$/],
+    [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL: /],
+    [{ TRUST_PROXY: 'yes please!' }, /^TRUST_PROXY: /],
+    [{ SESSION_SECRET: 'short' }, /^SESSION_SECRET: must be at least 32 characters$/],
+    [{ NODE_ENV: 'production' }, /^SESSION_SECRET: required when NODE_ENV=production$/],
+    [{ ADMIN_USERNAME: 'admin' }, /^ADMIN_PASSWORD: /],
+    [{ ADMIN_PASSWORD: 'a long admin password' }, /^ADMIN_USERNAME: /],
+  ];
+  for (const [env, message] of badValues) {
+    it(`rejects ${JSON.stringify(env)} with a one-line error naming the variable`, () => {
+      const text = configError(env);
+      expect(text).to.match(message);
+      expect(text).not.to.include('\n');
+    });
+  }
+
+  it('generates the session secret once outside production and keeps it in the data dir', () => {
+    const dataDir = tempDataDir();
+    const first = loadConfig({ DATA_DIR: dataDir }).sessionSecret;
+    const second = loadConfig({ DATA_DIR: dataDir }).sessionSecret;
+    expect(first).to.have.length.of.at.least(32);
+    expect(second).to.equal(first);
+    expect(readFileSync(path.join(dataDir, 'session-secret'), 'utf8').trim()).to.equal(first);
+    expect(loadConfig({ DATA_DIR: tempDataDir() }).sessionSecret).not.to.equal(first);
+  });
+
+  it('uses SESSION_SECRET as given in production', () => {
+    const secret = 's'.repeat(40);
+    expect(loadConfig({ DATA_DIR: tempDataDir(), NODE_ENV: 'production', SESSION_SECRET: secret }).sessionSecret).to.equal(secret);
+  });
+
+  it('accepts TRUST_PROXY as a boolean, a hop count or a list of subnets', () => {
+    expect(loadConfig({ DATA_DIR: tempDataDir(), TRUST_PROXY: 'true' }).trustProxy).to.equal(true);
+    expect(loadConfig({ DATA_DIR: tempDataDir(), TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).to.equal('loopback, 10.0.0.0/8');
+  });
+});
