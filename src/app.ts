@@ -14,6 +14,7 @@ import type { Logger } from './logger.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { verifyCsrf } from './middleware/csrf.ts';
 import { errorHandler, notFound } from './middleware/errors.ts';
+import { rejectNulCharacters } from './middleware/validate.ts';
 import { getRevisionProfile, type RevisionProfile } from './revisions.ts';
 import { apiRoutes } from './routes/api.ts';
 import { webRoutes } from './routes/web.ts';
@@ -112,6 +113,7 @@ export function createApp(input: AppDepsInput): express.Express {
 
   app.use(express.json({ limit: '1mb' }));
   app.use(express.urlencoded({ extended: false, limit: '1mb' }));
+  app.use(rejectNulCharacters);
   app.use(authenticate(db));
   app.use(verifyCsrf);
 

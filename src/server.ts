@@ -100,6 +100,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => shutdown('SIGTERM'));
 }
 
+// Run only as the entry point (`npm start`), not when tests import startServer.
 if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('src/server.ts')) {
-  await main();
+  void main();
 }

@@ -7,10 +7,13 @@ import { ValidationFailed, type ValidationDetails } from './errors.ts';
  * and each unknown key becomes a field error of its own.
  */
 export function validationDetails(error: z.ZodError): ValidationDetails {
-  const fieldErrors: Record<string, string[]> = {};
+  // A Map, not an object literal: a path may be any user-given key, `__proto__` included.
+  const fieldErrors = new Map<string, string[]>();
   const formErrors: string[] = [];
   const add = (path: string, message: string) => {
-    (fieldErrors[path] ??= []).push(message);
+    const messages = fieldErrors.get(path);
+    if (messages) messages.push(message);
+    else fieldErrors.set(path, [message]);
   };
   for (const issue of error.issues) {
     const base = issue.path.map(String).join('.');
@@ -22,7 +25,20 @@ export function validationDetails(error: z.ZodError): ValidationDetails {
       formErrors.push(issue.message);
     }
   }
-  return { fieldErrors, formErrors };
+  return { fieldErrors: Object.fromEntries(fieldErrors), formErrors };
+}
+
+/** Dotted path of the first string holding a NUL character, which Postgres text cannot store. */
+export function findNulCharacter(value: unknown, path: string[] = []): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path.join('.') : undefined;
+  if (value && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      if (key.includes('\u0000')) return [...path, key].join('.');
+      const found = findNulCharacter(child, [...path, key]);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
 }
 
 /** Parses `input` or throws the contract's 400 validation error. */

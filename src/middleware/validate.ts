@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { z } from 'zod';
-import { parseOrThrow } from '../lib/validation.ts';
+import { ValidationFailed } from '../lib/errors.ts';
+import { findNulCharacter, parseOrThrow } from '../lib/validation.ts';
 
 /**
  * Parses the parts of a request with zod and keeps the results in `res.locals`
@@ -15,3 +16,17 @@ export function validate(schemas: { body?: z.ZodType; query?: z.ZodType; params?
     next();
   };
 }
+
+/**
+ * Every body and query is checked once for NUL characters: Postgres refuses them in text,
+ * so they would otherwise surface as a 500 from whichever query stores or compares them.
+ */
+export const rejectNulCharacters: RequestHandler = (req, _res, next) => {
+  for (const [where, value] of [['body', req.body], ['query', req.query]] as const) {
+    const path = findNulCharacter(value);
+    if (path === undefined) continue;
+    const message = 'Must not contain NUL characters';
+    throw new ValidationFailed(path ? { fieldErrors: { [path]: [message] }, formErrors: [] } : { fieldErrors: {}, formErrors: [`${where}: ${message}`] });
+  }
+  next();
+};

@@ -35,6 +35,16 @@ describe('error handling', () => {
     expect(res.body).to.deep.equal({ error: 'Request body is larger than 1 MB' });
   });
 
+  it('answers a NUL character in a body or query with the 400 validation shape, not a database 500', async () => {
+    const body = await request(ctx.app).post('/api/keys').send({ name: 'a\u0000b' }).expect(400);
+    expect(body.body).to.deep.equal({
+      error: 'Validation failed',
+      details: { fieldErrors: { name: ['Must not contain NUL characters'] }, formErrors: [] },
+    });
+    const query = await request(ctx.app).get('/api/keys?name=%00').expect(400);
+    expect(query.body.details.fieldErrors).to.deep.equal({ name: ['Must not contain NUL characters'] });
+  });
+
   it('sends an X-Request-Id on every response and keeps a well-formed incoming one', async () => {
     const generated = await request(ctx.app).get('/api/no-such-thing');
     expect(generated.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/);

@@ -9,10 +9,18 @@ import { createDb, migrateLatest, type Db } from '../../src/db/knex.ts';
  * embedded one under ./data/test-pg. A migrated template database is built once; every
  * test file clones it (`CREATE DATABASE ... TEMPLATE`), so files never share rows.
  */
-let serverUrl: string | undefined;
-let embedded: EmbeddedDatabase | undefined;
-let templateName: string | undefined;
-const created = new Set<string>();
+interface ServerState {
+  starting?: Promise<void>;
+  serverUrl?: string;
+  embedded?: EmbeddedDatabase;
+  templateName?: string;
+  created: Set<string>;
+}
+
+// Mocha may load this module twice (a spec file that cannot be require()d is imported as
+// ESM, the others through tsx's CommonJS path), so the one server lives on globalThis.
+const stateKey = Symbol.for('bench-leaderboard.test-database-server');
+const state: ServerState = ((globalThis as Record<symbol, ServerState>)[stateKey] ??= { created: new Set() });
 
 function withDatabase(url: string, database: string): string {
   const u = new URL(url);
@@ -21,7 +29,7 @@ function withDatabase(url: string, database: string): string {
 }
 
 async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: serverUrl });
+  const client = new pg.Client({ connectionString: state.serverUrl });
   await client.connect();
   try {
     return await fn(client);
@@ -30,23 +38,21 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-let starting: Promise<void> | undefined;
-
 /** Started on first use, so suites without database tests never boot one. */
 function ensureServer(): Promise<void> {
-  return (starting ??= startServer());
+  return (state.starting ??= startServer());
 }
 
 async function startServer(): Promise<void> {
   if (process.env.DATABASE_URL) {
-    serverUrl = process.env.DATABASE_URL;
+    state.serverUrl = process.env.DATABASE_URL;
   } else {
-    embedded = await startEmbeddedPostgres(path.resolve('data/test-pg'));
-    serverUrl = embedded.url;
+    state.embedded = await startEmbeddedPostgres(path.resolve('data/test-pg'));
+    state.serverUrl = state.embedded.url;
   }
-  templateName = `bh_tpl_${process.pid}_${randomBytes(3).toString('hex')}`;
+  const templateName = (state.templateName = `bh_tpl_${process.pid}_${randomBytes(3).toString('hex')}`);
   await admin((c) => c.query(`create database ${templateName}`));
-  const db = createDb(withDatabase(serverUrl, templateName));
+  const db = createDb(withDatabase(state.serverUrl, templateName));
   try {
     await migrateLatest(db);
   } finally {
@@ -55,16 +61,15 @@ async function startServer(): Promise<void> {
 }
 
 export async function stopTestDatabaseServer(): Promise<void> {
-  if (!serverUrl) return;
+  if (!state.serverUrl) return;
   await admin(async (c) => {
-    for (const name of [...created, templateName]) {
+    for (const name of [...state.created, state.templateName]) {
       if (name) await c.query(`drop database if exists ${name} with (force)`);
     }
   });
-  created.clear();
-  await embedded?.stop();
-  serverUrl = undefined;
-  starting = undefined;
+  state.created.clear();
+  await state.embedded?.stop();
+  state.embedded = state.serverUrl = state.templateName = state.starting = undefined;
 }
 
 export interface TestDatabase {
@@ -77,9 +82,9 @@ export interface TestDatabase {
 export async function createTestDatabase(): Promise<TestDatabase> {
   await ensureServer();
   const name = `bh_t_${process.pid}_${randomBytes(4).toString('hex')}`;
-  await admin((c) => c.query(`create database ${name} template ${templateName}`));
-  created.add(name);
-  const url = withDatabase(serverUrl!, name);
+  await admin((c) => c.query(`create database ${name} template ${state.templateName}`));
+  state.created.add(name);
+  const url = withDatabase(state.serverUrl!, name);
   const db = createDb(url, { max: 5 });
   return {
     db,
@@ -87,7 +92,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     drop: async () => {
       await db.destroy();
       await admin((c) => c.query(`drop database if exists ${name} with (force)`));
-      created.delete(name);
+      state.created.delete(name);
     },
   };
 }
