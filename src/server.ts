@@ -98,6 +98,24 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
+  stopWhenLauncherExits(shutdown);
+}
+
+/**
+ * npm does not pass SIGTERM on to the script it runs: it exits and leaves the server
+ * (and its embedded database) running. Under `npm start`, a changed parent pid means the
+ * launcher is gone, which is taken as the signal to shut down.
+ */
+function stopWhenLauncherExits(shutdown: (reason: string) => void): void {
+  if (!process.env.npm_lifecycle_event) return;
+  const launcher = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid !== launcher) {
+      clearInterval(timer);
+      shutdown('npm exited');
+    }
+  }, 500);
+  timer.unref();
 }
 
 // Run only as the entry point (`npm start`), not when tests import startServer.

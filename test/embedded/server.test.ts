@@ -14,10 +14,12 @@ interface Started {
   output: () => string;
 }
 
-function startServer(dataDir: string): Promise<Started> {
+const directly = [process.execPath, '--import', 'tsx', 'src/server.ts'];
+
+function startServer(dataDir: string, command = directly): Promise<Started> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', NODE_ENV: 'development' };
   delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command[0]!, command.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${output}`)), 60_000);
@@ -107,6 +109,18 @@ describe('npm start on an embedded Postgres', function () {
     server.child.kill('SIGTERM');
     expect(await exitOf(server.child)).to.equal(0);
     expect(postgresProcessesFor(dataDir)).to.deep.equal([]);
+  });
+
+  it('stops the server and its database when `npm start` itself gets SIGTERM', async () => {
+    const server = await startServer(dataDir, ['npm', 'start']);
+    expect((await fetch(`${server.url}/healthz`)).status).to.equal(200);
+    server.child.kill('SIGTERM'); // npm exits without passing the signal on
+    await exitOf(server.child);
+    const deadline = Date.now() + 15_000;
+    while (postgresProcessesFor(dataDir).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(postgresProcessesFor(dataDir)).to.deep.equal([]);
+    const stillServing = await fetch(`${server.url}/healthz`).then(() => true, () => false);
+    expect(stillServing).to.equal(false);
   });
 
   it('drains an in-flight request before stopping', async () => {
