@@ -81,8 +81,7 @@ export function createApp(input: AppDepsInput): express.Express {
     }),
   );
 
-  app.use('/css', express.static(path.join(publicDirectory, 'css'), { maxAge: production ? '1h' : 0 }));
-  app.use('/js', express.static(path.join(publicDirectory, 'js'), { maxAge: production ? '1h' : 0 }));
+  app.use(express.static(publicDirectory, { maxAge: production ? '1h' : 0, index: false }));
   app.use('/vendor/htmx', express.static(htmxDirectory, { maxAge: production ? '1d' : 0, index: false }));
 
   app.get('/healthz', healthController(db, profile).show);
