@@ -1,6 +1,6 @@
 import { hash, verify } from '@node-rs/argon2';
 import type { Db } from '../db/knex.ts';
-import { Conflict } from '../lib/errors.ts';
+import { Conflict, NotFound } from '../lib/errors.ts';
 
 export interface User {
   id: string;
@@ -106,4 +106,33 @@ export async function ensureAdmin(db: Db, username: string, password: string): P
     .update({ password_hash: await hashPassword(password), is_admin: true, updated_at: db.fn.now() })
     .returning('*');
   return toUser(row!);
+}
+
+export interface UserPage {
+  users: User[];
+  total: number;
+}
+
+/** Accounts for the admin list: newest first, optionally filtered by a username/display-name substring. */
+export async function listUsers(db: Db, { search, limit, offset }: { search?: string; limit: number; offset: number }): Promise<UserPage> {
+  const base = db<UserRow>('users').modify((q) => {
+    if (search) {
+      const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      q.where((w) => w.whereILike('username', pattern).orWhereILike('display_name', pattern));
+    }
+  });
+  const [rows, [{ total }]] = await Promise.all([
+    base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset),
+    base.clone().count<{ total: number }[]>('* as total'),
+  ]);
+  return { users: rows.map(toUser), total };
+}
+
+export async function setUserVerified(db: Db, userId: string, verified: boolean): Promise<User> {
+  const [row] = await db<UserRow>('users')
+    .where({ id: userId })
+    .update({ is_verified: verified, updated_at: db.fn.now() })
+    .returning('*');
+  if (!row) throw new NotFound('User not found');
+  return toUser(row);
 }

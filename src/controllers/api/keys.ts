@@ -1,15 +1,14 @@
 import type { Request, Response } from 'express';
 import type { Db } from '../../db/knex.ts';
 import { NotFound } from '../../lib/errors.ts';
+import { isUuid } from '../../lib/ids.ts';
 import type { CreateApiKeyInput } from '../../schemas/api-key.schema.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys.service.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** An id that cannot exist is answered like one that belongs to someone else: 404. */
 export function keyIdParam(req: Request): string {
-  const id = String(req.params.id);
-  if (!UUID.test(id)) throw new NotFound('API key not found');
+  const id = req.params.id;
+  if (!isUuid(id)) throw new NotFound('API key not found');
   return id;
 }
 
