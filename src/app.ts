@@ -10,6 +10,8 @@ import { pinoHttp } from 'pino-http';
 import type { Config } from './config.ts';
 import { healthController } from './controllers/api/health.ts';
 import type { Db } from './db/knex.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
+import { createHubClient, createOfflineHubClient, type HubClient } from './services/hub.service.ts';
 import type { Logger } from './logger.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { verifyCsrf } from './middleware/csrf.ts';
@@ -25,6 +27,9 @@ export interface AppDeps {
   config: Config;
   logger: Logger;
   profile: RevisionProfile;
+  /** The upstream model hub (a fake one in tests). */
+  hub: HubClient;
+  clock: Clock;
   /** Connection string of `db`, for the session store's own small pool. */
   databaseUrl: string;
 }
@@ -42,11 +47,22 @@ function requestId(req: express.Request, res: express.Response): string {
   return id;
 }
 
-export type AppDepsInput = Omit<AppDeps, 'profile'> & { profile?: RevisionProfile };
+export type AppDepsInput = Omit<AppDeps, 'profile' | 'hub' | 'clock'> & Partial<Pick<AppDeps, 'profile' | 'hub' | 'clock'>>;
+
+function defaultHub(config: Config): HubClient {
+  return config.hubMode === 'offline'
+    ? createOfflineHubClient()
+    : createHubClient({ endpoint: config.hfEndpoint, token: config.hfToken });
+}
 
 /** Builds the Express app (never listens). `app.locals.close()` releases what it opened. */
 export function createApp(input: AppDepsInput): express.Express {
-  const deps: AppDeps = { ...input, profile: input.profile ?? getRevisionProfile(input.config.revision) };
+  const deps: AppDeps = {
+    ...input,
+    profile: input.profile ?? getRevisionProfile(input.config.revision),
+    hub: input.hub ?? defaultHub(input.config),
+    clock: input.clock ?? systemClock,
+  };
   const { config, db, logger, profile } = deps;
   const production = config.nodeEnv === 'production';
   const app = express();

@@ -6,7 +6,7 @@ import { ValidationFailed, type ValidationDetails } from './errors.ts';
  * (`hardware.gpus.1.vramGb`); issues about the whole object go to `formErrors`,
  * and each unknown key becomes a field error of its own.
  */
-export function validationDetails(error: z.ZodError): ValidationDetails {
+export function validationDetails(error: z.ZodError, prefix?: string): ValidationDetails {
   // A Map, not an object literal: a path may be any user-given key, `__proto__` included.
   const fieldErrors = new Map<string, string[]>();
   const formErrors: string[] = [];
@@ -16,7 +16,7 @@ export function validationDetails(error: z.ZodError): ValidationDetails {
     else fieldErrors.set(path, [message]);
   };
   for (const issue of error.issues) {
-    const base = issue.path.map(String).join('.');
+    const base = [...(prefix ? [prefix] : []), ...issue.path.map(String)].join('.');
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) add(base ? `${base}.${key}` : key, 'Unknown field');
     } else if (base) {
@@ -41,9 +41,9 @@ export function findNulCharacter(value: unknown, path: string[] = []): string | 
   return undefined;
 }
 
-/** Parses `input` or throws the contract's 400 validation error. */
-export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+/** Parses `input` or throws the contract's 400 validation error; `prefix` roots the paths. */
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, prefix?: string): z.output<S> {
   const result = schema.safeParse(input);
-  if (!result.success) throw new ValidationFailed(validationDetails(result.error));
+  if (!result.success) throw new ValidationFailed(validationDetails(result.error, prefix));
   return result.data;
 }

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { apiKeysController } from '../controllers/api/keys.ts';
 import { meController } from '../controllers/api/me.ts';
+import { deprecatedAlias, speedTestsController } from '../controllers/api/speed-tests.ts';
 import { requireAuth } from '../middleware/require-auth.ts';
 import { validate } from '../middleware/validate.ts';
 import { notFound } from '../middleware/errors.ts';
@@ -8,15 +9,33 @@ import { createApiKeySchema } from '../schemas/api-key.schema.ts';
 import type { AppDeps } from '../app.ts';
 
 /** Everything under /api. Unknown paths end in the JSON 404. */
-export function apiRoutes({ db }: AppDeps): Router {
+export function apiRoutes({ db, profile, hub, clock, config }: AppDeps): Router {
   const router = Router();
   const keys = apiKeysController(db);
+  const speedTests = speedTestsController({ db, profile, hub, clock, hubMode: config.hubMode });
+  // Paths below are relative to /api.
+  const resultsPath = profile.resultsPath.replace(/^\/api/, '');
 
   router.get('/me', requireAuth('key|session'), meController().show);
 
   router.get('/keys', requireAuth('session'), keys.list);
   router.post('/keys', requireAuth('session'), validate({ body: createApiKeySchema }), keys.create);
   router.delete('/keys/:id', requireAuth('session'), keys.revoke);
+
+  // Revision-2 paths a revision-3 deployment still answers, with the revision-3 rules.
+  for (const alias of profile.legacyAliases.filter((a) => a.kind === 'results')) {
+    const path = alias.path.replace(/^\/api/, '');
+    const marked = deprecatedAlias(alias);
+    if (path.endsWith('/dry-run')) router.post(path, marked, requireAuth('key|session'), speedTests.dryRun);
+    else {
+      router.get(path, marked, speedTests.list);
+      router.post(path, marked, requireAuth('key|session'), speedTests.submit);
+    }
+  }
+  router.get(resultsPath, speedTests.list);
+  router.post(resultsPath, requireAuth('key|session'), speedTests.submit);
+  if (profile.features.dryRun) router.post(`${resultsPath}/dry-run`, requireAuth('key|session'), speedTests.dryRun);
+  router.get(`${resultsPath}/:id`, speedTests.show);
 
   router.use(notFound);
   return router;

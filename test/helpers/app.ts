@@ -7,7 +7,10 @@ import supertest from 'supertest';
 import { createApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
+import { createHubClient } from '../../src/services/hub.service.ts';
+import { TestClock } from './clock.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
+import { startFakeHub, type FakeHub } from './fake-hub.ts';
 
 export interface TestContext {
   app: Express;
@@ -15,6 +18,17 @@ export interface TestContext {
   config: Config;
   /** Every JSON log line the app wrote. */
   logs: Record<string, unknown>[];
+  /** The app's clock; tests move it instead of sleeping. */
+  clock: TestClock;
+  /** The fake model hub the app talks to (with `{ fakeHub: true }`). */
+  hub: FakeHub;
+}
+
+export interface TestAppOptions {
+  /** Start a fake model hub on loopback and point the app at it. */
+  fakeHub?: boolean;
+  /** Hub request timeout; short so the slow fixture times out quickly. */
+  hubTimeoutMs?: number;
 }
 
 /** Config as a deployment would parse it, with test defaults and `env` on top. */
@@ -32,11 +46,12 @@ export function testConfig(env: Record<string, string> = {}): Config {
  * Registers mocha hooks that give the file a fresh database and an app on it.
  * The returned object is filled in `before`, so read it inside tests.
  */
-export function useTestApp(env: Record<string, string> = {}): TestContext {
+export function useTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): TestContext {
   const ctx = {} as TestContext;
   let database: TestDatabase;
   before(async () => {
     database = await createTestDatabase();
+    if (options.fakeHub) ctx.hub = await startFakeHub();
     ctx.logs = [];
     const sink = new Writable({
       write(chunk, _encoding, done) {
@@ -44,12 +59,23 @@ export function useTestApp(env: Record<string, string> = {}): TestContext {
         done();
       },
     });
-    ctx.config = testConfig(env);
+    ctx.config = testConfig(options.fakeHub ? { HF_ENDPOINT: ctx.hub.url, ...env } : env);
     ctx.db = database.db;
-    ctx.app = createApp({ db: database.db, config: ctx.config, logger: createLogger('info', sink), databaseUrl: database.url });
+    ctx.clock = new TestClock();
+    ctx.app = createApp({
+      db: database.db,
+      config: ctx.config,
+      logger: createLogger('info', sink),
+      databaseUrl: database.url,
+      clock: ctx.clock,
+      ...(options.fakeHub && ctx.config.hubMode === 'online'
+        ? { hub: createHubClient({ endpoint: ctx.hub.url, timeoutMs: options.hubTimeoutMs ?? 1000 }) }
+        : {}),
+    });
   });
   after(async () => {
     await (ctx.app?.locals.close as (() => Promise<void>) | undefined)?.();
+    await ctx.hub?.close();
     await database?.drop();
   });
   return ctx;

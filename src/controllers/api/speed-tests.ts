@@ -1,0 +1,57 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { BadRequest } from '../../lib/errors.ts';
+import { parseOrThrow } from '../../lib/validation.ts';
+import type { LegacyAlias } from '../../revisions.ts';
+import { speedTestListQuerySchema } from '../../schemas/speed-test-query.schema.ts';
+import {
+  dryRunSpeedTest,
+  getSpeedTest,
+  listSpeedTests,
+  submitSpeedTest,
+  type SpeedTestDeps,
+} from '../../services/speed-tests.service.ts';
+
+/** `Idempotency-Key`: optional, 1-255 visible ASCII characters. */
+function idempotencyKey(req: Request): string | undefined {
+  const key = req.get('Idempotency-Key');
+  if (key === undefined) return undefined;
+  if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw new BadRequest('Idempotency-Key must be 1-255 visible ASCII characters');
+  return key;
+}
+
+export function speedTestsController(deps: SpeedTestDeps) {
+  const { profile } = deps;
+  return {
+    async submit(req: Request, res: Response) {
+      const result = await submitSpeedTest(deps, req.actor!.user.id, req.body, idempotencyKey(req));
+      res.location(`${profile.resultsPath}/${result.run.id}`);
+      if (result.rateLimit) {
+        res.set('X-RateLimit-Remaining', String(result.rateLimit.remaining));
+        res.set('X-RateLimit-Reset', String(Math.ceil(result.rateLimit.resetAt.getTime() / 1000)));
+      }
+      if (result.replayed) res.set('Idempotent-Replayed', 'true');
+      res.status(201).json(result.run);
+    },
+
+    async dryRun(req: Request, res: Response) {
+      res.json(await dryRunSpeedTest(deps, req.body));
+    },
+
+    async list(req: Request, res: Response) {
+      const query = parseOrThrow(speedTestListQuerySchema(profile), req.query);
+      res.json(await listSpeedTests(deps, query));
+    },
+
+    async show(req: Request, res: Response) {
+      res.json(await getSpeedTest(deps, String(req.params.id)));
+    },
+  };
+}
+
+/** Marks answers given on a revision-2 path kept by a revision-3 deployment. */
+export function deprecatedAlias(alias: LegacyAlias): RequestHandler {
+  return (_req, res, next) => {
+    for (const [name, value] of Object.entries(alias.headers)) res.set(name, value);
+    next();
+  };
+}

@@ -1,0 +1,115 @@
+import { HttpError, ValidationFailed } from './errors.ts';
+import { parseOrThrow } from './validation.ts';
+import { parseCommandSnippet } from './command-snippet.ts';
+import type { MetricRule, RevisionProfile } from '../revisions.ts';
+import {
+  engineFlagsSchema,
+  speedTestSubmissionSchema,
+  type SpeedTestSubmission,
+  type SubmittedEngineFlags,
+  type SubmittedHardware,
+} from '../schemas/speed-test.schema.ts';
+
+/** The hardware profile as stored and returned: the submitted union plus derived fields. */
+export type NormalisedHardware =
+  | {
+      hwClass: 'DISCRETE_GPU';
+      gpuName: string;
+      gpuCount: number;
+      /** Per card for a homogeneous setup; the total across slots when heterogeneous. */
+      vramGb: number;
+      totalVramGb: number;
+      isHeterogeneousGpu: boolean;
+      gpus?: { gpuName: string; count: number; vramGb: number }[];
+      cpu?: string;
+      ramGb?: number;
+      os?: string;
+      powerWatts?: number;
+    }
+  | Extract<SubmittedHardware, { hwClass: 'UNIFIED' }>
+  | Extract<SubmittedHardware, { hwClass: 'CPU_ONLY' }>;
+
+export type EngineFlags = Omit<SubmittedEngineFlags, 'numParallel' | 'specDraftModel'>;
+
+/** The normalised payload: what a dry-run returns as `parsed` and a submission stores. */
+export type NormalisedSpeedTest = Omit<SpeedTestSubmission, 'hardware' | 'engineFlags'> & {
+  hardware: NormalisedHardware;
+  engineFlags?: EngineFlags;
+  totalPowerWatts?: number;
+  /** What the launch command told us: flags mapped to fields, and flags we did not know. */
+  commandSnippetFlags?: { recognised: string[]; unrecognised: string[] };
+};
+
+const MULTI_GPU = 'Multi-GPU';
+
+export function normaliseHardware(hardware: SubmittedHardware): NormalisedHardware {
+  if (hardware.hwClass !== 'DISCRETE_GPU') return hardware;
+  const { gpus, gpuName, gpuCount, vramGb, ...rest } = hardware;
+  if (!gpus) {
+    const count = gpuCount ?? 1;
+    return { ...rest, gpuName: gpuName!, gpuCount: count, vramGb: vramGb!, totalVramGb: round(vramGb! * count), isHeterogeneousGpu: false };
+  }
+  const totalCards = gpus.reduce((sum, slot) => sum + slot.count, 0);
+  const totalVram = round(gpus.reduce((sum, slot) => sum + slot.count * slot.vramGb, 0));
+  const homogeneous = gpus.every((slot) => slot.gpuName === gpus[0]!.gpuName && slot.vramGb === gpus[0]!.vramGb);
+  if (homogeneous) {
+    // One kind of card in several slots is the flat form.
+    return { ...rest, gpuName: gpus[0]!.gpuName, gpuCount: totalCards, vramGb: gpus[0]!.vramGb, totalVramGb: totalVram, isHeterogeneousGpu: false };
+  }
+  return { ...rest, gpuName: MULTI_GPU, gpuCount: totalCards, vramGb: totalVram, totalVramGb: totalVram, isHeterogeneousGpu: true, gpus };
+}
+
+const SPECULATIVE_FIELDS = ['specMethod', 'specModel', 'specNumTokens', 'specNgramSize', 'specDraftTp', 'specDraftWindowSize'] as const;
+
+/**
+ * Explicit flags over those parsed from the launch command, then the aliases resolved:
+ * `numParallel` feeds `concurrency` only when that is absent, `specDraftModel` is
+ * `specModel`, any speculative field means `specDecoding`, MTP layers mean MTP.
+ */
+export function mergeEngineFlags(
+  profile: RevisionProfile,
+  engineName: string,
+  explicit: SubmittedEngineFlags,
+): { flags: EngineFlags; recognised: string[]; unrecognised: string[] } {
+  const parse = explicit.commandSnippet ? parseCommandSnippet(explicit.commandSnippet, engineName) : { flags: {}, recognised: [], unrecognised: [] };
+  const defined = (o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+  const merged: Record<string, unknown> = { ...defined(parse.flags), ...defined(explicit) };
+  if (!('concurrency' in merged) && merged.numParallel !== undefined) merged.concurrency = merged.numParallel;
+  delete merged.numParallel;
+  if (!('specModel' in merged) && merged.specDraftModel !== undefined) merged.specModel = merged.specDraftModel;
+  delete merged.specDraftModel;
+  if (SPECULATIVE_FIELDS.some((field) => merged[field] !== undefined)) merged.specDecoding = true;
+  if (merged.mtpDraftLayers !== undefined) merged.mtpEnabled = true;
+  // Values read from the command meet the same bounds as typed ones.
+  const flags = parseOrThrow(engineFlagsSchema(profile), merged, 'engineFlags') as EngineFlags;
+  return { flags, recognised: parse.recognised, unrecognised: parse.unrecognised };
+}
+
+/** The revision's metric rule: a missing required metric is a 400, a failed any-of a 422 with the spec's text. */
+export function checkMetricRule(rule: MetricRule, submission: Partial<Record<string, unknown>>): void {
+  const given = (field: string) => submission[field] !== undefined;
+  if ('required' in rule && !given(rule.required)) {
+    throw new ValidationFailed({ fieldErrors: { [rule.required]: ['Required'] }, formErrors: [] });
+  }
+  if (rule.kind === 'anyOf' && !rule.fields.some(given)) throw new HttpError(rule.status, rule.message);
+  if (rule.kind === 'requiredPlusOneOf' && !rule.oneOf.some(given)) throw new HttpError(rule.status, rule.message);
+}
+
+const round = (n: number) => Math.round(n * 1000) / 1000;
+
+/** Validates a submission body for a revision and returns its normalised form (no I/O). */
+export function normaliseSubmission(profile: RevisionProfile, body: unknown): NormalisedSpeedTest {
+  const submission = parseOrThrow(speedTestSubmissionSchema(profile), body);
+  checkMetricRule(profile.metricRule, submission);
+  const { hardware, engineFlags, ...rest } = submission;
+  const normalised: NormalisedSpeedTest = { ...rest, hardware: normaliseHardware(hardware) };
+  if (engineFlags) {
+    const merged = mergeEngineFlags(profile, submission.engineName, engineFlags);
+    normalised.engineFlags = merged.flags;
+    normalised.commandSnippetFlags = { recognised: merged.recognised, unrecognised: merged.unrecognised };
+  }
+  if (submission.gpuPowerWatts) normalised.totalPowerWatts = round(submission.gpuPowerWatts.reduce((a, b) => a + b, 0));
+  const canonicalRepository = profile.canonicalEngineRepositories[submission.engineName as keyof typeof profile.canonicalEngineRepositories];
+  if (!normalised.engineRepository && canonicalRepository) normalised.engineRepository = canonicalRepository;
+  return normalised;
+}

@@ -1,0 +1,234 @@
+import { z } from 'zod';
+import { hardwareCostRules, hwClasses, type RevisionProfile } from '../revisions.ts';
+
+/**
+ * The speed-test submission, built per revision from its profile: bounds, engine list and
+ * the fields a revision does not accept all come from the profile. The same schemas feed
+ * validation, dry-run and (later) the OpenAPI document.
+ */
+
+/** Type errors say "Required" for a missing value, else what was expected. */
+const expected = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'Required' : what);
+const text = (max: number, label = 'Value') =>
+  z.string({ error: expected('Must be a string') }).trim().min(1, `${label} must not be empty`).max(max, `Must be at most ${max} characters`);
+const positive = () => z.number({ error: expected('Must be a number') }).finite('Must be a finite number').positive('Must be positive');
+const nonNegative = () => z.number({ error: expected('Must be a number') }).finite('Must be a finite number').min(0, 'Must be at least 0');
+const int = (min: number) => z.number({ error: expected('Must be a number') }).int('Must be an integer').min(min, `Must be at least ${min}`).max(2_147_483_647, 'Too large');
+const unit = () => z.number({ error: expected('Must be a number') }).min(0, 'Must be between 0 and 1').max(1, 'Must be between 0 and 1');
+
+/** A field this revision does not accept: present at all is a field error naming the revision. */
+function notInRevision(revision: number) {
+  return z
+    .unknown()
+    .superRefine((value, ctx) => {
+      if (value !== undefined) ctx.addIssue({ code: 'custom', message: `Not accepted in API revision ${revision}` });
+    })
+    .optional() as z.ZodType<undefined>;
+}
+
+/** Every engine flag of the spec with its bound; `revision3` flags are gated per revision. */
+function engineFlagsShape(profile: RevisionProfile) {
+  const { bounds } = profile;
+  const gated = new Set<string>(profile.engineFlagFieldsUnavailable);
+  const shape = {
+    commandSnippet: z.string({ error: expected('Must be a string') }).max(bounds.maxLength.commandSnippet, `Must be at most ${bounds.maxLength.commandSnippet} characters`),
+    tensorParallel: int(1),
+    pipelineParallel: int(1),
+    gpuLayers: int(0),
+    cpuLayers: int(0),
+    cpuOffloadGb: nonNegative(),
+    splitMode: text(64),
+    gpuMemUtil: unit(),
+    kvCacheDtype: text(64),
+    kvCacheSizeMb: int(1),
+    prefixCaching: z.boolean({ error: expected('Must be true or false') }),
+    attentionBackend: text(64),
+    flashAttn: z.boolean({ error: expected('Must be true or false') }),
+    chunkedPrefill: z.boolean({ error: expected('Must be true or false') }),
+    prefillChunkSize: int(1),
+    contBatching: z.boolean({ error: expected('Must be true or false') }),
+    maxRunningSeqs: int(1),
+    schedulerDelayFactor: nonNegative(),
+    ropeScaling: text(64),
+    ropeScale: nonNegative(),
+    yarnExtFactor: z.number({ error: expected('Must be a number') }).finite('Must be a finite number'),
+    engineQuant: text(64),
+    sglangQuant: text(64),
+    concurrency: int(1),
+    numParallel: int(1),
+    specDecoding: z.boolean({ error: expected('Must be true or false') }),
+    specMethod: text(64),
+    specModel: text(256),
+    specDraftModel: text(256),
+    specNumTokens: int(1),
+    specNgramSize: int(1),
+    specDraftTp: int(1),
+    specDraftWindowSize: int(1),
+    mtpEnabled: z.boolean({ error: expected('Must be true or false') }),
+    mtpDraftLayers: int(1),
+    temperature: z
+      .number({ error: 'Must be a number' })
+      .min(bounds.temperature.min, `Must be between ${bounds.temperature.min} and ${bounds.temperature.max}`)
+      .max(bounds.temperature.max, `Must be between ${bounds.temperature.min} and ${bounds.temperature.max}`),
+    topP: unit(),
+    topK: int(0),
+    minP: unit(),
+    repeatPenalty: nonNegative(),
+    mirostat: z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'Must be 0, 1 or 2' }),
+    extraFlags: z.string({ error: expected('Must be a string') }).max(bounds.maxLength.extraFlags, `Must be at most ${bounds.maxLength.extraFlags} characters`),
+  };
+  const entries = Object.entries(shape).map(([key, schema]) => [key, gated.has(key) ? notInRevision(profile.revision) : schema.optional()]);
+  return Object.fromEntries(entries) as { [K in keyof typeof shape]: z.ZodOptional<(typeof shape)[K]> };
+}
+
+export type EngineFlagName = keyof ReturnType<typeof engineFlagsShape>;
+
+function hardwareSchema(profile: RevisionProfile) {
+  const name = (label: string) => text(128, label);
+  const gpuSlot = z.strictObject({
+    gpuName: name('gpuName'),
+    count: int(1).max(64, 'Must be at most 64').default(1),
+    vramGb: positive(),
+  });
+  const discrete = z
+    .strictObject({
+      hwClass: z.literal('DISCRETE_GPU'),
+      gpuName: name('gpuName').optional(),
+      gpuCount: int(1).max(1024, 'Must be at most 1024').optional(),
+      vramGb: positive().optional(),
+      gpus: z
+        .array(gpuSlot, { error: 'Must be an array' })
+        .min(1, 'Give at least one GPU')
+        .max(profile.bounds.gpusMaxItems, `At most ${profile.bounds.gpusMaxItems} entries`)
+        .optional(),
+      cpu: name('cpu').optional(),
+      ramGb: positive().optional(),
+      os: text(64).optional(),
+      powerWatts: positive().optional(),
+    })
+    .superRefine((hw, ctx) => {
+      if (hw.gpus) {
+        for (const field of ['gpuName', 'vramGb'] as const) {
+          if (hw[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'Give either gpuName and vramGb, or gpus, not both' });
+        }
+        return;
+      }
+      if (hw.gpuName === undefined) ctx.addIssue({ code: 'custom', path: ['gpuName'], message: 'Required unless gpus is given' });
+      if (hw.vramGb === undefined) ctx.addIssue({ code: 'custom', path: ['vramGb'], message: 'Required unless gpus is given' });
+    });
+  const unified = z.strictObject({
+    hwClass: z.literal('UNIFIED'),
+    chipVendor: text(64, 'chipVendor'),
+    chipFamily: text(64, 'chipFamily'),
+    chipVariant: text(64, 'chipVariant'),
+    unifiedMemoryGb: positive(),
+    npuTops: nonNegative().optional(),
+    cpu: name('cpu').optional(),
+    os: text(64).optional(),
+    powerWatts: positive().optional(),
+  });
+  const cpuOnly = z.strictObject({
+    hwClass: z.literal('CPU_ONLY'),
+    cpu: name('cpu'),
+    ramGb: positive(),
+    os: text(64).optional(),
+  });
+  return z.discriminatedUnion('hwClass', [discrete, unified, cpuOnly], {
+    error: (issue) => {
+      if (issue.input === undefined) return 'Required';
+      return issue.code === 'invalid_union' ? `hwClass must be one of ${hwClasses.join(', ')}` : 'Must be an object';
+    },
+  });
+}
+
+function hardwareCostItem() {
+  const thisYear = () => new Date().getUTCFullYear();
+  return z.strictObject({
+    // Canonical names arrive with the hardware catalogue; until then any trimmed name.
+    component: text(128, 'component'),
+    condition: z.enum(hardwareCostRules.conditions, { error: `Must be one of ${hardwareCostRules.conditions.join(', ')}` }),
+    yearPurchased: int(hardwareCostRules.yearPurchasedMin).refine((year) => year <= thisYear(), 'Must not be in the future'),
+    price: positive(),
+    currency: z.enum(hardwareCostRules.currencies, { error: 'Must be an upper-case ISO 4217 code from the accepted list' }),
+  });
+}
+
+function buildSubmissionSchema(profile: RevisionProfile) {
+  const { bounds, revision } = profile;
+  const gated = new Set<string>(profile.revisionOnlyFields);
+  const gate = <S extends z.ZodType>(field: string, schema: S) => (gated.has(field) ? notInRevision(revision) : schema);
+
+  const engineFlags = z.strictObject(engineFlagsShape(profile)).superRefine((flags, ctx) => {
+    if (profile.features.commandSnippetRequiredWithFlags && !flags.commandSnippet?.trim()) {
+      ctx.addIssue({ code: 'custom', path: ['commandSnippet'], message: 'Required when engineFlags is given' });
+    }
+  });
+
+  return z.strictObject({
+    hfId: z
+      .string({ error: expected('Must be a string') })
+      .trim()
+      .min(1, 'Required')
+      .max(bounds.maxLength.hfId, `Must be at most ${bounds.maxLength.hfId} characters`)
+      .regex(/^[^/\s]+\/[^/\s]+$/, 'Must be a model id of the form <org>/<model>'),
+    hardware: hardwareSchema(profile),
+    engineName: z.enum(profile.engines as [string, ...string[]], {
+      error: expected(`Must be one of: ${profile.engines.join(', ')}`),
+    }),
+    quantization: text(bounds.maxLength.quantization, 'quantization'),
+    tokSOut: positive().optional(),
+    tokSPrefill: gate('tokSPrefill', positive().optional()),
+    tokSTotal: positive().optional(),
+    ttftMs: positive().optional(),
+    peakVramGb: positive().optional(),
+    modelRevision: text(bounds.maxLength.modelRevision, 'modelRevision').default('main'),
+    engineVersion: text(bounds.maxLength.engineVersion, 'engineVersion').optional(),
+    engineRepository: gate(
+      'engineRepository',
+      z
+        .url({ protocol: /^https?$/, error: 'Must be an http(s) URL' })
+        .max(bounds.maxLength.engineRepository, `Must be at most ${bounds.maxLength.engineRepository} characters`)
+        .optional(),
+    ),
+    engineBuild: gate('engineBuild', text(bounds.maxLength.engineBuild, 'engineBuild').optional()),
+    engineCommit: gate(
+      'engineCommit',
+      z
+        .string({ error: 'Must be a string' })
+        .regex(
+          new RegExp(`^[0-9a-fA-F]{${bounds.engineCommitLength.min},${bounds.engineCommitLength.max}}$`),
+          `Must be ${bounds.engineCommitLength.min}-${bounds.engineCommitLength.max} hex characters`,
+        )
+        .transform((commit) => commit.toLowerCase())
+        .optional(),
+    ),
+    backend: text(bounds.maxLength.backend, 'backend').optional(),
+    promptTokens: int(0).default(0),
+    outputTokens: int(0).default(0),
+    contextLength: int(1).default(2048),
+    batchSize: int(1).default(1),
+    prefillTokens: gate('prefillTokens', int(0).default(0)),
+    gpuPowerWatts: gate('gpuPowerWatts', z.array(positive(), { error: 'Must be an array of numbers' }).min(1, 'Give one entry per GPU').max(64, 'At most 64 entries').optional()),
+    hardwareCost: gate('hardwareCost', z.array(hardwareCostItem(), { error: 'Must be an array' }).max(32, 'At most 32 entries').optional()),
+    notes: z.string({ error: expected('Must be a string') }).trim().max(bounds.maxLength.notes, `Must be at most ${bounds.maxLength.notes} characters`).optional(),
+    engineFlags: engineFlags.optional(),
+  });
+}
+
+const cache = new Map<number, ReturnType<typeof buildSubmissionSchema>>();
+
+/** The submission schema of a revision (built once). */
+export function speedTestSubmissionSchema(profile: RevisionProfile) {
+  let schema = cache.get(profile.revision);
+  if (!schema) cache.set(profile.revision, (schema = buildSubmissionSchema(profile)));
+  return schema;
+}
+
+/** Engine flags alone, to re-check the merge of explicit and parsed flags against the bounds. */
+export function engineFlagsSchema(profile: RevisionProfile) {
+  return speedTestSubmissionSchema(profile).shape.engineFlags.unwrap();
+}
+
+export type SpeedTestSubmission = z.output<ReturnType<typeof buildSubmissionSchema>>;
+export type SubmittedHardware = SpeedTestSubmission['hardware'];
+export type SubmittedEngineFlags = NonNullable<SpeedTestSubmission['engineFlags']>;

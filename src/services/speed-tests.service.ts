@@ -1,0 +1,376 @@
+import type { Knex } from 'knex';
+import type { Db } from '../db/knex.ts';
+import { contentHash } from '../lib/canonical-json.ts';
+import type { Clock } from '../lib/clock.ts';
+import { HttpError, NotFound, RateLimited } from '../lib/errors.ts';
+import { isUuid } from '../lib/ids.ts';
+import { normaliseSubmission, type NormalisedSpeedTest } from '../lib/speed-test-normalise.ts';
+import type { RevisionProfile } from '../revisions.ts';
+import type { SpeedTestListQuery } from '../schemas/speed-test-query.schema.ts';
+import type { HubClient } from './hub.service.ts';
+import { catalogueModel, resolveModel, toModelSummary, type ModelRow, type ResolvedModel } from './models.service.ts';
+
+export interface SpeedTestDeps {
+  db: Db;
+  profile: RevisionProfile;
+  hub: HubClient;
+  hubMode: 'online' | 'offline';
+  clock: Clock;
+}
+
+export type SpeedTestRun = Record<string, unknown> & { id: string };
+
+const IDEMPOTENCY_SCOPE = 'speed-test';
+
+// ---------------------------------------------------------------------------
+// Validation and dry-run
+// ---------------------------------------------------------------------------
+
+interface ValidatedSubmission {
+  normalised: NormalisedSpeedTest;
+  model: ResolvedModel;
+}
+
+/** Everything a submission must pass, including the hub check; writes nothing. */
+async function validateSubmission(deps: SpeedTestDeps, body: unknown): Promise<ValidatedSubmission> {
+  const normalised = normaliseSubmission(deps.profile, body);
+  const model = await resolveModel(deps, normalised.hfId);
+  return { normalised, model };
+}
+
+export async function dryRunSpeedTest(deps: SpeedTestDeps, body: unknown) {
+  const { normalised, model } = await validateSubmission(deps, body);
+  const summary =
+    'catalogued' in model
+      ? { ...toModelSummary(model.catalogued), catalogued: true }
+      : { ...model.fromHub, base: model.fromHub.base, catalogued: false };
+  return { valid: true as const, parsed: { ...normalised, hfId: summary.hfId, model: summary } };
+}
+
+// ---------------------------------------------------------------------------
+// Submission
+// ---------------------------------------------------------------------------
+
+export interface SubmissionResult {
+  run: SpeedTestRun;
+  /** Submissions left in the window and when it ends; absent on an idempotent replay. */
+  rateLimit?: { remaining: number; resetAt: Date };
+  replayed: boolean;
+}
+
+/** Thrown inside the transaction when a concurrent request with the same key won. */
+class IdempotencyRace extends Error {}
+
+async function findIdempotentReplay(db: Db, userId: string, key: string, requestHash: string): Promise<SpeedTestRun | undefined> {
+  const stored = await db('idempotency_keys').where({ user_id: userId, scope: IDEMPOTENCY_SCOPE, key }).first();
+  if (!stored) return undefined;
+  if (stored.request_hash !== requestHash) {
+    throw new HttpError(422, 'Idempotency-Key was already used with a different request body');
+  }
+  return stored.response as SpeedTestRun;
+}
+
+/**
+ * One submission per user and window, claimed atomically: the upsert only moves the
+ * window when the last accepted submission is older than the window. Runs in the
+ * submission's transaction, so a failed submission leaves the window untouched.
+ */
+async function claimSubmissionWindow(trx: Db, deps: SpeedTestDeps, userId: string, now: Date): Promise<Date> {
+  const rule = deps.profile.rateLimits.speedTestSubmission;
+  const windowStart = new Date(now.getTime() - rule.windowMs);
+  const claimed = await trx.raw<{ rows: unknown[] }>(
+    `insert into submission_windows (user_id, bucket, last_submitted_at) values (?, ?, ?)
+     on conflict (user_id, bucket) do update set last_submitted_at = excluded.last_submitted_at
+     where submission_windows.last_submitted_at <= ?
+     returning last_submitted_at`,
+    [userId, rule.bucket, now, windowStart],
+  );
+  if (claimed.rows.length === 0) {
+    const { last_submitted_at: last } = await trx('submission_windows').where({ user_id: userId, bucket: rule.bucket }).first();
+    const retryAfterMs = Math.max(1, last.getTime() + rule.windowMs - now.getTime());
+    throw new RateLimited(rule.message, retryAfterMs, { retryAfterMs, lastSubmittedAt: last.toISOString() });
+  }
+  return new Date(now.getTime() + rule.windowMs);
+}
+
+/** Identical setups share one row: insert by content hash, or find the existing one. */
+async function upsertByContentHash(trx: Db, table: 'hardware_profiles' | 'engines', row: Record<string, unknown>, content: unknown): Promise<string> {
+  const hash = contentHash(content);
+  await trx(table).insert({ ...row, content_hash: hash }).onConflict('content_hash').ignore();
+  return (await trx(table).where({ content_hash: hash }).first('id')).id;
+}
+
+function hardwareRow(hw: NormalisedSpeedTest['hardware']) {
+  const get = <K extends string>(key: K) => (hw as Record<string, unknown>)[key] ?? null;
+  return {
+    hw_class: hw.hwClass,
+    gpu_name: get('gpuName'),
+    gpu_count: get('gpuCount'),
+    vram_gb: get('vramGb'),
+    total_vram_gb: get('totalVramGb'),
+    is_heterogeneous_gpu: get('isHeterogeneousGpu') ?? false,
+    chip_vendor: get('chipVendor'),
+    chip_family: get('chipFamily'),
+    chip_variant: get('chipVariant'),
+    unified_memory_gb: get('unifiedMemoryGb'),
+    cpu: get('cpu'),
+    ram_gb: get('ramGb'),
+    os: get('os'),
+    details: JSON.stringify(hw),
+  };
+}
+
+export async function submitSpeedTest(
+  deps: SpeedTestDeps,
+  userId: string,
+  body: unknown,
+  idempotencyKey?: string,
+): Promise<SubmissionResult> {
+  const requestHash = contentHash(body);
+  if (idempotencyKey) {
+    const replay = await findIdempotentReplay(deps.db, userId, idempotencyKey, requestHash);
+    if (replay) return { run: replay, replayed: true };
+  }
+  const { normalised, model } = await validateSubmission(deps, body);
+  const now = deps.clock.now();
+  try {
+    return await deps.db.transaction(async (trx) => {
+      if (idempotencyKey) {
+        const inserted = await trx('idempotency_keys')
+          .insert({ user_id: userId, scope: IDEMPOTENCY_SCOPE, key: idempotencyKey, request_hash: requestHash })
+          .onConflict(['user_id', 'scope', 'key'])
+          .ignore()
+          .returning('key');
+        if (inserted.length === 0) throw new IdempotencyRace();
+      }
+      const resetAt = await claimSubmissionWindow(trx, deps, userId, now);
+      const modelRow: ModelRow = 'catalogued' in model ? model.catalogued : await catalogueModel(trx, model.fromHub);
+      const hardwareId = await upsertByContentHash(trx, 'hardware_profiles', hardwareRow(normalised.hardware), normalised.hardware);
+      const engine = {
+        name: normalised.engineName,
+        version: normalised.engineVersion ?? null,
+        repository: normalised.engineRepository ?? null,
+        build: normalised.engineBuild ?? null,
+        commit: normalised.engineCommit ?? null,
+      };
+      const engineId = await upsertByContentHash(trx, 'engines', engine, engine);
+      const [{ id }] = await trx('speed_test_runs')
+        .insert({
+          user_id: userId,
+          model_id: modelRow.id,
+          hardware_id: hardwareId,
+          engine_id: engineId,
+          status: 'APPROVED',
+          quantization: normalised.quantization,
+          model_revision: normalised.modelRevision,
+          backend: normalised.backend ?? null,
+          tok_s_out: normalised.tokSOut ?? null,
+          tok_s_prefill: normalised.tokSPrefill ?? null,
+          tok_s_total: normalised.tokSTotal ?? null,
+          ttft_ms: normalised.ttftMs ?? null,
+          peak_vram_gb: normalised.peakVramGb ?? null,
+          prompt_tokens: normalised.promptTokens,
+          output_tokens: normalised.outputTokens,
+          context_length: normalised.contextLength,
+          batch_size: normalised.batchSize,
+          prefill_tokens: normalised.prefillTokens ?? 0,
+          gpu_power_watts: normalised.gpuPowerWatts ? JSON.stringify(normalised.gpuPowerWatts) : null,
+          total_power_watts: normalised.totalPowerWatts ?? null,
+          hardware_cost: normalised.hardwareCost ? JSON.stringify(normalised.hardwareCost) : null,
+          notes: normalised.notes ?? null,
+          engine_flags: normalised.engineFlags ? JSON.stringify(normalised.engineFlags) : null,
+          created_at: now,
+        })
+        .returning('id');
+      const run = (await findRuns(trx, deps.profile, (q) => q.where('r.id', id)))[0]!;
+      if (idempotencyKey) {
+        await trx('idempotency_keys')
+          .where({ user_id: userId, scope: IDEMPOTENCY_SCOPE, key: idempotencyKey })
+          .update({ status_code: 201, response: JSON.stringify(run) });
+      }
+      return { run, rateLimit: { remaining: 0, resetAt }, replayed: false };
+    });
+  } catch (error) {
+    if (!(error instanceof IdempotencyRace)) throw error;
+    const replay = await findIdempotentReplay(deps.db, userId, idempotencyKey!, requestHash);
+    if (!replay) throw new HttpError(409, 'A request with this Idempotency-Key is still in progress; retry shortly');
+    return { run: replay, replayed: true };
+  }
+}
+
+/** What the submit form shows: may this user submit now, and if not, when. */
+export async function submissionWindowState(deps: SpeedTestDeps, userId: string): Promise<{ canSubmit: boolean; nextAt: Date | null }> {
+  const rule = deps.profile.rateLimits.speedTestSubmission;
+  const row = await deps.db('submission_windows').where({ user_id: userId, bucket: rule.bucket }).first('last_submitted_at');
+  if (!row) return { canSubmit: true, nextAt: null };
+  const nextAt = new Date(row.last_submitted_at.getTime() + rule.windowMs);
+  return nextAt <= deps.clock.now() ? { canSubmit: true, nextAt: null } : { canSubmit: false, nextAt };
+}
+
+// ---------------------------------------------------------------------------
+// Reading
+// ---------------------------------------------------------------------------
+
+/** Fields of a stored run that the revision does not have are left out of its answers. */
+function withoutGatedFields(profile: RevisionProfile, run: Record<string, unknown>): Record<string, unknown> {
+  const gated = new Set<string>(profile.revisionOnlyFields);
+  if (gated.has('gpuPowerWatts')) gated.add('totalPowerWatts');
+  return Object.fromEntries(Object.entries(run).filter(([key]) => !gated.has(key)));
+}
+
+function engineSummary(profile: RevisionProfile, row: Record<string, unknown>) {
+  const engine: Record<string, unknown> = { id: row.engine_id, name: row.engine_name, version: row.engine_version };
+  if (profile.features.revision3Fields) Object.assign(engine, { repository: row.engine_repository, build: row.engine_build, commit: row.engine_commit });
+  return engine;
+}
+
+function toRun(profile: RevisionProfile, row: Record<string, any>): SpeedTestRun {
+  const model: ModelRow = {
+    id: row.model_id,
+    hf_id: row.m_hf_id,
+    display_name: row.m_display_name,
+    family: row.m_family,
+    params: row.m_params,
+    params_approximate: row.m_params_approximate,
+    active_params: row.m_active_params,
+    is_moe: row.m_is_moe,
+    base_model_id: row.m_base_model_id,
+    base_hf_id: row.m_base_hf_id,
+    base_relation: row.m_base_relation,
+    hub_sha: null,
+    gated: false,
+  };
+  const run = withoutGatedFields(profile, {
+    id: row.id,
+    modelId: row.model_id,
+    hardwareId: row.hardware_id,
+    engineId: row.engine_id,
+    userId: row.user_id,
+    status: row.status,
+    createdAt: row.created_at.toISOString(),
+    hfId: row.m_hf_id,
+    model: toModelSummary(model),
+    hardware: { id: row.hardware_id, ...row.h_details },
+    engineName: row.engine_name,
+    engineVersion: row.engine_version,
+    engineRepository: row.engine_repository,
+    engineBuild: row.engine_build,
+    engineCommit: row.engine_commit,
+    engine: engineSummary(profile, row),
+    engineFlags: row.engine_flags,
+    user: { id: row.user_id, username: row.u_username, displayName: row.u_display_name, verified: row.u_is_verified },
+    quantization: row.quantization,
+    modelRevision: row.model_revision,
+    backend: row.backend,
+    tokSOut: row.tok_s_out,
+    tokSPrefill: row.tok_s_prefill,
+    tokSTotal: row.tok_s_total,
+    ttftMs: row.ttft_ms,
+    peakVramGb: row.peak_vram_gb,
+    promptTokens: row.prompt_tokens,
+    outputTokens: row.output_tokens,
+    contextLength: row.context_length,
+    batchSize: row.batch_size,
+    prefillTokens: row.prefill_tokens,
+    gpuPowerWatts: row.gpu_power_watts,
+    totalPowerWatts: row.total_power_watts,
+    hardwareCost: row.hardware_cost,
+    notes: row.notes,
+    // Reactions arrive with their own issue; until then nobody has reacted.
+    reactionCounts: {},
+    myEmoji: null,
+  });
+  return run as SpeedTestRun;
+}
+
+function runsQuery(db: Db) {
+  return db('speed_test_runs as r')
+    .join('models as m', 'm.id', 'r.model_id')
+    .join('hardware_profiles as h', 'h.id', 'r.hardware_id')
+    .join('engines as e', 'e.id', 'r.engine_id')
+    .join('users as u', 'u.id', 'r.user_id');
+}
+
+async function findRuns(db: Db, profile: RevisionProfile, filter: (q: Knex.QueryBuilder) => void, page?: { limit: number; offset: number }) {
+  const query = runsQuery(db)
+    .select(
+      'r.*',
+      'm.hf_id as m_hf_id',
+      'm.display_name as m_display_name',
+      'm.family as m_family',
+      'm.params as m_params',
+      'm.params_approximate as m_params_approximate',
+      'm.active_params as m_active_params',
+      'm.is_moe as m_is_moe',
+      'm.base_model_id as m_base_model_id',
+      'm.base_hf_id as m_base_hf_id',
+      'm.base_relation as m_base_relation',
+      'h.details as h_details',
+      'e.name as engine_name',
+      'e.version as engine_version',
+      'e.repository as engine_repository',
+      'e.build as engine_build',
+      'e.commit as engine_commit',
+      'u.username as u_username',
+      'u.display_name as u_display_name',
+      'u.is_verified as u_is_verified',
+    )
+    .modify(filter)
+    .orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id', order: 'desc' }]);
+  if (page) query.limit(page.limit).offset(page.offset);
+  return (await query).map((row: Record<string, unknown>) => toRun(profile, row));
+}
+
+export async function getSpeedTest(deps: SpeedTestDeps, id: string): Promise<SpeedTestRun> {
+  if (!isUuid(id)) throw new NotFound('Speed-test run not found');
+  const [run] = await findRuns(deps.db, deps.profile, (q) => q.where('r.id', id).where('r.status', 'APPROVED'));
+  if (!run) throw new NotFound('Speed-test run not found');
+  return run;
+}
+
+/**
+ * The models in the tree under a base: itself, its finetunes, their quants, ... Children
+ * are linked by row id, or by the base id the hub named when the base is not catalogued.
+ */
+const MODEL_TREE_SQL = `(with recursive tree(id, hf_id) as (
+    select id, hf_id from models where lower(hf_id) = lower(?) or lower(base_hf_id) = lower(?)
+    union
+    select child.id, child.hf_id from models child
+      join tree on child.base_model_id = tree.id or lower(child.base_hf_id) = lower(tree.hf_id)
+  ) select id from tree)`;
+
+function applyListFilters(q: Knex.QueryBuilder, query: SpeedTestListQuery): void {
+  q.where('r.status', 'APPROVED');
+  if (query.hfId) q.whereRaw(`r.model_id in ${MODEL_TREE_SQL}`, [query.hfId, query.hfId]);
+  if (query.hwClass) q.where('h.hw_class', query.hwClass);
+  if (query.gpuName) q.where('h.gpu_name', query.gpuName);
+  if (query.chipVendor) q.where('h.chip_vendor', query.chipVendor);
+  if (query.chipFamily) q.where('h.chip_family', query.chipFamily);
+  if (query.chipVariant) q.where('h.chip_variant', query.chipVariant);
+  if (query.kvCacheDtype) q.whereRaw(`r.engine_flags->>'kvCacheDtype' = ?`, [query.kvCacheDtype]);
+  if (query.attentionBackend) q.whereRaw(`r.engine_flags->>'attentionBackend' = ?`, [query.attentionBackend]);
+  if (query.gpuLayersMin !== undefined) q.whereRaw(`(r.engine_flags->>'gpuLayers')::int >= ?`, [query.gpuLayersMin]);
+  if (query.tensorParallelMin !== undefined) q.whereRaw(`(r.engine_flags->>'tensorParallel')::int >= ?`, [query.tensorParallelMin]);
+  if (query.specOnly) q.whereRaw(`(r.engine_flags->>'specDecoding')::boolean is true`);
+  if (query.mtpOnly) q.whereRaw(`(r.engine_flags->>'mtpEnabled')::boolean is true`);
+  if (query.date) {
+    const day = new Date(`${query.date}T00:00:00Z`);
+    q.where('r.created_at', '>=', day).where('r.created_at', '<', new Date(day.getTime() + 86_400_000));
+  }
+  if (query.dateFrom) q.where('r.created_at', '>', new Date(query.dateFrom));
+  if (query.dateTo) q.where('r.created_at', '<', new Date(query.dateTo));
+  // userId wins over username; either wins over verified.
+  if (query.userId) q.where('r.user_id', query.userId);
+  else if (query.username) q.whereRaw('lower(u.username) = lower(?)', [query.username]);
+  else if (query.verified !== undefined) q.where('u.is_verified', query.verified);
+}
+
+export async function listSpeedTests(deps: SpeedTestDeps, query: SpeedTestListQuery) {
+  const filter = (q: Knex.QueryBuilder) => applyListFilters(q, query);
+  const [benchmarks, [{ total }]] = await Promise.all([
+    findRuns(deps.db, deps.profile, filter, { limit: query.limit, offset: query.offset }),
+    runsQuery(deps.db).modify(filter).count<{ total: number }[]>('* as total'),
+  ]);
+  return { benchmarks, total, limit: query.limit, offset: query.offset };
+}
+
