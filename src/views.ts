@@ -2,6 +2,10 @@ import { Eta } from 'eta';
 import type { Response } from 'express';
 import { fileURLToPath } from 'node:url';
 import type { RevisionProfile } from './revisions.ts';
+import { formatNumber, hardwareLabel } from './lib/labels.ts';
+
+/** Small formatting functions templates may call as `it.h.*`. */
+const helpers = { formatNumber, hardwareLabel };
 
 export const viewsDirectory = fileURLToPath(new URL('../views', import.meta.url));
 
@@ -23,6 +27,7 @@ export function render(res: Response, template: string, data: Record<string, unk
     csrfToken: req.session?.csrfToken,
     currentPath: req.path,
     revision: profile.revision,
+    h: helpers,
     ...data,
   });
   res.vary('HX-Request');

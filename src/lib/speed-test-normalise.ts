@@ -62,9 +62,24 @@ export function normaliseHardware(hardware: SubmittedHardware): NormalisedHardwa
 const SPECULATIVE_FIELDS = ['specMethod', 'specModel', 'specNumTokens', 'specNgramSize', 'specDraftTp', 'specDraftWindowSize'] as const;
 
 /**
- * Explicit flags over those parsed from the launch command, then the aliases resolved:
- * `numParallel` feeds `concurrency` only when that is absent, `specDraftModel` is
- * `specModel`, any speculative field means `specDecoding`, MTP layers mean MTP.
+ * One name per setting: `numParallel` feeds `concurrency` only when that is absent,
+ * `specDraftModel` is `specModel`, any speculative field means `specDecoding`, MTP
+ * layers mean MTP.
+ */
+export function resolveFlagAliases(flags: object): Record<string, unknown> {
+  const resolved: Record<string, unknown> = { ...flags };
+  if (resolved.concurrency === undefined && resolved.numParallel !== undefined) resolved.concurrency = resolved.numParallel;
+  delete resolved.numParallel;
+  if (resolved.specModel === undefined && resolved.specDraftModel !== undefined) resolved.specModel = resolved.specDraftModel;
+  delete resolved.specDraftModel;
+  if (SPECULATIVE_FIELDS.some((field) => resolved[field] !== undefined)) resolved.specDecoding = true;
+  if (resolved.mtpDraftLayers !== undefined) resolved.mtpEnabled = true;
+  return resolved;
+}
+
+/**
+ * Explicit flags over those parsed from the launch command, aliases resolved, and the
+ * result checked against the flag bounds (errors under `engineFlags.*`).
  */
 export function mergeEngineFlags(
   profile: RevisionProfile,
@@ -73,13 +88,7 @@ export function mergeEngineFlags(
 ): { flags: EngineFlags; recognised: string[]; unrecognised: string[] } {
   const parse = explicit.commandSnippet ? parseCommandSnippet(explicit.commandSnippet, engineName) : { flags: {}, recognised: [], unrecognised: [] };
   const defined = (o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
-  const merged: Record<string, unknown> = { ...defined(parse.flags), ...defined(explicit) };
-  if (!('concurrency' in merged) && merged.numParallel !== undefined) merged.concurrency = merged.numParallel;
-  delete merged.numParallel;
-  if (!('specModel' in merged) && merged.specDraftModel !== undefined) merged.specModel = merged.specDraftModel;
-  delete merged.specDraftModel;
-  if (SPECULATIVE_FIELDS.some((field) => merged[field] !== undefined)) merged.specDecoding = true;
-  if (merged.mtpDraftLayers !== undefined) merged.mtpEnabled = true;
+  const merged = resolveFlagAliases({ ...defined(parse.flags), ...defined(explicit) });
   // Values read from the command meet the same bounds as typed ones.
   const flags = parseOrThrow(engineFlagsSchema(profile), merged, 'engineFlags') as EngineFlags;
   return { flags, recognised: parse.recognised, unrecognised: parse.unrecognised };

@@ -3,16 +3,19 @@ import { adminUsersController } from '../controllers/web/admin-users.ts';
 import { authController } from '../controllers/web/auth.ts';
 import { homeController } from '../controllers/web/home.ts';
 import { settingsKeysController } from '../controllers/web/keys.ts';
+import { speedTestPagesController } from '../controllers/web/speed-tests.ts';
 import { requireAdmin, requireAuth } from '../middleware/require-auth.ts';
 import type { AppDeps } from '../app.ts';
 
 /** Server-rendered pages. */
-export function webRoutes({ db, profile, config }: AppDeps): Router {
+export function webRoutes({ db, profile, config, hub, clock }: AppDeps): Router {
   const router = Router();
-  const home = homeController(profile, config.publicUrl);
+  const speedTestDeps = { db, profile, hub, clock, hubMode: config.hubMode };
+  const home = homeController(speedTestDeps, config.publicUrl);
   const auth = authController(db);
   const keys = settingsKeysController(db);
   const adminUsers = adminUsersController(db);
+  const runs = speedTestPagesController(speedTestDeps, config.hfEndpoint);
 
   router.get('/', home.show);
 
@@ -25,6 +28,13 @@ export function webRoutes({ db, profile, config }: AppDeps): Router {
   router.get('/settings/keys', requireAuth('session'), keys.show);
   router.post('/settings/keys', requireAuth('session'), keys.create);
   router.post('/settings/keys/:id/revoke', requireAuth('session'), keys.revoke);
+
+  router.get('/submit', requireAuth('session'), runs.form);
+  router.post('/submit', requireAuth('session'), runs.submit);
+  router.get('/submit/hardware-fields', requireAuth('session'), runs.hardwareFields);
+  router.post('/submit/parse-command', requireAuth('session'), runs.parseCommand);
+  router.post('/submit/validate', requireAuth('session'), runs.validate);
+  router.get('/runs/:id', runs.show);
 
   router.get('/admin/users', requireAdmin, adminUsers.list);
   router.post('/admin/users/:id/verification', requireAdmin, adminUsers.setVerified);

@@ -1,11 +1,20 @@
 import type { Request, Response } from 'express';
-import type { RevisionProfile } from '../../revisions.ts';
+import { listSpeedTests, type SpeedTestDeps } from '../../services/speed-tests.service.ts';
 import { render } from '../../views.ts';
 
-export function homeController(profile: RevisionProfile, publicUrl: string) {
+const LATEST_RUNS = 10;
+
+export function homeController(deps: SpeedTestDeps, publicUrl: string) {
   return {
-    show(_req: Request, res: Response) {
-      render(res, 'pages/home', { title: 'Local LLM inference leaderboard', resultsPath: profile.resultsPath, publicUrl });
+    async show(_req: Request, res: Response) {
+      const latest = await listSpeedTests(deps, { limit: LATEST_RUNS, offset: 0 });
+      render(res, 'pages/home', {
+        title: 'Local LLM inference leaderboard',
+        resultsPath: deps.profile.resultsPath,
+        publicUrl,
+        latest: latest.benchmarks,
+        totalRuns: latest.total,
+      });
     },
   };
 }

@@ -1,0 +1,51 @@
+/**
+ * Turns the flat fields of the HTML submit form (`hardware.gpuName`, `engineFlags.gpuLayers`,
+ * ...) into the JSON body the API takes, so the page and the API share one validation.
+ * Empty inputs are left out; numbers and booleans are converted by field name; a value
+ * that is not a number stays a string so the schema reports it on its field.
+ */
+const NUMBER_FIELDS = new Set([
+  'tokSOut', 'tokSPrefill', 'tokSTotal', 'ttftMs', 'peakVramGb', 'promptTokens', 'outputTokens', 'contextLength',
+  'batchSize', 'prefillTokens',
+  'hardware.gpuCount', 'hardware.vramGb', 'hardware.ramGb', 'hardware.powerWatts', 'hardware.unifiedMemoryGb', 'hardware.npuTops',
+  'engineFlags.gpuLayers', 'engineFlags.tensorParallel', 'engineFlags.pipelineParallel', 'engineFlags.gpuMemUtil',
+  'engineFlags.concurrency', 'engineFlags.maxRunningSeqs', 'engineFlags.specNumTokens', 'engineFlags.temperature',
+  'engineFlags.cpuOffloadGb', 'engineFlags.mtpDraftLayers',
+]);
+const BOOLEAN_FIELDS = new Set(['engineFlags.flashAttn', 'engineFlags.prefixCaching', 'engineFlags.specDecoding', 'engineFlags.mtpEnabled']);
+const NUMBER_LIST_FIELDS = new Set(['gpuPowerWatts']);
+// Letters and digits only, at most one level deep: no `__proto__` tricks through field names.
+const FIELD_NAME = /^[A-Za-z][A-Za-z0-9]*(\.[A-Za-z][A-Za-z0-9]*)?$/;
+
+function convert(name: string, raw: string): unknown {
+  if (NUMBER_FIELDS.has(name)) return /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+  if (BOOLEAN_FIELDS.has(name)) return raw === 'true' ? true : raw === 'false' ? false : raw;
+  if (NUMBER_LIST_FIELDS.has(name)) {
+    return raw.split(/[\s,]+/).filter(Boolean).map((part) => (/^-?\d+(\.\d+)?$/.test(part) ? Number(part) : part));
+  }
+  return raw;
+}
+
+export function submissionFromForm(form: Record<string, unknown>): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(form)) {
+    if (!FIELD_NAME.test(name) || typeof value !== 'string' || value.trim() === '') continue;
+    const [head, tail] = name.split('.', 2) as [string, string | undefined];
+    const converted = convert(name, value.trim());
+    if (tail === undefined) {
+      body[head] = converted;
+      continue;
+    }
+    if (!Object.hasOwn(body, head)) body[head] = {};
+    const nested = body[head];
+    if (nested && typeof nested === 'object') (nested as Record<string, unknown>)[tail] = converted;
+  }
+  // Flags without a launch command are only sent when some flag was filled in.
+  if (body.engineFlags && Object.keys(body.engineFlags).length === 0) delete body.engineFlags;
+  return body;
+}
+
+/** The names the form uses, for showing a field error next to its input. */
+export function formFieldErrors(fieldErrors: Record<string, string[]>): Record<string, string> {
+  return Object.fromEntries(Object.entries(fieldErrors).map(([path, messages]) => [path, messages.join(' ')]));
+}
