@@ -63,8 +63,8 @@ const SPECULATIVE_FIELDS = ['specMethod', 'specModel', 'specNumTokens', 'specNgr
 
 /**
  * One name per setting: `numParallel` feeds `concurrency` only when that is absent,
- * `specDraftModel` is `specModel`, any speculative field means `specDecoding`, MTP
- * layers mean MTP.
+ * `specDraftModel` is `specModel`, any speculative field implies `specDecoding`, MTP
+ * layers imply MTP.
  */
 export function resolveFlagAliases(flags: object): Record<string, unknown> {
   const resolved: Record<string, unknown> = { ...flags };
@@ -72,8 +72,9 @@ export function resolveFlagAliases(flags: object): Record<string, unknown> {
   delete resolved.numParallel;
   if (resolved.specModel === undefined && resolved.specDraftModel !== undefined) resolved.specModel = resolved.specDraftModel;
   delete resolved.specDraftModel;
-  if (SPECULATIVE_FIELDS.some((field) => resolved[field] !== undefined)) resolved.specDecoding = true;
-  if (resolved.mtpDraftLayers !== undefined) resolved.mtpEnabled = true;
+  // Implied only when not stated: an explicit `false` is the submitter's word.
+  if (resolved.specDecoding === undefined && SPECULATIVE_FIELDS.some((field) => resolved[field] !== undefined)) resolved.specDecoding = true;
+  if (resolved.mtpEnabled === undefined && resolved.mtpDraftLayers !== undefined) resolved.mtpEnabled = true;
   return resolved;
 }
 

@@ -11,8 +11,13 @@ import { hardwareCostRules, hwClasses, type RevisionProfile } from '../revisions
 const expected = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'Required' : what);
 const text = (max: number, label = 'Value') =>
   z.string({ error: expected('Must be a string') }).trim().min(1, `${label} must not be empty`).max(max, `Must be at most ${max} characters`);
-const positive = () => z.number({ error: expected('Must be a number') }).finite('Must be a finite number').positive('Must be positive');
-const nonNegative = () => z.number({ error: expected('Must be a number') }).finite('Must be a finite number').min(0, 'Must be at least 0');
+// Upper bounds far above any real machine keep derived totals (VRAM x cards, summed watts) finite.
+const positive = (max = 1e9) =>
+  z.number({ error: expected('Must be a number') }).finite('Must be a finite number').positive('Must be positive').max(max, `Must be at most ${max}`);
+const nonNegative = (max = 1e9) =>
+  z.number({ error: expected('Must be a number') }).finite('Must be a finite number').min(0, 'Must be at least 0').max(max, `Must be at most ${max}`);
+const MEMORY_GB_MAX = 65_536;
+const WATTS_MAX = 100_000;
 const int = (min: number) => z.number({ error: expected('Must be a number') }).int('Must be an integer').min(min, `Must be at least ${min}`).max(2_147_483_647, 'Too large');
 const unit = () => z.number({ error: expected('Must be a number') }).min(0, 'Must be between 0 and 1').max(1, 'Must be between 0 and 1');
 
@@ -88,23 +93,23 @@ function hardwareSchema(profile: RevisionProfile) {
   const gpuSlot = z.strictObject({
     gpuName: name('gpuName'),
     count: int(1).max(64, 'Must be at most 64').default(1),
-    vramGb: positive(),
+    vramGb: positive(MEMORY_GB_MAX),
   });
   const discrete = z
     .strictObject({
       hwClass: z.literal('DISCRETE_GPU'),
       gpuName: name('gpuName').optional(),
       gpuCount: int(1).max(1024, 'Must be at most 1024').optional(),
-      vramGb: positive().optional(),
+      vramGb: positive(MEMORY_GB_MAX).optional(),
       gpus: z
         .array(gpuSlot, { error: 'Must be an array' })
         .min(1, 'Give at least one GPU')
         .max(profile.bounds.gpusMaxItems, `At most ${profile.bounds.gpusMaxItems} entries`)
         .optional(),
       cpu: name('cpu').optional(),
-      ramGb: positive().optional(),
+      ramGb: positive(MEMORY_GB_MAX).optional(),
       os: text(64).optional(),
-      powerWatts: positive().optional(),
+      powerWatts: positive(WATTS_MAX).optional(),
     })
     .superRefine((hw, ctx) => {
       if (hw.gpus) {
@@ -121,16 +126,16 @@ function hardwareSchema(profile: RevisionProfile) {
     chipVendor: text(64, 'chipVendor'),
     chipFamily: text(64, 'chipFamily'),
     chipVariant: text(64, 'chipVariant'),
-    unifiedMemoryGb: positive(),
-    npuTops: nonNegative().optional(),
+    unifiedMemoryGb: positive(MEMORY_GB_MAX),
+    npuTops: nonNegative(1e6).optional(),
     cpu: name('cpu').optional(),
     os: text(64).optional(),
-    powerWatts: positive().optional(),
+    powerWatts: positive(WATTS_MAX).optional(),
   });
   const cpuOnly = z.strictObject({
     hwClass: z.literal('CPU_ONLY'),
     cpu: name('cpu'),
-    ramGb: positive(),
+    ramGb: positive(MEMORY_GB_MAX),
     os: text(64).optional(),
   });
   return z.discriminatedUnion('hwClass', [discrete, unified, cpuOnly], {
@@ -180,7 +185,7 @@ function buildSubmissionSchema(profile: RevisionProfile) {
     tokSPrefill: gate('tokSPrefill', positive().optional()),
     tokSTotal: positive().optional(),
     ttftMs: positive().optional(),
-    peakVramGb: positive().optional(),
+    peakVramGb: positive(MEMORY_GB_MAX).optional(),
     modelRevision: text(bounds.maxLength.modelRevision, 'modelRevision').default('main'),
     engineVersion: text(bounds.maxLength.engineVersion, 'engineVersion').optional(),
     engineRepository: gate(
@@ -208,7 +213,7 @@ function buildSubmissionSchema(profile: RevisionProfile) {
     contextLength: int(1).default(2048),
     batchSize: int(1).default(1),
     prefillTokens: gate('prefillTokens', int(0).default(0)),
-    gpuPowerWatts: gate('gpuPowerWatts', z.array(positive(), { error: 'Must be an array of numbers' }).min(1, 'Give one entry per GPU').max(64, 'At most 64 entries').optional()),
+    gpuPowerWatts: gate('gpuPowerWatts', z.array(positive(WATTS_MAX), { error: 'Must be an array of numbers' }).min(1, 'Give one entry per GPU').max(64, 'At most 64 entries').optional()),
     hardwareCost: gate('hardwareCost', z.array(hardwareCostItem(), { error: 'Must be an array' }).max(32, 'At most 32 entries').optional()),
     notes: z.string({ error: expected('Must be a string') }).trim().max(bounds.maxLength.notes, `Must be at most ${bounds.maxLength.notes} characters`).optional(),
     engineFlags: engineFlags.optional(),
