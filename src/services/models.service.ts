@@ -19,19 +19,11 @@ export interface ModelRow {
   gated: boolean;
 }
 
-/** The model as embedded in runs and lists. */
-export interface ModelSummary {
-  id: string;
-  hfId: string;
-  displayName: string;
-  family: string | null;
-  params: number | null;
-  paramsApproximate: boolean;
-  activeParams: number | null;
-  isMoE: boolean;
-  baseHfId: string | null;
-  baseRelation: string | null;
-}
+/** The model as embedded in runs and lists: the catalogue facts plus its row id and base. */
+export type ModelSummary = Pick<
+  CatalogueEntry,
+  'hfId' | 'displayName' | 'family' | 'params' | 'paramsApproximate' | 'activeParams' | 'isMoE'
+> & { id: string; baseHfId: string | null; baseRelation: string | null };
 
 export function toModelSummary(row: ModelRow): ModelSummary {
   return {
