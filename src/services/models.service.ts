@@ -96,9 +96,12 @@ export async function catalogueModel(trx: Db, entry: CatalogueEntry): Promise<Mo
     .onConflict()
     .ignore();
   const row = (await findModelByHfId(trx, entry.hfId))!;
-  await trx('models')
+  const adopted = await trx('models')
     .whereRaw('lower(base_hf_id) = lower(?)', [row.hf_id])
     .whereNull('base_model_id')
-    .update({ base_model_id: row.id, params: trx.raw('coalesce(params, ?)', [row.params]) });
+    .update({ base_model_id: row.id, params: trx.raw('coalesce(params, ?)', [row.params]) })
+    .returning(['id', 'params']);
+  // Runs carry their model's size for the paramSize filter.
+  for (const child of adopted) await trx('speed_test_runs').where({ model_id: child.id }).update({ model_params: child.params });
   return row;
 }

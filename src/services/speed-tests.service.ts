@@ -4,6 +4,7 @@ import { contentHash } from '../lib/canonical-json.ts';
 import type { Clock } from '../lib/clock.ts';
 import { HttpError, NotFound, RateLimited } from '../lib/errors.ts';
 import { isUuid } from '../lib/ids.ts';
+import { runFacets } from '../lib/run-facets.ts';
 import { normaliseSubmission, type NormalisedSpeedTest } from '../lib/speed-test-normalise.ts';
 import type { RevisionProfile } from '../revisions.ts';
 import type { SpeedTestListQuery } from '../schemas/speed-test-query.schema.ts';
@@ -154,8 +155,10 @@ export async function submitSpeedTest(
         commit: normalised.engineCommit ?? null,
       };
       const engineId = await upsertByContentHash(trx, 'engines', engine, engine);
+      const { is_verified: userVerified } = await trx('users').where({ id: userId }).first('is_verified');
       const [{ id }] = await trx('speed_test_runs')
         .insert({
+          ...runFacets(normalised, modelRow, userVerified),
           user_id: userId,
           model_id: modelRow.id,
           hardware_id: hardwareId,
@@ -342,17 +345,17 @@ const MODEL_TREE_SQL = `(with recursive tree(id, hf_id) as (
 function applyListFilters(q: Knex.QueryBuilder, query: SpeedTestListQuery): void {
   q.where('r.status', 'APPROVED');
   if (query.hfId) q.whereRaw(`r.model_id in ${MODEL_TREE_SQL}`, [query.hfId, query.hfId]);
-  if (query.hwClass) q.where('h.hw_class', query.hwClass);
+  if (query.hwClass) q.where('r.hw_class', query.hwClass);
   if (query.gpuName) q.where('h.gpu_name', query.gpuName);
   if (query.chipVendor) q.where('h.chip_vendor', query.chipVendor);
   if (query.chipFamily) q.where('h.chip_family', query.chipFamily);
   if (query.chipVariant) q.where('h.chip_variant', query.chipVariant);
-  if (query.kvCacheDtype) q.whereRaw(`r.engine_flags->>'kvCacheDtype' = ?`, [query.kvCacheDtype]);
-  if (query.attentionBackend) q.whereRaw(`r.engine_flags->>'attentionBackend' = ?`, [query.attentionBackend]);
-  if (query.gpuLayersMin !== undefined) q.whereRaw(`(r.engine_flags->>'gpuLayers')::int >= ?`, [query.gpuLayersMin]);
-  if (query.tensorParallelMin !== undefined) q.whereRaw(`(r.engine_flags->>'tensorParallel')::int >= ?`, [query.tensorParallelMin]);
-  if (query.specOnly) q.whereRaw(`(r.engine_flags->>'specDecoding')::boolean is true`);
-  if (query.mtpOnly) q.whereRaw(`(r.engine_flags->>'mtpEnabled')::boolean is true`);
+  if (query.kvCacheDtype) q.where('r.kv_cache_dtype', query.kvCacheDtype);
+  if (query.attentionBackend) q.where('r.attention_backend', query.attentionBackend);
+  if (query.gpuLayersMin !== undefined) q.where('r.gpu_layers', '>=', query.gpuLayersMin);
+  if (query.tensorParallelMin !== undefined) q.where('r.tensor_parallel', '>=', query.tensorParallelMin);
+  if (query.specOnly) q.where('r.spec_decoding', true);
+  if (query.mtpOnly) q.where('r.mtp_enabled', true);
   if (query.date) {
     const day = new Date(`${query.date}T00:00:00Z`);
     q.where('r.created_at', '>=', day).where('r.created_at', '<', new Date(day.getTime() + 86_400_000));
@@ -362,7 +365,7 @@ function applyListFilters(q: Knex.QueryBuilder, query: SpeedTestListQuery): void
   // userId wins over username; either wins over verified.
   if (query.userId) q.where('r.user_id', query.userId);
   else if (query.username) q.whereRaw('lower(u.username) = lower(?)', [query.username]);
-  else if (query.verified !== undefined) q.where('u.is_verified', query.verified);
+  else if (query.verified !== undefined) q.where('r.user_verified', query.verified);
 }
 
 export async function listSpeedTests(deps: SpeedTestDeps, query: SpeedTestListQuery) {

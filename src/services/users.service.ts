@@ -128,11 +128,15 @@ export async function listUsers(db: Db, { search, limit, offset }: { search?: st
   return { users: rows.map(toUser), total };
 }
 
+/** Also flips the copy on the user's runs, so the `verified` filters follow at once. */
 export async function setUserVerified(db: Db, userId: string, verified: boolean): Promise<User> {
-  const [row] = await db<UserRow>('users')
-    .where({ id: userId })
-    .update({ is_verified: verified, updated_at: db.fn.now() })
-    .returning('*');
-  if (!row) throw new NotFound('User not found');
-  return toUser(row);
+  return db.transaction(async (trx) => {
+    const [row] = await trx<UserRow>('users')
+      .where({ id: userId })
+      .update({ is_verified: verified, updated_at: trx.fn.now() })
+      .returning('*');
+    if (!row) throw new NotFound('User not found');
+    await trx('speed_test_runs').where({ user_id: userId }).update({ user_verified: verified });
+    return toUser(row);
+  });
 }

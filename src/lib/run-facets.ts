@@ -1,0 +1,85 @@
+import { convertToUsd } from '../data/fx-rates.ts';
+import type { NormalisedSpeedTest } from './speed-test-normalise.ts';
+
+/**
+ * The columns a run carries besides what was submitted: copies of the hardware, model,
+ * engine-flag and user facts that lists filter and sort on, so the leaderboard reads one
+ * table with the right indexes instead of joining four on every request.
+ */
+export interface RunFacets {
+  hw_class: string;
+  memory_gb: number | null;
+  hardware_search: string;
+  os_family: 'windows' | 'linux' | 'macos' | null;
+  engine_name: string;
+  model_params: number | null;
+  model_family: string | null;
+  model_is_moe: boolean;
+  user_verified: boolean;
+  concurrency: number | null;
+  kv_cache_dtype: string | null;
+  attention_backend: string | null;
+  gpu_layers: number | null;
+  tensor_parallel: number | null;
+  spec_decoding: boolean;
+  mtp_enabled: boolean;
+  power_watts: number | null;
+  hardware_cost_usd: number | null;
+}
+
+/** Free-text OS names folded onto the leaderboard's three values. */
+export function osFamily(os: string | undefined): RunFacets['os_family'] {
+  const value = os?.toLowerCase() ?? '';
+  if (/win/.test(value)) return 'windows';
+  if (/mac|darwin|os ?x/.test(value)) return 'macos';
+  if (/linux|ubuntu|debian|fedora|arch|centos|rhel|rocky|alma|nixos|wsl|pop!?_?os|mint|suse|gentoo|alpine/.test(value)) return 'linux';
+  return null;
+}
+
+/** The text `hardwareName` searches: GPU names, chip vendor/family/variant and the CPU. */
+export function hardwareSearchText(hw: NormalisedSpeedTest['hardware']): string {
+  const parts: (string | undefined)[] = [];
+  if (hw.hwClass === 'DISCRETE_GPU') parts.push(hw.gpuName, ...(hw.gpus ?? []).map((slot) => slot.gpuName), hw.cpu);
+  else if (hw.hwClass === 'UNIFIED') parts.push(hw.chipVendor, hw.chipFamily, hw.chipVariant, hw.cpu);
+  else parts.push(hw.cpu);
+  return parts.filter(Boolean).join(' | ').toLowerCase();
+}
+
+/** Memory that decides the tier: VRAM across cards, unified memory, or system RAM. */
+export function memoryGb(hw: NormalisedSpeedTest['hardware']): number | null {
+  if (hw.hwClass === 'DISCRETE_GPU') return hw.totalVramGb;
+  if (hw.hwClass === 'UNIFIED') return hw.unifiedMemoryGb;
+  return hw.ramGb;
+}
+
+export function runFacets(
+  run: NormalisedSpeedTest,
+  model: { params: number | null; family: string | null; is_moe: boolean },
+  userVerified: boolean,
+): RunFacets {
+  const flags = run.engineFlags ?? {};
+  const hw = run.hardware;
+  const systemPower = 'powerWatts' in hw ? hw.powerWatts : undefined;
+  const costs = run.hardwareCost?.map((item) => convertToUsd(item.price, item.currency));
+  return {
+    hw_class: hw.hwClass,
+    memory_gb: memoryGb(hw),
+    hardware_search: hardwareSearchText(hw),
+    os_family: osFamily(hw.os),
+    engine_name: run.engineName,
+    model_params: model.params,
+    model_family: model.family?.toLowerCase() ?? null,
+    model_is_moe: model.is_moe,
+    user_verified: userVerified,
+    concurrency: flags.concurrency ?? null,
+    kv_cache_dtype: flags.kvCacheDtype ?? null,
+    attention_backend: flags.attentionBackend ?? null,
+    gpu_layers: flags.gpuLayers ?? null,
+    tensor_parallel: flags.tensorParallel ?? null,
+    spec_decoding: flags.specDecoding === true,
+    mtp_enabled: flags.mtpEnabled === true,
+    // Measured watts win over the declared figure.
+    power_watts: run.totalPowerWatts ?? systemPower ?? null,
+    hardware_cost_usd: costs && costs.length > 0 && costs.every((c) => c !== null) ? costs.reduce((a, b) => a! + b!, 0) : null,
+  };
+}
