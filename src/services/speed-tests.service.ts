@@ -10,6 +10,7 @@ import type { RevisionProfile } from '../revisions.ts';
 import type { SpeedTestListQuery } from '../schemas/speed-test-query.schema.ts';
 import type { HubClient } from './hub.service.ts';
 import { catalogueModel, resolveModel, toModelSummary, type ModelRow, type ResolvedModel } from './models.service.ts';
+import { findRuns, runsQuery, type SpeedTestRun } from './run-reads.ts';
 
 export interface SpeedTestDeps {
   db: Db;
@@ -19,7 +20,7 @@ export interface SpeedTestDeps {
   clock: Clock;
 }
 
-export type SpeedTestRun = Record<string, unknown> & { id: string };
+export type { SpeedTestRun };
 
 const IDEMPOTENCY_SCOPE = 'speed-test';
 
@@ -54,9 +55,15 @@ export async function dryRunSpeedTest(deps: SpeedTestDeps, body: unknown) {
 
 export interface SubmissionResult {
   run: SpeedTestRun;
-  /** Submissions left in the window and when it ends; absent on an idempotent replay. */
-  rateLimit?: { remaining: number; resetAt: Date };
+  /** Submissions left in the window and when it ends (for a replay: the window as it is now). */
+  rateLimit: { remaining: number; resetAt: Date };
   replayed: boolean;
+}
+
+/** A replayed 201 reports the user's window as it stands, like any 201. */
+async function replayResult(deps: SpeedTestDeps, userId: string, run: SpeedTestRun): Promise<SubmissionResult> {
+  const window = await submissionWindowState(deps, userId);
+  return { run, replayed: true, rateLimit: { remaining: window.canSubmit ? 1 : 0, resetAt: window.nextAt ?? deps.clock.now() } };
 }
 
 /** Thrown inside the transaction when a concurrent request with the same key won. */
@@ -130,7 +137,7 @@ export async function submitSpeedTest(
   const requestHash = contentHash(body);
   if (idempotencyKey) {
     const replay = await findIdempotentReplay(deps.db, userId, idempotencyKey, requestHash);
-    if (replay) return { run: replay, replayed: true };
+    if (replay) return replayResult(deps, userId, replay);
   }
   const { normalised, model } = await validateSubmission(deps, body);
   const now = deps.clock.now();
@@ -197,7 +204,7 @@ export async function submitSpeedTest(
     if (!(error instanceof IdempotencyRace)) throw error;
     const replay = await findIdempotentReplay(deps.db, userId, idempotencyKey!, requestHash);
     if (!replay) throw new HttpError(409, 'A request with this Idempotency-Key is still in progress; retry shortly');
-    return { run: replay, replayed: true };
+    return replayResult(deps, userId, replay);
   }
 }
 
@@ -213,116 +220,6 @@ export async function submissionWindowState(deps: SpeedTestDeps, userId: string)
 // ---------------------------------------------------------------------------
 // Reading
 // ---------------------------------------------------------------------------
-
-/** Fields of a stored run that the revision does not have are left out of its answers. */
-function withoutGatedFields(profile: RevisionProfile, run: Record<string, unknown>): Record<string, unknown> {
-  const gated = new Set<string>(profile.revisionOnlyFields);
-  if (gated.has('gpuPowerWatts')) gated.add('totalPowerWatts');
-  return Object.fromEntries(Object.entries(run).filter(([key]) => !gated.has(key)));
-}
-
-function engineSummary(profile: RevisionProfile, row: Record<string, unknown>) {
-  const engine: Record<string, unknown> = { id: row.engine_id, name: row.engine_name, version: row.engine_version };
-  if (profile.features.revision3Fields) Object.assign(engine, { repository: row.engine_repository, build: row.engine_build, commit: row.engine_commit });
-  return engine;
-}
-
-function toRun(profile: RevisionProfile, row: Record<string, any>): SpeedTestRun {
-  const model: ModelRow = {
-    id: row.model_id,
-    hf_id: row.m_hf_id,
-    display_name: row.m_display_name,
-    family: row.m_family,
-    params: row.m_params,
-    params_approximate: row.m_params_approximate,
-    active_params: row.m_active_params,
-    is_moe: row.m_is_moe,
-    base_model_id: row.m_base_model_id,
-    base_hf_id: row.m_base_hf_id,
-    base_relation: row.m_base_relation,
-    hub_sha: null,
-    gated: false,
-  };
-  const run = withoutGatedFields(profile, {
-    id: row.id,
-    modelId: row.model_id,
-    hardwareId: row.hardware_id,
-    engineId: row.engine_id,
-    userId: row.user_id,
-    status: row.status,
-    createdAt: row.created_at.toISOString(),
-    hfId: row.m_hf_id,
-    model: toModelSummary(model),
-    hardware: { id: row.hardware_id, ...row.h_details },
-    engineName: row.engine_name,
-    engineVersion: row.engine_version,
-    engineRepository: row.engine_repository,
-    engineBuild: row.engine_build,
-    engineCommit: row.engine_commit,
-    engine: engineSummary(profile, row),
-    engineFlags: row.engine_flags,
-    user: { id: row.user_id, username: row.u_username, displayName: row.u_display_name, verified: row.u_is_verified },
-    quantization: row.quantization,
-    modelRevision: row.model_revision,
-    backend: row.backend,
-    tokSOut: row.tok_s_out,
-    tokSPrefill: row.tok_s_prefill,
-    tokSTotal: row.tok_s_total,
-    ttftMs: row.ttft_ms,
-    peakVramGb: row.peak_vram_gb,
-    promptTokens: row.prompt_tokens,
-    outputTokens: row.output_tokens,
-    contextLength: row.context_length,
-    batchSize: row.batch_size,
-    prefillTokens: row.prefill_tokens,
-    gpuPowerWatts: row.gpu_power_watts,
-    totalPowerWatts: row.total_power_watts,
-    hardwareCost: row.hardware_cost,
-    notes: row.notes,
-    // Reactions arrive with their own issue; until then nobody has reacted.
-    reactionCounts: {},
-    myEmoji: null,
-  });
-  return run as SpeedTestRun;
-}
-
-function runsQuery(db: Db) {
-  return db('speed_test_runs as r')
-    .join('models as m', 'm.id', 'r.model_id')
-    .join('hardware_profiles as h', 'h.id', 'r.hardware_id')
-    .join('engines as e', 'e.id', 'r.engine_id')
-    .join('users as u', 'u.id', 'r.user_id');
-}
-
-async function findRuns(db: Db, profile: RevisionProfile, filter: (q: Knex.QueryBuilder) => void, page?: { limit: number; offset: number }) {
-  const query = runsQuery(db)
-    .select(
-      'r.*',
-      'm.hf_id as m_hf_id',
-      'm.display_name as m_display_name',
-      'm.family as m_family',
-      'm.params as m_params',
-      'm.params_approximate as m_params_approximate',
-      'm.active_params as m_active_params',
-      'm.is_moe as m_is_moe',
-      'm.base_model_id as m_base_model_id',
-      'm.base_hf_id as m_base_hf_id',
-      'm.base_relation as m_base_relation',
-      'h.details as h_details',
-      'e.name as engine_name',
-      'e.version as engine_version',
-      'e.repository as engine_repository',
-      'e.build as engine_build',
-      'e.commit as engine_commit',
-      'u.username as u_username',
-      'u.display_name as u_display_name',
-      'u.is_verified as u_is_verified',
-    )
-    .modify(filter)
-    .orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id', order: 'desc' }]);
-  if (page) query.limit(page.limit).offset(page.offset);
-  return (await query).map((row: Record<string, unknown>) => toRun(profile, row));
-}
 
 export async function getSpeedTest(deps: SpeedTestDeps, id: string): Promise<SpeedTestRun> {
   if (!isUuid(id)) throw new NotFound('Speed-test run not found');

@@ -25,10 +25,8 @@ export function speedTestsController(deps: SpeedTestDeps) {
     async submit(req: Request, res: Response) {
       const result = await submitSpeedTest(deps, req.actor!.user.id, req.body, idempotencyKey(req));
       res.location(`${profile.resultsPath}/${result.run.id}`);
-      if (result.rateLimit) {
-        res.set('X-RateLimit-Remaining', String(result.rateLimit.remaining));
-        res.set('X-RateLimit-Reset', String(Math.ceil(result.rateLimit.resetAt.getTime() / 1000)));
-      }
+      res.set('X-RateLimit-Remaining', String(result.rateLimit.remaining));
+      res.set('X-RateLimit-Reset', String(Math.ceil(result.rateLimit.resetAt.getTime() / 1000)));
       if (result.replayed) res.set('Idempotent-Replayed', 'true');
       res.status(201).json(result.run);
     },

@@ -1,0 +1,321 @@
+/**
+ * Decode-speed roofline: a plausibility check on single-stream output tokens/s.
+ *
+ * With one sequence decoding (batch 1, one request in flight) every generated token
+ * has to stream all active weights from memory once, so
+ *
+ *   max tok/s = memory bandwidth (GB/s) / (active params (B) x bits per weight / 8)
+ *
+ * A run reporting more than SUSPECT_FACTOR x that bound is 'suspect'. Every input the
+ * bound depends on is chosen so the bound errs HIGH (it must stay an upper limit):
+ * bits per weight take the lowest published figure, KV-cache and activation reads are
+ * ignored, and anything not known (or any run shape the bound does not describe)
+ * gives 'unknown', never a flag. Pure: no I/O.
+ */
+
+/** A run is suspect when its output tok/s is above this multiple of the bound. */
+export const SUSPECT_FACTOR = 1.25;
+
+/**
+ * Below this many GB of weights the whole model can sit in on-chip caches (GPU
+ * last-level caches reach 256 MB on MI300X; server CPUs such as AMD EPYC X-series
+ * carry ~1.1 GB of L3), so DRAM bandwidth no longer bounds decoding: 'unknown'.
+ */
+export const MIN_CACHE_SAFE_WEIGHT_GB = 1;
+
+interface BitsRow {
+  /** Display name for the methodology page. */
+  quantization: string;
+  /** Effective bits per weight, scale/min overhead included. */
+  bits: number;
+  /** Where the figure comes from. */
+  source: string;
+  /** Accepted spellings, already normalised (see `normaliseQuantization`). */
+  aliases: readonly string[];
+}
+
+const LLAMA_CPP_TABLES =
+  'llama.cpp tools/quantize/README.md bits-per-weight tables (Llama 2 7B/13B/70B and Llama 3.1 8B), lowest figure';
+const LLAMA_CPP_HELP = 'llama.cpp `llama-quantize --help` listing (nominal bpw of the mix)';
+const GGML_BLOCK = 'ggml block layout (32 weights + fp16 scale[/min]); whole files are slightly larger';
+
+/**
+ * One row per quantization family. Where unsure, the LOWER bits figure is used: fewer
+ * bits per weight means a higher bound, so a doubtful figure can only miss a flag,
+ * never raise a false one.
+ */
+const BITS_TABLE: readonly BitsRow[] = [
+  // --- GGUF k-quant mixes: whole-file bits per weight measured by llama.cpp. The
+  // tables list Llama 2 7B/13B/70B (README up to 2024) and Llama 3.1 8B (current
+  // README); each row takes the lowest of them (Q4_K_M: 4.84 / 4.83 / 4.80 / 4.89).
+  { quantization: 'Q2_K_S', bits: 2.96, source: LLAMA_CPP_TABLES, aliases: ['Q2_K_S'] },
+  { quantization: 'Q2_K', bits: 3.15, source: LLAMA_CPP_TABLES, aliases: ['Q2_K'] },
+  { quantization: 'Q3_K_S', bits: 3.47, source: LLAMA_CPP_TABLES, aliases: ['Q3_K_S'] },
+  { quantization: 'Q3_K_M', bits: 3.85, source: LLAMA_CPP_TABLES, aliases: ['Q3_K_M', 'Q3_K'] },
+  { quantization: 'Q3_K_L', bits: 4.19, source: LLAMA_CPP_TABLES, aliases: ['Q3_K_L'] },
+  { quantization: 'Q4_K_S', bits: 4.53, source: LLAMA_CPP_TABLES, aliases: ['Q4_K_S'] },
+  { quantization: 'Q4_K_M', bits: 4.8, source: LLAMA_CPP_TABLES, aliases: ['Q4_K_M', 'Q4_K'] },
+  { quantization: 'Q5_K_S', bits: 5.5, source: LLAMA_CPP_TABLES, aliases: ['Q5_K_S'] },
+  { quantization: 'Q5_K_M', bits: 5.65, source: LLAMA_CPP_TABLES, aliases: ['Q5_K_M', 'Q5_K'] },
+  { quantization: 'Q6_K', bits: 6.56, source: LLAMA_CPP_TABLES, aliases: ['Q6_K'] },
+  { quantization: 'Q8_0', bits: 8.5, source: `${LLAMA_CPP_TABLES}; ${GGML_BLOCK}`, aliases: ['Q8_0'] },
+  // --- GGUF legacy quants: the block layout itself (32 weights per block).
+  { quantization: 'Q4_0', bits: 4.5, source: GGML_BLOCK, aliases: ['Q4_0'] },
+  { quantization: 'Q4_1', bits: 5, source: GGML_BLOCK, aliases: ['Q4_1'] },
+  { quantization: 'Q5_0', bits: 5.5, source: GGML_BLOCK, aliases: ['Q5_0'] },
+  { quantization: 'Q5_1', bits: 6, source: GGML_BLOCK, aliases: ['Q5_1'] },
+  // --- GGUF i-quants and ternary: nominal bpw printed by llama-quantize (below the
+  // whole-file figure, e.g. IQ4_XS 4.25 vs 4.46 measured on Llama 3.1 8B).
+  { quantization: 'IQ1_S', bits: 1.56, source: LLAMA_CPP_HELP, aliases: ['IQ1_S'] },
+  { quantization: 'IQ1_M', bits: 1.75, source: LLAMA_CPP_HELP, aliases: ['IQ1_M'] },
+  { quantization: 'TQ1_0', bits: 1.69, source: LLAMA_CPP_HELP, aliases: ['TQ1_0'] },
+  { quantization: 'TQ2_0', bits: 2.06, source: LLAMA_CPP_HELP, aliases: ['TQ2_0'] },
+  { quantization: 'IQ2_XXS', bits: 2.06, source: LLAMA_CPP_HELP, aliases: ['IQ2_XXS'] },
+  { quantization: 'IQ2_XS', bits: 2.31, source: LLAMA_CPP_HELP, aliases: ['IQ2_XS'] },
+  { quantization: 'IQ2_S', bits: 2.5, source: LLAMA_CPP_HELP, aliases: ['IQ2_S'] },
+  { quantization: 'IQ2_M', bits: 2.7, source: LLAMA_CPP_HELP, aliases: ['IQ2_M'] },
+  { quantization: 'IQ3_XXS', bits: 3.06, source: LLAMA_CPP_HELP, aliases: ['IQ3_XXS'] },
+  { quantization: 'IQ3_XS', bits: 3.3, source: LLAMA_CPP_HELP, aliases: ['IQ3_XS'] },
+  { quantization: 'IQ3_S', bits: 3.44, source: LLAMA_CPP_HELP, aliases: ['IQ3_S'] },
+  { quantization: 'IQ3_M', bits: 3.66, source: LLAMA_CPP_HELP, aliases: ['IQ3_M'] },
+  { quantization: 'IQ4_XS', bits: 4.25, source: LLAMA_CPP_HELP, aliases: ['IQ4_XS'] },
+  { quantization: 'IQ4_NL', bits: 4.5, source: LLAMA_CPP_HELP, aliases: ['IQ4_NL'] },
+  // --- Unquantized.
+  { quantization: 'F32', bits: 32, source: 'IEEE float32', aliases: ['F32', 'FP32', 'FLOAT32'] },
+  {
+    quantization: 'F16 / BF16',
+    bits: 16,
+    source: 'IEEE float16 / bfloat16',
+    aliases: ['F16', 'FP16', 'FLOAT16', 'HALF', 'BF16', 'BFLOAT16'],
+  },
+  // --- 8-bit weights. Per-tensor / per-channel / 128x128-block scales add < 0.01
+  // bits; group-128 INT8 (GPTQ) adds 0.125, so 8 is the lower figure for all.
+  {
+    quantization: 'FP8 (E4M3 / E5M2)',
+    bits: 8,
+    source: 'FP8 weights; per-tensor, per-channel or 128x128-block scales add < 0.01 bit',
+    aliases: ['FP8', 'FP8_E4M3', 'FP8_E5M2', 'E4M3', 'E5M2', 'FP8_DYNAMIC', 'W8A8_FP8', 'FP8_W8A8', 'F8'],
+  },
+  {
+    quantization: 'INT8 / W8A8 / W8A16 / 8bit',
+    bits: 8,
+    source: 'INT8 weights; per-channel scales add < 0.01 bit (group-128 GPTQ-Int8 would be 8.125)',
+    aliases: [
+      'INT8', 'W8A8', 'W8A16', 'W8A8_INT8', 'INT8_W8A8', '8BIT', 'Q8', 'GPTQ_INT8', 'GPTQ_8BIT', 'INT8_GPTQ',
+      'AWQ_INT8', 'BNB_8BIT', 'BNB_INT8', 'BITSANDBYTES_8BIT', 'LLM_INT8',
+    ],
+  },
+  // --- Microscaling FP4: 4-bit elements plus one 8-bit scale per block.
+  {
+    quantization: 'MXFP4',
+    bits: 4.25,
+    source: 'OCP MX spec: 32-element blocks with an E8M0 scale (4 + 8/32)',
+    aliases: ['MXFP4', 'MXFP4_MOE'],
+  },
+  {
+    quantization: 'NVFP4',
+    bits: 4.5,
+    source: 'NVIDIA NVFP4: 16-element blocks with an FP8 E4M3 scale (4 + 8/16), plus one fp32 per tensor',
+    aliases: ['NVFP4', 'NVFP4A16', 'W4A4_NVFP4', 'NVFP4_W4A4'],
+  },
+  // --- Group-wise integer 4-bit (AWQ, GPTQ, compressed-tensors W4A16): one fp16 scale
+  // per group of 128 (4 + 16/128). Zero points (+4/128 when asymmetric) and the fp16
+  // embeddings / lm_head these checkpoints keep are left out, so the figure is low.
+  {
+    quantization: 'AWQ / GPTQ / INT4 / W4A16 / 4bit (group 128)',
+    bits: 4.125,
+    source: 'AWQ/GPTQ group-size-128 layout: fp16 scale per 128 weights (4 + 16/128)',
+    aliases: [
+      'AWQ', 'GPTQ', 'INT4', 'W4A16', 'W4A8', '4BIT', 'Q4', 'AWQ_INT4', 'AWQ_4BIT', 'INT4_AWQ', 'GPTQ_INT4',
+      'GPTQ_4BIT', 'INT4_GPTQ', 'W4A16_AWQ', 'W4A16_GPTQ', 'AWQ_W4A16', 'GPTQ_W4A16', 'W4A16_G128', 'INT4_G128',
+    ],
+  },
+  // --- bitsandbytes 4-bit: blocks of 64 with a double-quantized absmax, 8/64 + 32/(64 x 256)
+  // = 0.127 bits of overhead (QLoRA paper); without double quantization it is 0.5.
+  {
+    quantization: 'bitsandbytes NF4 / FP4',
+    bits: 4.127,
+    source: 'bitsandbytes: 64-weight blocks, double-quantized absmax (QLoRA paper, 0.127 bit overhead)',
+    aliases: ['NF4', 'BNB_NF4', 'BNB_4BIT', 'BNB_FP4', 'BITSANDBYTES_4BIT', 'BITSANDBYTES_NF4', 'BITSANDBYTES'],
+  },
+  // --- Other bit widths without a format: the same fp16-scale-per-128 overhead.
+  { quantization: '2bit', bits: 2.125, source: 'group-128 layout: fp16 scale per 128 weights', aliases: ['2BIT', 'INT2'] },
+  { quantization: '3bit', bits: 3.125, source: 'group-128 layout: fp16 scale per 128 weights', aliases: ['3BIT', 'INT3', 'GPTQ_3BIT', 'GPTQ_INT3'] },
+  { quantization: '5bit', bits: 5.125, source: 'group-128 layout: fp16 scale per 128 weights', aliases: ['5BIT'] },
+  { quantization: '6bit', bits: 6.125, source: 'group-128 layout: fp16 scale per 128 weights', aliases: ['6BIT'] },
+  // --- MLX affine quantization, default group size 64: an fp16 scale and bias per 64
+  // weights (N + 32/64). mlx-lm reports e.g. "4.501 bits per weight".
+  ...[2, 3, 4, 5, 6, 8].map((n): BitsRow => ({
+    quantization: `MLX ${n}bit (group 64)`,
+    bits: n + 0.5,
+    source: 'MLX affine quantization, group size 64: fp16 scale + bias per group (N + 32/64)',
+    aliases: [`MLX_${n}BIT`, `${n}BIT_MLX`, `MLX_Q${n}`, `Q${n}_MLX`, `MLX_INT${n}`],
+  })),
+];
+
+const BY_ALIAS: ReadonlyMap<string, BitsRow> = (() => {
+  const map = new Map<string, BitsRow>();
+  for (const row of BITS_TABLE) {
+    for (const alias of row.aliases) {
+      if (map.has(alias)) throw new Error(`roofline: duplicate quantization alias ${alias}`);
+      map.set(alias, row);
+    }
+  }
+  return map;
+})();
+
+/** Tokens around the quantization name that say nothing about its bits (GGUF container, imatrix / unsloth-dynamic markers). */
+const WRAPPER_TOKENS = new Set(['GGUF', 'UD', 'I1', 'IMAT', 'IMATRIX']);
+
+/**
+ * Upper case, every run of separators (space _ - . / : + , parentheses) becomes one '_', and "4_BIT"
+ * becomes "4BIT": 'q4-k-m', 'Q4 K M' and 'Q4_K_M' all read Q4_K_M.
+ */
+function normaliseQuantization(quantization: string): string {
+  return quantization
+    .trim()
+    .toUpperCase()
+    .replace(/[\s_\-./:+(),]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .replace(/(\d)_BIT(?=_|$)/g, '$1BIT');
+}
+
+/** 'exl2 4.65bpw', '4.0bpw', '5bpw-exl3', 'EXL2_4_65BPW' (separators already collapsed). */
+const BPW_PATTERN = /^(?:EXL[23]_)?(\d{1,2})(?:[._](\d{1,3}))?_?BPW(?:_[HE]\d{1,2})?(?:_EXL[23])?$/;
+
+/**
+ * Effective bits per weight (quantization scales included) for a quantization label,
+ * or null when the label is not one this table knows.
+ */
+export function bitsPerWeight(quantization: string): number | null {
+  if (typeof quantization !== 'string') return null;
+  const raw = quantization.trim().toUpperCase().replace(/\s+/g, '_');
+  // EXL2 / EXL3 and other "<n>bpw" labels: the number given (read before '.' is
+  // folded into a separator).
+  const bpw = BPW_PATTERN.exec(raw.replace(/-/g, '_'));
+  if (bpw) {
+    const bits = Number(`${bpw[1]}.${bpw[2] ?? '0'}`);
+    return bits > 0 && bits <= 32 ? bits : null;
+  }
+  const key = normaliseQuantization(quantization);
+  if (key === '') return null;
+  const direct = BY_ALIAS.get(key);
+  if (direct) return direct.bits;
+  const tokens = key.split('_');
+  while (tokens.length > 1 && WRAPPER_TOKENS.has(tokens[0]!)) tokens.shift();
+  while (tokens.length > 1 && WRAPPER_TOKENS.has(tokens[tokens.length - 1]!)) tokens.pop();
+  return BY_ALIAS.get(tokens.join('_'))?.bits ?? null;
+}
+
+/** tok/s ceiling for one stream: GB/s over GB read per token. Arguments must be positive. */
+export function decodeBoundTokS(memoryBandwidthGBs: number, activeParamsB: number, bitsPerWeight: number): number {
+  for (const [name, value] of [
+    ['memoryBandwidthGBs', memoryBandwidthGBs],
+    ['activeParamsB', activeParamsB],
+    ['bitsPerWeight', bitsPerWeight],
+  ] as const) {
+    if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, got ${value}`);
+  }
+  const gbPerToken = (activeParamsB * bitsPerWeight) / 8;
+  return memoryBandwidthGBs / gbPerToken;
+}
+
+export interface RooflineInput {
+  tokSOut: number | null;
+  batchSize: number;
+  concurrency?: number | null;
+  specDecoding?: boolean | null;
+  mtpEnabled?: boolean | null;
+  quantization: string;
+  /** Total parameters, billions. */
+  paramsB: number | null;
+  /** Parameters active per token, billions (MoE). */
+  activeParamsB: number | null;
+  isMoE: boolean;
+  /** Memory bandwidth the weights are streamed from, GB/s (sum over devices when split). */
+  memoryBandwidthGBs: number | null;
+}
+
+export interface RooflineVerdict {
+  plausibility: 'plausible' | 'suspect' | 'unknown';
+  /** Single-stream bound in tok/s, rounded to 1 decimal; null when it cannot be computed. */
+  boundTokS: number | null;
+  /** Short English explanation. */
+  reason: string;
+}
+
+function positive(value: number | null | undefined): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0;
+}
+
+/**
+ * Verdict on a run's output tok/s. 'unknown' (with the reason) whenever the bound does
+ * not apply or an input is missing; the bound is still returned when it can be computed.
+ */
+export function assessPlausibility(input: RooflineInput): RooflineVerdict {
+  const bits = bitsPerWeight(input.quantization);
+  // Dense: active = total (an explicit active count, if given, is used: it can only be smaller).
+  // MoE: the active count only; total params would make the bound far too low.
+  const activeB = input.isMoE ? input.activeParamsB : (input.activeParamsB ?? input.paramsB);
+  const bandwidth = input.memoryBandwidthGBs;
+
+  const exact = bits !== null && positive(activeB) && positive(bandwidth) ? decodeBoundTokS(bandwidth, activeB, bits) : null;
+  const boundTokS = exact === null ? null : Math.round(exact * 10) / 10;
+  const unknown = (reason: string): RooflineVerdict => ({ plausibility: 'unknown', boundTokS, reason });
+
+  // Run shapes the single-stream bound does not describe.
+  if (!positive(input.tokSOut)) return unknown('no output tokens/s reported');
+  if (!Number.isFinite(input.batchSize) || input.batchSize > 1) {
+    return unknown('batch > 1: aggregate throughput is not bounded by one stream');
+  }
+  if (input.concurrency != null && (!Number.isFinite(input.concurrency) || input.concurrency > 1)) {
+    return unknown('concurrency > 1: aggregate throughput is not bounded by one stream');
+  }
+  if (input.specDecoding === true) return unknown('speculative decoding: several tokens per pass over the weights');
+  if (input.mtpEnabled === true) return unknown('multi-token prediction (MTP): several tokens per pass over the weights');
+
+  // Missing inputs.
+  if (bits === null) return unknown(`unknown quantization "${input.quantization.trim()}"`);
+  if (input.isMoE && !positive(input.activeParamsB)) {
+    return unknown('MoE without an active-parameter count: total parameters would give a bound that is too low');
+  }
+  if (!positive(activeB)) return unknown('unknown parameter count');
+  if (!positive(bandwidth)) return unknown('unknown memory bandwidth');
+  if (exact === null || boundTokS === null) return unknown('bound not computable');
+
+  // Small enough to live in on-chip cache: DRAM bandwidth is not the limit. For an MoE
+  // the whole expert set has to fit, so the total count is used when known.
+  const residentGB = (Math.max(activeB, positive(input.paramsB) ? input.paramsB : 0) * bits) / 8;
+  if (residentGB < MIN_CACHE_SAFE_WEIGHT_GB) {
+    return unknown(`weights under ${MIN_CACHE_SAFE_WEIGHT_GB} GB can be served from on-chip cache`);
+  }
+
+  const bound = `1.25 × the ${boundTokS.toFixed(1)} tok/s memory-bandwidth bound`;
+  return input.tokSOut > SUSPECT_FACTOR * exact
+    ? { plausibility: 'suspect', boundTokS, reason: `above ${bound}` }
+    : { plausibility: 'plausible', boundTokS, reason: `within ${bound}` };
+}
+
+/** For the /methodology page and the agent context. */
+export const methodology: {
+  formula: string;
+  assumptions: string[];
+  bitsPerWeightTable: { quantization: string; bits: number; source: string }[];
+} = {
+  formula:
+    'max single-stream decode tok/s = memory bandwidth (GB/s) ÷ (active parameters (billions) × bits per weight ÷ 8); ' +
+    `a run is suspect when its output tok/s is above ${SUSPECT_FACTOR} × this bound`,
+  assumptions: [
+    'Batch 1 and one request in flight: every generated token reads every active weight from memory once. Runs with batch > 1 or concurrency > 1 report aggregate throughput, which legitimately exceeds this bound, so they are not judged.',
+    'Speculative decoding and multi-token prediction (MTP) can emit several tokens per pass over the weights, so such runs are not judged.',
+    'Only weight reads are counted. KV-cache and activation reads and compute time are ignored: they can only make the real ceiling lower, so the bound stays an upper limit.',
+    'Bits per weight include quantization scale overhead and, where unsure, take the lowest published figure (fewer bits give a higher bound). GGUF k-quants use the lowest whole-file figure across the llama.cpp README tables (Llama 2 7B/13B/70B, Llama 3.1 8B); i-quants use the nominal bpw printed by llama-quantize; AWQ/GPTQ count one fp16 scale per 128 weights and leave out zero points and the fp16 embeddings / lm_head those checkpoints keep.',
+    'EXL2 / EXL3 labels of the form "<n>bpw" use n as the bits per weight.',
+    'Parameter counts include the input embedding table, of which only one row is read per token (tied embeddings are read in full as the output head). For untied models this over-counts bytes per token, typically by under 10% of the parameters, making the bound slightly too low; the 1.25 factor covers this.',
+    'MoE models use the active parameter count. An MoE without a known active count is not judged: its total count would give a bound far too low.',
+    'Memory bandwidth is the theoretical peak of the memory holding the weights, summed over devices when the model is split across them. Real kernels reach roughly 60-90% of peak, which the bound does not credit; partial CPU offload only lowers the real ceiling.',
+    `Models whose weights total under ${MIN_CACHE_SAFE_WEIGHT_GB} GB are not judged: on-chip caches (up to 256 MB on GPUs, ~1.1 GB of L3 on some server CPUs) can serve them without touching main memory.`,
+    'Any unknown input (quantization, parameters, bandwidth, output tok/s) gives "unknown", never "suspect".',
+  ],
+  bitsPerWeightTable: BITS_TABLE.map(({ quantization, bits, source }) => ({ quantization, bits, source })),
+};

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { buckets, hwClasses, type RevisionProfile } from '../revisions.ts';
+
+/** What the leaderboard can rank by; all but ttftMs rank higher values first. */
+export const leaderboardSorts = ['tokSOut', 'tokSPrefill', 'ttftMs', 'tokPerWatt', 'tokPerDollar'] as const;
+export type LeaderboardSort = (typeof leaderboardSorts)[number];
+export const exportFormats = ['json', 'csv', 'jsonl'] as const;
+
+/** Parameters beyond the spec, accepted in every revision. */
+const EXTRA_PARAMS = ['sort', 'bestPer', 'format', 'plausible'] as const;
+
+function buildLeaderboardQuerySchema(profile: RevisionProfile) {
+  const limits = profile.bounds.pageLimit.leaderboard;
+  const text = (max: number) => z.string({ error: 'Must be given once, as text' }).trim().min(1, 'Must not be empty').max(max, `Must be at most ${max} characters`);
+  const wholeNumber = (min: number, max: number) =>
+    z
+      .string({ error: 'Must be given once' })
+      .regex(/^\d+$/, 'Must be a whole number')
+      .transform(Number)
+      .pipe(z.number().min(min, `Must be at least ${min}`).max(max, `Must be at most ${max}`));
+  const oneOf = <T extends number>(values: readonly T[]) =>
+    z
+      .string({ error: 'Must be given once' })
+      .refine((v) => values.map(String).includes(v), `Must be one of ${values.join(', ')}`)
+      .transform((v) => Number(v) as T);
+  const flag = z.enum(['true', 'false'], { error: 'Must be true or false' }).transform((v) => v === 'true');
+
+  const all = {
+    hfId: text(256),
+    hwClass: z.enum(hwClasses, { error: `Must be one of ${hwClasses.join(', ')}` }),
+    memTier: oneOf(buckets.memTier),
+    engineName: z.enum(profile.engines as [string, ...string[]], { error: `Must be one of: ${profile.engines.join(', ')}` }),
+    quantization: text(64),
+    verified: flag,
+    since: z.enum(Object.keys(buckets.since) as ['7d', '30d'], { error: 'Must be 7d or 30d' }),
+    limit: wholeNumber(limits.min, limits.max).default(limits.default),
+    offset: wholeNumber(0, 10_000_000).default(0),
+    hardwareName: text(128),
+    paramSize: oneOf(buckets.paramSize.map((b) => b.bucket)),
+    os: z.enum(buckets.os, { error: `Must be one of ${buckets.os.join(', ')}` }),
+    backend: text(64),
+    modelFamily: text(128),
+    isMoE: flag,
+    // N is exact below the open-ended bucket, which means N or more.
+    batchSize: wholeNumber(1, buckets.batchSizeOpenEnded),
+    contextLen: oneOf(buckets.contextLen),
+    sort: z.enum(leaderboardSorts, { error: `Must be one of ${leaderboardSorts.join(', ')}` }).default('tokSOut'),
+    bestPer: z.enum(['hardware'], { error: 'Must be hardware' }),
+    format: z.enum(exportFormats, { error: `Must be one of ${exportFormats.join(', ')}` }).default('json'),
+    plausible: flag,
+  };
+  const allowed = new Set<string>([...profile.leaderboardParams, ...EXTRA_PARAMS]);
+  const withDefaults = new Set(['limit', 'offset', 'sort', 'format']);
+  const shape = Object.fromEntries(
+    Object.entries(all)
+      .filter(([key]) => allowed.has(key))
+      .map(([key, schema]) => [key, withDefaults.has(key) ? schema : schema.optional()]),
+  ) as {
+    [K in keyof typeof all]: K extends 'limit' | 'offset' | 'sort' | 'format' ? (typeof all)[K] : z.ZodOptional<(typeof all)[K]>;
+  };
+  return z.strictObject(shape);
+}
+
+const cache = new Map<number, ReturnType<typeof buildLeaderboardQuerySchema>>();
+
+export function leaderboardQuerySchema(profile: RevisionProfile) {
+  let schema = cache.get(profile.revision);
+  if (!schema) cache.set(profile.revision, (schema = buildLeaderboardQuerySchema(profile)));
+  return schema;
+}
+
+export type LeaderboardQuery = Partial<z.output<ReturnType<typeof buildLeaderboardQuerySchema>>> & {
+  limit: number;
+  offset: number;
+  sort: LeaderboardSort;
+  format: (typeof exportFormats)[number];
+};

@@ -1,0 +1,105 @@
+import type { Knex } from 'knex';
+import type { Db } from '../db/knex.ts';
+import type { Clock } from '../lib/clock.ts';
+import { buckets, type RevisionProfile } from '../revisions.ts';
+import type { LeaderboardQuery, LeaderboardSort } from '../schemas/leaderboard-query.schema.ts';
+import { RUN_COLUMNS, runsByIds, runsQuery, toRun, type SpeedTestRun } from './run-reads.ts';
+
+export interface LeaderboardDeps {
+  db: Db;
+  profile: RevisionProfile;
+  clock: Clock;
+}
+
+/** Column and direction of each sort; ties always go to the earliest run. */
+const SORTS: Record<LeaderboardSort, { column: string; direction: 'asc' | 'desc' }> = {
+  tokSOut: { column: 'tok_s_out', direction: 'desc' },
+  tokSPrefill: { column: 'tok_s_prefill', direction: 'desc' },
+  ttftMs: { column: 'ttft_ms', direction: 'asc' },
+  tokPerWatt: { column: 'tok_per_watt', direction: 'desc' },
+  tokPerDollar: { column: 'tok_per_dollar', direction: 'desc' },
+};
+
+function orderSql(sort: LeaderboardSort, alias: string): string {
+  const { column, direction } = SORTS[sort];
+  return `${alias}.${column} ${direction} nulls last, ${alias}.created_at asc, ${alias}.id asc`;
+}
+
+const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** Every filter reads columns of the run row itself (see the leaderboard-columns migration). */
+function applyFilters(q: Knex.QueryBuilder, query: LeaderboardQuery, deps: LeaderboardDeps): void {
+  q.where('r.status', 'APPROVED');
+  if (query.hfId) q.whereRaw('r.model_id = (select id from models where lower(hf_id) = lower(?))', [query.hfId]);
+  if (query.hwClass) q.where('r.hw_class', query.hwClass);
+  if (query.memTier !== undefined) q.where('r.mem_tier', query.memTier);
+  if (query.engineName) q.where('r.engine_name', query.engineName);
+  if (query.quantization) q.where('r.quantization', query.quantization);
+  if (query.verified !== undefined) q.where('r.user_verified', query.verified);
+  if (query.since) q.where('r.created_at', '>=', new Date(deps.clock.now().getTime() - buckets.since[query.since]));
+  if (query.hardwareName) q.whereRaw('r.hardware_search like ?', [likePattern(query.hardwareName)]);
+  if (query.paramSize !== undefined) q.where('r.param_bucket', query.paramSize);
+  if (query.os) q.where('r.os_family', query.os);
+  if (query.backend) q.where('r.backend', query.backend);
+  if (query.modelFamily) q.whereRaw('r.model_family like ?', [likePattern(query.modelFamily)]);
+  if (query.isMoE !== undefined) q.where('r.model_is_moe', query.isMoE);
+  if (query.batchSize !== undefined) {
+    if (query.batchSize >= buckets.batchSizeOpenEnded) q.where('r.batch_size', '>=', buckets.batchSizeOpenEnded);
+    else q.where('r.batch_size', query.batchSize);
+  }
+  if (query.contextLen !== undefined) q.where('r.ctx_bucket', query.contextLen);
+}
+
+/**
+ * The ranked candidate rows: the filtered runs, or with `bestPer=hardware` each hardware
+ * profile's best run among them. Selects what the ordering needs.
+ */
+function rankedRuns(deps: LeaderboardDeps, query: LeaderboardQuery) {
+  const { column } = SORTS[query.sort];
+  const filtered = deps.db('speed_test_runs as r').modify((q) => applyFilters(q, query, deps));
+  if (query.bestPer !== 'hardware') return filtered.select('r.id', `r.${column}`, 'r.created_at');
+  const best = filtered
+    .clone()
+    .select('r.id', `r.${column}`, 'r.created_at', deps.db.raw(`row_number() over (partition by r.hardware_id order by ${orderSql(query.sort, 'r')}) as place`));
+  return deps.db.from(best.as('b')).where('b.place', 1).select('b.id', `b.${column}`, 'b.created_at');
+}
+
+export interface LeaderboardPage {
+  rows: (SpeedTestRun & { rank: number })[];
+  total: number;
+  limit: number;
+  offset: number;
+}
+
+export async function leaderboardPage(deps: LeaderboardDeps, query: LeaderboardQuery): Promise<LeaderboardPage> {
+  const ranked = rankedRuns(deps, query).as('k');
+  const [idRows, [{ total }]] = await Promise.all([
+    deps.db.from(ranked).select('k.id').orderByRaw(orderSql(query.sort, 'k')).limit(query.limit).offset(query.offset),
+    deps.db.from(rankedRuns(deps, query).as('c')).count<{ total: number }[]>('* as total'),
+  ]);
+  const runs = await runsByIds(deps.db, deps.profile, idRows.map((row: { id: string }) => row.id));
+  return {
+    rows: runs.map((run, index) => ({ rank: query.offset + index + 1, ...run })),
+    total,
+    limit: query.limit,
+    offset: query.offset,
+  };
+}
+
+/** Every matching run in rank order, read through a cursor (constant memory) for exports. */
+export async function* leaderboardRows(deps: LeaderboardDeps, query: LeaderboardQuery): AsyncGenerator<SpeedTestRun & { rank: number }> {
+  const stream = runsQuery(deps.db)
+    .join(rankedRuns(deps, query).as('k'), 'k.id', 'r.id')
+    .select(RUN_COLUMNS)
+    .orderByRaw(orderSql(query.sort, 'r'))
+    .stream({ highWaterMark: 200 });
+  let rank = 0;
+  try {
+    for await (const row of stream) {
+      rank += 1;
+      yield { rank, ...toRun(deps.profile, row as Record<string, unknown>) };
+    }
+  } finally {
+    stream.destroy();
+  }
+}

@@ -1,0 +1,133 @@
+import type { Knex } from 'knex';
+import type { Db } from '../db/knex.ts';
+import type { RevisionProfile } from '../revisions.ts';
+import { toModelSummary, type ModelRow } from './models.service.ts';
+
+/**
+ * Reading runs back: one joined query and one row-to-JSON mapping shared by the results
+ * list, single runs, the leaderboard and the pages.
+ */
+export type SpeedTestRun = Record<string, unknown> & { id: string };
+
+/** Fields of a stored run that the revision does not have are left out of its answers. */
+function withoutGatedFields(profile: RevisionProfile, run: Record<string, unknown>): Record<string, unknown> {
+  const gated = new Set<string>(profile.revisionOnlyFields);
+  if (gated.has('gpuPowerWatts')) gated.add('totalPowerWatts');
+  return Object.fromEntries(Object.entries(run).filter(([key]) => !gated.has(key)));
+}
+
+function engineSummary(profile: RevisionProfile, row: Record<string, unknown>) {
+  const engine: Record<string, unknown> = { id: row.engine_id, name: row.engine_name, version: row.engine_version };
+  if (profile.features.revision3Fields) Object.assign(engine, { repository: row.engine_repository, build: row.engine_build, commit: row.engine_commit });
+  return engine;
+}
+
+export function toRun(profile: RevisionProfile, row: Record<string, any>): SpeedTestRun {
+  const model: ModelRow = {
+    id: row.model_id,
+    hf_id: row.m_hf_id,
+    display_name: row.m_display_name,
+    family: row.m_family,
+    params: row.m_params,
+    params_approximate: row.m_params_approximate,
+    active_params: row.m_active_params,
+    is_moe: row.m_is_moe,
+    base_model_id: row.m_base_model_id,
+    base_hf_id: row.m_base_hf_id,
+    base_relation: row.m_base_relation,
+    hub_sha: null,
+    gated: false,
+  };
+  const run = withoutGatedFields(profile, {
+    id: row.id,
+    modelId: row.model_id,
+    hardwareId: row.hardware_id,
+    engineId: row.engine_id,
+    userId: row.user_id,
+    status: row.status,
+    createdAt: row.created_at.toISOString(),
+    hfId: row.m_hf_id,
+    model: toModelSummary(model),
+    hardware: { id: row.hardware_id, ...row.h_details },
+    engineName: row.engine_name,
+    engineVersion: row.engine_version,
+    engineRepository: row.engine_repository,
+    engineBuild: row.engine_build,
+    engineCommit: row.engine_commit,
+    engine: engineSummary(profile, row),
+    engineFlags: row.engine_flags,
+    user: { id: row.user_id, username: row.u_username, displayName: row.u_display_name, verified: row.u_is_verified },
+    quantization: row.quantization,
+    modelRevision: row.model_revision,
+    backend: row.backend,
+    tokSOut: row.tok_s_out,
+    tokSPrefill: row.tok_s_prefill,
+    tokSTotal: row.tok_s_total,
+    ttftMs: row.ttft_ms,
+    peakVramGb: row.peak_vram_gb,
+    promptTokens: row.prompt_tokens,
+    outputTokens: row.output_tokens,
+    contextLength: row.context_length,
+    batchSize: row.batch_size,
+    prefillTokens: row.prefill_tokens,
+    gpuPowerWatts: row.gpu_power_watts,
+    totalPowerWatts: row.total_power_watts,
+    hardwareCost: row.hardware_cost,
+    notes: row.notes,
+    // Reactions arrive with their own issue; until then nobody has reacted.
+    reactionCounts: {},
+    myEmoji: null,
+  });
+  return run as SpeedTestRun;
+}
+
+export function runsQuery(db: Db) {
+  return db('speed_test_runs as r')
+    .join('models as m', 'm.id', 'r.model_id')
+    .join('hardware_profiles as h', 'h.id', 'r.hardware_id')
+    .join('engines as e', 'e.id', 'r.engine_id')
+    .join('users as u', 'u.id', 'r.user_id');
+}
+
+export const RUN_COLUMNS = [
+  'r.*',
+  'm.hf_id as m_hf_id',
+  'm.display_name as m_display_name',
+  'm.family as m_family',
+  'm.params as m_params',
+  'm.params_approximate as m_params_approximate',
+  'm.active_params as m_active_params',
+  'm.is_moe as m_is_moe',
+  'm.base_model_id as m_base_model_id',
+  'm.base_hf_id as m_base_hf_id',
+  'm.base_relation as m_base_relation',
+  'h.details as h_details',
+  'e.version as engine_version',
+  'e.repository as engine_repository',
+  'e.build as engine_build',
+  'e.commit as engine_commit',
+  'u.username as u_username',
+  'u.display_name as u_display_name',
+  'u.is_verified as u_is_verified',
+];
+
+/** Runs matching `filter`, newest first. */
+export async function findRuns(db: Db, profile: RevisionProfile, filter: (q: Knex.QueryBuilder) => void, page?: { limit: number; offset: number }) {
+  const query = runsQuery(db)
+    .select(RUN_COLUMNS)
+    .modify(filter)
+    .orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id', order: 'desc' }]);
+  if (page) query.limit(page.limit).offset(page.offset);
+  return (await query).map((row: Record<string, unknown>) => toRun(profile, row));
+}
+
+/** The runs with these ids, in the order given (the caller chose and ranked them). */
+export async function runsByIds(db: Db, profile: RevisionProfile, ids: readonly string[]): Promise<SpeedTestRun[]> {
+  if (ids.length === 0) return [];
+  const rows: Record<string, unknown>[] = await runsQuery(db).select(RUN_COLUMNS).whereIn('r.id', ids);
+  const byId = new Map(rows.map((row) => [row.id as string, row]));
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [toRun(profile, row)] : [];
+  });
+}
