@@ -275,7 +275,7 @@ export function assessPlausibility(input: RooflineInput): RooflineVerdict {
   if (input.mtpEnabled === true) return unknown('multi-token prediction (MTP): several tokens per pass over the weights');
 
   // Missing inputs.
-  if (bits === null) return unknown(`unknown quantization "${input.quantization.trim()}"`);
+  if (bits === null) return unknown(`unknown quantization "${typeof input.quantization === 'string' ? input.quantization.trim() : ''}"`);
   if (input.isMoE && !positive(input.activeParamsB)) {
     return unknown('MoE without an active-parameter count: total parameters would give a bound that is too low');
   }

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { apiKeysController } from '../controllers/api/keys.ts';
+import { leaderboardController } from '../controllers/api/leaderboard.ts';
 import { meController } from '../controllers/api/me.ts';
 import { deprecatedAlias, speedTestsController } from '../controllers/api/speed-tests.ts';
 import { requireAuth } from '../middleware/require-auth.ts';
@@ -36,6 +37,8 @@ export function apiRoutes({ db, profile, hub, clock, config }: AppDeps): Router 
   router.post(resultsPath, requireAuth('key|session'), speedTests.submit);
   if (profile.features.dryRun) router.post(`${resultsPath}/dry-run`, requireAuth('key|session'), speedTests.dryRun);
   router.get(`${resultsPath}/:id`, speedTests.show);
+
+  router.get('/leaderboard', leaderboardController({ db, profile, clock }).show);
 
   router.use(notFound);
   return router;

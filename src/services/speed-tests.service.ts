@@ -10,7 +10,7 @@ import type { RevisionProfile } from '../revisions.ts';
 import type { SpeedTestListQuery } from '../schemas/speed-test-query.schema.ts';
 import type { HubClient } from './hub.service.ts';
 import { catalogueModel, resolveModel, toModelSummary, type ModelRow, type ResolvedModel } from './models.service.ts';
-import { findRuns, runsQuery, type SpeedTestRun } from './run-reads.ts';
+import { findRuns, RUN_COLUMNS, runsQuery, toRun, type SpeedTestRun } from './run-reads.ts';
 
 export interface SpeedTestDeps {
   db: Db;
@@ -263,6 +263,20 @@ function applyListFilters(q: Knex.QueryBuilder, query: SpeedTestListQuery): void
   if (query.userId) q.where('r.user_id', query.userId);
   else if (query.username) q.whereRaw('lower(u.username) = lower(?)', [query.username]);
   else if (query.verified !== undefined) q.where('r.user_verified', query.verified);
+}
+
+/** Every matching run, newest first, through a cursor: the csv/jsonl export of the list. */
+export async function* speedTestRows(deps: SpeedTestDeps, query: SpeedTestListQuery): AsyncGenerator<SpeedTestRun> {
+  const stream = runsQuery(deps.db)
+    .select(RUN_COLUMNS)
+    .modify((q) => applyListFilters(q, query))
+    .orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id', order: 'desc' }])
+    .stream({ highWaterMark: 200 });
+  try {
+    for await (const row of stream) yield toRun(deps.profile, row as Record<string, unknown>);
+  } finally {
+    stream.destroy();
+  }
 }
 
 export async function listSpeedTests(deps: SpeedTestDeps, query: SpeedTestListQuery) {

@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { BadRequest } from '../../lib/errors.ts';
+import { sendRunExport } from '../../lib/run-export.ts';
 import { parseOrThrow } from '../../lib/validation.ts';
 import type { LegacyAlias } from '../../revisions.ts';
 import { speedTestListQuerySchema } from '../../schemas/speed-test-query.schema.ts';
@@ -7,6 +8,7 @@ import {
   dryRunSpeedTest,
   getSpeedTest,
   listSpeedTests,
+  speedTestRows,
   submitSpeedTest,
   type SpeedTestDeps,
 } from '../../services/speed-tests.service.ts';
@@ -37,6 +39,10 @@ export function speedTestsController(deps: SpeedTestDeps) {
 
     async list(req: Request, res: Response) {
       const query = parseOrThrow(speedTestListQuerySchema(profile), req.query);
+      if (query.format && query.format !== 'json') {
+        const day = deps.clock.now().toISOString().slice(0, 10);
+        return sendRunExport(res, query.format, `speed-tests-${day}`, speedTestRows(deps, query));
+      }
       res.json(await listSpeedTests(deps, query));
     },
 
