@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { apiKeysController } from '../controllers/api/keys.ts';
 import { leaderboardController } from '../controllers/api/leaderboard.ts';
 import { meController } from '../controllers/api/me.ts';
+import { modelsController } from '../controllers/api/models.ts';
 import { deprecatedAlias, speedTestsController } from '../controllers/api/speed-tests.ts';
 import { requireAuth } from '../middleware/require-auth.ts';
 import { validate } from '../middleware/validate.ts';
@@ -39,6 +40,11 @@ export function apiRoutes({ db, profile, hub, clock, config }: AppDeps): Router 
   router.get(`${resultsPath}/:id`, speedTests.show);
 
   router.get('/leaderboard', leaderboardController({ db, profile, clock }).show);
+
+  const models = modelsController(db, profile);
+  router.get('/models', models.list);
+  if (profile.features.modelSearch) router.get('/models/search', models.search);
+  router.get('/models/:org/:model', models.show);
 
   router.use(notFound);
   return router;

@@ -192,6 +192,7 @@ export async function submitSpeedTest(
           created_at: now,
         })
         .returning('id');
+      await trx('models').where({ id: modelRow.id }).increment('benchmark_count', 1);
       const run = (await findRuns(trx, deps.profile, (q) => q.where('r.id', id)))[0]!;
       if (idempotencyKey) {
         await trx('idempotency_keys')
