@@ -6,11 +6,15 @@
  * without its RTX/GTX/RX prefix): never a fuzzy guess between models, so '4070' is the
  * RTX 4070 and never the 4070 Ti. All indexes are built once at module load.
  *
- * When a name or memory size leaves the bandwidth ambiguous (memory size unknown, between two
- * configurations, or sold on two bins) the LOWER bandwidth is returned: the conservative
- * figure never overstates what the hardware can deliver. Note for a roofline check: a lower
- * bandwidth gives a lower ceiling, so a check that flags results ABOVE the ceiling becomes
- * stricter, while a check on efficiency (measured / ceiling) reports a higher efficiency.
+ * Two readings of the same hardware:
+ * - `findGpu` / `findUnifiedChip` / `memoryBandwidthOf`: when a name or memory size leaves
+ *   the bandwidth ambiguous (memory size unknown or between two configurations, a chip sold
+ *   on two bins, a bare 'A100' that may be PCIe or SXM) the LOWER bandwidth, and for several
+ *   cards the slowest card: the figure the hardware surely reaches.
+ * - `memoryBandwidthUpperBoundOf`: the HIGHER reading of every ambiguity, summed over all
+ *   cards: what the hardware could at most stream. This is the input for a plausibility
+ *   roofline that flags runs ABOVE the bound (src/lib/roofline.ts), whose bound must err
+ *   high; the lower reading there would flag honest runs.
  */
 import {
   cpus,
@@ -97,20 +101,58 @@ function addSeriesShorthands(index: Map<string, GpuSpec>): void {
 }
 
 /** Exact key, else the key with memory sizes removed (the size becomes the memory hint). */
-function lookup<T>(index: Map<string, T>, key: string): { spec: T; memoryHint: number | undefined } | null {
+function lookup<T>(
+  index: Map<string, T>,
+  key: string,
+): { spec: T; key: string; memoryHint: number | undefined } | null {
   const exact = index.get(key);
-  if (exact) return { spec: exact, memoryHint: undefined };
+  if (exact) return { spec: exact, key, memoryHint: undefined };
   const split = splitMemoryFromName(key);
   if (split.key === key) return null;
   const spec = index.get(split.key);
-  return spec ? { spec, memoryHint: split.memoryGb } : null;
+  return spec ? { spec, key: split.key, memoryHint: split.memoryGb } : null;
 }
 
-function gpuBandwidth(spec: GpuSpec, vramGb: number | undefined): number {
+/**
+ * Bare names that cards with different bandwidth are sold under (form factor or memory type
+ * not in the name). The first name is what the bare name finds (the lower reading); the
+ * upper bound considers them all.
+ */
+const SHARED_GPU_NAMES: readonly { bare: string; names: readonly string[] }[] = [
+  { bare: 'A100', names: ['NVIDIA A100 PCIe', 'NVIDIA A100 SXM'] },
+  { bare: 'H100', names: ['NVIDIA H100 PCIe', 'NVIDIA H100 SXM'] },
+  { bare: 'RTX 3060 Ti', names: ['NVIDIA GeForce RTX 3060 Ti', 'NVIDIA GeForce RTX 3060 Ti GDDR6X'] },
+];
+
+const sharedGpuKeys = new Map<string, GpuSpec[]>();
+for (const { bare, names } of SHARED_GPU_NAMES) {
+  const specs = names.map((name) => gpus.find((spec) => spec.name === name)).filter((spec) => spec !== undefined);
+  const key = normaliseHardwareName(bare);
+  const [first, ...rest] = key.split(' ');
+  sharedGpuKeys.set(key, specs);
+  if (first !== undefined && SERIES_PREFIXES.has(first)) sharedGpuKeys.set(rest.join(' '), specs);
+}
+
+type Reading = 'lower' | 'upper';
+
+function pick(values: number[], reading: Reading): number {
+  return reading === 'lower' ? Math.min(...values) : Math.max(...values);
+}
+
+function gpuBandwidth(spec: GpuSpec, vramGb: number | undefined, reading: Reading = 'lower'): number {
   if (!spec.variants || spec.variants.length === 0) return spec.bandwidthGBs;
   const matching = vramGb === undefined ? [] : spec.variants.filter((v) => sameMemorySize(vramGb, v.vramGb));
   const candidates = matching.length > 0 ? matching : spec.variants;
-  return Math.min(...candidates.map((v) => v.bandwidthGBs));
+  return pick(candidates.map((v) => v.bandwidthGBs), reading);
+}
+
+/** The highest bandwidth a card of this name and size can have, or null when unknown. */
+function gpuUpperBandwidth(name: string, vramGb: number | undefined): number | null {
+  const found = lookup(gpuIndex, normaliseHardwareName(name));
+  if (!found) return null;
+  const memory = validMemory(vramGb) ?? found.memoryHint;
+  const specs = sharedGpuKeys.get(found.key) ?? [found.spec];
+  return Math.max(...specs.map((spec) => gpuBandwidth(spec, memory, 'upper')));
 }
 
 /**
@@ -124,12 +166,19 @@ export function findGpu(name: string, vramGb?: number): { spec: GpuSpec; bandwid
   return { spec: found.spec, bandwidthGBs: gpuBandwidth(found.spec, validMemory(vramGb) ?? found.memoryHint) };
 }
 
-function chipBandwidth(spec: UnifiedChipSpec, memoryGb: number | undefined): number {
+function chipBandwidth(spec: UnifiedChipSpec, memoryGb: number | undefined, reading: Reading = 'lower'): number {
   if (!spec.variants || spec.variants.length === 0) return spec.bandwidthGBs;
   const matching =
     memoryGb === undefined ? [] : spec.variants.filter((v) => v.memoryGb.some((size) => sameMemorySize(memoryGb, size)));
   const candidates = matching.length > 0 ? matching : spec.variants;
-  return Math.min(...candidates.map((v) => v.bandwidthGBs));
+  return pick(candidates.map((v) => v.bandwidthGBs), reading);
+}
+
+function chipKey(vendor: string, family: string, variant: string): string {
+  return normaliseHardwareName(`${vendor} ${family} ${variant}`)
+    .split(' ')
+    .filter((word) => word !== 'base')
+    .join(' ');
 }
 
 /**
@@ -144,11 +193,7 @@ export function findUnifiedChip(
   variant: string,
   memoryGb?: number,
 ): { spec: UnifiedChipSpec; bandwidthGBs: number } | null {
-  const key = normaliseHardwareName(`${vendor} ${family} ${variant}`)
-    .split(' ')
-    .filter((word) => word !== 'base')
-    .join(' ');
-  const found = lookup(chipIndex, key);
+  const found = lookup(chipIndex, chipKey(vendor, family, variant));
   if (!found) return null;
   return { spec: found.spec, bandwidthGBs: chipBandwidth(found.spec, validMemory(memoryGb) ?? found.memoryHint) };
 }
@@ -182,6 +227,8 @@ function validMemory(value: number | undefined): number | undefined {
 export interface HardwareForBandwidth {
   hwClass: string;
   gpuName?: string;
+  /** Used by `memoryBandwidthUpperBoundOf` only; default 1. */
+  gpuCount?: number;
   vramGb?: number;
   isHeterogeneousGpu?: boolean;
   gpus?: { gpuName: string; count: number; vramGb: number }[];
@@ -228,6 +275,49 @@ export function memoryBandwidthOf(hardware: HardwareForBandwidth): number | null
           hardware.unifiedMemoryGb,
         )?.bandwidthGBs ?? null
       );
+    }
+    case 'CPU_ONLY':
+      return hardware.cpu ? (findCpu(hardware.cpu)?.bandwidthGBs ?? null) : null;
+    default:
+      return null;
+  }
+}
+
+/**
+ * The most memory bandwidth (GB/s) the weights could be streamed from, summed over all
+ * devices, or null when any device is unknown: the input of a roofline that must err high.
+ * Every ambiguity takes the higher reading (memory size unknown or between configurations,
+ * chip bin, a bare 'A100' / 'H100' counted as SXM, 'RTX 3060 Ti' as the GDDR6X card).
+ * - DISCRETE_GPU: sum over cards (`gpuCount`, or each slot's `count`) of each card's bandwidth,
+ *   the bound for tensor-parallel splits (a layer split is slower, never faster).
+ * - UNIFIED: the chip. CPU_ONLY: one socket's theoretical peak at the officially supported
+ *   memory speed (the schema does not record a socket count; a dual-socket server or
+ *   overclocked memory can exceed it).
+ */
+export function memoryBandwidthUpperBoundOf(hardware: HardwareForBandwidth): number | null {
+  switch (hardware.hwClass) {
+    case 'DISCRETE_GPU': {
+      const slots =
+        hardware.gpus && hardware.gpus.length > 0
+          ? hardware.gpus
+          : hardware.gpuName && !hardware.isHeterogeneousGpu
+            ? [{ gpuName: hardware.gpuName, count: hardware.gpuCount ?? 1, vramGb: hardware.vramGb }]
+            : [];
+      if (slots.length === 0) return null;
+      let total = 0;
+      for (const slot of slots) {
+        const perCard = gpuUpperBandwidth(slot.gpuName, slot.vramGb);
+        const count = Number.isInteger(slot.count) && slot.count > 0 ? slot.count : 1;
+        if (perCard === null) return null;
+        total += perCard * count;
+      }
+      return total;
+    }
+    case 'UNIFIED': {
+      if (!hardware.chipFamily) return null;
+      const found = lookup(chipIndex, chipKey(hardware.chipVendor ?? '', hardware.chipFamily, hardware.chipVariant ?? ''));
+      if (!found) return null;
+      return chipBandwidth(found.spec, validMemory(hardware.unifiedMemoryGb) ?? found.memoryHint, 'upper');
     }
     case 'CPU_ONLY':
       return hardware.cpu ? (findCpu(hardware.cpu)?.bandwidthGBs ?? null) : null;

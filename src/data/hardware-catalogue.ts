@@ -1,0 +1,429 @@
+/**
+ * Canonical hardware catalogue (DECISIONS.md, "Hardware and costs"): GPU, unified-memory
+ * chip and CPU names with vendor, memory sizes and peak memory bandwidth. It feeds form
+ * auto-complete, `hardwareOptions` in the agent-context and `hardwareCostComponentNames`;
+ * src/lib/hardware-lookup.ts matches free-text submitted names against it.
+ *
+ * Numbers are vendor-published peak figures in decimal GB/s. An item whose figures were not
+ * certain was left out rather than guessed. Memory sizes are the configurations sold (for
+ * laptops and boards: the common configurations), ascending.
+ *
+ * Canonical names are the vendor's product names. Aliases only need to cover spellings the
+ * normaliser does not already fold: it lower-cases, drops vendor/brand words (NVIDIA,
+ * GeForce, AMD, Radeon, Intel, Arc, Apple, Tesla), punctuation and '(TM)'/'(R)', and splits
+ * letters from digits ('rtx4090' = 'RTX 4090'). The lookup also accepts GeForce/Radeon names
+ * without their 'RTX'/'GTX'/'RX' prefix ('4090') and ignores a memory size in the name
+ * ('RTX 3060 12GB' = 'RTX 3060' with 12 GB).
+ */
+
+export type GpuVendor = 'NVIDIA' | 'AMD' | 'Intel';
+export type GpuSegment = 'consumer' | 'workstation' | 'datacenter';
+
+export interface GpuSpec {
+  /** Canonical name, e.g. 'NVIDIA GeForce RTX 4090'. */
+  name: string;
+  vendor: GpuVendor;
+  /** Per-card memory sizes sold, ascending, e.g. [24] or [8, 16]. */
+  vramGb: number[];
+  /** GB/s of the listed (largest) memory configuration. */
+  bandwidthGBs: number;
+  /** Present only when memory configurations differ in bandwidth; one entry per size. */
+  variants?: { vramGb: number; bandwidthGBs: number }[];
+  aliases?: string[];
+  segment: GpuSegment;
+}
+
+/**
+ * A shared-memory chip. `${vendor} ${family} ${variant}` spells the canonical `name`, with
+ * variant 'Base' for a chip sold without a tier (it is left out of the name):
+ * - Apple: family = generation ('M4'), variant = tier ('Base', 'Pro', 'Max', 'Ultra').
+ * - Others: family = the product line as printed before the model/tier ('Ryzen AI Max+',
+ *   'Ryzen AI Max', 'Ryzen AI 9', 'Snapdragon X', 'Jetson Orin Nano', 'GB10'), variant = the
+ *   model number or tier ('395', 'HX 370', 'Elite', 'Super', 'Base'). So AMD's
+ *   'Ryzen AI Max+ 395' is family 'Ryzen AI Max+', variant '395' and 'Ryzen AI Max 390' is
+ *   family 'Ryzen AI Max', variant '390'.
+ * The lookup joins the three submitted fields before matching, so a user's different split
+ * ('Ryzen AI Max' + '+ 395', 'M4 Max' + '') still finds the chip.
+ */
+export interface UnifiedChipSpec {
+  vendor: string;
+  family: string;
+  variant: string;
+  name: string;
+  /** Memory sizes sold, ascending. */
+  memoryGb: number[];
+  /** GB/s of the listed (largest / fastest) configuration. */
+  bandwidthGBs: number;
+  /** Present when configurations differ in bandwidth; a memory size may be in only one. */
+  variants?: { memoryGb: number[]; bandwidthGBs: number; note?: string }[];
+  aliases?: string[];
+}
+
+export type CpuVendor = 'AMD' | 'Intel' | 'Ampere';
+export type CpuSegment = 'desktop' | 'workstation' | 'server';
+
+export interface CpuSpec {
+  /** Canonical name, e.g. 'AMD Ryzen 9 7950X'. */
+  name: string;
+  vendor: CpuVendor;
+  /** 64-bit memory channels per socket. */
+  memoryChannels: number;
+  /** Officially supported memory type and speed, e.g. 'DDR5-5200'. */
+  memoryType: string;
+  /** Theoretical peak per socket: channels x MT/s x 8 bytes. */
+  bandwidthGBs: number;
+  segment: CpuSegment;
+  aliases?: string[];
+}
+
+// ---------------------------------------------------------------------------------------
+// GPUs
+// ---------------------------------------------------------------------------------------
+
+// Source: NVIDIA GeForce product pages and specifications (memory interface x data rate).
+// The RTX 3060 Ti GDDR6X (608 GB/s) is listed on its own; a plain 'RTX 3060 Ti' keeps the
+// launch GDDR6 figure. The later RTX 4070 GDDR6 (480 GB/s) is left out: a plain 'RTX 4070'
+// keeps the launch 504 GB/s.
+const nvidiaConsumer: GpuSpec[] = [
+  { name: 'NVIDIA GeForce GTX 1070', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 256, segment: 'consumer' },
+  { name: 'NVIDIA GeForce GTX 1080', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 320, segment: 'consumer' },
+  { name: 'NVIDIA GeForce GTX 1080 Ti', vendor: 'NVIDIA', vramGb: [11], bandwidthGBs: 484, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 2060', vendor: 'NVIDIA', vramGb: [6, 12], bandwidthGBs: 336, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 2060 SUPER', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 448, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 2070', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 448, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 2070 SUPER', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 448, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 2080', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 448, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 2080 SUPER', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 496, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 2080 Ti', vendor: 'NVIDIA', vramGb: [11], bandwidthGBs: 616, segment: 'consumer' },
+  { name: 'NVIDIA TITAN RTX', vendor: 'NVIDIA', vramGb: [24], bandwidthGBs: 672, segment: 'consumer' },
+  {
+    name: 'NVIDIA GeForce RTX 3050', vendor: 'NVIDIA', vramGb: [6, 8], bandwidthGBs: 224, segment: 'consumer',
+    variants: [{ vramGb: 6, bandwidthGBs: 168 }, { vramGb: 8, bandwidthGBs: 224 }],
+  },
+  {
+    name: 'NVIDIA GeForce RTX 3060', vendor: 'NVIDIA', vramGb: [8, 12], bandwidthGBs: 360, segment: 'consumer',
+    variants: [{ vramGb: 8, bandwidthGBs: 240 }, { vramGb: 12, bandwidthGBs: 360 }],
+  },
+  { name: 'NVIDIA GeForce RTX 3060 Ti', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 448, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 3060 Ti GDDR6X', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 608, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 3070', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 448, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 3070 Ti', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 608, segment: 'consumer' },
+  {
+    name: 'NVIDIA GeForce RTX 3080', vendor: 'NVIDIA', vramGb: [10, 12], bandwidthGBs: 912, segment: 'consumer',
+    variants: [{ vramGb: 10, bandwidthGBs: 760 }, { vramGb: 12, bandwidthGBs: 912 }],
+  },
+  { name: 'NVIDIA GeForce RTX 3080 Ti', vendor: 'NVIDIA', vramGb: [12], bandwidthGBs: 912, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 3090', vendor: 'NVIDIA', vramGb: [24], bandwidthGBs: 936, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 3090 Ti', vendor: 'NVIDIA', vramGb: [24], bandwidthGBs: 1008, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 4060', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 272, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 4060 Ti', vendor: 'NVIDIA', vramGb: [8, 16], bandwidthGBs: 288, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 4070', vendor: 'NVIDIA', vramGb: [12], bandwidthGBs: 504, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 4070 SUPER', vendor: 'NVIDIA', vramGb: [12], bandwidthGBs: 504, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 4070 Ti', vendor: 'NVIDIA', vramGb: [12], bandwidthGBs: 504, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 4070 Ti SUPER', vendor: 'NVIDIA', vramGb: [16], bandwidthGBs: 672, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 4080', vendor: 'NVIDIA', vramGb: [16], bandwidthGBs: 716.8, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 4080 SUPER', vendor: 'NVIDIA', vramGb: [16], bandwidthGBs: 736, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 4090', vendor: 'NVIDIA', vramGb: [24], bandwidthGBs: 1008, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 5060', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 448, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 5060 Ti', vendor: 'NVIDIA', vramGb: [8, 16], bandwidthGBs: 448, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 5070', vendor: 'NVIDIA', vramGb: [12], bandwidthGBs: 672, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 5070 Ti', vendor: 'NVIDIA', vramGb: [16], bandwidthGBs: 896, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 5080', vendor: 'NVIDIA', vramGb: [16], bandwidthGBs: 960, segment: 'consumer' },
+  { name: 'NVIDIA GeForce RTX 5090', vendor: 'NVIDIA', vramGb: [32], bandwidthGBs: 1792, segment: 'consumer' },
+];
+
+// Source: NVIDIA RTX / Quadro professional product pages and datasheets. The RTX PRO 6000
+// Max-Q Workstation Edition shares the Workstation Edition's memory (96 GB, 1792 GB/s); the
+// Server Edition is left out (figure not certain).
+const nvidiaWorkstation: GpuSpec[] = [
+  { name: 'NVIDIA Quadro RTX 6000', vendor: 'NVIDIA', vramGb: [24], bandwidthGBs: 672, segment: 'workstation', aliases: ['RTX 6000 Turing'] },
+  { name: 'NVIDIA Quadro RTX 8000', vendor: 'NVIDIA', vramGb: [48], bandwidthGBs: 672, segment: 'workstation', aliases: ['RTX 8000'] },
+  { name: 'NVIDIA RTX A2000', vendor: 'NVIDIA', vramGb: [6, 12], bandwidthGBs: 288, segment: 'workstation', aliases: ['A2000'] },
+  { name: 'NVIDIA RTX A4000', vendor: 'NVIDIA', vramGb: [16], bandwidthGBs: 448, segment: 'workstation', aliases: ['A4000'] },
+  { name: 'NVIDIA RTX A4500', vendor: 'NVIDIA', vramGb: [20], bandwidthGBs: 640, segment: 'workstation', aliases: ['A4500'] },
+  { name: 'NVIDIA RTX A5000', vendor: 'NVIDIA', vramGb: [24], bandwidthGBs: 768, segment: 'workstation', aliases: ['A5000'] },
+  { name: 'NVIDIA RTX A6000', vendor: 'NVIDIA', vramGb: [48], bandwidthGBs: 768, segment: 'workstation', aliases: ['A6000'] },
+  {
+    name: 'NVIDIA RTX 4000 SFF Ada Generation', vendor: 'NVIDIA', vramGb: [20], bandwidthGBs: 280, segment: 'workstation',
+    aliases: ['RTX 4000 SFF Ada'],
+  },
+  {
+    name: 'NVIDIA RTX 4000 Ada Generation', vendor: 'NVIDIA', vramGb: [20], bandwidthGBs: 360, segment: 'workstation',
+    aliases: ['RTX 4000 Ada'],
+  },
+  {
+    name: 'NVIDIA RTX 5000 Ada Generation', vendor: 'NVIDIA', vramGb: [32], bandwidthGBs: 576, segment: 'workstation',
+    aliases: ['RTX 5000 Ada'],
+  },
+  {
+    name: 'NVIDIA RTX 6000 Ada Generation', vendor: 'NVIDIA', vramGb: [48], bandwidthGBs: 960, segment: 'workstation',
+    aliases: ['RTX 6000 Ada'],
+  },
+  {
+    name: 'NVIDIA RTX PRO 6000 Blackwell', vendor: 'NVIDIA', vramGb: [96], bandwidthGBs: 1792, segment: 'workstation',
+    aliases: [
+      'RTX PRO 6000',
+      'RTX PRO 6000 Blackwell Workstation Edition',
+      'RTX PRO 6000 Blackwell Max-Q Workstation Edition',
+    ],
+  },
+];
+
+// Source: NVIDIA data-center product pages and datasheets (Tesla P40/P100/V100/T4, A-, L-,
+// H-, B-series, GH200). A bare 'A100' / 'H100' (no form factor) maps to the PCIe card, the
+// lower-bandwidth form factor. GH200: HBM3 96 GB 4 TB/s, HBM3e 144 GB 4.9 TB/s (GPU memory;
+// the Grace CPU's LPDDR5X is not counted). B200: 8 TB/s (HGX/DGX B200 expose 180 GB).
+const nvidiaDatacenter: GpuSpec[] = [
+  {
+    name: 'NVIDIA Tesla P100', vendor: 'NVIDIA', vramGb: [12, 16], bandwidthGBs: 732, segment: 'datacenter',
+    variants: [{ vramGb: 12, bandwidthGBs: 549 }, { vramGb: 16, bandwidthGBs: 732 }],
+    aliases: ['P100 PCIe', 'P100 SXM2'],
+  },
+  { name: 'NVIDIA Tesla P40', vendor: 'NVIDIA', vramGb: [24], bandwidthGBs: 346, segment: 'datacenter' },
+  {
+    name: 'NVIDIA Tesla V100', vendor: 'NVIDIA', vramGb: [16, 32], bandwidthGBs: 900, segment: 'datacenter',
+    aliases: ['V100 PCIe', 'V100 SXM2'],
+  },
+  { name: 'NVIDIA Tesla V100S', vendor: 'NVIDIA', vramGb: [32], bandwidthGBs: 1134, segment: 'datacenter', aliases: ['V100S PCIe'] },
+  { name: 'NVIDIA Tesla T4', vendor: 'NVIDIA', vramGb: [16], bandwidthGBs: 320, segment: 'datacenter' },
+  { name: 'NVIDIA A10', vendor: 'NVIDIA', vramGb: [24], bandwidthGBs: 600, segment: 'datacenter' },
+  { name: 'NVIDIA A30', vendor: 'NVIDIA', vramGb: [24], bandwidthGBs: 933, segment: 'datacenter' },
+  { name: 'NVIDIA A40', vendor: 'NVIDIA', vramGb: [48], bandwidthGBs: 696, segment: 'datacenter' },
+  {
+    name: 'NVIDIA A100 PCIe', vendor: 'NVIDIA', vramGb: [40, 80], bandwidthGBs: 1935, segment: 'datacenter',
+    variants: [{ vramGb: 40, bandwidthGBs: 1555 }, { vramGb: 80, bandwidthGBs: 1935 }],
+    aliases: ['A100'],
+  },
+  {
+    name: 'NVIDIA A100 SXM', vendor: 'NVIDIA', vramGb: [40, 80], bandwidthGBs: 2039, segment: 'datacenter',
+    variants: [{ vramGb: 40, bandwidthGBs: 1555 }, { vramGb: 80, bandwidthGBs: 2039 }],
+    aliases: ['A100 SXM4'],
+  },
+  { name: 'NVIDIA L4', vendor: 'NVIDIA', vramGb: [24], bandwidthGBs: 300, segment: 'datacenter' },
+  { name: 'NVIDIA L40', vendor: 'NVIDIA', vramGb: [48], bandwidthGBs: 864, segment: 'datacenter' },
+  { name: 'NVIDIA L40S', vendor: 'NVIDIA', vramGb: [48], bandwidthGBs: 864, segment: 'datacenter' },
+  { name: 'NVIDIA H100 PCIe', vendor: 'NVIDIA', vramGb: [80], bandwidthGBs: 2000, segment: 'datacenter', aliases: ['H100'] },
+  {
+    name: 'NVIDIA H100 SXM', vendor: 'NVIDIA', vramGb: [80], bandwidthGBs: 3350, segment: 'datacenter',
+    // 'NVIDIA H100 80GB HBM3' is how nvidia-smi names the SXM5 card.
+    aliases: ['H100 SXM5', 'H100 HBM3'],
+  },
+  { name: 'NVIDIA H100 NVL', vendor: 'NVIDIA', vramGb: [94], bandwidthGBs: 3900, segment: 'datacenter' },
+  { name: 'NVIDIA H200', vendor: 'NVIDIA', vramGb: [141], bandwidthGBs: 4800, segment: 'datacenter', aliases: ['H200 SXM', 'H200 NVL'] },
+  {
+    name: 'NVIDIA GH200', vendor: 'NVIDIA', vramGb: [96, 144], bandwidthGBs: 4900, segment: 'datacenter',
+    variants: [{ vramGb: 96, bandwidthGBs: 4000 }, { vramGb: 144, bandwidthGBs: 4900 }],
+    aliases: ['GH200 Grace Hopper'],
+  },
+  { name: 'NVIDIA B200', vendor: 'NVIDIA', vramGb: [180, 192], bandwidthGBs: 8000, segment: 'datacenter' },
+];
+
+// Source: AMD Radeon / Radeon PRO / Instinct product pages and specifications.
+const amdGpus: GpuSpec[] = [
+  { name: 'AMD Radeon RX 6700 XT', vendor: 'AMD', vramGb: [12], bandwidthGBs: 384, segment: 'consumer' },
+  { name: 'AMD Radeon RX 6750 XT', vendor: 'AMD', vramGb: [12], bandwidthGBs: 432, segment: 'consumer' },
+  { name: 'AMD Radeon RX 6800', vendor: 'AMD', vramGb: [16], bandwidthGBs: 512, segment: 'consumer' },
+  { name: 'AMD Radeon RX 6800 XT', vendor: 'AMD', vramGb: [16], bandwidthGBs: 512, segment: 'consumer' },
+  { name: 'AMD Radeon RX 6900 XT', vendor: 'AMD', vramGb: [16], bandwidthGBs: 512, segment: 'consumer' },
+  { name: 'AMD Radeon RX 6950 XT', vendor: 'AMD', vramGb: [16], bandwidthGBs: 576, segment: 'consumer' },
+  { name: 'AMD Radeon RX 7600', vendor: 'AMD', vramGb: [8], bandwidthGBs: 288, segment: 'consumer' },
+  { name: 'AMD Radeon RX 7600 XT', vendor: 'AMD', vramGb: [16], bandwidthGBs: 288, segment: 'consumer' },
+  { name: 'AMD Radeon RX 7700 XT', vendor: 'AMD', vramGb: [12], bandwidthGBs: 432, segment: 'consumer' },
+  { name: 'AMD Radeon RX 7800 XT', vendor: 'AMD', vramGb: [16], bandwidthGBs: 624, segment: 'consumer' },
+  { name: 'AMD Radeon RX 7900 GRE', vendor: 'AMD', vramGb: [16], bandwidthGBs: 576, segment: 'consumer' },
+  { name: 'AMD Radeon RX 7900 XT', vendor: 'AMD', vramGb: [20], bandwidthGBs: 800, segment: 'consumer' },
+  { name: 'AMD Radeon RX 7900 XTX', vendor: 'AMD', vramGb: [24], bandwidthGBs: 960, segment: 'consumer' },
+  { name: 'AMD Radeon RX 9060 XT', vendor: 'AMD', vramGb: [8, 16], bandwidthGBs: 320, segment: 'consumer' },
+  { name: 'AMD Radeon RX 9070', vendor: 'AMD', vramGb: [16], bandwidthGBs: 640, segment: 'consumer' },
+  { name: 'AMD Radeon RX 9070 XT', vendor: 'AMD', vramGb: [16], bandwidthGBs: 640, segment: 'consumer' },
+  { name: 'AMD Radeon PRO W7800', vendor: 'AMD', vramGb: [32], bandwidthGBs: 576, segment: 'workstation', aliases: ['W7800'] },
+  { name: 'AMD Radeon PRO W7900', vendor: 'AMD', vramGb: [48], bandwidthGBs: 864, segment: 'workstation', aliases: ['W7900'] },
+  { name: 'AMD Instinct MI50', vendor: 'AMD', vramGb: [16, 32], bandwidthGBs: 1024, segment: 'datacenter', aliases: ['MI50'] },
+  { name: 'AMD Instinct MI60', vendor: 'AMD', vramGb: [32], bandwidthGBs: 1024, segment: 'datacenter', aliases: ['MI60'] },
+  { name: 'AMD Instinct MI100', vendor: 'AMD', vramGb: [32], bandwidthGBs: 1228.8, segment: 'datacenter', aliases: ['MI100'] },
+  { name: 'AMD Instinct MI210', vendor: 'AMD', vramGb: [64], bandwidthGBs: 1638.4, segment: 'datacenter', aliases: ['MI210'] },
+  // MI250 / MI250X: per OAM module (two GCDs, each with half the memory and bandwidth).
+  { name: 'AMD Instinct MI250', vendor: 'AMD', vramGb: [128], bandwidthGBs: 3276.8, segment: 'datacenter', aliases: ['MI250'] },
+  { name: 'AMD Instinct MI250X', vendor: 'AMD', vramGb: [128], bandwidthGBs: 3276.8, segment: 'datacenter', aliases: ['MI250X'] },
+  { name: 'AMD Instinct MI300X', vendor: 'AMD', vramGb: [192], bandwidthGBs: 5300, segment: 'datacenter', aliases: ['MI300X'] },
+  { name: 'AMD Instinct MI325X', vendor: 'AMD', vramGb: [256], bandwidthGBs: 6000, segment: 'datacenter', aliases: ['MI325X'] },
+];
+
+// Source: Intel Arc / Arc Pro product specifications (ark.intel.com).
+const intelGpus: GpuSpec[] = [
+  { name: 'Intel Arc A380', vendor: 'Intel', vramGb: [6], bandwidthGBs: 186, segment: 'consumer' },
+  { name: 'Intel Arc A580', vendor: 'Intel', vramGb: [8], bandwidthGBs: 512, segment: 'consumer' },
+  { name: 'Intel Arc A750', vendor: 'Intel', vramGb: [8], bandwidthGBs: 512, segment: 'consumer' },
+  {
+    name: 'Intel Arc A770', vendor: 'Intel', vramGb: [8, 16], bandwidthGBs: 560, segment: 'consumer',
+    variants: [{ vramGb: 8, bandwidthGBs: 512 }, { vramGb: 16, bandwidthGBs: 560 }],
+  },
+  { name: 'Intel Arc B570', vendor: 'Intel', vramGb: [10], bandwidthGBs: 380, segment: 'consumer' },
+  { name: 'Intel Arc B580', vendor: 'Intel', vramGb: [12], bandwidthGBs: 456, segment: 'consumer' },
+  { name: 'Intel Arc Pro B60', vendor: 'Intel', vramGb: [24], bandwidthGBs: 456, segment: 'workstation', aliases: ['B60'] },
+];
+
+export const gpus: readonly GpuSpec[] = [
+  ...nvidiaConsumer,
+  ...nvidiaWorkstation,
+  ...nvidiaDatacenter,
+  ...amdGpus,
+  ...intelGpus,
+];
+
+// ---------------------------------------------------------------------------------------
+// Unified-memory chips
+// ---------------------------------------------------------------------------------------
+
+// Source: Apple newsroom announcements and Mac technical specifications. M3 Max and M4 Max
+// come in two bins with different memory bus widths; each memory size is sold on one bin
+// only (M3 Max 36/96 GB: 14-core CPU, 300 GB/s; 48/64/128 GB: 16-core CPU, 400 GB/s).
+const appleChips: UnifiedChipSpec[] = [
+  { vendor: 'Apple', family: 'M1', variant: 'Base', name: 'Apple M1', memoryGb: [8, 16], bandwidthGBs: 68.25 },
+  { vendor: 'Apple', family: 'M1', variant: 'Pro', name: 'Apple M1 Pro', memoryGb: [16, 32], bandwidthGBs: 200 },
+  { vendor: 'Apple', family: 'M1', variant: 'Max', name: 'Apple M1 Max', memoryGb: [32, 64], bandwidthGBs: 400 },
+  { vendor: 'Apple', family: 'M1', variant: 'Ultra', name: 'Apple M1 Ultra', memoryGb: [64, 128], bandwidthGBs: 800 },
+  { vendor: 'Apple', family: 'M2', variant: 'Base', name: 'Apple M2', memoryGb: [8, 16, 24], bandwidthGBs: 100 },
+  { vendor: 'Apple', family: 'M2', variant: 'Pro', name: 'Apple M2 Pro', memoryGb: [16, 32], bandwidthGBs: 200 },
+  { vendor: 'Apple', family: 'M2', variant: 'Max', name: 'Apple M2 Max', memoryGb: [32, 64, 96], bandwidthGBs: 400 },
+  { vendor: 'Apple', family: 'M2', variant: 'Ultra', name: 'Apple M2 Ultra', memoryGb: [64, 128, 192], bandwidthGBs: 800 },
+  { vendor: 'Apple', family: 'M3', variant: 'Base', name: 'Apple M3', memoryGb: [8, 16, 24], bandwidthGBs: 100 },
+  { vendor: 'Apple', family: 'M3', variant: 'Pro', name: 'Apple M3 Pro', memoryGb: [18, 36], bandwidthGBs: 150 },
+  {
+    vendor: 'Apple', family: 'M3', variant: 'Max', name: 'Apple M3 Max', memoryGb: [36, 48, 64, 96, 128], bandwidthGBs: 400,
+    variants: [
+      { memoryGb: [36, 96], bandwidthGBs: 300, note: '14-core CPU, 30-core GPU' },
+      { memoryGb: [48, 64, 128], bandwidthGBs: 400, note: '16-core CPU, 40-core GPU' },
+    ],
+  },
+  { vendor: 'Apple', family: 'M3', variant: 'Ultra', name: 'Apple M3 Ultra', memoryGb: [96, 256, 512], bandwidthGBs: 819 },
+  { vendor: 'Apple', family: 'M4', variant: 'Base', name: 'Apple M4', memoryGb: [16, 24, 32], bandwidthGBs: 120 },
+  { vendor: 'Apple', family: 'M4', variant: 'Pro', name: 'Apple M4 Pro', memoryGb: [24, 48, 64], bandwidthGBs: 273 },
+  {
+    vendor: 'Apple', family: 'M4', variant: 'Max', name: 'Apple M4 Max', memoryGb: [36, 48, 64, 128], bandwidthGBs: 546,
+    variants: [
+      { memoryGb: [36], bandwidthGBs: 410, note: '14-core CPU, 32-core GPU' },
+      { memoryGb: [48, 64, 128], bandwidthGBs: 546, note: '16-core CPU, 40-core GPU' },
+    ],
+  },
+  { vendor: 'Apple', family: 'M5', variant: 'Base', name: 'Apple M5', memoryGb: [16, 24, 32], bandwidthGBs: 153 },
+];
+
+// Source: AMD Ryzen AI product pages. Strix Halo (Ryzen AI Max / Max+): 256-bit
+// LPDDR5X-8000 = 256 GB/s. Strix Point (Ryzen AI 9 HX 370/375): 128-bit LPDDR5X-7500 =
+// 120 GB/s (laptops built with DDR5-5600 SO-DIMMs get 89.6 GB/s; not told apart by name).
+const amdChips: UnifiedChipSpec[] = [
+  {
+    vendor: 'AMD', family: 'Ryzen AI Max+', variant: '395', name: 'AMD Ryzen AI Max+ 395', memoryGb: [32, 64, 128], bandwidthGBs: 256,
+    aliases: ['Ryzen AI Max 395'],
+  },
+  { vendor: 'AMD', family: 'Ryzen AI Max', variant: '390', name: 'AMD Ryzen AI Max 390', memoryGb: [32, 64, 128], bandwidthGBs: 256 },
+  { vendor: 'AMD', family: 'Ryzen AI Max', variant: '385', name: 'AMD Ryzen AI Max 385', memoryGb: [32, 64, 128], bandwidthGBs: 256 },
+  { vendor: 'AMD', family: 'Ryzen AI 9', variant: 'HX 370', name: 'AMD Ryzen AI 9 HX 370', memoryGb: [16, 32, 64], bandwidthGBs: 120 },
+  { vendor: 'AMD', family: 'Ryzen AI 9', variant: 'HX 375', name: 'AMD Ryzen AI 9 HX 375', memoryGb: [16, 32, 64], bandwidthGBs: 120 },
+];
+
+// Source: Qualcomm Snapdragon X Elite / X Plus product briefs (LPDDR5X-8448, 128-bit).
+const qualcommChips: UnifiedChipSpec[] = [
+  { vendor: 'Qualcomm', family: 'Snapdragon X', variant: 'Elite', name: 'Qualcomm Snapdragon X Elite', memoryGb: [16, 32, 64], bandwidthGBs: 135 },
+  { vendor: 'Qualcomm', family: 'Snapdragon X', variant: 'Plus', name: 'Qualcomm Snapdragon X Plus', memoryGb: [16, 32, 64], bandwidthGBs: 135 },
+];
+
+// Source: NVIDIA DGX Spark and Jetson module datasheets. Jetson Orin Nano "Super" is the
+// same module with the JetPack 6.1+ MAXN SUPER mode (faster memory clock).
+const nvidiaChips: UnifiedChipSpec[] = [
+  {
+    vendor: 'NVIDIA', family: 'GB10', variant: 'Base', name: 'NVIDIA GB10', memoryGb: [128], bandwidthGBs: 273,
+    aliases: ['DGX Spark', 'GB10 Grace Blackwell'],
+  },
+  { vendor: 'NVIDIA', family: 'Jetson AGX Orin', variant: 'Base', name: 'NVIDIA Jetson AGX Orin', memoryGb: [32, 64], bandwidthGBs: 204.8 },
+  { vendor: 'NVIDIA', family: 'Jetson Orin NX', variant: 'Base', name: 'NVIDIA Jetson Orin NX', memoryGb: [8, 16], bandwidthGBs: 102.4 },
+  {
+    vendor: 'NVIDIA', family: 'Jetson Orin Nano', variant: 'Base', name: 'NVIDIA Jetson Orin Nano', memoryGb: [4, 8], bandwidthGBs: 68,
+    variants: [
+      { memoryGb: [4], bandwidthGBs: 34, note: '64-bit LPDDR5' },
+      { memoryGb: [8], bandwidthGBs: 68, note: '128-bit LPDDR5' },
+    ],
+  },
+  {
+    vendor: 'NVIDIA', family: 'Jetson Orin Nano', variant: 'Super', name: 'NVIDIA Jetson Orin Nano Super', memoryGb: [4, 8], bandwidthGBs: 102,
+    variants: [
+      { memoryGb: [4], bandwidthGBs: 51, note: '64-bit LPDDR5, MAXN SUPER' },
+      { memoryGb: [8], bandwidthGBs: 102, note: '128-bit LPDDR5, MAXN SUPER' },
+    ],
+  },
+  { vendor: 'NVIDIA', family: 'Jetson AGX Thor', variant: 'Base', name: 'NVIDIA Jetson AGX Thor', memoryGb: [128], bandwidthGBs: 273 },
+];
+
+export const unifiedChips: readonly UnifiedChipSpec[] = [...appleChips, ...amdChips, ...qualcommChips, ...nvidiaChips];
+
+// ---------------------------------------------------------------------------------------
+// CPUs (for CPU-only inference): peak = channels x MT/s x 8 bytes, officially supported
+// memory speed at one DIMM per channel.
+// ---------------------------------------------------------------------------------------
+
+// Source: AMD Ryzen / Ryzen Threadripper / EPYC product specifications (amd.com).
+const amdCpus: CpuSpec[] = [
+  { name: 'AMD Ryzen 9 5900X', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR4-3200', bandwidthGBs: 51.2, segment: 'desktop', aliases: ['5900X'] },
+  { name: 'AMD Ryzen 9 5950X', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR4-3200', bandwidthGBs: 51.2, segment: 'desktop', aliases: ['5950X'] },
+  { name: 'AMD Ryzen 7 5800X3D', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR4-3200', bandwidthGBs: 51.2, segment: 'desktop', aliases: ['5800X3D'] },
+  { name: 'AMD Ryzen 7 7800X3D', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR5-5200', bandwidthGBs: 83.2, segment: 'desktop', aliases: ['7800X3D'] },
+  { name: 'AMD Ryzen 9 7900X', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR5-5200', bandwidthGBs: 83.2, segment: 'desktop', aliases: ['7900X'] },
+  { name: 'AMD Ryzen 9 7950X', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR5-5200', bandwidthGBs: 83.2, segment: 'desktop', aliases: ['7950X'] },
+  { name: 'AMD Ryzen 9 7950X3D', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR5-5200', bandwidthGBs: 83.2, segment: 'desktop', aliases: ['7950X3D'] },
+  { name: 'AMD Ryzen 7 9800X3D', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR5-5600', bandwidthGBs: 89.6, segment: 'desktop', aliases: ['9800X3D'] },
+  { name: 'AMD Ryzen 9 9900X', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR5-5600', bandwidthGBs: 89.6, segment: 'desktop', aliases: ['9900X'] },
+  { name: 'AMD Ryzen 9 9950X', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR5-5600', bandwidthGBs: 89.6, segment: 'desktop', aliases: ['9950X'] },
+  { name: 'AMD Ryzen 9 9950X3D', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR5-5600', bandwidthGBs: 89.6, segment: 'desktop', aliases: ['9950X3D'] },
+  {
+    name: 'AMD Ryzen Threadripper 7970X', vendor: 'AMD', memoryChannels: 4, memoryType: 'DDR5-5200', bandwidthGBs: 166.4, segment: 'workstation',
+    aliases: ['Threadripper 7970X', '7970X'],
+  },
+  {
+    name: 'AMD Ryzen Threadripper 7980X', vendor: 'AMD', memoryChannels: 4, memoryType: 'DDR5-5200', bandwidthGBs: 166.4, segment: 'workstation',
+    aliases: ['Threadripper 7980X', '7980X'],
+  },
+  {
+    name: 'AMD Ryzen Threadripper PRO 5995WX', vendor: 'AMD', memoryChannels: 8, memoryType: 'DDR4-3200', bandwidthGBs: 204.8, segment: 'workstation',
+    aliases: ['Threadripper PRO 5995WX', '5995WX'],
+  },
+  {
+    name: 'AMD Ryzen Threadripper PRO 7995WX', vendor: 'AMD', memoryChannels: 8, memoryType: 'DDR5-5200', bandwidthGBs: 332.8, segment: 'workstation',
+    aliases: ['Threadripper PRO 7995WX', '7995WX'],
+  },
+  { name: 'AMD EPYC 7742', vendor: 'AMD', memoryChannels: 8, memoryType: 'DDR4-3200', bandwidthGBs: 204.8, segment: 'server' },
+  { name: 'AMD EPYC 7763', vendor: 'AMD', memoryChannels: 8, memoryType: 'DDR4-3200', bandwidthGBs: 204.8, segment: 'server' },
+  { name: 'AMD EPYC 9554', vendor: 'AMD', memoryChannels: 12, memoryType: 'DDR5-4800', bandwidthGBs: 460.8, segment: 'server' },
+  { name: 'AMD EPYC 9654', vendor: 'AMD', memoryChannels: 12, memoryType: 'DDR5-4800', bandwidthGBs: 460.8, segment: 'server' },
+  { name: 'AMD EPYC 9754', vendor: 'AMD', memoryChannels: 12, memoryType: 'DDR5-4800', bandwidthGBs: 460.8, segment: 'server' },
+];
+
+// Source: Intel product specifications (ark.intel.com). Xeon 6980P: DDR5-6400 RDIMM figure
+// (MRDIMM-8800 would give 844.8 GB/s).
+const intelCpus: CpuSpec[] = [
+  { name: 'Intel Core i9-13900K', vendor: 'Intel', memoryChannels: 2, memoryType: 'DDR5-5600', bandwidthGBs: 89.6, segment: 'desktop', aliases: ['i9-13900K', '13900K'] },
+  { name: 'Intel Core i7-14700K', vendor: 'Intel', memoryChannels: 2, memoryType: 'DDR5-5600', bandwidthGBs: 89.6, segment: 'desktop', aliases: ['i7-14700K', '14700K'] },
+  { name: 'Intel Core i9-14900K', vendor: 'Intel', memoryChannels: 2, memoryType: 'DDR5-5600', bandwidthGBs: 89.6, segment: 'desktop', aliases: ['i9-14900K', '14900K'] },
+  {
+    name: 'Intel Core Ultra 9 285K', vendor: 'Intel', memoryChannels: 2, memoryType: 'DDR5-6400', bandwidthGBs: 102.4, segment: 'desktop',
+    aliases: ['Ultra 9 285K', '285K'],
+  },
+  { name: 'Intel Xeon w9-3495X', vendor: 'Intel', memoryChannels: 8, memoryType: 'DDR5-4800', bandwidthGBs: 307.2, segment: 'workstation', aliases: ['w9-3495X'] },
+  {
+    name: 'Intel Xeon Platinum 8380', vendor: 'Intel', memoryChannels: 8, memoryType: 'DDR4-3200', bandwidthGBs: 204.8, segment: 'server',
+    aliases: ['Platinum 8380'],
+  },
+  {
+    name: 'Intel Xeon Platinum 8480+', vendor: 'Intel', memoryChannels: 8, memoryType: 'DDR5-4800', bandwidthGBs: 307.2, segment: 'server',
+    aliases: ['Platinum 8480+', 'Xeon 8480+'],
+  },
+  { name: 'Intel Xeon 6980P', vendor: 'Intel', memoryChannels: 12, memoryType: 'DDR5-6400', bandwidthGBs: 614.4, segment: 'server', aliases: ['6980P'] },
+];
+
+// Source: Ampere Altra / Altra Max product briefs (8-channel DDR4-3200).
+const ampereCpus: CpuSpec[] = [
+  { name: 'Ampere Altra Q80-30', vendor: 'Ampere', memoryChannels: 8, memoryType: 'DDR4-3200', bandwidthGBs: 204.8, segment: 'server', aliases: ['Altra Q80-30', 'Q80-30'] },
+  { name: 'Ampere Altra Max M128-30', vendor: 'Ampere', memoryChannels: 8, memoryType: 'DDR4-3200', bandwidthGBs: 204.8, segment: 'server', aliases: ['Altra Max M128-30', 'M128-30'] },
+];
+
+export const cpus: readonly CpuSpec[] = [...amdCpus, ...intelCpus, ...ampereCpus];

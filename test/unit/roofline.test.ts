@@ -1,0 +1,327 @@
+import { expect } from 'chai';
+import {
+  MIN_CACHE_SAFE_WEIGHT_GB,
+  SUSPECT_FACTOR,
+  assessPlausibility,
+  bitsPerWeight,
+  decodeBoundTokS,
+  methodology,
+  type RooflineInput,
+} from '../../src/lib/roofline.ts';
+
+/** RTX 4090 (1,008 GB/s), Llama-3.1-8B (8.03B) at Q4_K_M, batch 1, one request. */
+function rtx4090Llama8B(fields: Partial<RooflineInput> = {}): RooflineInput {
+  return {
+    tokSOut: 150,
+    batchSize: 1,
+    concurrency: 1,
+    specDecoding: false,
+    mtpEnabled: false,
+    quantization: 'Q4_K_M',
+    paramsB: 8.03,
+    activeParamsB: null,
+    isMoE: false,
+    memoryBandwidthGBs: 1008,
+    ...fields,
+  };
+}
+
+/** M4 Max (546 GB/s), Qwen3-30B-A3B (30.5B total, 3.3B active) at Q4_K_M. */
+function m4MaxQwen3Moe(fields: Partial<RooflineInput> = {}): RooflineInput {
+  return {
+    tokSOut: 80,
+    batchSize: 1,
+    quantization: 'Q4_K_M',
+    paramsB: 30.5,
+    activeParamsB: 3.3,
+    isMoE: true,
+    memoryBandwidthGBs: 546,
+    ...fields,
+  };
+}
+
+describe('decode-speed roofline', () => {
+  describe('decodeBoundTokS', () => {
+    it('divides bandwidth by the bytes read per token', () => {
+      // 10B params at 8 bits = 10 GB per token; 1000 GB/s / 10 GB = 100 tok/s.
+      expect(decodeBoundTokS(1000, 10, 8)).to.equal(100);
+      // 7B at fp16 = 14 GB; 400 GB/s -> 28.57 tok/s.
+      expect(decodeBoundTokS(400, 7, 16)).to.be.closeTo(28.571, 0.001);
+      // Halving the bits doubles the bound.
+      expect(decodeBoundTokS(400, 7, 8)).to.be.closeTo(2 * decodeBoundTokS(400, 7, 16), 1e-9);
+    });
+
+    it('reproduces the 4090 / 8B / Q4_K_M figure of about 200 tok/s', () => {
+      const bound = decodeBoundTokS(1008, 8.03, bitsPerWeight('Q4_K_M')!);
+      expect(bound).to.be.within(195, 215);
+    });
+
+    it('rejects non-positive or non-finite arguments', () => {
+      expect(() => decodeBoundTokS(0, 8, 4.8)).to.throw(RangeError);
+      expect(() => decodeBoundTokS(1008, -1, 4.8)).to.throw(RangeError);
+      expect(() => decodeBoundTokS(1008, 8, Number.NaN)).to.throw(RangeError);
+      expect(() => decodeBoundTokS(Number.POSITIVE_INFINITY, 8, 4.8)).to.throw(RangeError);
+    });
+  });
+
+  describe('assessPlausibility on an RTX 4090 with an 8B model at Q4_K_M', () => {
+    const exactBound = decodeBoundTokS(1008, 8.03, bitsPerWeight('Q4_K_M')!);
+
+    it('has a bound near 200 tok/s, rounded to one decimal', () => {
+      const verdict = assessPlausibility(rtx4090Llama8B());
+      expect(verdict.boundTokS).to.be.within(195, 215);
+      expect(verdict.boundTokS).to.equal(Math.round(exactBound * 10) / 10);
+    });
+
+    it('calls 150 tok/s plausible', () => {
+      const verdict = assessPlausibility(rtx4090Llama8B({ tokSOut: 150 }));
+      expect(verdict.plausibility).to.equal('plausible');
+      expect(verdict.reason).to.equal(`within 1.25 × the ${verdict.boundTokS!.toFixed(1)} tok/s memory-bandwidth bound`);
+    });
+
+    it('calls 400 tok/s suspect', () => {
+      const verdict = assessPlausibility(rtx4090Llama8B({ tokSOut: 400 }));
+      expect(verdict.plausibility).to.equal('suspect');
+      expect(verdict.reason).to.equal(`above 1.25 × the ${verdict.boundTokS!.toFixed(1)} tok/s memory-bandwidth bound`);
+    });
+
+    it('is plausible at exactly 1.25 × the bound and suspect just above', () => {
+      expect(SUSPECT_FACTOR).to.equal(1.25);
+      const limit = SUSPECT_FACTOR * exactBound;
+      expect(assessPlausibility(rtx4090Llama8B({ tokSOut: limit })).plausibility).to.equal('plausible');
+      expect(assessPlausibility(rtx4090Llama8B({ tokSOut: limit + 0.01 })).plausibility).to.equal('suspect');
+      // Above the bound itself but within the factor is still plausible.
+      expect(assessPlausibility(rtx4090Llama8B({ tokSOut: exactBound * 1.1 })).plausibility).to.equal('plausible');
+    });
+
+    it('treats missing concurrency / spec / MTP flags as a plain single-stream run', () => {
+      const verdict = assessPlausibility(
+        rtx4090Llama8B({ tokSOut: 400, concurrency: undefined, specDecoding: null, mtpEnabled: undefined }),
+      );
+      expect(verdict.plausibility).to.equal('suspect');
+    });
+
+    it('uses an explicit active count for a dense model when one is given', () => {
+      const verdict = assessPlausibility(rtx4090Llama8B({ activeParamsB: 8.03, paramsB: null }));
+      expect(verdict.boundTokS).to.equal(Math.round(exactBound * 10) / 10);
+      expect(verdict.plausibility).to.equal('plausible');
+    });
+  });
+
+  describe('MoE models', () => {
+    it('bounds an MoE by its active parameters (Qwen3-30B-A3B on an M4 Max: about 273 tok/s)', () => {
+      const verdict = assessPlausibility(m4MaxQwen3Moe());
+      expect(verdict.boundTokS).to.be.within(260, 290);
+      expect(verdict.boundTokS).to.equal(Math.round(decodeBoundTokS(546, 3.3, bitsPerWeight('Q4_K_M')!) * 10) / 10);
+      expect(verdict.plausibility).to.equal('plausible');
+      // Total params would give ~29 tok/s and falsely flag this run; active params do not.
+      expect(decodeBoundTokS(546, 30.5, bitsPerWeight('Q4_K_M')!)).to.be.below(80);
+    });
+
+    it('flags an MoE run far above its active-parameter bound', () => {
+      const verdict = assessPlausibility(m4MaxQwen3Moe({ tokSOut: 400 }));
+      expect(verdict.plausibility).to.equal('suspect');
+    });
+
+    it('is unknown for an MoE without an active count, even when total params are known', () => {
+      const verdict = assessPlausibility(m4MaxQwen3Moe({ activeParamsB: null, tokSOut: 1000 }));
+      expect(verdict).to.deep.equal({
+        plausibility: 'unknown',
+        boundTokS: null,
+        reason: 'MoE without an active-parameter count: total parameters would give a bound that is too low',
+      });
+    });
+  });
+
+  describe("every 'unknown' reason", () => {
+    const cases: { name: string; input: RooflineInput; reason: string | RegExp; hasBound: boolean }[] = [
+      {
+        name: 'unknown quantization',
+        input: rtx4090Llama8B({ tokSOut: 900, quantization: 'xyz' }),
+        reason: 'unknown quantization "xyz"',
+        hasBound: false,
+      },
+      {
+        name: 'empty quantization',
+        input: rtx4090Llama8B({ tokSOut: 900, quantization: '  ' }),
+        reason: 'unknown quantization ""',
+        hasBound: false,
+      },
+      {
+        name: 'unknown params',
+        input: rtx4090Llama8B({ tokSOut: 900, paramsB: null, activeParamsB: null }),
+        reason: 'unknown parameter count',
+        hasBound: false,
+      },
+      {
+        name: 'unknown bandwidth',
+        input: rtx4090Llama8B({ tokSOut: 900, memoryBandwidthGBs: null }),
+        reason: 'unknown memory bandwidth',
+        hasBound: false,
+      },
+      {
+        name: 'zero bandwidth',
+        input: rtx4090Llama8B({ tokSOut: 900, memoryBandwidthGBs: 0 }),
+        reason: 'unknown memory bandwidth',
+        hasBound: false,
+      },
+      {
+        name: 'MoE without active params',
+        input: m4MaxQwen3Moe({ tokSOut: 900, activeParamsB: null }),
+        reason: 'MoE without an active-parameter count: total parameters would give a bound that is too low',
+        hasBound: false,
+      },
+      {
+        name: 'batch > 1',
+        input: rtx4090Llama8B({ tokSOut: 900, batchSize: 8 }),
+        reason: 'batch > 1: aggregate throughput is not bounded by one stream',
+        hasBound: true,
+      },
+      {
+        name: 'concurrency > 1',
+        input: rtx4090Llama8B({ tokSOut: 900, concurrency: 4 }),
+        reason: 'concurrency > 1: aggregate throughput is not bounded by one stream',
+        hasBound: true,
+      },
+      {
+        name: 'speculative decoding',
+        input: rtx4090Llama8B({ tokSOut: 900, specDecoding: true }),
+        reason: 'speculative decoding: several tokens per pass over the weights',
+        hasBound: true,
+      },
+      {
+        name: 'MTP',
+        input: rtx4090Llama8B({ tokSOut: 900, mtpEnabled: true }),
+        reason: 'multi-token prediction (MTP): several tokens per pass over the weights',
+        hasBound: true,
+      },
+      {
+        name: 'tokSOut null',
+        input: rtx4090Llama8B({ tokSOut: null }),
+        reason: 'no output tokens/s reported',
+        hasBound: true,
+      },
+      {
+        name: 'weights small enough for on-chip cache',
+        input: rtx4090Llama8B({ tokSOut: 9000, paramsB: 0.5, quantization: 'Q4_K_M' }),
+        reason: `weights under ${MIN_CACHE_SAFE_WEIGHT_GB} GB can be served from on-chip cache`,
+        hasBound: true,
+      },
+    ];
+
+    for (const { name, input, reason, hasBound } of cases) {
+      it(`${name} -> unknown`, () => {
+        const verdict = assessPlausibility(input);
+        expect(verdict.plausibility).to.equal('unknown');
+        expect(verdict.reason).to.equal(reason);
+        if (hasBound) expect(verdict.boundTokS).to.be.a('number').and.to.be.above(0);
+        else expect(verdict.boundTokS).to.equal(null);
+      });
+    }
+
+    it('never flags when several inputs are unknown at once', () => {
+      const verdict = assessPlausibility(
+        rtx4090Llama8B({ tokSOut: 1e6, quantization: 'mystery', paramsB: null, memoryBandwidthGBs: null, batchSize: 4 }),
+      );
+      expect(verdict.plausibility).to.equal('unknown');
+      expect(verdict.boundTokS).to.equal(null);
+    });
+  });
+
+  describe('bitsPerWeight', () => {
+    it('reads the llama.cpp figures, including scale overhead', () => {
+      expect(bitsPerWeight('Q4_K_M')).to.equal(4.8);
+      expect(bitsPerWeight('Q8_0')).to.equal(8.5);
+      expect(bitsPerWeight('Q4_0')).to.equal(4.5);
+      expect(bitsPerWeight('Q6_K')).to.equal(6.56);
+      expect(bitsPerWeight('IQ4_XS')).to.equal(4.25);
+      expect(bitsPerWeight('IQ2_XXS')).to.equal(2.06);
+      expect(bitsPerWeight('Q2_K')).to.equal(3.15);
+    });
+
+    it('is case- and separator-tolerant', () => {
+      for (const label of ['Q4_K_M', 'q4_k_m', 'Q4-K-M', 'q4 k m', ' Q4_K_M ', 'Q4.K.M', 'Q4_K_M-GGUF', 'gguf q4_k_m', 'UD-Q4_K_M']) {
+        expect(bitsPerWeight(label), label).to.equal(4.8);
+      }
+      expect(bitsPerWeight('Q4_K')).to.equal(4.8); // llama-quantize alias of Q4_K_M
+      expect(bitsPerWeight('  Q8_0 ')).to.equal(8.5);
+      expect(bitsPerWeight('iq3-xxs')).to.equal(3.06);
+    });
+
+    it('knows float, 8-bit and 4-bit families', () => {
+      for (const label of ['fp16', 'F16', 'bf16', 'BF16', 'float16']) expect(bitsPerWeight(label), label).to.equal(16);
+      for (const label of ['fp32', 'F32']) expect(bitsPerWeight(label), label).to.equal(32);
+      for (const label of ['fp8', 'FP8', 'fp8_e4m3', 'FP8-Dynamic', 'int8', 'INT8', 'w8a8', '8bit', '8-bit', 'q8', 'GPTQ-Int8']) {
+        expect(bitsPerWeight(label), label).to.equal(8);
+      }
+      for (const label of ['AWQ', 'awq', 'GPTQ', 'GPTQ-Int4', 'int4', 'INT4', 'w4a16', 'W4A16', '4bit', '4-bit', 'Int4 (AWQ)']) {
+        expect(bitsPerWeight(label), label).to.equal(4.125);
+      }
+      for (const label of ['nf4', 'bnb-nf4', 'bnb-4bit']) expect(bitsPerWeight(label), label).to.equal(4.127);
+      expect(bitsPerWeight('NVFP4')).to.equal(4.5);
+      expect(bitsPerWeight('mxfp4')).to.equal(4.25);
+      expect(bitsPerWeight('MXFP4_MOE')).to.equal(4.25);
+    });
+
+    it('knows MLX group-64 quantization', () => {
+      expect(bitsPerWeight('MLX 4bit')).to.equal(4.5);
+      expect(bitsPerWeight('mlx-4bit')).to.equal(4.5);
+      expect(bitsPerWeight('4bit-mlx')).to.equal(4.5);
+      expect(bitsPerWeight('MLX 3bit')).to.equal(3.5);
+      expect(bitsPerWeight('mlx 6-bit')).to.equal(6.5);
+      expect(bitsPerWeight('MLX 8bit')).to.equal(8.5);
+    });
+
+    it('parses EXL2 / EXL3 "<n>bpw" labels', () => {
+      expect(bitsPerWeight('4.0bpw')).to.equal(4);
+      expect(bitsPerWeight('4.65bpw')).to.equal(4.65);
+      expect(bitsPerWeight('5bpw')).to.equal(5);
+      expect(bitsPerWeight('EXL2 4.65bpw')).to.equal(4.65);
+      expect(bitsPerWeight('exl2-6.0bpw-h6')).to.equal(6);
+      expect(bitsPerWeight('EXL3_3.5bpw')).to.equal(3.5);
+      expect(bitsPerWeight('4.25BPW-exl3')).to.equal(4.25);
+      expect(bitsPerWeight('4.0 bpw')).to.equal(4);
+      expect(bitsPerWeight('0bpw')).to.equal(null);
+      expect(bitsPerWeight('99bpw')).to.equal(null);
+    });
+
+    it('returns null for anything else', () => {
+      for (const label of ['', '   ', 'xyz', 'Q4_K_XL', 'UD-Q4_K_XL', 'Q4_K_M_something', 'exl2', 'gguf', 'MLX', 'Q9_K', 'bpw']) {
+        expect(bitsPerWeight(label), label).to.equal(null);
+      }
+    });
+
+    it('never uses a figure above the measured llama.cpp whole-file bits (Llama 3.1 8B README table)', () => {
+      const measured: Record<string, number> = {
+        Q2_K_S: 2.9697, Q2_K: 3.1593, Q3_K_S: 3.6429, Q3_K_L: 4.2979, Q4_K_S: 4.6672, Q4_K_M: 4.8944,
+        Q5_K_S: 5.5704, Q5_K_M: 5.7036, Q6_K: 6.5633, Q8_0: 8.5008, IQ1_S: 2.0042, IQ1_M: 2.146,
+        IQ2_XXS: 2.3824, IQ2_XS: 2.5882, IQ2_S: 2.7403, IQ2_M: 2.9294, IQ3_XXS: 3.2548, IQ3_XS: 3.4977,
+        IQ3_S: 3.6606, IQ3_M: 3.7628, IQ4_XS: 4.4597, IQ4_NL: 4.6818, F16: 16.0005,
+      };
+      for (const [label, bits] of Object.entries(measured)) {
+        expect(bitsPerWeight(label), label).to.be.a('number').and.to.be.at.most(bits);
+      }
+    });
+  });
+
+  describe('methodology', () => {
+    it('describes the formula, the assumptions and the bits table', () => {
+      expect(methodology.formula).to.include('bandwidth').and.to.include('bits per weight');
+      expect(methodology.assumptions).to.have.length.above(3);
+      for (const assumption of methodology.assumptions) expect(assumption).to.be.a('string').and.not.equal('');
+      expect(methodology.bitsPerWeightTable).to.have.length.above(20);
+      for (const row of methodology.bitsPerWeightTable) {
+        expect(row.quantization).to.be.a('string').and.not.equal('');
+        expect(row.bits).to.be.a('number').and.to.be.above(0);
+      }
+      const q4km = methodology.bitsPerWeightTable.find((row) => row.quantization === 'Q4_K_M');
+      expect(q4km?.bits).to.equal(bitsPerWeight('Q4_K_M'));
+    });
+
+    it('has table rows that agree with bitsPerWeight for the GGUF names', () => {
+      for (const row of methodology.bitsPerWeightTable) {
+        if (/^I?Q\d|^TQ/.test(row.quantization)) expect(bitsPerWeight(row.quantization), row.quantization).to.equal(row.bits);
+      }
+    });
+  });
+});
