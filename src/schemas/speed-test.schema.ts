@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isCanonicalComponentName } from '../lib/hardware-lookup.ts';
 import { hardwareCostRules, hwClasses, type RevisionProfile } from '../revisions.ts';
 
 /**
@@ -149,8 +150,8 @@ function hardwareSchema(profile: RevisionProfile) {
 function hardwareCostItem() {
   const thisYear = () => new Date().getUTCFullYear();
   return z.strictObject({
-    // Canonical names arrive with the hardware catalogue; until then any trimmed name.
-    component: text(128, 'component'),
+    // A name from the hardware catalogue, so costs add up per component across runs.
+    component: text(128, 'component').refine(isCanonicalComponentName, 'Must be a canonical hardware name from the catalogue (hardwareCostComponentNames)'),
     condition: z.enum(hardwareCostRules.conditions, { error: `Must be one of ${hardwareCostRules.conditions.join(', ')}` }),
     yearPurchased: int(hardwareCostRules.yearPurchasedMin).refine((year) => year <= thisYear(), 'Must not be in the future'),
     price: positive(),

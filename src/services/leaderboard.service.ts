@@ -48,6 +48,7 @@ function applyFilters(q: Knex.QueryBuilder, query: LeaderboardQuery, deps: Leade
     else q.where('r.batch_size', query.batchSize);
   }
   if (query.contextLen !== undefined) q.where('r.ctx_bucket', query.contextLen);
+  if (query.plausible) q.whereNot('r.plausibility', 'suspect');
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Db } from '../db/knex.ts';
 import { NotFound } from '../lib/errors.ts';
 import { catalogueEntryFromHub, paramsFromName, type CatalogueEntry } from '../lib/model-metadata.ts';
 import type { HubClient } from './hub.service.ts';
+import { recomputePlausibility } from './plausibility.service.ts';
 
 export interface ModelRow {
   id: string;
@@ -99,9 +100,15 @@ export async function catalogueModel(trx: Db, entry: CatalogueEntry): Promise<Mo
   const adopted = await trx('models')
     .whereRaw('lower(base_hf_id) = lower(?)', [row.hf_id])
     .whereNull('base_model_id')
-    .update({ base_model_id: row.id, params: trx.raw('coalesce(params, ?)', [row.params]) })
+    .update({
+      base_model_id: row.id,
+      // The base's count beats none, and beats a guess from the child's name.
+      params: trx.raw('case when params is null or params_approximate then coalesce(?, params) else params end', [row.params]),
+      params_approximate: trx.raw('case when params is null or params_approximate then ? else params_approximate end', [row.params_approximate]),
+    })
     .returning(['id', 'params']);
-  // Runs carry their model's size for the paramSize filter.
+  // Runs carry their model's size for the paramSize filter, and it feeds their verdict.
   for (const child of adopted) await trx('speed_test_runs').where({ model_id: child.id }).update({ model_params: child.params });
+  if (adopted.length > 0) await recomputePlausibility(trx, adopted.map((child) => child.id));
   return row;
 }

@@ -76,6 +76,10 @@ export function toRun(profile: RevisionProfile, row: Record<string, any>): Speed
     // Derived for ranking: output tok/s per watt and per US dollar of hardware.
     tokPerWatt: row.tok_per_watt,
     tokPerDollar: row.tok_per_dollar,
+    // The decode-speed roofline check (see /methodology).
+    plausibility: row.plausibility,
+    decodeBoundTokS: row.decode_bound_tok_s,
+    plausibilityReason: row.plausibility_reason,
     notes: row.notes,
     // Reactions arrive with their own issue; until then nobody has reacted.
     reactionCounts: {},

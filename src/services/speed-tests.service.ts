@@ -9,6 +9,7 @@ import { normaliseSubmission, type NormalisedSpeedTest } from '../lib/speed-test
 import type { RevisionProfile } from '../revisions.ts';
 import type { SpeedTestListQuery } from '../schemas/speed-test-query.schema.ts';
 import type { HubClient } from './hub.service.ts';
+import { runVerdict, verdictColumns } from './plausibility.service.ts';
 import { catalogueModel, resolveModel, toModelSummary, type ModelRow, type ResolvedModel } from './models.service.ts';
 import { findRuns, RUN_COLUMNS, runsQuery, toRun, type SpeedTestRun } from './run-reads.ts';
 
@@ -166,6 +167,16 @@ export async function submitSpeedTest(
       const [{ id }] = await trx('speed_test_runs')
         .insert({
           ...runFacets(normalised, modelRow, userVerified),
+          ...verdictColumns(
+            runVerdict({
+              tokSOut: normalised.tokSOut ?? null,
+              batchSize: normalised.batchSize,
+              quantization: normalised.quantization,
+              engineFlags: normalised.engineFlags,
+              model: modelRow,
+              hardware: normalised.hardware,
+            }),
+          ),
           user_id: userId,
           model_id: modelRow.id,
           hardware_id: hardwareId,

@@ -332,6 +332,12 @@ function boundCases(revision: Revision): BoundCase[] {
       revisions: [3],
     },
     { path: 'hardwareCost.0.price', ok: [0.01, 25000], bad: [[0, /positive/i], [-5, /positive/i]], revisions: [3] },
+    {
+      path: 'hardwareCost.0.component',
+      ok: ['NVIDIA GeForce RTX 3090', 'Apple M4 Max', 'AMD EPYC 9654'],
+      bad: [['My custom rig', /canonical hardware name/], ['', /must not be empty/]],
+      revisions: [3],
+    },
     { path: 'gpuPowerWatts', ok: [[450], [300, 250.5]], bad: [[[], /one entry per GPU/i], [[300, 0], /positive/i]], revisions: [3] },
   ];
   return cases.filter((c) => !c.revisions || c.revisions.includes(revision));

@@ -1,0 +1,98 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { createKey, signedUpAgent, useTestApp } from '../helpers/app.ts';
+import { fakeHubModels } from '../helpers/fake-hub.ts';
+
+describe('decode-speed roofline on stored runs', () => {
+  const ctx = useTestApp({}, { fakeHub: true });
+  let key: string;
+
+  before(async () => {
+    const { agent, csrf } = await signedUpAgent(ctx.app);
+    ({ key } = await createKey(agent, csrf));
+  });
+
+  /** Submits one run (a window later than the last) and returns the 201 body. */
+  async function submit(overrides: Record<string, unknown>) {
+    ctx.clock.advance(61_000);
+    const res = await request(ctx.app)
+      .post('/api/speed-tests')
+      .set('Authorization', `Bearer ${key}`)
+      .send({
+        hfId: fakeHubModels.dense, // 7.24 B parameters
+        hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 },
+        engineName: 'llama.cpp',
+        quantization: 'Q4_K_M',
+        tokSOut: 150,
+        ...overrides,
+      })
+      .expect(201);
+    return res.body;
+  }
+
+  it('judges a 4090 run on a 7B Q4_K_M model against a bound near 230 tok/s', async () => {
+    const fine = await submit({ tokSOut: 150 });
+    expect(fine.plausibility).to.equal('plausible');
+    // 1008 GB/s ÷ (7.24e9 × 4.8 bits ÷ 8) ≈ 232 tok/s.
+    expect(fine.decodeBoundTokS).to.be.within(225, 240);
+    const tooFast = await submit({ tokSOut: 400 });
+    expect(tooFast.plausibility).to.equal('suspect');
+    expect(tooFast.plausibilityReason).to.match(/above 1\.25/);
+  });
+
+  it('never flags when an input is unknown: unknown GPU, unknown quantization, batched or speculative runs', async () => {
+    for (const overrides of [
+      { hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'Homebrew Accelerator 9000', vramGb: 24 }, tokSOut: 5000 },
+      { quantization: 'my-own-quant', tokSOut: 5000 },
+      { batchSize: 8, tokSOut: 5000 },
+      { engineFlags: { commandSnippet: './llama-server -md draft.gguf --draft-max 8' }, tokSOut: 5000 },
+    ]) {
+      const run = await submit(overrides);
+      expect(run.plausibility, JSON.stringify(overrides)).to.equal('unknown');
+    }
+  });
+
+  it('sums the bandwidth of every card, so a split model is not held to one card', async () => {
+    const run = await submit({ hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, gpuCount: 2 }, tokSOut: 400 });
+    expect(run.plausibility).to.equal('plausible');
+    expect(run.decodeBoundTokS).to.be.within(450, 480);
+  });
+
+  it('lets the leaderboard hide suspect runs with plausible=true, and marks rows', async () => {
+    const all = await request(ctx.app).get('/api/leaderboard').expect(200);
+    expect(all.body.rows.some((row: { plausibility: string }) => row.plausibility === 'suspect')).to.equal(true);
+    const plausible = await request(ctx.app).get('/api/leaderboard').query({ plausible: 'true' }).expect(200);
+    expect(plausible.body.total).to.equal(all.body.total - 1);
+    expect(plausible.body.rows.every((row: { plausibility: string }) => row.plausibility !== 'suspect')).to.equal(true);
+  });
+
+});
+
+describe('decode-speed roofline after the catalogue learns more', () => {
+  const ctx = useTestApp({}, { fakeHub: true });
+
+  it('re-judges a finetune’s runs when its base is catalogued and gives it an exact size', async () => {
+    const { agent, csrf } = await signedUpAgent(ctx.app);
+    const { key } = await createKey(agent, csrf);
+    const submit = async (hfId: string) => {
+      ctx.clock.advance(61_000);
+      const res = await request(ctx.app)
+        .post('/api/speed-tests')
+        .set('Authorization', `Bearer ${key}`)
+        .send({ hfId, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 }, engineName: 'llama.cpp', quantization: 'Q4_K_M', tokSOut: 150 })
+        .expect(201);
+      return res.body;
+    };
+    // No base in the catalogue yet: the size is read from the name ("7B"), approximately.
+    const finetune = await submit(fakeHubModels.finetune);
+    expect(finetune.model).to.include({ params: 7, paramsApproximate: true });
+    const guessedBound = finetune.decodeBoundTokS;
+
+    await submit(fakeHubModels.dense); // 7.24 B, exact
+    const after = await request(ctx.app).get(`/api/speed-tests/${finetune.id}`).expect(200);
+    expect(after.body.model).to.include({ params: 7.24, paramsApproximate: false });
+    expect(after.body.decodeBoundTokS).to.be.below(guessedBound);
+    const row = await ctx.db('speed_test_runs').where({ id: finetune.id }).first('model_params', 'param_bucket');
+    expect(row).to.deep.equal({ model_params: 7.24, param_bucket: 7 });
+  });
+});
