@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import { adminUsersController } from '../controllers/web/admin-users.ts';
 import { authController } from '../controllers/web/auth.ts';
-import { homeController } from '../controllers/web/home.ts';
+import { cataloguePagesController } from '../controllers/web/catalogue.ts';
+import { leaderboardPagesController } from '../controllers/web/leaderboard.ts';
 import { settingsKeysController } from '../controllers/web/keys.ts';
 import { speedTestPagesController } from '../controllers/web/speed-tests.ts';
 import { requireAdmin, requireAuth } from '../middleware/require-auth.ts';
@@ -11,13 +12,18 @@ import type { AppDeps } from '../app.ts';
 export function webRoutes({ db, profile, config, hub, clock }: AppDeps): Router {
   const router = Router();
   const speedTestDeps = { db, profile, hub, clock, hubMode: config.hubMode };
-  const home = homeController(speedTestDeps, config.publicUrl);
+  const leaderboard = leaderboardPagesController({ db, profile, clock });
+  const catalogue = cataloguePagesController(speedTestDeps, config.hfEndpoint);
   const auth = authController(db);
   const keys = settingsKeysController(db);
   const adminUsers = adminUsersController(db);
   const runs = speedTestPagesController(speedTestDeps, config.hfEndpoint);
 
-  router.get('/', home.show);
+  router.get('/', leaderboard.show);
+  router.get('/models', catalogue.models);
+  router.get('/models/:org/:model', catalogue.model);
+  router.get('/hardware/:id', catalogue.hardware);
+  router.get('/methodology', catalogue.methodology);
 
   router.get('/signup', auth.signUpForm);
   router.post('/signup', auth.signUp);

@@ -45,6 +45,7 @@ export async function seedDemoCatalogue(db: Db): Promise<void> {
           active_params: model.activeParams ?? null,
           is_moe: model.isMoE ?? false,
           base_relation: model.base?.relation ?? null,
+          base_hf_id: model.base?.hfId ?? null,
         })
         .onConflict()
         .ignore();

@@ -1,0 +1,79 @@
+import type { Request, Response } from 'express';
+import { NotFound, ValidationFailed } from '../../lib/errors.ts';
+import { isUuid } from '../../lib/ids.ts';
+import { methodology, SUSPECT_FACTOR } from '../../lib/roofline.ts';
+import { parseOrThrow } from '../../lib/validation.ts';
+import { isHtmxRequest } from '../../middleware/request-kind.ts';
+import { modelsListQuerySchema } from '../../schemas/models-query.schema.ts';
+import { speedTestListQuerySchema } from '../../schemas/speed-test-query.schema.ts';
+import { getModelDetail, listModels, listModelTree } from '../../services/catalogue.service.ts';
+import { leaderboardPage } from '../../services/leaderboard.service.ts';
+import { findRuns } from '../../services/run-reads.ts';
+import { listSpeedTests, type SpeedTestDeps } from '../../services/speed-tests.service.ts';
+import { render } from '../../views.ts';
+import { filledParams, queryString } from './leaderboard.ts';
+
+const PAGE_SIZE = 50;
+
+export function cataloguePagesController(deps: SpeedTestDeps, hubUrl: string) {
+  const { db, profile } = deps;
+
+  return {
+    /** The catalogue: search as you type; a tree of bases and their finetunes. */
+    async models(req: Request, res: Response) {
+      const params = filledParams(req.query);
+      const { tree, ...query } = parseOrThrow(modelsListQuerySchema(profile), { limit: String(PAGE_SIZE), ...params });
+      const result = tree ? await listModelTree(db, query) : await listModels(db, query);
+      const data = { title: 'Models', result, tree: Boolean(tree), search: query.search ?? '', params, queryString };
+      render(res, isHtmxRequest(req) ? 'partials/models/list' : 'pages/models/index', data);
+    },
+
+    /** One model: hub facts, tree neighbours, charts and its runs (finetunes included). */
+    async model(req: Request, res: Response) {
+      const hfId = `${req.params.org}/${req.params.model}`;
+      const model = await getModelDetail(db, hfId);
+      const params = filledParams(req.query);
+      let runs;
+      let fieldErrors: Record<string, string[]> = {};
+      try {
+        const query = parseOrThrow(speedTestListQuerySchema(profile), { ...params, hfId: model.hfId, limit: params.limit ?? String(PAGE_SIZE) });
+        runs = await listSpeedTests(deps, query);
+      } catch (error) {
+        if (!(error instanceof ValidationFailed)) throw error;
+        fieldErrors = error.details.fieldErrors;
+      }
+      const best = await leaderboardPage(deps, { hfId: model.hfId, bestPer: 'hardware', sort: 'tokSOut', format: 'json', limit: 20, offset: 0 });
+      const spread = await leaderboardPage(deps, { hfId: model.hfId, sort: 'tokSOut', format: 'json', limit: 200, offset: 0 });
+      render(res, 'pages/models/show', {
+        title: model.hfId,
+        model,
+        runs,
+        best: best.rows,
+        spread: spread.rows,
+        fieldErrors,
+        params,
+        queryString,
+        hubUrl,
+      });
+    },
+
+    /** One hardware profile and its runs across models. */
+    async hardware(req: Request, res: Response) {
+      const id = req.params.id;
+      if (!isUuid(id)) throw new NotFound();
+      const profileRow = await db('hardware_profiles').where({ id }).first();
+      if (!profileRow) throw new NotFound();
+      const offset = Math.max(0, Number.parseInt(String(req.query.offset ?? '0'), 10) || 0);
+      const filter = (q: import('knex').Knex.QueryBuilder) => q.where('r.hardware_id', id).where('r.status', 'APPROVED');
+      const [runs, [{ total }]] = await Promise.all([
+        findRuns(db, profile, filter, { limit: PAGE_SIZE, offset }),
+        db('speed_test_runs as r').modify(filter).count<{ total: number }[]>('* as total'),
+      ]);
+      render(res, 'pages/hardware/show', { title: 'Hardware profile', hardware: { id, ...profileRow.details }, runs, total, offset, limit: PAGE_SIZE });
+    },
+
+    methodology(_req: Request, res: Response) {
+      render(res, 'pages/methodology', { title: 'Methodology', methodology, suspectFactor: SUSPECT_FACTOR });
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import type { Request, Response } from 'express';
+import { ValidationFailed } from '../../lib/errors.ts';
+import { parseOrThrow } from '../../lib/validation.ts';
+import { isHtmxRequest } from '../../middleware/request-kind.ts';
+import { buckets, hwClasses } from '../../revisions.ts';
+import { leaderboardQuerySchema, leaderboardSorts, type LeaderboardQuery } from '../../schemas/leaderboard-query.schema.ts';
+import { leaderboardPage, type LeaderboardDeps } from '../../services/leaderboard.service.ts';
+import { render } from '../../views.ts';
+
+/** A GET form sends every field; an empty one means "not filtered". */
+export function filledParams(query: Request['query']): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(query).filter(([key, value]) => value !== '' && key !== 'format'));
+}
+
+/** The query string of the current filters, for links that keep them (pagination, export). */
+export function queryString(params: Record<string, unknown>, overrides: Record<string, unknown> = {}): string {
+  const merged = { ...params, ...overrides };
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(merged)) {
+    if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
+  }
+  return search.toString();
+}
+
+export function leaderboardPagesController(deps: LeaderboardDeps) {
+  const { profile } = deps;
+  const options = {
+    hwClasses,
+    memTiers: buckets.memTier,
+    paramSizes: buckets.paramSize.map((b) => b.bucket),
+    contextLens: buckets.contextLen,
+    oses: buckets.os,
+    engines: profile.engines,
+    sorts: leaderboardSorts,
+    extended: profile.features.extendedLeaderboardFilters,
+  };
+
+  return {
+    async show(req: Request, res: Response) {
+      const params = filledParams(req.query);
+      let page: Awaited<ReturnType<typeof leaderboardPage>> | undefined;
+      let fieldErrors: Record<string, string[]> = {};
+      let status = 200;
+      try {
+        const query: LeaderboardQuery = parseOrThrow(leaderboardQuerySchema(profile), params);
+        page = await leaderboardPage(deps, query);
+      } catch (error) {
+        if (!(error instanceof ValidationFailed)) throw error;
+        fieldErrors = error.details.fieldErrors;
+        status = 400;
+      }
+      const data = {
+        title: 'Leaderboard',
+        params,
+        page,
+        fieldErrors,
+        options,
+        queryString,
+        exportHref: `/api/leaderboard?${queryString(params, { format: 'csv', limit: undefined, offset: undefined })}`,
+      };
+      render(res, isHtmxRequest(req) ? 'partials/leaderboard/results' : 'pages/leaderboard', data, status);
+    },
+  };
+}
