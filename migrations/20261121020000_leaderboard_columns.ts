@@ -53,7 +53,7 @@ export async function up(knex: Knex): Promise<void> {
       hw_class = h.hw_class,
       memory_gb = coalesce(h.total_vram_gb, h.unified_memory_gb, h.ram_gb),
       hardware_search = lower(concat_ws(' | ', h.gpu_name, h.chip_vendor, h.chip_family, h.chip_variant, h.cpu)),
-      os_family = case when h.os ~* 'win' then 'windows' when h.os ~* 'mac|darwin' then 'macos' when h.os ~* 'linux|ubuntu|debian|fedora|arch' then 'linux' end,
+      os_family = case when h.os ~* 'mac|darwin' then 'macos' when h.os ~* 'linux|ubuntu|debian|fedora|arch' then 'linux' when h.os ~* 'win' then 'windows' end,
       engine_name = e.name,
       model_params = m.params,
       model_family = lower(m.family),

@@ -30,9 +30,10 @@ export interface RunFacets {
 /** Free-text OS names folded onto the leaderboard's three values. */
 export function osFamily(os: string | undefined): RunFacets['os_family'] {
   const value = os?.toLowerCase() ?? '';
+  // macOS first: "darwin" contains "win".
+  if (/mac|darwin|os ?x\b/.test(value)) return 'macos';
+  if (/linux|ubuntu|debian|fedora|arch|centos|rhel|rocky|alma|nixos|wsl|pop!?_?os|mint|suse|gentoo|alpine|raspbian|kali|endeavour|manjaro/.test(value)) return 'linux';
   if (/win/.test(value)) return 'windows';
-  if (/mac|darwin|os ?x/.test(value)) return 'macos';
-  if (/linux|ubuntu|debian|fedora|arch|centos|rhel|rocky|alma|nixos|wsl|pop!?_?os|mint|suse|gentoo|alpine/.test(value)) return 'linux';
   return null;
 }
 

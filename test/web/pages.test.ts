@@ -1,0 +1,133 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { createKey, signedUpAgent, useTestApp } from '../helpers/app.ts';
+import { fakeHubModels } from '../helpers/fake-hub.ts';
+
+describe('public pages', () => {
+  const ctx = useTestApp({}, { fakeHub: true });
+  const runIds: string[] = [];
+  let hardwareId: string;
+
+  before(async () => {
+    const { agent, csrf } = await signedUpAgent(ctx.app);
+    const { key } = await createKey(agent, csrf);
+    const runs = [
+      { hfId: fakeHubModels.dense, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, os: 'Ubuntu 24.04' }, tokSOut: 150 },
+      { hfId: fakeHubModels.dense, hardware: { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', chipVariant: 'Max', unifiedMemoryGb: 128 }, tokSOut: 60 },
+      { hfId: fakeHubModels.ggufQuant, hardware: { hwClass: 'CPU_ONLY', cpu: 'AMD EPYC 9654', ramGb: 384 }, tokSOut: 12 },
+      { hfId: fakeHubModels.dense, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, os: 'Ubuntu 24.04' }, tokSOut: 900 },
+    ];
+    for (const run of runs) {
+      ctx.clock.advance(61_000);
+      const res = await request(ctx.app)
+        .post('/api/speed-tests')
+        .set('Authorization', `Bearer ${key}`)
+        .send({ engineName: 'llama.cpp', quantization: 'Q4_K_M', ...run })
+        .expect(201);
+      runIds.push(res.body.id);
+      hardwareId ??= res.body.hardwareId;
+    }
+  });
+
+  describe('the leaderboard at /', () => {
+    it('renders the whole page with the filter form, ranked rows and links', async () => {
+      const res = await request(ctx.app).get('/').expect(200);
+      expect(res.headers.vary).to.match(/HX-Request/);
+      expect(res.text).to.include('<form class="filters" method="get" action="/"');
+      expect(res.text).to.include('hx-push-url="true"');
+      for (const name of ['hfId', 'hwClass', 'memTier', 'engineName', 'quantization', 'verified', 'since', 'hardwareName', 'paramSize', 'os', 'backend', 'modelFamily', 'isMoE', 'batchSize', 'contextLen', 'sort']) {
+        expect(res.text, name).to.include(`name="${name}"`);
+      }
+      expect(res.text).to.include('4 runs, showing 1–4');
+      expect(res.text.indexOf(`/runs/${runIds[3]}`)).to.be.lessThan(res.text.indexOf(`/runs/${runIds[0]}`));
+      expect(res.text).to.include(`href="/hardware/${hardwareId}"`);
+      expect(res.text).to.include(`href="/models/${fakeHubModels.dense}"`);
+      expect(res.text).to.include('href="/api/leaderboard?format=csv"');
+    });
+
+    it('marks a run above the roofline as suspect', async () => {
+      const res = await request(ctx.app).get('/').expect(200);
+      expect(res.text).to.match(/>900<\/a> <span class="badge badge-warn" title="Above the [\d.,]+ tok\/s memory-bandwidth bound">suspect<\/span>/);
+    });
+
+    it('answers htmx with only the results region, for the same URL', async () => {
+      const res = await request(ctx.app).get('/').query({ hwClass: 'UNIFIED' }).set('HX-Request', 'true').expect(200);
+      expect(res.text.trim()).to.match(/^<section id="results"/);
+      expect(res.text).not.to.include('<html');
+      expect(res.text).to.include('1 run, showing 1–1');
+      expect(res.headers.vary).to.match(/HX-Request/);
+    });
+
+    it('filters without JavaScript: a plain GET with the form fields, empty ones ignored', async () => {
+      const res = await request(ctx.app).get('/?hfId=&hwClass=CPU_ONLY&memTier=&sort=tokSOut').expect(200);
+      expect(res.text).to.include('1 run, showing 1–1');
+      expect(res.text).to.include('<option value="CPU_ONLY" selected>');
+      expect(res.text).to.include('href="/api/leaderboard?hwClass=CPU_ONLY&amp;sort=tokSOut&amp;format=csv"');
+      const plausible = await request(ctx.app).get('/?plausible=true').expect(200);
+      expect(plausible.text).to.include('3 runs');
+    });
+
+    it('pages with links that keep the filters', async () => {
+      const res = await request(ctx.app).get('/?limit=2&hardwareName=4090').expect(200);
+      expect(res.text).to.include('2 runs, showing 1–2');
+      const all = await request(ctx.app).get('/?limit=2').expect(200);
+      expect(all.text).to.include('href="/?limit=2&amp;offset=2"');
+      const second = await request(ctx.app).get('/?limit=2&offset=2').expect(200);
+      expect(second.text).to.include('showing 3–4');
+      expect(second.text).to.include('href="/?limit=2"');
+    });
+
+    it('shows bad filters next to the form with a 400, not a crash', async () => {
+      const res = await request(ctx.app).get('/?memTier=7&nonsense=1').expect(400);
+      expect(res.text).to.include('Some filters are not valid');
+      expect(res.text).to.include('<code>memTier</code>: Must be one of 8, 12, 16, 24, 32, 48, 80, 96, 128');
+      expect(res.text).to.include('<code>nonsense</code>: Unknown field');
+    });
+  });
+
+  describe('the model pages', () => {
+    it('lists the catalogue and searches as you type (htmx fragment)', async () => {
+      const page = await request(ctx.app).get('/models').expect(200);
+      expect(page.text).to.include('hx-trigger="input delay:300ms from:#model-q, change, submit"');
+      expect(page.text).to.include(`href="/models/${fakeHubModels.dense}"`);
+      const fragment = await request(ctx.app).get('/models').query({ search: 'gguf' }).set('HX-Request', 'true').expect(200);
+      expect(fragment.text.trim()).to.match(/^<section id="model-list"/);
+      expect(fragment.text).to.include(fakeHubModels.ggufQuant);
+      expect(fragment.text).not.to.include(`<td><a href="/models/${fakeHubModels.dense}">`);
+      expect(fragment.text).to.include('1 model');
+    });
+
+    it('shows the tree of a base and its quantization', async () => {
+      const res = await request(ctx.app).get('/models').query({ tree: 'true' }).expect(200);
+      const base = res.text.indexOf(`href="/models/${fakeHubModels.dense}"`);
+      const child = res.text.indexOf(`href="/models/${fakeHubModels.ggufQuant}"`);
+      expect(base).to.be.greaterThan(-1);
+      expect(child).to.be.greaterThan(base);
+      expect(res.text).to.include('<span class="badge badge-muted">quantized</span>');
+    });
+
+    it('shows one model: hub link, figures, derived models and runs including its quantization', async () => {
+      const res = await request(ctx.app).get(`/models/${fakeHubModels.dense}`).expect(200);
+      expect(res.text).to.include(`href="${ctx.hub.url}/${fakeHubModels.dense}"`);
+      expect(res.text).to.include('<strong>3</strong> approved runs');
+      expect(res.text).to.include(`href="/models/${fakeHubModels.ggufQuant}"`);
+      expect(res.text).to.include(`/runs/${runIds[2]}`); // the quant's run is listed with the base
+      expect(res.text).to.include('DISCRETE_GPU');
+      await request(ctx.app).get('/models/nobody/nothing').expect(404);
+    });
+  });
+
+  it('shows a hardware profile with its runs; 404 for unknown or malformed ids', async () => {
+    const res = await request(ctx.app).get(`/hardware/${hardwareId}`).expect(200);
+    expect(res.text).to.include('NVIDIA GeForce RTX 4090');
+    expect(res.text).to.include('2 runs across models');
+    await request(ctx.app).get('/hardware/00000000-0000-4000-8000-000000000000').expect(404);
+    await request(ctx.app).get('/hardware/nope').expect(404);
+  });
+
+  it('explains the roofline on /methodology with the bits-per-weight table', async () => {
+    const res = await request(ctx.app).get('/methodology').expect(200);
+    expect(res.text).to.include('memory bandwidth (GB/s)');
+    expect(res.text).to.match(/<code>Q4_K_M<\/code><\/td><td class="num">4\.8<\/td>/);
+  });
+});
