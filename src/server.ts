@@ -4,6 +4,8 @@ import { createApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase } from './db/open.ts';
 import { seedDemoCatalogue } from './db/seeds/demo-models.ts';
+import { seedDemoRuns } from './db/seeds/demo-runs.ts';
+import { getRevisionProfile } from './revisions.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { ensureAdmin } from './services/users.service.ts';
 
@@ -20,6 +22,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const { db } = database;
   try {
     await seedDemoCatalogue(db);
+    // The embedded quick start gets sample runs so the leaderboard is not empty.
+    if (!config.databaseUrl && config.nodeEnv !== 'production') {
+      const seeded = await seedDemoRuns(db, getRevisionProfile(config.revision));
+      if (seeded.runs > 0) logger.info(seeded, 'seeded demo users and runs');
+    }
     if (config.admin) {
       await ensureAdmin(db, config.admin.username, config.admin.password);
       logger.info({ username: config.admin.username }, 'admin account ensured');

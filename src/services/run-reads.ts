@@ -56,7 +56,9 @@ export function toRun(profile: RevisionProfile, row: Record<string, any>): Speed
     engineCommit: row.engine_commit,
     engine: engineSummary(profile, row),
     engineFlags: row.engine_flags,
-    user: { id: row.user_id, username: row.u_username, displayName: row.u_display_name, verified: row.u_is_verified },
+    user: { id: row.user_id, username: row.u_username, displayName: row.u_display_name, verified: row.u_is_verified, demo: row.u_is_demo },
+    // Sample data of the quick start, from demo accounts.
+    demo: row.u_is_demo,
     quantization: row.quantization,
     modelRevision: row.model_revision,
     backend: row.backend,
@@ -116,6 +118,7 @@ export const RUN_COLUMNS = [
   'u.username as u_username',
   'u.display_name as u_display_name',
   'u.is_verified as u_is_verified',
+  'u.is_demo as u_is_demo',
 ];
 
 /** Runs matching `filter`, newest first. */

@@ -129,6 +129,68 @@ function hardwareRow(hw: NormalisedSpeedTest['hardware']) {
   };
 }
 
+/**
+ * Writes one validated run (inside the caller's transaction): the de-duplicated hardware
+ * and engine rows, the run with its leaderboard facts and roofline verdict, and the
+ * model's run count. Submissions and the demo seeder both come through here.
+ */
+export async function storeRun(
+  trx: Db,
+  { normalised, model: modelRow, userId, createdAt }: { normalised: NormalisedSpeedTest; model: ModelRow; userId: string; createdAt: Date },
+): Promise<string> {
+  const hardwareId = await upsertByContentHash(trx, 'hardware_profiles', hardwareRow(normalised.hardware), normalised.hardware);
+  const engine = {
+    name: normalised.engineName,
+    version: normalised.engineVersion ?? null,
+    repository: normalised.engineRepository ?? null,
+    build: normalised.engineBuild ?? null,
+    commit: normalised.engineCommit ?? null,
+  };
+  const engineId = await upsertByContentHash(trx, 'engines', engine, engine);
+  const { is_verified: userVerified } = await trx('users').where({ id: userId }).first('is_verified');
+  const [{ id }] = await trx('speed_test_runs')
+    .insert({
+      ...runFacets(normalised, modelRow, userVerified),
+      ...verdictColumns(
+        runVerdict({
+          tokSOut: normalised.tokSOut ?? null,
+          batchSize: normalised.batchSize,
+          quantization: normalised.quantization,
+          engineFlags: normalised.engineFlags,
+          model: modelRow,
+          hardware: normalised.hardware,
+        }),
+      ),
+      user_id: userId,
+      model_id: modelRow.id,
+      hardware_id: hardwareId,
+      engine_id: engineId,
+      status: 'APPROVED',
+      quantization: normalised.quantization,
+      model_revision: normalised.modelRevision,
+      backend: normalised.backend ?? null,
+      tok_s_out: normalised.tokSOut ?? null,
+      tok_s_prefill: normalised.tokSPrefill ?? null,
+      tok_s_total: normalised.tokSTotal ?? null,
+      ttft_ms: normalised.ttftMs ?? null,
+      peak_vram_gb: normalised.peakVramGb ?? null,
+      prompt_tokens: normalised.promptTokens,
+      output_tokens: normalised.outputTokens,
+      context_length: normalised.contextLength,
+      batch_size: normalised.batchSize,
+      prefill_tokens: normalised.prefillTokens ?? 0,
+      gpu_power_watts: normalised.gpuPowerWatts ? JSON.stringify(normalised.gpuPowerWatts) : null,
+      total_power_watts: normalised.totalPowerWatts ?? null,
+      hardware_cost: normalised.hardwareCost ? JSON.stringify(normalised.hardwareCost) : null,
+      notes: normalised.notes ?? null,
+      engine_flags: normalised.engineFlags ? JSON.stringify(normalised.engineFlags) : null,
+      created_at: createdAt,
+    })
+    .returning('id');
+  await trx('models').where({ id: modelRow.id }).increment('benchmark_count', 1);
+  return id;
+}
+
 export async function submitSpeedTest(
   deps: SpeedTestDeps,
   userId: string,
@@ -154,56 +216,7 @@ export async function submitSpeedTest(
       }
       const resetAt = await claimSubmissionWindow(trx, deps, userId, now);
       const modelRow: ModelRow = 'catalogued' in model ? model.catalogued : await catalogueModel(trx, model.fromHub);
-      const hardwareId = await upsertByContentHash(trx, 'hardware_profiles', hardwareRow(normalised.hardware), normalised.hardware);
-      const engine = {
-        name: normalised.engineName,
-        version: normalised.engineVersion ?? null,
-        repository: normalised.engineRepository ?? null,
-        build: normalised.engineBuild ?? null,
-        commit: normalised.engineCommit ?? null,
-      };
-      const engineId = await upsertByContentHash(trx, 'engines', engine, engine);
-      const { is_verified: userVerified } = await trx('users').where({ id: userId }).first('is_verified');
-      const [{ id }] = await trx('speed_test_runs')
-        .insert({
-          ...runFacets(normalised, modelRow, userVerified),
-          ...verdictColumns(
-            runVerdict({
-              tokSOut: normalised.tokSOut ?? null,
-              batchSize: normalised.batchSize,
-              quantization: normalised.quantization,
-              engineFlags: normalised.engineFlags,
-              model: modelRow,
-              hardware: normalised.hardware,
-            }),
-          ),
-          user_id: userId,
-          model_id: modelRow.id,
-          hardware_id: hardwareId,
-          engine_id: engineId,
-          status: 'APPROVED',
-          quantization: normalised.quantization,
-          model_revision: normalised.modelRevision,
-          backend: normalised.backend ?? null,
-          tok_s_out: normalised.tokSOut ?? null,
-          tok_s_prefill: normalised.tokSPrefill ?? null,
-          tok_s_total: normalised.tokSTotal ?? null,
-          ttft_ms: normalised.ttftMs ?? null,
-          peak_vram_gb: normalised.peakVramGb ?? null,
-          prompt_tokens: normalised.promptTokens,
-          output_tokens: normalised.outputTokens,
-          context_length: normalised.contextLength,
-          batch_size: normalised.batchSize,
-          prefill_tokens: normalised.prefillTokens ?? 0,
-          gpu_power_watts: normalised.gpuPowerWatts ? JSON.stringify(normalised.gpuPowerWatts) : null,
-          total_power_watts: normalised.totalPowerWatts ?? null,
-          hardware_cost: normalised.hardwareCost ? JSON.stringify(normalised.hardwareCost) : null,
-          notes: normalised.notes ?? null,
-          engine_flags: normalised.engineFlags ? JSON.stringify(normalised.engineFlags) : null,
-          created_at: now,
-        })
-        .returning('id');
-      await trx('models').where({ id: modelRow.id }).increment('benchmark_count', 1);
+      const id = await storeRun(trx, { normalised, model: modelRow, userId, createdAt: now });
       const run = (await findRuns(trx, deps.profile, (q) => q.where('r.id', id)))[0]!;
       if (idempotencyKey) {
         await trx('idempotency_keys')

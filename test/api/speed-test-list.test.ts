@@ -185,10 +185,11 @@ for (const rev of REVISIONS) {
           expect(run).to.include.keys('model', 'hardware', 'engine', 'engineFlags', 'user');
           expect(run.reactionCounts).to.deep.equal({});
           expect(run.myEmoji).to.equal(null);
-          expect(run.user).to.have.all.keys('id', 'username', 'displayName', 'verified');
+          expect(run.user).to.have.all.keys('id', 'username', 'displayName', 'verified', 'demo');
+          expect(run.user.demo).to.equal(false);
         }
         const a1 = res.body.benchmarks.find((run: Body) => run.id === seeded.runs.get('a1')!.id);
-        expect(a1.user).to.deep.equal({ id: seeded.userIds.alice, username: 'alice', displayName: 'Display alice', verified: true });
+        expect(a1.user).to.deep.equal({ id: seeded.userIds.alice, username: 'alice', displayName: 'Display alice', verified: true, demo: false });
         expect(a1.model).to.include({ hfId: fakeHubModels.dense, displayName: 'Dense-7B', family: 'llama', params: 7.24, isMoE: false });
         expect(a1.hardware).to.include({ hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', vramGb: 24 });
         expect(a1.engine).to.include({ name: 'llama.cpp' });

@@ -139,7 +139,8 @@ for (const rev of REVISIONS) {
         expect(run.hardware).to.include({ id: run.hardwareId, hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', vramGb: 24, gpuCount: 1 });
         expect(run.engine).to.include({ id: run.engineId, name: 'llama.cpp' });
         expect(run.engineFlags).to.include({ commandSnippet: 'llama-server -m model.gguf', kvCacheDtype: 'q8_0' });
-        expect(run.user).to.deep.equal({ id: alice.id, username: alice.username, displayName: `Display ${alice.username}`, verified: false });
+        expect(run.user).to.deep.equal({ id: alice.id, username: alice.username, displayName: `Display ${alice.username}`, verified: false, demo: false });
+        expect(run.demo).to.equal(false);
         expect(run.reactionCounts).to.deep.equal({});
         expect(run.myEmoji).to.equal(null);
 

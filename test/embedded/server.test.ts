@@ -79,6 +79,10 @@ describe('npm start on an embedded Postgres', function () {
     expect(health.status).to.equal(200);
     expect(await health.json()).to.deep.equal({ ok: true, revision: 3 });
     expect(existsSync(path.join(dataDir, 'db', 'PG_VERSION'))).to.equal(true);
+    // The quick start shows a living leaderboard: demo runs were seeded on first start.
+    const board = (await (await fetch(`${server.url}/api/leaderboard?limit=1`)).json()) as { total: number; rows: { demo: boolean }[] };
+    expect(board.total).to.equal(300);
+    expect(board.rows[0]!.demo).to.equal(true);
     expect(postgresProcessesFor(dataDir)).to.have.length(1);
 
     server.child.kill('SIGTERM');
@@ -92,6 +96,9 @@ describe('npm start on an embedded Postgres', function () {
     const page = await fetch(`${server.url}/`);
     expect(page.status).to.equal(200);
     expect(await page.text()).to.include('LLM Bench');
+    // Seeded once: a second start adds nothing.
+    const board = (await (await fetch(`${server.url}/api/leaderboard?limit=1`)).json()) as { total: number };
+    expect(board.total).to.equal(300);
     server.child.kill('SIGINT');
     expect(await exitOf(server.child)).to.equal(0);
     expect(postgresProcessesFor(dataDir)).to.deep.equal([]);

@@ -1,0 +1,41 @@
+// Adds the demo catalogue and sample runs to a database: npm run seed:demo [-- --runs N]
+// Uses DATABASE_URL, or the embedded database under DATA_DIR. Refused when NODE_ENV=production.
+import { ConfigError, loadConfig } from '../config.ts';
+import { openDatabase } from '../db/open.ts';
+import { seedDemoCatalogue } from '../db/seeds/demo-models.ts';
+import { seedDemoRuns } from '../db/seeds/demo-runs.ts';
+import { createLogger } from '../logger.ts';
+import { getRevisionProfile } from '../revisions.ts';
+
+async function main(): Promise<number> {
+  const config = loadConfig();
+  if (config.nodeEnv === 'production') {
+    process.stderr.write('Refusing to add demo data with NODE_ENV=production.\n');
+    return 1;
+  }
+  const runsFlag = process.argv.indexOf('--runs');
+  const runs = runsFlag > 0 ? Number.parseInt(process.argv[runsFlag + 1] ?? '', 10) : 300;
+  if (!Number.isInteger(runs) || runs < 1 || runs > 100_000) {
+    process.stderr.write('--runs must be a whole number from 1 to 100000\n');
+    return 2;
+  }
+  const database = await openDatabase(config, createLogger('warn'));
+  try {
+    await seedDemoCatalogue(database.db);
+    const seeded = await seedDemoRuns(database.db, getRevisionProfile(config.revision), { runs });
+    process.stdout.write(
+      seeded.runs > 0 ? `Added ${seeded.users} demo users and ${seeded.runs} demo runs.\n` : 'Demo data is already there; nothing added.\n',
+    );
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    process.stderr.write(error instanceof ConfigError ? `Configuration error: ${error.message}\n` : `${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);
