@@ -186,7 +186,7 @@ for (const rev of REVISIONS) {
           expect(run.reactionCounts).to.deep.equal({});
           expect(run.myEmoji).to.equal(null);
           expect(run.user).to.have.all.keys('id', 'username', 'displayName', 'verified', 'demo');
-          expect(run.user.demo).to.equal(false);
+          expect((run.user as { demo: boolean }).demo).to.equal(false);
         }
         const a1 = res.body.benchmarks.find((run: Body) => run.id === seeded.runs.get('a1')!.id);
         expect(a1.user).to.deep.equal({ id: seeded.userIds.alice, username: 'alice', displayName: 'Display alice', verified: true, demo: false });

@@ -58,8 +58,12 @@ describe('public pages', () => {
       expect(res.headers.vary).to.match(/HX-Request/);
     });
 
-    it('filters without JavaScript: a plain GET with the form fields, empty ones ignored', async () => {
-      const res = await request(ctx.app).get('/?hfId=&hwClass=CPU_ONLY&memTier=&sort=tokSOut').expect(200);
+    it('filters without JavaScript: a plain GET with the form fields, empty ones dropped from the address', async () => {
+      const redirect = await request(ctx.app).get('/?hfId=&hwClass=CPU_ONLY&memTier=&sort=tokSOut').expect(302);
+      expect(redirect.headers.location).to.equal('/?hwClass=CPU_ONLY&sort=tokSOut');
+      const pushed = await request(ctx.app).get('/?hfId=&hwClass=CPU_ONLY').set('HX-Request', 'true').expect(200);
+      expect(pushed.headers['hx-push-url']).to.equal('/?hwClass=CPU_ONLY');
+      const res = await request(ctx.app).get(redirect.headers.location!).expect(200);
       expect(res.text).to.include('1 run, showing 1–1');
       expect(res.text).to.include('<option value="CPU_ONLY" selected>');
       expect(res.text).to.include('href="/api/leaderboard?hwClass=CPU_ONLY&amp;sort=tokSOut&amp;format=csv"');

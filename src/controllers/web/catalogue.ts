@@ -11,7 +11,7 @@ import { leaderboardPage } from '../../services/leaderboard.service.ts';
 import { findRuns } from '../../services/run-reads.ts';
 import { listSpeedTests, type SpeedTestDeps } from '../../services/speed-tests.service.ts';
 import { render } from '../../views.ts';
-import { filledParams, queryString } from './leaderboard.ts';
+import { cleanFilterUrl, filledParams, queryString } from './leaderboard.ts';
 
 const PAGE_SIZE = 50;
 
@@ -22,6 +22,7 @@ export function cataloguePagesController(deps: SpeedTestDeps, hubUrl: string) {
     /** The catalogue: search as you type; a tree of bases and their finetunes. */
     async models(req: Request, res: Response) {
       const params = filledParams(req.query);
+      if (cleanFilterUrl(req, res, params)) return;
       const { tree, ...query } = parseOrThrow(modelsListQuerySchema(profile), { limit: String(PAGE_SIZE), ...params });
       const result = tree ? await listModelTree(db, query) : await listModels(db, query);
       const data = { title: 'Models', result, tree: Boolean(tree), search: query.search ?? '', params, queryString };

@@ -22,6 +22,22 @@ export function queryString(params: Record<string, unknown>, overrides: Record<s
   return search.toString();
 }
 
+/**
+ * GET forms send empty fields; the address people share should not carry them. Plain
+ * requests are redirected to the clean URL (true when answered); htmx gets it as the URL
+ * to push.
+ */
+export function cleanFilterUrl(req: Request, res: Response, params: Record<string, unknown>): boolean {
+  if (Object.keys(req.query).length === Object.keys(params).length) return false;
+  const clean = `${req.path}${Object.keys(params).length ? `?${queryString(params)}` : ''}`;
+  if (isHtmxRequest(req)) {
+    res.set('HX-Push-Url', clean);
+    return false;
+  }
+  res.redirect(302, clean);
+  return true;
+}
+
 export function leaderboardPagesController(deps: LeaderboardDeps) {
   const { profile } = deps;
   const options = {
@@ -38,6 +54,7 @@ export function leaderboardPagesController(deps: LeaderboardDeps) {
   return {
     async show(req: Request, res: Response) {
       const params = filledParams(req.query);
+      if (cleanFilterUrl(req, res, params)) return;
       let page: Awaited<ReturnType<typeof leaderboardPage>> | undefined;
       let fieldErrors: Record<string, string[]> = {};
       let status = 200;
