@@ -119,6 +119,20 @@ describe('public pages', () => {
       expect(res.text).to.include('DISCRETE_GPU');
       await request(ctx.app).get('/models/nobody/nothing').expect(404);
     });
+
+    it('draws server-side SVG charts with titles: best run per hardware, and speed against memory', async () => {
+      const res = await request(ctx.app).get(`/models/${fakeHubModels.dense}`).expect(200);
+      const svgs = res.text.match(/<svg [^>]*role="img"[^>]*>/g) ?? [];
+      expect(svgs).to.have.length(2);
+      expect(res.text).to.match(/<title id="[^"]+">Output tok\/s by hardware: Dense-7B<\/title>/);
+      expect(res.text).to.match(/<title id="[^"]+">Output tok\/s against memory: Dense-7B<\/title>/);
+      expect(res.text).to.include('<desc id=');
+      // Two hardware profiles ran the base model: two bars, each linking its run.
+      expect(res.text).to.include(`href="/runs/${runIds[3]}"`);
+      expect(res.text).to.include('chart-point-suspect');
+      const board = await request(ctx.app).get('/').expect(200);
+      expect(board.text).to.match(/<title id="[^"]+">Output tok\/s against memory: the filtered leaderboard<\/title>/);
+    });
   });
 
   it('shows a hardware profile with its runs; 404 for unknown or malformed ids', async () => {

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import { NotFound, ValidationFailed } from '../../lib/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
+import { bestByHardwareChart, speedVersusMemoryChart } from '../../lib/run-charts.ts';
 import { methodology, SUSPECT_FACTOR } from '../../lib/roofline.ts';
 import { parseOrThrow } from '../../lib/validation.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
@@ -49,8 +50,10 @@ export function cataloguePagesController(deps: SpeedTestDeps, hubUrl: string) {
         title: model.hfId,
         model,
         runs,
-        best: best.rows,
-        spread: spread.rows,
+        charts: {
+          bars: bestByHardwareChart(best.rows, model.displayName),
+          scatter: speedVersusMemoryChart(spread.rows, model.displayName),
+        },
         fieldErrors,
         params,
         queryString,

@@ -6,6 +6,9 @@ import { buckets, hwClasses } from '../../revisions.ts';
 import { leaderboardQuerySchema, leaderboardSorts, type LeaderboardQuery } from '../../schemas/leaderboard-query.schema.ts';
 import { leaderboardPage, type LeaderboardDeps } from '../../services/leaderboard.service.ts';
 import { render } from '../../views.ts';
+import { speedVersusMemoryChart } from '../../lib/run-charts.ts';
+
+const CHART_RUNS = 200;
 
 /** A GET form sends every field; an empty one means "not filtered". */
 export function filledParams(query: Request['query']): Record<string, unknown> {
@@ -56,11 +59,18 @@ export function leaderboardPagesController(deps: LeaderboardDeps) {
       const params = filledParams(req.query);
       if (cleanFilterUrl(req, res, params)) return;
       let page: Awaited<ReturnType<typeof leaderboardPage>> | undefined;
+      let chart: string | undefined;
       let fieldErrors: Record<string, string[]> = {};
       let status = 200;
       try {
         const query: LeaderboardQuery = parseOrThrow(leaderboardQuerySchema(profile), params);
-        page = await leaderboardPage(deps, query);
+        // The chart shows the top of the filtered set, whatever page is being read.
+        const [current, top] = await Promise.all([
+          leaderboardPage(deps, query),
+          query.offset === 0 && query.limit >= CHART_RUNS ? undefined : leaderboardPage(deps, { ...query, offset: 0, limit: CHART_RUNS }),
+        ]);
+        page = current;
+        chart = speedVersusMemoryChart((top ?? current).rows.slice(0, CHART_RUNS), 'the filtered leaderboard');
       } catch (error) {
         if (!(error instanceof ValidationFailed)) throw error;
         fieldErrors = error.details.fieldErrors;
@@ -70,6 +80,7 @@ export function leaderboardPagesController(deps: LeaderboardDeps) {
         title: 'Leaderboard',
         params,
         page,
+        chart,
         fieldErrors,
         options,
         queryString,
