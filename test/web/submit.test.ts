@@ -48,6 +48,11 @@ describe('submit page (/submit) and run page (/runs/:id)', () => {
     expect(res.text).not.to.include('name="hardware.chipVendor"');
     expect(res.text).to.include('You can submit now.');
     expect(res.text).to.include('hx-post="/submit/validate"');
+    // Auto-complete from the hardware catalogue.
+    expect(res.text).to.match(/name="hardware\.gpuName"[^>]*list="gpu-names"/);
+    expect(res.text).to.include('<datalist id="gpu-names">');
+    expect(res.text).to.include('<option value="NVIDIA GeForce RTX 4090">');
+    expect(res.text).to.include('<option value="AMD EPYC 9654">');
   });
 
   it('switches the hardware fieldset by class (htmx fragment, and the no-JS query form)', async () => {

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import { HttpError, ValidationFailed } from '../../lib/errors.ts';
 import { parseCommandSnippet } from '../../lib/command-snippet.ts';
 import { normaliseSubmission, resolveFlagAliases } from '../../lib/speed-test-normalise.ts';
+import { hardwareNames } from '../../lib/hardware-lookup.ts';
 import { hardwareLabel } from '../../lib/labels.ts';
 import { submissionFromForm } from '../../lib/submission-form.ts';
 import { ensureCsrfToken } from '../../middleware/csrf.ts';
@@ -60,6 +61,7 @@ export function speedTestPagesController(deps: SpeedTestDeps, hubUrl: string) {
         engines: profile.engines,
         features: profile.features,
         resultsPath: profile.resultsPath,
+        hardwareNames: hardwareNames(),
         window: await submissionWindowState(deps, req.actor!.user.id),
         now: deps.clock.now(),
       },
@@ -122,6 +124,7 @@ export function speedTestPagesController(deps: SpeedTestDeps, hubUrl: string) {
         run,
         hubUrl,
         resultsPath: profile.resultsPath,
+        hardwareNames: hardwareNames(),
       });
     },
   };
