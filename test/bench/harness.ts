@@ -1,0 +1,183 @@
+/**
+ * The app under load, in this process, and the load generator (autocannon, also in this
+ * process), plus the ceiling route and an RSS sampler.
+ */
+import http from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon, { type Result } from 'autocannon';
+import type { Express, RequestHandler } from 'express';
+import { createApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createDb, type Db } from '../../src/db/knex.ts';
+import { createLogger } from '../../src/logger.ts';
+
+export const CEILING_PATH = '/__bench/ceiling';
+
+export interface BenchServer {
+  url: string;
+  app: Express;
+  db: Db;
+  /** Where the ceiling layer sits in the app's router stack, for the report. */
+  ceilingPosition: string;
+  /** The bytes the ceiling route answers with (set before it is measured). */
+  setCeilingBody(body: Buffer): void;
+  /** Non-2xx answers seen by the HTTP server, a few per status with their paths. */
+  failures(): Record<string, { count: number; samples: string[] }>;
+  resetFailures(): void;
+  /** Resolves once no request is in flight (autocannon stops without waiting for its last ones). */
+  drained(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface BenchServerOptions {
+  databaseUrl: string;
+  /** Connection pool size of the app's knex (the server default when undefined). */
+  pool?: number;
+  /** Extra environment for loadConfig, e.g. a response-cache switch. */
+  env?: Record<string, string>;
+}
+
+/**
+ * The ceiling: a route of the same app that answers a precomputed JSON body from memory.
+ * It is registered with `app.get` and then moved from the end of the app's router stack
+ * to just before the first mounted router (`/api`), so a request to it passes through
+ * exactly the middleware every API request passes through (pino-http, helmet, static,
+ * session, body parsers, NUL check, authenticate, CSRF) and is then answered with
+ * `res.send(buffer)` - the same send path `res.json` ends in (ETag included), minus the
+ * query work and JSON.stringify.
+ */
+function installCeiling(app: Express, handler: RequestHandler): string {
+  app.get(CEILING_PATH, handler);
+  const stack = app.router.stack;
+  const layer = stack.pop()!;
+  const at = stack.findIndex((l) => l.name === 'router');
+  if (at < 0) throw new Error('no mounted router found in the app stack; cannot place the ceiling route');
+  stack.splice(at, 0, layer);
+  const before = stack.slice(0, at).map((l) => l.name);
+  return `layer ${at} of ${stack.length}, after: ${before.join(', ')}`;
+}
+
+export async function startBenchServer(options: BenchServerOptions): Promise<BenchServer> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bh-bench-'));
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    SESSION_SECRET: 'bench-session-secret-0123456789-abcdefghijklmnop',
+    LOG_LEVEL: 'silent',
+    HUB_MODE: 'offline',
+    DATA_DIR: dataDir,
+    DATABASE_URL: options.databaseUrl,
+    ...options.env,
+  });
+  const db = createDb(options.databaseUrl, options.pool ? { max: options.pool } : {});
+  const app = createApp({ db, config, logger: createLogger('silent'), databaseUrl: options.databaseUrl });
+  let ceilingBody: Buffer = Buffer.from('{}');
+  const ceilingPosition = installCeiling(app, (_req, res) => {
+    res.type('application/json').send(ceilingBody);
+  });
+
+  let failures: Record<string, { count: number; samples: string[] }> = {};
+  let inFlight = 0;
+  const server = http.createServer((req, res) => {
+    inFlight += 1;
+    res.once('close', () => {
+      inFlight -= 1;
+    });
+    res.once('finish', () => {
+      if (res.statusCode < 300) return;
+      const entry = (failures[res.statusCode] ??= { count: 0, samples: [] });
+      entry.count += 1;
+      if (entry.samples.length < 5 && !entry.samples.includes(req.url!)) entry.samples.push(req.url!);
+    });
+    app(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  /**
+   * No request open and the app's pool idle. A response closes as soon as autocannon drops
+   * its sockets at the end of a run, while its handler may still wait on queries; those must
+   * finish before the next case (or before the pool is destroyed).
+   */
+  const pool = (db.client as { pool?: { numUsed(): number; numPendingAcquires(): number } }).pool;
+  const poolIdle = () => !pool || (pool.numUsed() === 0 && pool.numPendingAcquires() === 0);
+  const drained = async (timeoutMs = 30_000) => {
+    const deadline = Date.now() + timeoutMs;
+    let quietPolls = 0;
+    while (quietPolls < 3 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      quietPolls = inFlight === 0 && poolIdle() ? quietPolls + 1 : 0;
+    }
+  };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    app,
+    db,
+    ceilingPosition,
+    setCeilingBody: (body) => {
+      ceilingBody = body;
+    },
+    failures: () => failures,
+    resetFailures: () => {
+      failures = {};
+    },
+    drained: () => drained(),
+    close: async () => {
+      await drained();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await (app.locals.close as () => Promise<void>)();
+      await db.destroy();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface LoadOptions {
+  connections: number;
+  duration: number;
+}
+
+/**
+ * Load on `paths`: one path is requested as is; a list is walked in order by all
+ * connections together (a shared cursor), so the mix's skew is what the server sees.
+ */
+export function runLoad(url: string, paths: readonly string[], options: LoadOptions, start = 0): Promise<Result> {
+  let cursor = start;
+  const requests =
+    paths.length === 1
+      ? [{ method: 'GET', path: paths[0]! }]
+      : [{ method: 'GET', setupRequest: (request: { path?: string }) => ({ ...request, path: paths[cursor++ % paths.length]! }) }];
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections: options.connections, duration: options.duration, timeout: 30, requests }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    );
+  });
+}
+
+/** Samples the process RSS every 100 ms; `peak` since the last `reset`, `overall` since start. */
+export function rssSampler() {
+  let peak = 0;
+  let overall = 0;
+  const sample = () => {
+    const rss = process.memoryUsage.rss();
+    peak = Math.max(peak, rss);
+    overall = Math.max(overall, rss);
+  };
+  const timer = setInterval(sample, 100);
+  timer.unref();
+  sample();
+  return {
+    reset: () => {
+      peak = process.memoryUsage.rss();
+    },
+    peakMb: () => peak / 2 ** 20,
+    overallMb: () => overall / 2 ** 20,
+    stop: () => clearInterval(timer),
+  };
+}

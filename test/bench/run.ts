@@ -1,0 +1,434 @@
+/**
+ * `npm run bench [-- options]`: the performance benchmark (not a test).
+ *
+ *   --runs N          speed-test runs to seed (default 1,000,000)
+ *   --duration S      measured seconds per case (default 10), after a --warmup (default 2) s run
+ *   --connections C   concurrent connections (default 32)
+ *   --keep            reuse the seeded database if it exists (whatever its size)
+ *   --database NAME   the database to create or reuse (default bh_bench)
+ *   --cases a,b       only these cases (the ceiling always runs): leaderboard-unfiltered,
+ *                     leaderboard-mix, models-search, results-list, html-page
+ *   --pool N          the app's Postgres pool size (default: the server's, createDb's default)
+ *   --cache-env K=V   environment that turns a response cache on (repeatable); every case then
+ *                     also runs on an app built with it. --cache-off-env K=V: explicit "off".
+ *   --html-path P     the HTML leaderboard page (default: /leaderboard if it answers HTML, else /)
+ *   --out FILE        results file (default bench-results.json)
+ *
+ * Database: DATABASE_URL's server when set (a database bh_bench is created on it), else an
+ * embedded Postgres under ./data/bench-pg. The app (createApp, production config, silent
+ * logger) and autocannon share this process. The ceiling is a route of the same app placed
+ * before its routers (see harness.ts), measured first and last; ratios use the mean.
+ */
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import type { Result } from 'autocannon';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.ts';
+import { createDb, migrateLatest, type Db } from '../../src/db/knex.ts';
+import { getRevisionProfile, type RevisionProfile } from '../../src/revisions.ts';
+import { loadConfig } from '../../src/config.ts';
+import { CEILING_PATH, rssSampler, runLoad, startBenchServer, type BenchServer } from './harness.ts';
+import { seedDatabase, type SeedSummary } from './seed.ts';
+import { leaderboardMix, modelSearchMix, readTrafficFacts, resultsMix, type Mix } from './traffic.ts';
+
+const TARGET = { p99Ms: 50, ratio: 0.5 };
+const LEADERBOARD_JSON_CASES = new Set(['leaderboard-unfiltered', 'leaderboard-mix']);
+const ALL_CASES = ['leaderboard-unfiltered', 'leaderboard-mix', 'models-search', 'results-list', 'html-page'] as const;
+type CaseName = (typeof ALL_CASES)[number] | 'ceiling' | 'ceiling-end';
+
+const { values: args } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '1000000' },
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '32' },
+    keep: { type: 'boolean', default: false },
+    database: { type: 'string', default: 'bh_bench' },
+    cases: { type: 'string' },
+    pool: { type: 'string' },
+    'cache-env': { type: 'string', multiple: true },
+    'cache-off-env': { type: 'string', multiple: true },
+    'html-path': { type: 'string' },
+    out: { type: 'string', default: 'bench-results.json' },
+  },
+  strict: true,
+});
+
+const positiveInt = (name: string, raw: string) => {
+  const n = Number(raw.replace(/[_,]/g, ''));
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive whole number, got ${raw}`);
+  return n;
+};
+const envPairs = (list: string[] | undefined) =>
+  Object.fromEntries(
+    (list ?? []).map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 1) throw new Error(`expected KEY=VALUE, got ${pair}`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
+
+const options = {
+  runs: positiveInt('runs', args.runs),
+  duration: positiveInt('duration', args.duration),
+  warmup: Number(args.warmup),
+  connections: positiveInt('connections', args.connections),
+  keep: args.keep,
+  database: args.database,
+  cases: args.cases ? args.cases.split(',').map((c) => c.trim()) : [...ALL_CASES],
+  pool: args.pool ? positiveInt('pool', args.pool) : undefined,
+  cacheOnEnv: envPairs(args['cache-env']),
+  cacheOffEnv: envPairs(args['cache-off-env']),
+  out: path.resolve(args.out),
+};
+if (!/^[a-z_][a-z0-9_]*$/.test(options.database)) throw new Error(`--database must be a plain lower-case name, got ${options.database}`);
+const DATABASE = options.database;
+for (const name of options.cases) {
+  if (!(ALL_CASES as readonly string[]).includes(name)) throw new Error(`unknown case ${name}; known: ${ALL_CASES.join(', ')}`);
+}
+
+const log = (message: string) => process.stdout.write(`${message}\n`);
+const ms = (n: number) => n.toFixed(n < 10 ? 2 : 1);
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+async function admin<T>(serverUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+interface SeedInfo {
+  runs: number;
+  seededAt: string;
+  seconds: number;
+}
+
+/** Creates (or with --keep reuses) bh_bench, migrated and seeded. */
+async function prepareDatabase(serverUrl: string, profile: RevisionProfile): Promise<{ url: string; seed: SeedSummary | null; info: SeedInfo }> {
+  const url = withDatabase(serverUrl, DATABASE);
+  const existing = await admin(serverUrl, async (c) => {
+    const { rows } = await c.query(
+      'select shobj_description(oid, $2) as comment from pg_database where datname = $1',
+      [DATABASE, 'pg_database'],
+    );
+    return rows[0] as { comment: string | null } | undefined;
+  });
+  if (options.keep && existing) {
+    const db = createDb(url, { max: 2 });
+    try {
+      await migrateLatest(db);
+      let info: SeedInfo;
+      try {
+        info = JSON.parse(existing.comment ?? '') as SeedInfo;
+      } catch {
+        // A copy (CREATE DATABASE ... TEMPLATE) does not carry the comment: count instead.
+        const [{ n }] = await db('speed_test_runs').count<{ n: number }[]>('* as n');
+        info = { runs: n, seededAt: 'unknown', seconds: 0 };
+      }
+      log(`reusing database ${DATABASE} (${info.runs.toLocaleString('en')} runs, seeded ${info.seededAt}${info.seconds ? ` in ${info.seconds.toFixed(0)} s` : ''})`);
+      if (info.runs !== options.runs) log(`  note: it holds ${info.runs.toLocaleString('en')} runs, not --runs ${options.runs.toLocaleString('en')}`);
+      return { url, seed: null, info };
+    } finally {
+      await db.destroy();
+    }
+  }
+  await admin(serverUrl, async (c) => {
+    await c.query(`drop database if exists ${DATABASE} with (force)`);
+    await c.query(`create database ${DATABASE}`);
+  });
+  const db = createDb(url, { max: 2 });
+  try {
+    await migrateLatest(db);
+    log(`seeding ${options.runs.toLocaleString('en')} runs into ${DATABASE}...`);
+    const seed = await seedDatabase(db, profile, { runs: options.runs, users: 5000, models: 2000, hardwareProfiles: 400, days: 90, log });
+    const info: SeedInfo = { runs: options.runs, seededAt: new Date().toISOString(), seconds: seed.seconds };
+    await db.raw(`comment on database ${DATABASE} is '${JSON.stringify(info)}'`);
+    log(`seeded in ${seed.seconds.toFixed(1)} s`);
+    return { url, seed, info };
+  } finally {
+    await db.destroy();
+  }
+}
+
+interface CaseResult {
+  name: CaseName;
+  cache: 'off' | 'on';
+  paths: number;
+  distinctPaths: number;
+  samplePath: string;
+  requests: number;
+  reqPerSec: number;
+  latencyMs: { p50: number; p90: number; p99: number; mean: number; max: number };
+  ratioToCeiling: number | null;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  avgBodyBytes: number;
+  peakRssMb: number;
+  failures: Record<string, { count: number; samples: string[] }>;
+  target?: { p99Ms: number; ratio: number; p99Ok: boolean; ratioOk: boolean; pass: boolean };
+}
+
+function summarise(name: CaseName, cache: 'off' | 'on', paths: readonly string[], result: Result, server: BenchServer, peakRssMb: number): CaseResult {
+  const requests = result['2xx'] + result.non2xx;
+  return {
+    name,
+    cache,
+    paths: paths.length,
+    distinctPaths: new Set(paths).size,
+    samplePath: paths[0]!,
+    requests,
+    reqPerSec: requests / result.duration,
+    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, mean: result.latency.average, max: result.latency.max },
+    ratioToCeiling: null,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    avgBodyBytes: requests ? Math.round(result.throughput.total / requests) : 0,
+    peakRssMb,
+    failures: server.failures(),
+  };
+}
+
+/** Ratios to the ceiling (the mean of its two runs) and the issue's targets for the leaderboard JSON cases. */
+function judge(results: CaseResult[], ceiling: number): void {
+  for (const entry of results) {
+    if (entry.name.startsWith('ceiling')) continue;
+    entry.ratioToCeiling = entry.reqPerSec / ceiling;
+    if (LEADERBOARD_JSON_CASES.has(entry.name) && entry.cache === 'off') {
+      const p99Ok = entry.latencyMs.p99 <= TARGET.p99Ms;
+      const ratioOk = entry.ratioToCeiling >= TARGET.ratio;
+      entry.target = { ...TARGET, p99Ok, ratioOk, pass: p99Ok && ratioOk && entry.non2xx === 0 && entry.errors === 0 };
+    }
+  }
+}
+
+function printTable(results: CaseResult[]): void {
+  const header = ['case', 'cache', 'paths', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'x ceiling', 'non-2xx', 'errors', 'body KB', 'RSS MB', 'target'];
+  const rows = results.map((r) => [
+    r.name,
+    r.cache,
+    r.distinctPaths === 1 ? '1' : `${r.distinctPaths}`,
+    r.reqPerSec.toFixed(0),
+    ms(r.latencyMs.p50),
+    ms(r.latencyMs.p99),
+    ms(r.latencyMs.mean),
+    r.ratioToCeiling === null ? '-' : r.ratioToCeiling.toFixed(2),
+    String(r.non2xx),
+    String(r.errors),
+    (r.avgBodyBytes / 1024).toFixed(1),
+    r.peakRssMb.toFixed(0),
+    r.target ? (r.target.pass ? 'PASS' : `FAIL${r.target.p99Ok ? '' : ' p99'}${r.target.ratioOk ? '' : ' ratio'}`) : '',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  log(line(header));
+  log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const row of rows) log(line(row));
+}
+
+/** A few distinct paths of each mix must answer 200 before any load (a 400 mix measures nothing). */
+async function preflight(url: string, name: string, paths: readonly string[]): Promise<void> {
+  const distinct = [...new Set(paths)];
+  const sample = distinct.filter((_p, i) => i % Math.max(1, Math.floor(distinct.length / 25)) === 0).slice(0, 25);
+  for (const p of sample) {
+    const res = await fetch(url + p);
+    if (res.status !== 200) throw new Error(`${name}: GET ${p} answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+    await res.arrayBuffer().catch(() => undefined);
+  }
+}
+
+/** The leaderboard's totals must be exact: compare a few with count(*). */
+async function checkExactTotals(url: string, db: Db): Promise<{ path: string; api: number; sql: number; exact: boolean }[]> {
+  const top = await db('models').orderBy('benchmark_count', 'desc').first('id', 'hf_id');
+  const checks: [string, Promise<number>][] = [
+    ['/api/leaderboard', db('speed_test_runs').where({ status: 'APPROVED' }).count<{ n: number }[]>('* as n').then((r) => r[0]!.n)],
+    ['/api/leaderboard?hwClass=UNIFIED', db('speed_test_runs').where({ status: 'APPROVED', hw_class: 'UNIFIED' }).count<{ n: number }[]>('* as n').then((r) => r[0]!.n)],
+    [`/api/leaderboard?hfId=${encodeURIComponent(top.hf_id)}`, db('speed_test_runs').where({ status: 'APPROVED', model_id: top.id }).count<{ n: number }[]>('* as n').then((r) => r[0]!.n)],
+  ];
+  const out = [];
+  for (const [p, sqlCount] of checks) {
+    const body = (await (await fetch(url + p)).json()) as { total: number };
+    const sql = await sqlCount;
+    out.push({ path: p, api: body.total, sql, exact: body.total === sql });
+  }
+  return out;
+}
+
+async function detectHtmlPath(url: string): Promise<{ path: string; note: string }> {
+  if (args['html-path']) return { path: args['html-path'], note: 'given with --html-path' };
+  const res = await fetch(`${url}/leaderboard`, { headers: { accept: 'text/html' } });
+  const html = res.status === 200 && (res.headers.get('content-type') ?? '').includes('text/html');
+  await res.arrayBuffer().catch(() => undefined);
+  if (html) return { path: '/leaderboard', note: 'the HTML leaderboard page' };
+  return { path: '/', note: `nothing at /leaderboard (it answered ${res.status}); measuring GET /, the home page` };
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const profile = getRevisionProfile(loadConfig({ ...process.env, NODE_ENV: 'test', SESSION_SECRET: 'x'.repeat(32) }).revision);
+  let embedded: EmbeddedDatabase | undefined;
+  let serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) {
+    log('DATABASE_URL is not set: starting an embedded Postgres under ./data/bench-pg');
+    embedded = await startEmbeddedPostgres(path.resolve('data/bench-pg'));
+    serverUrl = embedded.url;
+  }
+  const servers: BenchServer[] = [];
+  const cleanup = async () => {
+    for (const s of servers) await s.close().catch(() => undefined);
+    await embedded?.stop().catch(() => undefined);
+  };
+  process.once('SIGINT', () => {
+    void cleanup().then(() => process.exit(130));
+  });
+
+  try {
+    const database = await prepareDatabase(serverUrl, profile);
+    const facts = await admin(database.url, async (c) => {
+      const { rows } = await c.query(`select version() as version,
+        current_setting('shared_buffers') as shared_buffers, current_setting('work_mem') as work_mem,
+        current_setting('effective_cache_size') as effective_cache_size,
+        current_setting('max_parallel_workers_per_gather') as max_parallel_workers_per_gather,
+        pg_size_pretty(pg_total_relation_size('speed_test_runs')) as runs_size,
+        (select count(*)::int from speed_test_runs) as runs`);
+      return rows[0] as Record<string, string | number>;
+    });
+    log(`postgres: ${String(facts.version).split(' on ')[0]} (${embedded ? 'embedded' : 'DATABASE_URL'}), shared_buffers ${facts.shared_buffers}, work_mem ${facts.work_mem}; speed_test_runs ${Number(facts.runs).toLocaleString('en')} rows, ${facts.runs_size}`);
+
+    const readDb = createDb(database.url, { max: 2 });
+    const traffic = await readTrafficFacts(readDb);
+    const mixes: Record<string, Mix> = {
+      'leaderboard-mix': leaderboardMix(traffic, profile),
+      'results-list': resultsMix(traffic, profile),
+      'models-search': modelSearchMix(traffic),
+    };
+    const leaderboardDistinct = mixes['leaderboard-mix']!.distinct;
+    if (leaderboardDistinct < 500) throw new Error(`the leaderboard mix has only ${leaderboardDistinct} distinct queries (need >= 500)`);
+
+    const variants: { cache: 'off' | 'on'; env: Record<string, string> }[] = [{ cache: 'off', env: options.cacheOffEnv }];
+    if (Object.keys(options.cacheOnEnv).length > 0) variants.push({ cache: 'on', env: options.cacheOnEnv });
+    const cacheNote =
+      variants.length > 1
+        ? `cached variant built with ${JSON.stringify(options.cacheOnEnv)}`
+        : 'n/a: the app has no response cache; pass --cache-env KEY=VALUE once it has one to run every case with it as well';
+
+    const rss = rssSampler();
+    const results: CaseResult[] = [];
+    let ceilingStart: number | null = null;
+    let ceilingEnd: number | null = null;
+    let ceilingBytes = 0;
+    let htmlNote = '';
+    let exactTotals: Awaited<ReturnType<typeof checkExactTotals>> = [];
+    let ceilingPosition = '';
+
+    for (const variant of variants) {
+      const server = await startBenchServer({ databaseUrl: database.url, pool: options.pool, env: variant.env });
+      servers.push(server);
+      ceilingPosition = server.ceilingPosition;
+      const unfiltered = await fetch(`${server.url}/api/leaderboard`);
+      if (unfiltered.status !== 200) throw new Error(`GET /api/leaderboard answered ${unfiltered.status}`);
+      const body = Buffer.from(await unfiltered.arrayBuffer());
+      server.setCeilingBody(body);
+      ceilingBytes = body.length;
+      if (variant.cache === 'off') exactTotals = await checkExactTotals(server.url, readDb);
+      const html = await detectHtmlPath(server.url);
+      htmlNote = html.note;
+
+      const casePaths: Record<string, readonly string[]> = {
+        ceiling: [CEILING_PATH],
+        'ceiling-end': [CEILING_PATH],
+        'leaderboard-unfiltered': ['/api/leaderboard'],
+        'leaderboard-mix': mixes['leaderboard-mix']!.paths,
+        'models-search': mixes['models-search']!.paths,
+        'results-list': mixes['results-list']!.paths,
+        'html-page': [html.path],
+      };
+      // The ceiling runs first and again last: the ratios use the mean of the two.
+      const names: CaseName[] = variant.cache === 'off' ? ['ceiling', ...(options.cases as CaseName[]), 'ceiling-end'] : (options.cases as CaseName[]);
+      for (const name of names) await preflight(server.url, name, casePaths[name]!);
+
+      log('');
+      log(`cache ${variant.cache}: ${names.length} cases, ${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s each`);
+      for (const name of names) {
+        const paths = casePaths[name]!;
+        if (options.warmup > 0) await runLoad(server.url, paths, { connections: options.connections, duration: options.warmup }, Math.floor(paths.length / 2));
+        await server.drained();
+        server.resetFailures();
+        rss.reset();
+        const result = await runLoad(server.url, paths, { connections: options.connections, duration: options.duration });
+        await server.drained();
+        const entry = summarise(name, variant.cache, paths, result, server, rss.peakMb());
+        if (name === 'ceiling') ceilingStart = entry.reqPerSec;
+        if (name === 'ceiling-end') ceilingEnd = entry.reqPerSec;
+        if (ceilingStart !== null && !name.startsWith('ceiling')) entry.ratioToCeiling = entry.reqPerSec / ceilingStart;
+        results.push(entry);
+        log(
+          `  ${name.padEnd(22)} ${entry.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${ms(entry.latencyMs.p50).padStart(6)} ms  p99 ${ms(entry.latencyMs.p99).padStart(6)} ms` +
+            `${entry.ratioToCeiling === null ? '' : `  x${entry.ratioToCeiling.toFixed(2)}`}${entry.non2xx ? `  non-2xx ${entry.non2xx} ${JSON.stringify(entry.failures)}` : ''}`,
+        );
+      }
+    }
+    rss.stop();
+    await readDb.destroy();
+    const ceilingReqPerSec = ceilingEnd === null ? ceilingStart! : (ceilingStart! + ceilingEnd) / 2;
+    judge(results, ceilingReqPerSec);
+
+    log('');
+    log(`results (${options.connections} connections, ${options.duration} s per case after ${options.warmup} s warm-up; latency in ms):`);
+    printTable(results);
+    log('');
+    log(`ceiling: ${ceilingStart!.toFixed(0)} req/s first, ${ceilingEnd === null ? '-' : ceilingEnd.toFixed(0)} req/s last; ratios use the mean, ${ceilingReqPerSec.toFixed(0)} req/s`);
+    log(`ceiling: GET ${CEILING_PATH} answers a precomputed ${ceilingBytes.toLocaleString('en')}-byte JSON body (the unfiltered leaderboard's own) through the same app and middleware (${ceilingPosition})`);
+    log(`html-page: ${htmlNote}`);
+    log(`response cache: ${cacheNote}`);
+    log(`exact totals: ${exactTotals.map((t) => `${t.path} ${t.api}${t.exact ? ' = ' : ' != '}${t.sql}`).join('; ')}`);
+    log(`peak RSS of this process (server + in-process load generator): ${rss.overallMb().toFixed(0)} MB (max resident set ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB)`);
+    const targets = results.filter((r) => r.target);
+    for (const t of targets) {
+      log(`target ${t.name}: p99 ${ms(t.latencyMs.p99)} ms (<= ${TARGET.p99Ms}) ${t.target!.p99Ok ? 'ok' : 'MISSED'}, ${t.ratioToCeiling!.toFixed(2)}x ceiling (>= ${TARGET.ratio}) ${t.target!.ratioOk ? 'ok' : 'MISSED'}`);
+    }
+
+    const report = {
+      startedAt: new Date(started).toISOString(),
+      wallSeconds: (Date.now() - started) / 1000,
+      machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, totalMemGb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+      database: { kind: embedded ? 'embedded' : 'DATABASE_URL', ...facts },
+      revision: profile.revision,
+      options: { ...options, out: undefined },
+      seeding: database.seed ?? { reused: true, ...database.info },
+      ceiling: { path: CEILING_PATH, bytes: ceilingBytes, position: ceilingPosition, reqPerSec: ceilingReqPerSec, first: ceilingStart, last: ceilingEnd },
+      htmlPage: htmlNote,
+      responseCache: cacheNote,
+      mixes: Object.fromEntries(Object.entries(mixes).map(([k, m]) => [k, { requests: m.paths.length, distinct: m.distinct }])),
+      exactTotals,
+      peakRssMb: rss.overallMb(),
+      maxRssMb: process.resourceUsage().maxRSS / 1024,
+      target: TARGET,
+      cases: results,
+    };
+    writeFileSync(options.out, JSON.stringify(report, null, 2) + '\n');
+    log(`wrote ${path.relative(process.cwd(), options.out)} (${((Date.now() - started) / 1000).toFixed(0)} s in all)`);
+  } finally {
+    await cleanup();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);
