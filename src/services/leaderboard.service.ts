@@ -72,11 +72,18 @@ export interface LeaderboardPage {
   offset: number;
 }
 
-export async function leaderboardPage(deps: LeaderboardDeps, query: LeaderboardQuery): Promise<LeaderboardPage> {
+/** One page of the ranking; `withTotal: false` skips the exact count (charts need none). */
+export async function leaderboardPage(
+  deps: LeaderboardDeps,
+  query: LeaderboardQuery,
+  { withTotal = true }: { withTotal?: boolean } = {},
+): Promise<LeaderboardPage> {
   const ranked = rankedRuns(deps, query).as('k');
-  const [idRows, [{ total }]] = await Promise.all([
+  const [idRows, total] = await Promise.all([
     deps.db.from(ranked).select('k.id').orderByRaw(orderSql(query.sort, 'k')).limit(query.limit).offset(query.offset),
-    deps.db.from(rankedRuns(deps, query).as('c')).count<{ total: number }[]>('* as total'),
+    withTotal
+      ? deps.db.from(rankedRuns(deps, query).as('c')).count<{ total: number }[]>('* as total').then((rows) => rows[0]!.total)
+      : Promise.resolve(Number.NaN),
   ]);
   const runs = await runsByIds(deps.db, deps.profile, idRows.map((row: { id: string }) => row.id));
   return {

@@ -9,11 +9,25 @@ import { toModelSummary, type ModelRow } from './models.service.ts';
  */
 export type SpeedTestRun = Record<string, unknown> & { id: string };
 
+/** Per revision, the stored fields its answers leave out (computed once, not per run). */
+const gatedFieldsByRevision = new Map<number, ReadonlySet<string>>();
+
+function gatedFields(profile: RevisionProfile): ReadonlySet<string> {
+  let gated = gatedFieldsByRevision.get(profile.revision);
+  if (!gated) {
+    const fields = new Set<string>(profile.revisionOnlyFields);
+    if (fields.has('gpuPowerWatts')) fields.add('totalPowerWatts');
+    gatedFieldsByRevision.set(profile.revision, (gated = fields));
+  }
+  return gated;
+}
+
 /** Fields of a stored run that the revision does not have are left out of its answers. */
 function withoutGatedFields(profile: RevisionProfile, run: Record<string, unknown>): Record<string, unknown> {
-  const gated = new Set<string>(profile.revisionOnlyFields);
-  if (gated.has('gpuPowerWatts')) gated.add('totalPowerWatts');
-  return Object.fromEntries(Object.entries(run).filter(([key]) => !gated.has(key)));
+  const gated = gatedFields(profile);
+  if (gated.size === 0) return run;
+  for (const field of gated) delete run[field];
+  return run;
 }
 
 function engineSummary(profile: RevisionProfile, row: Record<string, unknown>) {

@@ -268,10 +268,11 @@ function applyListFilters(q: Knex.QueryBuilder, query: SpeedTestListQuery): void
   q.where('r.status', 'APPROVED');
   if (query.hfId) q.whereRaw(`r.model_id in ${MODEL_TREE_SQL}`, [query.hfId, query.hfId]);
   if (query.hwClass) q.where('r.hw_class', query.hwClass);
-  if (query.gpuName) q.where('h.gpu_name', query.gpuName);
-  if (query.chipVendor) q.where('h.chip_vendor', query.chipVendor);
-  if (query.chipFamily) q.where('h.chip_family', query.chipFamily);
-  if (query.chipVariant) q.where('h.chip_variant', query.chipVariant);
+  // Hardware and user facts through subqueries, so counting needs no join.
+  for (const [param, column] of [['gpuName', 'gpu_name'], ['chipVendor', 'chip_vendor'], ['chipFamily', 'chip_family'], ['chipVariant', 'chip_variant']] as const) {
+    const value = query[param];
+    if (value) q.whereRaw(`r.hardware_id in (select id from hardware_profiles where ${column} = ?)`, [value]);
+  }
   if (query.kvCacheDtype) q.where('r.kv_cache_dtype', query.kvCacheDtype);
   if (query.attentionBackend) q.where('r.attention_backend', query.attentionBackend);
   if (query.gpuLayersMin !== undefined) q.where('r.gpu_layers', '>=', query.gpuLayersMin);
@@ -286,7 +287,7 @@ function applyListFilters(q: Knex.QueryBuilder, query: SpeedTestListQuery): void
   if (query.dateTo) q.where('r.created_at', '<', new Date(query.dateTo));
   // userId wins over username; either wins over verified.
   if (query.userId) q.where('r.user_id', query.userId);
-  else if (query.username) q.whereRaw('lower(u.username) = lower(?)', [query.username]);
+  else if (query.username) q.whereRaw('r.user_id = (select id from users where lower(username) = lower(?))', [query.username]);
   else if (query.verified !== undefined) q.where('r.user_verified', query.verified);
 }
 
@@ -308,7 +309,7 @@ export async function listSpeedTests(deps: SpeedTestDeps, query: SpeedTestListQu
   const filter = (q: Knex.QueryBuilder) => applyListFilters(q, query);
   const [benchmarks, [{ total }]] = await Promise.all([
     findRuns(deps.db, deps.profile, filter, { limit: query.limit, offset: query.offset }),
-    runsQuery(deps.db).modify(filter).count<{ total: number }[]>('* as total'),
+    deps.db('speed_test_runs as r').modify(filter).count<{ total: number }[]>('* as total'),
   ]);
   return { benchmarks, total, limit: query.limit, offset: query.offset };
 }

@@ -44,8 +44,11 @@ export function cataloguePagesController(deps: SpeedTestDeps, hubUrl: string) {
         if (!(error instanceof ValidationFailed)) throw error;
         fieldErrors = error.details.fieldErrors;
       }
-      const best = await leaderboardPage(deps, { hfId: model.hfId, bestPer: 'hardware', sort: 'tokSOut', format: 'json', limit: 20, offset: 0 });
-      const spread = await leaderboardPage(deps, { hfId: model.hfId, sort: 'tokSOut', format: 'json', limit: 200, offset: 0 });
+      const chartQuery = { hfId: model.hfId, sort: 'tokSOut', format: 'json', offset: 0 } as const;
+      const [best, spread] = await Promise.all([
+        leaderboardPage(deps, { ...chartQuery, bestPer: 'hardware', limit: 20 }, { withTotal: false }),
+        leaderboardPage(deps, { ...chartQuery, limit: 200 }, { withTotal: false }),
+      ]);
       render(res, 'pages/models/show', {
         title: model.hfId,
         model,

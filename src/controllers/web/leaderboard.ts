@@ -67,7 +67,7 @@ export function leaderboardPagesController(deps: LeaderboardDeps) {
         // The chart shows the top of the filtered set, whatever page is being read.
         const [current, top] = await Promise.all([
           leaderboardPage(deps, query),
-          query.offset === 0 && query.limit >= CHART_RUNS ? undefined : leaderboardPage(deps, { ...query, offset: 0, limit: CHART_RUNS }),
+          query.offset === 0 && query.limit >= CHART_RUNS ? undefined : leaderboardPage(deps, { ...query, offset: 0, limit: CHART_RUNS }, { withTotal: false }),
         ]);
         page = current;
         chart = speedVersusMemoryChart((top ?? current).rows.slice(0, CHART_RUNS), 'the filtered leaderboard');
