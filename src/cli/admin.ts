@@ -2,13 +2,13 @@
 //   npm run admin -- <username>          (password from ADMIN_PASSWORD, else read from stdin)
 // Uses DATABASE_URL, or the embedded database under DATA_DIR when the server is not running.
 import { createInterface } from 'node:readline/promises';
-import { ConfigError, loadConfig } from '../config.ts';
+import { loadConfig } from '../config.ts';
+import { runCli } from './run-cli.ts';
 import { openDatabase } from '../db/open.ts';
 import { createLogger } from '../logger.ts';
 import { parseOrThrow } from '../lib/validation.ts';
 import { signUpSchema } from '../schemas/account.schema.ts';
 import { ensureAdmin } from '../services/users.service.ts';
-import { ValidationFailed } from '../lib/errors.ts';
 
 async function readPassword(): Promise<string> {
   if (process.env.ADMIN_PASSWORD) return process.env.ADMIN_PASSWORD;
@@ -38,16 +38,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error) => {
-    if (error instanceof ValidationFailed) {
-      for (const [field, messages] of Object.entries(error.details.fieldErrors)) process.stderr.write(`${field}: ${messages.join(' ')}\n`);
-    } else if (error instanceof ConfigError) {
-      process.stderr.write(`Configuration error: ${error.message}\n`);
-    } else {
-      process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-    }
-    process.exit(1);
-  },
-);
+runCli(main);

@@ -1,6 +1,7 @@
 // Adds the demo catalogue and sample runs to a database: npm run seed:demo [-- --runs N]
 // Uses DATABASE_URL, or the embedded database under DATA_DIR. Refused when NODE_ENV=production.
-import { ConfigError, loadConfig } from '../config.ts';
+import { loadConfig } from '../config.ts';
+import { runCli } from './run-cli.ts';
 import { openDatabase } from '../db/open.ts';
 import { seedDemoCatalogue } from '../db/seeds/demo-models.ts';
 import { seedDemoRuns } from '../db/seeds/demo-runs.ts';
@@ -32,10 +33,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error) => {
-    process.stderr.write(error instanceof ConfigError ? `Configuration error: ${error.message}\n` : `${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runCli(main);

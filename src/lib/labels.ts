@@ -1,20 +1,8 @@
 /** Short human labels shared by pages. */
+import type { HardwareForBandwidth } from './hardware-lookup.ts';
 
-type HardwareLike = {
-  hwClass?: string;
-  gpuName?: string;
-  gpuCount?: number;
-  vramGb?: number;
-  totalVramGb?: number;
-  isHeterogeneousGpu?: boolean;
-  gpus?: { gpuName: string; count: number; vramGb: number }[];
-  chipVendor?: string;
-  chipFamily?: string;
-  chipVariant?: string;
-  unifiedMemoryGb?: number;
-  cpu?: string;
-  ramGb?: number;
-};
+/** What a label needs of a hardware profile: the lookup's facts plus total VRAM and RAM. */
+type HardwareLike = HardwareForBandwidth & { totalVramGb?: number; ramGb?: number };
 
 export function hardwareLabel(hw: HardwareLike): string {
   if (hw.hwClass === 'UNIFIED') return `${hw.chipVendor} ${hw.chipFamily} ${hw.chipVariant} · ${formatNumber(hw.unifiedMemoryGb)} GB`;

@@ -109,7 +109,8 @@ async function upsertByContentHash(trx: Db, table: 'hardware_profiles' | 'engine
   return (await trx(table).where({ content_hash: hash }).first('id')).id;
 }
 
-function hardwareRow(hw: NormalisedSpeedTest['hardware']) {
+/** The hardware_profiles row of a normalised profile (without its content hash). */
+export function hardwareProfileRow(hw: NormalisedSpeedTest['hardware']) {
   const get = <K extends string>(key: K) => (hw as Record<string, unknown>)[key] ?? null;
   return {
     hw_class: hw.hwClass,
@@ -138,7 +139,7 @@ export async function storeRun(
   trx: Db,
   { normalised, model: modelRow, userId, createdAt }: { normalised: NormalisedSpeedTest; model: ModelRow; userId: string; createdAt: Date },
 ): Promise<string> {
-  const hardwareId = await upsertByContentHash(trx, 'hardware_profiles', hardwareRow(normalised.hardware), normalised.hardware);
+  const hardwareId = await upsertByContentHash(trx, 'hardware_profiles', hardwareProfileRow(normalised.hardware), normalised.hardware);
   const engine = {
     name: normalised.engineName,
     version: normalised.engineVersion ?? null,

@@ -17,6 +17,7 @@ import type { Db } from '../../src/db/knex.ts';
 import { contentHash } from '../../src/lib/canonical-json.ts';
 import { hardwareSearchText, memoryGb, osFamily } from '../../src/lib/run-facets.ts';
 import { normaliseHardware, type NormalisedHardware } from '../../src/lib/speed-test-normalise.ts';
+import { hardwareProfileRow } from '../../src/services/speed-tests.service.ts';
 import type { RevisionProfile } from '../../src/revisions.ts';
 import type { SubmittedHardware } from '../../src/schemas/speed-test.schema.ts';
 
@@ -430,23 +431,7 @@ export function buildHardware(count: number, rng: () => number): SeedHardware[] 
     out.push({
       id: randomUUID(),
       details,
-      row: {
-        content_hash: hash,
-        hw_class: details.hwClass,
-        gpu_name: get('gpuName'),
-        gpu_count: get('gpuCount'),
-        vram_gb: get('vramGb'),
-        total_vram_gb: get('totalVramGb'),
-        is_heterogeneous_gpu: get('isHeterogeneousGpu') ?? false,
-        chip_vendor: get('chipVendor'),
-        chip_family: get('chipFamily'),
-        chip_variant: get('chipVariant'),
-        unified_memory_gb: get('unifiedMemoryGb'),
-        cpu: get('cpu'),
-        ram_gb: get('ramGb'),
-        os: get('os'),
-        details: JSON.stringify(details),
-      },
+      row: { content_hash: hash, ...hardwareProfileRow(details) },
       facts: {
         ...facts,
         hwClass: details.hwClass,

@@ -120,7 +120,7 @@ export function speedTestPagesController(deps: SpeedTestDeps, hubUrl: string) {
     async show(req: Request, res: Response) {
       const run = await getSpeedTest(deps, String(req.params.id));
       render(res, 'pages/runs/show', {
-        title: `${run.hfId} · ${hardwareLabel(run.hardware as object)}`,
+        title: `${run.hfId} · ${hardwareLabel(run.hardware as { hwClass: string })}`,
         run,
         hubUrl,
         resultsPath: profile.resultsPath,
