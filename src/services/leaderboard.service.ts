@@ -65,6 +65,34 @@ function rankedRuns(deps: LeaderboardDeps, query: LeaderboardQuery) {
   return deps.db.from(best.as('b')).where('b.place', 1).select('b.id', `b.${column}`, 'b.created_at');
 }
 
+/** Filters whose single-value totals the count table keeps (see the run-counts migration). */
+const COUNTED_FILTERS = ['hfId', 'hwClass', 'memTier', 'engineName', 'quantization', 'verified', 'paramSize', 'os', 'backend', 'isMoE', 'contextLen', 'batchSize'] as const;
+const OTHER_FILTERS = ['since', 'hardwareName', 'modelFamily', 'plausible', 'bestPer'] as const;
+
+/**
+ * The exact number of matching runs. With no filter or one kept filter it is read from
+ * speed_test_run_counts (kept by triggers in every writing transaction); otherwise counted.
+ */
+async function exactTotal(deps: LeaderboardDeps, query: LeaderboardQuery): Promise<number> {
+  const given = COUNTED_FILTERS.filter((name) => query[name] !== undefined);
+  if (given.length <= 1 && OTHER_FILTERS.every((name) => query[name] === undefined)) {
+    const name = given[0];
+    let dimension = 'all';
+    let value = '';
+    if (name === 'hfId') {
+      const model = await deps.db('models').whereRaw('lower(hf_id) = lower(?)', [query.hfId!]).first('id');
+      if (!model) return 0;
+      [dimension, value] = ['modelId', model.id];
+    } else if (name) {
+      [dimension, value] = [name, String(query[name])];
+    }
+    const row = await deps.db('speed_test_run_counts').where({ dimension, value }).first('n');
+    return row ? Number(row.n) : 0;
+  }
+  const [{ total }] = await deps.db.from(rankedRuns(deps, query).as('c')).count<{ total: number }[]>('* as total');
+  return total;
+}
+
 export interface LeaderboardPage {
   rows: (SpeedTestRun & { rank: number })[];
   total: number;
@@ -81,9 +109,7 @@ export async function leaderboardPage(
   const ranked = rankedRuns(deps, query).as('k');
   const [idRows, total] = await Promise.all([
     deps.db.from(ranked).select('k.id').orderByRaw(orderSql(query.sort, 'k')).limit(query.limit).offset(query.offset),
-    withTotal
-      ? deps.db.from(rankedRuns(deps, query).as('c')).count<{ total: number }[]>('* as total').then((rows) => rows[0]!.total)
-      : Promise.resolve(Number.NaN),
+    withTotal ? exactTotal(deps, query) : Promise.resolve(Number.NaN),
   ]);
   const runs = await runsByIds(deps.db, deps.profile, idRows.map((row: { id: string }) => row.id));
   return {

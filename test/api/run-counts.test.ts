@@ -1,0 +1,89 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { createKey, signedUpAgent, useTestApp } from '../helpers/app.ts';
+import { fakeHubModels } from '../helpers/fake-hub.ts';
+
+/** What the count table must hold: recounted from the runs themselves. */
+const RECOUNT = `
+  select d.dimension, d.value, count(*)::bigint as n from speed_test_runs r cross join lateral (values
+    ('all', ''), ('hwClass', r.hw_class), ('memTier', r.mem_tier::text), ('engineName', r.engine_name),
+    ('quantization', r.quantization), ('verified', r.user_verified::text), ('paramSize', r.param_bucket::text),
+    ('os', r.os_family), ('backend', r.backend), ('isMoE', r.model_is_moe::text), ('contextLen', r.ctx_bucket::text),
+    ('batchSize', least(r.batch_size, 8)::text), ('modelId', r.model_id::text)
+  ) as d(dimension, value)
+  where r.status = 'APPROVED' and d.value is not null
+  group by 1, 2`;
+
+describe('exact totals from the run-count table', () => {
+  const ctx = useTestApp({}, { fakeHub: true });
+  let userId: string;
+  const runIds: string[] = [];
+
+  async function expectTableMatchesRuns() {
+    const kept = (await ctx.db('speed_test_run_counts').where('n', '>', 0).select('dimension', 'value', 'n')).map((r) => `${r.dimension}=${r.value}:${r.n}`);
+    const recounted = (await ctx.db.raw(RECOUNT)).rows.map((r: { dimension: string; value: string; n: string }) => `${r.dimension}=${r.value}:${r.n}`);
+    expect(kept.sort()).to.deep.equal(recounted.sort());
+    expect(await ctx.db('speed_test_run_counts').where('n', '<', 0).first()).to.equal(undefined);
+  }
+
+  before(async () => {
+    const { agent, csrf, username } = await signedUpAgent(ctx.app);
+    userId = (await ctx.db('users').where({ username }).first('id')).id;
+    const { key } = await createKey(agent, csrf);
+    const runs = [
+      { hfId: fakeHubModels.dense, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, os: 'Ubuntu' }, batchSize: 1, backend: 'cuda' },
+      { hfId: fakeHubModels.dense, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 3090', vramGb: 24, gpuCount: 2 }, batchSize: 16 },
+      { hfId: fakeHubModels.moeByArchitecture, hardware: { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', chipVariant: 'Max', unifiedMemoryGb: 128, os: 'macOS' }, contextLength: 8192 },
+      { hfId: fakeHubModels.ggufQuant, hardware: { hwClass: 'CPU_ONLY', cpu: 'AMD EPYC 9654', ramGb: 384 }, quantization: 'Q8_0' },
+    ];
+    for (const run of runs) {
+      ctx.clock.advance(61_000);
+      const res = await request(ctx.app)
+        .post('/api/speed-tests')
+        .set('Authorization', `Bearer ${key}`)
+        .send({ engineName: 'llama.cpp', quantization: 'Q4_K_M', tokSOut: 50, ...run })
+        .expect(201);
+      runIds.push(res.body.id);
+    }
+  });
+
+  it('keeps one exact count per filter value as runs are submitted', async () => {
+    await expectTableMatchesRuns();
+    const cases: [Record<string, string>, number][] = [
+      [{}, 4],
+      [{ hwClass: 'DISCRETE_GPU' }, 2],
+      [{ memTier: '48' }, 1],
+      [{ quantization: 'Q8_0' }, 1],
+      [{ batchSize: '8' }, 1],
+      [{ isMoE: 'true' }, 1],
+      [{ os: 'linux' }, 1],
+      [{ contextLen: '8192' }, 1],
+      [{ hfId: fakeHubModels.dense.toUpperCase() }, 2],
+      [{ hfId: 'nobody/nothing' }, 0],
+      [{ verified: 'false' }, 4],
+    ];
+    for (const [query, total] of cases) {
+      const res = await request(ctx.app).get('/api/leaderboard').query(query).expect(200);
+      expect(res.body.total, JSON.stringify(query)).to.equal(total);
+    }
+  });
+
+  it('follows moderation, verification and deletion in the same transaction', async () => {
+    await ctx.db('speed_test_runs').where({ id: runIds[0] }).update({ status: 'REJECTED' });
+    await expectTableMatchesRuns();
+    expect((await request(ctx.app).get('/api/leaderboard').expect(200)).body.total).to.equal(3);
+
+    await ctx.db('speed_test_runs').where({ user_id: userId }).update({ user_verified: true });
+    await expectTableMatchesRuns();
+    expect((await request(ctx.app).get('/api/leaderboard').query({ verified: 'true' }).expect(200)).body.total).to.equal(3);
+
+    await ctx.db('speed_test_runs').where({ id: runIds[1] }).delete();
+    await expectTableMatchesRuns();
+    expect((await request(ctx.app).get('/api/leaderboard').query({ hwClass: 'DISCRETE_GPU' }).expect(200)).body.total).to.equal(0);
+  });
+
+  it('counts combinations directly, and agrees with the table', async () => {
+    const res = await request(ctx.app).get('/api/leaderboard').query({ hwClass: 'UNIFIED', isMoE: 'true' }).expect(200);
+    expect(res.body.total).to.equal(1);
+  });
+});
