@@ -3,7 +3,7 @@ import type { Db } from '../db/knex.ts';
 import type { Clock } from '../lib/clock.ts';
 import { buckets, type RevisionProfile } from '../revisions.ts';
 import type { LeaderboardQuery, LeaderboardSort } from '../schemas/leaderboard-query.schema.ts';
-import { RUN_COLUMNS, runsByIds, runsQuery, toRun, type SpeedTestRun } from './run-reads.ts';
+import { countedRuns, RUN_COLUMNS, runsByIds, runsQuery, toRun, type SpeedTestRun } from './run-reads.ts';
 
 export interface LeaderboardDeps {
   db: Db;
@@ -86,8 +86,7 @@ async function exactTotal(deps: LeaderboardDeps, query: LeaderboardQuery): Promi
     } else if (name) {
       [dimension, value] = [name, String(query[name])];
     }
-    const row = await deps.db('speed_test_run_counts').where({ dimension, value }).first('n');
-    return row ? Number(row.n) : 0;
+    return countedRuns(deps.db, dimension, value);
   }
   const [{ total }] = await deps.db.from(rankedRuns(deps, query).as('c')).count<{ total: number }[]>('* as total');
   return total;

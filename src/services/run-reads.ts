@@ -112,8 +112,18 @@ export function runsQuery(db: Db) {
     .join('users as u', 'u.id', 'r.user_id');
 }
 
+// Only what the answer shows: the run row also carries copies for filtering, which would
+// cost parse time on every listed row.
+const RUN_OWN_COLUMNS = [
+  'id', 'model_id', 'hardware_id', 'engine_id', 'user_id', 'status', 'created_at', 'engine_name', 'engine_flags',
+  'quantization', 'model_revision', 'backend', 'tok_s_out', 'tok_s_prefill', 'tok_s_total', 'ttft_ms', 'peak_vram_gb',
+  'prompt_tokens', 'output_tokens', 'context_length', 'batch_size', 'prefill_tokens', 'gpu_power_watts',
+  'total_power_watts', 'hardware_cost', 'tok_per_watt', 'tok_per_dollar', 'notes', 'plausibility',
+  'decode_bound_tok_s', 'plausibility_reason',
+].map((column) => `r.${column}`);
+
 export const RUN_COLUMNS = [
-  'r.*',
+  ...RUN_OWN_COLUMNS,
   'm.hf_id as m_hf_id',
   'm.display_name as m_display_name',
   'm.family as m_family',
@@ -154,4 +164,10 @@ export async function runsByIds(db: Db, profile: RevisionProfile, ids: readonly 
     const row = byId.get(id);
     return row ? [toRun(profile, row)] : [];
   });
+}
+
+/** Approved runs with one filter value, from the count table kept by triggers ('all' = every run). */
+export async function countedRuns(db: Db, dimension: string, value: string): Promise<number> {
+  const row = await db('speed_test_run_counts').where({ dimension, value }).first('n');
+  return row ? Number(row.n) : 0;
 }

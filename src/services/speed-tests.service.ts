@@ -11,7 +11,7 @@ import type { SpeedTestListQuery } from '../schemas/speed-test-query.schema.ts';
 import type { HubClient } from './hub.service.ts';
 import { runVerdict, verdictColumns } from './plausibility.service.ts';
 import { catalogueModel, resolveModel, toModelSummary, type ModelRow, type ResolvedModel } from './models.service.ts';
-import { findRuns, RUN_COLUMNS, runsQuery, toRun, type SpeedTestRun } from './run-reads.ts';
+import { countedRuns, findRuns, RUN_COLUMNS, runsQuery, toRun, type SpeedTestRun } from './run-reads.ts';
 
 export interface SpeedTestDeps {
   db: Db;
@@ -310,7 +310,10 @@ export async function listSpeedTests(deps: SpeedTestDeps, query: SpeedTestListQu
   const filter = (q: Knex.QueryBuilder) => applyListFilters(q, query);
   const [benchmarks, [{ total }]] = await Promise.all([
     findRuns(deps.db, deps.profile, filter, { limit: query.limit, offset: query.offset }),
-    deps.db('speed_test_runs as r').modify(filter).count<{ total: number }[]>('* as total'),
+    // With no filter the count table has the total; otherwise count the run table alone.
+    Object.entries(query).every(([key, value]) => ['limit', 'offset', 'format'].includes(key) || value === undefined)
+      ? countedRuns(deps.db, 'all', '').then((total) => [{ total }])
+      : deps.db('speed_test_runs as r').modify(filter).count<{ total: number }[]>('* as total'),
   ]);
   return { benchmarks, total, limit: query.limit, offset: query.offset };
 }
