@@ -3,7 +3,7 @@ import type { Db } from '../db/knex.ts';
 import type { Clock } from '../lib/clock.ts';
 import { buckets, type RevisionProfile } from '../revisions.ts';
 import type { LeaderboardQuery, LeaderboardSort } from '../schemas/leaderboard-query.schema.ts';
-import { countedRuns, RUN_COLUMNS, runsByIds, runsQuery, toRun, type SpeedTestRun } from './run-reads.ts';
+import { countedRuns, RUN_COLUMNS, runsQuery, toRun, type SpeedTestRun } from './run-reads.ts';
 
 export interface LeaderboardDeps {
   db: Db;
@@ -105,14 +105,19 @@ export async function leaderboardPage(
   query: LeaderboardQuery,
   { withTotal = true }: { withTotal?: boolean } = {},
 ): Promise<LeaderboardPage> {
-  const ranked = rankedRuns(deps, query).as('k');
-  const [idRows, total] = await Promise.all([
-    deps.db.from(ranked).select('k.id').orderByRaw(orderSql(query.sort, 'k')).limit(query.limit).offset(query.offset),
+  // One statement: the page's ids in rank order, then their details joined to them.
+  const pageIds = deps.db
+    .from(rankedRuns(deps, query).as('k'))
+    .select('k.id')
+    .orderByRaw(orderSql(query.sort, 'k'))
+    .limit(query.limit)
+    .offset(query.offset);
+  const [rows, total] = await Promise.all([
+    runsQuery(deps.db).join(pageIds.as('p'), 'p.id', 'r.id').select(RUN_COLUMNS).orderByRaw(orderSql(query.sort, 'r')),
     withTotal ? exactTotal(deps, query) : Promise.resolve(Number.NaN),
   ]);
-  const runs = await runsByIds(deps.db, deps.profile, idRows.map((row: { id: string }) => row.id));
   return {
-    rows: runs.map((run, index) => ({ rank: query.offset + index + 1, ...run })),
+    rows: rows.map((row: Record<string, unknown>, index: number) => ({ rank: query.offset + index + 1, ...toRun(deps.profile, row) })),
     total,
     limit: query.limit,
     offset: query.offset,

@@ -155,17 +155,6 @@ export async function findRuns(db: Db, profile: RevisionProfile, filter: (q: Kne
   return (await query).map((row: Record<string, unknown>) => toRun(profile, row));
 }
 
-/** The runs with these ids, in the order given (the caller chose and ranked them). */
-export async function runsByIds(db: Db, profile: RevisionProfile, ids: readonly string[]): Promise<SpeedTestRun[]> {
-  if (ids.length === 0) return [];
-  const rows: Record<string, unknown>[] = await runsQuery(db).select(RUN_COLUMNS).whereIn('r.id', ids);
-  const byId = new Map(rows.map((row) => [row.id as string, row]));
-  return ids.flatMap((id) => {
-    const row = byId.get(id);
-    return row ? [toRun(profile, row)] : [];
-  });
-}
-
 /** Approved runs with one filter value, from the count table kept by triggers ('all' = every run). */
 export async function countedRuns(db: Db, dimension: string, value: string): Promise<number> {
   const row = await db('speed_test_run_counts').where({ dimension, value }).first('n');
