@@ -65,28 +65,31 @@ function rankedRuns(deps: LeaderboardDeps, query: LeaderboardQuery) {
   return deps.db.from(best.as('b')).where('b.place', 1).select('b.id', `b.${column}`, 'b.created_at');
 }
 
-/** Filters whose single-value totals the count table keeps (see the run-counts migration). */
+/** Filters whose totals the count table keeps, alone and in pairs (see the run-count migrations). */
 const COUNTED_FILTERS = ['hfId', 'hwClass', 'memTier', 'engineName', 'quantization', 'verified', 'paramSize', 'os', 'backend', 'isMoE', 'contextLen', 'batchSize'] as const;
 const OTHER_FILTERS = ['since', 'hardwareName', 'modelFamily', 'plausible', 'bestPer'] as const;
 
 /**
- * The exact number of matching runs. With no filter or one kept filter it is read from
- * speed_test_run_counts (kept by triggers in every writing transaction); otherwise counted.
+ * The exact number of matching runs. With no filter, or one or two kept filters, it is
+ * read from speed_test_run_counts (kept by triggers in every writing transaction);
+ * otherwise counted.
  */
 async function exactTotal(deps: LeaderboardDeps, query: LeaderboardQuery): Promise<number> {
   const given = COUNTED_FILTERS.filter((name) => query[name] !== undefined);
-  if (given.length <= 1 && OTHER_FILTERS.every((name) => query[name] === undefined)) {
-    const name = given[0];
-    let dimension = 'all';
-    let value = '';
-    if (name === 'hfId') {
-      const model = await deps.db('models').whereRaw('lower(hf_id) = lower(?)', [query.hfId!]).first('id');
-      if (!model) return 0;
-      [dimension, value] = ['modelId', model.id];
-    } else if (name) {
-      [dimension, value] = [name, String(query[name])];
+  if (given.length <= 2 && OTHER_FILTERS.every((name) => query[name] === undefined)) {
+    const facts: [string, string][] = [];
+    for (const name of given) {
+      if (name === 'hfId') {
+        const model = await deps.db('models').whereRaw('lower(hf_id) = lower(?)', [query.hfId!]).first('id');
+        if (!model) return 0;
+        facts.push(['modelId', model.id]);
+      } else {
+        facts.push([name, String(query[name])]);
+      }
     }
-    return countedRuns(deps.db, dimension, value);
+    facts.sort(([a], [b]) => a.localeCompare(b));
+    if (facts.length === 0) return countedRuns(deps.db, 'all', '');
+    return countedRuns(deps.db, facts.map(([name]) => name).join('+'), facts.map(([, value]) => value).join('|'));
   }
   const [{ total }] = await deps.db.from(rankedRuns(deps, query).as('c')).count<{ total: number }[]>('* as total');
   return total;
