@@ -1,5 +1,9 @@
 import type { Db } from '../db/knex.ts';
+import type { Knex } from 'knex';
 import { NotFound } from '../lib/errors.ts';
+import { isUuid } from '../lib/ids.ts';
+import type { RevisionProfile } from '../revisions.ts';
+import { findRuns } from './run-reads.ts';
 import { findModelByHfId, toModelSummary, type ModelRow, type ModelSummary } from './models.service.ts';
 
 /** A catalogue entry as listed: the summary plus how many approved runs it has. */
@@ -104,4 +108,17 @@ export async function getModelDetail(db: Db, hfId: string) {
       byHardwareClass: Object.fromEntries(byClass.map((c: { hw_class: string; runs: number; best_tok_s_out: number | null }) => [c.hw_class, { runs: c.runs, bestTokSOut: c.best_tok_s_out }])),
     },
   };
+}
+
+/** One hardware profile (as stored) and a page of its approved runs across models, newest first. */
+export async function getHardwareProfile(db: Db, profile: RevisionProfile, id: string, page: { limit: number; offset: number }) {
+  if (!isUuid(id)) throw new NotFound('Hardware profile not found');
+  const row = await db('hardware_profiles').where({ id }).first('details');
+  if (!row) throw new NotFound('Hardware profile not found');
+  const filter = (q: Knex.QueryBuilder) => q.where('r.hardware_id', id).where('r.status', 'APPROVED');
+  const [runs, [{ total }]] = await Promise.all([
+    findRuns(db, profile, filter, page),
+    db('speed_test_runs as r').modify(filter).count<{ total: number }[]>('* as total'),
+  ]);
+  return { hardware: { id, ...row.details }, runs, total };
 }

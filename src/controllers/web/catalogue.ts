@@ -1,15 +1,13 @@
 import type { Request, Response } from 'express';
-import { NotFound, ValidationFailed } from '../../lib/errors.ts';
-import { isUuid } from '../../lib/ids.ts';
+import { ValidationFailed } from '../../lib/errors.ts';
 import { bestByHardwareChart, speedVersusMemoryChart } from '../../lib/run-charts.ts';
 import { methodology, SUSPECT_FACTOR } from '../../lib/roofline.ts';
 import { parseOrThrow } from '../../lib/validation.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { modelsListQuerySchema } from '../../schemas/models-query.schema.ts';
 import { speedTestListQuerySchema } from '../../schemas/speed-test-query.schema.ts';
-import { getModelDetail, listModels, listModelTree } from '../../services/catalogue.service.ts';
+import { getHardwareProfile, getModelDetail, listModels, listModelTree } from '../../services/catalogue.service.ts';
 import { leaderboardPage } from '../../services/leaderboard.service.ts';
-import { findRuns } from '../../services/run-reads.ts';
 import { listSpeedTests, type SpeedTestDeps } from '../../services/speed-tests.service.ts';
 import { render } from '../../views.ts';
 import { cleanFilterUrl, filledParams, queryString } from './leaderboard.ts';
@@ -66,17 +64,9 @@ export function cataloguePagesController(deps: SpeedTestDeps, hubUrl: string) {
 
     /** One hardware profile and its runs across models. */
     async hardware(req: Request, res: Response) {
-      const id = req.params.id;
-      if (!isUuid(id)) throw new NotFound();
-      const profileRow = await db('hardware_profiles').where({ id }).first();
-      if (!profileRow) throw new NotFound();
       const offset = Math.max(0, Number.parseInt(String(req.query.offset ?? '0'), 10) || 0);
-      const filter = (q: import('knex').Knex.QueryBuilder) => q.where('r.hardware_id', id).where('r.status', 'APPROVED');
-      const [runs, [{ total }]] = await Promise.all([
-        findRuns(db, profile, filter, { limit: PAGE_SIZE, offset }),
-        db('speed_test_runs as r').modify(filter).count<{ total: number }[]>('* as total'),
-      ]);
-      render(res, 'pages/hardware/show', { title: 'Hardware profile', hardware: { id, ...profileRow.details }, runs, total, offset, limit: PAGE_SIZE });
+      const { hardware, runs, total } = await getHardwareProfile(db, profile, String(req.params.id), { limit: PAGE_SIZE, offset });
+      render(res, 'pages/hardware/show', { title: 'Hardware profile', hardware, runs, total, offset, limit: PAGE_SIZE });
     },
 
     methodology(_req: Request, res: Response) {
