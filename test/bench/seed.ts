@@ -17,6 +17,7 @@ import type { Db } from '../../src/db/knex.ts';
 import { contentHash } from '../../src/lib/canonical-json.ts';
 import { hardwareSearchText, memoryGb, osFamily } from '../../src/lib/run-facets.ts';
 import { normaliseHardware, type NormalisedHardware } from '../../src/lib/speed-test-normalise.ts';
+import type { ModelRow } from '../../src/services/models.service.ts';
 import { hardwareProfileRow } from '../../src/services/speed-tests.service.ts';
 import type { RevisionProfile } from '../../src/revisions.ts';
 import type { SubmittedHardware } from '../../src/schemas/speed-test.schema.ts';
@@ -178,21 +179,8 @@ const QUANT_UPLOADS: { org: string; suffix: string }[] = [
   { org: 'RedHatAI', suffix: 'FP8-dynamic' },
 ];
 
-export interface SeedModel {
-  id: string;
-  hf_id: string;
-  display_name: string;
-  family: string;
-  params: number;
-  params_approximate: boolean;
-  active_params: number | null;
-  is_moe: boolean;
-  base_model_id: string | null;
-  base_hf_id: string | null;
-  base_relation: string | null;
-  /** Share of the runs (not stored). */
-  weight: number;
-}
+/** A models row as stored (without hub facts), with its share of the runs (not stored). */
+export type SeedModel = Omit<ModelRow, 'hub_sha' | 'gated' | 'family' | 'params'> & { family: string; params: number; weight: number };
 
 function sizeLabel(size: Size): string {
   const b = (n: number) => (n < 1 ? `${Math.round(n * 1000)}M` : `${Number.isInteger(n) ? n : Math.round(n)}B`);
