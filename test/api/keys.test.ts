@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import request from 'supertest';
 import { createKey, signedUpAgent, useTestApp, type TestContext } from '../helpers/app.ts';
+import { expectValidationFailed } from '../helpers/assertions.ts';
 
 const AUTH_REQUIRED = { error: 'Authentication required. Use a session cookie or Authorization: Bearer <api_key>' };
 const KEY_FORMAT = /^bhk_[0-9a-f]{40}$/;
@@ -24,17 +25,6 @@ async function keyCountOf(ctx: TestContext, username: string): Promise<number> {
   return Number(count);
 }
 
-/** Expects the contract's 400 body with errors on exactly `fields` and no form errors. */
-function expectValidationFailed(res: request.Response, fields: string[]) {
-  expect(res.status).to.equal(400);
-  expect(res.body.error).to.equal('Validation failed');
-  expect(res.body.details.formErrors).to.deep.equal([]);
-  expect(res.body.details.fieldErrors).to.have.all.keys(...fields);
-  for (const field of fields) {
-    expect(res.body.details.fieldErrors[field]).to.be.an('array').that.is.not.empty;
-    for (const message of res.body.details.fieldErrors[field]) expect(message).to.be.a('string').that.is.not.empty;
-  }
-}
 
 describe('API keys through /api/keys', () => {
   const ctx = useTestApp();

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { usdPerUnit } from '../../src/data/fx-rates.ts';
 import { createKey, signedUpAgent, useTestApp, type TestContext } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
+import { expectValidationFailed } from '../helpers/assertions.ts';
 
 // Expected values come from spec/interface.md ("Leaderboard", "Errors") and DECISIONS.md
 // ("Buckets"); sort, bestPer and format are the service's own additions (every revision).
@@ -175,17 +176,6 @@ function filterCases(ctx: TestContext, seeder: Seeder, cases: FilterCase[]): voi
 }
 
 /** The contract's 400 body, with field errors on exactly `fields`. */
-function expectValidationFailed(res: request.Response, fields: string[]): void {
-  expect(res.status, JSON.stringify(res.body)).to.equal(400);
-  expect(res.body).to.have.all.keys('error', 'details');
-  expect(res.body.error).to.equal('Validation failed');
-  expect(res.body.details.formErrors).to.deep.equal([]);
-  expect(res.body.details.fieldErrors).to.have.all.keys(...fields);
-  for (const field of fields) {
-    expect(res.body.details.fieldErrors[field]).to.be.an('array').that.is.not.empty;
-    for (const message of res.body.details.fieldErrors[field]) expect(message).to.be.a('string').that.is.not.empty;
-  }
-}
 
 /** An export read to the end as text (JSON Lines is not a type supertest buffers). */
 async function download(ctx: TestContext, query: Query | string) {
