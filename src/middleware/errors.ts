@@ -26,6 +26,8 @@ function toHttpError(error: unknown): HttpError | undefined {
     case 'parameters.too.many':
       return new HttpError(413, 'Too many form fields');
   }
+  // The router fails to decode a parameter such as '%E0%A4%A' with a URIError marked 400.
+  if (error instanceof URIError) return new HttpError(400, 'Malformed URL encoding');
   if (parserError?.expose && parserError.status && parserError.status < 500) {
     return new HttpError(parserError.status, parserError.message);
   }

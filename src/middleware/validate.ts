@@ -18,10 +18,14 @@ export function validate(schemas: { body?: z.ZodType; query?: z.ZodType; params?
 }
 
 /**
- * Every body and query is checked once for NUL characters: Postgres refuses them in text,
+ * Every path, body and query is checked once for NUL characters: Postgres refuses them in text,
  * so they would otherwise surface as a 500 from whichever query stores or compares them.
  */
 export const rejectNulCharacters: RequestHandler = (req, _res, next) => {
+  // Route parameters come from the path, decoded later by the router.
+  if (/%00/.test(req.path)) {
+    throw new ValidationFailed({ fieldErrors: {}, formErrors: ['path: Must not contain NUL characters'] });
+  }
   for (const [where, value] of [['body', req.body], ['query', req.query]] as const) {
     const path = findNulCharacter(value);
     if (path === undefined) continue;

@@ -43,6 +43,18 @@ describe('error handling', () => {
     });
     const query = await request(ctx.app).get('/api/keys?name=%00').expect(400);
     expect(query.body.details.fieldErrors).to.deep.equal({ name: ['Must not contain NUL characters'] });
+    const path = await request(ctx.app).get('/api/models/org/model%00').expect(400);
+    expect(path.body.details.formErrors).to.deep.equal(['path: Must not contain NUL characters']);
+    const page = await request(ctx.app).get('/models/org/model%00').expect(400);
+    expect(page.type).to.equal('text/html');
+  });
+
+  it('answers a malformed percent-encoding in a path parameter with 400, on the API and on pages', async () => {
+    const api = await request(ctx.app).get('/api/models/org/%E0%A4%A').expect(400);
+    expect(api.body).to.deep.equal({ error: 'Malformed URL encoding' });
+    await request(ctx.app).get('/api/speed-tests/abc%ZZ').expect(400);
+    const page = await request(ctx.app).get('/runs/%E0%A4%A').expect(400);
+    expect(page.type).to.equal('text/html');
   });
 
   it('sends an X-Request-Id on every response and keeps a well-formed incoming one', async () => {
