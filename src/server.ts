@@ -7,9 +7,11 @@ import { seedDemoCatalogue } from './db/seeds/demo-models.ts';
 import { seedDemoRuns } from './db/seeds/demo-runs.ts';
 import { getRevisionProfile } from './revisions.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { pruneExpired } from './services/housekeeping.service.ts';
 import { ensureAdmin } from './services/users.service.ts';
 
 const DRAIN_TIMEOUT_MS = 10_000;
+const HOUSEKEEPING_INTERVAL_MS = 15 * 60_000;
 
 export interface RunningServer {
   url: string;
@@ -37,6 +39,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   }
 
   const app = createApp({ db, config, logger, databaseUrl: database.url });
+  // Old rate-limit counters and idempotency keys only take space; clear them now and then.
+  const housekeeping = setInterval(() => {
+    pruneExpired(db, new Date()).then(
+      (pruned) => logger.debug(pruned, 'pruned expired rows'),
+      (error) => logger.warn({ err: error }, 'pruning expired rows failed'),
+    );
+  }, HOUSEKEEPING_INTERVAL_MS);
+  housekeeping.unref();
   const sockets = new Set<Socket>();
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, () => resolve(s));
@@ -63,6 +73,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       }, DRAIN_TIMEOUT_MS);
       await closed;
       clearTimeout(timer);
+      clearInterval(housekeeping);
       clearInterval(reaper);
       await (app.locals.close as () => Promise<void>)();
       await database.close();
