@@ -3,7 +3,7 @@ import type { Db } from '../db/knex.ts';
 import type { Clock } from '../lib/clock.ts';
 import { buckets, type RevisionProfile } from '../revisions.ts';
 import type { LeaderboardQuery, LeaderboardSort } from '../schemas/leaderboard-query.schema.ts';
-import { countedRuns, RUN_COLUMNS, runsQuery, toRun, type SpeedTestRun } from './run-reads.ts';
+import { countedRuns, runColumns, runsQuery, toRun, type SpeedTestRun } from './run-reads.ts';
 
 export interface LeaderboardDeps {
   db: Db;
@@ -116,7 +116,7 @@ export async function leaderboardPage(
     .limit(query.limit)
     .offset(query.offset);
   const [rows, total] = await Promise.all([
-    runsQuery(deps.db).join(pageIds.as('p'), 'p.id', 'r.id').select(RUN_COLUMNS).orderByRaw(orderSql(query.sort, 'r')),
+    runsQuery(deps.db).join(pageIds.as('p'), 'p.id', 'r.id').select(runColumns(deps.db)).orderByRaw(orderSql(query.sort, 'r')),
     withTotal ? exactTotal(deps, query) : Promise.resolve(Number.NaN),
   ]);
   return {
@@ -131,7 +131,7 @@ export async function leaderboardPage(
 export async function* leaderboardRows(deps: LeaderboardDeps, query: LeaderboardQuery): AsyncGenerator<SpeedTestRun & { rank: number }> {
   const stream = runsQuery(deps.db)
     .join(rankedRuns(deps, query).as('k'), 'k.id', 'r.id')
-    .select(RUN_COLUMNS)
+    .select(runColumns(deps.db))
     .orderByRaw(orderSql(query.sort, 'r'))
     .stream({ highWaterMark: 200 });
   let rank = 0;

@@ -11,7 +11,7 @@ import type { SpeedTestListQuery } from '../schemas/speed-test-query.schema.ts';
 import type { HubClient } from './hub.service.ts';
 import { runVerdict, verdictColumns } from './plausibility.service.ts';
 import { catalogueModel, resolveModel, toModelSummary, type ModelRow, type ResolvedModel } from './models.service.ts';
-import { countedRuns, findRuns, RUN_COLUMNS, runsQuery, toRun, type SpeedTestRun } from './run-reads.ts';
+import { countedRuns, findRuns, runColumns, runsQuery, toRun, type SpeedTestRun } from './run-reads.ts';
 
 export interface SpeedTestDeps {
   db: Db;
@@ -295,7 +295,7 @@ function applyListFilters(q: Knex.QueryBuilder, query: SpeedTestListQuery): void
 /** Every matching run, newest first, through a cursor: the csv/jsonl export of the list. */
 export async function* speedTestRows(deps: SpeedTestDeps, query: SpeedTestListQuery): AsyncGenerator<SpeedTestRun> {
   const stream = runsQuery(deps.db)
-    .select(RUN_COLUMNS)
+    .select(runColumns(deps.db))
     .modify((q) => applyListFilters(q, query))
     .orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id', order: 'desc' }])
     .stream({ highWaterMark: 200 });
