@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { buckets, hwClasses, type RevisionProfile } from '../revisions.ts';
+import { perRevision, queryFlag, queryText, revisionParams, wholeNumber } from './query-params.ts';
 
 /** What the leaderboard can rank by; all but ttftMs rank higher values first. */
 export const leaderboardSorts = ['tokSOut', 'tokSPrefill', 'ttftMs', 'tokPerWatt', 'tokPerDollar'] as const;
@@ -11,19 +12,13 @@ const EXTRA_PARAMS = ['sort', 'bestPer', 'format', 'plausible'] as const;
 
 function buildLeaderboardQuerySchema(profile: RevisionProfile) {
   const limits = profile.bounds.pageLimit.leaderboard;
-  const text = (max: number) => z.string({ error: 'Must be given once, as text' }).trim().min(1, 'Must not be empty').max(max, `Must be at most ${max} characters`);
-  const wholeNumber = (min: number, max: number) =>
-    z
-      .string({ error: 'Must be given once' })
-      .regex(/^\d+$/, 'Must be a whole number')
-      .transform(Number)
-      .pipe(z.number().min(min, `Must be at least ${min}`).max(max, `Must be at most ${max}`));
+  const text = queryText;
   const oneOf = <T extends number>(values: readonly T[]) =>
     z
       .string({ error: 'Must be given once' })
       .refine((v) => values.map(String).includes(v), `Must be one of ${values.join(', ')}`)
       .transform((v) => Number(v) as T);
-  const flag = z.enum(['true', 'false'], { error: 'Must be true or false' }).transform((v) => v === 'true');
+  const flag = queryFlag();
 
   const all = {
     hfId: text(256),
@@ -49,25 +44,10 @@ function buildLeaderboardQuerySchema(profile: RevisionProfile) {
     format: z.enum(exportFormats, { error: `Must be one of ${exportFormats.join(', ')}` }).default('json'),
     plausible: flag,
   };
-  const allowed = new Set<string>([...profile.leaderboardParams, ...EXTRA_PARAMS]);
-  const withDefaults = new Set(['limit', 'offset', 'sort', 'format']);
-  const shape = Object.fromEntries(
-    Object.entries(all)
-      .filter(([key]) => allowed.has(key))
-      .map(([key, schema]) => [key, withDefaults.has(key) ? schema : schema.optional()]),
-  ) as {
-    [K in keyof typeof all]: K extends 'limit' | 'offset' | 'sort' | 'format' ? (typeof all)[K] : z.ZodOptional<(typeof all)[K]>;
-  };
-  return z.strictObject(shape);
+  return revisionParams(all, new Set<string>([...profile.leaderboardParams, ...EXTRA_PARAMS]), ['limit', 'offset', 'sort', 'format']);
 }
 
-const cache = new Map<number, ReturnType<typeof buildLeaderboardQuerySchema>>();
-
-export function leaderboardQuerySchema(profile: RevisionProfile) {
-  let schema = cache.get(profile.revision);
-  if (!schema) cache.set(profile.revision, (schema = buildLeaderboardQuerySchema(profile)));
-  return schema;
-}
+export const leaderboardQuerySchema = perRevision(buildLeaderboardQuerySchema);
 
 export type LeaderboardQuery = Partial<z.output<ReturnType<typeof buildLeaderboardQuerySchema>>> & {
   limit: number;

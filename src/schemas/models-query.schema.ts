@@ -1,19 +1,14 @@
 import { z } from 'zod';
 import type { RevisionProfile } from '../revisions.ts';
+import { queryFlag, wholeNumber } from './query-params.ts';
 
-const wholeNumber = (min: number, max: number) =>
-  z
-    .string({ error: 'Must be given once' })
-    .regex(/^\d+$/, 'Must be a whole number')
-    .transform(Number)
-    .pipe(z.number().min(min, `Must be at least ${min}`).max(max, `Must be at most ${max}`));
 const text = (max: number) => z.string({ error: 'Must be given once, as text' }).trim().max(max, `Must be at most ${max} characters`);
 
 export function modelsListQuerySchema(profile: RevisionProfile) {
   const limits = profile.bounds.pageLimit.models;
   return z.strictObject({
     search: text(128).optional().transform((v) => v || undefined),
-    tree: z.enum(['true', 'false'], { error: 'Must be true or false' }).transform((v) => v === 'true').optional(),
+    tree: queryFlag().optional(),
     limit: wholeNumber(limits.min, limits.max).default(limits.default),
     offset: wholeNumber(0, 10_000_000).default(0),
   });

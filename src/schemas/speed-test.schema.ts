@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isCanonicalComponentName } from '../lib/hardware-lookup.ts';
 import { hardwareCostRules, hwClasses, type RevisionProfile } from '../revisions.ts';
+import { perRevision } from './query-params.ts';
 
 /**
  * The speed-test submission, built per revision from its profile: bounds, engine list and
@@ -221,14 +222,8 @@ function buildSubmissionSchema(profile: RevisionProfile) {
   });
 }
 
-const cache = new Map<number, ReturnType<typeof buildSubmissionSchema>>();
-
 /** The submission schema of a revision (built once). */
-export function speedTestSubmissionSchema(profile: RevisionProfile) {
-  let schema = cache.get(profile.revision);
-  if (!schema) cache.set(profile.revision, (schema = buildSubmissionSchema(profile)));
-  return schema;
-}
+export const speedTestSubmissionSchema = perRevision(buildSubmissionSchema);
 
 /** Engine flags alone, to re-check the merge of explicit and parsed flags against the bounds. */
 export function engineFlagsSchema(profile: RevisionProfile) {
