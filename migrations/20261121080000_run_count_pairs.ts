@@ -57,6 +57,14 @@ async function install(knex: Knex, withPairs: boolean): Promise<void> {
       end if;
       return null;
     end $$`);
+  await recountRuns(knex, withPairs);
+}
+
+/**
+ * Counts every approved run afresh. Also used after a bulk load that bypassed the
+ * triggers (the benchmark's seed runs with session_replication_role = replica).
+ */
+export async function recountRuns(knex: Knex, withPairs = true): Promise<void> {
   await knex.raw('truncate speed_test_run_counts');
   await knex.raw(`
     insert into speed_test_run_counts (dimension, value, n)

@@ -3,7 +3,8 @@ import type { Db } from '../db/knex.ts';
 import type { Clock } from '../lib/clock.ts';
 import { buckets, type RevisionProfile } from '../revisions.ts';
 import type { LeaderboardQuery, LeaderboardSort } from '../schemas/leaderboard-query.schema.ts';
-import { countedRuns, runColumns, runsQuery, toRun, type SpeedTestRun } from './run-reads.ts';
+import { jsonArray, jsonObject, prependMember } from '../lib/json-text.ts';
+import { countedRuns, runDocumentColumns, runJson, toRun, type RunDocumentRow, type SpeedTestRun } from './run-reads.ts';
 
 export interface LeaderboardDeps {
   db: Db;
@@ -96,49 +97,62 @@ async function exactTotal(deps: LeaderboardDeps, query: LeaderboardQuery): Promi
 }
 
 export interface LeaderboardPage {
-  rows: (SpeedTestRun & { rank: number })[];
+  rows: (RunDocumentRow & { rank: number })[];
   total: number;
   limit: number;
   offset: number;
 }
 
-/** One page of the ranking; `withTotal: false` skips the exact count (charts need none). */
+/** Ranked pages and exports read the documents of the ranked ids `k`, in rank order. */
+function rankedDocuments(deps: LeaderboardDeps, ranked: Knex.QueryBuilder, query: LeaderboardQuery, viewerId: string | null) {
+  return deps.db
+    .from(ranked.as('k'))
+    .join('speed_test_run_documents as d', 'd.run_id', 'k.id')
+    .select(runDocumentColumns(deps.db, viewerId, 'k.id'))
+    .orderByRaw(orderSql(query.sort, 'k'));
+}
+
+/**
+ * One page of the ranking; `withTotal: false` skips the exact count (charts need none).
+ * `viewerId` fills each row's `myEmoji`.
+ */
 export async function leaderboardPage(
   deps: LeaderboardDeps,
   query: LeaderboardQuery,
-  { withTotal = true }: { withTotal?: boolean } = {},
+  { withTotal = true, viewerId = null }: { withTotal?: boolean; viewerId?: string | null } = {},
 ): Promise<LeaderboardPage> {
-  // One statement: the page's ids in rank order, then their details joined to them.
   const pageIds = deps.db
-    .from(rankedRuns(deps, query).as('k'))
-    .select('k.id')
-    .orderByRaw(orderSql(query.sort, 'k'))
+    .from(rankedRuns(deps, query).as('p'))
+    .select('p.*')
+    .orderByRaw(orderSql(query.sort, 'p'))
     .limit(query.limit)
     .offset(query.offset);
   const [rows, total] = await Promise.all([
-    runsQuery(deps.db).join(pageIds.as('p'), 'p.id', 'r.id').select(runColumns(deps.db)).orderByRaw(orderSql(query.sort, 'r')),
+    rankedDocuments(deps, pageIds, query, viewerId) as Promise<RunDocumentRow[]>,
     withTotal ? exactTotal(deps, query) : Promise.resolve(Number.NaN),
   ]);
-  return {
-    rows: rows.map((row: Record<string, unknown>, index: number) => ({ rank: query.offset + index + 1, ...toRun(deps.profile, row) })),
-    total,
-    limit: query.limit,
-    offset: query.offset,
-  };
+  return { rows: rows.map((row, index) => ({ rank: query.offset + index + 1, ...row })), total, limit: query.limit, offset: query.offset };
+}
+
+/** The page as the API answers it, assembled from the stored documents. */
+export function leaderboardJson(profile: RevisionProfile, page: LeaderboardPage): string {
+  const rows = page.rows.map((row) => prependMember('rank', row.rank, runJson(profile, row)));
+  return jsonObject({ rows: jsonArray(rows), total: page.total, limit: page.limit, offset: page.offset });
+}
+
+/** The page's runs as objects, for the pages. */
+export function leaderboardRuns(profile: RevisionProfile, page: LeaderboardPage): (SpeedTestRun & { rank: number })[] {
+  return page.rows.map((row) => ({ rank: row.rank, ...toRun(profile, row) }));
 }
 
 /** Every matching run in rank order, read through a cursor (constant memory) for exports. */
 export async function* leaderboardRows(deps: LeaderboardDeps, query: LeaderboardQuery): AsyncGenerator<SpeedTestRun & { rank: number }> {
-  const stream = runsQuery(deps.db)
-    .join(rankedRuns(deps, query).as('k'), 'k.id', 'r.id')
-    .select(runColumns(deps.db))
-    .orderByRaw(orderSql(query.sort, 'r'))
-    .stream({ highWaterMark: 200 });
+  const stream = rankedDocuments(deps, rankedRuns(deps, query), query, null).stream({ highWaterMark: 200 });
   let rank = 0;
   try {
     for await (const row of stream) {
       rank += 1;
-      yield { rank, ...toRun(deps.profile, row as Record<string, unknown>) };
+      yield { rank, ...toRun(deps.profile, row as RunDocumentRow) };
     }
   } finally {
     stream.destroy();

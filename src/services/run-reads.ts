@@ -1,13 +1,27 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
 import type { RevisionProfile } from '../revisions.ts';
-import { toModelSummary, type ModelRow } from './models.service.ts';
 
 /**
- * Reading runs back: one joined query and one row-to-JSON mapping shared by the results
- * list, single runs, the leaderboard and the pages.
+ * Reading runs back. Every run's JSON (revision 3 form) is kept ready in
+ * speed_test_run_documents by triggers (see the run-documents migration), so lists, single
+ * runs, the leaderboard and the pages all read the same text: JSON answers splice it in
+ * unparsed; pages parse it.
  */
 export type SpeedTestRun = Record<string, unknown> & { id: string };
+
+/** A stored document and the reader's own reaction to that run (null for anonymous readers). */
+export interface RunDocumentRow {
+  document: string;
+  my_emoji: string | null;
+}
+
+/** Reactions to speed-test runs carry this kind (quality runs have their own). */
+export const SPEED_TEST_REACTION_KIND = 'speed_test';
+
+// Documents end with `"myEmoji":null}` (the migration keeps it last), so the reader's own
+// reaction replaces that null without parsing the document.
+const MY_EMOJI_NULL_TAIL = 'null}';
 
 /** Per revision, the stored fields its answers leave out (computed once, not per run). */
 const gatedFieldsByRevision = new Map<number, ReadonlySet<string>>();
@@ -22,119 +36,75 @@ function gatedFields(profile: RevisionProfile): ReadonlySet<string> {
   return gated;
 }
 
-/** Fields of a stored run that the revision does not have are left out of its answers. */
-function withoutGatedFields(profile: RevisionProfile, run: Record<string, unknown>): Record<string, unknown> {
-  const gated = gatedFields(profile);
-  if (gated.size === 0) return run;
-  for (const field of gated) delete run[field];
+/** Whether the revision answers the stored document as it is. */
+const answersDocumentAsStored = (profile: RevisionProfile) => gatedFields(profile).size === 0 && profile.features.revision3Fields;
+
+/** The stored (revision 3) run cut down to what the revision has. */
+function forRevision(profile: RevisionProfile, run: SpeedTestRun): SpeedTestRun {
+  for (const field of gatedFields(profile)) delete run[field];
+  if (!profile.features.revision3Fields) {
+    const { id, name, version } = run.engine as Record<string, unknown>;
+    run.engine = { id, name, version };
+  }
   return run;
 }
 
-function engineSummary(profile: RevisionProfile, row: Record<string, any>) {
-  const { e } = row;
-  const engine: Record<string, unknown> = { id: row.engine_id, name: row.engine_name, version: e.version };
-  if (profile.features.revision3Fields) Object.assign(engine, { repository: e.repository, build: e.build, commit: e.commit });
-  return engine;
+function withMyEmoji(row: RunDocumentRow): string {
+  if (row.my_emoji === null) return row.document;
+  return `${row.document.slice(0, -MY_EMOJI_NULL_TAIL.length)}${JSON.stringify(row.my_emoji)}}`;
 }
 
-export function toRun(profile: RevisionProfile, row: Record<string, any>): SpeedTestRun {
-  const { m, e, u } = row;
-  const model: ModelRow = { id: row.model_id, ...m, hub_sha: null, gated: false };
-  const run = withoutGatedFields(profile, {
-    id: row.id,
-    modelId: row.model_id,
-    hardwareId: row.hardware_id,
-    engineId: row.engine_id,
-    userId: row.user_id,
-    status: row.status,
-    createdAt: row.created_at.toISOString(),
-    hfId: m.hf_id,
-    model: toModelSummary(model),
-    hardware: { id: row.hardware_id, ...row.h },
-    engineName: row.engine_name,
-    engineVersion: e.version,
-    engineRepository: e.repository,
-    engineBuild: e.build,
-    engineCommit: e.commit,
-    engine: engineSummary(profile, row),
-    engineFlags: row.engine_flags,
-    user: { id: row.user_id, username: u.username, displayName: u.display_name, verified: u.is_verified, demo: u.is_demo },
-    // Sample data of the quick start, from demo accounts.
-    demo: u.is_demo,
-    quantization: row.quantization,
-    modelRevision: row.model_revision,
-    backend: row.backend,
-    tokSOut: row.tok_s_out,
-    tokSPrefill: row.tok_s_prefill,
-    tokSTotal: row.tok_s_total,
-    ttftMs: row.ttft_ms,
-    peakVramGb: row.peak_vram_gb,
-    promptTokens: row.prompt_tokens,
-    outputTokens: row.output_tokens,
-    contextLength: row.context_length,
-    batchSize: row.batch_size,
-    prefillTokens: row.prefill_tokens,
-    gpuPowerWatts: row.gpu_power_watts,
-    totalPowerWatts: row.total_power_watts,
-    hardwareCost: row.hardware_cost,
-    // Derived for ranking: output tok/s per watt and per US dollar of hardware.
-    tokPerWatt: row.tok_per_watt,
-    tokPerDollar: row.tok_per_dollar,
-    // The decode-speed roofline check (see /methodology).
-    plausibility: row.plausibility,
-    decodeBoundTokS: row.decode_bound_tok_s,
-    plausibilityReason: row.plausibility_reason,
-    notes: row.notes,
-    // Reactions arrive with their own issue; until then nobody has reacted.
-    reactionCounts: {},
-    myEmoji: null,
-  });
-  return run as SpeedTestRun;
+/** The run as a JSON text in the revision's shape (for revision 3 without parsing it). */
+export function runJson(profile: RevisionProfile, row: RunDocumentRow): string {
+  if (answersDocumentAsStored(profile)) return withMyEmoji(row);
+  return JSON.stringify(toRun(profile, row));
 }
 
-/** Runs, as `r`. Their model, hardware, engine and user come from `runColumns`. */
-export function runsQuery(db: Db) {
-  return db('speed_test_runs as r');
+/** The run as an object in the revision's shape, for pages and exports. */
+export function toRun(profile: RevisionProfile, row: RunDocumentRow): SpeedTestRun {
+  return forRevision(profile, JSON.parse(withMyEmoji(row)) as SpeedTestRun);
 }
-
-// Only what the answer shows: the run row also carries copies for filtering, which would
-// cost parse time on every listed row.
-const RUN_OWN_COLUMNS = [
-  'id', 'model_id', 'hardware_id', 'engine_id', 'user_id', 'status', 'created_at', 'engine_name', 'engine_flags',
-  'quantization', 'model_revision', 'backend', 'tok_s_out', 'tok_s_prefill', 'tok_s_total', 'ttft_ms', 'peak_vram_gb',
-  'prompt_tokens', 'output_tokens', 'context_length', 'batch_size', 'prefill_tokens', 'gpu_power_watts',
-  'total_power_watts', 'hardware_cost', 'tok_per_watt', 'tok_per_dollar', 'notes', 'plausibility',
-  'decode_bound_tok_s', 'plausibility_reason',
-].map((column) => `r.${column}`);
 
 /**
- * The related rows as one JSON object each, from primary-key subqueries rather than
- * joins: at a million runs, planning a five-way join cost about 4 ms a page, more than
- * running it; these subqueries plan in well under 1 ms.
+ * The document of each run `r` and the viewer's reaction to it. Anonymous readers get a
+ * constant null, so their queries carry no reaction lookup at all.
  */
-const LOOKUPS = `
-  (select json_build_object('hf_id', m.hf_id, 'display_name', m.display_name, 'family', m.family, 'params', m.params,
-     'params_approximate', m.params_approximate, 'active_params', m.active_params, 'is_moe', m.is_moe,
-     'base_model_id', m.base_model_id, 'base_hf_id', m.base_hf_id, 'base_relation', m.base_relation)
-   from models m where m.id = r.model_id) as m,
-  (select h.details from hardware_profiles h where h.id = r.hardware_id) as h,
-  (select json_build_object('version', e.version, 'repository', e.repository, 'build', e.build, 'commit', e.commit)
-   from engines e where e.id = r.engine_id) as e,
-  (select json_build_object('username', u.username, 'display_name', u.display_name, 'is_verified', u.is_verified, 'is_demo', u.is_demo)
-   from users u where u.id = r.user_id) as u`;
+export function runDocumentColumns(db: Db, viewerId: string | null, runIdColumn = 'r.id') {
+  const myEmoji = viewerId
+    ? db.raw(`(select x.emoji from run_reactions x where x.run_kind = ? and x.run_id = ${runIdColumn} and x.user_id = ?) as my_emoji`, [SPEED_TEST_REACTION_KIND, viewerId])
+    : db.raw('null::text as my_emoji');
+  return ['d.document', myEmoji];
+}
 
-export function runColumns(db: Db) {
-  return [...RUN_OWN_COLUMNS, db.raw(LOOKUPS)];
+/** Runs, as `r`, with their documents as `d`. */
+export function runsQuery(db: Db) {
+  return db('speed_test_runs as r').join('speed_test_run_documents as d', 'd.run_id', 'r.id');
 }
 
 /** Runs matching `filter`, newest first. */
-export async function findRuns(db: Db, profile: RevisionProfile, filter: (q: Knex.QueryBuilder) => void, page?: { limit: number; offset: number }) {
+export async function findRuns(
+  db: Db,
+  profile: RevisionProfile,
+  filter: (q: Knex.QueryBuilder) => void,
+  page?: { limit: number; offset: number },
+  viewerId: string | null = null,
+): Promise<SpeedTestRun[]> {
+  return (await findRunDocuments(db, filter, page, viewerId)).map((row) => toRun(profile, row));
+}
+
+/** As findRuns, but the stored rows (for answers that splice the JSON). */
+export function findRunDocuments(
+  db: Db,
+  filter: (q: Knex.QueryBuilder) => void,
+  page?: { limit: number; offset: number },
+  viewerId: string | null = null,
+): Promise<RunDocumentRow[]> {
   const query = runsQuery(db)
-    .select(runColumns(db))
+    .select(runDocumentColumns(db, viewerId))
     .modify(filter)
     .orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id', order: 'desc' }]);
   if (page) query.limit(page.limit).offset(page.offset);
-  return (await query).map((row: Record<string, unknown>) => toRun(profile, row));
+  return query;
 }
 
 /** Approved runs with one filter value, from the count table kept by triggers ('all' = every run). */

@@ -11,7 +11,8 @@ import type { SpeedTestListQuery } from '../schemas/speed-test-query.schema.ts';
 import type { HubClient } from './hub.service.ts';
 import { runVerdict, verdictColumns } from './plausibility.service.ts';
 import { catalogueModel, resolveModel, toModelSummary, type ModelRow, type ResolvedModel } from './models.service.ts';
-import { countedRuns, findRuns, runColumns, runsQuery, toRun, type SpeedTestRun } from './run-reads.ts';
+import { jsonArray, jsonObject } from '../lib/json-text.ts';
+import { countedRuns, findRunDocuments, findRuns, runDocumentColumns, runJson, runsQuery, toRun, type RunDocumentRow, type SpeedTestRun } from './run-reads.ts';
 
 export interface SpeedTestDeps {
   db: Db;
@@ -247,11 +248,16 @@ export async function submissionWindowState(deps: SpeedTestDeps, userId: string)
 // Reading
 // ---------------------------------------------------------------------------
 
-export async function getSpeedTest(deps: SpeedTestDeps, id: string): Promise<SpeedTestRun> {
+/** One approved run's stored document; `viewerId` fills `myEmoji`. */
+export async function getSpeedTestDocument(deps: SpeedTestDeps, id: string, viewerId: string | null = null): Promise<RunDocumentRow> {
   if (!isUuid(id)) throw new NotFound('Speed-test run not found');
-  const [run] = await findRuns(deps.db, deps.profile, (q) => q.where('r.id', id).where('r.status', 'APPROVED'));
-  if (!run) throw new NotFound('Speed-test run not found');
-  return run;
+  const [row] = await findRunDocuments(deps.db, (q) => q.where('r.id', id).where('r.status', 'APPROVED'), undefined, viewerId);
+  if (!row) throw new NotFound('Speed-test run not found');
+  return row;
+}
+
+export async function getSpeedTest(deps: SpeedTestDeps, id: string, viewerId: string | null = null): Promise<SpeedTestRun> {
+  return toRun(deps.profile, await getSpeedTestDocument(deps, id, viewerId));
 }
 
 /**
@@ -295,26 +301,44 @@ function applyListFilters(q: Knex.QueryBuilder, query: SpeedTestListQuery): void
 /** Every matching run, newest first, through a cursor: the csv/jsonl export of the list. */
 export async function* speedTestRows(deps: SpeedTestDeps, query: SpeedTestListQuery): AsyncGenerator<SpeedTestRun> {
   const stream = runsQuery(deps.db)
-    .select(runColumns(deps.db))
+    .select(runDocumentColumns(deps.db, null))
     .modify((q) => applyListFilters(q, query))
     .orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id', order: 'desc' }])
     .stream({ highWaterMark: 200 });
   try {
-    for await (const row of stream) yield toRun(deps.profile, row as Record<string, unknown>);
+    for await (const row of stream) yield toRun(deps.profile, row as RunDocumentRow);
   } finally {
     stream.destroy();
   }
 }
 
-export async function listSpeedTests(deps: SpeedTestDeps, query: SpeedTestListQuery) {
+export interface SpeedTestList {
+  benchmarks: RunDocumentRow[];
+  total: number;
+  limit: number;
+  offset: number;
+}
+
+/** One page of the results list; `viewerId` fills each run's `myEmoji`. */
+export async function listSpeedTests(deps: SpeedTestDeps, query: SpeedTestListQuery, viewerId: string | null = null): Promise<SpeedTestList> {
   const filter = (q: Knex.QueryBuilder) => applyListFilters(q, query);
   const [benchmarks, [{ total }]] = await Promise.all([
-    findRuns(deps.db, deps.profile, filter, { limit: query.limit, offset: query.offset }),
+    findRunDocuments(deps.db, filter, { limit: query.limit, offset: query.offset }, viewerId),
     // With no filter the count table has the total; otherwise count the run table alone.
     Object.entries(query).every(([key, value]) => ['limit', 'offset', 'format'].includes(key) || value === undefined)
       ? countedRuns(deps.db, 'all', '').then((total) => [{ total }])
       : deps.db('speed_test_runs as r').modify(filter).count<{ total: number }[]>('* as total'),
   ]);
   return { benchmarks, total, limit: query.limit, offset: query.offset };
+}
+
+/** The list as the API answers it, assembled from the stored documents. */
+export function speedTestListJson(profile: RevisionProfile, list: SpeedTestList): string {
+  return jsonObject({ ...list, benchmarks: jsonArray(list.benchmarks.map((row) => runJson(profile, row))) });
+}
+
+/** The list's runs as objects, for the pages. */
+export function speedTestListRuns(profile: RevisionProfile, list: SpeedTestList): SpeedTestRun[] {
+  return list.benchmarks.map((row) => toRun(profile, row));
 }
 

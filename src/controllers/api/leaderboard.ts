@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { sendRunExport } from '../../lib/run-export.ts';
 import { parseOrThrow } from '../../lib/validation.ts';
 import { leaderboardQuerySchema } from '../../schemas/leaderboard-query.schema.ts';
-import { leaderboardPage, leaderboardRows, type LeaderboardDeps } from '../../services/leaderboard.service.ts';
+import { leaderboardJson, leaderboardPage, leaderboardRows, type LeaderboardDeps } from '../../services/leaderboard.service.ts';
 
 export function leaderboardController(deps: LeaderboardDeps) {
   return {
@@ -12,7 +12,7 @@ export function leaderboardController(deps: LeaderboardDeps) {
         const day = deps.clock.now().toISOString().slice(0, 10);
         return sendRunExport(res, query.format, `leaderboard-${day}`, leaderboardRows(deps, query));
       }
-      res.json(await leaderboardPage(deps, query));
+      res.type('application/json').send(leaderboardJson(deps.profile, await leaderboardPage(deps, query, { viewerId: req.actor?.user.id ?? null })));
     },
   };
 }

@@ -4,10 +4,12 @@ import { sendRunExport } from '../../lib/run-export.ts';
 import { parseOrThrow } from '../../lib/validation.ts';
 import type { LegacyAlias } from '../../revisions.ts';
 import { speedTestListQuerySchema } from '../../schemas/speed-test-query.schema.ts';
+import { runJson } from '../../services/run-reads.ts';
 import {
   dryRunSpeedTest,
-  getSpeedTest,
+  getSpeedTestDocument,
   listSpeedTests,
+  speedTestListJson,
   speedTestRows,
   submitSpeedTest,
   type SpeedTestDeps,
@@ -43,11 +45,11 @@ export function speedTestsController(deps: SpeedTestDeps) {
         const day = deps.clock.now().toISOString().slice(0, 10);
         return sendRunExport(res, query.format, `speed-tests-${day}`, speedTestRows(deps, query));
       }
-      res.json(await listSpeedTests(deps, query));
+      res.type('application/json').send(speedTestListJson(profile, await listSpeedTests(deps, query, req.actor?.user.id ?? null)));
     },
 
     async show(req: Request, res: Response) {
-      res.json(await getSpeedTest(deps, String(req.params.id)));
+      res.type('application/json').send(runJson(profile, await getSpeedTestDocument(deps, String(req.params.id), req.actor?.user.id ?? null)));
     },
   };
 }

@@ -7,8 +7,8 @@ import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { modelsListQuerySchema } from '../../schemas/models-query.schema.ts';
 import { speedTestListQuerySchema } from '../../schemas/speed-test-query.schema.ts';
 import { getHardwareProfile, getModelDetail, listModels, listModelTree } from '../../services/catalogue.service.ts';
-import { leaderboardPage } from '../../services/leaderboard.service.ts';
-import { listSpeedTests, type SpeedTestDeps } from '../../services/speed-tests.service.ts';
+import { leaderboardPage, leaderboardRuns } from '../../services/leaderboard.service.ts';
+import { listSpeedTests, speedTestListRuns, type SpeedTestDeps } from '../../services/speed-tests.service.ts';
 import { render } from '../../views.ts';
 import { cleanFilterUrl, filledParams, queryString } from './leaderboard.ts';
 
@@ -37,7 +37,8 @@ export function cataloguePagesController(deps: SpeedTestDeps, hubUrl: string) {
       let fieldErrors: Record<string, string[]> = {};
       try {
         const query = parseOrThrow(speedTestListQuerySchema(profile), { ...params, hfId: model.hfId, limit: params.limit ?? String(PAGE_SIZE) });
-        runs = await listSpeedTests(deps, query);
+        const list = await listSpeedTests(deps, query, req.actor?.user.id ?? null);
+        runs = { ...list, benchmarks: speedTestListRuns(profile, list) };
       } catch (error) {
         if (!(error instanceof ValidationFailed)) throw error;
         fieldErrors = error.details.fieldErrors;
@@ -52,8 +53,8 @@ export function cataloguePagesController(deps: SpeedTestDeps, hubUrl: string) {
         model,
         runs,
         charts: {
-          bars: bestByHardwareChart(best.rows, model.displayName),
-          scatter: speedVersusMemoryChart(spread.rows, model.displayName),
+          bars: bestByHardwareChart(leaderboardRuns(profile, best), model.displayName),
+          scatter: speedVersusMemoryChart(leaderboardRuns(profile, spread), model.displayName),
         },
         fieldErrors,
         params,

@@ -4,7 +4,7 @@ import { parseOrThrow } from '../../lib/validation.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { buckets, hwClasses } from '../../revisions.ts';
 import { leaderboardQuerySchema, leaderboardSorts, type LeaderboardQuery } from '../../schemas/leaderboard-query.schema.ts';
-import { leaderboardPage, type LeaderboardDeps } from '../../services/leaderboard.service.ts';
+import { leaderboardPage, leaderboardRuns, type LeaderboardDeps } from '../../services/leaderboard.service.ts';
 import { render } from '../../views.ts';
 import { speedVersusMemoryChart } from '../../lib/run-charts.ts';
 
@@ -58,7 +58,7 @@ export function leaderboardPagesController(deps: LeaderboardDeps) {
     async show(req: Request, res: Response) {
       const params = filledParams(req.query);
       if (cleanFilterUrl(req, res, params)) return;
-      let page: Awaited<ReturnType<typeof leaderboardPage>> | undefined;
+      let page: { rows: ReturnType<typeof leaderboardRuns>; total: number; limit: number; offset: number } | undefined;
       let chart: string | undefined;
       let fieldErrors: Record<string, string[]> = {};
       let status = 200;
@@ -66,11 +66,11 @@ export function leaderboardPagesController(deps: LeaderboardDeps) {
         const query: LeaderboardQuery = parseOrThrow(leaderboardQuerySchema(profile), params);
         // The chart shows the top of the filtered set, whatever page is being read.
         const [current, top] = await Promise.all([
-          leaderboardPage(deps, query),
+          leaderboardPage(deps, query, { viewerId: req.actor?.user.id ?? null }),
           query.offset === 0 && query.limit >= CHART_RUNS ? undefined : leaderboardPage(deps, { ...query, offset: 0, limit: CHART_RUNS }, { withTotal: false }),
         ]);
-        page = current;
-        chart = speedVersusMemoryChart((top ?? current).rows.slice(0, CHART_RUNS), 'the filtered leaderboard');
+        page = { ...current, rows: leaderboardRuns(profile, current) };
+        chart = speedVersusMemoryChart(top ? leaderboardRuns(profile, top) : page.rows.slice(0, CHART_RUNS), 'the filtered leaderboard');
       } catch (error) {
         if (!(error instanceof ValidationFailed)) throw error;
         fieldErrors = error.details.fieldErrors;
