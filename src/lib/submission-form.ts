@@ -4,21 +4,33 @@
  * Empty inputs are left out; numbers and booleans are converted by field name; a value
  * that is not a number stays a string so the schema reports it on its field.
  */
+/** Engine flags that take a number or a boolean (shared with the saved-setup form). */
+export const NUMERIC_FLAGS = [
+  'tensorParallel', 'pipelineParallel', 'gpuLayers', 'cpuLayers', 'cpuOffloadGb', 'gpuMemUtil', 'kvCacheSizeMb',
+  'prefillChunkSize', 'maxRunningSeqs', 'schedulerDelayFactor', 'ropeScale', 'yarnExtFactor', 'concurrency', 'numParallel',
+  'specNumTokens', 'specNgramSize', 'specDraftTp', 'specDraftWindowSize', 'mtpDraftLayers', 'temperature', 'topP', 'topK',
+  'minP', 'repeatPenalty', 'mirostat',
+] as const;
+export const BOOLEAN_FLAGS = ['prefixCaching', 'flashAttn', 'chunkedPrefill', 'contBatching', 'specDecoding', 'mtpEnabled'] as const;
+
 const NUMBER_FIELDS = new Set([
   'tokSOut', 'tokSPrefill', 'tokSTotal', 'ttftMs', 'peakVramGb', 'promptTokens', 'outputTokens', 'contextLength',
   'batchSize', 'prefillTokens',
   'hardware.gpuCount', 'hardware.vramGb', 'hardware.ramGb', 'hardware.powerWatts', 'hardware.unifiedMemoryGb', 'hardware.npuTops',
-  'engineFlags.gpuLayers', 'engineFlags.tensorParallel', 'engineFlags.pipelineParallel', 'engineFlags.gpuMemUtil',
-  'engineFlags.concurrency', 'engineFlags.maxRunningSeqs', 'engineFlags.specNumTokens', 'engineFlags.temperature',
-  'engineFlags.cpuOffloadGb', 'engineFlags.mtpDraftLayers',
+  ...NUMERIC_FLAGS.map((flag) => `engineFlags.${flag}`),
 ]);
-const BOOLEAN_FIELDS = new Set(['engineFlags.flashAttn', 'engineFlags.prefixCaching', 'engineFlags.specDecoding', 'engineFlags.mtpEnabled']);
+const BOOLEAN_FIELDS = new Set(BOOLEAN_FLAGS.map((flag) => `engineFlags.${flag}`));
 const NUMBER_LIST_FIELDS = new Set(['gpuPowerWatts']);
 // Letters and digits only, at most one level deep: no `__proto__` tricks through field names.
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9]*(\.[A-Za-z][A-Za-z0-9]*)?$/;
 
+/** A number as a form gives it, or the text unchanged so the schema names the field. */
+export function formNumber(raw: string): unknown {
+  return /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+}
+
 function convert(name: string, raw: string): unknown {
-  if (NUMBER_FIELDS.has(name)) return /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+  if (NUMBER_FIELDS.has(name)) return formNumber(raw);
   if (BOOLEAN_FIELDS.has(name)) return raw === 'true' ? true : raw === 'false' ? false : raw;
   if (NUMBER_LIST_FIELDS.has(name)) {
     return raw.split(/[\s,]+/).filter(Boolean).map((part) => (/^-?\d+(\.\d+)?$/.test(part) ? Number(part) : part));

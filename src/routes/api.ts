@@ -3,11 +3,13 @@ import { apiKeysController } from '../controllers/api/keys.ts';
 import { leaderboardController } from '../controllers/api/leaderboard.ts';
 import { meController } from '../controllers/api/me.ts';
 import { modelsController } from '../controllers/api/models.ts';
+import { setupsController } from '../controllers/api/setups.ts';
 import { deprecatedAlias, speedTestsController } from '../controllers/api/speed-tests.ts';
 import { requireAuth } from '../middleware/require-auth.ts';
 import { validate } from '../middleware/validate.ts';
 import { notFound } from '../middleware/errors.ts';
 import { createApiKeySchema } from '../schemas/api-key.schema.ts';
+import { setupSchemas } from '../schemas/setup.schema.ts';
 import type { AppDeps } from '../app.ts';
 
 /** Everything under /api. Unknown paths end in the JSON 404. */
@@ -23,6 +25,16 @@ export function apiRoutes({ db, profile, hub, clock, config }: AppDeps): Router 
   router.get('/keys', requireAuth('session'), keys.list);
   router.post('/keys', requireAuth('session'), validate({ body: createApiKeySchema }), keys.create);
   router.delete('/keys/:id', requireAuth('session'), keys.revoke);
+
+  // Saved setups: session only, and a Bearer key here is a 401 (issue 5), not the keys' 403.
+  const setups = setupsController({ db, profile, clock });
+  const setupSchema = setupSchemas(profile);
+  const setupSession = requireAuth('session', { keyRefusal: 401 });
+  router.get('/setups', setupSession, setups.list);
+  router.post('/setups', setupSession, validate({ body: setupSchema.create }), setups.create);
+  router.get('/setups/:id', setupSession, setups.show);
+  router.patch('/setups/:id', setupSession, validate({ body: setupSchema.patch }), setups.update);
+  router.delete('/setups/:id', setupSession, setups.remove);
 
   // Revision-2 paths a revision-3 deployment still answers, with the revision-3 rules.
   for (const alias of profile.legacyAliases.filter((a) => a.kind === 'results')) {

@@ -1,12 +1,59 @@
 import { z } from 'zod';
 
 export const ADMIN_USERS_PAGE_SIZE = 50;
+export const ADMIN_RUNS_PAGE_SIZE = 50;
+export const ADMIN_AUDIT_PAGE_SIZE = 50;
+export const REJECTION_REASON_MAX_LENGTH = 500;
+
+const page = z.coerce.number({ error: 'Must be a whole number' }).int('Must be a whole number').min(1, 'Must be at least 1').max(100_000, 'Must be at most 100000').default(1);
+
+/** A GET form sends empty fields; empty means "not filtered". */
+const searchText = (max: number) =>
+  z.string({ error: 'Must be given once, as text' }).trim().max(max, `Must be at most ${max} characters`).optional().transform((v) => v || undefined);
 
 export const adminUsersQuerySchema = z.object({
-  q: z.string().trim().max(64).optional().transform((v) => v || undefined),
-  page: z.coerce.number().int().min(1).max(100_000).default(1),
+  q: searchText(64),
+  page,
 });
 
 export const userVerificationSchema = z.object({
   verified: z.enum(['true', 'false']).transform((v) => v === 'true'),
+});
+
+export const userAdminRoleSchema = z.object({
+  admin: z.enum(['true', 'false'], { error: 'Must be true or false' }).transform((v) => v === 'true'),
+});
+
+export const runStatuses = ['APPROVED', 'REJECTED', 'PENDING'] as const;
+
+export const adminRunsQuerySchema = z.object({
+  /** Substring of the model's hub id. */
+  model: searchText(256),
+  /** Substring of the submitter's username. */
+  user: searchText(64),
+  /** Substring of GPU, chip or CPU names. */
+  hardware: searchText(128),
+  status: z
+    .union([z.literal(''), z.enum(runStatuses)], { error: `Must be one of ${runStatuses.join(', ')}` })
+    .optional()
+    .transform((v) => v || undefined),
+  page,
+});
+export type AdminRunsQuery = z.output<typeof adminRunsQuerySchema>;
+
+const reasonText = z
+  .string({ error: 'A reason is required' })
+  .trim()
+  .max(REJECTION_REASON_MAX_LENGTH, `Reason must be at most ${REJECTION_REASON_MAX_LENGTH} characters`);
+
+export const rejectRunSchema = z.object({
+  reason: reasonText.min(1, 'A reason is required'),
+});
+
+export const restoreRunSchema = z.object({
+  reason: reasonText.optional().transform((v) => v || undefined),
+});
+
+export const adminAuditQuerySchema = z.object({
+  page,
 });

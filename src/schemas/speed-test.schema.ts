@@ -24,7 +24,7 @@ const int = (min: number) => z.number({ error: expected('Must be a number') }).i
 const unit = () => z.number({ error: expected('Must be a number') }).min(0, 'Must be between 0 and 1').max(1, 'Must be between 0 and 1');
 
 /** A field this revision does not accept: present at all is a field error naming the revision. */
-function notInRevision(revision: number) {
+export function notInRevision(revision: number) {
   return z
     .unknown()
     .superRefine((value, ctx) => {
@@ -33,11 +33,13 @@ function notInRevision(revision: number) {
     .optional() as z.ZodType<undefined>;
 }
 
-/** Every engine flag of the spec with its bound; `revision3` flags are gated per revision. */
-function engineFlagsShape(profile: RevisionProfile) {
+/**
+ * Every engine flag of the spec with its bound, before any gating: shared with saved setups,
+ * which keep the same bounds and messages.
+ */
+export function engineFlagFieldSchemas(profile: RevisionProfile) {
   const { bounds } = profile;
-  const gated = new Set<string>(profile.engineFlagFieldsUnavailable);
-  const shape = {
+  return {
     commandSnippet: z.string({ error: expected('Must be a string') }).max(bounds.maxLength.commandSnippet, `Must be at most ${bounds.maxLength.commandSnippet} characters`),
     tensorParallel: int(1),
     pipelineParallel: int(1),
@@ -84,34 +86,63 @@ function engineFlagsShape(profile: RevisionProfile) {
     mirostat: z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'Must be 0, 1 or 2' }),
     extraFlags: z.string({ error: expected('Must be a string') }).max(bounds.maxLength.extraFlags, `Must be at most ${bounds.maxLength.extraFlags} characters`),
   };
+}
+
+/** The engine flags of a submission: every one optional, `revision3` flags gated per revision. */
+function engineFlagsShape(profile: RevisionProfile) {
+  const gated = new Set<string>(profile.engineFlagFieldsUnavailable);
+  const shape = engineFlagFieldSchemas(profile);
   const entries = Object.entries(shape).map(([key, schema]) => [key, gated.has(key) ? notInRevision(profile.revision) : schema.optional()]);
   return Object.fromEntries(entries) as { [K in keyof typeof shape]: z.ZodOptional<(typeof shape)[K]> };
 }
 
 export type EngineFlagName = keyof ReturnType<typeof engineFlagsShape>;
 
-function hardwareSchema(profile: RevisionProfile) {
+/**
+ * Each hardware field with its bound, whatever the class: the union below and saved setups
+ * (which check a field on its own until a class is chosen) share them.
+ */
+export function hardwareFieldSchemas(profile: RevisionProfile) {
   const name = (label: string) => text(128, label);
   const gpuSlot = z.strictObject({
     gpuName: name('gpuName'),
     count: int(1).max(64, 'Must be at most 64').default(1),
     vramGb: positive(MEMORY_GB_MAX),
   });
+  return {
+    gpuName: name('gpuName'),
+    gpuCount: int(1).max(1024, 'Must be at most 1024'),
+    vramGb: positive(MEMORY_GB_MAX),
+    gpus: z
+      .array(gpuSlot, { error: 'Must be an array' })
+      .min(1, 'Give at least one GPU')
+      .max(profile.bounds.gpusMaxItems, `At most ${profile.bounds.gpusMaxItems} entries`),
+    chipVendor: text(64, 'chipVendor'),
+    chipFamily: text(64, 'chipFamily'),
+    chipVariant: text(64, 'chipVariant'),
+    unifiedMemoryGb: positive(MEMORY_GB_MAX),
+    npuTops: nonNegative(1e6),
+    cpu: name('cpu'),
+    ramGb: positive(MEMORY_GB_MAX),
+    os: text(64),
+    powerWatts: positive(WATTS_MAX),
+  };
+}
+
+/** The submitted hardware: a union on `hwClass`, each class with its own required fields. */
+export function hardwareSchema(profile: RevisionProfile) {
+  const f = hardwareFieldSchemas(profile);
   const discrete = z
     .strictObject({
       hwClass: z.literal('DISCRETE_GPU'),
-      gpuName: name('gpuName').optional(),
-      gpuCount: int(1).max(1024, 'Must be at most 1024').optional(),
-      vramGb: positive(MEMORY_GB_MAX).optional(),
-      gpus: z
-        .array(gpuSlot, { error: 'Must be an array' })
-        .min(1, 'Give at least one GPU')
-        .max(profile.bounds.gpusMaxItems, `At most ${profile.bounds.gpusMaxItems} entries`)
-        .optional(),
-      cpu: name('cpu').optional(),
-      ramGb: positive(MEMORY_GB_MAX).optional(),
-      os: text(64).optional(),
-      powerWatts: positive(WATTS_MAX).optional(),
+      gpuName: f.gpuName.optional(),
+      gpuCount: f.gpuCount.optional(),
+      vramGb: f.vramGb.optional(),
+      gpus: f.gpus.optional(),
+      cpu: f.cpu.optional(),
+      ramGb: f.ramGb.optional(),
+      os: f.os.optional(),
+      powerWatts: f.powerWatts.optional(),
     })
     .superRefine((hw, ctx) => {
       if (hw.gpus) {
@@ -125,20 +156,20 @@ function hardwareSchema(profile: RevisionProfile) {
     });
   const unified = z.strictObject({
     hwClass: z.literal('UNIFIED'),
-    chipVendor: text(64, 'chipVendor'),
-    chipFamily: text(64, 'chipFamily'),
-    chipVariant: text(64, 'chipVariant'),
-    unifiedMemoryGb: positive(MEMORY_GB_MAX),
-    npuTops: nonNegative(1e6).optional(),
-    cpu: name('cpu').optional(),
-    os: text(64).optional(),
-    powerWatts: positive(WATTS_MAX).optional(),
+    chipVendor: f.chipVendor,
+    chipFamily: f.chipFamily,
+    chipVariant: f.chipVariant,
+    unifiedMemoryGb: f.unifiedMemoryGb,
+    npuTops: f.npuTops.optional(),
+    cpu: f.cpu.optional(),
+    os: f.os.optional(),
+    powerWatts: f.powerWatts.optional(),
   });
   const cpuOnly = z.strictObject({
     hwClass: z.literal('CPU_ONLY'),
-    cpu: name('cpu'),
-    ramGb: positive(MEMORY_GB_MAX),
-    os: text(64).optional(),
+    cpu: f.cpu,
+    ramGb: f.ramGb,
+    os: f.os.optional(),
   });
   return z.discriminatedUnion('hwClass', [discrete, unified, cpuOnly], {
     error: (issue) => {
@@ -160,7 +191,23 @@ function hardwareCostItem() {
   });
 }
 
+/** The engine and run-shape fields a submission shares with saved setups (same bounds and enums). */
+export function engineFieldSchemas(profile: RevisionProfile) {
+  const { bounds } = profile;
+  return {
+    engineName: z.enum(profile.engines as [string, ...string[]], {
+      error: expected(`Must be one of: ${profile.engines.join(', ')}`),
+    }),
+    engineVersion: text(bounds.maxLength.engineVersion, 'engineVersion'),
+    backend: text(bounds.maxLength.backend, 'backend'),
+    quantization: text(bounds.maxLength.quantization, 'quantization'),
+    contextLength: int(1),
+    batchSize: int(1),
+  };
+}
+
 function buildSubmissionSchema(profile: RevisionProfile) {
+  const engine = engineFieldSchemas(profile);
   const { bounds, revision } = profile;
   const gated = new Set<string>(profile.revisionOnlyFields);
   const gate = <S extends z.ZodType>(field: string, schema: S) => (gated.has(field) ? notInRevision(revision) : schema);
@@ -179,17 +226,15 @@ function buildSubmissionSchema(profile: RevisionProfile) {
       .max(bounds.maxLength.hfId, `Must be at most ${bounds.maxLength.hfId} characters`)
       .regex(/^[^/\s]+\/[^/\s]+$/, 'Must be a model id of the form <org>/<model>'),
     hardware: hardwareSchema(profile),
-    engineName: z.enum(profile.engines as [string, ...string[]], {
-      error: expected(`Must be one of: ${profile.engines.join(', ')}`),
-    }),
-    quantization: text(bounds.maxLength.quantization, 'quantization'),
+    engineName: engine.engineName,
+    quantization: engine.quantization,
     tokSOut: positive().optional(),
     tokSPrefill: gate('tokSPrefill', positive().optional()),
     tokSTotal: positive().optional(),
     ttftMs: positive().optional(),
     peakVramGb: positive(MEMORY_GB_MAX).optional(),
     modelRevision: text(bounds.maxLength.modelRevision, 'modelRevision').default('main'),
-    engineVersion: text(bounds.maxLength.engineVersion, 'engineVersion').optional(),
+    engineVersion: engine.engineVersion.optional(),
     engineRepository: gate(
       'engineRepository',
       z
@@ -209,11 +254,11 @@ function buildSubmissionSchema(profile: RevisionProfile) {
         .transform((commit) => commit.toLowerCase())
         .optional(),
     ),
-    backend: text(bounds.maxLength.backend, 'backend').optional(),
+    backend: engine.backend.optional(),
     promptTokens: int(0).default(0),
     outputTokens: int(0).default(0),
-    contextLength: int(1).default(2048),
-    batchSize: int(1).default(1),
+    contextLength: engine.contextLength.default(2048),
+    batchSize: engine.batchSize.default(1),
     prefillTokens: gate('prefillTokens', int(0).default(0)),
     gpuPowerWatts: gate('gpuPowerWatts', z.array(positive(WATTS_MAX), { error: 'Must be an array of numbers' }).min(1, 'Give one entry per GPU').max(64, 'At most 64 entries').optional()),
     hardwareCost: gate('hardwareCost', z.array(hardwareCostItem(), { error: 'Must be an array' }).max(32, 'At most 32 entries').optional()),

@@ -1,6 +1,7 @@
 import { hash, verify } from '@node-rs/argon2';
 import type { Db } from '../db/knex.ts';
-import { Conflict, NotFound } from '../lib/errors.ts';
+import { Conflict, HttpError, NotFound } from '../lib/errors.ts';
+import { recordAdminAction, type AdminActor } from './audit.service.ts';
 
 export interface User {
   id: string;
@@ -128,15 +129,107 @@ export async function listUsers(db: Db, { search, limit, offset }: { search?: st
   return { users: rows.map(toUser), total };
 }
 
-/** Also flips the copy on the user's runs, so the `verified` filters follow at once. */
-export async function setUserVerified(db: Db, userId: string, verified: boolean): Promise<User> {
+/** A user's audit label: what the log shows as the target. */
+const userLabel = (row: { username: string }) => `@${row.username}`;
+
+/**
+ * Also flips the copy on the user's runs, so the `verified` filters follow at once, and
+ * writes the audit entry in the same transaction. Setting the value it already has
+ * changes nothing and logs nothing.
+ */
+export async function setUserVerified(db: Db, actor: AdminActor, userId: string, verified: boolean): Promise<User> {
   return db.transaction(async (trx) => {
     const [row] = await trx<UserRow>('users')
       .where({ id: userId })
+      .whereNot({ is_verified: verified })
       .update({ is_verified: verified, updated_at: trx.fn.now() })
       .returning('*');
-    if (!row) throw new NotFound('User not found');
+    if (!row) return existingUser(trx, userId);
     await trx('speed_test_runs').where({ user_id: userId }).update({ user_verified: verified });
+    await recordAdminAction(trx, actor, {
+      action: verified ? 'user.verify' : 'user.unverify',
+      targetKind: 'user',
+      targetId: row.id,
+      targetLabel: userLabel(row),
+    });
     return toUser(row);
+  });
+}
+
+async function existingUser(db: Db, userId: string): Promise<User> {
+  const row = await db<UserRow>('users').where({ id: userId }).first();
+  if (!row) throw new NotFound('User not found');
+  return toUser(row);
+}
+
+export class LastAdmin extends Conflict {
+  constructor() {
+    super('The last admin cannot lose the admin role: make another account admin first.');
+  }
+}
+
+/**
+ * Grants or revokes the admin role. Revoking locks every admin row (in id order, so two
+ * revokes never deadlock) before counting them: two admins demoting each other at the
+ * same moment are serialised, and the second one finds a single admin left and is refused.
+ */
+export async function setUserAdmin(db: Db, actor: AdminActor, userId: string, admin: boolean): Promise<User> {
+  return db.transaction(async (trx) => {
+    if (!admin) {
+      const admins: { id: string }[] = await trx('users').where({ is_admin: true }).orderBy('id').forUpdate().select('id');
+      if (admins.some((a) => a.id === userId) && admins.length <= 1) throw new LastAdmin();
+    }
+    const [row] = await trx<UserRow>('users')
+      .where({ id: userId })
+      .whereNot({ is_admin: admin })
+      .update({ is_admin: admin, updated_at: trx.fn.now() })
+      .returning('*');
+    if (!row) return existingUser(trx, userId);
+    await recordAdminAction(trx, actor, {
+      action: admin ? 'user.grant_admin' : 'user.revoke_admin',
+      targetKind: 'user',
+      targetId: row.id,
+      targetLabel: userLabel(row),
+    });
+    return toUser(row);
+  });
+}
+
+/** An empty display name falls back to the username, as at sign-up. */
+export async function updateDisplayName(db: Db, userId: string, displayName: string | undefined): Promise<User> {
+  const [row] = await db<UserRow>('users')
+    .where({ id: userId })
+    .update({ display_name: displayName ?? db.ref('username'), updated_at: db.fn.now() } as Record<string, unknown>)
+    .returning('*');
+  if (!row) throw new NotFound('User not found');
+  return toUser(row);
+}
+
+export class WrongCurrentPassword extends HttpError {
+  constructor() {
+    super(400, 'Current password is wrong');
+  }
+}
+
+/**
+ * Checks the current password, stores the new hash and signs out every other session of
+ * the account (someone who knew the old password may hold one); `keepSessionId` stays.
+ */
+export async function changePassword(
+  db: Db,
+  userId: string,
+  input: { currentPassword: string; newPassword: string },
+  keepSessionId: string,
+): Promise<void> {
+  const row = await db<UserRow>('users').where({ id: userId }).first();
+  if (!row) throw new NotFound('User not found');
+  const ok = await verify(row.password_hash, input.currentPassword).catch(() => false);
+  if (!ok) throw new WrongCurrentPassword();
+  const passwordHash = await hashPassword(input.newPassword);
+  await db.transaction(async (trx) => {
+    // Compare-and-set: a concurrent change since the check makes this one fail as wrong.
+    const updated = await trx('users').where({ id: userId, password_hash: row.password_hash }).update({ password_hash: passwordHash, updated_at: trx.fn.now() });
+    if (updated === 0) throw new WrongCurrentPassword();
+    await trx('sessions').whereRaw("sess->>'userId' = ?", [userId]).whereNot({ sid: keepSessionId }).delete();
   });
 }

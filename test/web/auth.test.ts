@@ -326,7 +326,8 @@ describe('Layout', () => {
       expect(res.status, path).to.equal(path === '/signin-typo' ? 404 : 200);
       expect(csrfFrom(res.text), path).to.equal(csrf);
       expect(res.text).to.include(`hx-headers:inherited='{"X-CSRF-Token": "${csrf}"}'`);
-      expect(res.text).to.include(`<span class="muted">@${username}</span>`);
+      expect(res.text).to.include(`<a href="/u/${username}" class="muted">@${username}</a>`);
+      expect(res.text).to.include('<a href="/settings/profile"');
       expect(res.text).to.match(/<form class="inline" method="post" action="\/signout">\s*<input type="hidden" name="_csrf" value="([^"]+)">/);
       expect(hiddenField(res.text, '_csrf')).to.equal(csrf);
       expect(res.text).to.not.match(/>Sign in<\/a>|>Sign up<\/a>/);

@@ -4,15 +4,20 @@ import { parseCommandSnippet } from '../../lib/command-snippet.ts';
 import { normaliseSubmission, resolveFlagAliases } from '../../lib/speed-test-normalise.ts';
 import { hardwareNames } from '../../lib/hardware-lookup.ts';
 import { hardwareLabel } from '../../lib/labels.ts';
+import { otherFlagNames, submitFormValues } from '../../lib/setup-form.ts';
 import { submissionFromForm } from '../../lib/submission-form.ts';
 import { ensureCsrfToken } from '../../middleware/csrf.ts';
+import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { hwClasses, type HwClass } from '../../revisions.ts';
+import { setupSchemas } from '../../schemas/setup.schema.ts';
+import { findDefaultSetup, getSetup, listSetups, type Setup } from '../../services/setups.service.ts';
 import {
   getSpeedTest,
   submissionWindowState,
   submitSpeedTest,
   type SpeedTestDeps,
 } from '../../services/speed-tests.service.ts';
+import { getRunForAdmin } from '../../services/moderation.service.ts';
 import { render } from '../../views.ts';
 
 function hwClassFrom(value: unknown): HwClass {
@@ -35,20 +40,27 @@ interface FormState {
   fieldErrors?: Record<string, string[]>;
   formErrors?: string[];
   message?: string;
+  /** The saved setup the values came from, selected in the picker. */
+  setupId?: string;
 }
 
 export function speedTestPagesController(deps: SpeedTestDeps, hubUrl: string) {
   const { profile } = deps;
 
-  async function showForm(req: Request, res: Response, state: FormState = {}, status = 200) {
+  const { configFields } = setupSchemas(profile);
+
+  async function showForm(req: Request, res: Response, state: FormState = {}, status = 200, template = 'pages/submit/form') {
     ensureCsrfToken(req);
     const values = state.values ?? {};
     render(
       res,
-      'pages/submit/form',
+      template,
       {
         title: 'Submit a run',
         values,
+        setups: await listSetups(deps, req.actor!.user.id),
+        setupId: state.setupId ?? '',
+        otherFlags: otherFlagNames(values, 'engineFlags.', configFields),
         fieldErrors: state.fieldErrors ?? {},
         formErrors: state.formErrors ?? [],
         message: state.message,
@@ -70,8 +82,18 @@ export function speedTestPagesController(deps: SpeedTestDeps, hubUrl: string) {
   }
 
   return {
+    /**
+     * The form, filled from a saved setup: `?setup=<id>` picks one (empty: a blank form),
+     * otherwise the default setup. The picker asks with htmx and gets the form alone.
+     */
     async form(req: Request, res: Response) {
-      await showForm(req, res);
+      const userId = req.actor!.user.id;
+      const chosen = req.query.setup;
+      let setup: Setup | undefined;
+      if (typeof chosen === 'string' && chosen !== '') setup = await getSetup(deps, userId, chosen);
+      else if (chosen === undefined) setup = await findDefaultSetup(deps, userId);
+      const state: FormState = setup ? { values: submitFormValues(setup, configFields), setupId: setup.id } : {};
+      await showForm(req, res, state, 200, isHtmxRequest(req) ? 'partials/submit/form' : 'pages/submit/form');
     },
 
     /** htmx: the fieldset of one hardware class. */
@@ -83,8 +105,10 @@ export function speedTestPagesController(deps: SpeedTestDeps, hubUrl: string) {
     parseCommand(req: Request, res: Response) {
       const values = formValues(req.body);
       const parse = parseCommandSnippet(values['engineFlags.commandSnippet'] ?? '', values.engineName ?? '');
+      const filled = { ...values, ...flagValues(resolveFlagAliases(parse.flags)) };
       render(res, 'partials/submit/flag-fields', {
-        values: { ...values, ...flagValues(resolveFlagAliases(parse.flags)) },
+        values: filled,
+        otherFlags: otherFlagNames(filled, 'engineFlags.', configFields),
         fieldErrors: {},
         recognised: parse.recognised,
         unrecognised: parse.unrecognised,
@@ -118,10 +142,14 @@ export function speedTestPagesController(deps: SpeedTestDeps, hubUrl: string) {
     },
 
     async show(req: Request, res: Response) {
-      const run = await getSpeedTest(deps, String(req.params.id));
+      // Admins also see rejected runs, with their moderation facts; everyone else only approved ones.
+      const { run, moderation } = req.actor?.user.isAdmin
+        ? await getRunForAdmin(deps, String(req.params.id))
+        : { run: await getSpeedTest(deps, String(req.params.id)), moderation: undefined };
       render(res, 'pages/runs/show', {
         title: `${run.hfId} · ${hardwareLabel(run.hardware as { hwClass: string })}`,
         run,
+        moderation,
         hubUrl,
         resultsPath: profile.resultsPath,
         hardwareNames: hardwareNames(),

@@ -1,0 +1,94 @@
+import type { Db } from '../db/knex.ts';
+
+/**
+ * The admin audit log. Every admin action writes its entry through `recordAdminAction`
+ * with the action's own transaction, so an entry exists exactly when the change does.
+ */
+export const auditActions = [
+  'user.verify',
+  'user.unverify',
+  'user.grant_admin',
+  'user.revoke_admin',
+  'run.reject',
+  'run.restore',
+] as const;
+export type AuditAction = (typeof auditActions)[number];
+export type AuditTargetKind = 'user' | 'speed_test_run';
+
+/** Who acted: the signed-in admin (or the owner of the admin's API key). */
+export interface AdminActor {
+  id: string;
+  username: string;
+}
+
+export interface AuditEntryInput {
+  action: AuditAction;
+  targetKind: AuditTargetKind;
+  targetId: string;
+  /** What the target was called at the time (a username, a run's model and submitter). */
+  targetLabel: string;
+  reason?: string | null;
+}
+
+export interface AuditEntry {
+  id: string;
+  actorId: string | null;
+  actorUsername: string;
+  action: string;
+  targetKind: string;
+  targetId: string;
+  targetLabel: string;
+  reason: string | null;
+  createdAt: Date;
+}
+
+interface AuditRow {
+  id: string;
+  actor_id: string | null;
+  actor_username: string;
+  action: string;
+  target_kind: string;
+  target_id: string;
+  target_label: string;
+  reason: string | null;
+  created_at: Date;
+}
+
+function toAuditEntry(row: AuditRow): AuditEntry {
+  return {
+    id: row.id,
+    actorId: row.actor_id,
+    actorUsername: row.actor_username,
+    action: row.action,
+    targetKind: row.target_kind,
+    targetId: row.target_id,
+    targetLabel: row.target_label,
+    reason: row.reason,
+    createdAt: row.created_at,
+  };
+}
+
+/** `trx` must be the transaction of the action itself. */
+export async function recordAdminAction(trx: Db, actor: AdminActor, entry: AuditEntryInput): Promise<void> {
+  await trx('admin_audit_log').insert({
+    actor_id: actor.id,
+    actor_username: actor.username,
+    action: entry.action,
+    target_kind: entry.targetKind,
+    target_id: entry.targetId,
+    target_label: entry.targetLabel.slice(0, 300),
+    reason: entry.reason ?? null,
+  });
+}
+
+/** Newest first. */
+export async function listAuditEntries(db: Db, page: { limit: number; offset: number }): Promise<{ entries: AuditEntry[]; total: number }> {
+  const [rows, [{ total }]] = await Promise.all([
+    db<AuditRow>('admin_audit_log')
+      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+      .limit(page.limit)
+      .offset(page.offset),
+    db('admin_audit_log').count<{ total: number }[]>('* as total'),
+  ]);
+  return { entries: rows.map(toAuditEntry), total };
+}

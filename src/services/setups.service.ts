@@ -1,0 +1,214 @@
+import type { Db } from '../db/knex.ts';
+import type { Clock } from '../lib/clock.ts';
+import { Conflict, Forbidden, NotFound } from '../lib/errors.ts';
+import { isUuid } from '../lib/ids.ts';
+import { parseOrThrow } from '../lib/validation.ts';
+import type { RevisionProfile } from '../revisions.ts';
+import { setupSchemas, type SetupCreateInput, type SetupPatchInput } from '../schemas/setup.schema.ts';
+import type { SpeedTestRun } from './run-reads.ts';
+
+/**
+ * Saved setups: named hardware/engine configurations a user keeps to fill the submit
+ * form. One user's setups are written one request at a time (a lock on the user's row),
+ * so "make default" clears the others and sets its own without a race; the partial unique
+ * index on (user_id) where is_default is the database's guarantee behind that.
+ */
+
+export interface SetupDeps {
+  db: Db;
+  profile: RevisionProfile;
+  clock: Clock;
+}
+
+export interface Setup {
+  id: string;
+  name: string;
+  description: string | null;
+  isDefault: boolean;
+  /** The hardware, engine and flag fields, null when not set. */
+  [field: string]: unknown;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface SetupRow {
+  id: string;
+  user_id: string;
+  name: string;
+  description: string | null;
+  is_default: boolean;
+  config: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const UNIQUE_VIOLATION = '23505';
+const NAME_INDEX = 'setups_user_name_lower_unique';
+export const SETUP_NAME_TAKEN = 'You already have a setup with this name';
+
+function toSetup(profile: RevisionProfile, row: SetupRow): Setup {
+  const setup: Record<string, unknown> = { id: row.id, name: row.name, description: row.description, isDefault: row.is_default };
+  // Every field the revision has, null when not set: one shape for every setup.
+  for (const field of setupSchemas(profile).configFields) setup[field] = row.config[field] ?? null;
+  setup.createdAt = row.created_at.toISOString();
+  setup.updatedAt = row.updated_at.toISOString();
+  return setup as Setup;
+}
+
+/** A setup's configuration as stored: only the fields that are set. */
+function storedConfig(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null && value !== undefined));
+}
+
+function nameTaken(error: unknown): boolean {
+  const pgError = error as { code?: string; constraint?: string };
+  return pgError?.code === UNIQUE_VIOLATION && pgError.constraint === NAME_INDEX;
+}
+
+/** Runs `work` holding the user's row lock, so one user's setup writes never interleave. */
+async function asTheUser<T>(deps: SetupDeps, userId: string, work: (trx: Db) => Promise<T>): Promise<T> {
+  try {
+    return await deps.db.transaction(async (trx) => {
+      // NO KEY UPDATE: serialises these writers without blocking inserts that reference the user.
+      await trx('users').where({ id: userId }).forNoKeyUpdate().first('id');
+      return work(trx);
+    });
+  } catch (error) {
+    if (nameTaken(error)) throw new Conflict(SETUP_NAME_TAKEN);
+    throw error;
+  }
+}
+
+async function clearDefault(trx: Db, userId: string, now: Date, except?: string): Promise<void> {
+  const query = trx('setups').where({ user_id: userId, is_default: true });
+  if (except) query.whereNot({ id: except });
+  await query.update({ is_default: false, updated_at: now });
+}
+
+function ownSetup(db: Db, userId: string, id: string) {
+  // An id that cannot exist is answered like another user's: 404, never revealing which.
+  if (!isUuid(id)) throw new NotFound('Setup not found');
+  return db<SetupRow>('setups').where({ id, user_id: userId });
+}
+
+/** The user's setups: the default first, then the most recently updated. */
+export async function listSetups(deps: SetupDeps, userId: string): Promise<Setup[]> {
+  const rows = await deps.db<SetupRow>('setups')
+    .where({ user_id: userId })
+    .orderBy([
+      { column: 'is_default', order: 'desc' },
+      { column: 'updated_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ]);
+  return rows.map((row) => toSetup(deps.profile, row));
+}
+
+export async function getSetup(deps: SetupDeps, userId: string, id: string): Promise<Setup> {
+  const row = await ownSetup(deps.db, userId, id).first();
+  if (!row) throw new NotFound('Setup not found');
+  return toSetup(deps.profile, row);
+}
+
+export async function findDefaultSetup(deps: SetupDeps, userId: string): Promise<Setup | undefined> {
+  const row = await deps.db<SetupRow>('setups').where({ user_id: userId, is_default: true }).first();
+  return row ? toSetup(deps.profile, row) : undefined;
+}
+
+/** Creates a setup (input already parsed by the create schema); `isDefault` clears the user's other default. */
+export async function createSetup(deps: SetupDeps, userId: string, input: SetupCreateInput): Promise<Setup> {
+  const { name, description, isDefault, ...fields } = input;
+  const config = storedConfig(fields);
+  parseOrThrow(setupSchemas(deps.profile).hardware, config);
+  const now = deps.clock.now();
+  return asTheUser(deps, userId, async (trx) => {
+    if (isDefault) await clearDefault(trx, userId, now);
+    const [row] = await trx<SetupRow>('setups')
+      .insert({
+        user_id: userId,
+        name,
+        description: description ?? null,
+        is_default: isDefault ?? false,
+        config: JSON.stringify(config) as unknown as Record<string, unknown>,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('*');
+    return toSetup(deps.profile, row!);
+  });
+}
+
+/**
+ * Changes only the fields given; `null` clears a field. The hardware part is checked on the
+ * result, so a PATCH cannot leave a setup its class does not allow.
+ */
+export async function updateSetup(deps: SetupDeps, userId: string, id: string, patch: SetupPatchInput): Promise<Setup> {
+  const now = deps.clock.now();
+  return asTheUser(deps, userId, async (trx) => {
+    const row = await ownSetup(trx, userId, id).first();
+    if (!row) throw new NotFound('Setup not found');
+    const { name, description, isDefault, ...fields } = patch;
+    const given = Object.entries(fields).filter(([, value]) => value !== undefined);
+    if (name === undefined && description === undefined && isDefault === undefined && given.length === 0) {
+      return toSetup(deps.profile, row);
+    }
+    const config = storedConfig({ ...row.config, ...Object.fromEntries(given) });
+    parseOrThrow(setupSchemas(deps.profile).hardware, config);
+    if (isDefault === true) await clearDefault(trx, userId, now, id);
+    const [updated] = await trx<SetupRow>('setups')
+      .where({ id, user_id: userId })
+      .update({
+        ...(name !== undefined ? { name } : {}),
+        ...(description !== undefined ? { description } : {}),
+        ...(isDefault !== undefined ? { is_default: isDefault } : {}),
+        config: JSON.stringify(config) as unknown as Record<string, unknown>,
+        updated_at: now,
+      })
+      .returning('*');
+    return toSetup(deps.profile, updated!);
+  });
+}
+
+export async function deleteSetup(deps: SetupDeps, userId: string, id: string): Promise<void> {
+  const deleted = await ownSetup(deps.db, userId, id).del();
+  if (deleted === 0) throw new NotFound('Setup not found');
+}
+
+/**
+ * A run's hardware, engine and flags as setup fields. A mixed-GPU run keeps its `gpus`;
+ * derived fields (totals, the heterogeneous flag) are left out, like on a submission.
+ */
+export function setupFieldsFromRun(run: SpeedTestRun): Record<string, unknown> {
+  const hardware = { ...(run.hardware as Record<string, unknown>) };
+  for (const derived of ['id', 'totalVramGb', 'isHeterogeneousGpu']) delete hardware[derived];
+  if (hardware.gpus) {
+    delete hardware.gpuName;
+    delete hardware.vramGb;
+    delete hardware.gpuCount;
+  }
+  const fields: Record<string, unknown> = {
+    ...hardware,
+    engineName: run.engineName,
+    engineVersion: run.engineVersion,
+    backend: run.backend,
+    quantization: run.quantization,
+    contextLength: run.contextLength,
+    batchSize: run.batchSize,
+    ...((run.engineFlags as Record<string, unknown> | null) ?? {}),
+  };
+  return storedConfig(fields);
+}
+
+/** "Save as setup" on a run page: only the run's submitter may, and the name is theirs to choose. */
+export async function saveRunAsSetup(
+  deps: SetupDeps,
+  userId: string,
+  run: SpeedTestRun,
+  input: { name?: unknown; description?: unknown; isDefault?: unknown },
+): Promise<Setup> {
+  if (run.userId !== userId) throw new Forbidden('Only the submitter of a run can save it as a setup');
+  const { create, configFields } = setupSchemas(deps.profile);
+  // Only what a setup holds: anything else a stored run carries is not the submitter's to fix here.
+  const known = new Set<string>(configFields);
+  const fields = Object.fromEntries(Object.entries(setupFieldsFromRun(run)).filter(([key]) => known.has(key)));
+  return createSetup(deps, userId, parseOrThrow(create, { ...fields, ...storedConfig(input) }));
+}
