@@ -21,15 +21,25 @@ export const COUNTED_DIMENSIONS: readonly [name: string, sql: string][] = [
   ['modelId', 'r.model_id::text'],
 ];
 
-function dimensionValues(withPairs: boolean): string {
+/** Which pairs of dimensions are kept (all of them here; later migrations leave some out). */
+export type PairRule = (a: string, b: string) => boolean;
+
+export interface RunCountLayout {
+  dimensions: readonly [name: string, sql: string][];
+  /** Undefined: no pairs. */
+  pairs?: PairRule;
+}
+
+function dimensionValues({ dimensions, pairs }: RunCountLayout): string {
   const rows: string[] = [`('all', '')`];
-  for (const [name, sql] of COUNTED_DIMENSIONS) rows.push(`('${name}', ${sql})`);
-  if (!withPairs) return `(values ${rows.join(', ')}) as d(dimension, value)`;
-  const sorted = [...COUNTED_DIMENSIONS].sort(([a], [b]) => a.localeCompare(b));
+  for (const [name, sql] of dimensions) rows.push(`('${name}', ${sql})`);
+  if (!pairs) return `(values ${rows.join(', ')}) as d(dimension, value)`;
+  const sorted = [...dimensions].sort(([a], [b]) => a.localeCompare(b));
   for (let i = 0; i < sorted.length; i += 1) {
     for (let j = i + 1; j < sorted.length; j += 1) {
       const [a, aSql] = sorted[i]!;
       const [b, bSql] = sorted[j]!;
+      if (!pairs(a, b)) continue;
       // null when either value is null: such runs match no pair filter.
       rows.push(`('${a}+${b}', (${aSql}) || '|' || (${bSql}))`);
     }
@@ -37,46 +47,46 @@ function dimensionValues(withPairs: boolean): string {
   return `(values ${rows.join(', ')}) as d(dimension, value)`;
 }
 
-function apply(rows: 'new_rows' | 'old_rows', sign: '+' | '-', withPairs: boolean): string {
+function apply(rows: 'new_rows' | 'old_rows', sign: '+' | '-', layout: RunCountLayout): string {
   return `
     insert into speed_test_run_counts (dimension, value, n)
-    select d.dimension, d.value, ${sign}count(*) from ${rows} r cross join lateral ${dimensionValues(withPairs)}
+    select d.dimension, d.value, ${sign}count(*) from ${rows} r cross join lateral ${dimensionValues(layout)}
     where r.status = 'APPROVED' and d.value is not null
     group by d.dimension, d.value
     on conflict (dimension, value) do update set n = speed_test_run_counts.n + excluded.n;`;
 }
 
-/** The trigger function and a full recount, with or without the pair rows. */
-async function install(knex: Knex, withPairs: boolean): Promise<void> {
+/** The trigger function for a layout, and a full recount in it. */
+export async function installRunCounts(knex: Knex, layout: RunCountLayout): Promise<void> {
   await knex.raw(`
     create or replace function speed_test_run_counts_sync() returns trigger language plpgsql as $$
     begin
-      if tg_op in ('UPDATE', 'DELETE') then ${apply('old_rows', '-', withPairs)}
+      if tg_op in ('UPDATE', 'DELETE') then ${apply('old_rows', '-', layout)}
       end if;
-      if tg_op in ('INSERT', 'UPDATE') then ${apply('new_rows', '+', withPairs)}
+      if tg_op in ('INSERT', 'UPDATE') then ${apply('new_rows', '+', layout)}
       end if;
       return null;
     end $$`);
-  await recountRuns(knex, withPairs);
+  await recountRuns(knex, layout);
 }
 
 /**
  * Counts every approved run afresh. Also used after a bulk load that bypassed the
  * triggers (the benchmark's seed runs with session_replication_role = replica).
  */
-export async function recountRuns(knex: Knex, withPairs = true): Promise<void> {
+export async function recountRuns(knex: Knex, layout: RunCountLayout): Promise<void> {
   await knex.raw('truncate speed_test_run_counts');
   await knex.raw(`
     insert into speed_test_run_counts (dimension, value, n)
-    select d.dimension, d.value, count(*) from speed_test_runs r cross join lateral ${dimensionValues(withPairs)}
+    select d.dimension, d.value, count(*) from speed_test_runs r cross join lateral ${dimensionValues(layout)}
     where r.status = 'APPROVED' and d.value is not null
     group by d.dimension, d.value`);
 }
 
 export async function up(knex: Knex): Promise<void> {
-  await install(knex, true);
+  await installRunCounts(knex, { dimensions: COUNTED_DIMENSIONS, pairs: () => true });
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await install(knex, false);
+  await installRunCounts(knex, { dimensions: COUNTED_DIMENSIONS });
 }

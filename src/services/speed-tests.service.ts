@@ -4,7 +4,7 @@ import { contentHash } from '../lib/canonical-json.ts';
 import type { Clock } from '../lib/clock.ts';
 import { HttpError, NotFound, RateLimited } from '../lib/errors.ts';
 import { isUuid } from '../lib/ids.ts';
-import { runFacets } from '../lib/run-facets.ts';
+import { hardwareSearchText, memoryGb, osFamily, runFacets } from '../lib/run-facets.ts';
 import { normaliseSubmission, type NormalisedSpeedTest } from '../lib/speed-test-normalise.ts';
 import type { RevisionProfile } from '../revisions.ts';
 import type { SpeedTestListQuery } from '../schemas/speed-test-query.schema.ts';
@@ -127,6 +127,10 @@ export function hardwareProfileRow(hw: NormalisedSpeedTest['hardware']) {
     cpu: get('cpu'),
     ram_gb: get('ramGb'),
     os: get('os'),
+    // What the hardware filters match profiles on (runs carry the same copies).
+    memory_gb: memoryGb(hw),
+    os_family: osFamily(hw.os),
+    hardware_search: hardwareSearchText(hw),
     details: JSON.stringify(hw),
   };
 }

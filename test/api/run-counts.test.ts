@@ -9,7 +9,7 @@ const RECOUNT = `
     ('all', ''), ('hwClass', r.hw_class), ('memTier', r.mem_tier::text), ('engineName', r.engine_name),
     ('quantization', r.quantization), ('verified', r.user_verified::text), ('paramSize', r.param_bucket::text),
     ('os', r.os_family), ('backend', r.backend), ('isMoE', r.model_is_moe::text), ('contextLen', r.ctx_bucket::text),
-    ('batchSize', least(r.batch_size, 8)::text), ('modelId', r.model_id::text)
+    ('batchSize', least(r.batch_size, 8)::text), ('modelId', r.model_id::text), ('hardwareId', r.hardware_id::text)
   ) as d(dimension, value)
   where r.status = 'APPROVED' and d.value is not null
   group by 1, 2`;
@@ -17,7 +17,18 @@ const RECOUNT = `
 describe('exact totals from the run-count table', () => {
   const ctx = useTestApp({}, { fakeHub: true });
   let userId: string;
+  let key: string;
   const runIds: string[] = [];
+
+  async function submit(run: Record<string, unknown>): Promise<string> {
+    ctx.clock.advance(61_000);
+    const res = await request(ctx.app)
+      .post('/api/speed-tests')
+      .set('Authorization', `Bearer ${key}`)
+      .send({ engineName: 'llama.cpp', quantization: 'Q4_K_M', tokSOut: 50, ...run })
+      .expect(201);
+    return res.body.id;
+  }
 
   async function expectTableMatchesRuns() {
     const kept = (await ctx.db('speed_test_run_counts').where('n', '>', 0).whereNot('dimension', 'like', '%+%').select('dimension', 'value', 'n')).map(
@@ -31,22 +42,14 @@ describe('exact totals from the run-count table', () => {
   before(async () => {
     const { agent, csrf, username } = await signedUpAgent(ctx.app);
     userId = (await ctx.db('users').where({ username }).first('id')).id;
-    const { key } = await createKey(agent, csrf);
+    ({ key } = await createKey(agent, csrf));
     const runs = [
       { hfId: fakeHubModels.dense, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, os: 'Ubuntu' }, batchSize: 1, backend: 'cuda' },
       { hfId: fakeHubModels.dense, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 3090', vramGb: 24, gpuCount: 2 }, batchSize: 16 },
       { hfId: fakeHubModels.moeByArchitecture, hardware: { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', chipVariant: 'Max', unifiedMemoryGb: 128, os: 'macOS' }, contextLength: 8192 },
       { hfId: fakeHubModels.ggufQuant, hardware: { hwClass: 'CPU_ONLY', cpu: 'AMD EPYC 9654', ramGb: 384 }, quantization: 'Q8_0' },
     ];
-    for (const run of runs) {
-      ctx.clock.advance(61_000);
-      const res = await request(ctx.app)
-        .post('/api/speed-tests')
-        .set('Authorization', `Bearer ${key}`)
-        .send({ engineName: 'llama.cpp', quantization: 'Q4_K_M', tokSOut: 50, ...run })
-        .expect(201);
-      runIds.push(res.body.id);
-    }
+    for (const run of runs) runIds.push(await submit(run));
   });
 
   it('keeps one exact count per filter value as runs are submitted', async () => {
@@ -121,5 +124,39 @@ describe('exact totals from the run-count table', () => {
     expect(tampered.body.total).to.equal(99);
     const res = await request(ctx.app).get('/api/leaderboard').query({ hwClass: 'UNIFIED', isMoE: 'true' }).expect(200);
     expect(res.body.total).to.equal(1);
+  });
+
+  it('answers hardwareName, with hardware filters and one run filter, by summing over the matching profiles', async () => {
+    await submit({ hfId: fakeHubModels.dense, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, os: 'Ubuntu' }, quantization: 'Q8_0' });
+    await submit({ hfId: fakeHubModels.moeByArchitecture, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 3090', vramGb: 24, gpuCount: 2 }, batchSize: 16 });
+    await submit({ hfId: fakeHubModels.dense, hardware: { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', chipVariant: 'Pro', unifiedMemoryGb: 48, os: 'macOS' } });
+    await expectTableMatchesRuns();
+    const extras: Record<string, string>[] = [
+      {}, { hwClass: 'DISCRETE_GPU' }, { hwClass: 'UNIFIED' }, { memTier: '48' }, { memTier: '24' }, { os: 'macos' },
+      { quantization: 'Q8_0' }, { batchSize: '8' }, { verified: 'true' }, { hwClass: 'DISCRETE_GPU', memTier: '48' },
+      { hwClass: 'DISCRETE_GPU', quantization: 'Q4_K_M' }, { hfId: fakeHubModels.dense }, { quantization: 'Q8_0', batchSize: '1' },
+    ];
+    let nonZero = 0;
+    for (const hardwareName of ['rtx', '4090', 'apple m4', 'M4', 'epyc', 'no such gpu']) {
+      for (const extra of extras) {
+        const query = { hardwareName, ...extra };
+        const fromTable = await request(ctx.app).get('/api/leaderboard').query(query).expect(200);
+        const counted = await request(ctx.app).get('/api/leaderboard').query({ ...query, since: '30d' }).expect(200);
+        expect(fromTable.body.total, JSON.stringify(query)).to.equal(counted.body.total);
+        expect(fromTable.body.rows.map((r: { id: string }) => r.id), JSON.stringify(query)).to.deep.equal(counted.body.rows.map((r: { id: string }) => r.id));
+        if (fromTable.body.total > 0) nonZero += 1;
+      }
+    }
+    expect(nonZero).to.be.greaterThan(15);
+    const res = await request(ctx.app).get('/api/leaderboard').query({ hardwareName: 'RTX', memTier: '48' }).expect(200);
+    expect(res.body.total).to.equal(1);
+    expect(res.body.rows[0].hardware.gpus ?? res.body.rows[0].hardware.gpuName).to.not.equal(undefined);
+    // The total really is the sum of the profiles' rows in the table.
+    const m4 = await ctx.db('hardware_profiles').where('hardware_search', 'like', '%m4%').pluck('id');
+    expect(m4).to.have.length(2);
+    await ctx.db('speed_test_run_counts').where({ dimension: 'hardwareId', value: m4[0] }).increment('n', 10);
+    const tampered = await request(ctx.app).get('/api/leaderboard').query({ hardwareName: 'm4' }).expect(200);
+    await ctx.db('speed_test_run_counts').where({ dimension: 'hardwareId', value: m4[0] }).decrement('n', 10);
+    expect(tampered.body.total).to.equal(12);
   });
 });

@@ -1,0 +1,52 @@
+import type { Knex } from 'knex';
+import { COUNTED_DIMENSIONS, installRunCounts, recountRuns as recountWith, type RunCountLayout } from './20261121080000_run_count_pairs.ts';
+
+/**
+ * `hardwareName` (and the other hardware filters) resolve to a set of hardware profiles
+ * first: 400 profiles rather than a million runs. Profiles keep the facts runs copy
+ * (memory for the tier, OS family, the search text, with a trigram index), runs get a
+ * ranking index per profile, and the count table counts per profile, alone and paired
+ * with each run-level filter, so a total for hardware filters plus one more is a sum
+ * over the matching profiles.
+ */
+const HARDWARE_LEVEL = new Set(['hwClass', 'memTier', 'os']);
+
+export const RUN_COUNT_LAYOUT: RunCountLayout = {
+  dimensions: [...COUNTED_DIMENSIONS, ['hardwareId', 'r.hardware_id::text']],
+  // A profile decides its class, tier and OS, and profile x model pairs would be as many as runs.
+  pairs: (a, b) => {
+    const other = a === 'hardwareId' ? b : b === 'hardwareId' ? a : null;
+    return other === null || !(HARDWARE_LEVEL.has(other) || other === 'modelId');
+  },
+};
+
+/** Counts every approved run afresh in the current layout (after a bulk load that skipped the triggers). */
+export const recountRuns = (knex: Knex) => recountWith(knex, RUN_COUNT_LAYOUT);
+
+export async function up(knex: Knex): Promise<void> {
+  await knex.schema.alterTable('hardware_profiles', (t) => {
+    t.double('memory_gb');
+    t.string('os_family', 8);
+    t.text('hardware_search');
+  });
+  // Every run of a profile carries the same copies (written from the same helpers).
+  await knex.raw(`
+    update hardware_profiles h set memory_gb = r.memory_gb, os_family = r.os_family, hardware_search = r.hardware_search
+    from (select distinct on (hardware_id) hardware_id, memory_gb, os_family, hardware_search from speed_test_runs order by hardware_id) r
+    where r.hardware_id = h.id`);
+  await knex.raw('create index hardware_profiles_hardware_search on hardware_profiles using gin (hardware_search gin_trgm_ops)');
+  await knex.raw(`create index speed_test_runs_board_hardware on speed_test_runs (hardware_id, tok_s_out desc nulls last, created_at, id)
+    where status = 'APPROVED'`);
+  await installRunCounts(knex, RUN_COUNT_LAYOUT);
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await installRunCounts(knex, { dimensions: COUNTED_DIMENSIONS, pairs: () => true });
+  await knex.raw('drop index if exists speed_test_runs_board_hardware');
+  await knex.raw('drop index if exists hardware_profiles_hardware_search');
+  await knex.schema.alterTable('hardware_profiles', (t) => {
+    t.dropColumn('hardware_search');
+    t.dropColumn('os_family');
+    t.dropColumn('memory_gb');
+  });
+}
