@@ -2,10 +2,15 @@ import { Eta } from 'eta';
 import type { Response } from 'express';
 import { fileURLToPath } from 'node:url';
 import type { RevisionProfile } from './revisions.ts';
-import { formatNumber, hardwareLabel } from './lib/labels.ts';
+import { formatNumber, hardwareLabel, reactionChoices } from './lib/labels.ts';
+
+/** What a reaction bar needs of the page it is on: whether the reader may react, and where its form comes back to. */
+function reactor(it: { currentUser?: unknown; csrfToken?: string; currentUrl: string }) {
+  return { signedIn: Boolean(it.currentUser), csrfToken: it.csrfToken, back: it.currentUrl };
+}
 
 /** Small formatting functions templates may call as `it.h.*`. */
-const helpers = { formatNumber, hardwareLabel };
+const helpers = { formatNumber, hardwareLabel, reactionChoices, reactor };
 
 export const viewsDirectory = fileURLToPath(new URL('../views', import.meta.url));
 
@@ -15,7 +20,7 @@ export function createViewEngine(cache: boolean): Eta {
 
 /**
  * Renders a template with what every page needs (the signed-in user, the session's
- * CSRF token when there is one, the current path, the revision) plus `data`, and
+ * CSRF token when there is one, the current path and URL, the revision) plus `data`, and
  * sends it as HTML. Read at render time, so error pages work at any stage.
  */
 export function render(res: Response, template: string, data: Record<string, unknown> = {}, status = 200): void {
@@ -26,6 +31,8 @@ export function render(res: Response, template: string, data: Record<string, unk
     currentUser: req.actor?.via === 'session' ? req.actor.user : undefined,
     csrfToken: req.session?.csrfToken,
     currentPath: req.path,
+    /** Path and query of this request, for forms that come back here. */
+    currentUrl: req.originalUrl,
     revision: profile.revision,
     h: helpers,
     ...data,

@@ -1,5 +1,6 @@
 /** Short human labels shared by pages. */
 import type { HardwareForBandwidth } from './hardware-lookup.ts';
+import { reactionEmojis, type ReactionEmoji } from '../revisions.ts';
 
 /** What a label needs of a hardware profile: the lookup's facts plus total VRAM and RAM. */
 type HardwareLike = HardwareForBandwidth & { totalVramGb?: number; ramGb?: number };
@@ -15,3 +16,15 @@ export function formatNumber(value: unknown, digits = 2): string {
   if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
   return value.toLocaleString('en-US', { maximumFractionDigits: digits });
 }
+
+/** How each reaction looks and what a screen reader calls it. */
+const reactionLooks: Readonly<Record<ReactionEmoji, { glyph: string; label: string }>> = {
+  fire: { glyph: '🔥', label: 'Fire' },
+  rocket: { glyph: '🚀', label: 'Rocket' },
+  '100': { glyph: '💯', label: 'Hundred points' },
+  brain: { glyph: '🧠', label: 'Brain' },
+  chad: { glyph: '🗿', label: 'Chad' },
+};
+
+/** The reactions in display order, for the reaction bar. */
+export const reactionChoices = reactionEmojis.map((emoji) => ({ emoji, ...reactionLooks[emoji] }));

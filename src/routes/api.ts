@@ -3,12 +3,14 @@ import { apiKeysController } from '../controllers/api/keys.ts';
 import { leaderboardController } from '../controllers/api/leaderboard.ts';
 import { meController } from '../controllers/api/me.ts';
 import { modelsController } from '../controllers/api/models.ts';
+import { reactionsController } from '../controllers/api/reactions.ts';
 import { setupsController } from '../controllers/api/setups.ts';
 import { deprecatedAlias, speedTestsController } from '../controllers/api/speed-tests.ts';
 import { requireAuth } from '../middleware/require-auth.ts';
 import { validate } from '../middleware/validate.ts';
 import { notFound } from '../middleware/errors.ts';
 import { createApiKeySchema } from '../schemas/api-key.schema.ts';
+import { reactionSchema } from '../schemas/reaction.schema.ts';
 import { setupSchemas } from '../schemas/setup.schema.ts';
 import type { AppDeps } from '../app.ts';
 
@@ -50,6 +52,9 @@ export function apiRoutes({ db, profile, hub, clock, config }: AppDeps): Router 
   router.post(resultsPath, requireAuth('key|session'), speedTests.submit);
   if (profile.features.dryRun) router.post(`${resultsPath}/dry-run`, requireAuth('key|session'), speedTests.dryRun);
   router.get(`${resultsPath}/:id`, speedTests.show);
+
+  // Reactions to speed-test runs: one per user per run; `null` takes it back.
+  router.post('/runs/:id/react', requireAuth('key|session'), validate({ body: reactionSchema }), reactionsController({ db }).react);
 
   router.get('/leaderboard', leaderboardController({ db, profile, clock }).show);
 

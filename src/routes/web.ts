@@ -6,6 +6,7 @@ import { authController } from '../controllers/web/auth.ts';
 import { cataloguePagesController } from '../controllers/web/catalogue.ts';
 import { leaderboardPagesController } from '../controllers/web/leaderboard.ts';
 import { profilesController } from '../controllers/web/profiles.ts';
+import { reactionPagesController } from '../controllers/web/reactions.ts';
 import { settingsKeysController } from '../controllers/web/keys.ts';
 import { settingsSetupsController } from '../controllers/web/setups.ts';
 import { speedTestPagesController } from '../controllers/web/speed-tests.ts';
@@ -59,6 +60,7 @@ export function webRoutes({ db, profile, config, hub, clock }: AppDeps): Router 
   router.post('/submit/validate', requireAuth('session'), runs.validate);
   router.get('/runs/:id', runs.show);
   router.post('/runs/:id/setup', requireAuth('session'), setups.saveFromRun);
+  router.post('/runs/:id/react', requireAuth('session'), reactionPagesController({ db }).react);
 
   router.get('/u/:username', profiles.show);
   router.get('/settings/profile', requireAuth('session'), profiles.settings);

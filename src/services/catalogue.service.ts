@@ -111,13 +111,19 @@ export async function getModelDetail(db: Db, hfId: string) {
 }
 
 /** One hardware profile (as stored) and a page of its approved runs across models, newest first. */
-export async function getHardwareProfile(db: Db, profile: RevisionProfile, id: string, page: { limit: number; offset: number }) {
+export async function getHardwareProfile(
+  db: Db,
+  profile: RevisionProfile,
+  id: string,
+  page: { limit: number; offset: number },
+  viewerId: string | null = null,
+) {
   if (!isUuid(id)) throw new NotFound('Hardware profile not found');
   const row = await db('hardware_profiles').where({ id }).first('details');
   if (!row) throw new NotFound('Hardware profile not found');
   const filter = (q: Knex.QueryBuilder) => q.where('r.hardware_id', id).where('r.status', 'APPROVED');
   const [runs, [{ total }]] = await Promise.all([
-    findRuns(db, profile, filter, page),
+    findRuns(db, profile, filter, page, viewerId),
     db('speed_test_runs as r').modify(filter).count<{ total: number }[]>('* as total'),
   ]);
   return { hardware: { id, ...row.details }, runs, total };

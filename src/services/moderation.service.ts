@@ -83,10 +83,10 @@ export async function searchRunsForAdmin(
   return { items: runs.map((run) => ({ run, moderation: moderation.get(run.id)! })).filter((item) => item.moderation), total };
 }
 
-/** One run whatever its status, with its moderation facts: what an admin sees. */
-export async function getRunForAdmin({ db, profile }: ModerationDeps, id: string): Promise<ModeratedRun> {
+/** One run whatever its status, with its moderation facts: what an admin sees (`viewerId` fills `myEmoji`). */
+export async function getRunForAdmin({ db, profile }: ModerationDeps, id: string, viewerId: string | null = null): Promise<ModeratedRun> {
   if (!isUuid(id)) throw new NotFound('Speed-test run not found');
-  const [run]: SpeedTestRun[] = await findRuns(db, profile, (q) => q.where('r.id', id));
+  const [run]: SpeedTestRun[] = await findRuns(db, profile, (q) => q.where('r.id', id), undefined, viewerId);
   const moderation = run && (await moderationOf(db, [id])).get(id);
   if (!run || !moderation) throw new NotFound('Speed-test run not found');
   return { run, moderation };

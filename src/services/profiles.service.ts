@@ -12,11 +12,12 @@ export interface UserProfile {
   runs: SpeedTestRun[];
 }
 
-/** A public profile: the account, figures of its approved runs and one page of them, newest first. */
+/** A public profile: the account, figures of its approved runs and one page of them, newest first; `viewerId` fills `myEmoji`. */
 export async function getUserProfile(
   { db, profile }: { db: Db; profile: RevisionProfile },
   username: string,
   page: { limit: number; offset: number },
+  viewerId: string | null = null,
 ): Promise<UserProfile> {
   // A name that breaks the username rule cannot be an account.
   if (!USERNAME_PATTERN.test(username)) throw new NotFound('User not found');
@@ -24,7 +25,7 @@ export async function getUserProfile(
   if (!user) throw new NotFound('User not found');
   const filter = (q: Knex.QueryBuilder) => q.where('r.user_id', user.id).where('r.status', 'APPROVED');
   const [runs, counts] = await Promise.all([
-    findRuns(db, profile, filter, page),
+    findRuns(db, profile, filter, page, viewerId),
     db('speed_test_runs as r')
       .modify(filter)
       .first(

@@ -12,8 +12,8 @@ export const SIGN_UP_LIMIT = { limit: 30, windowMs: 60 * 60_000 };
 const WRONG_CREDENTIALS = 'Wrong username or password.';
 
 /** Only same-site paths: an open redirect after sign-in would help phishing. */
-export function safeNextPath(next: unknown): string {
-  return typeof next === 'string' && /^\/(?![/\\])/.test(next) ? next : '/';
+export function safeNextPath(next: unknown, fallback = '/'): string {
+  return typeof next === 'string' && /^\/(?![/\\])/.test(next) ? next : fallback;
 }
 
 function minutesUntil(ms: number): string {

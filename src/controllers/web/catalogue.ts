@@ -66,7 +66,7 @@ export function cataloguePagesController(deps: SpeedTestDeps, hubUrl: string) {
     /** One hardware profile and its runs across models. */
     async hardware(req: Request, res: Response) {
       const offset = Math.max(0, Number.parseInt(String(req.query.offset ?? '0'), 10) || 0);
-      const { hardware, runs, total } = await getHardwareProfile(db, profile, String(req.params.id), { limit: PAGE_SIZE, offset });
+      const { hardware, runs, total } = await getHardwareProfile(db, profile, String(req.params.id), { limit: PAGE_SIZE, offset }, req.actor?.user.id ?? null);
       render(res, 'pages/hardware/show', { title: 'Hardware profile', hardware, runs, total, offset, limit: PAGE_SIZE });
     },
 

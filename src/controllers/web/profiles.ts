@@ -52,7 +52,7 @@ export function profilesController({ db, profile }: { db: Db; profile: RevisionP
       const result = await getUserProfile({ db, profile }, String(req.params.username), {
         limit: PROFILE_RUNS_PAGE_SIZE,
         offset: (page - 1) * PROFILE_RUNS_PAGE_SIZE,
-      });
+      }, req.actor?.user.id ?? null);
       render(res, 'pages/users/show', {
         title: `${result.user.displayName} (@${result.user.username})`,
         ...result,

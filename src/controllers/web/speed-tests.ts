@@ -143,9 +143,10 @@ export function speedTestPagesController(deps: SpeedTestDeps, hubUrl: string) {
 
     async show(req: Request, res: Response) {
       // Admins also see rejected runs, with their moderation facts; everyone else only approved ones.
+      const viewerId = req.actor?.user.id ?? null;
       const { run, moderation } = req.actor?.user.isAdmin
-        ? await getRunForAdmin(deps, String(req.params.id))
-        : { run: await getSpeedTest(deps, String(req.params.id)), moderation: undefined };
+        ? await getRunForAdmin(deps, String(req.params.id), viewerId)
+        : { run: await getSpeedTest(deps, String(req.params.id), viewerId), moderation: undefined };
       render(res, 'pages/runs/show', {
         title: `${run.hfId} · ${hardwareLabel(run.hardware as { hwClass: string })}`,
         run,
