@@ -14,7 +14,9 @@ export const migrationsDirectory = fileURLToPath(new URL('../../migrations', imp
 export function createDb(connectionString: string, pool: { min?: number; max?: number } = {}): Db {
   return knexFactory({
     client: 'pg',
-    connection: { connectionString, application_name: 'bench-leaderboard' },
+    // No JIT: every query here is meant to take milliseconds, and compiling one that the
+    // planner guesses to be costly took 20-30 ms, longer than running it.
+    connection: { connectionString, application_name: 'bench-leaderboard', options: '-c jit=off' },
     pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
     migrations: { directory: migrationsDirectory, loadExtensions: ['.ts'], tableName: 'knex_migrations' },
   });

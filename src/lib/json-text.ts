@@ -18,8 +18,3 @@ export function jsonObject(fields: Record<string, unknown>): string {
   }
   return `{${parts.join(',')}}`;
 }
-
-/** `{"first":value,...}` followed by the members of a JSON object text. */
-export function prependMember(key: string, value: unknown, objectText: string): string {
-  return `{${JSON.stringify(key)}:${JSON.stringify(value)},${objectText.slice(1)}`;
-}

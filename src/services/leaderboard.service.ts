@@ -3,8 +3,17 @@ import type { Db } from '../db/knex.ts';
 import type { Clock } from '../lib/clock.ts';
 import { buckets, type RevisionProfile } from '../revisions.ts';
 import type { LeaderboardQuery, LeaderboardSort } from '../schemas/leaderboard-query.schema.ts';
-import { jsonArray, jsonObject, prependMember } from '../lib/json-text.ts';
-import { countedRuns, runDocumentColumns, runJson, toRun, type RunDocumentRow, type SpeedTestRun } from './run-reads.ts';
+import { JsonText, jsonArray, jsonObject } from '../lib/json-text.ts';
+import {
+  answersDocumentAsStored,
+  MY_EMOJI_NULL_TAIL,
+  runDocumentColumns,
+  runForRevision,
+  SPEED_TEST_REACTION_KIND,
+  toRun,
+  type RunDocumentRow,
+  type SpeedTestRun,
+} from './run-reads.ts';
 
 export interface LeaderboardDeps {
   db: Db;
@@ -120,45 +129,58 @@ function countKey(facts: [string, string][]): { dimension: string; value: string
   return { dimension: sorted.map(([name]) => name).join('+') || 'all', value: sorted.map(([, value]) => value).join('|') };
 }
 
+/** The cube's filters and columns (see the run-cube migration). */
+const CUBE_COLUMNS = { hwClass: 'hw_class', memTier: 'mem_tier', engineName: 'engine_name', quantization: 'quantization', paramSize: 'param_bucket' } as const;
+
 /**
- * The exact number of matching runs, read from speed_test_run_counts (kept by triggers in
- * every writing transaction) whenever the filters allow: none, one or two counted
- * filters; or hardware filters that resolved to profiles plus at most one run filter,
- * summed over the profiles. Anything else is counted.
+ * The exact number of matching runs when the count tables (kept by triggers in every
+ * writing transaction) hold it, as a query of one row `{ total }`: none, one or two
+ * counted filters from the pair table; any mix of the five main filters from the cube;
+ * hardware filters that resolved to profiles plus at most one run filter, summed over
+ * the profiles. 0 when a filter names nothing; null when the runs must be counted. (The
+ * query comes wrapped: a returned query builder would be awaited, and so run, here.)
  */
-async function exactTotal(deps: LeaderboardDeps, resolved: ResolvedQuery): Promise<number> {
+async function totalFromCountTables(deps: LeaderboardDeps, resolved: ResolvedQuery): Promise<{ query: Knex.QueryBuilder } | 0 | null> {
+  const { db } = deps;
   const { query, hardwareIds } = resolved;
+  if (UNCOUNTED_FILTERS.some((name) => query[name] !== undefined)) return null;
   const given = COUNTED_FILTERS.filter((name) => query[name] !== undefined);
-  if (UNCOUNTED_FILTERS.every((name) => query[name] === undefined)) {
-    if (!hardwareIds && given.length <= 2) {
-      const facts: [string, string][] = [];
-      for (const name of given) {
-        const fact = await countedValue(deps, query, name);
-        if (!fact) return 0;
-        facts.push(fact);
-      }
-      const { dimension, value } = countKey(facts);
-      return countedRuns(deps.db, dimension, value);
+  const sum = db.raw('coalesce(sum(n), 0)::int as total');
+  if (!hardwareIds && given.length <= 2) {
+    const facts: [string, string][] = [];
+    for (const name of given) {
+      const fact = await countedValue(deps, query, name);
+      if (!fact) return 0;
+      facts.push(fact);
     }
-    const runFilters = given.filter((name) => !(HARDWARE_FILTERS as readonly string[]).includes(name));
-    // Runs of a profile and a model are not paired in the count table (as many pairs as runs).
-    if (hardwareIds && runFilters.length <= 1 && runFilters[0] !== 'hfId') {
-      if (hardwareIds.length === 0) return 0;
-      const other = runFilters.length ? await countedValue(deps, query, runFilters[0]!) : null;
-      const keys = hardwareIds.map((id) => countKey(other ? [['hardwareId', id], other] : [['hardwareId', id]]));
-      const [{ total }] = await deps.db('speed_test_run_counts')
-        .where('dimension', keys[0]!.dimension)
-        .whereIn('value', keys.map((key) => key.value))
-        .select(deps.db.raw('coalesce(sum(n), 0)::int as total'));
-      return total;
-    }
+    return { query: db('speed_test_run_counts').where(countKey(facts)).select(sum) };
   }
+  if (!hardwareIds && given.every((name) => name in CUBE_COLUMNS)) {
+    const cube = db('speed_test_run_cube').modify((q) => {
+      for (const name of given) q.where(CUBE_COLUMNS[name as keyof typeof CUBE_COLUMNS], query[name] as string | number);
+    });
+    return { query: cube.select(sum) };
+  }
+  const runFilters = given.filter((name) => !(HARDWARE_FILTERS as readonly string[]).includes(name));
+  // Runs of a profile and a model are not paired in the count table (as many pairs as runs).
+  if (hardwareIds && runFilters.length <= 1 && runFilters[0] !== 'hfId') {
+    if (hardwareIds.length === 0) return 0;
+    const other = runFilters.length ? await countedValue(deps, query, runFilters[0]!) : null;
+    const keys = hardwareIds.map((id) => countKey(other ? [['hardwareId', id], other] : [['hardwareId', id]]));
+    const rows = db('speed_test_run_counts').where('dimension', keys[0]!.dimension).whereRaw('value = any(?::text[])', [keys.map((key) => key.value)]);
+    return { query: rows.select(sum) };
+  }
+  return null;
+}
+
+async function countedTotal(deps: LeaderboardDeps, resolved: ResolvedQuery): Promise<number> {
   const [{ total }] = await deps.db.from(rankedRuns(deps, resolved).as('c')).count<{ total: number }[]>('* as total');
   return total;
 }
 
 export interface LeaderboardPage {
-  rows: (RunDocumentRow & { rank: number })[];
+  /** The page's rows as one JSON array text: stored documents with `rank` and the viewer's `myEmoji`. */
+  rowsJson: string;
   total: number;
   limit: number;
   offset: number;
@@ -174,8 +196,40 @@ function rankedDocuments(deps: LeaderboardDeps, ranked: Knex.QueryBuilder, query
 }
 
 /**
- * One page of the ranking; `withTotal: false` skips the exact count (charts need none).
- * `viewerId` fills each row's `myEmoji`.
+ * One statement for a page: its total when the count tables hold it, and its rows,
+ * assembled by Postgres into one JSON array text (rank spliced into each stored
+ * document, and the viewer's reaction). The app then only wraps it: at 32 concurrent
+ * readers the app's one thread, not Postgres, was the limit, and two queries and 50
+ * parsed rows cost it more than the rest of the request.
+ *
+ * With a known total the page's size is known too, so the ranked scan stops at the last
+ * row instead of reading on to prove there are no more (and an empty page reads nothing).
+ */
+function pageStatement(deps: LeaderboardDeps, resolved: ResolvedQuery, total: { query: Knex.QueryBuilder } | null, viewerId: string | null) {
+  const { db } = deps;
+  const { query } = resolved;
+  const size = total ? db.raw('least(?::int, greatest(0, (select total from t) - ?::int))', [query.limit, query.offset]) : query.limit;
+  const document = viewerId
+    ? db.raw(
+        `case when e.emoji is null then d.document else left(d.document, -${MY_EMOJI_NULL_TAIL.length}) || to_json(e.emoji)::text || '}' end`,
+      )
+    : db.raw('d.document');
+  const rows = db.raw(
+    `select coalesce(string_agg('{"rank":' || (?::int + k.place) || ',' || substr(?, 2), ',' order by k.place), '') from (
+       select p.id, row_number() over (order by ${orderSql(query.sort, 'p')}) as place from (
+         select * from (?) r order by ${orderSql(query.sort, 'r')} limit ? offset ?::int
+       ) p
+     ) k
+     join speed_test_run_documents d on d.run_id = k.id
+     ${viewerId ? 'left join run_reactions e on e.run_kind = ? and e.run_id = k.id and e.user_id = ?' : ''}`,
+    [query.offset, document, rankedRuns(deps, resolved), size, query.offset, ...(viewerId ? [SPEED_TEST_REACTION_KIND, viewerId] : [])],
+  );
+  return total ? db.raw('with t as (?) select (select total from t) as total, (?) as rows', [total.query, rows]) : db.raw('select (?) as rows', [rows]);
+}
+
+/**
+ * One page of the ranking; `withTotal: false` skips counting when the count tables do
+ * not hold the total (charts need none). `viewerId` fills each row's `myEmoji`.
  */
 export async function leaderboardPage(
   deps: LeaderboardDeps,
@@ -183,28 +237,25 @@ export async function leaderboardPage(
   { withTotal = true, viewerId = null }: { withTotal?: boolean; viewerId?: string | null } = {},
 ): Promise<LeaderboardPage> {
   const resolved = await resolveQuery(deps, query);
-  const pageIds = deps.db
-    .from(rankedRuns(deps, resolved).as('p'))
-    .select('p.*')
-    .orderByRaw(orderSql(query.sort, 'p'))
-    .limit(query.limit)
-    .offset(query.offset);
-  const [rows, total] = await Promise.all([
-    rankedDocuments(deps, pageIds, query, viewerId) as Promise<RunDocumentRow[]>,
-    withTotal ? exactTotal(deps, resolved) : Promise.resolve(Number.NaN),
+  const page = { limit: query.limit, offset: query.offset };
+  const counts = await totalFromCountTables(deps, resolved);
+  if (counts === 0) return { rowsJson: '[]', total: 0, ...page };
+  const [{ rows: [answer] }, counted] = await Promise.all([
+    pageStatement(deps, resolved, counts, viewerId) as unknown as Promise<{ rows: { total?: number; rows: string }[] }>,
+    counts === null && withTotal ? countedTotal(deps, resolved) : undefined,
   ]);
-  return { rows: rows.map((row, index) => ({ rank: query.offset + index + 1, ...row })), total, limit: query.limit, offset: query.offset };
+  return { rowsJson: `[${answer!.rows}]`, total: answer!.total ?? counted ?? Number.NaN, ...page };
 }
 
-/** The page as the API answers it, assembled from the stored documents. */
+/** The page as the API answers it: the rows Postgres assembled, spliced in as they are. */
 export function leaderboardJson(profile: RevisionProfile, page: LeaderboardPage): string {
-  const rows = page.rows.map((row) => prependMember('rank', row.rank, runJson(profile, row)));
-  return jsonObject({ rows: jsonArray(rows), total: page.total, limit: page.limit, offset: page.offset });
+  const rows = answersDocumentAsStored(profile) ? new JsonText(page.rowsJson) : jsonArray(leaderboardRuns(profile, page).map((run) => JSON.stringify(run)));
+  return jsonObject({ rows, total: page.total, limit: page.limit, offset: page.offset });
 }
 
-/** The page's runs as objects, for the pages. */
+/** The page's runs as objects in the revision's shape, for the pages. */
 export function leaderboardRuns(profile: RevisionProfile, page: LeaderboardPage): (SpeedTestRun & { rank: number })[] {
-  return page.rows.map((row) => ({ rank: row.rank, ...toRun(profile, row) }));
+  return (JSON.parse(page.rowsJson) as (SpeedTestRun & { rank: number })[]).map((run) => runForRevision(profile, run));
 }
 
 /** Every matching run in rank order, read through a cursor (constant memory) for exports. */

@@ -21,7 +21,7 @@ export const SPEED_TEST_REACTION_KIND = 'speed_test';
 
 // Documents end with `"myEmoji":null}` (the migration keeps it last), so the reader's own
 // reaction replaces that null without parsing the document.
-const MY_EMOJI_NULL_TAIL = 'null}';
+export const MY_EMOJI_NULL_TAIL = 'null}';
 
 /** Per revision, the stored fields its answers leave out (computed once, not per run). */
 const gatedFieldsByRevision = new Map<number, ReadonlySet<string>>();
@@ -37,14 +37,15 @@ function gatedFields(profile: RevisionProfile): ReadonlySet<string> {
 }
 
 /** Whether the revision answers the stored document as it is. */
-const answersDocumentAsStored = (profile: RevisionProfile) => gatedFields(profile).size === 0 && profile.features.revision3Fields;
+export const answersDocumentAsStored = (profile: RevisionProfile) => gatedFields(profile).size === 0 && profile.features.revision3Fields;
 
 /** The stored (revision 3) run cut down to what the revision has. */
-function forRevision(profile: RevisionProfile, run: SpeedTestRun): SpeedTestRun {
-  for (const field of gatedFields(profile)) delete run[field];
+export function runForRevision<Run extends SpeedTestRun>(profile: RevisionProfile, run: Run): Run {
+  const fields: Record<string, unknown> = run;
+  for (const field of gatedFields(profile)) delete fields[field];
   if (!profile.features.revision3Fields) {
-    const { id, name, version } = run.engine as Record<string, unknown>;
-    run.engine = { id, name, version };
+    const { id, name, version } = fields.engine as Record<string, unknown>;
+    fields.engine = { id, name, version };
   }
   return run;
 }
@@ -62,7 +63,7 @@ export function runJson(profile: RevisionProfile, row: RunDocumentRow): string {
 
 /** The run as an object in the revision's shape, for pages and exports. */
 export function toRun(profile: RevisionProfile, row: RunDocumentRow): SpeedTestRun {
-  return forRevision(profile, JSON.parse(withMyEmoji(row)) as SpeedTestRun);
+  return runForRevision(profile, JSON.parse(withMyEmoji(row)) as SpeedTestRun);
 }
 
 /**

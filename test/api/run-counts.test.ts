@@ -14,6 +14,10 @@ const RECOUNT = `
   where r.status = 'APPROVED' and d.value is not null
   group by 1, 2`;
 
+const RECUBE = `
+  select hw_class, mem_tier, engine_name, quantization, param_bucket, count(*)::int as n from speed_test_runs
+  where status = 'APPROVED' group by 1, 2, 3, 4, 5`;
+
 describe('exact totals from the run-count table', () => {
   const ctx = useTestApp({}, { fakeHub: true });
   let userId: string;
@@ -37,6 +41,9 @@ describe('exact totals from the run-count table', () => {
     const recounted = (await ctx.db.raw(RECOUNT)).rows.map((r: { dimension: string; value: string; n: string }) => `${r.dimension}=${r.value}:${r.n}`);
     expect(kept.sort()).to.deep.equal(recounted.sort());
     expect(await ctx.db('speed_test_run_counts').where('n', '<', 0).first()).to.equal(undefined);
+    const cube = (await ctx.db('speed_test_run_cube').where('n', '>', 0).select('*')).map((c) => JSON.stringify(c));
+    const recube = (await ctx.db.raw(RECUBE)).rows.map((c: Record<string, unknown>) => JSON.stringify(c));
+    expect(cube.sort()).to.deep.equal(recube.sort());
   }
 
   before(async () => {
@@ -158,5 +165,50 @@ describe('exact totals from the run-count table', () => {
     const tampered = await request(ctx.app).get('/api/leaderboard').query({ hardwareName: 'm4' }).expect(200);
     await ctx.db('speed_test_run_counts').where({ dimension: 'hardwareId', value: m4[0] }).decrement('n', 10);
     expect(tampered.body.total).to.equal(12);
+  });
+
+  it('answers three to five of the main filters from the cube, and sizes the page from the total', async () => {
+    await submit({ hfId: fakeHubModels.dense, engineName: 'vllm', hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 }, quantization: 'AWQ' });
+    await submit({ hfId: fakeHubModels.dense, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 }, quantization: 'AWQ' });
+    await expectTableMatchesRuns();
+    const values: Record<string, string[]> = {
+      hwClass: ['DISCRETE_GPU', 'UNIFIED'],
+      memTier: ['24', '48'],
+      engineName: ['llama.cpp', 'vllm'],
+      quantization: ['Q4_K_M', 'AWQ'],
+      paramSize: ['7', '30'],
+    };
+    const names = Object.keys(values);
+    let checked = 0;
+    let nonZero = 0;
+    // Every combination of three or more of the five, each with every value.
+    for (let mask = 0; mask < 1 << names.length; mask += 1) {
+      const chosen = names.filter((_, i) => mask & (1 << i));
+      if (chosen.length < 3) continue;
+      const combos = chosen.reduce<Record<string, string>[]>((acc, name) => acc.flatMap((c) => values[name]!.map((v) => ({ ...c, [name]: v }))), [{}]);
+      for (const combo of combos) {
+        for (const offset of ['0', '1']) {
+          const query = { ...combo, offset, limit: '1' };
+          const fromCube = await request(ctx.app).get('/api/leaderboard').query(query).expect(200);
+          const counted = await request(ctx.app).get('/api/leaderboard').query({ ...query, since: '30d' }).expect(200);
+          expect(fromCube.body.total, JSON.stringify(query)).to.equal(counted.body.total);
+          expect(fromCube.body.rows.map((r: { id: string }) => r.id), JSON.stringify(query)).to.deep.equal(counted.body.rows.map((r: { id: string }) => r.id));
+          checked += 1;
+          if (fromCube.body.total > 1) nonZero += 1;
+        }
+      }
+    }
+    expect(checked).to.be.greaterThan(300);
+    expect(nonZero).to.be.greaterThan(0);
+    // The total really is the cube's: a tampered cell shows, and sizes the page (no rows past the real ones).
+    const cell = { hw_class: 'DISCRETE_GPU', mem_tier: 24, engine_name: 'vllm', quantization: 'AWQ' };
+    await ctx.db('speed_test_run_cube').where(cell).increment('n', 5);
+    const tampered = await request(ctx.app).get('/api/leaderboard').query({ hwClass: 'DISCRETE_GPU', memTier: '24', engineName: 'vllm', quantization: 'AWQ' }).expect(200);
+    await ctx.db('speed_test_run_cube').where(cell).decrement('n', 5);
+    expect(tampered.body.total).to.equal(6);
+    expect(tampered.body.rows).to.have.length(1);
+    // A total of 0 answers an empty page without reading runs.
+    const none = await request(ctx.app).get('/api/leaderboard').query({ hwClass: 'UNIFIED', engineName: 'vllm', quantization: 'AWQ' }).expect(200);
+    expect(none.body).to.deep.include({ total: 0, rows: [] });
   });
 });

@@ -17,6 +17,7 @@ import type { Db } from '../../src/db/knex.ts';
 import { contentHash } from '../../src/lib/canonical-json.ts';
 import { recountRuns } from '../../migrations/20261122050000_hardware_facets.ts';
 import { rebuildRunDocuments } from '../../migrations/20261122040000_run_documents.ts';
+import { rebuildRunCube } from '../../migrations/20261122060000_run_cube.ts';
 import { hardwareSearchText, memoryGb, osFamily } from '../../src/lib/run-facets.ts';
 import { normaliseHardware, type NormalisedHardware } from '../../src/lib/speed-test-normalise.ts';
 import type { ModelRow } from '../../src/services/models.service.ts';
@@ -735,6 +736,8 @@ export async function seedDatabase(db: Db, profile: RevisionProfile, options: Se
     // The count and document triggers did not fire under session_replication_role = replica.
     await recountRuns(trx);
     step('speed_test_run_counts (exact leaderboard totals)');
+    await rebuildRunCube(trx);
+    step('speed_test_run_cube');
     await rebuildRunDocuments(trx);
     step('speed_test_run_documents');
   });
