@@ -45,6 +45,8 @@ export interface Config {
   databaseUrl: string | undefined;
   revision: RevisionNumber;
   publicUrl: string;
+  /** Whether PUBLIC_URL was set; otherwise documents given to agents use the request's own origin. */
+  publicUrlConfigured: boolean;
   sessionSecret: string;
   hfEndpoint: string;
   hfToken: string | undefined;
@@ -100,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     revision: e.API_REVISION,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    publicUrlConfigured: e.PUBLIC_URL !== undefined,
     sessionSecret: e.SESSION_SECRET ?? loadOrCreateSessionSecret(dataDir),
     hfEndpoint: e.HF_ENDPOINT.replace(/\/+$/, ''),
     hfToken: e.HF_TOKEN,

@@ -13,7 +13,7 @@ function missingAuth(req: Request): HttpError {
   return isApiRequest(req) ? new Unauthorized() : new SignInRedirect(req);
 }
 
-const SESSION_ONLY_MESSAGE = 'This endpoint needs a signed-in browser session; API keys are not accepted here';
+export const SESSION_ONLY_MESSAGE = 'This endpoint needs a signed-in browser session; API keys are not accepted here';
 
 /**
  * `key|session`: a Bearer key or a session; `session`: a browser session only

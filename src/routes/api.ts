@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { apiDocsController } from '../controllers/api/docs.ts';
 import { apiKeysController } from '../controllers/api/keys.ts';
 import { leaderboardController } from '../controllers/api/leaderboard.ts';
 import { meController } from '../controllers/api/me.ts';
@@ -9,6 +10,7 @@ import { deprecatedAlias, speedTestsController } from '../controllers/api/speed-
 import { requireAuth } from '../middleware/require-auth.ts';
 import { validate } from '../middleware/validate.ts';
 import { notFound } from '../middleware/errors.ts';
+import { apiDocuments } from '../openapi/documents.ts';
 import { createApiKeySchema } from '../schemas/api-key.schema.ts';
 import { reactionSchema } from '../schemas/reaction.schema.ts';
 import { setupSchemas } from '../schemas/setup.schema.ts';
@@ -62,6 +64,11 @@ export function apiRoutes({ db, profile, hub, clock, config }: AppDeps): Router 
   router.get('/models', models.list);
   if (profile.features.modelSearch) router.get('/models/search', models.search);
   router.get('/models/:org/:model', models.show);
+
+  // Generated from src/openapi/operations.ts and the schemas; the contract tests hold them to these routes.
+  const docs = apiDocsController(apiDocuments(profile), config);
+  if (profile.features.openApi) router.get('/openapi.json', docs.openApi);
+  if (profile.features.agentMetadata) router.get('/agent-context', docs.agentContext);
 
   router.use(notFound);
   return router;

@@ -4,6 +4,7 @@ import { adminRunsController } from '../controllers/web/admin-runs.ts';
 import { adminUsersController } from '../controllers/web/admin-users.ts';
 import { authController } from '../controllers/web/auth.ts';
 import { cataloguePagesController } from '../controllers/web/catalogue.ts';
+import { docsPagesController } from '../controllers/web/docs.ts';
 import { leaderboardPagesController } from '../controllers/web/leaderboard.ts';
 import { profilesController } from '../controllers/web/profiles.ts';
 import { reactionPagesController } from '../controllers/web/reactions.ts';
@@ -33,6 +34,11 @@ export function webRoutes({ db, profile, config, hub, clock }: AppDeps): Router 
   router.get('/models/:org/:model', catalogue.model);
   router.get('/hardware/:id', catalogue.hardware);
   router.get('/methodology', catalogue.methodology);
+
+  const docs = docsPagesController({ profile, config });
+  router.get('/docs', docs.index);
+  router.get('/docs/api', docs.api);
+  router.get('/docs/agents', docs.agents);
 
   router.get('/signup', auth.signUpForm);
   router.post('/signup', auth.signUp);

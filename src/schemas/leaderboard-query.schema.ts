@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { buckets, hwClasses, type RevisionProfile } from '../revisions.ts';
+import { documentedAs } from './json-schema.ts';
 import { perRevision, queryFlag, queryText, revisionParams, wholeNumber } from './query-params.ts';
 
 /** What the leaderboard can rank by; all but ttftMs rank higher values first. */
@@ -14,10 +15,13 @@ function buildLeaderboardQuerySchema(profile: RevisionProfile) {
   const limits = profile.bounds.pageLimit.leaderboard;
   const text = queryText;
   const oneOf = <T extends number>(values: readonly T[]) =>
-    z
-      .string({ error: 'Must be given once' })
-      .refine((v) => values.map(String).includes(v), `Must be one of ${values.join(', ')}`)
-      .transform((v) => Number(v) as T);
+    documentedAs(
+      z
+        .string({ error: 'Must be given once' })
+        .refine((v) => values.map(String).includes(v), `Must be one of ${values.join(', ')}`)
+        .transform((v) => Number(v) as T),
+      { type: 'integer', enum: [...values] },
+    );
   const flag = queryFlag();
 
   const all = {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RevisionProfile } from '../revisions.ts';
+import { documentedAs } from './json-schema.ts';
 
 /**
  * Pieces shared by the query-string schemas. Query values arrive as text (an array when
@@ -9,11 +10,15 @@ export const queryText = (max: number) =>
   z.string({ error: 'Must be given once, as text' }).trim().min(1, 'Must not be empty').max(max, `Must be at most ${max} characters`);
 
 export const wholeNumber = (min: number, max: number) =>
-  z
-    .string({ error: 'Must be given once' })
-    .regex(/^\d+$/, 'Must be a whole number')
-    .transform(Number)
-    .pipe(z.number().min(min, `Must be at least ${min}`).max(max, `Must be at most ${max}`));
+  documentedAs(
+    z
+      .string({ error: 'Must be given once' })
+      .regex(/^\d+$/, 'Must be a whole number')
+      .transform(Number)
+      .pipe(z.number().min(min, `Must be at least ${min}`).max(max, `Must be at most ${max}`)),
+    // Sent as text, read as the integer: the documents say what a client means.
+    { type: 'integer', minimum: min, maximum: max },
+  );
 
 export const queryFlag = () => z.enum(['true', 'false'], { error: 'Must be true or false' }).transform((v) => v === 'true');
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isCanonicalComponentName } from '../lib/hardware-lookup.ts';
 import { hardwareCostRules, hwClasses, type RevisionProfile } from '../revisions.ts';
+import { documentedAsAbsent } from './json-schema.ts';
 import { perRevision } from './query-params.ts';
 
 /**
@@ -25,12 +26,15 @@ const unit = () => z.number({ error: expected('Must be a number') }).min(0, 'Mus
 
 /** A field this revision does not accept: present at all is a field error naming the revision. */
 export function notInRevision(revision: number) {
-  return z
-    .unknown()
-    .superRefine((value, ctx) => {
-      if (value !== undefined) ctx.addIssue({ code: 'custom', message: `Not accepted in API revision ${revision}` });
-    })
-    .optional() as z.ZodType<undefined>;
+  // The OpenAPI document and the agent-context leave such a field out.
+  return documentedAsAbsent(
+    z
+      .unknown()
+      .superRefine((value, ctx) => {
+        if (value !== undefined) ctx.addIssue({ code: 'custom', message: `Not accepted in API revision ${revision}` });
+      })
+      .optional(),
+  ) as z.ZodType<undefined>;
 }
 
 /**

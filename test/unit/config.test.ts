@@ -24,6 +24,7 @@ describe('config', () => {
     expect(config.hubMode).to.equal('online');
     expect(config.hfEndpoint).to.equal('https://huggingface.co');
     expect(config.publicUrl).to.equal('http://localhost:3000');
+    expect(config.publicUrlConfigured).to.equal(false);
     expect(config.databaseUrl).to.equal(undefined);
     expect(config.trustProxy).to.equal(false);
     expect(config.admin).to.equal(undefined);
@@ -49,6 +50,7 @@ describe('config', () => {
       databaseUrl: 'postgres://u:p@db.internal:5432/bench',
       revision: 1,
       publicUrl: 'https://bench.example.org',
+      publicUrlConfigured: true,
       hfEndpoint: 'http://127.0.0.1:9999',
       hfToken: 'hf_abc',
       hubMode: 'offline',

@@ -3,6 +3,7 @@ import { BadRequest } from '../../lib/errors.ts';
 import { sendRunExport } from '../../lib/run-export.ts';
 import { parseOrThrow } from '../../lib/validation.ts';
 import type { LegacyAlias } from '../../revisions.ts';
+import { idempotencyKeySchema } from '../../schemas/headers.schema.ts';
 import { speedTestListQuerySchema } from '../../schemas/speed-test-query.schema.ts';
 import { runJson } from '../../services/run-reads.ts';
 import {
@@ -19,7 +20,8 @@ import {
 function idempotencyKey(req: Request): string | undefined {
   const key = req.get('Idempotency-Key');
   if (key === undefined) return undefined;
-  if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw new BadRequest('Idempotency-Key must be 1-255 visible ASCII characters');
+  const checked = idempotencyKeySchema.safeParse(key);
+  if (!checked.success) throw new BadRequest(checked.error.issues[0]!.message);
   return key;
 }
 

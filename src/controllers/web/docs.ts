@@ -1,0 +1,29 @@
+import type { Request, Response } from 'express';
+import type { Config } from '../../config.ts';
+import { agentGuide } from '../../openapi/agent-guide.ts';
+import { baseUrlOf } from '../../openapi/cache.ts';
+import { apiDocuments } from '../../openapi/documents.ts';
+import { docsPage, type DocsPage } from '../../openapi/html.ts';
+import type { RevisionProfile } from '../../revisions.ts';
+import { render } from '../../views.ts';
+
+/** /docs/api (the OpenAPI document as a page) and /docs/agents (a short guide). */
+export function docsPagesController({ profile, config }: { profile: RevisionProfile; config: Config }) {
+  const documents = apiDocuments(profile);
+  // One page model per generated document (the document is cached per base URL).
+  const pages = new WeakMap<object, DocsPage>();
+  return {
+    index(_req: Request, res: Response) {
+      res.redirect(302, '/docs/api');
+    },
+    api(req: Request, res: Response) {
+      const { document } = documents.openApi(baseUrlOf(req, config));
+      let page = pages.get(document);
+      if (!page) pages.set(document, (page = docsPage(document)));
+      render(res, 'pages/docs/api', { title: 'API reference', page, hasAgentContext: profile.features.agentMetadata });
+    },
+    agents(req: Request, res: Response) {
+      render(res, 'pages/docs/agents', { title: 'For agents', guide: agentGuide(profile, baseUrlOf(req, config)) });
+    },
+  };
+}

@@ -1,0 +1,242 @@
+import { commonValues } from '../data/common-values.ts';
+import { cpus, gpus, unifiedChips } from '../data/hardware-catalogue.ts';
+import { AUTHENTICATION_REQUIRED_MESSAGE } from '../lib/errors.ts';
+import { compareHardwareNames, hardwareNames } from '../lib/hardware-lookup.ts';
+import { methodology, SUSPECT_FACTOR } from '../lib/roofline.ts';
+import { buckets, hardwareCostRules, hwClasses, reactionEmojis, type MetricRule, type RevisionProfile } from '../revisions.ts';
+import { runStatuses } from '../schemas/admin.schema.ts';
+import { API_KEY_PATTERN } from '../schemas/api-key.schema.ts';
+import { jsonSchemaOf } from '../schemas/json-schema.ts';
+import { exportFormats, leaderboardSorts } from '../schemas/leaderboard-query.schema.ts';
+import { HUB_UNAVAILABLE_MESSAGE, hubNotFoundMessage } from '../services/hub.service.ts';
+import { describeProperties } from './descriptions.ts';
+import { commandSnippetExample, curlExample, submissionExamples } from './examples.ts';
+import { apiOperations, openApiPath, requestComponents } from './operations.ts';
+
+/**
+ * GET /api/agent-context: everything an agent needs to submit a correct run on its first
+ * try, in one document. Built from the revision profile, the schemas, the route table and
+ * the hardware catalogue, so it cannot disagree with what the API does.
+ */
+
+const seconds = (ms: number) => Math.round(ms / 1000);
+
+function metricRuleInWords(rule: MetricRule): string {
+  switch (rule.kind) {
+    case 'anyOf':
+      return `At least one of ${rule.fields.join(', ')} is required; otherwise ${rule.status} with the error "${rule.message}".`;
+    case 'requiredPlusOneOf':
+      return `${rule.required} is required (400 when missing), and at least one of ${rule.oneOf.join(', ')} alongside it; otherwise ${rule.status} with the error "${rule.message}".`;
+    case 'required':
+      return `${rule.required} is required (400 when missing); the other metrics are optional.`;
+  }
+}
+
+function bucketRules(profile: RevisionProfile): Record<string, string> {
+  const has = new Set<string>(profile.leaderboardParams);
+  const range = (above: number, upTo: number | null) => (upTo === null ? `above ${above}` : `(${above}, ${upTo}]`);
+  const rules: Record<string, string> = {
+    memTier:
+      `Memory tiers in GB: ${buckets.memTier.join(', ')}. Tier T holds runs whose memory is in (previous tier, T]; the first tier is (0, ${buckets.memTier[0]}]. ` +
+      'Memory is the total VRAM across cards (DISCRETE_GPU), unifiedMemoryGb (UNIFIED) or ramGb (CPU_ONLY).',
+    since: `since=7d or since=30d keeps runs created in the last 7 or 30 days (by createdAt); omit it for all time.`,
+  };
+  if (has.has('paramSize')) {
+    rules.paramSize = `Model size buckets in billions of parameters: ${buckets.paramSize.map((b) => `${b.bucket} = ${range(b.aboveB, b.upToB)}`).join(', ')}.`;
+  }
+  if (has.has('batchSize')) {
+    rules.batchSize = `batchSize=N matches runs with exactly N, except ${buckets.batchSizeOpenEnded}, which matches ${buckets.batchSizeOpenEnded} or more.`;
+  }
+  if (has.has('contextLen')) {
+    rules.contextLen =
+      `Context-length buckets: ${buckets.contextLen.join(', ')}. Bucket C holds contextLength in (previous bucket, C]; the first is (0, ${buckets.contextLen[0]}], ` +
+      `and ${buckets.contextLen.at(-1)} also takes everything above.`;
+  }
+  if (has.has('os')) rules.os = `os=${buckets.os.join('|')} matches the operating-system family read from hardware.os (e.g. "Ubuntu 24.04" is linux).`;
+  if (has.has('hardwareName')) rules.hardwareName = 'hardwareName is a case-insensitive substring of the GPU name, chip vendor/family/variant or CPU name.';
+  return rules;
+}
+
+export const METHODOLOGY_TIPS = [
+  'Warm up first: send 1-3 untimed requests (weights loaded, kernels compiled, caches filled) and discard them.',
+  'Fix the prompt and output lengths: use the same promptTokens and outputTokens for runs you compare, force the output length (ignore EOS / fixed max tokens) and report both numbers.',
+  'For decode speed use batch 1 with one request in flight (batchSize 1, concurrency 1): that is what tokSOut ranks and what the plausibility roofline checks.',
+  'prefillTokens is the number of tokens already in the KV cache before generation (0 = fresh run); decode is slower deep into a long context, so report it when you measure there.',
+  'batchSize (sequences generated together per request) and engineFlags.concurrency (simultaneous requests) raise aggregate throughput: tokSOut is then the aggregate output rate, such runs are compared through the batchSize filter, and the roofline does not judge them. In revision 3 the aggregate active sequences are batchSize x concurrency.',
+  'Measure ttftMs from sending the request to receiving the first token, and tokSPrefill as prompt tokens divided by prompt-processing time.',
+  'Repeat the measurement (5-10 times) and report the median; note the spread and anything unusual in notes.',
+  'Measure power during the timed window only (nvidia-smi --query-gpu=power.draw --format=csv -lms 100, rocm-smi, powermetrics on macOS) and report the average per card in gpuPowerWatts (revision 3); hardware.powerWatts is the whole machine.',
+  'Report the engine exactly: engineVersion, engineCommit and engineBuild (revision 3), and the full launch command in engineFlags.commandSnippet (flags are parsed from it; explicit flag fields override the parsed values).',
+  'Use the hub id of the exact weights you ran (e.g. the GGUF repository) and the quantization as the engine names it (Q4_K_M, AWQ, fp8, ...).',
+  'Give hardware names as the catalogue spells them (hardwareOptions): the roofline then knows the memory bandwidth and the run is judged instead of marked unknown.',
+  'Close other GPU and CPU workloads while measuring, and mention power or thermal limits in notes.',
+];
+
+export function buildAgentContext(profile: RevisionProfile, origin: string) {
+  const url = (path: string) => `${origin}${path}`;
+  const operations = apiOperations(profile);
+  const byId = new Map(operations.map((op) => [op.operationId, op]));
+  const endpoint = (id: string) => {
+    const op = byId.get(id);
+    return op ? { method: op.method.toUpperCase(), url: url(openApiPath(op.path)) } : null;
+  };
+  const examples = submissionExamples(profile);
+  const limit = profile.rateLimits.speedTestSubmission;
+  const accepts = (field: string) => !profile.revisionOnlyFields.includes(field as never);
+  const names = hardwareNames();
+  const submit = endpoint('submitSpeedTest')!;
+  const dryRun = endpoint('dryRunSpeedTest');
+  const byName = <T extends { name: string }>(items: readonly T[]) => [...items].sort((a, b) => compareHardwareNames(a.name, b.name));
+
+  const requestBodies = Object.fromEntries(
+    Object.entries(requestComponents(profile)).map(([name, schema]) => [name, describeProperties(jsonSchemaOf(schema, 'input'))]),
+  );
+  const queryParameters = Object.fromEntries(
+    operations
+      .filter((op) => op.query && !op.aliasOf)
+      .map((op) => [op.operationId, describeProperties(jsonSchemaOf(op.query!.schema, 'input'), op.query!.descriptions)]),
+  );
+
+  return {
+    service: 'LLM Bench: a public leaderboard for local LLM inference speed tests',
+    revision: profile.revision,
+    baseUrl: origin,
+    documentation: {
+      openapi: url('/api/openapi.json'),
+      agentContext: url('/api/agent-context'),
+      apiReference: url('/docs/api'),
+      agentGuide: url('/docs/agents'),
+      methodology: url('/methodology'),
+    },
+    quickStart: [
+      `Create an API key at ${url('/settings/keys')} (signed in) and send it as "Authorization: Bearer bhk_...".`,
+      `Check it: GET ${url('/api/me')} answers who you are.`,
+      'Build the body from examples.minimal (or examples.full) and schemas.requestBodies.SpeedTestSubmission; use enums, commonValues and hardwareOptions for exact spellings.',
+      dryRun ? `POST it to ${dryRun.url} first: 200 { valid: true, parsed } shows how it will be stored; 400 lists every field error.` : 'This revision has no dry-run: validate against the schema before submitting.',
+      `POST it to ${submit.url} with an Idempotency-Key header; retry with the same key and body after a network error.`,
+      `One submission per ${seconds(limit.windowMs)} s per account: on 429 wait Retry-After seconds.`,
+    ],
+    endpoints: Object.fromEntries(
+      operations.map((op) => [
+        op.operationId,
+        { method: op.method.toUpperCase(), url: url(openApiPath(op.path)), auth: op.auth, summary: op.summary, ...(op.aliasOf ? { deprecated: true } : {}) },
+      ]),
+    ),
+    authentication: {
+      header: 'Authorization: Bearer bhk_<40 hex characters>',
+      keyPattern: API_KEY_PATTERN.source,
+      obtainKey: url('/settings/keys'),
+      checkKey: url('/api/me'),
+      notes: [
+        'A missing, malformed, expired or revoked key is a 401; an Authorization header is never ignored in favour of a session.',
+        `At most ${profile.bounds.apiKeysPerAccount} live keys per account.`,
+        'Browsers use the bh.sid session cookie instead; unsafe requests made with it need the X-CSRF-Token header. Bearer requests need no CSRF token.',
+      ],
+    },
+    enums: {
+      engineName: [...profile.engines],
+      hwClass: [...hwClasses],
+      reactionEmoji: [...reactionEmojis],
+      memTier: [...buckets.memTier],
+      paramSize: buckets.paramSize.map((b) => b.bucket),
+      contextLen: [...buckets.contextLen],
+      batchSizeBucket: { min: 1, openEndedFrom: buckets.batchSizeOpenEnded },
+      os: [...buckets.os],
+      since: Object.keys(buckets.since),
+      leaderboardSort: [...leaderboardSorts],
+      exportFormat: [...exportFormats],
+      runStatus: [...runStatuses],
+      plausibility: ['plausible', 'suspect', 'unknown'],
+      mirostat: [...profile.bounds.mirostatValues],
+      ...(accepts('hardwareCost') ? { hardwareCostCondition: [...hardwareCostRules.conditions], currency: [...hardwareCostRules.currencies] } : {}),
+    },
+    commonValues: {
+      quantization: [...commonValues.quantization],
+      backend: [...commonValues.backend],
+      kvCacheDtype: [...commonValues.kvCacheDtype],
+      attentionBackend: [...commonValues.attentionBackend],
+      ropeScaling: [...commonValues.ropeScaling],
+      note: 'Free-text fields: any value is accepted, but these spellings group runs together on the leaderboard.',
+    },
+    hardwareOptions: {
+      note: 'Canonical names from the hardware catalogue. Names are stored as given; a catalogue name lets the plausibility roofline find the memory bandwidth. UNIFIED chips are sent as chipVendor + chipFamily + chipVariant.',
+      gpus: byName(gpus).map(({ name, vendor, vramGb }) => ({ name, vendor, vramGb: [...vramGb] })),
+      unifiedChips: byName(unifiedChips).map(({ name, vendor, family, variant, memoryGb }) => ({ name, chipVendor: vendor, chipFamily: family, chipVariant: variant, memoryGb: [...memoryGb] })),
+      cpus: byName(cpus).map(({ name, vendor, memoryType }) => ({ name, vendor, memoryType })),
+      ...(accepts('hardwareCost') ? { hardwareCostComponentNames: [...names.gpus, ...names.unifiedChips, ...names.cpus] } : {}),
+    },
+    schemas: { requestBodies, queryParameters },
+    metricRule: { ...profile.metricRule, inWords: metricRuleInWords(profile.metricRule) },
+    examples: {
+      minimal: examples.minimal,
+      full: examples.full,
+      ...(dryRun ? { dryRunCurl: curlExample('POST', dryRun.url, examples.minimal.DISCRETE_GPU) } : {}),
+      submitCurl: curlExample('POST', submit.url, examples.minimal.DISCRETE_GPU, { 'Idempotency-Key': 'run-2026-01-31-qwen3-8b-4090-1' }),
+      commandSnippet: commandSnippetExample(),
+    },
+    methodology: {
+      tips: METHODOLOGY_TIPS,
+      plausibility: {
+        formula: methodology.formula,
+        suspectFactor: SUSPECT_FACTOR,
+        assumptions: methodology.assumptions,
+        details: url('/methodology'),
+      },
+    },
+    rateLimits: {
+      speedTestSubmission: {
+        maxPerWindow: limit.maxPerWindow,
+        windowSeconds: seconds(limit.windowMs),
+        scope: 'per user account: every key and session of the account shares it',
+        appliesTo: operations.filter((op) => (op.aliasOf ?? op.operationId) === 'submitSpeedTest').map((op) => `POST ${url(openApiPath(op.path))}`),
+        dryRunsCount: false,
+        onSuccess: 'X-RateLimit-Remaining (0 or 1) and X-RateLimit-Reset (Unix seconds) on every 201',
+        onLimit: `429 with Retry-After (seconds) and { error, retryAfterMs, lastSubmittedAt }; error is "${limit.message}"`,
+      },
+      reads: 'GET endpoints are not limited per request; cache this document and /api/openapi.json with If-None-Match.',
+    },
+    idempotency: {
+      header: 'Idempotency-Key',
+      format: '1-255 visible ASCII characters',
+      sameKeySameBody: 'The first 201 is answered again with Idempotent-Replayed: true; nothing is written and the rate limit is not used.',
+      sameKeyOtherBody: '422 { error: "Idempotency-Key was already used with a different request body" }',
+      sameKeyInFlight: '409: the first request is still running; retry shortly.',
+    },
+    bucketRules: bucketRules(profile),
+    limits: {
+      maxLength: { ...profile.bounds.maxLength },
+      engineCommitHexLength: { ...profile.bounds.engineCommitLength },
+      gpusMaxItems: profile.bounds.gpusMaxItems,
+      temperature: { ...profile.bounds.temperature },
+      unitInterval: 'gpuMemUtil, topP and minP are between 0 and 1',
+      pageLimit: Object.fromEntries(
+        Object.entries(profile.bounds.pageLimit).filter(([name]) => name !== 'marketplaceFeed' || profile.features.marketplace).map(([name, range]) => [name, { ...range }]),
+      ),
+      requestBodyBytes: 1_048_576,
+    },
+    errors: [
+      {
+        status: 400,
+        when: 'The body, query or path fails validation (dry-runs too). Unknown fields are errors.',
+        body: { error: 'Validation failed', details: { fieldErrors: { 'hardware.vramGb': ['Required unless gpus is given'] }, formErrors: [] } },
+      },
+      { status: 400, when: 'The body is not JSON.', body: { error: 'Malformed JSON body' } },
+      { status: 401, when: 'Credentials missing, expired, revoked or invalid.', body: { error: AUTHENTICATION_REQUIRED_MESSAGE } },
+      { status: 403, when: 'A session request without the CSRF token, or a Bearer key on a session-only endpoint (keys).', body: { error: 'Invalid CSRF token' } },
+      { status: 404, when: 'hfId does not exist on the model hub.', body: { error: hubNotFoundMessage('someorg/No-Such-Model', 'https://huggingface.co') } },
+      { status: 404, when: 'An unknown id or path.', body: { error: 'Not found' } },
+      { status: 409, when: 'A name or limit conflict (setup name taken, key limit), or the same Idempotency-Key still in flight.', body: { error: `API key limit reached (${profile.bounds.apiKeysPerAccount})` } },
+      ...('status' in profile.metricRule ? [{ status: profile.metricRule.status, when: 'The metric rule is not met.', body: { error: profile.metricRule.message } }] : []),
+      { status: 422, when: 'Idempotency-Key reused with a different body.', body: { error: 'Idempotency-Key was already used with a different request body' } },
+      {
+        status: 429,
+        when: 'A submission inside the rate-limit window; also sends Retry-After (seconds).',
+        body: { error: limit.message, retryAfterMs: limit.windowMs - 5000, lastSubmittedAt: '2026-01-31T12:00:05.000Z' },
+      },
+      { status: 503, when: 'The model hub could not answer; nothing was written. Also sends Retry-After.', body: { error: HUB_UNAVAILABLE_MESSAGE } },
+    ],
+  };
+}
+
+export type AgentContext = ReturnType<typeof buildAgentContext>;
+

@@ -1,0 +1,34 @@
+import type { RevisionProfile } from '../revisions.ts';
+import { METHODOLOGY_TIPS } from './agent-context.ts';
+import { curlExample, submissionExamples } from './examples.ts';
+import { apiOperations, openApiPath } from './operations.ts';
+
+/** What the /docs/agents page shows for a revision, with absolute URLs of this deployment. */
+export function agentGuide(profile: RevisionProfile, baseUrl: string) {
+  const operations = apiOperations(profile);
+  const url = (id: string) => {
+    const op = operations.find((o) => o.operationId === id);
+    return op ? `${baseUrl}${openApiPath(op.path)}` : undefined;
+  };
+  const example = submissionExamples(profile).minimal.DISCRETE_GPU;
+  const limit = profile.rateLimits.speedTestSubmission;
+  const minutes = limit.windowMs / 60_000;
+  const submit = url('submitSpeedTest')!;
+  const dryRun = url('dryRunSpeedTest');
+  return {
+    revision: profile.revision,
+    agentContextUrl: url('getAgentContext'),
+    openApiUrl: url('getOpenApiDocument')!,
+    meUrl: url('getMe')!,
+    submitUrl: submit,
+    dryRunUrl: dryRun,
+    keysPage: `${baseUrl}/settings/keys`,
+    window: `${minutes} minute${minutes === 1 ? '' : 's'}`,
+    rateLimitMessage: limit.message,
+    dryRunCurl: dryRun ? curlExample('POST', dryRun, example) : undefined,
+    submitCurl: curlExample('POST', submit, example, { 'Idempotency-Key': 'qwen3-8b-4090-2026-01-31-1' }),
+    tips: METHODOLOGY_TIPS,
+  };
+}
+
+export type AgentGuide = ReturnType<typeof agentGuide>;

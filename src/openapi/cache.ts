@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import type { Request } from 'express';
+import type { Config } from '../config.ts';
+
+/**
+ * A generated document is built once, with a placeholder where its absolute URLs go, and
+ * kept as JSON text. Each base URL it is served at gets a copy with the placeholder filled
+ * in and a strong ETag (a hash of that text). With PUBLIC_URL set there is one base URL;
+ * without it each origin the service is reached at gets its copy (a few are kept), and a
+ * new one costs a string replacement, not a rebuild.
+ */
+export interface CachedDocument<T> {
+  json: string;
+  etag: string;
+  /** The document as an object (parsed on first use). */
+  readonly document: T;
+}
+
+const PLACEHOLDER = 'https://base-url.placeholder.invalid';
+const MAX_BASE_URLS = 8;
+// Host header values worth echoing back in absolute URLs: a name or address and a port.
+const PLAIN_HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+/** PUBLIC_URL when configured, else the request's own origin (trust proxy applies). */
+export function baseUrlOf(req: Request, config: Config): string {
+  if (config.publicUrlConfigured) return config.publicUrl;
+  const host = req.get('host');
+  return host && PLAIN_HOST.test(host) ? `${req.protocol}://${host}` : config.publicUrl;
+}
+
+export function documentCache<T>(build: (baseUrl: string) => T): (baseUrl: string) => CachedDocument<T> {
+  let template: string | undefined;
+  const copies = new Map<string, CachedDocument<T>>();
+  return (baseUrl) => {
+    let copy = copies.get(baseUrl);
+    if (!copy) {
+      template ??= JSON.stringify(build(PLACEHOLDER));
+      // The base URL goes inside JSON strings: escape it like one.
+      const json = template.split(PLACEHOLDER).join(JSON.stringify(baseUrl).slice(1, -1));
+      let parsed: T | undefined;
+      copy = {
+        json,
+        etag: `"${createHash('sha256').update(json).digest('base64url')}"`,
+        get document() {
+          return (parsed ??= JSON.parse(json) as T);
+        },
+      };
+      if (copies.size >= MAX_BASE_URLS) copies.delete(copies.keys().next().value!);
+      copies.set(baseUrl, copy);
+    }
+    return copy;
+  };
+}

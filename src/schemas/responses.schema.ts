@@ -1,0 +1,441 @@
+import { z } from 'zod';
+import { hardwareCostRules, hwClasses, reactionEmojis, type RevisionProfile } from '../revisions.ts';
+import { runStatuses } from './admin.schema.ts';
+import { perRevision } from './query-params.ts';
+import { setupSchemas } from './setup.schema.ts';
+import { engineFlagsSchema, speedTestSubmissionSchema } from './speed-test.schema.ts';
+
+/**
+ * What the API answers, as zod schemas: the documentation of every response body (they
+ * feed the OpenAPI document) and what the contract tests hold real answers to. Objects
+ * are closed (`additionalProperties: false` in the document), so a field added to an
+ * answer without being documented here fails the contract tests.
+ */
+
+const uuid = z.uuid();
+const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'ISO-8601 timestamp (UTC)' });
+const count = z.int().min(0);
+const nullable = <S extends z.ZodType>(schema: S) => schema.nullable();
+
+// ---------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------
+
+export const errorResponseSchema = z.object({ error: z.string().meta({ description: 'What went wrong, in English' }) }).meta({
+  description: 'Every error answer carries an `error` text.',
+});
+
+export const validationErrorResponseSchema = z
+  .object({
+    error: z.literal('Validation failed'),
+    details: z.object({
+      fieldErrors: z.record(z.string(), z.array(z.string())).meta({
+        description: 'Messages per dotted field path, e.g. `hardware.gpus.1.vramGb`; an unknown field is reported as `Unknown field` under its own path.',
+      }),
+      formErrors: z.array(z.string()).meta({ description: 'Messages about the request as a whole' }),
+    }),
+  })
+  .meta({ description: 'The 400 answer to a body, query or path that fails validation (dry-runs included).' });
+
+/** 400: the validation shape, or a plain error (malformed JSON, a bad Idempotency-Key, bad percent-encoding). */
+export const badRequestResponseSchema = z.union([validationErrorResponseSchema, errorResponseSchema]);
+
+export const rateLimitErrorResponseSchema = z
+  .object({
+    error: z.string(),
+    retryAfterMs: z.int().min(1).meta({ description: 'Milliseconds until the next submission is accepted' }),
+    lastSubmittedAt: timestamp.meta({ description: 'When the submission that opened the window was accepted' }),
+  })
+  .meta({ description: 'The 429 answer of a submission inside the rate-limit window (also sent with `Retry-After`, in seconds).' });
+
+// ---------------------------------------------------------------------------
+// Runs
+// ---------------------------------------------------------------------------
+
+const modelSummary = z.object({
+  id: uuid,
+  hfId: z.string(),
+  displayName: z.string(),
+  family: nullable(z.string()),
+  params: nullable(z.number()).meta({ description: 'Parameters in billions' }),
+  paramsApproximate: z.boolean().meta({ description: 'True when `params` was read from the name (e.g. `7B`)' }),
+  activeParams: nullable(z.number()).meta({ description: 'Parameters active per token in billions (MoE)' }),
+  isMoE: z.boolean(),
+  baseHfId: nullable(z.string()),
+  baseRelation: nullable(z.string()).meta({ description: 'quantized, finetune, adapter or merge' }),
+});
+
+const gpuSlot = z.object({ gpuName: z.string(), count: z.int().min(1), vramGb: z.number() });
+
+/** A hardware profile as stored: the submitted hardware, normalised, with its id. */
+const storedHardwareSchema = z.discriminatedUnion('hwClass', [
+  z.object({
+    id: uuid,
+    hwClass: z.literal('DISCRETE_GPU'),
+    gpuName: z.string().meta({ description: '`Multi-GPU` when the cards differ' }),
+    gpuCount: z.int().min(1),
+    vramGb: z.number().meta({ description: 'Per card; the total across cards when `isHeterogeneousGpu`' }),
+    totalVramGb: z.number(),
+    isHeterogeneousGpu: z.boolean(),
+    gpus: z.array(gpuSlot).optional(),
+    cpu: z.string().optional(),
+    ramGb: z.number().optional(),
+    os: z.string().optional(),
+    powerWatts: z.number().optional(),
+  }),
+  z.object({
+    id: uuid,
+    hwClass: z.literal('UNIFIED'),
+    chipVendor: z.string(),
+    chipFamily: z.string(),
+    chipVariant: z.string(),
+    unifiedMemoryGb: z.number(),
+    npuTops: z.number().optional(),
+    cpu: z.string().optional(),
+    os: z.string().optional(),
+    powerWatts: z.number().optional(),
+  }),
+  z.object({ id: uuid, hwClass: z.literal('CPU_ONLY'), cpu: z.string(), ramGb: z.number(), os: z.string().optional() }),
+]);
+
+const hardwareCostItem = z.object({
+  component: z.string(),
+  condition: z.enum(hardwareCostRules.conditions),
+  yearPurchased: z.int(),
+  price: z.number(),
+  currency: z.enum(hardwareCostRules.currencies),
+});
+
+/** Run fields with the revisions that answer them (the stored document is revision 3's). */
+function runShape(profile: RevisionProfile) {
+  const gated = new Set<string>(profile.revisionOnlyFields);
+  if (gated.has('gpuPowerWatts')) gated.add('totalPowerWatts');
+  const revision3 = profile.features.revision3Fields;
+  const engine = revision3
+    ? z.object({ id: uuid, name: z.string(), version: nullable(z.string()), repository: nullable(z.string()), build: nullable(z.string()), commit: nullable(z.string()) })
+    : z.object({ id: uuid, name: z.string(), version: nullable(z.string()) });
+  const shape: Record<string, z.ZodType> = {
+    id: uuid,
+    modelId: uuid,
+    hardwareId: uuid,
+    engineId: uuid,
+    userId: uuid,
+    status: z.enum(runStatuses),
+    createdAt: timestamp,
+    hfId: z.string(),
+    model: modelSummary,
+    hardware: storedHardwareSchema,
+    engineName: z.string(),
+    engineVersion: nullable(z.string()),
+    engineRepository: nullable(z.string()),
+    engineBuild: nullable(z.string()),
+    engineCommit: nullable(z.string()),
+    engine,
+    engineFlags: nullable(engineFlagsSchema(profile)).meta({ description: 'Explicit flags merged over those parsed from `commandSnippet`' }),
+    user: z.object({ id: uuid, username: z.string(), displayName: z.string(), verified: z.boolean(), demo: z.boolean() }),
+    demo: z.boolean().meta({ description: 'True for the sample runs of demo users' }),
+    quantization: z.string(),
+    modelRevision: z.string(),
+    backend: nullable(z.string()),
+    tokSOut: nullable(z.number()),
+    tokSPrefill: nullable(z.number()),
+    tokSTotal: nullable(z.number()),
+    ttftMs: nullable(z.number()),
+    peakVramGb: nullable(z.number()),
+    promptTokens: count,
+    outputTokens: count,
+    contextLength: z.int().min(1),
+    batchSize: z.int().min(1),
+    prefillTokens: count,
+    gpuPowerWatts: nullable(z.array(z.number())),
+    totalPowerWatts: nullable(z.number()).meta({ description: 'Sum of `gpuPowerWatts`' }),
+    hardwareCost: nullable(z.array(hardwareCostItem)),
+    tokPerWatt: nullable(z.number()),
+    tokPerDollar: nullable(z.number()),
+    plausibility: z.enum(['plausible', 'suspect', 'unknown']).meta({ description: 'Verdict of the decode-speed roofline (see /methodology)' }),
+    decodeBoundTokS: nullable(z.number()).meta({ description: 'Single-stream decode bound in tok/s, when computable' }),
+    plausibilityReason: nullable(z.string()),
+    notes: nullable(z.string()),
+    reactionCounts: z.partialRecord(z.enum(reactionEmojis), z.int().min(1)).meta({ description: 'Reactions per emoji (emojis without any are left out)' }),
+    myEmoji: nullable(z.enum(reactionEmojis)).meta({ description: "The caller's own reaction (null for anonymous callers)" }),
+  };
+  for (const field of gated) delete shape[field];
+  return shape;
+}
+
+function buildRunSchemas(profile: RevisionProfile) {
+  const run = z.object(runShape(profile)).meta({ description: 'A stored speed-test run' });
+  const rankedRun = z.object({ rank: z.int().min(1), ...runShape(profile) });
+  return {
+    run,
+    runList: z.object({ benchmarks: z.array(run), total: count, limit: z.int().min(1), offset: count }),
+    leaderboardPage: z.object({ rows: z.array(rankedRun), total: count, limit: z.int().min(1), offset: count }),
+  };
+}
+
+export const runResponseSchemas = perRevision(buildRunSchemas);
+
+// ---------------------------------------------------------------------------
+// Dry-run
+// ---------------------------------------------------------------------------
+
+const normalisedHardware = z.discriminatedUnion('hwClass', [
+  z.object({
+    hwClass: z.literal('DISCRETE_GPU'),
+    gpuName: z.string(),
+    gpuCount: z.int().min(1),
+    vramGb: z.number(),
+    totalVramGb: z.number(),
+    isHeterogeneousGpu: z.boolean(),
+    gpus: z.array(gpuSlot).optional(),
+    cpu: z.string().optional(),
+    ramGb: z.number().optional(),
+    os: z.string().optional(),
+    powerWatts: z.number().optional(),
+  }),
+  z.object({
+    hwClass: z.literal('UNIFIED'),
+    chipVendor: z.string(),
+    chipFamily: z.string(),
+    chipVariant: z.string(),
+    unifiedMemoryGb: z.number(),
+    npuTops: z.number().optional(),
+    cpu: z.string().optional(),
+    os: z.string().optional(),
+    powerWatts: z.number().optional(),
+  }),
+  z.object({ hwClass: z.literal('CPU_ONLY'), cpu: z.string(), ramGb: z.number(), os: z.string().optional() }),
+]);
+
+/** The model a dry-run resolved: from the catalogue, or as the hub describes a new one. */
+const dryRunModel = z.union([
+  modelSummary.extend({ catalogued: z.literal(true) }),
+  z.object({
+    hfId: z.string(),
+    displayName: z.string(),
+    family: nullable(z.string()),
+    params: nullable(z.number()),
+    paramsApproximate: z.boolean(),
+    activeParams: nullable(z.number()),
+    isMoE: z.boolean(),
+    base: nullable(z.object({ hfId: z.string(), relation: z.string() })),
+    hubSha: nullable(z.string()),
+    gated: z.boolean(),
+    catalogued: z.literal(false),
+  }),
+]);
+
+function buildDryRunSchema(profile: RevisionProfile) {
+  // The normalised submission: the submission's fields with defaults filled in, the
+  // hardware normalised, flag aliases resolved, and what the launch command told us.
+  const submission = speedTestSubmissionSchema(profile);
+  const flags = engineFlagsSchema(profile);
+  const parsed = z.object({
+    ...submission.shape,
+    hardware: normalisedHardware,
+    engineFlags: flags.optional(),
+    ...(profile.features.revision3Fields ? { totalPowerWatts: z.number().optional() } : {}),
+    commandSnippetFlags: z
+      .object({ recognised: z.array(z.string()), unrecognised: z.array(z.string()) })
+      .optional()
+      .meta({ description: 'Flags of `commandSnippet` that were mapped to fields, and those that were not' }),
+    model: dryRunModel,
+  });
+  return z
+    .object({ valid: z.literal(true), parsed })
+    .meta({ description: 'The submission passed every check a real submission meets (hub included); nothing was written.' });
+}
+
+export const dryRunResponseSchema = perRevision(buildDryRunSchema);
+
+// ---------------------------------------------------------------------------
+// Models
+// ---------------------------------------------------------------------------
+
+const catalogueModel = modelSummary.extend({
+  benchmarkCount: count.meta({ description: 'Approved runs of this model' }),
+  gated: z.boolean().meta({ description: 'Gated on the hub (access must be requested there)' }),
+});
+
+export interface ModelTreeNode extends z.infer<typeof catalogueModel> {
+  relation: string | null;
+  finetunes: ModelTreeNode[];
+}
+
+export const modelTreeNodeSchema: z.ZodType<ModelTreeNode> = catalogueModel.extend({
+  relation: nullable(z.string()),
+  get finetunes() {
+    return z.array(modelTreeNodeSchema);
+  },
+});
+
+export const modelListResponseSchema = z.object({ models: z.array(catalogueModel), total: count, limit: z.int().min(1), offset: count });
+export const modelTreeResponseSchema = z
+  .object({ models: z.array(modelTreeNodeSchema), total: count, limit: z.int().min(1), offset: count })
+  .meta({ description: 'With `tree=true`: base models, each with its finetunes, quants, adapters and merges nested' });
+export const modelsResponseSchema = z.union([modelListResponseSchema, modelTreeResponseSchema]);
+
+export const modelSearchResponseSchema = z.array(
+  z.object({ hfId: z.string(), displayName: z.string(), family: nullable(z.string()), params: nullable(z.number()), benchmarkCount: count }),
+);
+
+export const modelDetailResponseSchema = catalogueModel.extend({
+  hubSha: nullable(z.string()),
+  base: nullable(catalogueModel),
+  children: z.array(catalogueModel.extend({ relation: nullable(z.string()) })),
+  summary: z.object({
+    runs: count,
+    bestTokSOut: nullable(z.number()),
+    hardwareProfiles: count,
+    latestRunAt: nullable(timestamp),
+    byHardwareClass: z.partialRecord(z.enum(hwClasses), z.object({ runs: count, bestTokSOut: nullable(z.number()) })),
+  }),
+});
+
+// ---------------------------------------------------------------------------
+// Accounts, keys, setups, reactions
+// ---------------------------------------------------------------------------
+
+export const meResponseSchema = z.object({
+  id: uuid,
+  username: z.string(),
+  displayName: z.string(),
+  isVerified: z.boolean(),
+  isAdmin: z.boolean(),
+  authenticatedWith: z.enum(['api_key', 'session']),
+});
+
+const apiKeyFields = {
+  id: uuid,
+  name: z.string(),
+  prefix: z.string().regex(/^bhk_[0-9a-f]{4}$/).meta({ description: '`bhk_` and the first 4 hex characters, for telling keys apart' }),
+  createdAt: timestamp,
+  expiresAt: nullable(timestamp),
+};
+export const apiKeyListResponseSchema = z.array(z.object({ ...apiKeyFields, lastUsedAt: nullable(timestamp) }));
+export const createdApiKeyResponseSchema = z.object({
+  ...apiKeyFields,
+  key: z.string().regex(/^bhk_[0-9a-f]{40}$/).meta({ description: 'The secret: shown in this answer only' }),
+});
+export const okResponseSchema = z.object({ ok: z.literal(true) });
+
+function buildSetupSchema(profile: RevisionProfile) {
+  const { create, configFields } = setupSchemas(profile);
+  // Every configuration field of the revision, null when not set.
+  const config = Object.fromEntries(configFields.map((field) => [field, (create.shape[field] as z.ZodOptional<z.ZodNullable<z.ZodType>>).unwrap()]));
+  return z.object({ id: uuid, name: z.string(), description: nullable(z.string()), isDefault: z.boolean(), ...config, createdAt: timestamp, updatedAt: timestamp });
+}
+
+export const setupResponseSchema = perRevision(buildSetupSchema);
+
+export const reactionStateResponseSchema = z.object({
+  reactionCounts: z.partialRecord(z.enum(reactionEmojis), z.int().min(1)),
+  myEmoji: nullable(z.enum(reactionEmojis)),
+});
+
+// ---------------------------------------------------------------------------
+// Agent metadata
+// ---------------------------------------------------------------------------
+
+export const openApiDocumentResponseSchema = z
+  .looseObject({ openapi: z.literal('3.1.0'), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) })
+  .meta({ description: 'This document' });
+
+const link = z.url();
+const jsonObject = z.record(z.string(), z.unknown());
+const texts = z.array(z.string());
+
+/** GET /api/agent-context (revisions 2, 3). */
+export const agentContextResponseSchema = z
+  .object({
+    service: z.string(),
+    revision: z.int().min(1).max(3),
+    baseUrl: link,
+    documentation: z.object({ openapi: link, agentContext: link, apiReference: link, agentGuide: link, methodology: link }),
+    quickStart: texts.meta({ description: 'The steps from no key to a stored run' }),
+    endpoints: z
+      .record(
+        z.string(),
+        z.object({
+          method: z.enum(['GET', 'POST', 'PATCH', 'DELETE']),
+          url: link,
+          auth: z.enum(['public', 'key|session', 'session']),
+          summary: z.string(),
+          deprecated: z.literal(true).optional(),
+        }),
+      )
+      .meta({ description: 'Every operation of this revision by operationId, with its absolute URL' }),
+    authentication: z.object({ header: z.string(), keyPattern: z.string(), obtainKey: link, checkKey: link, notes: texts }),
+    enums: z.object({
+      engineName: texts,
+      hwClass: z.array(z.enum(hwClasses)),
+      reactionEmoji: z.array(z.enum(reactionEmojis)),
+      memTier: z.array(z.int()),
+      paramSize: z.array(z.int()),
+      contextLen: z.array(z.int()),
+      batchSizeBucket: z.object({ min: z.int(), openEndedFrom: z.int() }),
+      os: texts,
+      since: texts,
+      leaderboardSort: texts,
+      exportFormat: texts,
+      runStatus: texts,
+      plausibility: texts,
+      mirostat: z.array(z.int()),
+      hardwareCostCondition: texts.optional(),
+      currency: texts.optional(),
+    }),
+    commonValues: z.object({ quantization: texts, backend: texts, kvCacheDtype: texts, attentionBackend: texts, ropeScaling: texts, note: z.string() }),
+    hardwareOptions: z.object({
+      note: z.string(),
+      gpus: z.array(z.object({ name: z.string(), vendor: z.string(), vramGb: z.array(z.number()) })),
+      unifiedChips: z.array(z.object({ name: z.string(), chipVendor: z.string(), chipFamily: z.string(), chipVariant: z.string(), memoryGb: z.array(z.number()) })),
+      cpus: z.array(z.object({ name: z.string(), vendor: z.string(), memoryType: z.string() })),
+      hardwareCostComponentNames: texts.optional().meta({ description: 'Accepted values of hardwareCost[].component (revision 3)' }),
+    }),
+    schemas: z.object({
+      requestBodies: z.record(z.string(), jsonObject).meta({ description: 'JSON Schema (2020-12) of every request body' }),
+      queryParameters: z.record(z.string(), jsonObject).meta({ description: 'JSON Schema of the query parameters, by operationId' }),
+    }),
+    metricRule: z.looseObject({ kind: z.enum(['anyOf', 'requiredPlusOneOf', 'required']), inWords: z.string() }),
+    examples: z.object({
+      minimal: z.record(z.enum(hwClasses), jsonObject),
+      full: z.record(z.enum(hwClasses), jsonObject),
+      dryRunCurl: z.string().optional(),
+      submitCurl: z.string(),
+      commandSnippet: z.object({
+        engineName: z.string(),
+        commandSnippet: z.string(),
+        parsed: z.object({ flags: jsonObject, recognised: texts, unrecognised: texts }),
+        note: z.string(),
+      }),
+    }),
+    methodology: z.object({
+      tips: texts,
+      plausibility: z.object({ formula: z.string(), suspectFactor: z.number(), assumptions: texts, details: link }),
+    }),
+    rateLimits: z.object({
+      speedTestSubmission: z.object({
+        maxPerWindow: z.int().min(1),
+        windowSeconds: z.int().min(1),
+        scope: z.string(),
+        appliesTo: texts,
+        dryRunsCount: z.boolean(),
+        onSuccess: z.string(),
+        onLimit: z.string(),
+      }),
+      reads: z.string(),
+    }),
+    idempotency: z.object({ header: z.string(), format: z.string(), sameKeySameBody: z.string(), sameKeyOtherBody: z.string(), sameKeyInFlight: z.string() }),
+    bucketRules: z.record(z.string(), z.string()).meta({ description: 'How each leaderboard bucket filter matches, in words' }),
+    limits: z.object({
+      maxLength: z.record(z.string(), z.int()),
+      engineCommitHexLength: z.object({ min: z.int(), max: z.int() }),
+      gpusMaxItems: z.int(),
+      temperature: z.object({ min: z.number(), max: z.number() }),
+      unitInterval: z.string(),
+      pageLimit: z.record(z.string(), z.object({ min: z.int(), max: z.int(), default: z.int() })),
+      requestBodyBytes: z.int(),
+    }),
+    errors: z.array(z.object({ status: z.int().min(400).max(599), when: z.string(), body: z.looseObject({ error: z.string() }) })),
+  })
+  .meta({ description: 'Accepted values, schemas, worked examples, methodology, limits and error shapes for agents' });
