@@ -272,9 +272,13 @@ function clampSize(value: number | undefined, fallback: number, min: number): nu
   return Math.round(Math.min(MAX_SIZE, Math.max(min, value)));
 }
 
-function svgOpen(id: string, kind: string, width: number, height: number, title: string, description: string): string {
+/**
+ * A chart without links is one image to assistive technology; one with links is a named
+ * group, because an image's children are presentational and its links would be hidden.
+ */
+function svgOpen(id: string, kind: string, width: number, height: number, title: string, description: string, linked = false): string {
   return (
-    `<svg xmlns="http://www.w3.org/2000/svg" class="chart chart-${kind}" role="img" ` +
+    `<svg xmlns="http://www.w3.org/2000/svg" class="chart chart-${kind}" role="${linked ? 'group' : 'img'}" ` +
     `aria-labelledby="${id}-title ${id}-desc" viewBox="0 0 ${c(width)} ${c(height)}" ` +
     `width="100%" preserveAspectRatio="xMinYMin meet">` +
     `<title id="${id}-title">${escapeXml(title)}</title>` +
@@ -386,7 +390,8 @@ export function horizontalBarChart(options: HorizontalBarChartOptions): string {
   const height = (capped ? captionY : axisTitleY) + 10;
 
   const decimals = decimalsFor(scale.step);
-  const parts: string[] = [svgOpen(id, 'bar', width, height, title, fullDescription)];
+  const linked = shown.some((d) => safeHref(d.href) !== undefined);
+  const parts: string[] = [svgOpen(id, 'bar', width, height, title, fullDescription, linked)];
 
   parts.push('<g class="chart-grid-lines">');
   for (const t of scale.ticks) parts.push(line(sx(t), top, sx(t), y0, 'chart-grid'));
@@ -512,7 +517,8 @@ export function scatterChart(options: ScatterChartOptions): string {
   const sy = (v: number) => top + plotH - ((v - yScale.min) / (yScale.max - yScale.min)) * plotH;
   const yBase = top + plotH;
 
-  const parts: string[] = [svgOpen(id, 'scatter', width, height, title, description)];
+  const linked = points.some((d) => safeHref(d.href) !== undefined);
+  const parts: string[] = [svgOpen(id, 'scatter', width, height, title, description, linked)];
 
   parts.push('<g class="chart-grid-lines">');
   for (const t of yScale.ticks) parts.push(line(left, sy(t), left + plotW, sy(t), 'chart-grid'));

@@ -388,6 +388,8 @@ describe('svg-charts', () => {
       expect(ancestors(root, rects[0]!).some((el) => el.name === 'a')).to.equal(true);
       expect(ancestors(root, rects[1]!).some((el) => el.name === 'a')).to.equal(false);
       expect(ancestors(root, rects[2]!).some((el) => el.name === 'a')).to.equal(false);
+      // An image's children are hidden from assistive technology: a chart with links is a group.
+      expect(root.attrs.role).to.equal('group');
     });
 
     it('truncates long labels with an ellipsis and keeps the full label in <title>', () => {
@@ -484,6 +486,8 @@ describe('svg-charts', () => {
       expect(links).to.have.length(1);
       expect(links[0]!.attrs.href).to.equal('/runs/1');
       expect(links[0]!.children.some((n) => typeof n !== 'string' && n.attrs.class === 'chart-point')).to.equal(true);
+      expect(root.attrs.role).to.equal('group');
+      expect(parseXml(scatter(POINTS.map(({ href: _href, ...point }) => point))).attrs.role).to.equal('img');
     });
 
     it('uses 1-2-5 ticks on a log x axis and skips non-positive x', () => {

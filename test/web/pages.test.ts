@@ -122,7 +122,8 @@ describe('public pages', () => {
 
     it('draws server-side SVG charts with titles: best run per hardware, and speed against memory', async () => {
       const res = await request(ctx.app).get(`/models/${fakeHubModels.dense}`).expect(200);
-      const svgs = res.text.match(/<svg [^>]*role="img"[^>]*>/g) ?? [];
+      // Charts whose bars and points link to runs are named groups (an image would hide its links).
+      const svgs = res.text.match(/<svg [^>]*role="group"[^>]*aria-labelledby="[^"]+"[^>]*>/g) ?? [];
       expect(svgs).to.have.length(2);
       expect(res.text).to.match(/<title id="[^"]+">Output tok\/s by hardware: Dense-7B<\/title>/);
       expect(res.text).to.match(/<title id="[^"]+">Output tok\/s against memory: Dense-7B<\/title>/);

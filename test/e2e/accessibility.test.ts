@@ -1,0 +1,193 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { expect } from 'chai';
+import { HtmlValidate, type ConfigData } from 'html-validate';
+import type { Page } from 'playwright-core';
+import { useE2eApp } from './harness.ts';
+
+const require = createRequire(import.meta.url);
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const htmlvalidate = new HtmlValidate(JSON.parse(readFileSync('.htmlvalidate.json', 'utf8')) as ConfigData);
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[]; failureSummary?: string }[];
+}
+
+/** axe-core in the page: serious and critical violations, one line each. */
+async function axeProblems(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol: the page's CSP (script-src 'self') stays on.
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
+  const violations = (await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: unknown[] }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations;
+  })) as AxeViolation[];
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}${v.nodes[0]?.failureSummary ? ` (${v.nodes[0].failureSummary.replace(/\s+/g, ' ').slice(0, 200)})` : ''}`);
+}
+
+/** html-validate on the HTML exactly as the server sent it. */
+async function validityProblems(page: Page, path: string): Promise<string[]> {
+  const response = await page.context().request.get(path, { maxRedirects: 0 });
+  expect(response.headers()['content-type'], path).to.match(/^text\/html/);
+  const report = await htmlvalidate.validateString(await response.text(), path);
+  return report.results.flatMap((result) =>
+    result.messages.filter((m) => m.severity === 2).map((m) => `${m.ruleId} at ${m.line}:${m.column}: ${m.message}${m.selector ? ` (${m.selector})` : ''}`),
+  );
+}
+
+/** Form controls a person can use that have no label of any kind. */
+async function unlabelledControls(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('input, select, textarea')]
+      .filter((el) => !['hidden', 'submit', 'button', 'reset', 'image'].includes((el as HTMLInputElement).type))
+      .filter((el) => {
+        const control = el as HTMLInputElement;
+        const labelled = (control.labels?.length ?? 0) > 0 && [...control.labels!].some((label) => label.textContent!.trim() !== '');
+        return !labelled && !control.getAttribute('aria-label') && !control.getAttribute('aria-labelledby');
+      })
+      .map((el) => el.outerHTML.slice(0, 120)),
+  );
+}
+
+/** The focused element shows a ring: a visible outline (or box-shadow) while :focus-visible. */
+async function focusRing(page: Page): Promise<{ tag: string; text: string; visible: boolean; style: string }> {
+  return page.evaluate(() => {
+    const el = document.activeElement as HTMLElement;
+    const style = getComputedStyle(el);
+    const outline = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 1;
+    const shadow = style.boxShadow !== 'none';
+    return {
+      tag: el.tagName.toLowerCase(),
+      text: (el.textContent ?? '').trim().slice(0, 40),
+      visible: el.matches(':focus-visible') && (outline || shadow),
+      style: `${style.outlineStyle} ${style.outlineWidth} ${style.outlineColor} / ${style.boxShadow}`,
+    };
+  });
+}
+
+describe('e2e: accessibility and validity of every page type', () => {
+  const e2e = useE2eApp(import.meta.filename, { demoRuns: 40 });
+  const pages: { name: string; path: string; as: 'visitor' | 'user' | 'admin' }[] = [];
+  let username = '';
+  let adminPage: Page;
+  let userPage: Page;
+
+  before(async function () {
+    this.timeout(60_000);
+    // A user with a run, a key and a setup; an admin with one action in the audit log.
+    userPage = await e2e.newPage({}, true);
+    username = await e2e.signUp(userPage);
+    await userPage.goto('/settings/keys');
+    await userPage.getByLabel('Name').fill('a11y key');
+    await userPage.getByRole('button', { name: 'Create key' }).click();
+    await userPage.locator('#new-key').waitFor();
+    await userPage.goto('/settings/setups');
+    const setupForm = userPage.locator('form.setup-form').last();
+    await setupForm.getByLabel('Name', { exact: true }).fill('Desk box');
+    await setupForm.getByLabel('Hardware class').selectOption('CPU_ONLY');
+    await setupForm.getByLabel('CPU', { exact: true }).fill('AMD Ryzen 9 7950X');
+    await setupForm.getByLabel('RAM (GB)').fill('64');
+    await setupForm.getByRole('button', { name: 'Save setup' }).click();
+    await userPage.getByText('Setup “Desk box” saved.').waitFor();
+    adminPage = await e2e.newPage({}, true);
+    await e2e.signInAsAdmin(adminPage);
+    await adminPage.goto(`/admin/users?q=${username}`);
+    await adminPage.locator('tbody tr', { hasText: `@${username}` }).getByRole('button', { name: 'Verify' }).click();
+    await adminPage.locator('tbody tr', { hasText: `@${username}` }).getByRole('button', { name: 'Unverify' }).waitFor();
+
+    const top = await e2e.db('speed_test_runs').first('id', 'hardware_id').orderBy('created_at', 'desc');
+    const model = 'Qwen/Qwen2.5-7B';
+    pages.push(
+      { name: 'leaderboard', path: '/', as: 'visitor' },
+      { name: 'leaderboard, filtered and signed in', path: '/?hwClass=DISCRETE_GPU&sort=ttftMs', as: 'user' },
+      { name: 'leaderboard with invalid filters', path: '/?memTier=7', as: 'visitor' },
+      { name: 'models', path: '/models', as: 'visitor' },
+      { name: 'models as a tree', path: '/models?tree=true', as: 'visitor' },
+      { name: 'model', path: `/models/${model}`, as: 'visitor' },
+      { name: 'hardware', path: `/hardware/${top.hardware_id}`, as: 'visitor' },
+      { name: 'run', path: `/runs/${top.id}`, as: 'user' },
+      { name: 'run, signed out', path: `/runs/${top.id}`, as: 'visitor' },
+      { name: 'profile', path: `/u/${username}`, as: 'visitor' },
+      { name: 'methodology', path: '/methodology', as: 'visitor' },
+      { name: 'API reference', path: '/docs/api', as: 'visitor' },
+      { name: 'guide for agents', path: '/docs/agents', as: 'visitor' },
+      { name: 'sign in', path: '/signin', as: 'visitor' },
+      { name: 'sign up', path: '/signup', as: 'visitor' },
+      { name: 'not found', path: '/no/such/page', as: 'visitor' },
+      { name: 'submit', path: '/submit', as: 'user' },
+      { name: 'submit, unified memory', path: '/submit?setup=&hwClass=UNIFIED', as: 'user' },
+      { name: 'API keys', path: '/settings/keys', as: 'user' },
+      { name: 'setups', path: '/settings/setups', as: 'user' },
+      { name: 'profile settings', path: '/settings/profile', as: 'user' },
+      { name: 'admin', path: '/admin', as: 'admin' },
+      { name: 'admin users', path: '/admin/users', as: 'admin' },
+      { name: 'admin runs', path: '/admin/runs', as: 'admin' },
+      { name: 'admin audit log', path: '/admin/audit', as: 'admin' },
+    );
+  });
+
+  it('every page type: no serious or critical axe violation, valid HTML, labelled controls, visible focus', async function () {
+    this.timeout(120_000);
+    const visitor = await e2e.newPage();
+    const problems: string[] = [];
+    const pageFor = { visitor, user: userPage, admin: adminPage };
+    for (const { name, path, as } of pages) {
+      const page = pageFor[as];
+      await page.goto(path);
+      for (const problem of await validityProblems(page, path)) problems.push(`${name} (${path}) html-validate: ${problem}`);
+      for (const problem of await axeProblems(page)) problems.push(`${name} (${path}) axe: ${problem}`);
+      for (const control of await unlabelledControls(page)) problems.push(`${name} (${path}) unlabelled control: ${control}`);
+
+      // Keyboard focus: the first Tab lands on a link with a visible ring; so does a button.
+      await page.locator('body').focus();
+      await page.keyboard.press('Tab');
+      const link = await focusRing(page);
+      if (!link.visible) problems.push(`${name} (${path}) focus not visible on <${link.tag}> “${link.text}”: ${link.style}`);
+      const button = page.locator('main button:visible').first();
+      if (await button.count()) {
+        await button.focus();
+        const ring = await focusRing(page);
+        if (ring.tag !== 'button' || !ring.visible) problems.push(`${name} (${path}) focus not visible on <${ring.tag}> “${ring.text}”: ${ring.style}`);
+      }
+    }
+    expect(problems, problems.join('\n')).to.deep.equal([]);
+  });
+
+  it('the pages people read most pass axe in the dark colour scheme too', async function () {
+    this.timeout(60_000);
+    const dark = await e2e.newPage({ colorScheme: 'dark' });
+    await e2e.signIn(dark, username);
+    const problems: string[] = [];
+    for (const { name, path } of pages.filter((p) => ['leaderboard', 'model', 'run', 'submit', 'API keys', 'setups'].includes(p.name))) {
+      await dark.goto(path);
+      for (const problem of await axeProblems(dark)) problems.push(`${name} (${path}) dark axe: ${problem}`);
+    }
+    await dark.goto('/');
+    await e2e.screenshot(dark, 'leaderboard-dark');
+    expect(problems, problems.join('\n')).to.deep.equal([]);
+  });
+
+  it('htmx fragments are valid markup on their own', async () => {
+    const page = userPage;
+    const fragments = ['/?hwClass=CPU_ONLY', '/models?search=qwen', '/submit/hardware-fields?hardware.hwClass=UNIFIED'];
+    const problems: string[] = [];
+    // A fragment is swapped into a page that has the doctype; every other rule applies.
+    const fragmentValidator = new HtmlValidate({
+      ...(JSON.parse(readFileSync('.htmlvalidate.json', 'utf8')) as ConfigData),
+      rules: { 'missing-doctype': 'off' },
+    });
+    for (const path of fragments) {
+      const response = await page.context().request.get(path, { headers: { 'HX-Request': 'true' } });
+      const html = await response.text();
+      expect(html, path).not.to.include('<html');
+      const report = await fragmentValidator.validateString(html, path);
+      for (const result of report.results) for (const m of result.messages) if (m.severity === 2) problems.push(`${path}: ${m.ruleId} at ${m.line}:${m.column}: ${m.message}`);
+    }
+    expect(problems, problems.join('\n')).to.deep.equal([]);
+  });
+});
