@@ -6,11 +6,13 @@ import type { LeaderboardQuery, LeaderboardSort } from '../schemas/leaderboard-q
 import { JsonText, jsonArray, jsonObject } from '../lib/json-text.ts';
 import {
   answersDocumentAsStored,
+  countTableTotal,
   MY_EMOJI_NULL_TAIL,
   runDocumentColumns,
   runForRevision,
   SPEED_TEST_REACTION_KIND,
   toRun,
+  type CountFact,
   type RunDocumentRow,
   type SpeedTestRun,
 } from './run-reads.ts';
@@ -123,12 +125,6 @@ async function countedValue(deps: LeaderboardDeps, query: LeaderboardQuery, name
   return model ? ['modelId', model.id] : null;
 }
 
-/** The count table's key for a set of (dimension, value) facts: names sorted, joined by '+'; values by '|'. */
-function countKey(facts: [string, string][]): { dimension: string; value: string } {
-  const sorted = [...facts].sort(([a], [b]) => a.localeCompare(b));
-  return { dimension: sorted.map(([name]) => name).join('+') || 'all', value: sorted.map(([, value]) => value).join('|') };
-}
-
 /** The cube's filters and columns (see the run-cube migration). */
 const CUBE_COLUMNS = { hwClass: 'hw_class', memTier: 'mem_tier', engineName: 'engine_name', quantization: 'quantization', paramSize: 'param_bucket' } as const;
 
@@ -147,13 +143,13 @@ async function totalFromCountTables(deps: LeaderboardDeps, resolved: ResolvedQue
   const given = COUNTED_FILTERS.filter((name) => query[name] !== undefined);
   const sum = db.raw('coalesce(sum(n), 0)::int as total');
   if (!hardwareIds && given.length <= 2) {
-    const facts: [string, string][] = [];
+    const facts: CountFact[] = [];
     for (const name of given) {
       const fact = await countedValue(deps, query, name);
       if (!fact) return 0;
       facts.push(fact);
     }
-    return { query: db('speed_test_run_counts').where(countKey(facts)).select(sum) };
+    return { query: countTableTotal(db, facts) };
   }
   if (!hardwareIds && given.every((name) => name in CUBE_COLUMNS)) {
     const cube = db('speed_test_run_cube').modify((q) => {
@@ -166,9 +162,7 @@ async function totalFromCountTables(deps: LeaderboardDeps, resolved: ResolvedQue
   if (hardwareIds && runFilters.length <= 1 && runFilters[0] !== 'hfId') {
     if (hardwareIds.length === 0) return 0;
     const other = runFilters.length ? await countedValue(deps, query, runFilters[0]!) : null;
-    const keys = hardwareIds.map((id) => countKey(other ? [['hardwareId', id], other] : [['hardwareId', id]]));
-    const rows = db('speed_test_run_counts').where('dimension', keys[0]!.dimension).whereRaw('value = any(?::text[])', [keys.map((key) => key.value)]);
-    return { query: rows.select(sum) };
+    return { query: countTableTotal(db, other ? [['hardwareId', hardwareIds], other] : [['hardwareId', hardwareIds]]) };
   }
   return null;
 }

@@ -108,6 +108,31 @@ export function findRunDocuments(
   return query;
 }
 
+/**
+ * A filter as the count table keys it: a dimension and its value, or a set of values
+ * (a model tree, the hardware profiles a name matched) whose counts add up.
+ */
+export type CountFact = [dimension: string, value: string | readonly string[]];
+
+/**
+ * The number of approved runs matching every fact, from speed_test_run_counts (kept by
+ * triggers; see the run-count migrations), as a query of one row `{ total }`. Dimension
+ * names are sorted and joined by '+', values by '|'; at most one fact may be a set, and
+ * at most two facts can be given (the table keeps pairs).
+ */
+export function countTableTotal(db: Db, facts: readonly CountFact[]): Knex.QueryBuilder {
+  const sorted = [...facts].sort(([a], [b]) => a.localeCompare(b));
+  let values = [''];
+  for (const [index, [, value]] of sorted.entries()) {
+    const options = typeof value === 'string' ? [value] : value;
+    values = values.flatMap((prefix) => options.map((option) => (index === 0 ? option : `${prefix}|${option}`)));
+  }
+  return db('speed_test_run_counts')
+    .where('dimension', sorted.map(([name]) => name).join('+') || 'all')
+    .whereRaw('value = any(?::text[])', [values])
+    .select(db.raw('coalesce(sum(n), 0)::int as total'));
+}
+
 /** Approved runs with one filter value, from the count table kept by triggers ('all' = every run). */
 export async function countedRuns(db: Db, dimension: string, value: string): Promise<number> {
   const row = await db('speed_test_run_counts').where({ dimension, value }).first('n');

@@ -12,7 +12,7 @@ import type { HubClient } from './hub.service.ts';
 import { runVerdict, verdictColumns } from './plausibility.service.ts';
 import { catalogueModel, resolveModel, toModelSummary, type ModelRow, type ResolvedModel } from './models.service.ts';
 import { jsonArray, jsonObject } from '../lib/json-text.ts';
-import { countedRuns, findRunDocuments, findRuns, runDocumentColumns, runJson, runsQuery, toRun, type RunDocumentRow, type SpeedTestRun } from './run-reads.ts';
+import { countTableTotal, findRunDocuments, findRuns, runDocumentColumns, runJson, runsQuery, toRun, type CountFact, type RunDocumentRow, type SpeedTestRun } from './run-reads.ts';
 
 export interface SpeedTestDeps {
   db: Db;
@@ -268,22 +268,66 @@ export async function getSpeedTest(deps: SpeedTestDeps, id: string, viewerId: st
  * The models in the tree under a base: itself, its finetunes, their quants, ... Children
  * are linked by row id, or by the base id the hub named when the base is not catalogued.
  */
-const MODEL_TREE_SQL = `(with recursive tree(id, hf_id) as (
+const MODEL_TREE_SQL = `with recursive tree(id, hf_id) as (
     select id, hf_id from models where lower(hf_id) = lower(?) or lower(base_hf_id) = lower(?)
     union
     select child.id, child.hf_id from models child
       join tree on child.base_model_id = tree.id or lower(child.base_hf_id) = lower(tree.hf_id)
-  ) select id from tree)`;
+  ) select id from tree`;
 
-function applyListFilters(q: Knex.QueryBuilder, query: SpeedTestListQuery): void {
-  q.where('r.status', 'APPROVED');
-  if (query.hfId) q.whereRaw(`r.model_id in ${MODEL_TREE_SQL}`, [query.hfId, query.hfId]);
-  if (query.hwClass) q.where('r.hw_class', query.hwClass);
-  // Hardware and user facts through subqueries, so counting needs no join.
-  for (const [param, column] of [['gpuName', 'gpu_name'], ['chipVendor', 'chip_vendor'], ['chipFamily', 'chip_family'], ['chipVariant', 'chip_variant']] as const) {
-    const value = query[param];
-    if (value) q.whereRaw(`r.hardware_id in (select id from hardware_profiles where ${column} = ?)`, [value]);
+/** Hardware filters of the list and the profile columns they match. */
+const HARDWARE_LIST_FILTERS = [['gpuName', 'gpu_name'], ['chipVendor', 'chip_vendor'], ['chipFamily', 'chip_family'], ['chipVariant', 'chip_variant']] as const;
+
+/**
+ * The list's model tree and hardware filters resolved to ids before runs are read: a
+ * tree of models and a few hundred profiles, so the runs are then found by id (and a
+ * filter that matches nothing costs no run scan at all).
+ */
+interface ResolvedListQuery {
+  query: SpeedTestListQuery;
+  modelIds?: string[];
+  hardwareIds?: string[];
+}
+
+async function resolveListQuery(db: Db, query: SpeedTestListQuery): Promise<ResolvedListQuery> {
+  const resolved: ResolvedListQuery = { query };
+  if (query.hfId) resolved.modelIds = (await db.raw(MODEL_TREE_SQL, [query.hfId, query.hfId])).rows.map((row: { id: string }) => row.id);
+  if (HARDWARE_LIST_FILTERS.some(([param]) => query[param])) {
+    resolved.hardwareIds = await db('hardware_profiles')
+      .modify((q) => {
+        for (const [param, column] of HARDWARE_LIST_FILTERS) if (query[param]) q.where(column, query[param]);
+        if (query.hwClass) q.where('hw_class', query.hwClass);
+      })
+      .pluck('id');
   }
+  return resolved;
+}
+
+const matchesNothing = ({ modelIds, hardwareIds }: ResolvedListQuery) => modelIds?.length === 0 || hardwareIds?.length === 0;
+
+/**
+ * The total from the count table when its filters are ones it keeps (class, verified,
+ * the model tree, the hardware profiles; two at most, profiles never with models); null
+ * when the runs must be counted.
+ */
+function listTotalFromCountTable(db: Db, { query, modelIds, hardwareIds }: ResolvedListQuery): Knex.QueryBuilder | null {
+  const counted = new Set(['hfId', 'hwClass', 'verified', ...HARDWARE_LIST_FILTERS.map(([param]) => param), 'limit', 'offset', 'format']);
+  if (Object.entries(query).some(([key, value]) => value !== undefined && !counted.has(key))) return null;
+  const facts: CountFact[] = [];
+  if (modelIds) facts.push(['modelId', modelIds]);
+  if (hardwareIds) facts.push(['hardwareId', hardwareIds]);
+  // The profiles already carry the class.
+  else if (query.hwClass) facts.push(['hwClass', query.hwClass]);
+  if (query.verified !== undefined) facts.push(['verified', String(query.verified)]);
+  if (facts.length > 2 || (modelIds && hardwareIds)) return null;
+  return countTableTotal(db, facts);
+}
+
+function applyListFilters(q: Knex.QueryBuilder, { query, modelIds, hardwareIds }: ResolvedListQuery): void {
+  q.where('r.status', 'APPROVED');
+  if (modelIds) q.whereRaw('r.model_id = any(?::uuid[])', [modelIds]);
+  if (query.hwClass) q.where('r.hw_class', query.hwClass);
+  if (hardwareIds) q.whereRaw('r.hardware_id = any(?::uuid[])', [hardwareIds]);
   if (query.kvCacheDtype) q.where('r.kv_cache_dtype', query.kvCacheDtype);
   if (query.attentionBackend) q.where('r.attention_backend', query.attentionBackend);
   if (query.gpuLayersMin !== undefined) q.where('r.gpu_layers', '>=', query.gpuLayersMin);
@@ -304,9 +348,11 @@ function applyListFilters(q: Knex.QueryBuilder, query: SpeedTestListQuery): void
 
 /** Every matching run, newest first, through a cursor: the csv/jsonl export of the list. */
 export async function* speedTestRows(deps: SpeedTestDeps, query: SpeedTestListQuery): AsyncGenerator<SpeedTestRun> {
+  const resolved = await resolveListQuery(deps.db, query);
+  if (matchesNothing(resolved)) return;
   const stream = runsQuery(deps.db)
     .select(runDocumentColumns(deps.db, null))
-    .modify((q) => applyListFilters(q, query))
+    .modify((q) => applyListFilters(q, resolved))
     .orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id', order: 'desc' }])
     .stream({ highWaterMark: 200 });
   try {
@@ -325,15 +371,23 @@ export interface SpeedTestList {
 
 /** One page of the results list; `viewerId` fills each run's `myEmoji`. */
 export async function listSpeedTests(deps: SpeedTestDeps, query: SpeedTestListQuery, viewerId: string | null = null): Promise<SpeedTestList> {
-  const filter = (q: Knex.QueryBuilder) => applyListFilters(q, query);
-  const [benchmarks, [{ total }]] = await Promise.all([
-    findRunDocuments(deps.db, filter, { limit: query.limit, offset: query.offset }, viewerId),
-    // With no filter the count table has the total; otherwise count the run table alone.
-    Object.entries(query).every(([key, value]) => ['limit', 'offset', 'format'].includes(key) || value === undefined)
-      ? countedRuns(deps.db, 'all', '').then((total) => [{ total }])
-      : deps.db('speed_test_runs as r').modify(filter).count<{ total: number }[]>('* as total'),
-  ]);
-  return { benchmarks, total, limit: query.limit, offset: query.offset };
+  const page = { limit: query.limit, offset: query.offset };
+  const resolved = await resolveListQuery(deps.db, query);
+  if (matchesNothing(resolved)) return { benchmarks: [], total: 0, ...page };
+  const filter = (q: Knex.QueryBuilder) => applyListFilters(q, resolved);
+  const fromTable = listTotalFromCountTable(deps.db, resolved);
+  if (!fromTable) {
+    const [benchmarks, [{ total }]] = await Promise.all([
+      findRunDocuments(deps.db, filter, page, viewerId),
+      deps.db('speed_test_runs as r').modify(filter).count<{ total: number }[]>('* as total'),
+    ]);
+    return { benchmarks, total, ...page };
+  }
+  const [{ total }] = (await fromTable) as { total: number }[];
+  // A known total sizes the page, so the scan stops at its last run (see leaderboardPage).
+  const size = Math.min(query.limit, Math.max(0, total - query.offset));
+  const benchmarks = size > 0 ? await findRunDocuments(deps.db, filter, { ...page, limit: size }, viewerId) : [];
+  return { benchmarks, total, ...page };
 }
 
 /** The list as the API answers it, assembled from the stored documents. */

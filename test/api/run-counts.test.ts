@@ -211,4 +211,37 @@ describe('exact totals from the run-count table', () => {
     const none = await request(ctx.app).get('/api/leaderboard').query({ hwClass: 'UNIFIED', engineName: 'vllm', quantization: 'AWQ' }).expect(200);
     expect(none.body).to.deep.include({ total: 0, rows: [] });
   });
+
+  it('answers results-list totals for class, verified, model tree and hardware filters from the table', async () => {
+    await expectTableMatchesRuns();
+    const values: Record<string, string[]> = {
+      hwClass: ['DISCRETE_GPU', 'UNIFIED'],
+      verified: ['true', 'false'],
+      hfId: [fakeHubModels.dense, fakeHubModels.moeByArchitecture, 'nobody/nothing'],
+      gpuName: ['NVIDIA GeForce RTX 4090', 'No Such GPU'],
+      chipVendor: ['Apple'],
+    };
+    const queries: Record<string, string>[] = [{}];
+    for (const [name, options] of Object.entries(values)) {
+      for (const existing of [...queries]) for (const value of options) if (Object.keys(existing).length < 2) queries.push({ ...existing, [name]: value });
+    }
+    let nonZero = 0;
+    for (const query of queries) {
+      const fromTable = await request(ctx.app).get('/api/speed-tests').query({ ...query, limit: '2' }).expect(200);
+      // dateFrom long ago matches every run but is not kept in the table: this one is counted.
+      const counted = await request(ctx.app).get('/api/speed-tests').query({ ...query, limit: '2', dateFrom: '2000-01-01T00:00:00Z' }).expect(200);
+      expect(fromTable.body.total, JSON.stringify(query)).to.equal(counted.body.total);
+      expect(fromTable.body.benchmarks.map((r: { id: string }) => r.id), JSON.stringify(query)).to.deep.equal(counted.body.benchmarks.map((r: { id: string }) => r.id));
+      if (fromTable.body.total > 0) nonZero += 1;
+    }
+    expect(queries.length).to.be.greaterThan(30);
+    expect(nonZero).to.be.greaterThan(10);
+    // The total really is the table's: the 4090 profile's row, tampered, shows.
+    const [rtx4090] = await ctx.db('hardware_profiles').where({ gpu_name: 'NVIDIA GeForce RTX 4090', gpu_count: 1 }).pluck('id');
+    const real = (await request(ctx.app).get('/api/speed-tests').query({ gpuName: 'NVIDIA GeForce RTX 4090' }).expect(200)).body.total;
+    await ctx.db('speed_test_run_counts').where({ dimension: 'hardwareId', value: rtx4090 }).increment('n', 7);
+    const tampered = await request(ctx.app).get('/api/speed-tests').query({ gpuName: 'NVIDIA GeForce RTX 4090' }).expect(200);
+    await ctx.db('speed_test_run_counts').where({ dimension: 'hardwareId', value: rtx4090 }).decrement('n', 7);
+    expect(tampered.body.total).to.equal(real + 7);
+  });
 });
