@@ -67,35 +67,38 @@ const modelSummary = z.object({
 
 const gpuSlot = z.object({ gpuName: z.string(), count: z.int().min(1), vramGb: z.number() });
 
-/** A hardware profile as stored: the submitted hardware, normalised, with its id. */
+/** The submitted hardware, normalised: one object per class. */
+const discreteGpuHardware = z.object({
+  hwClass: z.literal('DISCRETE_GPU'),
+  gpuName: z.string().meta({ description: '`Multi-GPU` when the cards differ' }),
+  gpuCount: z.int().min(1),
+  vramGb: z.number().meta({ description: 'Per card; the total across cards when `isHeterogeneousGpu`' }),
+  totalVramGb: z.number(),
+  isHeterogeneousGpu: z.boolean(),
+  gpus: z.array(gpuSlot).optional(),
+  cpu: z.string().optional(),
+  ramGb: z.number().optional(),
+  os: z.string().optional(),
+  powerWatts: z.number().optional(),
+});
+const unifiedHardware = z.object({
+  hwClass: z.literal('UNIFIED'),
+  chipVendor: z.string(),
+  chipFamily: z.string(),
+  chipVariant: z.string(),
+  unifiedMemoryGb: z.number(),
+  npuTops: z.number().optional(),
+  cpu: z.string().optional(),
+  os: z.string().optional(),
+  powerWatts: z.number().optional(),
+});
+const cpuOnlyHardware = z.object({ hwClass: z.literal('CPU_ONLY'), cpu: z.string(), ramGb: z.number(), os: z.string().optional() });
+
+/** A hardware profile as stored: the normalised hardware with its id. */
 const storedHardwareSchema = z.discriminatedUnion('hwClass', [
-  z.object({
-    id: uuid,
-    hwClass: z.literal('DISCRETE_GPU'),
-    gpuName: z.string().meta({ description: '`Multi-GPU` when the cards differ' }),
-    gpuCount: z.int().min(1),
-    vramGb: z.number().meta({ description: 'Per card; the total across cards when `isHeterogeneousGpu`' }),
-    totalVramGb: z.number(),
-    isHeterogeneousGpu: z.boolean(),
-    gpus: z.array(gpuSlot).optional(),
-    cpu: z.string().optional(),
-    ramGb: z.number().optional(),
-    os: z.string().optional(),
-    powerWatts: z.number().optional(),
-  }),
-  z.object({
-    id: uuid,
-    hwClass: z.literal('UNIFIED'),
-    chipVendor: z.string(),
-    chipFamily: z.string(),
-    chipVariant: z.string(),
-    unifiedMemoryGb: z.number(),
-    npuTops: z.number().optional(),
-    cpu: z.string().optional(),
-    os: z.string().optional(),
-    powerWatts: z.number().optional(),
-  }),
-  z.object({ id: uuid, hwClass: z.literal('CPU_ONLY'), cpu: z.string(), ramGb: z.number(), os: z.string().optional() }),
+  discreteGpuHardware.extend({ id: uuid }),
+  unifiedHardware.extend({ id: uuid }),
+  cpuOnlyHardware.extend({ id: uuid }),
 ]);
 
 const hardwareCostItem = z.object({
@@ -179,33 +182,7 @@ export const runResponseSchemas = perRevision(buildRunSchemas);
 // Dry-run
 // ---------------------------------------------------------------------------
 
-const normalisedHardware = z.discriminatedUnion('hwClass', [
-  z.object({
-    hwClass: z.literal('DISCRETE_GPU'),
-    gpuName: z.string(),
-    gpuCount: z.int().min(1),
-    vramGb: z.number(),
-    totalVramGb: z.number(),
-    isHeterogeneousGpu: z.boolean(),
-    gpus: z.array(gpuSlot).optional(),
-    cpu: z.string().optional(),
-    ramGb: z.number().optional(),
-    os: z.string().optional(),
-    powerWatts: z.number().optional(),
-  }),
-  z.object({
-    hwClass: z.literal('UNIFIED'),
-    chipVendor: z.string(),
-    chipFamily: z.string(),
-    chipVariant: z.string(),
-    unifiedMemoryGb: z.number(),
-    npuTops: z.number().optional(),
-    cpu: z.string().optional(),
-    os: z.string().optional(),
-    powerWatts: z.number().optional(),
-  }),
-  z.object({ hwClass: z.literal('CPU_ONLY'), cpu: z.string(), ramGb: z.number(), os: z.string().optional() }),
-]);
+const normalisedHardware = z.discriminatedUnion('hwClass', [discreteGpuHardware, unifiedHardware, cpuOnlyHardware]);
 
 /** The model a dry-run resolved: from the catalogue, or as the hub describes a new one. */
 const dryRunModel = z.union([
