@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { COUNTED_DIMENSIONS, installRunCounts, recountRuns as recountWith, type RunCountLayout } from './20261121080000_run_count_pairs.ts';
+import { COUNTED_DIMENSIONS, installRunCounts, type RunCountLayout } from './20261121080000_run_count_pairs.ts';
 
 /**
  * `hardwareName` (and the other hardware filters) resolve to a set of hardware profiles
@@ -19,9 +19,6 @@ export const RUN_COUNT_LAYOUT: RunCountLayout = {
     return other === null || !(HARDWARE_LEVEL.has(other) || other === 'modelId');
   },
 };
-
-/** Counts every approved run afresh in the current layout (after a bulk load that skipped the triggers). */
-export const recountRuns = (knex: Knex) => recountWith(knex, RUN_COUNT_LAYOUT);
 
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('hardware_profiles', (t) => {

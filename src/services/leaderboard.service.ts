@@ -47,6 +47,8 @@ const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, 
 interface ResolvedQuery {
   query: LeaderboardQuery;
   hardwareIds?: string[];
+  /** Only runs created before this (counting the part of a `since` window the table does not hold). */
+  createdBefore?: Date;
 }
 
 /** Filters that are facts of the hardware profile; the others are facts of the run. */
@@ -75,7 +77,10 @@ async function resolveQuery(deps: LeaderboardDeps, query: LeaderboardQuery): Pro
 }
 
 /** Every filter reads columns of the run row itself (see the leaderboard-columns migration). */
-function applyFilters(q: Knex.QueryBuilder, { query, hardwareIds }: ResolvedQuery, deps: LeaderboardDeps): void {
+/** Where a `since` window starts. */
+const sinceCutoff = (deps: LeaderboardDeps, since: NonNullable<LeaderboardQuery['since']>) => new Date(deps.clock.now().getTime() - buckets.since[since]);
+
+function applyFilters(q: Knex.QueryBuilder, { query, hardwareIds, createdBefore }: ResolvedQuery, deps: LeaderboardDeps): void {
   // A literal, not a parameter: the ranking indexes are partial on it, and a reused
   // (generic) plan of the prepared page statement can only use them when the SQL says it.
   q.whereRaw("r.status = 'APPROVED'");
@@ -85,7 +90,8 @@ function applyFilters(q: Knex.QueryBuilder, { query, hardwareIds }: ResolvedQuer
   if (query.engineName) q.where('r.engine_name', query.engineName);
   if (query.quantization) q.where('r.quantization', query.quantization);
   if (query.verified !== undefined) q.where('r.user_verified', query.verified);
-  if (query.since) q.where('r.created_at', '>=', new Date(deps.clock.now().getTime() - buckets.since[query.since]));
+  if (query.since) q.where('r.created_at', '>=', sinceCutoff(deps, query.since));
+  if (createdBefore) q.where('r.created_at', '<', createdBefore);
   if (hardwareIds) q.whereRaw('r.hardware_id = any(?::uuid[])', [hardwareIds]);
   if (query.paramSize !== undefined) q.where('r.param_bucket', query.paramSize);
   if (query.os) q.where('r.os_family', query.os);
@@ -117,7 +123,10 @@ function rankedRuns(deps: LeaderboardDeps, resolved: ResolvedQuery) {
 
 /** Filters whose totals the count table keeps, alone and in pairs (see the run-count migrations). */
 const COUNTED_FILTERS = ['hfId', 'hwClass', 'memTier', 'engineName', 'quantization', 'verified', 'paramSize', 'os', 'backend', 'isMoE', 'contextLen', 'batchSize'] as const;
-const UNCOUNTED_FILTERS = ['since', 'modelFamily', 'plausible', 'bestPer'] as const;
+const UNCOUNTED_FILTERS = ['modelFamily', 'plausible', 'bestPer'] as const;
+/** The filters the count table pairs with days (see the run-count-days migration). */
+const DAY_PAIRED_FILTERS = new Set<string>(['hwClass', 'memTier', 'engineName', 'quantization', 'paramSize']);
+const DAY_MS = 86_400_000;
 type CountedFilter = (typeof COUNTED_FILTERS)[number];
 
 /** The count table's value for a filter (a model by its row id; batch sizes from 8 up share one). */
@@ -144,6 +153,10 @@ async function totalFromCountTables(deps: LeaderboardDeps, resolved: ResolvedQue
   if (UNCOUNTED_FILTERS.some((name) => query[name] !== undefined)) return null;
   const given = COUNTED_FILTERS.filter((name) => query[name] !== undefined);
   const sum = db.raw('coalesce(sum(n), 0)::int as total');
+  if (query.since) {
+    if (hardwareIds || given.length > 1 || !given.every((name) => DAY_PAIRED_FILTERS.has(name))) return null;
+    return sinceTotal(deps, resolved, given[0] ? await countedValue(deps, query, given[0]) : null);
+  }
   if (!hardwareIds && given.length <= 2) {
     const facts: CountFact[] = [];
     for (const name of given) {
@@ -169,8 +182,29 @@ async function totalFromCountTables(deps: LeaderboardDeps, resolved: ResolvedQue
   return null;
 }
 
+/**
+ * A `since` total: the whole days (UTC) after the cut-off's day from the count table,
+ * plus the runs of the cut-off's own day from the cut-off on, counted (a day's worth).
+ */
+function sinceTotal(deps: LeaderboardDeps, resolved: ResolvedQuery, other: CountFact | null): { query: Knex.QueryBuilder } {
+  const { db } = deps;
+  const cutoff = sinceCutoff(deps, resolved.query.since!);
+  const firstWholeDay = Math.floor(cutoff.getTime() / DAY_MS) * DAY_MS + DAY_MS;
+  const days: string[] = [];
+  // Through tomorrow: a run stamped just after midnight while this request began still counts.
+  for (let day = firstWholeDay; day <= deps.clock.now().getTime() + DAY_MS; day += DAY_MS) days.push(new Date(day).toISOString().slice(0, 10));
+  const wholeDays = countTableTotal(db, other ? [['day', days], other] : [['day', days]]);
+  const cutoffDay = countingQuery(deps, { ...resolved, createdBefore: new Date(firstWholeDay) });
+  return { query: db.select(db.raw('((select total from (?) w) + (select total from (?) c))::int as total', [wholeDays, cutoffDay])) };
+}
+
+/** Counts the matching runs themselves, as a query of one row `{ total }`. */
+function countingQuery(deps: LeaderboardDeps, resolved: ResolvedQuery): Knex.QueryBuilder {
+  return deps.db.from(rankedRuns(deps, resolved).as('c')).select(deps.db.raw('count(*)::int as total'));
+}
+
 async function countedTotal(deps: LeaderboardDeps, resolved: ResolvedQuery): Promise<number> {
-  const [{ total }] = await deps.db.from(rankedRuns(deps, resolved).as('c')).count<{ total: number }[]>('* as total');
+  const [{ total }] = await countingQuery(deps, resolved);
   return total;
 }
 

@@ -9,7 +9,8 @@ const RECOUNT = `
     ('all', ''), ('hwClass', r.hw_class), ('memTier', r.mem_tier::text), ('engineName', r.engine_name),
     ('quantization', r.quantization), ('verified', r.user_verified::text), ('paramSize', r.param_bucket::text),
     ('os', r.os_family), ('backend', r.backend), ('isMoE', r.model_is_moe::text), ('contextLen', r.ctx_bucket::text),
-    ('batchSize', least(r.batch_size, 8)::text), ('modelId', r.model_id::text), ('hardwareId', r.hardware_id::text)
+    ('batchSize', least(r.batch_size, 8)::text), ('modelId', r.model_id::text), ('hardwareId', r.hardware_id::text),
+    ('day', to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD'))
   ) as d(dimension, value)
   where r.status = 'APPROVED' and d.value is not null
   group by 1, 2`;
@@ -113,8 +114,8 @@ describe('exact totals from the run-count table', () => {
           for (const b of values[names[j]!]!) {
             const pair = { [names[i]!]: a, [names[j]!]: b };
             const fromTable = await request(ctx.app).get('/api/leaderboard').query(pair).expect(200);
-            // since=30d covers every run here but is not kept in the table: this one is counted.
-            const counted = await request(ctx.app).get('/api/leaderboard').query({ ...pair, since: '30d' }).expect(200);
+            // plausible=true keeps every run here (none is suspect) but is not kept in the table: this one is counted.
+            const counted = await request(ctx.app).get('/api/leaderboard').query({ ...pair, plausible: 'true' }).expect(200);
             expect(fromTable.body.total, JSON.stringify(pair)).to.equal(counted.body.total);
             checked += 1;
           }
@@ -148,7 +149,7 @@ describe('exact totals from the run-count table', () => {
       for (const extra of extras) {
         const query = { hardwareName, ...extra };
         const fromTable = await request(ctx.app).get('/api/leaderboard').query(query).expect(200);
-        const counted = await request(ctx.app).get('/api/leaderboard').query({ ...query, since: '30d' }).expect(200);
+        const counted = await request(ctx.app).get('/api/leaderboard').query({ ...query, plausible: 'true' }).expect(200);
         expect(fromTable.body.total, JSON.stringify(query)).to.equal(counted.body.total);
         expect(fromTable.body.rows.map((r: { id: string }) => r.id), JSON.stringify(query)).to.deep.equal(counted.body.rows.map((r: { id: string }) => r.id));
         if (fromTable.body.total > 0) nonZero += 1;
@@ -190,7 +191,7 @@ describe('exact totals from the run-count table', () => {
         for (const offset of ['0', '1']) {
           const query = { ...combo, offset, limit: '1' };
           const fromCube = await request(ctx.app).get('/api/leaderboard').query(query).expect(200);
-          const counted = await request(ctx.app).get('/api/leaderboard').query({ ...query, since: '30d' }).expect(200);
+          const counted = await request(ctx.app).get('/api/leaderboard').query({ ...query, plausible: 'true' }).expect(200);
           expect(fromCube.body.total, JSON.stringify(query)).to.equal(counted.body.total);
           expect(fromCube.body.rows.map((r: { id: string }) => r.id), JSON.stringify(query)).to.deep.equal(counted.body.rows.map((r: { id: string }) => r.id));
           checked += 1;
@@ -243,5 +244,46 @@ describe('exact totals from the run-count table', () => {
     const tampered = await request(ctx.app).get('/api/speed-tests').query({ gpuName: 'NVIDIA GeForce RTX 4090' }).expect(200);
     await ctx.db('speed_test_run_counts').where({ dimension: 'hardwareId', value: rtx4090 }).decrement('n', 7);
     expect(tampered.body.total).to.equal(real + 7);
+  });
+
+  it('answers since, alone and with one of the five main filters, from whole days in the table plus the cut-off day counted', async () => {
+    // Runs spread over 40 days, a few hours apart, so windows cut days in the middle.
+    for (let i = 0; i < 14; i += 1) {
+      ctx.clock.advance(3 * 86_400_000 - 7 * 3_600_000);
+      await submit({
+        hfId: i % 2 ? fakeHubModels.dense : fakeHubModels.moeByArchitecture,
+        engineName: i % 3 ? 'llama.cpp' : 'vllm',
+        hardware: i % 4 ? { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 } : { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', chipVariant: 'Max', unifiedMemoryGb: 128 },
+        quantization: i % 5 ? 'Q4_K_M' : 'Q8_0',
+      });
+    }
+    await expectTableMatchesRuns();
+    const extras: Record<string, string>[] = [{}, { hwClass: 'UNIFIED' }, { memTier: '24' }, { engineName: 'vllm' }, { quantization: 'Q8_0' }, { paramSize: '7' }];
+    let partial = 0;
+    for (const hoursLater of [0, 5, 11, 17]) {
+      ctx.clock.advance(hoursLater * 3_600_000);
+      for (const since of ['7d', '30d']) {
+        for (const extra of extras) {
+          const query = { since, ...extra };
+          const fromTable = await request(ctx.app).get('/api/leaderboard').query(query).expect(200);
+          const counted = await request(ctx.app).get('/api/leaderboard').query({ ...query, plausible: 'true' }).expect(200);
+          expect(fromTable.body.total, `${JSON.stringify(query)} +${hoursLater}h`).to.equal(counted.body.total);
+          expect(fromTable.body.rows.map((r: { id: string }) => r.id)).to.deep.equal(counted.body.rows.map((r: { id: string }) => r.id));
+          const all = await request(ctx.app).get('/api/leaderboard').query(extra).expect(200);
+          if (fromTable.body.total > 0 && fromTable.body.total < all.body.total) partial += 1;
+        }
+      }
+    }
+    // The windows really cut the runs: most checks kept some runs and left others out.
+    expect(partial).to.be.greaterThan(20);
+    // Whole days come from the table: a tampered day row shows.
+    const today = ctx.clock.now().getTime();
+    const threeDaysAgo = new Date(today - 3 * 86_400_000).toISOString().slice(0, 10);
+    const before = (await request(ctx.app).get('/api/leaderboard').query({ since: '7d' }).expect(200)).body.total;
+    await ctx.db('speed_test_run_counts').insert({ dimension: 'day', value: threeDaysAgo, n: 0 }).onConflict(['dimension', 'value']).ignore();
+    await ctx.db('speed_test_run_counts').where({ dimension: 'day', value: threeDaysAgo }).increment('n', 4);
+    const tampered = (await request(ctx.app).get('/api/leaderboard').query({ since: '7d' }).expect(200)).body.total;
+    await ctx.db('speed_test_run_counts').where({ dimension: 'day', value: threeDaysAgo }).decrement('n', 4);
+    expect(tampered).to.equal(before + 4);
   });
 });

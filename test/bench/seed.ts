@@ -15,7 +15,7 @@ import type { Knex } from 'knex';
 import { cpus, gpus, unifiedChips, type CpuSpec, type GpuSpec, type UnifiedChipSpec } from '../../src/data/hardware-catalogue.ts';
 import type { Db } from '../../src/db/knex.ts';
 import { contentHash } from '../../src/lib/canonical-json.ts';
-import { recountRuns } from '../../migrations/20261122050000_hardware_facets.ts';
+import { recountRuns } from '../../migrations/20261122070000_run_count_days.ts';
 import { rebuildRunDocuments } from '../../migrations/20261122040000_run_documents.ts';
 import { rebuildRunCube } from '../../migrations/20261122060000_run_cube.ts';
 import { hardwareSearchText, memoryGb, osFamily } from '../../src/lib/run-facets.ts';
