@@ -5,6 +5,7 @@ import { isUuid } from '../lib/ids.ts';
 import type { RevisionProfile } from '../revisions.ts';
 import { findRuns } from './run-reads.ts';
 import { findModelByHfId, toModelSummary, type ModelRow, type ModelSummary } from './models.service.ts';
+import { containsLowercase, escapeLike } from '../lib/like-patterns.ts';
 
 /** A catalogue entry as listed: the summary plus how many approved runs it has. */
 export type CatalogueModel = ModelSummary & { benchmarkCount: number; gated: boolean };
@@ -16,13 +17,12 @@ function toCatalogueModel(row: CountedRow): CatalogueModel {
   return { ...toModelSummary(row), benchmarkCount: row.benchmark_count, gated: row.gated };
 }
 
-const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 const SEARCH_TEXT = "lower(hf_id) || ' ' || lower(display_name) || ' ' || coalesce(lower(family), '')";
 
 /** Most-benchmarked first, then by id: what a visitor looks for first. */
 export async function listModels(db: Db, query: { search?: string; limit: number; offset: number }) {
   const base = db<CountedRow>('models').modify((q) => {
-    if (query.search) q.whereRaw(`${SEARCH_TEXT} like ?`, [likePattern(query.search)]);
+    if (query.search) q.whereRaw(`${SEARCH_TEXT} like ?`, [containsLowercase(query.search)]);
   });
   const [rows, [{ total }]] = await Promise.all([
     base.clone().orderBy([{ column: 'benchmark_count', order: 'desc' }, { column: 'hf_id', order: 'asc' }]).limit(query.limit).offset(query.offset),
@@ -58,9 +58,9 @@ export async function listModelTree(db: Db, query: { search?: string; limit: num
 /** Exact id first, then prefix matches, then any substring; each group by run count. */
 export async function searchModels(db: Db, query: { q: string; limit: number }) {
   const q = query.q.toLowerCase();
-  const prefix = `${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const prefix = `${escapeLike(q)}%`;
   const rows: CountedRow[] = await db('models')
-    .whereRaw(`${SEARCH_TEXT} like ?`, [likePattern(q)])
+    .whereRaw(`${SEARCH_TEXT} like ?`, [containsLowercase(q)])
     .orderByRaw(
       `case when lower(hf_id) = ? then 0 when lower(hf_id) like ? or lower(display_name) like ? then 1 else 2 end, benchmark_count desc, hf_id`,
       [q, prefix, prefix],

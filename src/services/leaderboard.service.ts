@@ -4,6 +4,7 @@ import type { Clock } from '../lib/clock.ts';
 import { buckets, type RevisionProfile } from '../revisions.ts';
 import type { LeaderboardQuery, LeaderboardSort } from '../schemas/leaderboard-query.schema.ts';
 import { JsonText, jsonArray, jsonObject } from '../lib/json-text.ts';
+import { containsLowercase } from '../lib/like-patterns.ts';
 import {
   answersDocumentAsStored,
   countTableTotal,
@@ -37,7 +38,6 @@ function orderSql(sort: LeaderboardSort, alias: string): string {
   return `${alias}.${column} ${direction} nulls last, ${alias}.created_at asc, ${alias}.id asc`;
 }
 
-const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
  * A query with its hardware filters resolved to the matching hardware profiles, when
@@ -64,7 +64,7 @@ async function resolveQuery(deps: LeaderboardDeps, query: LeaderboardQuery): Pro
   if (!query.hardwareName) return { query };
   const hardwareIds: string[] = await deps.db('hardware_profiles')
     .modify((q) => {
-      q.whereRaw('hardware_search like ?', [likePattern(query.hardwareName!)]);
+      q.whereRaw('hardware_search like ?', [containsLowercase(query.hardwareName!)]);
       if (query.hwClass) q.where('hw_class', query.hwClass);
       if (query.memTier !== undefined) {
         const [above, upTo] = memTierRange(query.memTier);
@@ -96,7 +96,7 @@ function applyFilters(q: Knex.QueryBuilder, { query, hardwareIds, createdBefore 
   if (query.paramSize !== undefined) q.where('r.param_bucket', query.paramSize);
   if (query.os) q.where('r.os_family', query.os);
   if (query.backend) q.where('r.backend', query.backend);
-  if (query.modelFamily) q.whereRaw('r.model_family like ?', [likePattern(query.modelFamily)]);
+  if (query.modelFamily) q.whereRaw('r.model_family like ?', [containsLowercase(query.modelFamily)]);
   if (query.isMoE !== undefined) q.where('r.model_is_moe', query.isMoE);
   if (query.batchSize !== undefined) {
     if (query.batchSize >= buckets.batchSizeOpenEnded) q.where('r.batch_size', '>=', buckets.batchSizeOpenEnded);

@@ -6,6 +6,7 @@ import type { RevisionProfile } from '../revisions.ts';
 import type { AdminRunsQuery } from '../schemas/admin.schema.ts';
 import { listAuditEntries, recordAdminAction, type AdminActor } from './audit.service.ts';
 import { countedRuns, findRuns, type SpeedTestRun } from './run-reads.ts';
+import { containsLowercase } from '../lib/like-patterns.ts';
 
 /**
  * Admin moderation of speed-test runs: search across every status, reject with a reason
@@ -31,14 +32,13 @@ export interface ModeratedRun {
   moderation: RunModeration;
 }
 
-const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 function applyAdminFilters(q: Knex.QueryBuilder, query: Omit<AdminRunsQuery, 'page'>): void {
   if (query.status) q.where('r.status', query.status);
-  if (query.model) q.whereRaw('r.model_id in (select id from models where lower(hf_id) like ?)', [likePattern(query.model)]);
-  if (query.user) q.whereRaw('r.user_id in (select id from users where lower(username) like ?)', [likePattern(query.user)]);
+  if (query.model) q.whereRaw('r.model_id in (select id from models where lower(hf_id) like ?)', [containsLowercase(query.model)]);
+  if (query.user) q.whereRaw('r.user_id in (select id from users where lower(username) like ?)', [containsLowercase(query.user)]);
   // The run's own lower-cased GPU / chip / CPU text, as the leaderboard's hardwareName filter.
-  if (query.hardware) q.whereRaw('r.hardware_search like ?', [likePattern(query.hardware)]);
+  if (query.hardware) q.whereRaw('r.hardware_search like ?', [containsLowercase(query.hardware)]);
 }
 
 async function moderationOf(db: Db, ids: string[]): Promise<Map<string, RunModeration>> {

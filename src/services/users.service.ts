@@ -1,7 +1,8 @@
 import { hash, verify } from '@node-rs/argon2';
 import type { Db } from '../db/knex.ts';
 import { Conflict, HttpError, NotFound } from '../lib/errors.ts';
-import { recordAdminAction, type AdminActor } from './audit.service.ts';
+import { recordAdminAction, type AdminActor, type AuditAction } from './audit.service.ts';
+import { escapeLike } from '../lib/like-patterns.ts';
 
 export interface User {
   id: string;
@@ -118,7 +119,7 @@ export interface UserPage {
 export async function listUsers(db: Db, { search, limit, offset }: { search?: string; limit: number; offset: number }): Promise<UserPage> {
   const base = db<UserRow>('users').modify((q) => {
     if (search) {
-      const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const pattern = `%${escapeLike(search)}%`;
       q.where((w) => w.whereILike('username', pattern).orWhereILike('display_name', pattern));
     }
   });
@@ -138,22 +139,35 @@ const userLabel = (row: { username: string }) => `@${row.username}`;
  * changes nothing and logs nothing.
  */
 export async function setUserVerified(db: Db, actor: AdminActor, userId: string, verified: boolean): Promise<User> {
-  return db.transaction(async (trx) => {
-    const [row] = await trx<UserRow>('users')
-      .where({ id: userId })
-      .whereNot({ is_verified: verified })
-      .update({ is_verified: verified, updated_at: trx.fn.now() })
-      .returning('*');
-    if (!row) return existingUser(trx, userId);
-    await trx('speed_test_runs').where({ user_id: userId }).update({ user_verified: verified });
-    await recordAdminAction(trx, actor, {
-      action: verified ? 'user.verify' : 'user.unverify',
-      targetKind: 'user',
-      targetId: row.id,
-      targetLabel: userLabel(row),
-    });
-    return toUser(row);
-  });
+  return db.transaction((trx) =>
+    changeRoleFlag(trx, actor, userId, 'is_verified', verified, verified ? 'user.verify' : 'user.unverify', () =>
+      trx('speed_test_runs').where({ user_id: userId }).update({ user_verified: verified }),
+    ),
+  );
+}
+
+/**
+ * Sets a role flag when it differs, runs `alongside` and writes the audit entry, all in
+ * the caller's transaction. An unchanged flag writes and logs nothing.
+ */
+async function changeRoleFlag(
+  trx: Db,
+  actor: AdminActor,
+  userId: string,
+  flag: 'is_verified' | 'is_admin',
+  value: boolean,
+  action: AuditAction,
+  alongside?: () => Promise<unknown>,
+): Promise<User> {
+  const [row] = await trx<UserRow>('users')
+    .where({ id: userId })
+    .whereNot({ [flag]: value })
+    .update({ [flag]: value, updated_at: trx.fn.now() })
+    .returning('*');
+  if (!row) return existingUser(trx, userId);
+  await alongside?.();
+  await recordAdminAction(trx, actor, { action, targetKind: 'user', targetId: row.id, targetLabel: userLabel(row) });
+  return toUser(row);
 }
 
 async function existingUser(db: Db, userId: string): Promise<User> {
@@ -179,19 +193,7 @@ export async function setUserAdmin(db: Db, actor: AdminActor, userId: string, ad
       const admins: { id: string }[] = await trx('users').where({ is_admin: true }).orderBy('id').forUpdate().select('id');
       if (admins.some((a) => a.id === userId) && admins.length <= 1) throw new LastAdmin();
     }
-    const [row] = await trx<UserRow>('users')
-      .where({ id: userId })
-      .whereNot({ is_admin: admin })
-      .update({ is_admin: admin, updated_at: trx.fn.now() })
-      .returning('*');
-    if (!row) return existingUser(trx, userId);
-    await recordAdminAction(trx, actor, {
-      action: admin ? 'user.grant_admin' : 'user.revoke_admin',
-      targetKind: 'user',
-      targetId: row.id,
-      targetLabel: userLabel(row),
-    });
-    return toUser(row);
+    return changeRoleFlag(trx, actor, userId, 'is_admin', admin, admin ? 'user.grant_admin' : 'user.revoke_admin');
   });
 }
 

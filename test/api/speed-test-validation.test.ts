@@ -512,7 +512,7 @@ for (const revision of REVISIONS) {
         const hfId = `o/${'x'.repeat(254)}`;
         const res = await api.validate(payload({ hfId }));
         expect(res.status, JSON.stringify(res.body)).to.equal(404);
-        expect(res.body.error).to.match(/not found on the model hub/).and.to.include('o/xxxx');
+        expect(res.body.error).to.match(/not found on the model hub/).and.to.include(hfId.slice(0, 20));
       });
 
       const badIds: [label: string, hfId: unknown, message: Message][] = [
