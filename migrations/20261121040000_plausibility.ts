@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { recomputePlausibility } from '../src/services/plausibility.service.ts';
+import { createPlausibilityService } from '../src/services/plausibility.service.ts';
 
 /** The decode-speed roofline verdict of each run, judged at submission. */
 export async function up(knex: Knex): Promise<void> {
@@ -9,7 +9,7 @@ export async function up(knex: Knex): Promise<void> {
     t.string('plausibility_reason', 200);
   });
   await knex.raw("alter table speed_test_runs add constraint speed_test_runs_plausibility_check check (plausibility in ('plausible','suspect','unknown'))");
-  await recomputePlausibility(knex);
+  await createPlausibilityService({ db: knex }).recompute();
 }
 
 export async function down(knex: Knex): Promise<void> {

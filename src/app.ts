@@ -7,32 +7,15 @@ import express from 'express';
 import session from 'express-session';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
-import type { Config } from './config.ts';
-import { healthController } from './controllers/api/health.ts';
-import type { Db } from './db/knex.ts';
-import { systemClock, type Clock } from './lib/clock.ts';
-import { createHubClient, createOfflineHubClient, type HubClient } from './services/hub.service.ts';
-import type { Logger } from './logger.ts';
+import { createAppContext, type AppDepsInput } from './app-context.ts';
+import { healthController } from './controllers/health.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { verifyCsrf } from './middleware/csrf.ts';
 import { errorHandler, notFound } from './middleware/errors.ts';
 import { rejectNulCharacters } from './middleware/validate.ts';
-import { getRevisionProfile, type RevisionProfile } from './revisions.ts';
 import { apiRoutes } from './routes/api.ts';
 import { webRoutes } from './routes/web.ts';
-import { createViewEngine } from './views.ts';
-
-export interface AppDeps {
-  db: Db;
-  config: Config;
-  logger: Logger;
-  profile: RevisionProfile;
-  /** The upstream model hub (a fake one in tests). */
-  hub: HubClient;
-  clock: Clock;
-  /** Connection string of `db`, for the session store's own small pool. */
-  databaseUrl: string;
-}
+import { createViewEngine } from './web/views.ts';
 
 const SESSION_COOKIE = 'bh.sid';
 const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60_000;
@@ -47,23 +30,10 @@ function requestId(req: express.Request, res: express.Response): string {
   return id;
 }
 
-export type AppDepsInput = Omit<AppDeps, 'profile' | 'hub' | 'clock'> & Partial<Pick<AppDeps, 'profile' | 'hub' | 'clock'>>;
-
-function defaultHub(config: Config): HubClient {
-  return config.hubMode === 'offline'
-    ? createOfflineHubClient()
-    : createHubClient({ endpoint: config.hfEndpoint, token: config.hfToken });
-}
-
 /** Builds the Express app (never listens). `app.locals.close()` releases what it opened. */
 export function createApp(input: AppDepsInput): express.Express {
-  const deps: AppDeps = {
-    ...input,
-    profile: input.profile ?? getRevisionProfile(input.config.revision),
-    hub: input.hub ?? defaultHub(input.config),
-    clock: input.clock ?? systemClock,
-  };
-  const { config, db, logger, profile } = deps;
+  const context = createAppContext(input);
+  const { config, logger, profile, services } = context;
   const production = config.nodeEnv === 'production';
   const app = express();
 
@@ -100,11 +70,11 @@ export function createApp(input: AppDepsInput): express.Express {
   app.use(express.static(publicDirectory, { maxAge: production ? '1h' : 0, index: false }));
   app.use('/vendor/htmx', express.static(htmxDirectory, { maxAge: production ? '1d' : 0, index: false }));
 
-  app.get('/healthz', healthController(db, profile).show);
+  app.get('/healthz', healthController(context).show);
 
   const PgSessionStore = connectPgSimple(session);
   const sessionStore = new PgSessionStore({
-    conString: deps.databaseUrl,
+    conString: context.databaseUrl,
     tableName: 'sessions',
     createTableIfMissing: false,
     // Expired rows are removed by the store; tests build many apps, so they turn it off.
@@ -129,11 +99,11 @@ export function createApp(input: AppDepsInput): express.Express {
   app.use(express.json({ limit: '1mb' }));
   app.use(express.urlencoded({ extended: false, limit: '1mb' }));
   app.use(rejectNulCharacters);
-  app.use(authenticate(db));
+  app.use(authenticate(services));
   app.use(verifyCsrf);
 
-  app.use('/api', apiRoutes(deps));
-  app.use(webRoutes(deps));
+  app.use('/api', apiRoutes(context));
+  app.use(webRoutes(context));
   app.use(notFound);
   app.use(errorHandler);
   return app;

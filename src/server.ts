@@ -7,8 +7,8 @@ import { seedDemoCatalogue } from './db/seeds/demo-models.ts';
 import { seedDemoRuns } from './db/seeds/demo-runs.ts';
 import { getRevisionProfile } from './revisions.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { pruneExpired } from './services/housekeeping.service.ts';
-import { ensureAdmin } from './services/users.service.ts';
+import { createHousekeepingService } from './services/housekeeping.service.ts';
+import { createUsersService } from './services/users.service.ts';
 
 const DRAIN_TIMEOUT_MS = 10_000;
 const HOUSEKEEPING_INTERVAL_MS = 15 * 60_000;
@@ -30,7 +30,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       if (seeded.runs > 0) logger.info(seeded, 'seeded demo users and runs');
     }
     if (config.admin) {
-      await ensureAdmin(db, config.admin.username, config.admin.password);
+      await createUsersService({ db }).ensureAdmin(config.admin.username, config.admin.password);
       logger.info({ username: config.admin.username }, 'admin account ensured');
     }
   } catch (error) {
@@ -40,8 +40,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
 
   const app = createApp({ db, config, logger, databaseUrl: database.url });
   // Old rate-limit counters and idempotency keys only take space; clear them now and then.
+  const { pruneExpired } = createHousekeepingService({ db });
   const housekeeping = setInterval(() => {
-    pruneExpired(db, new Date()).then(
+    pruneExpired(new Date()).then(
       (pruned) => logger.debug(pruned, 'pruned expired rows'),
       (error) => logger.warn({ err: error }, 'pruning expired rows failed'),
     );

@@ -1,3 +1,5 @@
+import { messages } from '../messages.ts';
+
 /**
  * Typed errors thrown by services and middleware. The one error handler turns them into
  * the contract's JSON bodies under /api and into pages or fragments elsewhere.
@@ -24,9 +26,6 @@ export class HttpError extends Error {
   }
 }
 
-export const AUTHENTICATION_REQUIRED_MESSAGE =
-  'Authentication required. Use a session cookie or Authorization: Bearer <api_key>';
-
 export class BadRequest extends HttpError {
   constructor(message: string) {
     super(400, message);
@@ -40,7 +39,7 @@ export class ValidationFailed extends HttpError {
 }
 
 export class Unauthorized extends HttpError {
-  constructor(message = AUTHENTICATION_REQUIRED_MESSAGE) {
+  constructor(message: string = messages.authenticationRequired) {
     super(401, message);
   }
 }
@@ -52,7 +51,7 @@ export class Forbidden extends HttpError {
 }
 
 export class NotFound extends HttpError {
-  constructor(message = 'Not found') {
+  constructor(message: string = messages.notFound) {
     super(404, message);
   }
 }
@@ -64,7 +63,7 @@ export class Conflict extends HttpError {
 }
 
 export class PayloadTooLarge extends HttpError {
-  constructor(message = 'Request body is larger than 1 MB') {
+  constructor(message: string = messages.payloadTooLarge) {
     super(413, message);
   }
 }

@@ -2,7 +2,7 @@
  * Pure mapping from a hub model answer to a catalogue entry (DECISIONS.md, "Models and
  * the hub"). No I/O: the caller looks the base model up in the catalogue.
  */
-import type { HubModelInfo } from '../services/hub.service.ts';
+import type { HubModelInfo } from '../clients/hub.ts';
 
 export type BaseRelation = 'quantized' | 'finetune' | 'adapter' | 'merge';
 export const BASE_RELATIONS: readonly BaseRelation[] = ['quantized', 'finetune', 'adapter', 'merge'];

@@ -84,3 +84,28 @@ export function runFacets(
     hardware_cost_usd: costs && costs.length > 0 && costs.every((c) => c !== null) ? costs.reduce((a, b) => a! + b!, 0) : null,
   };
 }
+
+/** The hardware_profiles row of a normalised profile (without its content hash). */
+export function hardwareProfileRow(hw: NormalisedSpeedTest['hardware']) {
+  const get = <K extends string>(key: K) => (hw as Record<string, unknown>)[key] ?? null;
+  return {
+    hw_class: hw.hwClass,
+    gpu_name: get('gpuName'),
+    gpu_count: get('gpuCount'),
+    vram_gb: get('vramGb'),
+    total_vram_gb: get('totalVramGb'),
+    is_heterogeneous_gpu: get('isHeterogeneousGpu') ?? false,
+    chip_vendor: get('chipVendor'),
+    chip_family: get('chipFamily'),
+    chip_variant: get('chipVariant'),
+    unified_memory_gb: get('unifiedMemoryGb'),
+    cpu: get('cpu'),
+    ram_gb: get('ramGb'),
+    os: get('os'),
+    // What the hardware filters match profiles on (runs carry the same copies).
+    memory_gb: memoryGb(hw),
+    os_family: osFamily(hw.os),
+    hardware_search: hardwareSearchText(hw),
+    details: JSON.stringify(hw),
+  };
+}

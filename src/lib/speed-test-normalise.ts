@@ -109,7 +109,15 @@ const round = (n: number) => Math.round(n * 1000) / 1000;
 
 /** Validates a submission body for a revision and returns its normalised form (no I/O). */
 export function normaliseSubmission(profile: RevisionProfile, body: unknown): NormalisedSpeedTest {
-  const submission = parseOrThrow(speedTestSubmissionSchema(profile), body);
+  return normaliseParsedSubmission(profile, parseOrThrow(speedTestSubmissionSchema(profile), body));
+}
+
+/**
+ * A submission that passed the schema, normalised: the metric rule (a 422 or 400), the
+ * hardware's derived fields, the launch command's flags merged under the explicit ones
+ * (400 when a parsed value breaks a bound), summed power and the engine's canonical repository.
+ */
+export function normaliseParsedSubmission(profile: RevisionProfile, submission: SpeedTestSubmission): NormalisedSpeedTest {
   checkMetricRule(profile.metricRule, submission);
   const { hardware, engineFlags, ...rest } = submission;
   const normalised: NormalisedSpeedTest = { ...rest, hardware: normaliseHardware(hardware) };

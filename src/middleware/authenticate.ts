@@ -1,8 +1,7 @@
 import type { RequestHandler } from 'express';
-import type { Db } from '../db/knex.ts';
 import { Unauthorized } from '../lib/errors.ts';
-import { authenticateApiKey } from '../services/api-keys.service.ts';
-import { findUserById, type User } from '../services/users.service.ts';
+import type { Services } from '../services/index.ts';
+import type { User } from '../services/users.service.ts';
 
 export interface Actor {
   user: User;
@@ -14,19 +13,19 @@ export interface Actor {
  * Sets `req.actor`: a Bearer API key first, then the session. A present but unusable
  * Authorization header is a 401 on its own; it never falls back to the session cookie.
  */
-export function authenticate(db: Db): RequestHandler {
+export function authenticate({ apiKeys, users }: Pick<Services, 'apiKeys' | 'users'>): RequestHandler {
   return async (req, _res, next) => {
     const header = req.get('authorization');
     if (header !== undefined) {
       const match = /^Bearer +(\S+) *$/i.exec(header);
       if (!match) throw new Unauthorized();
-      const { user, apiKeyId } = await authenticateApiKey(db, match[1]!);
+      const { user, apiKeyId } = await apiKeys.authenticate(match[1]!);
       req.actor = { user, via: 'key', apiKeyId };
       return next();
     }
     const userId = req.session?.userId;
     if (userId) {
-      const user = await findUserById(db, userId);
+      const user = await users.findById(userId);
       if (user) req.actor = { user, via: 'session' };
       else delete req.session.userId; // the account is gone
     }

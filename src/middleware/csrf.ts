@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { Forbidden } from '../lib/errors.ts';
+import { messages } from '../messages.ts';
 import { isApiRequest } from './request-kind.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -31,6 +32,6 @@ export const verifyCsrf: RequestHandler = (req, _res, next) => {
   const relyOnSession = req.actor?.via === 'session' || !isApiRequest(req);
   if (!relyOnSession) return next();
   const given = req.get('X-CSRF-Token') ?? (req.body as Record<string, unknown> | undefined)?._csrf;
-  if (!tokensMatch(req.session?.csrfToken, given)) throw new Forbidden('Invalid CSRF token');
+  if (!tokensMatch(req.session?.csrfToken, given)) throw new Forbidden(messages.invalidCsrf);
   next();
 };

@@ -1,6 +1,8 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { translateDbError } from '../db/errors.ts';
 import { HttpError, NotFound, PayloadTooLarge } from '../lib/errors.ts';
-import { render } from '../views.ts';
+import { messages } from '../messages.ts';
+import { render } from '../web/views.ts';
 import { isApiRequest, isHtmxRequest } from './request-kind.ts';
 
 /** Errors raised by express.json()/urlencoded() carry a `type` naming the failure. */
@@ -15,23 +17,23 @@ function toHttpError(error: unknown): HttpError | undefined {
   const parserError = error as BodyParserError;
   switch (parserError?.type) {
     case 'entity.parse.failed':
-      return new HttpError(400, 'Malformed JSON body');
+      return new HttpError(400, messages.malformedJson);
     case 'entity.too.large':
       return new PayloadTooLarge();
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return new HttpError(415, 'Unsupported content encoding or charset');
+      return new HttpError(415, messages.unsupportedEncoding);
     case 'request.aborted':
-      return new HttpError(400, 'Request aborted');
+      return new HttpError(400, messages.requestAborted);
     case 'parameters.too.many':
-      return new HttpError(413, 'Too many form fields');
+      return new HttpError(413, messages.tooManyFormFields);
   }
   // The router fails to decode a parameter such as '%E0%A4%A' with a URIError marked 400.
-  if (error instanceof URIError) return new HttpError(400, 'Malformed URL encoding');
+  if (error instanceof URIError) return new HttpError(400, messages.malformedUrlEncoding);
   if (parserError?.expose && parserError.status && parserError.status < 500) {
     return new HttpError(parserError.status, parserError.message);
   }
-  return undefined;
+  return translateDbError(error);
 }
 
 export const notFound: RequestHandler = () => {
@@ -47,7 +49,7 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, next) => {
   let httpError = toHttpError(error);
   if (!httpError) {
     req.log?.error({ err: error, requestId: req.id }, 'unhandled error');
-    httpError = new HttpError(500, 'Internal server error');
+    httpError = new HttpError(500, messages.internalError);
   }
   for (const [name, value] of Object.entries(httpError.headers)) res.setHeader(name, value);
 

@@ -1,20 +1,54 @@
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { z } from 'zod';
-import { ValidationFailed } from '../lib/errors.ts';
+import { NotFound, ValidationFailed } from '../lib/errors.ts';
 import { findNulCharacter, parseOrThrow } from '../lib/validation.ts';
+import { messages } from '../messages.ts';
+
+export interface RequestSchemas {
+  params?: z.ZodType;
+  query?: z.ZodType;
+  headers?: z.ZodType;
+  body?: z.ZodType;
+}
+
+/** What `validate` parsed, kept in `res.locals` (Express 5's `req.query` is read-only). */
+export interface ValidatedInput {
+  params: unknown;
+  query: unknown;
+  headers: unknown;
+  body: unknown;
+}
+
+/** The request parts the validate middleware parsed for this request. */
+export function validated(res: Response): ValidatedInput {
+  return res.locals as ValidatedInput;
+}
 
 /**
- * Parses the parts of a request with zod and keeps the results in `res.locals`
- * (`body`, `query`, `params`); Express 5's `req.query` is read-only. Failures are the
- * contract's 400 validation error.
+ * Parses the parts of a request with zod, in order: path (a failure is a 404 with the
+ * parameter's message: a path that names nothing is not found), query, headers, body
+ * (each failure the contract's 400 validation error). A missing body is parsed as `{}`,
+ * so its required fields are reported.
  */
-export function validate(schemas: { body?: z.ZodType; query?: z.ZodType; params?: z.ZodType }): RequestHandler {
+export function validate(schemas: RequestSchemas): RequestHandler {
   return (req, res, next) => {
-    if (schemas.body) res.locals.body = parseOrThrow(schemas.body, req.body ?? {});
-    if (schemas.query) res.locals.query = parseOrThrow(schemas.query, req.query);
-    if (schemas.params) res.locals.params = parseOrThrow(schemas.params, req.params);
+    const input = res.locals as ValidatedInput;
+    if (schemas.params) {
+      const parsed = schemas.params.safeParse(req.params);
+      if (!parsed.success) throw new NotFound(parsed.error.issues[0]?.message ?? messages.notFound);
+      input.params = parsed.data;
+    }
+    if (schemas.query) input.query = parseOrThrow(schemas.query, req.query);
+    if (schemas.headers) input.headers = parseOrThrow(schemas.headers, headerValues(req.headers, schemas.headers));
+    if (schemas.body) input.body = parseOrThrow(schemas.body, req.body ?? {});
     next();
   };
+}
+
+/** The request's headers under the names the schema declares (Node lower-cases them). */
+function headerValues(headers: Record<string, unknown>, schema: z.ZodType): Record<string, unknown> {
+  const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape ?? {};
+  return Object.fromEntries(Object.keys(shape).map((name) => [name, headers[name.toLowerCase()]]));
 }
 
 /**
@@ -24,13 +58,12 @@ export function validate(schemas: { body?: z.ZodType; query?: z.ZodType; params?
 export const rejectNulCharacters: RequestHandler = (req, _res, next) => {
   // Route parameters come from the path, decoded later by the router.
   if (/%00/.test(req.path)) {
-    throw new ValidationFailed({ fieldErrors: {}, formErrors: ['path: Must not contain NUL characters'] });
+    throw new ValidationFailed({ fieldErrors: {}, formErrors: [`path: ${messages.noNulCharacters}`] });
   }
   for (const [where, value] of [['body', req.body], ['query', req.query]] as const) {
     const path = findNulCharacter(value);
     if (path === undefined) continue;
-    const message = 'Must not contain NUL characters';
-    throw new ValidationFailed(path ? { fieldErrors: { [path]: [message] }, formErrors: [] } : { fieldErrors: {}, formErrors: [`${where}: ${message}`] });
+    throw new ValidationFailed(path ? { fieldErrors: { [path]: [messages.noNulCharacters] }, formErrors: [] } : { fieldErrors: {}, formErrors: [`${where}: ${messages.noNulCharacters}`] });
   }
   next();
 };

@@ -1,6 +1,5 @@
 import { commonValues } from '../data/common-values.ts';
 import { cpus, gpus, unifiedChips } from '../data/hardware-catalogue.ts';
-import { AUTHENTICATION_REQUIRED_MESSAGE } from '../lib/errors.ts';
 import { compareHardwareNames, hardwareNames } from '../lib/hardware-lookup.ts';
 import { methodology, SUSPECT_FACTOR } from '../lib/roofline.ts';
 import { buckets, hardwareCostRules, hwClasses, reactionEmojis, type MetricRule, type RevisionProfile } from '../revisions.ts';
@@ -8,10 +7,10 @@ import { runStatuses } from '../schemas/admin.schema.ts';
 import { API_KEY_PATTERN } from '../schemas/api-key.schema.ts';
 import { jsonSchemaOf } from '../schemas/json-schema.ts';
 import { exportFormats, leaderboardSorts } from '../schemas/leaderboard-query.schema.ts';
-import { HUB_UNAVAILABLE_MESSAGE, hubNotFoundMessage } from '../services/hub.service.ts';
+import { messages } from '../messages.ts';
 import { describeProperties } from './descriptions.ts';
 import { commandSnippetExample, curlExample, submissionExamples } from './examples.ts';
-import { apiOperations, openApiPath, requestComponents } from './operations.ts';
+import { apiOperations, openApiPath, requestComponents } from '../api/index.ts';
 
 /**
  * GET /api/agent-context: everything an agent needs to submit a correct run on its first
@@ -199,7 +198,7 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       header: 'Idempotency-Key',
       format: '1-255 visible ASCII characters',
       sameKeySameBody: 'The first 201 is answered again with Idempotent-Replayed: true; nothing is written and the rate limit is not used.',
-      sameKeyOtherBody: '422 { error: "Idempotency-Key was already used with a different request body" }',
+      sameKeyOtherBody: `422 { error: "${messages.idempotencyOtherBody}" }`,
       sameKeyInFlight: '409: the first request is still running; retry shortly.',
     },
     bucketRules: bucketRules(profile),
@@ -220,20 +219,20 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
         when: 'The body, query or path fails validation (dry-runs too). Unknown fields are errors.',
         body: { error: 'Validation failed', details: { fieldErrors: { 'hardware.vramGb': ['Required unless gpus is given'] }, formErrors: [] } },
       },
-      { status: 400, when: 'The body is not JSON.', body: { error: 'Malformed JSON body' } },
-      { status: 401, when: 'Credentials missing, expired, revoked or invalid.', body: { error: AUTHENTICATION_REQUIRED_MESSAGE } },
-      { status: 403, when: 'A session request without the CSRF token, or a Bearer key on a session-only endpoint (keys).', body: { error: 'Invalid CSRF token' } },
-      { status: 404, when: 'hfId does not exist on the model hub.', body: { error: hubNotFoundMessage('someorg/No-Such-Model', 'https://huggingface.co') } },
-      { status: 404, when: 'An unknown id or path.', body: { error: 'Not found' } },
-      { status: 409, when: 'A name or limit conflict (setup name taken, key limit), or the same Idempotency-Key still in flight.', body: { error: `API key limit reached (${profile.bounds.apiKeysPerAccount})` } },
+      { status: 400, when: 'The body is not JSON.', body: { error: messages.malformedJson } },
+      { status: 401, when: 'Credentials missing, expired, revoked or invalid.', body: { error: messages.authenticationRequired } },
+      { status: 403, when: 'A session request without the CSRF token, or a Bearer key on a session-only endpoint (API keys, saved setups).', body: { error: messages.invalidCsrf } },
+      { status: 404, when: 'hfId does not exist on the model hub.', body: { error: messages.hubNotFound('someorg/No-Such-Model', 'https://huggingface.co') } },
+      { status: 404, when: 'An unknown id or path.', body: { error: messages.notFound } },
+      { status: 409, when: 'A name or limit conflict (setup name taken, key limit), or the same Idempotency-Key still in flight.', body: { error: messages.apiKeyLimit(profile.bounds.apiKeysPerAccount) } },
       ...('status' in profile.metricRule ? [{ status: profile.metricRule.status, when: 'The metric rule is not met.', body: { error: profile.metricRule.message } }] : []),
-      { status: 422, when: 'Idempotency-Key reused with a different body.', body: { error: 'Idempotency-Key was already used with a different request body' } },
+      { status: 422, when: 'Idempotency-Key reused with a different body.', body: { error: messages.idempotencyOtherBody } },
       {
         status: 429,
         when: 'A submission inside the rate-limit window; also sends Retry-After (seconds).',
         body: { error: limit.message, retryAfterMs: limit.windowMs - 5000, lastSubmittedAt: '2026-01-31T12:00:05.000Z' },
       },
-      { status: 503, when: 'The model hub could not answer; nothing was written. Also sends Retry-After.', body: { error: HUB_UNAVAILABLE_MESSAGE } },
+      { status: 503, when: 'The model hub could not answer; nothing was written. Also sends Retry-After.', body: { error: messages.hubUnavailable } },
     ],
   };
 }

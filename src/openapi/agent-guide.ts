@@ -1,7 +1,7 @@
 import type { RevisionProfile } from '../revisions.ts';
 import { METHODOLOGY_TIPS } from './agent-context.ts';
 import { curlExample, submissionExamples } from './examples.ts';
-import { apiOperations, openApiPath } from './operations.ts';
+import { apiOperations, openApiPath } from '../api/index.ts';
 
 /** What the /docs/agents page shows for a revision, with absolute URLs of this deployment. */
 export function agentGuide(profile: RevisionProfile, baseUrl: string) {

@@ -1,23 +1,14 @@
 import { z } from 'zod';
-import { AUTHENTICATION_REQUIRED_MESSAGE } from '../lib/errors.ts';
+import { apiOperations, apiTags, openApiPath, requestComponents, responseComponents } from '../api/index.ts';
+import { responseHeaders, type ApiOperation, type AuthMode, type ResponseSpec } from '../api/operation.ts';
+import { messages } from '../messages.ts';
 import type { RevisionProfile } from '../revisions.ts';
 import { componentSchemasOf, jsonSchemaOf, type JsonSchema } from '../schemas/json-schema.ts';
 import { describeProperties, fieldDescriptions } from './descriptions.ts';
-import {
-  apiOperations,
-  apiTags,
-  openApiPath,
-  requestComponents,
-  responseComponents,
-  responseHeaders,
-  type ApiOperation,
-  type AuthMode,
-  type ResponseSpec,
-} from './operations.ts';
 
 /**
- * The OpenAPI 3.1 document of a revision, generated from the route table
- * (operations.ts) and the zod schemas: nothing in it is written by hand.
+ * The OpenAPI 3.1 document of a revision, generated from the operation declarations
+ * (src/api) and the zod schemas: nothing in it is written by hand.
  */
 
 export const SESSION_COOKIE_NAME = 'bh.sid';
@@ -101,7 +92,7 @@ function infoDescription(profile: RevisionProfile, origin: string): string {
       'Unsafe requests made with the cookie must send the session CSRF token as `X-CSRF-Token`. A Bearer header that is malformed, unknown, expired or revoked is always a 401.',
     '',
     `**Errors** are JSON with an \`error\` text; validation failures are 400 \`{ error: 'Validation failed', details: { fieldErrors, formErrors } }\`. ` +
-      `A missing credential is 401 \`${AUTHENTICATION_REQUIRED_MESSAGE}\`. Any request with NUL characters or malformed percent-encoding is a 400; ` +
+      `A missing credential is 401 \`${messages.authenticationRequired}\`. Any request with NUL characters or malformed percent-encoding is a 400; ` +
       'a body over 1 MB is a 413; an unknown path under /api is a 404 `{ error: "Not found" }`. Every answer carries `X-Request-Id`.',
     '',
     `**Rate limit:** ${limit.maxPerWindow} speed-test submission per ${limit.windowMs / 1000} s per account (dry-runs do not count).`,
@@ -120,6 +111,9 @@ export function buildOpenApiDocument(profile: RevisionProfile, origin: string) {
 
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
+    for (const [status, spec] of Object.entries(op.responses)) {
+      if (spec.body && !(spec.body in responses)) throw new Error(`OpenAPI: ${op.operationId} ${status} names an unknown response component ${spec.body}`);
+    }
     const path = (paths[openApiPath(op.path)] ??= {});
     if (path[op.method]) throw new Error(`OpenAPI: ${op.method.toUpperCase()} ${op.path} is declared twice`);
     path[op.method] = operation(op);

@@ -3,7 +3,7 @@ import { parseCommandSnippet } from '../lib/command-snippet.ts';
 import { runFacets } from '../lib/run-facets.ts';
 import { normaliseSubmission } from '../lib/speed-test-normalise.ts';
 import { hwClasses, type HwClass, type MetricField, type RevisionProfile } from '../revisions.ts';
-import { runVerdict } from '../services/plausibility.service.ts';
+import { runVerdict } from '../lib/speed-test-verdict.ts';
 
 /**
  * Worked examples for agents: a minimal and a full submission per hardware class, a parsed

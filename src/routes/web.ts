@@ -1,6 +1,7 @@
 import { Router } from 'express';
+import type { AppContext } from '../app-context.ts';
 import { adminOverviewController } from '../controllers/web/admin-overview.ts';
-import { adminRunsController } from '../controllers/web/admin-runs.ts';
+import { adminSpeedTestsController } from '../controllers/web/admin-speed-tests.ts';
 import { adminUsersController } from '../controllers/web/admin-users.ts';
 import { authController } from '../controllers/web/auth.ts';
 import { cataloguePagesController } from '../controllers/web/catalogue.ts';
@@ -12,30 +13,42 @@ import { settingsKeysController } from '../controllers/web/keys.ts';
 import { settingsSetupsController } from '../controllers/web/setups.ts';
 import { speedTestPagesController } from '../controllers/web/speed-tests.ts';
 import { requireAdmin, requireAuth } from '../middleware/require-auth.ts';
-import type { AppDeps } from '../app.ts';
+import { validate } from '../middleware/validate.ts';
+import { messages } from '../messages.ts';
+import { idParam } from '../schemas/path-params.schema.ts';
+
+/** A path id that names nothing is the resource's 404 page, before any other work. */
+const id = {
+  speedTest: validate({ params: idParam(messages.speedTestNotFound, 'Run id') }),
+  hardware: validate({ params: idParam(messages.hardwareProfileNotFound, 'Hardware profile id') }),
+  apiKey: validate({ params: idParam(messages.apiKeyNotFound, 'API key id') }),
+  setup: validate({ params: idParam(messages.setupNotFound, 'Setup id') }),
+  user: validate({ params: idParam(messages.userNotFound, 'User id') }),
+};
 
 /** Server-rendered pages. */
-export function webRoutes({ db, profile, config, hub, clock }: AppDeps): Router {
+export function webRoutes(app: AppContext): Router {
   const router = Router();
-  const speedTestDeps = { db, profile, hub, clock, hubMode: config.hubMode };
-  const leaderboard = leaderboardPagesController({ db, profile, clock });
-  const catalogue = cataloguePagesController(speedTestDeps, config.hfEndpoint);
-  const auth = authController(db);
-  const keys = settingsKeysController(db);
-  const adminUsers = adminUsersController(db);
-  const adminRuns = adminRunsController({ db, profile });
-  const adminOverview = adminOverviewController(db);
-  const profiles = profilesController({ db, profile });
-  const runs = speedTestPagesController(speedTestDeps, config.hfEndpoint);
-  const setups = settingsSetupsController(speedTestDeps);
+  const session = requireAuth('session');
+  const leaderboard = leaderboardPagesController(app);
+  const catalogue = cataloguePagesController(app);
+  const docs = docsPagesController(app);
+  const auth = authController(app);
+  const keys = settingsKeysController(app);
+  const setups = settingsSetupsController(app);
+  const speedTests = speedTestPagesController(app);
+  const reactions = reactionPagesController(app);
+  const profiles = profilesController(app);
+  const adminOverview = adminOverviewController(app);
+  const adminUsers = adminUsersController(app);
+  const adminSpeedTests = adminSpeedTestsController(app);
 
   router.get('/', leaderboard.show);
   router.get('/models', catalogue.models);
   router.get('/models/:org/:model', catalogue.model);
-  router.get('/hardware/:id', catalogue.hardware);
+  router.get('/hardware/:id', id.hardware, catalogue.hardware);
   router.get('/methodology', catalogue.methodology);
 
-  const docs = docsPagesController({ profile, config });
   router.get('/docs', docs.index);
   router.get('/docs/api', docs.api);
   router.get('/docs/agents', docs.agents);
@@ -46,41 +59,42 @@ export function webRoutes({ db, profile, config, hub, clock }: AppDeps): Router 
   router.post('/signin', auth.signIn);
   router.post('/signout', auth.signOut);
 
-  router.get('/settings/keys', requireAuth('session'), keys.show);
-  router.post('/settings/keys', requireAuth('session'), keys.create);
-  router.post('/settings/keys/:id/revoke', requireAuth('session'), keys.revoke);
+  router.get('/settings/keys', session, keys.show);
+  router.post('/settings/keys', session, keys.create);
+  router.post('/settings/keys/:id/revoke', session, id.apiKey, keys.revoke);
 
-  router.get('/settings/setups', requireAuth('session'), setups.show);
-  router.post('/settings/setups', requireAuth('session'), setups.create);
-  router.get('/settings/setups/:id/hardware-fields', requireAuth('session'), setups.hardwareFields);
-  router.get('/settings/setups/:id/edit', requireAuth('session'), setups.edit);
-  router.get('/settings/setups/:id', requireAuth('session'), setups.row);
-  router.post('/settings/setups/:id', requireAuth('session'), setups.update);
-  router.post('/settings/setups/:id/default', requireAuth('session'), setups.makeDefault);
-  router.post('/settings/setups/:id/delete', requireAuth('session'), setups.remove);
+  router.get('/settings/setups', session, setups.show);
+  router.post('/settings/setups', session, setups.create);
+  router.get('/settings/setups/new/hardware-fields', session, setups.hardwareFields);
+  router.get('/settings/setups/:id/hardware-fields', session, id.setup, setups.hardwareFields);
+  router.get('/settings/setups/:id/edit', session, id.setup, setups.edit);
+  router.get('/settings/setups/:id', session, id.setup, setups.row);
+  router.post('/settings/setups/:id', session, id.setup, setups.update);
+  router.post('/settings/setups/:id/default', session, id.setup, setups.makeDefault);
+  router.post('/settings/setups/:id/delete', session, id.setup, setups.remove);
 
-  router.get('/submit', requireAuth('session'), runs.form);
-  router.post('/submit', requireAuth('session'), runs.submit);
-  router.get('/submit/hardware-fields', requireAuth('session'), runs.hardwareFields);
-  router.post('/submit/parse-command', requireAuth('session'), runs.parseCommand);
-  router.post('/submit/validate', requireAuth('session'), runs.validate);
-  router.get('/runs/:id', runs.show);
-  router.post('/runs/:id/setup', requireAuth('session'), setups.saveFromRun);
-  router.post('/runs/:id/react', requireAuth('session'), reactionPagesController({ db }).react);
+  router.get('/submit', session, speedTests.form);
+  router.post('/submit', session, speedTests.submit);
+  router.get('/submit/hardware-fields', session, speedTests.hardwareFields);
+  router.post('/submit/parse-command', session, speedTests.parseCommand);
+  router.post('/submit/validate', session, speedTests.validate);
+  router.get('/runs/:id', id.speedTest, speedTests.show);
+  router.post('/runs/:id/setup', session, id.speedTest, setups.saveFromRun);
+  router.post('/runs/:id/react', session, id.speedTest, reactions.react);
 
   router.get('/u/:username', profiles.show);
-  router.get('/settings/profile', requireAuth('session'), profiles.settings);
-  router.post('/settings/profile', requireAuth('session'), profiles.updateProfile);
-  router.post('/settings/profile/password', requireAuth('session'), profiles.changePassword);
+  router.get('/settings/profile', session, profiles.settings);
+  router.post('/settings/profile', session, profiles.updateProfile);
+  router.post('/settings/profile/password', session, profiles.changePassword);
 
   router.get('/admin', requireAdmin, adminOverview.overview);
   router.get('/admin/audit', requireAdmin, adminOverview.audit);
   router.get('/admin/users', requireAdmin, adminUsers.list);
-  router.post('/admin/users/:id/verification', requireAdmin, adminUsers.setVerified);
-  router.post('/admin/users/:id/admin', requireAdmin, adminUsers.setAdmin);
-  router.get('/admin/runs', requireAdmin, adminRuns.list);
-  router.post('/admin/runs/:id/reject', requireAdmin, adminRuns.reject);
-  router.post('/admin/runs/:id/restore', requireAdmin, adminRuns.restore);
+  router.post('/admin/users/:id/verification', requireAdmin, id.user, adminUsers.setVerified);
+  router.post('/admin/users/:id/admin', requireAdmin, id.user, adminUsers.setAdmin);
+  router.get('/admin/runs', requireAdmin, adminSpeedTests.list);
+  router.post('/admin/runs/:id/reject', requireAdmin, id.speedTest, adminSpeedTests.reject);
+  router.post('/admin/runs/:id/restore', requireAdmin, id.speedTest, adminSpeedTests.restore);
 
   return router;
 }

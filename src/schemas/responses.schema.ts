@@ -305,6 +305,10 @@ function buildSetupSchema(profile: RevisionProfile) {
 
 export const setupResponseSchema = perRevision(buildSetupSchema);
 
+export const setupListResponseSchema = perRevision((profile) =>
+  z.array(setupResponseSchema(profile)).meta({ description: 'The default setup first, then the most recently updated' }),
+);
+
 export const reactionStateResponseSchema = z.object({
   reactionCounts: z.partialRecord(z.enum(reactionEmojis), z.int().min(1)),
   myEmoji: nullable(z.enum(reactionEmojis)),

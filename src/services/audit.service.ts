@@ -1,8 +1,8 @@
-import type { Db } from '../db/knex.ts';
+import type { ServiceDeps } from './deps.ts';
 
 /**
- * The admin audit log. Every admin action writes its entry through `recordAdminAction`
- * with the action's own transaction, so an entry exists exactly when the change does.
+ * The admin audit log. Every admin action writes its entry with an audit service built on
+ * the action's own transaction, so an entry exists exactly when the change does.
  */
 export const auditActions = [
   'user.verify',
@@ -68,27 +68,33 @@ function toAuditEntry(row: AuditRow): AuditEntry {
   };
 }
 
-/** `trx` must be the transaction of the action itself. */
-export async function recordAdminAction(trx: Db, actor: AdminActor, entry: AuditEntryInput): Promise<void> {
-  await trx('admin_audit_log').insert({
-    actor_id: actor.id,
-    actor_username: actor.username,
-    action: entry.action,
-    target_kind: entry.targetKind,
-    target_id: entry.targetId,
-    target_label: entry.targetLabel.slice(0, 300),
-    reason: entry.reason ?? null,
-  });
+export function createAuditService({ db }: Pick<ServiceDeps, 'db'>) {
+  return {
+    /** Build this service on the action's own transaction (`db` = its trx). */
+    async record(actor: AdminActor, entry: AuditEntryInput): Promise<void> {
+      await db('admin_audit_log').insert({
+        actor_id: actor.id,
+        actor_username: actor.username,
+        action: entry.action,
+        target_kind: entry.targetKind,
+        target_id: entry.targetId,
+        target_label: entry.targetLabel.slice(0, 300),
+        reason: entry.reason ?? null,
+      });
+    },
+
+    /** Newest first. */
+    async list(page: { limit: number; offset: number }): Promise<{ entries: AuditEntry[]; total: number }> {
+      const [rows, [{ total }]] = await Promise.all([
+        db<AuditRow>('admin_audit_log')
+          .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+          .limit(page.limit)
+          .offset(page.offset),
+        db('admin_audit_log').count<{ total: number }[]>('* as total'),
+      ]);
+      return { entries: rows.map(toAuditEntry), total };
+    },
+  };
 }
 
-/** Newest first. */
-export async function listAuditEntries(db: Db, page: { limit: number; offset: number }): Promise<{ entries: AuditEntry[]; total: number }> {
-  const [rows, [{ total }]] = await Promise.all([
-    db<AuditRow>('admin_audit_log')
-      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
-      .limit(page.limit)
-      .offset(page.offset),
-    db('admin_audit_log').count<{ total: number }[]>('* as total'),
-  ]);
-  return { entries: rows.map(toAuditEntry), total };
-}
+export type AuditService = ReturnType<typeof createAuditService>;

@@ -1,4 +1,4 @@
-import type { Db } from '../db/knex.ts';
+import type { ServiceDeps } from './deps.ts';
 
 /** How long rows that only serve short-lived checks are kept. */
 export const RETENTION = {
@@ -8,11 +8,15 @@ export const RETENTION = {
   idempotencyKeysMs: 24 * 60 * 60_000,
 };
 
-/** Deletes expired rate-limit counters and idempotency keys; returns how many went. */
-export async function pruneExpired(db: Db, now: Date): Promise<{ rateLimitCounters: number; idempotencyKeys: number }> {
-  const [rateLimitCounters, idempotencyKeys] = await Promise.all([
-    db('rate_limit_counters').where('window_start', '<', new Date(now.getTime() - RETENTION.rateLimitCountersMs)).delete(),
-    db('idempotency_keys').where('created_at', '<', new Date(now.getTime() - RETENTION.idempotencyKeysMs)).delete(),
-  ]);
-  return { rateLimitCounters, idempotencyKeys };
+export function createHousekeepingService({ db }: Pick<ServiceDeps, 'db'>) {
+  return {
+    /** Deletes expired rate-limit counters and idempotency keys; returns how many went. */
+    async pruneExpired(now: Date): Promise<{ rateLimitCounters: number; idempotencyKeys: number }> {
+      const [rateLimitCounters, idempotencyKeys] = await Promise.all([
+        db('rate_limit_counters').where('window_start', '<', new Date(now.getTime() - RETENTION.rateLimitCountersMs)).delete(),
+        db('idempotency_keys').where('created_at', '<', new Date(now.getTime() - RETENTION.idempotencyKeysMs)).delete(),
+      ]);
+      return { rateLimitCounters, idempotencyKeys };
+    },
+  };
 }

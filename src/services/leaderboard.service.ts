@@ -1,28 +1,25 @@
 import type { Knex } from 'knex';
-import { queryPrepared, type Db } from '../db/knex.ts';
-import type { Clock } from '../lib/clock.ts';
-import { buckets, type RevisionProfile } from '../revisions.ts';
-import type { LeaderboardQuery, LeaderboardSort } from '../schemas/leaderboard-query.schema.ts';
+import { queryPrepared } from '../db/knex.ts';
 import { JsonText, jsonArray, jsonObject } from '../lib/json-text.ts';
 import { containsLowercase } from '../lib/like-patterns.ts';
+import { buckets, type RevisionProfile } from '../revisions.ts';
+import type { LeaderboardQuery, LeaderboardSort } from '../schemas/leaderboard-query.schema.ts';
+import type { ServiceDeps } from './deps.ts';
 import {
   answersDocumentAsStored,
-  countTableTotal,
+  createSpeedTestReads,
   MY_EMOJI_NULL_TAIL,
-  runDocumentColumns,
   runForRevision,
   SPEED_TEST_REACTION_KIND,
   toRun,
   type CountFact,
   type RunDocumentRow,
+  type SpeedTestReads,
   type SpeedTestRun,
-} from './run-reads.ts';
+} from './speed-test-reads.ts';
 
-export interface LeaderboardDeps {
-  db: Db;
-  profile: RevisionProfile;
-  clock: Clock;
-}
+/** What the ranking's helpers below share: the service's deps and the run reads built on them. */
+type LeaderboardDeps = Pick<ServiceDeps, 'db' | 'profile' | 'clock'> & { reads: SpeedTestReads };
 
 /** Column and direction of each sort; ties always go to the earliest run. */
 const SORTS: Record<LeaderboardSort, { column: string; direction: 'asc' | 'desc' }> = {
@@ -76,10 +73,10 @@ async function resolveQuery(deps: LeaderboardDeps, query: LeaderboardQuery): Pro
   return { query, hardwareIds };
 }
 
-/** Every filter reads columns of the run row itself (see the leaderboard-columns migration). */
 /** Where a `since` window starts. */
 const sinceCutoff = (deps: LeaderboardDeps, since: NonNullable<LeaderboardQuery['since']>) => new Date(deps.clock.now().getTime() - buckets.since[since]);
 
+/** Every filter reads columns of the run row itself (see the leaderboard-columns migration). */
 function applyFilters(q: Knex.QueryBuilder, { query, hardwareIds, createdBefore }: ResolvedQuery, deps: LeaderboardDeps): void {
   // A literal, not a parameter: the ranking indexes are partial on it, and a reused
   // (generic) plan of the prepared page statement can only use them when the SQL says it.
@@ -164,7 +161,7 @@ async function totalFromCountTables(deps: LeaderboardDeps, resolved: ResolvedQue
       if (!fact) return 0;
       facts.push(fact);
     }
-    return { query: countTableTotal(db, facts) };
+    return { query: deps.reads.countTableTotal(facts) };
   }
   if (!hardwareIds && given.every((name) => name in CUBE_COLUMNS)) {
     const cube = db('speed_test_run_cube').modify((q) => {
@@ -177,7 +174,7 @@ async function totalFromCountTables(deps: LeaderboardDeps, resolved: ResolvedQue
   if (hardwareIds && runFilters.length <= 1 && runFilters[0] !== 'hfId') {
     if (hardwareIds.length === 0) return 0;
     const other = runFilters.length ? await countedValue(deps, query, runFilters[0]!) : null;
-    return { query: countTableTotal(db, other ? [['hardwareId', hardwareIds], other] : [['hardwareId', hardwareIds]]) };
+    return { query: deps.reads.countTableTotal(other ? [['hardwareId', hardwareIds], other] : [['hardwareId', hardwareIds]]) };
   }
   return null;
 }
@@ -193,7 +190,7 @@ function sinceTotal(deps: LeaderboardDeps, resolved: ResolvedQuery, other: Count
   const days: string[] = [];
   // Through tomorrow: a run stamped just after midnight while this request began still counts.
   for (let day = firstWholeDay; day <= deps.clock.now().getTime() + DAY_MS; day += DAY_MS) days.push(new Date(day).toISOString().slice(0, 10));
-  const wholeDays = countTableTotal(db, other ? [['day', days], other] : [['day', days]]);
+  const wholeDays = deps.reads.countTableTotal(other ? [['day', days], other] : [['day', days]]);
   const cutoffDay = countingQuery(deps, { ...resolved, createdBefore: new Date(firstWholeDay) });
   return { query: db.select(db.raw('((select total from (?) w) + (select total from (?) c))::int as total', [wholeDays, cutoffDay])) };
 }
@@ -221,7 +218,7 @@ function rankedDocuments(deps: LeaderboardDeps, ranked: Knex.QueryBuilder, query
   return deps.db
     .from(ranked.as('k'))
     .join('speed_test_run_documents as d', 'd.run_id', 'k.id')
-    .select(runDocumentColumns(deps.db, viewerId, 'k.id'))
+    .select(deps.reads.documentColumns(viewerId, 'k.id'))
     .orderByRaw(orderSql(query.sort, 'k'));
 }
 
@@ -274,7 +271,7 @@ function pageRows(deps: LeaderboardDeps, { query }: ResolvedQuery, statement: Kn
  * One page of the ranking; `withTotal: false` skips counting when the count tables do
  * not hold the total (charts need none). `viewerId` fills each row's `myEmoji`.
  */
-export async function leaderboardPage(
+async function leaderboardPage(
   deps: LeaderboardDeps,
   query: LeaderboardQuery,
   { withTotal = true, viewerId = null }: { withTotal?: boolean; viewerId?: string | null } = {},
@@ -302,7 +299,7 @@ export function leaderboardRuns(profile: RevisionProfile, page: LeaderboardPage)
 }
 
 /** Every matching run in rank order, read through a cursor (constant memory) for exports. */
-export async function* leaderboardRows(deps: LeaderboardDeps, query: LeaderboardQuery): AsyncGenerator<SpeedTestRun & { rank: number }> {
+async function* leaderboardRows(deps: LeaderboardDeps, query: LeaderboardQuery): AsyncGenerator<SpeedTestRun & { rank: number }> {
   const stream = rankedDocuments(deps, rankedRuns(deps, await resolveQuery(deps, query)), query, null).stream({ highWaterMark: 200 });
   let rank = 0;
   try {
@@ -314,3 +311,14 @@ export async function* leaderboardRows(deps: LeaderboardDeps, query: Leaderboard
     stream.destroy();
   }
 }
+
+/** The ranking of approved runs: pages (with exact totals where the count tables hold them) and exports. */
+export function createLeaderboardService(deps: Pick<ServiceDeps, 'db' | 'profile' | 'clock'>) {
+  const bound: LeaderboardDeps = { ...deps, reads: createSpeedTestReads(deps) };
+  return {
+    page: (query: LeaderboardQuery, options?: { withTotal?: boolean; viewerId?: string | null }) => leaderboardPage(bound, query, options),
+    rows: (query: LeaderboardQuery) => leaderboardRows(bound, query),
+  };
+}
+
+export type LeaderboardService = ReturnType<typeof createLeaderboardService>;

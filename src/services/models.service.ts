@@ -1,8 +1,15 @@
 import type { Db } from '../db/knex.ts';
 import { NotFound } from '../lib/errors.ts';
+import { containsLowercase, escapeLike } from '../lib/like-patterns.ts';
 import { catalogueEntryFromHub, paramsFromName, type CatalogueEntry } from '../lib/model-metadata.ts';
-import type { HubClient } from './hub.service.ts';
-import { recomputePlausibility } from './plausibility.service.ts';
+import { messages } from '../messages.ts';
+import type { ServiceDeps } from './deps.ts';
+import { createPlausibilityService } from './plausibility.service.ts';
+
+/**
+ * The model catalogue: built from the hub as runs arrive (a model is looked up once, then
+ * kept), read as lists, finetune trees, search results and one model's page.
+ */
 
 export interface ModelRow {
   id: string;
@@ -41,74 +48,181 @@ export function toModelSummary(row: ModelRow): ModelSummary {
   };
 }
 
-export function findModelByHfId(db: Db, hfId: string): Promise<ModelRow | undefined> {
-  return db<ModelRow>('models').whereRaw('lower(hf_id) = lower(?)', [hfId]).first();
-}
-
 /** A catalogued model, or what the hub says about a new one (written later, with the run). */
 export type ResolvedModel = { catalogued: ModelRow } | { fromHub: CatalogueEntry };
 
-/**
- * Catalogued models are never looked up again; others are checked on the hub (404 when it
- * has no such repo, 503 when it cannot answer). Offline, only the catalogue counts.
- */
-export async function resolveModel(
-  deps: { db: Db; hub: HubClient; hubMode: 'online' | 'offline' },
-  hfId: string,
-): Promise<ResolvedModel> {
-  const catalogued = await findModelByHfId(deps.db, hfId);
-  if (catalogued) return { catalogued };
-  if (deps.hubMode === 'offline') {
-    throw new NotFound(`Model '${hfId}' is not in the catalogue, and the model hub is offline (HUB_MODE=offline): only catalogued models are accepted`);
-  }
-  const entry = catalogueEntryFromHub(await deps.hub.getModel(hfId), hfId);
-  // The hub may spell the id differently (case); that spelling may already be catalogued.
-  const bySpelling = entry.hfId.toLowerCase() === hfId.toLowerCase() ? undefined : await findModelByHfId(deps.db, entry.hfId);
-  return bySpelling ? { catalogued: bySpelling } : { fromHub: entry };
+/** A catalogue entry as listed: the summary plus how many approved runs it has. */
+export type CatalogueModel = ModelSummary & { benchmarkCount: number; gated: boolean };
+export type CatalogueTreeNode = CatalogueModel & { relation: string | null; finetunes: CatalogueTreeNode[] };
+
+type CountedRow = ModelRow & { benchmark_count: number };
+
+function toCatalogueModel(row: CountedRow): CatalogueModel {
+  return { ...toModelSummary(row), benchmarkCount: row.benchmark_count, gated: row.gated };
 }
 
-/**
- * Writes a hub entry into the catalogue (inside the caller's transaction) and links the
- * finetune tree both ways: to its base when that is catalogued, and its already-catalogued
- * children to it. A model with no parameter count of its own takes its base's.
- */
-export async function catalogueModel(trx: Db, entry: CatalogueEntry): Promise<ModelRow> {
-  const base = entry.base ? await findModelByHfId(trx, entry.base.hfId) : undefined;
-  // Own count, else the base's, else a size in the name (approximate).
-  const fromName = paramsFromName(entry.displayName).params;
-  const params = entry.params ?? base?.params ?? fromName;
-  const paramsApproximate =
-    entry.params !== null ? entry.paramsApproximate : base?.params != null ? base.params_approximate : fromName !== null;
-  await trx('models')
-    .insert({
-      hf_id: entry.hfId,
-      display_name: entry.displayName,
-      family: entry.family,
-      params,
-      params_approximate: paramsApproximate,
-      active_params: entry.activeParams ?? (entry.params === null ? (base?.active_params ?? null) : null),
-      is_moe: entry.isMoE || Boolean(base?.is_moe && entry.base?.relation === 'quantized'),
-      base_model_id: base?.id ?? null,
-      base_hf_id: entry.base?.hfId ?? null,
-      base_relation: entry.base?.relation ?? null,
-      hub_sha: entry.hubSha,
-      gated: entry.gated,
-    })
-    .onConflict()
-    .ignore();
-  const row = (await findModelByHfId(trx, entry.hfId))!;
-  const adopted = await trx('models')
-    .whereRaw('lower(base_hf_id) = lower(?)', [row.hf_id])
-    .whereNull('base_model_id')
-    .update({
-      base_model_id: row.id,
-      // The base's count beats none, and beats a guess from the child's name.
-      params: trx.raw('case when params is null or params_approximate then coalesce(?, params) else params end', [row.params]),
-      params_approximate: trx.raw('case when params is null or params_approximate then ? else params_approximate end', [row.params_approximate]),
-    })
-    .returning(['id', 'params']);
-  // Runs carry their model's size for the paramSize filter, and it feeds their verdict.
-  for (const child of adopted) await trx('speed_test_runs').where({ model_id: child.id }).update({ model_params: child.params });
-  if (adopted.length > 0) await recomputePlausibility(trx, adopted.map((child) => child.id));
-  return row;
+const SEARCH_TEXT = "lower(hf_id) || ' ' || lower(display_name) || ' ' || coalesce(lower(family), '')";
+const BY_RUN_COUNT = [{ column: 'benchmark_count', order: 'desc' }, { column: 'hf_id', order: 'asc' }] as const;
+
+function findByHfId(db: Db, hfId: string): Promise<ModelRow | undefined> {
+  return db<ModelRow>('models').whereRaw('lower(hf_id) = lower(?)', [hfId]).first();
 }
+
+export function createModelsService({ db, hub, hubMode }: Pick<ServiceDeps, 'db' | 'hub' | 'hubMode'>) {
+  return {
+    findByHfId: (hfId: string) => findByHfId(db, hfId),
+
+    /**
+     * Catalogued models are never looked up again; others are checked on the hub (404 when it
+     * has no such repo, 503 when it cannot answer). Offline, only the catalogue counts.
+     */
+    async resolve(hfId: string): Promise<ResolvedModel> {
+      const catalogued = await findByHfId(db, hfId);
+      if (catalogued) return { catalogued };
+      if (hubMode === 'offline') throw new NotFound(messages.modelNotCataloguedOffline(hfId));
+      const entry = catalogueEntryFromHub(await hub.getModel(hfId), hfId);
+      // The hub may spell the id differently (case); that spelling may already be catalogued.
+      const bySpelling = entry.hfId.toLowerCase() === hfId.toLowerCase() ? undefined : await findByHfId(db, entry.hfId);
+      return bySpelling ? { catalogued: bySpelling } : { fromHub: entry };
+    },
+
+    /**
+     * Writes a hub entry into the catalogue (build this service on the caller's transaction)
+     * and links the finetune tree both ways: to its base when that is catalogued, and its
+     * already-catalogued children to it. A model with no parameter count of its own takes its base's.
+     */
+    async catalogue(entry: CatalogueEntry): Promise<ModelRow> {
+      const base = entry.base ? await findByHfId(db, entry.base.hfId) : undefined;
+      // Own count, else the base's, else a size in the name (approximate).
+      const fromName = paramsFromName(entry.displayName).params;
+      const params = entry.params ?? base?.params ?? fromName;
+      const paramsApproximate =
+        entry.params !== null ? entry.paramsApproximate : base?.params != null ? base.params_approximate : fromName !== null;
+      await db('models')
+        .insert({
+          hf_id: entry.hfId,
+          display_name: entry.displayName,
+          family: entry.family,
+          params,
+          params_approximate: paramsApproximate,
+          active_params: entry.activeParams ?? (entry.params === null ? (base?.active_params ?? null) : null),
+          is_moe: entry.isMoE || Boolean(base?.is_moe && entry.base?.relation === 'quantized'),
+          base_model_id: base?.id ?? null,
+          base_hf_id: entry.base?.hfId ?? null,
+          base_relation: entry.base?.relation ?? null,
+          hub_sha: entry.hubSha,
+          gated: entry.gated,
+        })
+        .onConflict()
+        .ignore();
+      const row = (await findByHfId(db, entry.hfId))!;
+      const adopted = await db('models')
+        .whereRaw('lower(base_hf_id) = lower(?)', [row.hf_id])
+        .whereNull('base_model_id')
+        .update({
+          base_model_id: row.id,
+          // The base's count beats none, and beats a guess from the child's name.
+          params: db.raw('case when params is null or params_approximate then coalesce(?, params) else params end', [row.params]),
+          params_approximate: db.raw('case when params is null or params_approximate then ? else params_approximate end', [row.params_approximate]),
+        })
+        .returning(['id', 'params']);
+      // Runs carry their model's size for the paramSize filter, and it feeds their verdict.
+      for (const child of adopted) await db('speed_test_runs').where({ model_id: child.id }).update({ model_params: child.params });
+      if (adopted.length > 0) await createPlausibilityService({ db }).recompute(adopted.map((child) => child.id));
+      return row;
+    },
+
+    /** Most-benchmarked first, then by id: what a visitor looks for first. */
+    async list(query: { search?: string; limit: number; offset: number }) {
+      const base = db<CountedRow>('models').modify((q) => {
+        if (query.search) q.whereRaw(`${SEARCH_TEXT} like ?`, [containsLowercase(query.search)]);
+      });
+      const [rows, [{ total }]] = await Promise.all([
+        base.clone().orderBy([...BY_RUN_COUNT]).limit(query.limit).offset(query.offset),
+        base.clone().count<{ total: number }[]>('* as total'),
+      ]);
+      return { models: rows.map(toCatalogueModel), total, limit: query.limit, offset: query.offset };
+    },
+
+    /**
+     * Base models with their finetunes, quants, adapters and merges nested (each marked
+     * with its relation). A search keeps the trees that contain a match anywhere. The
+     * catalogue is small next to the runs (thousands of rows), so the trees are built in memory.
+     */
+    async tree(query: { search?: string; limit: number; offset: number }) {
+      const rows: CountedRow[] = await db('models').select('*').orderBy([...BY_RUN_COUNT]);
+      const nodes = new Map<string, CatalogueTreeNode>(rows.map((row) => [row.id, { ...toCatalogueModel(row), relation: row.base_relation, finetunes: [] }]));
+      const roots: CatalogueTreeNode[] = [];
+      for (const row of rows) {
+        const parent = row.base_model_id ? nodes.get(row.base_model_id) : undefined;
+        if (parent) parent.finetunes.push(nodes.get(row.id)!);
+        else roots.push({ ...nodes.get(row.id)!, relation: null });
+      }
+      const needle = query.search?.toLowerCase();
+      const matches = (node: CatalogueTreeNode): boolean =>
+        !needle ||
+        `${node.hfId} ${node.displayName} ${node.family ?? ''}`.toLowerCase().includes(needle) ||
+        node.finetunes.some(matches);
+      // Roots keep their own nodes; a child listed under two roots cannot happen (one base each).
+      const kept = roots.map((root) => ({ ...root, finetunes: nodes.get(root.id)!.finetunes })).filter(matches);
+      return { models: kept.slice(query.offset, query.offset + query.limit), total: kept.length, limit: query.limit, offset: query.offset };
+    },
+
+    /** Exact id first, then prefix matches, then any substring; each group by run count. */
+    async search(query: { q: string; limit: number }) {
+      const q = query.q.toLowerCase();
+      const prefix = `${escapeLike(q)}%`;
+      const rows: CountedRow[] = await db('models')
+        .whereRaw(`${SEARCH_TEXT} like ?`, [containsLowercase(q)])
+        .orderByRaw(
+          `case when lower(hf_id) = ? then 0 when lower(hf_id) like ? or lower(display_name) like ? then 1 else 2 end, benchmark_count desc, hf_id`,
+          [q, prefix, prefix],
+        )
+        .limit(query.limit);
+      return rows.map((row) => ({
+        hfId: row.hf_id,
+        displayName: row.display_name,
+        family: row.family,
+        params: row.params,
+        benchmarkCount: row.benchmark_count,
+      }));
+    },
+
+    /** One model with its base, its children and summary figures of its approved runs. */
+    async detail(hfId: string) {
+      const row = (await findByHfId(db, hfId)) as CountedRow | undefined;
+      if (!row) throw new NotFound(messages.modelNotCatalogued(hfId));
+      const [base, children, figures, byClass] = await Promise.all([
+        row.base_model_id ? db<CountedRow>('models').where({ id: row.base_model_id }).first() : undefined,
+        db<CountedRow>('models').where({ base_model_id: row.id }).orderBy([...BY_RUN_COUNT]),
+        db('speed_test_runs')
+          .where({ model_id: row.id, status: 'APPROVED' })
+          .first(
+            db.raw('count(*)::int as runs'),
+            db.raw('max(tok_s_out) as best_tok_s_out'),
+            db.raw('count(distinct hardware_id)::int as hardware_profiles'),
+            db.raw('max(created_at) as latest_run_at'),
+          ),
+        db('speed_test_runs')
+          .where({ model_id: row.id, status: 'APPROVED' })
+          .groupBy('hw_class')
+          .select('hw_class', db.raw('count(*)::int as runs'), db.raw('max(tok_s_out) as best_tok_s_out')),
+      ]);
+      return {
+        ...toCatalogueModel(row),
+        hubSha: row.hub_sha,
+        base: base ? toCatalogueModel(base) : null,
+        children: children.map((child) => ({ ...toCatalogueModel(child), relation: child.base_relation })),
+        summary: {
+          runs: figures.runs,
+          bestTokSOut: figures.best_tok_s_out,
+          hardwareProfiles: figures.hardware_profiles,
+          latestRunAt: figures.latest_run_at ? figures.latest_run_at.toISOString() : null,
+          byHardwareClass: Object.fromEntries(byClass.map((c: { hw_class: string; runs: number; best_tok_s_out: number | null }) => [c.hw_class, { runs: c.runs, bestTokSOut: c.best_tok_s_out }])),
+        },
+      };
+    },
+  };
+}
+
+export type ModelsService = ReturnType<typeof createModelsService>;

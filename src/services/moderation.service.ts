@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
 import { Conflict, NotFound } from '../lib/errors.ts';
-import { isUuid } from '../lib/ids.ts';
-import type { RevisionProfile } from '../revisions.ts';
-import type { AdminRunsQuery } from '../schemas/admin.schema.ts';
-import { listAuditEntries, recordAdminAction, type AdminActor } from './audit.service.ts';
-import { countedRuns, findRuns, type SpeedTestRun } from './run-reads.ts';
 import { containsLowercase } from '../lib/like-patterns.ts';
+import { messages } from '../messages.ts';
+import type { AdminRunsQuery } from '../schemas/admin.schema.ts';
+import { createAuditService, type AdminActor } from './audit.service.ts';
+import type { ServiceDeps } from './deps.ts';
+import { createSpeedTestReads, type Page, type SpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
 
 /**
  * Admin moderation of speed-test runs: search across every status, reject with a reason
@@ -14,11 +14,6 @@ import { containsLowercase } from '../lib/like-patterns.ts';
  * restore. The per-filter run counts follow by themselves (triggers on the status
  * column); the model's `benchmark_count` is kept here, in the same transaction.
  */
-export interface ModerationDeps {
-  db: Db;
-  profile: RevisionProfile;
-}
-
 export interface RunModeration {
   status: string;
   reason: string | null;
@@ -54,42 +49,19 @@ async function moderationOf(db: Db, ids: string[]): Promise<Map<string, RunModer
   );
 }
 
-async function countAdminRuns(db: Db, query: Omit<AdminRunsQuery, 'page'>): Promise<number> {
+async function countAdminRuns(db: Db, reads: SpeedTestReads, query: Omit<AdminRunsQuery, 'page'>): Promise<number> {
   const filtered = Boolean(query.model || query.user || query.hardware);
   // Without text filters the trigger-kept count has the approved runs; only the few others are counted.
-  if (!filtered && query.status === 'APPROVED') return countedRuns(db, 'all', '');
+  if (!filtered && query.status === 'APPROVED') return reads.counted('all', '');
   if (!filtered && !query.status) {
     const [approved, [{ others }]] = await Promise.all([
-      countedRuns(db, 'all', ''),
+      reads.counted('all', ''),
       db('speed_test_runs').whereIn('status', ['REJECTED', 'PENDING']).count<{ others: number }[]>('* as others'),
     ]);
     return approved + others;
   }
   const [{ total }] = await db('speed_test_runs as r').modify((q) => applyAdminFilters(q, query)).count<{ total: number }[]>('* as total');
   return total;
-}
-
-/** Runs of every status matching the admin's search, newest first. */
-export async function searchRunsForAdmin(
-  { db, profile }: ModerationDeps,
-  query: Omit<AdminRunsQuery, 'page'>,
-  page: { limit: number; offset: number },
-): Promise<{ items: ModeratedRun[]; total: number }> {
-  const [runs, total]: [SpeedTestRun[], number] = await Promise.all([
-    findRuns(db, profile, (q) => applyAdminFilters(q, query), page),
-    countAdminRuns(db, query),
-  ]);
-  const moderation = await moderationOf(db, runs.map((run) => run.id));
-  return { items: runs.map((run) => ({ run, moderation: moderation.get(run.id)! })).filter((item) => item.moderation), total };
-}
-
-/** One run whatever its status, with its moderation facts: what an admin sees (`viewerId` fills `myEmoji`). */
-export async function getRunForAdmin({ db, profile }: ModerationDeps, id: string, viewerId: string | null = null): Promise<ModeratedRun> {
-  if (!isUuid(id)) throw new NotFound('Speed-test run not found');
-  const [run]: SpeedTestRun[] = await findRuns(db, profile, (q) => q.where('r.id', id), undefined, viewerId);
-  const moderation = run && (await moderationOf(db, [id])).get(id);
-  if (!run || !moderation) throw new NotFound('Speed-test run not found');
-  return { run, moderation };
 }
 
 interface LockedRun {
@@ -102,7 +74,6 @@ interface LockedRun {
 
 /** The run row, locked for the rest of the transaction, with what its audit label needs. */
 async function lockRun(trx: Db, id: string): Promise<LockedRun> {
-  if (!isUuid(id)) throw new NotFound('Speed-test run not found');
   const row: LockedRun | undefined = await trx('speed_test_runs as r')
     .where('r.id', id)
     .forUpdate()
@@ -113,60 +84,90 @@ async function lockRun(trx: Db, id: string): Promise<LockedRun> {
       trx.raw('(select m.hf_id from models m where m.id = r.model_id) as hf_id'),
       trx.raw('(select u.username from users u where u.id = r.user_id) as username'),
     );
-  if (!row) throw new NotFound('Speed-test run not found');
+  if (!row) throw new NotFound(messages.speedTestNotFound);
   return row;
 }
 
 const runLabel = (row: LockedRun) => `${row.hf_id} by @${row.username} (${row.id.slice(0, 8)})`;
 
-export async function rejectRun(db: Db, actor: AdminActor, id: string, reason: string): Promise<void> {
-  await db.transaction(async (trx) => {
-    const row = await lockRun(trx, id);
-    if (row.status !== 'APPROVED') throw new Conflict(`This run is ${row.status.toLowerCase()}, not approved, so it cannot be rejected.`);
-    await trx('speed_test_runs')
-      .where({ id })
-      .update({ status: 'REJECTED', rejected_reason: reason, rejected_at: trx.fn.now(), rejected_by: actor.id });
-    await trx('models').where({ id: row.model_id }).decrement('benchmark_count', 1);
-    await recordAdminAction(trx, actor, { action: 'run.reject', targetKind: 'speed_test_run', targetId: id, targetLabel: runLabel(row), reason });
-  });
-}
+export function createModerationService(deps: Pick<ServiceDeps, 'db' | 'profile'>) {
+  const { db } = deps;
+  const reads = createSpeedTestReads(deps);
 
-export async function restoreRun(db: Db, actor: AdminActor, id: string, reason?: string): Promise<void> {
-  await db.transaction(async (trx) => {
-    const row = await lockRun(trx, id);
-    if (row.status !== 'REJECTED') throw new Conflict(`This run is ${row.status.toLowerCase()}, not rejected, so there is nothing to restore.`);
-    await trx('speed_test_runs')
-      .where({ id })
-      .update({ status: 'APPROVED', rejected_reason: null, rejected_at: null, rejected_by: null });
-    await trx('models').where({ id: row.model_id }).increment('benchmark_count', 1);
-    await recordAdminAction(trx, actor, { action: 'run.restore', targetKind: 'speed_test_run', targetId: id, targetLabel: runLabel(row), reason: reason ?? null });
-  });
-}
+  /**
+   * Moves a run between statuses in one transaction: the run row locked, the model's run
+   * count kept and the audit entry written with the change.
+   */
+  function moveRun(actor: AdminActor, id: string, change: (trx: Db, row: LockedRun) => Promise<{ action: 'run.reject' | 'run.restore'; reason: string | null }>) {
+    return db.transaction(async (trx) => {
+      const row = await lockRun(trx, id);
+      const { action, reason } = await change(trx, row);
+      await createAuditService({ db: trx }).record(actor, { action, targetKind: 'speed_test_run', targetId: id, targetLabel: runLabel(row), reason });
+    });
+  }
 
-/** The figures on /admin and the latest audit entries. */
-export async function adminOverview(db: Db) {
-  const [users, approvedRuns, otherRuns, [{ auditEntries }], [{ models }], recent] = await Promise.all([
-    db('users').first(
-      db.raw('count(*)::int as total'),
-      db.raw('(count(*) filter (where is_verified))::int as verified'),
-      db.raw('(count(*) filter (where is_admin))::int as admins'),
-    ),
-    countedRuns(db, 'all', ''),
-    db('speed_test_runs').whereIn('status', ['REJECTED', 'PENDING']).groupBy('status').select('status', db.raw('count(*)::int as n')),
-    db('admin_audit_log').count<{ auditEntries: number }[]>('* as auditEntries'),
-    db('models').count<{ models: number }[]>('* as models'),
-    listAuditEntries(db, { limit: 10, offset: 0 }),
-  ]);
-  const byStatus = new Map<string, number>(otherRuns.map((row: { status: string; n: number }) => [row.status, row.n]));
   return {
-    users: users.total as number,
-    verifiedUsers: users.verified as number,
-    admins: users.admins as number,
-    approvedRuns: approvedRuns,
-    rejectedRuns: byStatus.get('REJECTED') ?? 0,
-    pendingRuns: byStatus.get('PENDING') ?? 0,
-    models,
-    auditEntries,
-    recentAudit: recent.entries,
+    /** Runs of every status matching the admin's search, newest first. */
+    async search(query: Omit<AdminRunsQuery, 'page'>, page: Page): Promise<{ items: ModeratedRun[]; total: number }> {
+      const [runs, total]: [SpeedTestRun[], number] = await Promise.all([reads.find((q) => applyAdminFilters(q, query), page), countAdminRuns(db, reads, query)]);
+      const moderation = await moderationOf(db, runs.map((run) => run.id));
+      return { items: runs.map((run) => ({ run, moderation: moderation.get(run.id)! })).filter((item) => item.moderation), total };
+    },
+
+    /** One run whatever its status, with its moderation facts: what an admin sees (`viewerId` fills `myEmoji`). */
+    async get(id: string, viewerId: string | null = null): Promise<ModeratedRun> {
+      const [run]: SpeedTestRun[] = await reads.find((q) => q.where('r.id', id), undefined, viewerId);
+      const moderation = run && (await moderationOf(db, [id])).get(id);
+      if (!run || !moderation) throw new NotFound(messages.speedTestNotFound);
+      return { run, moderation };
+    },
+
+    async reject(actor: AdminActor, id: string, reason: string): Promise<void> {
+      await moveRun(actor, id, async (trx, row) => {
+        if (row.status !== 'APPROVED') throw new Conflict(messages.cannotReject(row.status));
+        await trx('speed_test_runs').where({ id }).update({ status: 'REJECTED', rejected_reason: reason, rejected_at: trx.fn.now(), rejected_by: actor.id });
+        await trx('models').where({ id: row.model_id }).decrement('benchmark_count', 1);
+        return { action: 'run.reject', reason };
+      });
+    },
+
+    async restore(actor: AdminActor, id: string, reason?: string): Promise<void> {
+      await moveRun(actor, id, async (trx, row) => {
+        if (row.status !== 'REJECTED') throw new Conflict(messages.cannotRestore(row.status));
+        await trx('speed_test_runs').where({ id }).update({ status: 'APPROVED', rejected_reason: null, rejected_at: null, rejected_by: null });
+        await trx('models').where({ id: row.model_id }).increment('benchmark_count', 1);
+        return { action: 'run.restore', reason: reason ?? null };
+      });
+    },
+
+    /** The figures on /admin and the latest audit entries. */
+    async overview() {
+      const [users, approvedRuns, otherRuns, [{ auditEntries }], [{ models }], recent] = await Promise.all([
+        db('users').first(
+          db.raw('count(*)::int as total'),
+          db.raw('(count(*) filter (where is_verified))::int as verified'),
+          db.raw('(count(*) filter (where is_admin))::int as admins'),
+        ),
+        reads.counted('all', ''),
+        db('speed_test_runs').whereIn('status', ['REJECTED', 'PENDING']).groupBy('status').select('status', db.raw('count(*)::int as n')),
+        db('admin_audit_log').count<{ auditEntries: number }[]>('* as auditEntries'),
+        db('models').count<{ models: number }[]>('* as models'),
+        createAuditService(deps).list({ limit: 10, offset: 0 }),
+      ]);
+      const byStatus = new Map<string, number>(otherRuns.map((row: { status: string; n: number }) => [row.status, row.n]));
+      return {
+        users: users.total as number,
+        verifiedUsers: users.verified as number,
+        admins: users.admins as number,
+        approvedRuns: approvedRuns,
+        rejectedRuns: byStatus.get('REJECTED') ?? 0,
+        pendingRuns: byStatus.get('PENDING') ?? 0,
+        models,
+        auditEntries,
+        recentAudit: recent.entries,
+      };
+    },
   };
 }
+
+export type ModerationService = ReturnType<typeof createModerationService>;

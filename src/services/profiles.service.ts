@@ -1,10 +1,9 @@
-import type { Knex } from 'knex';
-import type { Db } from '../db/knex.ts';
 import { NotFound } from '../lib/errors.ts';
-import type { RevisionProfile } from '../revisions.ts';
+import { messages } from '../messages.ts';
 import { USERNAME_PATTERN } from '../schemas/account.schema.ts';
-import { findRuns, type SpeedTestRun } from './run-reads.ts';
-import { findUserByUsername, type User } from './users.service.ts';
+import type { ServiceDeps } from './deps.ts';
+import { createSpeedTestReads, type Page, type RunFilter, type SpeedTestRun } from './speed-test-reads.ts';
+import { createUsersService, type User } from './users.service.ts';
 
 export interface UserProfile {
   user: User;
@@ -12,27 +11,26 @@ export interface UserProfile {
   runs: SpeedTestRun[];
 }
 
-/** A public profile: the account, figures of its approved runs and one page of them, newest first; `viewerId` fills `myEmoji`. */
-export async function getUserProfile(
-  { db, profile }: { db: Db; profile: RevisionProfile },
-  username: string,
-  page: { limit: number; offset: number },
-  viewerId: string | null = null,
-): Promise<UserProfile> {
-  // A name that breaks the username rule cannot be an account.
-  if (!USERNAME_PATTERN.test(username)) throw new NotFound('User not found');
-  const user = await findUserByUsername(db, username);
-  if (!user) throw new NotFound('User not found');
-  const filter = (q: Knex.QueryBuilder) => q.where('r.user_id', user.id).where('r.status', 'APPROVED');
-  const [runs, counts] = await Promise.all([
-    findRuns(db, profile, filter, page, viewerId),
-    db('speed_test_runs as r')
-      .modify(filter)
-      .first(
-        db.raw('count(*)::int as runs'),
-        db.raw('count(distinct r.model_id)::int as models'),
-        db.raw('count(distinct r.hardware_id)::int as hardware'),
-      ),
-  ]);
-  return { user, counts: { runs: counts.runs, models: counts.models, hardware: counts.hardware }, runs };
+/** Public profiles: an account and what it has measured. */
+export function createProfilesService(deps: Pick<ServiceDeps, 'db' | 'profile'>) {
+  const { db } = deps;
+  const reads = createSpeedTestReads(deps);
+  const users = createUsersService(deps);
+  return {
+    /** The account, figures of its approved runs and one page of them, newest first; `viewerId` fills `myEmoji`. */
+    async get(username: string, page: Page, viewerId: string | null = null): Promise<UserProfile> {
+      // A name that breaks the username rule cannot be an account.
+      if (!USERNAME_PATTERN.test(username)) throw new NotFound(messages.userNotFound);
+      const user = await users.findByUsername(username);
+      if (!user) throw new NotFound(messages.userNotFound);
+      const filter: RunFilter = (q) => q.where('r.user_id', user.id).where('r.status', 'APPROVED');
+      const [runs, counts] = await Promise.all([
+        reads.find(filter, page, viewerId),
+        db('speed_test_runs as r')
+          .modify(filter)
+          .first(db.raw('count(*)::int as runs'), db.raw('count(distinct r.model_id)::int as models'), db.raw('count(distinct r.hardware_id)::int as hardware')),
+      ]);
+      return { user, counts: { runs: counts.runs, models: counts.models, hardware: counts.hardware }, runs };
+    },
+  };
 }

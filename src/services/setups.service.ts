@@ -1,11 +1,12 @@
 import type { Db } from '../db/knex.ts';
-import type { Clock } from '../lib/clock.ts';
-import { Conflict, Forbidden, NotFound } from '../lib/errors.ts';
-import { isUuid } from '../lib/ids.ts';
+import { rethrowDbError } from '../db/errors.ts';
+import { Forbidden, NotFound } from '../lib/errors.ts';
 import { parseOrThrow } from '../lib/validation.ts';
+import { messages } from '../messages.ts';
 import type { RevisionProfile } from '../revisions.ts';
 import { setupSchemas, type SetupCreateInput, type SetupPatchInput } from '../schemas/setup.schema.ts';
-import type { SpeedTestRun } from './run-reads.ts';
+import type { ServiceDeps } from './deps.ts';
+import type { SpeedTestRun } from './speed-test-reads.ts';
 
 /**
  * Saved setups: named hardware/engine configurations a user keeps to fill the submit
@@ -13,12 +14,6 @@ import type { SpeedTestRun } from './run-reads.ts';
  * so "make default" clears the others and sets its own without a race; the partial unique
  * index on (user_id) where is_default is the database's guarantee behind that.
  */
-
-export interface SetupDeps {
-  db: Db;
-  profile: RevisionProfile;
-  clock: Clock;
-}
 
 export interface Setup {
   id: string;
@@ -42,10 +37,6 @@ interface SetupRow {
   updated_at: Date;
 }
 
-const UNIQUE_VIOLATION = '23505';
-const NAME_INDEX = 'setups_user_name_lower_unique';
-export const SETUP_NAME_TAKEN = 'You already have a setup with this name';
-
 function toSetup(profile: RevisionProfile, row: SetupRow): Setup {
   const setup: Record<string, unknown> = { id: row.id, name: row.name, description: row.description, isDefault: row.is_default };
   // Every field the revision has, null when not set: one shape for every setup.
@@ -60,117 +51,10 @@ function storedConfig(fields: Record<string, unknown>): Record<string, unknown> 
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null && value !== undefined));
 }
 
-function nameTaken(error: unknown): boolean {
-  const pgError = error as { code?: string; constraint?: string };
-  return pgError?.code === UNIQUE_VIOLATION && pgError.constraint === NAME_INDEX;
-}
-
-/** Runs `work` holding the user's row lock, so one user's setup writes never interleave. */
-async function asTheUser<T>(deps: SetupDeps, userId: string, work: (trx: Db) => Promise<T>): Promise<T> {
-  try {
-    return await deps.db.transaction(async (trx) => {
-      // NO KEY UPDATE: serialises these writers without blocking inserts that reference the user.
-      await trx('users').where({ id: userId }).forNoKeyUpdate().first('id');
-      return work(trx);
-    });
-  } catch (error) {
-    if (nameTaken(error)) throw new Conflict(SETUP_NAME_TAKEN);
-    throw error;
-  }
-}
-
 async function clearDefault(trx: Db, userId: string, now: Date, except?: string): Promise<void> {
   const query = trx('setups').where({ user_id: userId, is_default: true });
   if (except) query.whereNot({ id: except });
   await query.update({ is_default: false, updated_at: now });
-}
-
-function ownSetup(db: Db, userId: string, id: string) {
-  // An id that cannot exist is answered like another user's: 404, never revealing which.
-  if (!isUuid(id)) throw new NotFound('Setup not found');
-  return db<SetupRow>('setups').where({ id, user_id: userId });
-}
-
-/** The user's setups: the default first, then the most recently updated. */
-export async function listSetups(deps: SetupDeps, userId: string): Promise<Setup[]> {
-  const rows = await deps.db<SetupRow>('setups')
-    .where({ user_id: userId })
-    .orderBy([
-      { column: 'is_default', order: 'desc' },
-      { column: 'updated_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ]);
-  return rows.map((row) => toSetup(deps.profile, row));
-}
-
-export async function getSetup(deps: SetupDeps, userId: string, id: string): Promise<Setup> {
-  const row = await ownSetup(deps.db, userId, id).first();
-  if (!row) throw new NotFound('Setup not found');
-  return toSetup(deps.profile, row);
-}
-
-export async function findDefaultSetup(deps: SetupDeps, userId: string): Promise<Setup | undefined> {
-  const row = await deps.db<SetupRow>('setups').where({ user_id: userId, is_default: true }).first();
-  return row ? toSetup(deps.profile, row) : undefined;
-}
-
-/** Creates a setup (input already parsed by the create schema); `isDefault` clears the user's other default. */
-export async function createSetup(deps: SetupDeps, userId: string, input: SetupCreateInput): Promise<Setup> {
-  const { name, description, isDefault, ...fields } = input;
-  const config = storedConfig(fields);
-  parseOrThrow(setupSchemas(deps.profile).hardware, config);
-  const now = deps.clock.now();
-  return asTheUser(deps, userId, async (trx) => {
-    if (isDefault) await clearDefault(trx, userId, now);
-    const [row] = await trx<SetupRow>('setups')
-      .insert({
-        user_id: userId,
-        name,
-        description: description ?? null,
-        is_default: isDefault ?? false,
-        config: JSON.stringify(config) as unknown as Record<string, unknown>,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('*');
-    return toSetup(deps.profile, row!);
-  });
-}
-
-/**
- * Changes only the fields given; `null` clears a field. The hardware part is checked on the
- * result, so a PATCH cannot leave a setup its class does not allow.
- */
-export async function updateSetup(deps: SetupDeps, userId: string, id: string, patch: SetupPatchInput): Promise<Setup> {
-  const now = deps.clock.now();
-  return asTheUser(deps, userId, async (trx) => {
-    const row = await ownSetup(trx, userId, id).first();
-    if (!row) throw new NotFound('Setup not found');
-    const { name, description, isDefault, ...fields } = patch;
-    const given = Object.entries(fields).filter(([, value]) => value !== undefined);
-    if (name === undefined && description === undefined && isDefault === undefined && given.length === 0) {
-      return toSetup(deps.profile, row);
-    }
-    const config = storedConfig({ ...row.config, ...Object.fromEntries(given) });
-    parseOrThrow(setupSchemas(deps.profile).hardware, config);
-    if (isDefault === true) await clearDefault(trx, userId, now, id);
-    const [updated] = await trx<SetupRow>('setups')
-      .where({ id, user_id: userId })
-      .update({
-        ...(name !== undefined ? { name } : {}),
-        ...(description !== undefined ? { description } : {}),
-        ...(isDefault !== undefined ? { is_default: isDefault } : {}),
-        config: JSON.stringify(config) as unknown as Record<string, unknown>,
-        updated_at: now,
-      })
-      .returning('*');
-    return toSetup(deps.profile, updated!);
-  });
-}
-
-export async function deleteSetup(deps: SetupDeps, userId: string, id: string): Promise<void> {
-  const deleted = await ownSetup(deps.db, userId, id).del();
-  if (deleted === 0) throw new NotFound('Setup not found');
 }
 
 /**
@@ -198,17 +82,119 @@ export function setupFieldsFromRun(run: SpeedTestRun): Record<string, unknown> {
   return storedConfig(fields);
 }
 
-/** "Save as setup" on a run page: only the run's submitter may, and the name is theirs to choose. */
-export async function saveRunAsSetup(
-  deps: SetupDeps,
-  userId: string,
-  run: SpeedTestRun,
-  input: { name?: unknown; description?: unknown; isDefault?: unknown },
-): Promise<Setup> {
-  if (run.userId !== userId) throw new Forbidden('Only the submitter of a run can save it as a setup');
-  const { create, configFields } = setupSchemas(deps.profile);
-  // Only what a setup holds: anything else a stored run carries is not the submitter's to fix here.
-  const known = new Set<string>(configFields);
-  const fields = Object.fromEntries(Object.entries(setupFieldsFromRun(run)).filter(([key]) => known.has(key)));
-  return createSetup(deps, userId, parseOrThrow(create, { ...fields, ...storedConfig(input) }));
+export function createSetupsService({ db, profile, clock }: Pick<ServiceDeps, 'db' | 'profile' | 'clock'>) {
+  /** Runs `work` holding the user's row lock, so one user's setup writes never interleave. */
+  async function asTheUser<T>(userId: string, work: (trx: Db) => Promise<T>): Promise<T> {
+    try {
+      return await db.transaction(async (trx) => {
+        // NO KEY UPDATE: serialises these writers without blocking inserts that reference the user.
+        await trx('users').where({ id: userId }).forNoKeyUpdate().first('id');
+        return work(trx);
+      });
+    } catch (error) {
+      // A name taken (case-insensitively) is the 409 the forms show on the name field.
+      return rethrowDbError(error);
+    }
+  }
+
+  // Another user's id is answered like an unknown one: 404, never revealing which.
+  const ownSetup = (trx: Db, userId: string, id: string) => trx<SetupRow>('setups').where({ id, user_id: userId });
+
+  /** Creates a setup (input already parsed by the create schema); `isDefault` clears the user's other default. */
+  async function create(userId: string, input: SetupCreateInput): Promise<Setup> {
+    const { name, description, isDefault, ...fields } = input;
+    const config = storedConfig(fields);
+    parseOrThrow(setupSchemas(profile).hardware, config);
+    const now = clock.now();
+    return asTheUser(userId, async (trx) => {
+      if (isDefault) await clearDefault(trx, userId, now);
+      const [row] = await trx<SetupRow>('setups')
+        .insert({
+          user_id: userId,
+          name,
+          description: description ?? null,
+          is_default: isDefault ?? false,
+          config: JSON.stringify(config) as unknown as Record<string, unknown>,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('*');
+      return toSetup(profile, row!);
+    });
+  }
+
+  return {
+    create,
+
+    /** The user's setups: the default first, then the most recently updated. */
+    async list(userId: string): Promise<Setup[]> {
+      const rows = await db<SetupRow>('setups')
+        .where({ user_id: userId })
+        .orderBy([
+          { column: 'is_default', order: 'desc' },
+          { column: 'updated_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ]);
+      return rows.map((row) => toSetup(profile, row));
+    },
+
+    async get(userId: string, id: string): Promise<Setup> {
+      const row = await ownSetup(db, userId, id).first();
+      if (!row) throw new NotFound(messages.setupNotFound);
+      return toSetup(profile, row);
+    },
+
+    async findDefault(userId: string): Promise<Setup | undefined> {
+      const row = await db<SetupRow>('setups').where({ user_id: userId, is_default: true }).first();
+      return row ? toSetup(profile, row) : undefined;
+    },
+
+    /**
+     * Changes only the fields given; `null` clears a field. The hardware part is checked on the
+     * result, so a PATCH cannot leave a setup its class does not allow.
+     */
+    async update(userId: string, id: string, patch: SetupPatchInput): Promise<Setup> {
+      const now = clock.now();
+      return asTheUser(userId, async (trx) => {
+        const row = await ownSetup(trx, userId, id).first();
+        if (!row) throw new NotFound(messages.setupNotFound);
+        const { name, description, isDefault, ...fields } = patch;
+        const given = Object.entries(fields).filter(([, value]) => value !== undefined);
+        if (name === undefined && description === undefined && isDefault === undefined && given.length === 0) {
+          return toSetup(profile, row);
+        }
+        const config = storedConfig({ ...row.config, ...Object.fromEntries(given) });
+        parseOrThrow(setupSchemas(profile).hardware, config);
+        if (isDefault === true) await clearDefault(trx, userId, now, id);
+        const [updated] = await trx<SetupRow>('setups')
+          .where({ id, user_id: userId })
+          .update({
+            ...(name !== undefined ? { name } : {}),
+            ...(description !== undefined ? { description } : {}),
+            ...(isDefault !== undefined ? { is_default: isDefault } : {}),
+            config: JSON.stringify(config) as unknown as Record<string, unknown>,
+            updated_at: now,
+          })
+          .returning('*');
+        return toSetup(profile, updated!);
+      });
+    },
+
+    async remove(userId: string, id: string): Promise<void> {
+      const deleted = await ownSetup(db, userId, id).del();
+      if (deleted === 0) throw new NotFound(messages.setupNotFound);
+    },
+
+    /** "Save as setup" on a run page: only the run's submitter may, and the name is theirs to choose. */
+    async saveFromRun(userId: string, run: SpeedTestRun, input: { name?: unknown; description?: unknown; isDefault?: unknown }): Promise<Setup> {
+      if (run.userId !== userId) throw new Forbidden(messages.setupFromOthersRun);
+      const { create: createSchema, configFields } = setupSchemas(profile);
+      // Only what a setup holds: anything else a stored run carries is not the submitter's to fix here.
+      const known = new Set<string>(configFields);
+      const fields = Object.fromEntries(Object.entries(setupFieldsFromRun(run)).filter(([key]) => known.has(key)));
+      return create(userId, parseOrThrow(createSchema, { ...fields, ...storedConfig(input) }));
+    },
+  };
 }
+
+export type SetupsService = ReturnType<typeof createSetupsService>;

@@ -4,7 +4,8 @@ import request from 'supertest';
 import { seedDemoCatalogue } from '../../src/db/seeds/demo-models.ts';
 import { contentHash } from '../../src/lib/canonical-json.ts';
 import { submissionExamples } from '../../src/openapi/examples.ts';
-import { apiOperations, openApiPath, responseHeaders, type ApiOperation, type HeaderName } from '../../src/openapi/operations.ts';
+import { apiOperations, openApiPath } from '../../src/api/index.ts';
+import { responseHeaders, type ApiOperation, type HeaderName } from '../../src/api/operation.ts';
 import { getRevisionProfile, type RevisionNumber } from '../../src/revisions.ts';
 import { createKey, signedUpAgent, useTestApp, type Agent, type TestContext } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
@@ -192,7 +193,8 @@ const producers: Record<string, Producer> = {
   'revokeApiKey 404': (call) => withCsrf(call),
 
   'listSetups 200': (call) => call.fx.owner.agent.get(call.path()),
-  'listSetups 401': (call) => request(call.ctx.app).get(call.path()).set(bearer(call)),
+  'listSetups 401': (call) => anonymous(call),
+  'listSetups 403': (call) => request(call.ctx.app).get(call.path()).set(bearer(call)),
   'createSetup 201': (call) => call.fx.owner.agent.post(call.path()).set('X-CSRF-Token', call.fx.owner.csrf).send({ name: `setup ${randomUUID()}`, hwClass: 'CPU_ONLY', cpu: 'AMD Ryzen 9 7950X', ramGb: 64 }),
   'createSetup 400': (call) => call.fx.owner.agent.post(call.path()).set('X-CSRF-Token', call.fx.owner.csrf).send({ name: 'x', hwClass: 'CPU_ONLY', gpuName: 'RTX 4090' }),
   'createSetup 401': (call) => anonymous(call, { name: 'x' }),
@@ -200,6 +202,7 @@ const producers: Record<string, Producer> = {
   'createSetup 409': (call) => call.fx.owner.agent.post(call.path()).set('X-CSRF-Token', call.fx.owner.csrf).send({ name: 'alpha' }),
   'getSetup 200': (call) => call.fx.owner.agent.get(call.path({ id: call.fx.setups.alpha })),
   'getSetup 401': (call) => anonymous(call),
+  'getSetup 403': (call) => request(call.ctx.app).get(call.path({ id: call.fx.setups.alpha })).set(bearer(call)),
   'getSetup 404': (call) => call.fx.owner.agent.get(call.path({ id: MISSING_ID })),
   'updateSetup 200': (call) => call.fx.owner.agent.patch(call.path({ id: call.fx.setups.alpha })).set('X-CSRF-Token', call.fx.owner.csrf).send({ description: 'updated' }),
   'updateSetup 400': (call) => call.fx.owner.agent.patch(call.path({ id: call.fx.setups.alpha })).set('X-CSRF-Token', call.fx.owner.csrf).send({ gpuCount: 0 }),

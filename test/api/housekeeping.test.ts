@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { pruneExpired, RETENTION } from '../../src/services/housekeeping.service.ts';
+import { createHousekeepingService, RETENTION } from '../../src/services/housekeeping.service.ts';
 import { signedUpAgent, useTestApp } from '../helpers/app.ts';
 
 describe('housekeeping', () => {
@@ -20,7 +20,7 @@ describe('housekeeping', () => {
       { user_id: userId, scope: 'speed-test', key: randomUUID(), request_hash: 'a'.repeat(64), created_at: new Date(now.getTime() - RETENTION.idempotencyKeysMs - 1000) },
       { user_id: userId, scope: 'speed-test', key: 'recent', request_hash: 'b'.repeat(64), created_at: recent },
     ]);
-    const pruned = await pruneExpired(ctx.db, now);
+    const pruned = await createHousekeepingService({ db: ctx.db }).pruneExpired(now);
     expect(pruned).to.deep.equal({ rateLimitCounters: 1, idempotencyKeys: 1 });
     expect(await ctx.db('rate_limit_counters').where({ bucket: 'signin' }).orderBy('key').pluck('key')).to.deep.equal(['recent']);
     expect(await ctx.db('idempotency_keys').where({ user_id: userId }).pluck('key')).to.deep.equal(['recent']);

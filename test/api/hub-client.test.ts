@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { HttpError, NotFound, Unavailable } from '../../src/lib/errors.ts';
+import { messages } from '../../src/messages.ts';
 import {
   createHubClient,
   createOfflineHubClient,
-  HUB_UNAVAILABLE_MESSAGE,
   offlineHubClient,
   type HubClient,
-} from '../../src/services/hub.service.ts';
+} from '../../src/clients/hub.ts';
 import { fakeHubApiResponses, fakeHubConfigs, fakeHubModels, startFakeHub, type FakeHub } from '../helpers/fake-hub.ts';
 
 async function rejection(promise: Promise<unknown>): Promise<HttpError> {
@@ -45,7 +45,7 @@ describe('hub client against a fake hub', () => {
   function expectUnavailable(error: HttpError, retryAfter: string): void {
     expect(error).to.be.instanceOf(Unavailable);
     expect(error.status).to.equal(503);
-    expect(error.message).to.equal(HUB_UNAVAILABLE_MESSAGE);
+    expect(error.message).to.equal(messages.hubUnavailable);
     expect(error.headers).to.deep.equal({ 'Retry-After': retryAfter });
     expect(error.toJSON()).to.deep.equal({ error: 'Model hub unavailable, retry later' });
   }

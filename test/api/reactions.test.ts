@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { reactionEmojis, revision3Profile, type ReactionEmoji } from '../../src/revisions.ts';
-import { createApiKey } from '../../src/services/api-keys.service.ts';
-import { AUTHENTICATION_REQUIRED_MESSAGE } from '../../src/lib/errors.ts';
+import { messages } from '../../src/messages.ts';
+import { createApiKeysService } from '../../src/services/api-keys.service.ts';
 import { useTestApp } from '../helpers/app.ts';
 import { expectValidationFailed } from '../helpers/assertions.ts';
 import { account, submitRun, type Account } from '../helpers/moderation.ts';
@@ -229,7 +229,7 @@ describe('reactions API: POST /api/runs/:id/react', () => {
 
     it('answers 401 without credentials', async () => {
       const res = await request(ctx.app).post(`/api/runs/${run.id}/react`).send({ emoji: 'fire' }).expect(401);
-      expect(res.body).to.deep.equal({ error: AUTHENTICATION_REQUIRED_MESSAGE });
+      expect(res.body).to.deep.equal({ error: messages.authenticationRequired });
     });
 
     it('answers 401 for an invalid Bearer key, without falling back to the session', async () => {
@@ -268,7 +268,7 @@ describe('reactions API: POST /api/runs/:id/react', () => {
         .insert(Array.from({ length: 20 }, (_, i) => ({ username: `crowd${stamp}${i}`, display_name: `Crowd ${i}`, password_hash: 'unused' })))
         .returning('id');
       crowd = [];
-      for (const { id } of users) crowd.push({ id, key: (await createApiKey(ctx.db, id, { name: 'crowd' })).key });
+      for (const { id } of users) crowd.push({ id, key: (await createApiKeysService({ db: ctx.db }).create(id, { name: 'crowd' })).key });
     });
 
     const react = (key: string, emoji: ReactionEmoji | null) =>

@@ -420,7 +420,8 @@ describe('saved setups through /api/setups', () => {
   });
 
   describe('session only', () => {
-    it('refuses a valid Bearer key with 401 on every setups call and changes nothing', async () => {
+    // DECISIONS.md "API keys": one answer for a key on every session-only endpoint, the keys' 403.
+    it('refuses a valid Bearer key with 403 on every setups call and changes nothing', async () => {
       const owner = alice;
       const created = await api(owner).made({ name: 'key cannot touch' });
       const { key } = await createKey(owner.agent, owner.csrf);
@@ -434,7 +435,7 @@ describe('saved setups through /api/setups', () => {
         await request(ctx.app).delete(`/api/setups/${created.id}`).set(auth),
       ];
       for (const res of responses) {
-        expect(res.status).to.equal(401);
+        expect(res.status).to.equal(403);
         expect(res.body.error).to.match(/signed-in browser session/);
         expect(res.text).not.to.include('key cannot touch');
       }

@@ -18,10 +18,9 @@ import { contentHash } from '../../src/lib/canonical-json.ts';
 import { recountRuns } from '../../migrations/20261122070000_run_count_days.ts';
 import { rebuildRunDocuments } from '../../migrations/20261122040000_run_documents.ts';
 import { rebuildRunCube } from '../../migrations/20261122060000_run_cube.ts';
-import { hardwareSearchText, memoryGb, osFamily } from '../../src/lib/run-facets.ts';
+import { hardwareProfileRow, hardwareSearchText, memoryGb, osFamily } from '../../src/lib/run-facets.ts';
 import { normaliseHardware, type NormalisedHardware } from '../../src/lib/speed-test-normalise.ts';
 import type { ModelRow } from '../../src/services/models.service.ts';
-import { hardwareProfileRow } from '../../src/services/speed-tests.service.ts';
 import type { RevisionProfile } from '../../src/revisions.ts';
 import type { SubmittedHardware } from '../../src/schemas/speed-test.schema.ts';
 

@@ -18,8 +18,8 @@ import { seedDemoCatalogue } from '../../src/db/seeds/demo-models.ts';
 import { seedDemoRuns } from '../../src/db/seeds/demo-runs.ts';
 import { createLogger } from '../../src/logger.ts';
 import { getRevisionProfile } from '../../src/revisions.ts';
-import { createHubClient } from '../../src/services/hub.service.ts';
-import { ensureAdmin } from '../../src/services/users.service.ts';
+import { createHubClient } from '../../src/clients/hub.ts';
+import { createUsersService } from '../../src/services/users.service.ts';
 import { TEST_PASSWORD, testConfig } from '../helpers/app.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -198,7 +198,7 @@ export function useE2eApp(file: string, options: E2eOptions = {}): E2eContext {
 
   ctx.signInAsAdmin = async (page) => {
     const username = uniqueName('admin');
-    await ensureAdmin(ctx.db, username, TEST_PASSWORD);
+    await createUsersService({ db: ctx.db }).ensureAdmin(username, TEST_PASSWORD);
     await ctx.signIn(page, username);
     return username;
   };

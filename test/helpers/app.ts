@@ -7,7 +7,7 @@ import supertest from 'supertest';
 import { createApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { createHubClient } from '../../src/services/hub.service.ts';
+import { createHubClient } from '../../src/clients/hub.ts';
 import { TestClock } from './clock.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { startFakeHub, type FakeHub } from './fake-hub.ts';

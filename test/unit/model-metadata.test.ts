@@ -6,7 +6,7 @@ import {
   paramsFromName,
   type CatalogueEntry,
 } from '../../src/lib/model-metadata.ts';
-import { hubModelInfoFromJson, type HubModelInfo } from '../../src/services/hub.service.ts';
+import { hubModelInfoFromJson, type HubModelInfo } from '../../src/clients/hub.ts';
 import { fakeHubApiResponses, fakeHubConfigs, fakeHubModels } from '../helpers/fake-hub.ts';
 
 /** The info the client would return for a fake-hub fixture (config.json included when served). */

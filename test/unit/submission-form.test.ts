@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { submissionFromForm } from '../../src/lib/submission-form.ts';
+import { submissionFromForm } from '../../src/web/submission-form.ts';
 
 describe('submissionFromForm', () => {
   it('nests dotted names, converts numbers, booleans and number lists, and drops empty inputs', () => {

@@ -10,7 +10,7 @@ import {
   truncateText,
   type BarDatum,
   type PointDatum,
-} from '../../src/lib/svg-charts.ts';
+} from '../../src/web/charts/svg-charts.ts';
 
 // ---------------------------------------------------------------------------------
 // Minimal XML well-formedness checker + tree (no dependencies). Strict subset: element

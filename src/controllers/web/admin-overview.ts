@@ -1,21 +1,19 @@
 import type { Request, Response } from 'express';
-import type { Db } from '../../db/knex.ts';
+import type { AppContext } from '../../app-context.ts';
 import { parseOrThrow } from '../../lib/validation.ts';
 import { ADMIN_AUDIT_PAGE_SIZE, adminAuditQuerySchema } from '../../schemas/admin.schema.ts';
-import { listAuditEntries } from '../../services/audit.service.ts';
-import { adminOverview } from '../../services/moderation.service.ts';
-import { render } from '../../views.ts';
+import { render } from '../../web/views.ts';
 
 /** /admin (figures and the latest actions) and /admin/audit (every admin action, newest first). */
-export function adminOverviewController(db: Db) {
+export function adminOverviewController({ services }: AppContext) {
   return {
     async overview(_req: Request, res: Response) {
-      render(res, 'pages/admin/index', { title: 'Admin', overview: await adminOverview(db) });
+      render(res, 'pages/admin/index', { title: 'Admin', overview: await services.moderation.overview() });
     },
 
     async audit(req: Request, res: Response) {
       const { page } = parseOrThrow(adminAuditQuerySchema, req.query);
-      const { entries, total } = await listAuditEntries(db, { limit: ADMIN_AUDIT_PAGE_SIZE, offset: (page - 1) * ADMIN_AUDIT_PAGE_SIZE });
+      const { entries, total } = await services.audit.list({ limit: ADMIN_AUDIT_PAGE_SIZE, offset: (page - 1) * ADMIN_AUDIT_PAGE_SIZE });
       render(res, 'pages/admin/audit', { title: 'Audit log', entries, total, page, pages: Math.max(1, Math.ceil(total / ADMIN_AUDIT_PAGE_SIZE)) });
     },
   };

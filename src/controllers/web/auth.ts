@@ -1,25 +1,11 @@
 import type { Request, Response } from 'express';
-import type { Db } from '../../db/knex.ts';
-import { validationDetails } from '../../lib/validation.ts';
+import type { AppContext } from '../../app-context.ts';
+import { Conflict, RateLimited, Unauthorized, type HttpError } from '../../lib/errors.ts';
 import { ensureCsrfToken } from '../../middleware/csrf.ts';
 import { signInSchema, signUpSchema } from '../../schemas/account.schema.ts';
-import { clearWindow, hitFixedWindow } from '../../services/rate-limit.service.ts';
-import { createUser, UsernameTaken, verifyCredentials } from '../../services/users.service.ts';
-import { render } from '../../views.ts';
-
-export const SIGN_IN_LIMIT = { limit: 10, windowMs: 15 * 60_000 };
-export const SIGN_UP_LIMIT = { limit: 30, windowMs: 60 * 60_000 };
-const WRONG_CREDENTIALS = 'Wrong username or password.';
-
-/** Only same-site paths: an open redirect after sign-in would help phishing. */
-export function safeNextPath(next: unknown, fallback = '/'): string {
-  return typeof next === 'string' && /^\/(?![/\\])/.test(next) ? next : fallback;
-}
-
-function minutesUntil(ms: number): string {
-  const minutes = Math.max(1, Math.ceil(ms / 60_000));
-  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
-}
+import { parseForm } from '../../web/forms.ts';
+import { safeNextPath } from '../../web/query.ts';
+import { render } from '../../web/views.ts';
 
 /** A fresh session id at sign-in (no fixation), with its own CSRF token. */
 async function startSession(req: Request, userId: string): Promise<void> {
@@ -33,15 +19,18 @@ type FormState = { values?: Record<string, unknown>; fieldErrors?: Record<string
 
 function showForm(req: Request, res: Response, page: 'signin' | 'signup', state: FormState, status = 200) {
   ensureCsrfToken(req);
-  render(
-    res,
-    `pages/auth/${page}`,
-    { values: {}, fieldErrors: {}, next: safeNextPath(state.next ?? req.query.next), ...state },
-    status,
-  );
+  render(res, `pages/auth/${page}`, { values: {}, fieldErrors: {}, next: safeNextPath(state.next ?? req.query.next), ...state }, status);
 }
 
-export function authController(db: Db) {
+/** A refusal the form shows as its message, with the error's status and headers (Retry-After). */
+function showRefusal(req: Request, res: Response, page: 'signin' | 'signup', state: FormState, error: HttpError) {
+  for (const [name, value] of Object.entries(error.headers)) res.set(name, value);
+  showForm(req, res, page, { ...state, message: error.message }, error.status);
+}
+
+/** Sign-up, sign-in and sign-out forms; the throttles and credential checks are the users service's. */
+export function authController({ services }: AppContext) {
+  const { users } = services;
   return {
     signUpForm(req: Request, res: Response) {
       if (req.actor) return res.redirect(303, '/');
@@ -50,24 +39,19 @@ export function authController(db: Db) {
 
     async signUp(req: Request, res: Response) {
       const body = req.body as Record<string, unknown>;
-      const values = { username: body.username, displayName: body.displayName };
-      const next = safeNextPath(body.next);
-      const window = await hitFixedWindow(db, { bucket: 'signup', key: req.ip ?? 'unknown', ...SIGN_UP_LIMIT });
-      if (!window.allowed) {
-        res.set('Retry-After', String(Math.ceil(window.retryAfterMs / 1000)));
-        return showForm(req, res, 'signup', { values, next, message: `Too many sign-ups from your address. Try again in ${minutesUntil(window.retryAfterMs)}.` }, 429);
-      }
-      const parsed = signUpSchema.safeParse(body);
-      if (!parsed.success) {
-        return showForm(req, res, 'signup', { values, next, fieldErrors: validationDetails(parsed.error).fieldErrors }, 400);
-      }
+      const state = { values: { username: body.username, displayName: body.displayName }, next: safeNextPath(body.next) };
       try {
-        const user = await createUser(db, parsed.data);
+        // Every attempt counts against the address, a malformed one too.
+        await users.admitSignUp(req.ip ?? 'unknown');
+        const parsed = parseForm(signUpSchema, body);
+        if (!parsed.ok) return showForm(req, res, 'signup', { ...state, fieldErrors: parsed.fieldErrors }, 400);
+        const user = await users.create(parsed.data);
         await startSession(req, user.id);
-        res.redirect(303, next);
+        res.redirect(303, state.next);
       } catch (error) {
-        if (!(error instanceof UsernameTaken)) throw error;
-        showForm(req, res, 'signup', { values, next, fieldErrors: { username: [error.message] } }, 409);
+        if (error instanceof RateLimited) return showRefusal(req, res, 'signup', state, error);
+        if (!(error instanceof Conflict)) throw error;
+        showForm(req, res, 'signup', { ...state, fieldErrors: { username: [error.message] } }, 409);
       }
     },
 
@@ -78,23 +62,17 @@ export function authController(db: Db) {
 
     async signIn(req: Request, res: Response) {
       const body = req.body as Record<string, unknown>;
-      const values = { username: body.username };
-      const next = safeNextPath(body.next);
-      const parsed = signInSchema.safeParse(body);
-      if (!parsed.success) {
-        return showForm(req, res, 'signin', { values, next, fieldErrors: validationDetails(parsed.error).fieldErrors }, 400);
+      const state = { values: { username: body.username }, next: safeNextPath(body.next) };
+      const parsed = parseForm(signInSchema, body);
+      if (!parsed.ok) return showForm(req, res, 'signin', { ...state, fieldErrors: parsed.fieldErrors }, 400);
+      try {
+        const user = await users.signIn(parsed.data.username, parsed.data.password, req.ip ?? 'unknown');
+        await startSession(req, user.id);
+        res.redirect(303, state.next);
+      } catch (error) {
+        if (!(error instanceof RateLimited || error instanceof Unauthorized)) throw error;
+        showRefusal(req, res, 'signin', state, error);
       }
-      const limiterKey = `${parsed.data.username.toLowerCase()}|${req.ip ?? 'unknown'}`;
-      const window = await hitFixedWindow(db, { bucket: 'signin', key: limiterKey, ...SIGN_IN_LIMIT });
-      if (!window.allowed) {
-        res.set('Retry-After', String(Math.ceil(window.retryAfterMs / 1000)));
-        return showForm(req, res, 'signin', { values, next, message: `Too many sign-in attempts. Try again in ${minutesUntil(window.retryAfterMs)}.` }, 429);
-      }
-      const user = await verifyCredentials(db, parsed.data.username, parsed.data.password);
-      if (!user) return showForm(req, res, 'signin', { values, next, message: WRONG_CREDENTIALS }, 401);
-      await clearWindow(db, 'signin', limiterKey);
-      await startSession(req, user.id);
-      res.redirect(303, next);
     },
 
     async signOut(req: Request, res: Response) {

@@ -1,15 +1,12 @@
 import type { Request, Response } from 'express';
-import type { Config } from '../../config.ts';
+import type { AppContext } from '../../app-context.ts';
 import { agentGuide } from '../../openapi/agent-guide.ts';
 import { baseUrlOf } from '../../openapi/cache.ts';
-import { apiDocuments } from '../../openapi/documents.ts';
 import { docsPage, type DocsPage } from '../../openapi/html.ts';
-import type { RevisionProfile } from '../../revisions.ts';
-import { render } from '../../views.ts';
+import { render } from '../../web/views.ts';
 
 /** /docs/api (the OpenAPI document as a page) and /docs/agents (a short guide). */
-export function docsPagesController({ profile, config }: { profile: RevisionProfile; config: Config }) {
-  const documents = apiDocuments(profile);
+export function docsPagesController({ profile, config, documents }: AppContext) {
   // One page model per generated document (the document is cached per base URL).
   const pages = new WeakMap<object, DocsPage>();
   return {

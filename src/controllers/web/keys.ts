@@ -1,13 +1,12 @@
 import type { Request, Response } from 'express';
-import type { Db } from '../../db/knex.ts';
+import type { AppContext } from '../../app-context.ts';
 import { Conflict } from '../../lib/errors.ts';
-import { validationDetails } from '../../lib/validation.ts';
 import { ensureCsrfToken } from '../../middleware/csrf.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { createApiKeySchema } from '../../schemas/api-key.schema.ts';
-import { createApiKey, listApiKeys, MAX_LIVE_KEYS, revokeApiKey, type CreatedApiKey } from '../../services/api-keys.service.ts';
-import { render } from '../../views.ts';
-import { keyIdParam } from '../api/keys.ts';
+import { MAX_LIVE_KEYS, type CreatedApiKey } from '../../services/api-keys.service.ts';
+import { parseForm } from '../../web/forms.ts';
+import { render } from '../../web/views.ts';
 
 /** The form's date input gives a day; the key then lasts to the end of that UTC day. */
 function expiresAtFromForm(value: unknown): string | undefined {
@@ -22,18 +21,14 @@ interface PanelState {
   message?: string;
 }
 
-export function settingsKeysController(db: Db) {
+/** /settings/keys: create and revoke API keys in the browser. */
+export function settingsKeysController({ services }: AppContext) {
+  const { apiKeys } = services;
+
   /** The page, or for htmx only its key panel (form, new key, table). */
   async function showPanel(req: Request, res: Response, state: PanelState = {}, status = 200) {
     ensureCsrfToken(req);
-    const data = {
-      title: 'API keys',
-      keys: await listApiKeys(db, req.actor!.user.id),
-      maxKeys: MAX_LIVE_KEYS,
-      values: {},
-      fieldErrors: {},
-      ...state,
-    };
+    const data = { title: 'API keys', keys: await apiKeys.list(req.actor!.user.id), maxKeys: MAX_LIVE_KEYS, values: {}, fieldErrors: {}, ...state };
     render(res, isHtmxRequest(req) ? 'partials/keys/panel' : 'pages/settings/keys', data, status);
   }
 
@@ -45,12 +40,10 @@ export function settingsKeysController(db: Db) {
     async create(req: Request, res: Response) {
       const body = req.body as Record<string, unknown>;
       const values = { name: body.name, expiresAt: body.expiresAt };
-      const parsed = createApiKeySchema.safeParse({ name: body.name, expiresAt: expiresAtFromForm(body.expiresAt) });
-      if (!parsed.success) {
-        return showPanel(req, res, { values, fieldErrors: validationDetails(parsed.error).fieldErrors }, 400);
-      }
+      const parsed = parseForm(createApiKeySchema, { name: body.name, expiresAt: expiresAtFromForm(body.expiresAt) });
+      if (!parsed.ok) return showPanel(req, res, { values, fieldErrors: parsed.fieldErrors }, 400);
       try {
-        const created = await createApiKey(db, req.actor!.user.id, parsed.data);
+        const created = await apiKeys.create(req.actor!.user.id, parsed.data);
         res.set('Cache-Control', 'no-store');
         await showPanel(req, res, { created }, 201);
       } catch (error) {
@@ -60,7 +53,7 @@ export function settingsKeysController(db: Db) {
     },
 
     async revoke(req: Request, res: Response) {
-      await revokeApiKey(db, req.actor!.user.id, keyIdParam(req));
+      await apiKeys.revoke(req.actor!.user.id, String(req.params.id));
       // htmx removes the row itself (hx-swap="delete"); without JavaScript, back to the list.
       if (isHtmxRequest(req)) res.status(200).end();
       else res.redirect(303, '/settings/keys');

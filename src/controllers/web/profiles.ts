@@ -1,15 +1,13 @@
 import type { Request, Response } from 'express';
-import type { Db } from '../../db/knex.ts';
-import { parseOrThrow, validationDetails } from '../../lib/validation.ts';
+import type { AppContext } from '../../app-context.ts';
+import { RateLimited } from '../../lib/errors.ts';
+import { parseOrThrow } from '../../lib/validation.ts';
 import { ensureCsrfToken } from '../../middleware/csrf.ts';
-import type { RevisionProfile } from '../../revisions.ts';
 import { changePasswordSchema, profileSettingsSchema } from '../../schemas/account.schema.ts';
 import { PROFILE_RUNS_PAGE_SIZE, profileQuerySchema } from '../../schemas/profile.schema.ts';
-import { getUserProfile } from '../../services/profiles.service.ts';
-import { hitFixedWindow } from '../../services/rate-limit.service.ts';
-import { changePassword, updateDisplayName, WrongCurrentPassword } from '../../services/users.service.ts';
-import { render } from '../../views.ts';
-import { SIGN_IN_LIMIT } from './auth.ts';
+import { WrongCurrentPassword } from '../../services/users.service.ts';
+import { parseForm } from '../../web/forms.ts';
+import { render } from '../../web/views.ts';
 
 /** Which confirmation /settings/profile shows after a redirect. */
 const SAVED_MESSAGES: Record<string, string> = {
@@ -25,7 +23,7 @@ interface SettingsState {
 }
 
 /** Public profiles (/u/:username) and the signed-in user's own settings (/settings/profile). */
-export function profilesController({ db, profile }: { db: Db; profile: RevisionProfile }) {
+export function profilesController({ services, profile }: AppContext) {
   function showSettings(req: Request, res: Response, state: SettingsState = {}, status = 200) {
     ensureCsrfToken(req);
     const user = req.actor!.user;
@@ -49,10 +47,11 @@ export function profilesController({ db, profile }: { db: Db; profile: RevisionP
   return {
     async show(req: Request, res: Response) {
       const { page } = parseOrThrow(profileQuerySchema, req.query);
-      const result = await getUserProfile({ db, profile }, String(req.params.username), {
-        limit: PROFILE_RUNS_PAGE_SIZE,
-        offset: (page - 1) * PROFILE_RUNS_PAGE_SIZE,
-      }, req.actor?.user.id ?? null);
+      const result = await services.profiles.get(
+        String(req.params.username),
+        { limit: PROFILE_RUNS_PAGE_SIZE, offset: (page - 1) * PROFILE_RUNS_PAGE_SIZE },
+        req.actor?.user.id ?? null,
+      );
       render(res, 'pages/users/show', {
         title: `${result.user.displayName} (@${result.user.username})`,
         ...result,
@@ -69,29 +68,23 @@ export function profilesController({ db, profile }: { db: Db; profile: RevisionP
 
     async updateProfile(req: Request, res: Response) {
       const body = (req.body ?? {}) as Record<string, unknown>;
-      const parsed = profileSettingsSchema.safeParse({ displayName: body.displayName });
-      if (!parsed.success) {
-        return showSettings(req, res, { profileValues: { displayName: body.displayName }, profileErrors: validationDetails(parsed.error).fieldErrors }, 400);
-      }
-      await updateDisplayName(db, req.actor!.user.id, parsed.data.displayName);
+      const parsed = parseForm(profileSettingsSchema, { displayName: body.displayName });
+      if (!parsed.ok) return showSettings(req, res, { profileValues: { displayName: body.displayName }, profileErrors: parsed.fieldErrors }, 400);
+      await services.users.updateDisplayName(req.actor!.user.id, parsed.data.displayName);
       res.redirect(303, '/settings/profile?saved=profile');
     },
 
     async changePassword(req: Request, res: Response) {
       const body = (req.body ?? {}) as Record<string, unknown>;
-      const parsed = changePasswordSchema.safeParse({ currentPassword: body.currentPassword, newPassword: body.newPassword });
-      if (!parsed.success) {
-        return showSettings(req, res, { passwordErrors: validationDetails(parsed.error).fieldErrors }, 400);
-      }
-      // Guessing the current password with a borrowed session is as slow as at sign-in.
-      const window = await hitFixedWindow(db, { bucket: 'password', key: req.actor!.user.id, ...SIGN_IN_LIMIT });
-      if (!window.allowed) {
-        res.set('Retry-After', String(Math.ceil(window.retryAfterMs / 1000)));
-        return showSettings(req, res, { passwordMessage: 'Too many attempts. Try again later.' }, 429);
-      }
+      const parsed = parseForm(changePasswordSchema, { currentPassword: body.currentPassword, newPassword: body.newPassword });
+      if (!parsed.ok) return showSettings(req, res, { passwordErrors: parsed.fieldErrors }, 400);
       try {
-        await changePassword(db, req.actor!.user.id, parsed.data, req.sessionID);
+        await services.users.changePassword(req.actor!.user.id, parsed.data, req.sessionID);
       } catch (error) {
+        if (error instanceof RateLimited) {
+          for (const [name, value] of Object.entries(error.headers)) res.set(name, value);
+          return showSettings(req, res, { passwordMessage: error.message }, 429);
+        }
         if (!(error instanceof WrongCurrentPassword)) throw error;
         return showSettings(req, res, { passwordErrors: { currentPassword: [error.message] } }, 400);
       }

@@ -1,34 +1,20 @@
 import type { Request, Response } from 'express';
-import { Conflict, NotFound, ValidationFailed } from '../../lib/errors.ts';
+import type { AppContext } from '../../app-context.ts';
+import { Conflict, ValidationFailed } from '../../lib/errors.ts';
 import { hardwareNames } from '../../lib/hardware-lookup.ts';
-import { isUuid } from '../../lib/ids.ts';
-import { FORM_FLAGS, otherFlagNames, postedValues, setupFormValues, setupFromForm, setupSummary } from '../../lib/setup-form.ts';
 import { parseOrThrow } from '../../lib/validation.ts';
 import { ensureCsrfToken } from '../../middleware/csrf.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
-import { hwClasses } from '../../revisions.ts';
 import { setupSchemas } from '../../schemas/setup.schema.ts';
-import {
-  createSetup,
-  deleteSetup,
-  getSetup,
-  listSetups,
-  saveRunAsSetup,
-  updateSetup,
-  type Setup,
-  type SetupDeps,
-} from '../../services/setups.service.ts';
-import { getSpeedTest, type SpeedTestDeps } from '../../services/speed-tests.service.ts';
-import { render } from '../../views.ts';
+import type { Setup } from '../../services/setups.service.ts';
+import { HW_CLASS_OPTIONS, knownHwClass, postedValues } from '../../web/forms.ts';
+import { FORM_FLAGS, otherFlagNames, setupFormValues, setupFromForm, setupSummary } from '../../web/setup-form.ts';
+import { render } from '../../web/views.ts';
 
-const HW_CLASS_OPTIONS = [
-  { value: '', label: 'Not saved' },
-  { value: 'DISCRETE_GPU', label: 'Discrete GPU(s)' },
-  { value: 'UNIFIED', label: 'Unified memory chip (Apple, Ryzen AI, …)' },
-  { value: 'CPU_ONLY', label: 'CPU only' },
-];
+/** A setup need not name its class: the setup forms offer "not saved" first. */
+const SETUP_HW_CLASS_OPTIONS = [{ value: '', label: 'Not saved' }, ...HW_CLASS_OPTIONS];
 
-const knownClass = (value: unknown): string => (hwClasses.includes(value as never) ? (value as string) : '');
+const knownClass = (value: unknown): string => knownHwClass(value) ?? '';
 
 interface FormProblems {
   fieldErrors: Record<string, string[]>;
@@ -47,8 +33,9 @@ function formProblems(error: unknown): FormProblems {
 }
 
 /** /settings/setups and "save as setup" on a run page. */
-export function settingsSetupsController(deps: SetupDeps & SpeedTestDeps) {
-  const schemas = setupSchemas(deps.profile);
+export function settingsSetupsController({ services, profile }: AppContext) {
+  const { setups } = services;
+  const schemas = setupSchemas(profile);
   const { configFields, classFields } = schemas;
   const fromForm = (body: unknown, mode: 'create' | 'edit') =>
     setupFromForm((body ?? {}) as Record<string, unknown>, { mode, configFields, classFields });
@@ -64,7 +51,7 @@ export function settingsSetupsController(deps: SetupDeps & SpeedTestDeps) {
       otherFlags: otherFlagNames(values, '', configFields),
     };
   }
-  const formChrome = () => ({ engines: deps.profile.engines, hwClassOptions: HW_CLASS_OPTIONS, formFlags: FORM_FLAGS });
+  const formChrome = () => ({ engines: profile.engines, hwClassOptions: SETUP_HW_CLASS_OPTIONS, formFlags: FORM_FLAGS });
   const rowView = (setup: Setup) => ({ setup, summary: setupSummary(setup, configFields) });
   const editForm = (setup: Setup, hwClass?: unknown) => {
     const values = setupFormValues(setup, configFields);
@@ -81,14 +68,14 @@ export function settingsSetupsController(deps: SetupDeps & SpeedTestDeps) {
   /** The page, or for htmx only its panel (list and new-setup form). */
   async function showPanel(req: Request, res: Response, state: PanelState = {}, status = 200) {
     ensureCsrfToken(req);
-    const setups = await listSetups(deps, req.actor!.user.id);
+    const list = await setups.list(req.actor!.user.id);
     render(
       res,
       isHtmxRequest(req) ? 'partials/setups/panel' : 'pages/settings/setups',
       {
         title: 'Saved setups',
         ...formChrome(),
-        rows: setups.map(rowView),
+        rows: list.map(rowView),
         create: state.create ?? formState(req.query.hwClass ? { hwClass: knownClass(req.query.hwClass) } : {}),
         editing: state.editing,
         notice: state.notice,
@@ -119,7 +106,7 @@ export function settingsSetupsController(deps: SetupDeps & SpeedTestDeps) {
     async create(req: Request, res: Response) {
       const values = postedValues(req.body);
       try {
-        const setup = await createSetup(deps, userId(req), parseOrThrow(schemas.create, fromForm(req.body, 'create')));
+        const setup = await setups.create(userId(req), parseOrThrow(schemas.create, fromForm(req.body, 'create')));
         if (!isHtmxRequest(req)) return res.redirect(303, '/settings/setups');
         await showPanel(req, res, { notice: `Setup “${setup.name}” saved.` }, 201);
       } catch (error) {
@@ -130,7 +117,7 @@ export function settingsSetupsController(deps: SetupDeps & SpeedTestDeps) {
 
     /** The inline editor: a fragment for htmx, else the page with that setup open for editing. */
     async edit(req: Request, res: Response) {
-      const setup = await getSetup(deps, userId(req), setupId(req));
+      const setup = await setups.get(userId(req), setupId(req));
       const form = editForm(setup, req.query.hwClass);
       if (isHtmxRequest(req)) return renderEditRow(req, res, setup, form);
       await showPanel(req, res, { editing: { id: setup.id, form } });
@@ -138,16 +125,16 @@ export function settingsSetupsController(deps: SetupDeps & SpeedTestDeps) {
 
     /** One setup card (htmx "Cancel"); without JavaScript the list is the place to see it. */
     async row(req: Request, res: Response) {
-      const setup = await getSetup(deps, userId(req), setupId(req));
+      const setup = await setups.get(userId(req), setupId(req));
       if (!isHtmxRequest(req)) return res.redirect(303, '/settings/setups');
       renderRow(req, res, setup);
     },
 
     async update(req: Request, res: Response) {
-      const setup = await getSetup(deps, userId(req), setupId(req));
+      const setup = await setups.get(userId(req), setupId(req));
       const values = postedValues(req.body);
       try {
-        const updated = await updateSetup(deps, userId(req), setup.id, parseOrThrow(schemas.patch, fromForm(req.body, 'edit')));
+        const updated = await setups.update(userId(req), setup.id, parseOrThrow(schemas.patch, fromForm(req.body, 'edit')));
         if (!isHtmxRequest(req)) return res.redirect(303, '/settings/setups');
         renderRow(req, res, updated);
       } catch (error) {
@@ -159,13 +146,13 @@ export function settingsSetupsController(deps: SetupDeps & SpeedTestDeps) {
     },
 
     async makeDefault(req: Request, res: Response) {
-      const setup = await updateSetup(deps, userId(req), setupId(req), { isDefault: true });
+      const setup = await setups.update(userId(req), setupId(req), { isDefault: true });
       if (!isHtmxRequest(req)) return res.redirect(303, '/settings/setups');
       await showPanel(req, res, { notice: `“${setup.name}” is now your default setup.` });
     },
 
     async remove(req: Request, res: Response) {
-      await deleteSetup(deps, userId(req), setupId(req));
+      await setups.remove(userId(req), setupId(req));
       // htmx removes the card itself (hx-swap="delete"); without JavaScript, back to the list.
       if (isHtmxRequest(req)) res.status(200).end();
       else res.redirect(303, '/settings/setups');
@@ -173,8 +160,7 @@ export function settingsSetupsController(deps: SetupDeps & SpeedTestDeps) {
 
     /** htmx: the hardware inputs of the class just chosen, for the new-setup form or one editor. */
     hardwareFields(req: Request, res: Response) {
-      const key = setupId(req);
-      if (key !== 'new' && !isUuid(key)) throw new NotFound();
+      const key = req.params.id ?? 'new';
       render(res, 'partials/setups/hardware-fields', {
         hwClass: knownClass(req.query.hwClass),
         values: {},
@@ -186,13 +172,13 @@ export function settingsSetupsController(deps: SetupDeps & SpeedTestDeps) {
 
     /** "Save as setup" on a run page: the run's hardware, engine and flags under a new name. */
     async saveFromRun(req: Request, res: Response) {
-      const run = await getSpeedTest(deps, setupId(req));
+      const run = await services.speedTests.get(setupId(req));
       const values = postedValues(req.body);
       const form = { runId: run.id, values, fieldErrors: {}, formErrors: [] as string[] };
       const fragment = isHtmxRequest(req);
       try {
         const { name, description, isDefault } = setupFromForm((req.body ?? {}) as Record<string, unknown>, { mode: 'create', configFields: [], classFields });
-        const saved = await saveRunAsSetup(deps, userId(req), run, { name, description, isDefault });
+        const saved = await setups.saveFromRun(userId(req), run, { name, description, isDefault });
         if (!fragment) return res.redirect(303, '/settings/setups');
         render(res, 'partials/setups/save-from-run', { ...form, values: {}, saved }, 201);
       } catch (error) {

@@ -1,34 +1,23 @@
 import type { Request, Response } from 'express';
-import { HttpError, ValidationFailed } from '../../lib/errors.ts';
+import type { AppContext } from '../../app-context.ts';
 import { parseCommandSnippet } from '../../lib/command-snippet.ts';
-import { normaliseSubmission, resolveFlagAliases } from '../../lib/speed-test-normalise.ts';
+import { HttpError, ValidationFailed } from '../../lib/errors.ts';
 import { hardwareNames } from '../../lib/hardware-lookup.ts';
 import { hardwareLabel } from '../../lib/labels.ts';
-import { otherFlagNames, submitFormValues } from '../../lib/setup-form.ts';
-import { submissionFromForm } from '../../lib/submission-form.ts';
+import { normaliseSubmission, resolveFlagAliases } from '../../lib/speed-test-normalise.ts';
 import { ensureCsrfToken } from '../../middleware/csrf.ts';
+import { messages } from '../../messages.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
-import { hwClasses, type HwClass } from '../../revisions.ts';
+import { existingId } from '../../schemas/path-params.schema.ts';
 import { setupSchemas } from '../../schemas/setup.schema.ts';
-import { findDefaultSetup, getSetup, listSetups, type Setup } from '../../services/setups.service.ts';
-import {
-  getSpeedTest,
-  submissionWindowState,
-  submitSpeedTest,
-  type SpeedTestDeps,
-} from '../../services/speed-tests.service.ts';
-import { getRunForAdmin } from '../../services/moderation.service.ts';
-import { render } from '../../views.ts';
+import { speedTestSubmissionSchema } from '../../schemas/speed-test.schema.ts';
+import type { Setup } from '../../services/setups.service.ts';
+import { HW_CLASS_OPTIONS, knownHwClass, parseForm, postedValues } from '../../web/forms.ts';
+import { otherFlagNames, submitFormValues } from '../../web/setup-form.ts';
+import { submissionFromForm } from '../../web/submission-form.ts';
+import { render } from '../../web/views.ts';
 
-function hwClassFrom(value: unknown): HwClass {
-  return hwClasses.includes(value as HwClass) ? (value as HwClass) : 'DISCRETE_GPU';
-}
-
-/** The form's own values, as posted, for re-rendering it. */
-function formValues(body: unknown): Record<string, string> {
-  if (!body || typeof body !== 'object') return {};
-  return Object.fromEntries(Object.entries(body).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
-}
+const hwClassFrom = (value: unknown) => knownHwClass(value) ?? 'DISCRETE_GPU';
 
 /** The launch command's flags as form values (`engineFlags.gpuLayers` → '99'). */
 function flagValues(flags: object): Record<string, string> {
@@ -44,12 +33,12 @@ interface FormState {
   setupId?: string;
 }
 
-export function speedTestPagesController(deps: SpeedTestDeps, hubUrl: string) {
-  const { profile } = deps;
-
+/** The submit form (with its htmx helpers) and a run's page. */
+export function speedTestPagesController({ services, profile, clock, config }: AppContext) {
   const { configFields } = setupSchemas(profile);
+  const rule = profile.metricRule;
 
-  async function showForm(req: Request, res: Response, state: FormState = {}, status = 200, template = 'pages/submit/form') {
+  async function showForm(req: Request, res: Response, state: FormState = {}, status = 200, template = 'pages/speed-tests/submit') {
     ensureCsrfToken(req);
     const values = state.values ?? {};
     render(
@@ -58,24 +47,21 @@ export function speedTestPagesController(deps: SpeedTestDeps, hubUrl: string) {
       {
         title: 'Submit a run',
         values,
-        setups: await listSetups(deps, req.actor!.user.id),
+        setups: await services.setups.list(req.actor!.user.id),
         setupId: state.setupId ?? '',
         otherFlags: otherFlagNames(values, 'engineFlags.', configFields),
         fieldErrors: state.fieldErrors ?? {},
         formErrors: state.formErrors ?? [],
         message: state.message,
         hwClass: hwClassFrom(values['hardware.hwClass'] ?? req.query.hwClass),
-        hwClassOptions: [
-          { value: 'DISCRETE_GPU', label: 'Discrete GPU(s)' },
-          { value: 'UNIFIED', label: 'Unified memory chip (Apple, Ryzen AI, …)' },
-          { value: 'CPU_ONLY', label: 'CPU only' },
-        ],
+        hwClassOptions: HW_CLASS_OPTIONS,
         engines: profile.engines,
         features: profile.features,
+        tokSOutRequired: 'required' in rule && rule.required === 'tokSOut',
         resultsPath: profile.resultsPath,
         hardwareNames: hardwareNames(),
-        window: await submissionWindowState(deps, req.actor!.user.id),
-        now: deps.clock.now(),
+        window: await services.speedTests.windowState(req.actor!.user.id),
+        now: clock.now(),
       },
       status,
     );
@@ -90,23 +76,23 @@ export function speedTestPagesController(deps: SpeedTestDeps, hubUrl: string) {
       const userId = req.actor!.user.id;
       const chosen = req.query.setup;
       let setup: Setup | undefined;
-      if (typeof chosen === 'string' && chosen !== '') setup = await getSetup(deps, userId, chosen);
-      else if (chosen === undefined) setup = await findDefaultSetup(deps, userId);
+      if (typeof chosen === 'string' && chosen !== '') setup = await services.setups.get(userId, existingId(chosen, messages.setupNotFound));
+      else if (chosen === undefined) setup = await services.setups.findDefault(userId);
       const state: FormState = setup ? { values: submitFormValues(setup, configFields), setupId: setup.id } : {};
-      await showForm(req, res, state, 200, isHtmxRequest(req) ? 'partials/submit/form' : 'pages/submit/form');
+      await showForm(req, res, state, 200, isHtmxRequest(req) ? 'partials/speed-tests/submit-form' : 'pages/speed-tests/submit');
     },
 
     /** htmx: the fieldset of one hardware class. */
     hardwareFields(req: Request, res: Response) {
-      render(res, 'partials/submit/hardware-fields', { hwClass: hwClassFrom(req.query['hardware.hwClass'] ?? req.query.hwClass), values: {}, fieldErrors: {} });
+      render(res, 'partials/speed-tests/hardware-fields', { hwClass: hwClassFrom(req.query['hardware.hwClass'] ?? req.query.hwClass), values: {}, fieldErrors: {} });
     },
 
     /** htmx: "paste your launch command" fills the flag fields. */
     parseCommand(req: Request, res: Response) {
-      const values = formValues(req.body);
+      const values = postedValues(req.body);
       const parse = parseCommandSnippet(values['engineFlags.commandSnippet'] ?? '', values.engineName ?? '');
       const filled = { ...values, ...flagValues(resolveFlagAliases(parse.flags)) };
-      render(res, 'partials/submit/flag-fields', {
+      render(res, 'partials/speed-tests/flag-fields', {
         values: filled,
         otherFlags: otherFlagNames(filled, 'engineFlags.', configFields),
         fieldErrors: {},
@@ -118,40 +104,41 @@ export function speedTestPagesController(deps: SpeedTestDeps, hubUrl: string) {
     /** htmx: the whole validation of the form as it stands (no hub lookup while typing). */
     validate(req: Request, res: Response) {
       try {
-        const parsed = normaliseSubmission(profile, submissionFromForm(formValues(req.body)));
-        render(res, 'partials/submit/validation', { ok: true, parsed });
+        const parsed = normaliseSubmission(profile, submissionFromForm(postedValues(req.body)));
+        render(res, 'partials/speed-tests/validation', { ok: true, parsed });
       } catch (error) {
         if (!(error instanceof HttpError)) throw error;
         const details = error instanceof ValidationFailed ? error.details : { fieldErrors: {}, formErrors: [error.message] };
-        render(res, 'partials/submit/validation', { ok: false, ...details });
+        render(res, 'partials/speed-tests/validation', { ok: false, ...details });
       }
     },
 
     async submit(req: Request, res: Response) {
-      const values = formValues(req.body);
+      const values = postedValues(req.body);
+      const parsed = parseForm(speedTestSubmissionSchema(profile), submissionFromForm(values));
+      if (!parsed.ok) return showForm(req, res, { values, ...parsed, message: 'Some fields need attention.' }, 400);
       try {
-        const { run } = await submitSpeedTest(deps, req.actor!.user.id, submissionFromForm(values));
+        const { run } = await services.speedTests.submit(req.actor!.user.id, parsed.data);
         res.redirect(303, `/runs/${run.id}`);
       } catch (error) {
         if (!(error instanceof HttpError)) throw error;
-        if (error instanceof ValidationFailed) {
-          return showForm(req, res, { values, ...error.details, message: 'Some fields need attention.' }, 400);
-        }
+        if (error instanceof ValidationFailed) return showForm(req, res, { values, ...error.details, message: 'Some fields need attention.' }, 400);
         await showForm(req, res, { values, message: error.message }, error.status);
       }
     },
 
     async show(req: Request, res: Response) {
       // Admins also see rejected runs, with their moderation facts; everyone else only approved ones.
+      const id = String(req.params.id);
       const viewerId = req.actor?.user.id ?? null;
       const { run, moderation } = req.actor?.user.isAdmin
-        ? await getRunForAdmin(deps, String(req.params.id), viewerId)
-        : { run: await getSpeedTest(deps, String(req.params.id), viewerId), moderation: undefined };
-      render(res, 'pages/runs/show', {
+        ? await services.moderation.get(id, viewerId)
+        : { run: await services.speedTests.get(id, viewerId), moderation: undefined };
+      render(res, 'pages/speed-tests/show', {
         title: `${run.hfId} · ${hardwareLabel(run.hardware as { hwClass: string })}`,
         run,
         moderation,
-        hubUrl,
+        hubUrl: config.hfEndpoint,
         resultsPath: profile.resultsPath,
         hardwareNames: hardwareNames(),
       });

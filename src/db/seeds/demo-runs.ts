@@ -4,7 +4,7 @@ import { bitsPerWeight, decodeBoundTokS } from '../../lib/roofline.ts';
 import { normaliseSubmission } from '../../lib/speed-test-normalise.ts';
 import type { RevisionProfile } from '../../revisions.ts';
 import type { ModelRow } from '../../services/models.service.ts';
-import { storeRun } from '../../services/speed-tests.service.ts';
+import { createSpeedTestWriter } from '../../services/speed-tests.service.ts';
 
 /**
  * Sample runs from demo users across every hardware class, so a newcomer's quick start
@@ -118,6 +118,7 @@ export async function seedDemoRuns(
   if (models.length === 0) return { users: 0, runs: 0 };
   const rng = random(seed);
   return db.transaction(async (trx) => {
+    const writer = createSpeedTestWriter({ db: trx });
     const users = await trx('users')
       .insert(
         DEMO_USERS.map(([username, displayName, verified]) => ({
@@ -171,7 +172,7 @@ export async function seedDemoRuns(
       const allowed = Object.fromEntries(Object.entries(body).filter(([key]) => !profile.revisionOnlyFields.includes(key as never)));
       const normalised = normaliseSubmission(profile, allowed);
       const createdAt = new Date(now.getTime() - rng.between(0, 90) * 86_400_000);
-      await storeRun(trx, { normalised, model, userId: rng.pick(users).id, createdAt });
+      await writer.store({ normalised, model, userId: rng.pick(users).id, createdAt });
       stored += 1;
     }
     return { users: users.length, runs: stored };

@@ -1,0 +1,33 @@
+import { meResponseSchema } from '../schemas/responses.schema.ts';
+import { operation, unauthorized, type ApiResource } from './operation.ts';
+
+/** Who the credentials belong to: lets an agent check its key before submitting. */
+export const accountApi: ApiResource = {
+  tags: [{ name: 'Account', description: 'Who the credentials belong to.' }],
+
+  responses: () => ({ Me: meResponseSchema }),
+
+  operations: () => [
+    operation({
+      operationId: 'getMe',
+      method: 'get',
+      path: '/api/me',
+      tags: ['Account'],
+      summary: 'Whose credentials these are',
+      description: 'Lets an agent check its key before submitting.',
+      auth: 'key|session',
+      responses: { 200: { description: 'The caller.', body: 'Me' }, 401: unauthorized() },
+      handle({ req, res }) {
+        const { user, via } = req.actor!;
+        res.json({
+          id: user.id,
+          username: user.username,
+          displayName: user.displayName,
+          isVerified: user.isVerified,
+          isAdmin: user.isAdmin,
+          authenticatedWith: via === 'key' ? 'api_key' : 'session',
+        });
+      },
+    }),
+  ],
+};

@@ -1,0 +1,38 @@
+import { sendRunExport } from '../web/speed-test-export.ts';
+import { parameterDescriptions } from '../openapi/descriptions.ts';
+import { leaderboardQuerySchema } from '../schemas/leaderboard-query.schema.ts';
+import { runResponseSchemas } from '../schemas/responses.schema.ts';
+import { leaderboardJson } from '../services/leaderboard.service.ts';
+import { badRequest, exportAlternatives, operation, type ApiResource } from './operation.ts';
+
+/** The ranking of approved runs, with every filter, sorts, best run per hardware and exports. */
+export const leaderboardApi: ApiResource = {
+  tags: [{ name: 'Leaderboard', description: 'Runs ranked by output tokens per second.' }],
+
+  responses: (profile) => ({ LeaderboardPage: runResponseSchemas(profile).leaderboardPage }),
+
+  operations: (profile) => [
+    operation({
+      operationId: 'getLeaderboard',
+      method: 'get',
+      path: '/api/leaderboard',
+      tags: ['Leaderboard'],
+      summary: 'Ranked runs',
+      description: 'Approved runs ranked by tokSOut, descending (or by `sort`). Unknown parameters are a 400.',
+      auth: 'public',
+      query: { schema: leaderboardQuerySchema(profile), descriptions: parameterDescriptions.leaderboard },
+      responses: {
+        200: { description: 'One page of ranked runs.', body: 'LeaderboardPage', alternatives: exportAlternatives },
+        400: badRequest('A parameter is unknown or out of bounds.', { memTier: ['Must be one of 8, 12, 16, 24, 32, 48, 80, 96, 128'] }),
+      },
+      async handle({ res, app, query, viewerId }) {
+        const { leaderboard } = app.services;
+        if (query.format !== 'json') {
+          const day = app.clock.now().toISOString().slice(0, 10);
+          return sendRunExport(res, query.format, `leaderboard-${day}`, leaderboard.rows(query));
+        }
+        res.type('application/json').send(leaderboardJson(profile, await leaderboard.page(query, { viewerId })));
+      },
+    }),
+  ],
+};

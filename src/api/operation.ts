@@ -1,0 +1,180 @@
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import type { AppContext } from '../app-context.ts';
+import { Unauthorized } from '../lib/errors.ts';
+import { messages } from '../messages.ts';
+import type { RevisionProfile } from '../revisions.ts';
+
+/**
+ * One declaration per API operation: its route (method, path), who may call it (auth), the
+ * schemas of its path, query, headers and body, every answer it can give, and its handler.
+ * Routes are mounted from these (src/routes/api.ts: auth middleware from `auth`, the validate
+ * middleware from the schemas), and the OpenAPI document, the /docs pages and the
+ * agent-context are generated from them, so what is documented is what is served.
+ */
+
+export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
+export type AuthMode = 'public' | 'key|session' | 'session';
+
+export interface Example {
+  summary: string;
+  value: unknown;
+}
+
+/** Response headers the document describes (zod, converted like every other schema); sent every time unless `optional`. */
+export const responseHeaders = {
+  'X-RateLimit-Remaining': { description: 'Submissions left in the current window (0 or 1).', schema: z.int().min(0).max(1) },
+  'X-RateLimit-Reset': { description: 'Unix time in seconds when the window resets.', schema: z.int().min(0) },
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: z.int().min(1) },
+  Location: { description: 'Address of the created resource.', schema: z.string() },
+  'Idempotent-Replayed': { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.', schema: z.literal('true'), optional: true },
+  Deprecation: { description: 'This path is kept for revision-2 clients.', schema: z.literal('true') },
+  Link: { description: 'The successor path.', schema: z.string() },
+  ETag: { description: 'Validator for `If-None-Match`.', schema: z.string() },
+  'Cache-Control': { description: 'How long the answer may be cached.', schema: z.string() },
+} satisfies Record<string, { description: string; schema: z.ZodType; optional?: true }>;
+export type HeaderName = keyof typeof responseHeaders;
+
+export interface ResponseSpec {
+  description: string;
+  /** Name of the JSON body's response component; none for 204 and 304. */
+  body?: string;
+  /** The same answer in other media types (exports). */
+  alternatives?: { mediaType: string; description: string }[];
+  headers?: HeaderName[];
+  examples?: Record<string, Example>;
+}
+
+/** What a handler is given: the request parts the validate middleware parsed, and the app. */
+export interface ApiCall<Params = unknown, Query = unknown, Headers = unknown, Body = unknown> {
+  req: Request;
+  res: Response;
+  app: AppContext;
+  params: Params;
+  query: Query;
+  headers: Headers;
+  body: Body;
+  /** The caller's user id, or null for anonymous callers (fills `myEmoji` on public reads). */
+  viewerId: string | null;
+  /** The caller's user id; operations with `auth` always have one. */
+  userId(): string;
+}
+
+interface OperationFields {
+  operationId: string;
+  method: HttpMethod;
+  /** Express path, /api included (`/api/setups/:id`). */
+  path: string;
+  tags: string[];
+  summary: string;
+  description?: string;
+  auth: AuthMode;
+  /** Set on the copy of an operation that a revision-3 deployment keeps at a revision-2 path. */
+  aliasOf?: string;
+  responses: Record<number, ResponseSpec>;
+}
+
+export interface ApiOperation extends OperationFields {
+  pathParams?: z.ZodObject;
+  query?: { schema: z.ZodType; descriptions: Record<string, string> };
+  headers?: z.ZodObject;
+  /** The JSON body: its schema (validated before the handler runs) under a component name. */
+  body?: { component: string; schema: z.ZodType; examples?: Record<string, Example> };
+  handle(call: ApiCall): Promise<void> | void;
+}
+
+interface OperationSpec<P extends z.ZodObject, Q extends z.ZodType, H extends z.ZodObject, B extends z.ZodType> extends OperationFields {
+  pathParams?: P;
+  query?: { schema: Q; descriptions: Record<string, string> };
+  headers?: H;
+  body?: { component: string; schema: B; examples?: Record<string, Example> };
+  handle(call: ApiCall<z.output<P>, z.output<Q>, z.output<H>, z.output<B>>): Promise<void> | void;
+}
+
+/** Declares an operation; the handler's `params`, `query`, `headers` and `body` are typed from the schemas. */
+export function operation<
+  P extends z.ZodObject = z.ZodObject<{}>,
+  Q extends z.ZodType = z.ZodUndefined,
+  H extends z.ZodObject = z.ZodObject<{}>,
+  B extends z.ZodType = z.ZodUndefined,
+>(spec: OperationSpec<P, Q, H, B>): ApiOperation {
+  return spec as unknown as ApiOperation;
+}
+
+/** The calls of one request: built by the route mounting from what the middleware parsed. */
+export function apiCall(req: Request, res: Response, app: AppContext, input: { params?: unknown; query?: unknown; headers?: unknown; body?: unknown }): ApiCall {
+  const viewerId = req.actor?.user.id ?? null;
+  return {
+    req,
+    res,
+    app,
+    params: input.params,
+    query: input.query,
+    headers: input.headers,
+    body: input.body,
+    viewerId,
+    userId() {
+      if (!viewerId) throw new Unauthorized();
+      return viewerId;
+    },
+  };
+}
+
+/**
+ * The API of one resource: its tags, the response bodies it names, and its operations,
+ * all per revision. src/api/index.ts lists the resources.
+ */
+export interface ApiResource {
+  tags: readonly { name: string; description: string }[];
+  /** Response body schemas by component name (request bodies come from the operations). */
+  responses(profile: RevisionProfile): Record<string, z.ZodType>;
+  operations(profile: RevisionProfile): ApiOperation[];
+}
+
+// ---------------------------------------------------------------------------
+// Answers many operations share
+// ---------------------------------------------------------------------------
+
+export const example = (summary: string, value: unknown): Example => ({ summary, value });
+export const errorBody = (error: string) => ({ error });
+
+const validationExample = (fieldErrors: Record<string, string[]>) =>
+  example('Validation failed', { error: 'Validation failed', details: { fieldErrors, formErrors: [] } });
+
+export function badRequest(description: string, fieldErrors: Record<string, string[]>, more: Record<string, Example> = {}): ResponseSpec {
+  return { description, body: 'BadRequest', examples: { validation: validationExample(fieldErrors), ...more } };
+}
+
+export const malformedJson = example('Body is not JSON', errorBody(messages.malformedJson));
+
+export const unauthorized = (extra: Record<string, Example> = {}): ResponseSpec => ({
+  description: 'Credentials missing, expired, revoked or invalid.',
+  body: 'Error',
+  examples: { missing: example('No or bad credentials', errorBody(messages.authenticationRequired)), ...extra },
+});
+
+export const csrfExample = example('Session request without the CSRF token', errorBody(messages.invalidCsrf));
+export const forbiddenCsrf: ResponseSpec = {
+  description: 'A session-authenticated request without the session CSRF token (`X-CSRF-Token`).',
+  body: 'Error',
+  examples: { csrf: csrfExample },
+};
+
+/** 403 of a session-only operation: a Bearer key was used, or (for unsafe methods) the CSRF token is missing. */
+export function sessionOnlyForbidden(unsafe: boolean): ResponseSpec {
+  const key = example('Bearer key on a session-only path', errorBody(messages.sessionOnly));
+  return unsafe
+    ? { description: 'A Bearer key was used (this endpoint needs a browser session), or the CSRF token is missing.', body: 'Error', examples: { key, csrf: csrfExample } }
+    : { description: 'A Bearer key was used: this endpoint needs a browser session.', body: 'Error', examples: { key } };
+}
+
+export const notFound = (what: string, message: string): ResponseSpec => ({
+  description: `${what} not found.`,
+  body: 'Error',
+  examples: { notFound: example(`Unknown ${what.toLowerCase()}`, errorBody(message)) },
+});
+
+export const exportAlternatives = [
+  { mediaType: 'text/csv', description: 'With `format=csv`: every match as CSV (one row per run).' },
+  { mediaType: 'application/x-ndjson', description: 'With `format=jsonl`: every match as JSON Lines.' },
+];

@@ -1,0 +1,101 @@
+import { messages } from '../messages.ts';
+import { idParam } from '../schemas/path-params.schema.ts';
+import { setupListResponseSchema, setupResponseSchema } from '../schemas/responses.schema.ts';
+import { setupSchemas } from '../schemas/setup.schema.ts';
+import { badRequest, errorBody, example, malformedJson, notFound, operation, sessionOnlyForbidden, unauthorized, type ApiResource, type ResponseSpec } from './operation.ts';
+
+/** Saved setups: the caller's own named hardware/engine configurations (session only; another user's id is a 404). */
+export const setupsApi: ApiResource = {
+  tags: [{ name: 'Saved setups', description: 'Named hardware/engine configurations that pre-fill the submit form (browser session only).' }],
+
+  responses: (profile) => ({ Setup: setupResponseSchema(profile), SetupList: setupListResponseSchema(profile) }),
+
+  operations(profile) {
+    const schemas = setupSchemas(profile);
+    const setupId = idParam(messages.setupNotFound, 'Setup id');
+    const invalid = badRequest(
+      'The body fails validation (bounds, unknown fields, fields of another hardware class).',
+      { gpuName: ['Does not apply to hwClass CPU_ONLY; clear it (null) or change hwClass'] },
+      { malformed: malformedJson },
+    );
+    const nameTaken: ResponseSpec = { description: 'You already have a setup with this name.', body: 'Error', examples: { taken: example('Name taken', errorBody(messages.setupNameTaken)) } };
+    const unknown = notFound('Setup', messages.setupNotFound);
+    return [
+      operation({
+        operationId: 'listSetups',
+        method: 'get',
+        path: '/api/setups',
+        tags: ['Saved setups'],
+        summary: 'Your saved setups',
+        auth: 'session',
+        responses: { 200: { description: 'Default first, then most recently updated.', body: 'SetupList' }, 401: unauthorized(), 403: sessionOnlyForbidden(false) },
+        async handle({ res, app, userId }) {
+          res.json(await app.services.setups.list(userId()));
+        },
+      }),
+      operation({
+        operationId: 'createSetup',
+        method: 'post',
+        path: '/api/setups',
+        tags: ['Saved setups'],
+        summary: 'Save a setup',
+        description: '`isDefault: true` clears the default flag of your other setups.',
+        auth: 'session',
+        body: {
+          component: 'SetupCreate',
+          schema: schemas.create,
+          examples: {
+            setup: example('A GPU box', { name: '4090 box', isDefault: true, hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, engineName: 'llama.cpp', quantization: 'Q4_K_M', gpuLayers: 99, flashAttn: true, contextLength: 8192 }),
+          },
+        },
+        responses: { 201: { description: 'The stored setup.', body: 'Setup', headers: ['Location'] }, 400: invalid, 401: unauthorized(), 403: sessionOnlyForbidden(true), 409: nameTaken },
+        async handle({ res, app, body, userId }) {
+          const setup = await app.services.setups.create(userId(), body);
+          res.status(201).location(`/api/setups/${setup.id}`).json(setup);
+        },
+      }),
+      operation({
+        operationId: 'getSetup',
+        method: 'get',
+        path: '/api/setups/:id',
+        tags: ['Saved setups'],
+        summary: 'One of your setups',
+        auth: 'session',
+        pathParams: setupId,
+        responses: { 200: { description: 'The setup.', body: 'Setup' }, 401: unauthorized(), 403: sessionOnlyForbidden(false), 404: unknown },
+        async handle({ res, app, params, userId }) {
+          res.json(await app.services.setups.get(userId(), params.id));
+        },
+      }),
+      operation({
+        operationId: 'updateSetup',
+        method: 'patch',
+        path: '/api/setups/:id',
+        tags: ['Saved setups'],
+        summary: 'Change some fields of a setup',
+        description: 'Only the fields given change; `null` clears a field.',
+        auth: 'session',
+        pathParams: setupId,
+        body: { component: 'SetupPatch', schema: schemas.patch, examples: { rename: example('Rename and clear a field', { name: 'old 4090 box', gpuLayers: null }) } },
+        responses: { 200: { description: 'The setup as stored now.', body: 'Setup' }, 400: invalid, 401: unauthorized(), 403: sessionOnlyForbidden(true), 404: unknown, 409: nameTaken },
+        async handle({ res, app, params, body, userId }) {
+          res.json(await app.services.setups.update(userId(), params.id, body));
+        },
+      }),
+      operation({
+        operationId: 'deleteSetup',
+        method: 'delete',
+        path: '/api/setups/:id',
+        tags: ['Saved setups'],
+        summary: 'Delete a setup',
+        auth: 'session',
+        pathParams: setupId,
+        responses: { 204: { description: 'Deleted (no body).' }, 401: unauthorized(), 403: sessionOnlyForbidden(true), 404: unknown },
+        async handle({ res, app, params, userId }) {
+          await app.services.setups.remove(userId(), params.id);
+          res.status(204).end();
+        },
+      }),
+    ];
+  },
+};

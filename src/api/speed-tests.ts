@@ -1,0 +1,202 @@
+import { contentHash } from '../lib/canonical-json.ts';
+import { sendRunExport } from '../web/speed-test-export.ts';
+import { messages } from '../messages.ts';
+import { parameterDescriptions } from '../openapi/descriptions.ts';
+import { answerExamples, submissionExamples } from '../openapi/examples.ts';
+import type { RevisionProfile } from '../revisions.ts';
+import { submissionHeadersSchema } from '../schemas/headers.schema.ts';
+import { idParam } from '../schemas/path-params.schema.ts';
+import { dryRunResponseSchema, runResponseSchemas } from '../schemas/responses.schema.ts';
+import { speedTestListQuerySchema } from '../schemas/speed-test-query.schema.ts';
+import { speedTestSubmissionSchema } from '../schemas/speed-test.schema.ts';
+import { runJson } from '../services/speed-test-reads.ts';
+import { speedTestListJson } from '../services/speed-tests.service.ts';
+import {
+  badRequest,
+  errorBody,
+  example,
+  exportAlternatives,
+  forbiddenCsrf,
+  malformedJson,
+  notFound,
+  operation,
+  unauthorized,
+  type ApiOperation,
+  type ApiResource,
+  type Example,
+  type ResponseSpec,
+} from './operation.ts';
+
+/** Speed-test runs: submit, dry-run, list (with exports) and one run, under the revision's results path. */
+export const speedTestsApi: ApiResource = {
+  tags: [{ name: 'Speed tests', description: 'Submit, dry-run and list speed-test runs.' }],
+
+  responses(profile) {
+    const runs = runResponseSchemas(profile);
+    return {
+      SpeedTestRun: runs.run,
+      SpeedTestList: runs.runList,
+      DryRunResult: dryRunResponseSchema(profile),
+    };
+  },
+
+  operations(profile) {
+    const base = profile.resultsPath;
+    const rule = profile.metricRule;
+    const limit = profile.rateLimits.speedTestSubmission;
+    const answers = answerExamples(profile);
+    const submission = { component: 'SpeedTestSubmission', schema: speedTestSubmissionSchema(profile), examples: bodyExamples(profile) };
+
+    const metricExample: Record<string, Example> = 'status' in rule ? { metric: example('Metric rule', errorBody(rule.message)) } : {};
+    const hubNotFound: ResponseSpec = {
+      description: 'The model id does not exist on the hub (or the hub is offline and the model is not catalogued).',
+      body: 'Error',
+      examples: { notFound: example('Unknown model', errorBody(messages.hubNotFound('someorg/No-Such-Model', 'https://huggingface.co'))) },
+    };
+    const hubUnavailable: ResponseSpec = {
+      description: 'The model hub could not answer (rate limited, timed out); nothing was written. Retry after `Retry-After` seconds.',
+      body: 'Error',
+      headers: ['Retry-After'],
+      examples: { hub: example('Hub unavailable', errorBody(messages.hubUnavailable)) },
+    };
+
+    const ops: ApiOperation[] = [
+      operation({
+        operationId: 'listSpeedTests',
+        method: 'get',
+        path: base,
+        tags: ['Speed tests'],
+        summary: 'List approved runs, newest first',
+        description: 'Filters combine with AND; unknown parameters are a 400.',
+        auth: 'public',
+        query: { schema: speedTestListQuerySchema(profile), descriptions: parameterDescriptions.results },
+        responses: {
+          200: { description: 'One page of runs.', body: 'SpeedTestList', alternatives: exportAlternatives },
+          400: badRequest('A parameter is unknown or out of bounds.', { limit: [`Must be at most ${profile.bounds.pageLimit.results.max}`] }),
+        },
+        async handle({ res, app, query, viewerId }) {
+          if (query.format !== 'json') {
+            const day = app.clock.now().toISOString().slice(0, 10);
+            return sendRunExport(res, query.format, `speed-tests-${day}`, app.services.speedTests.rows(query));
+          }
+          res.type('application/json').send(speedTestListJson(profile, await app.services.speedTests.list(query, viewerId)));
+        },
+      }),
+      operation({
+        operationId: 'submitSpeedTest',
+        method: 'post',
+        path: base,
+        tags: ['Speed tests'],
+        summary: 'Submit a run',
+        description:
+          `Stored as APPROVED and public at once. ${limit.maxPerWindow} submission per ${limit.windowMs / 60_000} minute${limit.windowMs === 60_000 ? '' : 's'} per user; ` +
+          `dry-run first (${profile.features.dryRun ? `${base}/dry-run` : 'not in this revision'}). Send an Idempotency-Key to retry safely.`,
+        auth: 'key|session',
+        headers: submissionHeadersSchema,
+        body: submission,
+        responses: {
+          201: {
+            description: 'The stored run.',
+            body: 'SpeedTestRun',
+            examples: { stored: example('The full DISCRETE_GPU example, stored', answers.run) },
+            headers: ['Location', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Idempotent-Replayed'],
+          },
+          400: badRequest(
+            'The body fails validation (see `details`), the body is not JSON, or the Idempotency-Key is malformed.',
+            { 'hardware.vramGb': ['Required unless gpus is given'], engineName: [`Must be one of: ${profile.engines.slice(0, 3).join(', ')}, ...`] },
+            { malformed: malformedJson },
+          ),
+          401: unauthorized(),
+          403: forbiddenCsrf,
+          404: hubNotFound,
+          409: {
+            description: 'Another request with the same Idempotency-Key is still being processed; retry shortly.',
+            body: 'Error',
+            examples: { inProgress: example('Same key in flight', errorBody(messages.idempotencyInFlight)) },
+          },
+          422: {
+            description:
+              'status' in rule ? "The revision's metric rule is not met, or the Idempotency-Key was used with another body." : 'The Idempotency-Key was used with another body.',
+            body: 'Error',
+            examples: { ...metricExample, idempotency: example('Idempotency-Key reused with another body', errorBody(messages.idempotencyOtherBody)) },
+          },
+          429: {
+            description: `Inside the rate-limit window (${limit.maxPerWindow} per ${limit.windowMs / 1000} s per user). Retry after \`Retry-After\` seconds.`,
+            body: 'RateLimitError',
+            headers: ['Retry-After'],
+            examples: { limited: example('Rate limited', { error: limit.message, retryAfterMs: limit.windowMs - 5000, lastSubmittedAt: '2026-01-31T12:00:05.000Z' }) },
+          },
+          503: hubUnavailable,
+        },
+        async handle({ req, res, app, headers, body, userId }) {
+          const key = headers['Idempotency-Key'];
+          const result = await app.services.speedTests.submit(userId(), body, key === undefined ? undefined : { key, requestHash: contentHash(req.body) });
+          res.location(`${profile.resultsPath}/${result.run.id}`);
+          res.set('X-RateLimit-Remaining', String(result.rateLimit.remaining));
+          res.set('X-RateLimit-Reset', String(Math.ceil(result.rateLimit.resetAt.getTime() / 1000)));
+          if (result.replayed) res.set('Idempotent-Replayed', 'true');
+          res.status(201).json(result.run);
+        },
+      }),
+    ];
+
+    if (profile.features.dryRun) {
+      const errors: Record<number, ResponseSpec> = {
+        400: badRequest('The body fails validation (see `details`) or is not JSON.', { 'hardware.vramGb': ['Required unless gpus is given'] }, { malformed: malformedJson }),
+        401: unauthorized(),
+        403: forbiddenCsrf,
+        404: hubNotFound,
+      };
+      if ('status' in rule) errors[rule.status] = { description: "The revision's metric rule is not met.", body: 'Error', examples: metricExample };
+      errors[503] = hubUnavailable;
+      ops.push(
+        operation({
+          operationId: 'dryRunSpeedTest',
+          method: 'post',
+          path: `${base}/dry-run`,
+          tags: ['Speed tests'],
+          summary: 'Validate a run without storing it',
+          description: 'Every check of a real submission (hub lookup included) and the normalised payload; writes nothing and does not use the rate limit.',
+          auth: 'key|session',
+          body: submission,
+          responses: {
+            200: { description: 'The submission is valid.', body: 'DryRunResult', examples: { valid: example('The full DISCRETE_GPU example, normalised', answers.dryRun) } },
+            ...errors,
+          },
+          async handle({ res, app, body }) {
+            res.json(await app.services.speedTests.dryRun(body));
+          },
+        }),
+      );
+    }
+
+    ops.push(
+      operation({
+        operationId: 'getSpeedTest',
+        method: 'get',
+        path: `${base}/:id`,
+        tags: ['Speed tests'],
+        summary: 'One approved run',
+        auth: 'public',
+        pathParams: idParam(messages.speedTestNotFound, 'Run id'),
+        responses: {
+          200: { description: 'The run.', body: 'SpeedTestRun', examples: { run: example('A stored run', answers.run) } },
+          404: notFound('Run', messages.speedTestNotFound),
+        },
+        async handle({ res, app, params, viewerId }) {
+          res.type('application/json').send(runJson(profile, await app.services.speedTests.getDocument(params.id, viewerId)));
+        },
+      }),
+    );
+    return ops;
+  },
+};
+
+/** The worked submission examples: minimal and full, per hardware class. */
+function bodyExamples(profile: RevisionProfile): Record<string, Example> {
+  const examples = submissionExamples(profile);
+  const bodies: Record<string, Example> = {};
+  for (const [hwClass, value] of Object.entries(examples.minimal)) bodies[`minimal_${hwClass}`] = example(`Minimal, ${hwClass}`, value);
+  for (const [hwClass, value] of Object.entries(examples.full)) bodies[`full_${hwClass}`] = example(`Every field, ${hwClass}`, value);
+  return bodies;
+}

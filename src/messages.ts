@@ -1,0 +1,71 @@
+/**
+ * The texts people and agents read in error answers, in one place: services, middleware
+ * and the generated documents (OpenAPI examples, agent-context) all quote these, so a
+ * documented error can never drift from the one the API gives. Validation messages stay
+ * with their zod schemas; revision-specific texts (rate limits, the metric rule) live in
+ * the revision profile.
+ */
+
+const quoteId = (hfId: string) => (hfId.length > 200 ? `${hfId.slice(0, 200)}…` : hfId);
+
+export const messages = {
+  // Requests
+  notFound: 'Not found',
+  malformedJson: 'Malformed JSON body',
+  malformedUrlEncoding: 'Malformed URL encoding',
+  payloadTooLarge: 'Request body is larger than 1 MB',
+  tooManyFormFields: 'Too many form fields',
+  unsupportedEncoding: 'Unsupported content encoding or charset',
+  requestAborted: 'Request aborted',
+  internalError: 'Internal server error',
+  noNulCharacters: 'Must not contain NUL characters',
+  invalidValue: 'A value in the request is not valid for its field',
+
+  // Database
+  conflict: 'The request conflicts with data stored meanwhile; reload and try again',
+  databaseUnavailable: 'The database is unavailable, retry later',
+
+  // Authentication and access
+  authenticationRequired: 'Authentication required. Use a session cookie or Authorization: Bearer <api_key>',
+  sessionOnly: 'This endpoint needs a signed-in browser session; API keys are not accepted here',
+  invalidCsrf: 'Invalid CSRF token',
+  signInRequired: 'Sign in required',
+  adminsOnly: 'Admins only',
+
+  // Accounts
+  userNotFound: 'User not found',
+  usernameTaken: 'That username is taken',
+  wrongCredentials: 'Wrong username or password.',
+  wrongCurrentPassword: 'Current password is wrong',
+  tooManySignUps: (wait: string) => `Too many sign-ups from your address. Try again in ${wait}.`,
+  tooManySignIns: (wait: string) => `Too many sign-in attempts. Try again in ${wait}.`,
+  tooManyPasswordAttempts: 'Too many attempts. Try again later.',
+  lastAdmin: 'The last admin cannot lose the admin role: make another account admin first.',
+
+  // API keys
+  apiKeyNotFound: 'API key not found',
+  apiKeyLimit: (max: number) => `API key limit reached (${max})`,
+
+  // Speed tests
+  speedTestNotFound: 'Speed-test run not found',
+  idempotencyKeyFormat: 'Idempotency-Key must be 1-255 visible ASCII characters',
+  idempotencyOtherBody: 'Idempotency-Key was already used with a different request body',
+  idempotencyInFlight: 'A request with this Idempotency-Key is still in progress; retry shortly',
+  cannotReject: (status: string) => `This run is ${status.toLowerCase()}, not approved, so it cannot be rejected.`,
+  cannotRestore: (status: string) => `This run is ${status.toLowerCase()}, not rejected, so there is nothing to restore.`,
+
+  // Models, hardware and the hub
+  modelNotCatalogued: (hfId: string) => `Model '${hfId}' is not in the catalogue`,
+  modelNotCataloguedOffline: (hfId: string) =>
+    `Model '${hfId}' is not in the catalogue, and the model hub is offline (HUB_MODE=offline): only catalogued models are accepted`,
+  hubNotFound: (hfId: string, endpoint: string) => `Model '${quoteId(hfId)}' not found on the model hub (${endpoint})`,
+  hubOffline: (hfId: string) =>
+    `Model '${quoteId(hfId)}' not found: the model hub is offline (HUB_MODE=offline) and only models already in the catalogue are accepted`,
+  hubUnavailable: 'Model hub unavailable, retry later',
+  hardwareProfileNotFound: 'Hardware profile not found',
+
+  // Saved setups
+  setupNotFound: 'Setup not found',
+  setupNameTaken: 'You already have a setup with this name',
+  setupFromOthersRun: 'Only the submitter of a run can save it as a setup',
+} as const;

@@ -1,0 +1,19 @@
+import type { HubClient } from '../clients/hub.ts';
+import type { Db } from '../db/knex.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { RevisionProfile } from '../revisions.ts';
+
+/**
+ * What services are built from. Every service is `createXService(deps)` taking the part of
+ * these it needs; `db` may be a transaction, so a service built on one (`{ ...deps, db: trx }`)
+ * takes part in the caller's transaction.
+ */
+export interface ServiceDeps {
+  db: Db;
+  profile: RevisionProfile;
+  clock: Clock;
+  /** The upstream model hub (a fake one on loopback in tests). */
+  hub: HubClient;
+  /** `offline`: only models already in the catalogue are accepted. */
+  hubMode: 'online' | 'offline';
+}

@@ -1,0 +1,39 @@
+import { createApiKeysService } from './api-keys.service.ts';
+import { createAuditService } from './audit.service.ts';
+import type { ServiceDeps } from './deps.ts';
+import { createHardwareService } from './hardware.service.ts';
+import { createHousekeepingService } from './housekeeping.service.ts';
+import { createLeaderboardService } from './leaderboard.service.ts';
+import { createModelsService } from './models.service.ts';
+import { createModerationService } from './moderation.service.ts';
+import { createProfilesService } from './profiles.service.ts';
+import { createReactionsService } from './reactions.service.ts';
+import { createSetupsService } from './setups.service.ts';
+import { createSpeedTestsService } from './speed-tests.service.ts';
+import { createUsersService } from './users.service.ts';
+
+export type { ServiceDeps } from './deps.ts';
+
+/**
+ * Every service of the app, built once from its dependencies (`createApp` does it). Controllers
+ * reach services only through this container; a service that must join another's transaction
+ * builds that one on the transaction itself (`createXService({ ...deps, db: trx })`).
+ */
+export function createServices(deps: ServiceDeps) {
+  return {
+    apiKeys: createApiKeysService(deps),
+    audit: createAuditService(deps),
+    hardware: createHardwareService(deps),
+    housekeeping: createHousekeepingService(deps),
+    leaderboard: createLeaderboardService(deps),
+    models: createModelsService(deps),
+    moderation: createModerationService(deps),
+    profiles: createProfilesService(deps),
+    reactions: createReactionsService(deps),
+    setups: createSetupsService(deps),
+    speedTests: createSpeedTestsService(deps),
+    users: createUsersService(deps),
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;

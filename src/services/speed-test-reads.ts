@@ -1,0 +1,145 @@
+import type { Knex } from 'knex';
+import type { RevisionProfile } from '../revisions.ts';
+import type { ServiceDeps } from './deps.ts';
+
+/**
+ * Reading speed-test runs back. Every run's JSON (revision 3 form) is kept ready in
+ * speed_test_run_documents by triggers (see src/db/read-models), so lists, single runs,
+ * the leaderboard and the pages all read the same text: JSON answers splice it in
+ * unparsed; pages parse it. The services that read runs share these reads.
+ */
+export type SpeedTestRun = Record<string, unknown> & { id: string };
+
+/** A stored document and the reader's own reaction to that run (null for anonymous readers). */
+export interface RunDocumentRow {
+  document: string;
+  my_emoji: string | null;
+}
+
+/** Reactions to speed-test runs carry this kind (quality runs have their own). */
+export const SPEED_TEST_REACTION_KIND = 'speed_test';
+
+// Documents end with `"myEmoji":null}` (the migration keeps it last), so the reader's own
+// reaction replaces that null without parsing the document.
+export const MY_EMOJI_NULL_TAIL = 'null}';
+
+/** Per revision, the stored fields its answers leave out (computed once, not per run). */
+const gatedFieldsByRevision = new Map<number, ReadonlySet<string>>();
+
+function gatedFields(profile: RevisionProfile): ReadonlySet<string> {
+  let gated = gatedFieldsByRevision.get(profile.revision);
+  if (!gated) {
+    const fields = new Set<string>(profile.revisionOnlyFields);
+    if (fields.has('gpuPowerWatts')) fields.add('totalPowerWatts');
+    gatedFieldsByRevision.set(profile.revision, (gated = fields));
+  }
+  return gated;
+}
+
+/** Whether the revision answers the stored document as it is. */
+export const answersDocumentAsStored = (profile: RevisionProfile) => gatedFields(profile).size === 0 && profile.features.revision3Fields;
+
+/** The stored (revision 3) run cut down to what the revision has. */
+export function runForRevision<Run extends SpeedTestRun>(profile: RevisionProfile, run: Run): Run {
+  const fields: Record<string, unknown> = run;
+  for (const field of gatedFields(profile)) delete fields[field];
+  if (!profile.features.revision3Fields) {
+    const { id, name, version } = fields.engine as Record<string, unknown>;
+    fields.engine = { id, name, version };
+  }
+  return run;
+}
+
+function withMyEmoji(row: RunDocumentRow): string {
+  if (row.my_emoji === null) return row.document;
+  return `${row.document.slice(0, -MY_EMOJI_NULL_TAIL.length)}${JSON.stringify(row.my_emoji)}}`;
+}
+
+/** The run as a JSON text in the revision's shape (for revision 3 without parsing it). */
+export function runJson(profile: RevisionProfile, row: RunDocumentRow): string {
+  if (answersDocumentAsStored(profile)) return withMyEmoji(row);
+  return JSON.stringify(toRun(profile, row));
+}
+
+/** The run as an object in the revision's shape, for pages and exports. */
+export function toRun(profile: RevisionProfile, row: RunDocumentRow): SpeedTestRun {
+  return runForRevision(profile, JSON.parse(withMyEmoji(row)) as SpeedTestRun);
+}
+
+/**
+ * A filter as the count table keys it: a dimension and its value, or a set of values
+ * (a model tree, the hardware profiles a name matched) whose counts add up.
+ */
+export type CountFact = [dimension: string, value: string | readonly string[]];
+
+/** A filter on the runs `r` (and their documents `d`) of a query. */
+export type RunFilter = (q: Knex.QueryBuilder) => void;
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+export function createSpeedTestReads({ db, profile }: Pick<ServiceDeps, 'db' | 'profile'>) {
+  /**
+   * The document of each run `r` and the viewer's reaction to it. Anonymous readers get a
+   * constant null, so their queries carry no reaction lookup at all.
+   */
+  function documentColumns(viewerId: string | null, runIdColumn = 'r.id') {
+    const myEmoji = viewerId
+      ? db.raw(`(select x.emoji from run_reactions x where x.run_kind = ? and x.run_id = ${runIdColumn} and x.user_id = ?) as my_emoji`, [SPEED_TEST_REACTION_KIND, viewerId])
+      : db.raw('null::text as my_emoji');
+    return ['d.document', myEmoji];
+  }
+
+  /** Runs, as `r`, with their documents as `d`. */
+  const withDocuments = () => db('speed_test_runs as r').join('speed_test_run_documents as d', 'd.run_id', 'r.id');
+
+  /** The stored rows of the runs matching `filter`, newest first (for answers that splice the JSON). */
+  function findDocuments(filter: RunFilter, page?: Page, viewerId: string | null = null): Promise<RunDocumentRow[]> {
+    const query = withDocuments()
+      .select(documentColumns(viewerId))
+      .modify(filter)
+      .orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id', order: 'desc' }]);
+    if (page) query.limit(page.limit).offset(page.offset);
+    return query;
+  }
+
+  return {
+    documentColumns,
+    withDocuments,
+    findDocuments,
+
+    /** Runs matching `filter`, newest first, in the revision's shape. */
+    async find(filter: RunFilter, page?: Page, viewerId: string | null = null): Promise<SpeedTestRun[]> {
+      return (await findDocuments(filter, page, viewerId)).map((row) => toRun(profile, row));
+    },
+
+    /**
+     * The number of approved runs matching every fact, from speed_test_run_counts (kept by
+     * triggers; see src/db/read-models), as a query of one row `{ total }`. Dimension names
+     * are sorted and joined by '+', values by '|'; at most one fact may be a set, and at most
+     * two facts can be given (the table keeps pairs).
+     */
+    countTableTotal(facts: readonly CountFact[]): Knex.QueryBuilder {
+      const sorted = [...facts].sort(([a], [b]) => a.localeCompare(b));
+      let values = [''];
+      for (const [index, [, value]] of sorted.entries()) {
+        const options = typeof value === 'string' ? [value] : value;
+        values = values.flatMap((prefix) => options.map((option) => (index === 0 ? option : `${prefix}|${option}`)));
+      }
+      return db('speed_test_run_counts')
+        .where('dimension', sorted.map(([name]) => name).join('+') || 'all')
+        .whereRaw('value = any(?::text[])', [values])
+        .select(db.raw('coalesce(sum(n), 0)::int as total'));
+    },
+
+    /** Approved runs with one filter value, from the count table kept by triggers ('all' = every run). */
+    async counted(dimension: string, value: string): Promise<number> {
+      const row = await db('speed_test_run_counts').where({ dimension, value }).first('n');
+      return row ? Number(row.n) : 0;
+    },
+  };
+}
+
+export type SpeedTestReads = ReturnType<typeof createSpeedTestReads>;

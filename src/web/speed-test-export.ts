@@ -1,0 +1,90 @@
+import type { Response } from 'express';
+import { stringify } from 'csv-stringify';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import { hardwareLabel } from '../lib/labels.ts';
+
+type ExportedRun = Record<string, any> & { rank?: number };
+
+/** One flat record per run: the columns of a CSV export. */
+function flatRecord(run: ExportedRun): Record<string, unknown> {
+  const hw = run.hardware ?? {};
+  return {
+    rank: run.rank,
+    id: run.id,
+    createdAt: run.createdAt,
+    hfId: run.hfId,
+    params: run.model?.params,
+    isMoE: run.model?.isMoE,
+    hwClass: hw.hwClass,
+    hardware: hardwareLabel(hw),
+    gpuName: hw.gpuName,
+    gpuCount: hw.gpuCount,
+    vramGb: hw.vramGb,
+    chip: hw.hwClass === 'UNIFIED' ? `${hw.chipVendor} ${hw.chipFamily} ${hw.chipVariant}` : undefined,
+    memoryGb: hw.totalVramGb ?? hw.unifiedMemoryGb ?? hw.ramGb,
+    cpu: hw.cpu,
+    os: hw.os,
+    engineName: run.engineName,
+    engineVersion: run.engineVersion,
+    backend: run.backend,
+    quantization: run.quantization,
+    tokSOut: run.tokSOut,
+    tokSPrefill: run.tokSPrefill,
+    tokSTotal: run.tokSTotal,
+    ttftMs: run.ttftMs,
+    peakVramGb: run.peakVramGb,
+    contextLength: run.contextLength,
+    batchSize: run.batchSize,
+    concurrency: run.engineFlags?.concurrency,
+    tokPerWatt: run.tokPerWatt,
+    tokPerDollar: run.tokPerDollar,
+    plausibility: run.plausibility,
+    username: run.user?.username,
+    verified: run.user?.verified,
+  };
+}
+
+/** Spreadsheet apps run cells that start like a formula; such text gets a leading quote. */
+function defuseFormula(value: unknown): unknown {
+  return typeof value === 'string' && /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+}
+
+function csvRows(runs: AsyncIterable<ExportedRun>): Readable {
+  return Readable.from(
+    (async function* () {
+      for await (const run of runs) {
+        yield Object.fromEntries(Object.entries(flatRecord(run)).map(([key, value]) => [key, defuseFormula(value)]));
+      }
+    })(),
+    { objectMode: true },
+  );
+}
+
+function jsonLines(runs: AsyncIterable<ExportedRun>): Readable {
+  return Readable.from(
+    (async function* () {
+      for await (const run of runs) yield `${JSON.stringify(run)}\n`;
+    })(),
+  );
+}
+
+/**
+ * Streams every run as CSV or JSON Lines with a download name. Rows flow from a database
+ * cursor to the socket with back-pressure, so memory stays flat however many rows match.
+ */
+export async function sendRunExport(res: Response, format: 'csv' | 'jsonl', basename: string, runs: AsyncIterable<ExportedRun>): Promise<void> {
+  const filename = `${basename}.${format}`;
+  res.status(200);
+  res.set('Content-Disposition', `attachment; filename="${filename}"`);
+  res.set('Cache-Control', 'no-store');
+  if (format === 'csv') {
+    res.type('text/csv; charset=utf-8');
+    // Columns named up front, so an export with no rows still has its header line.
+    const columns = Object.keys(flatRecord({}));
+    await pipeline(csvRows(runs), stringify({ header: true, columns, cast: { boolean: (v) => String(v) } }), res);
+  } else {
+    res.type('application/x-ndjson; charset=utf-8');
+    await pipeline(jsonLines(runs), res);
+  }
+}

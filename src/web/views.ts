@@ -1,0 +1,42 @@
+import { Eta } from 'eta';
+import type { Response } from 'express';
+import { fileURLToPath } from 'node:url';
+import type { RevisionProfile } from '../revisions.ts';
+import { formatNumber, hardwareLabel, reactionChoices } from '../lib/labels.ts';
+
+/** What a reaction bar needs of the page it is on: whether the reader may react, and where its form comes back to. */
+function reactor(it: { currentUser?: unknown; csrfToken?: string; currentUrl: string }) {
+  return { signedIn: Boolean(it.currentUser), csrfToken: it.csrfToken, back: it.currentUrl };
+}
+
+/** Small formatting functions templates may call as `it.h.*`. */
+const helpers = { formatNumber, hardwareLabel, reactionChoices, reactor };
+
+export const viewsDirectory = fileURLToPath(new URL('../../views', import.meta.url));
+
+export function createViewEngine(cache: boolean): Eta {
+  return new Eta({ views: viewsDirectory, cache, defaultExtension: '.eta' });
+}
+
+/**
+ * Renders a template with what every page needs (the signed-in user, the session's
+ * CSRF token when there is one, the current path and URL, the revision) plus `data`, and
+ * sends it as HTML. Read at render time, so error pages work at any stage.
+ */
+export function render(res: Response, template: string, data: Record<string, unknown> = {}, status = 200): void {
+  const req = res.req;
+  const eta = res.app.locals.eta as Eta;
+  const profile = res.app.locals.profile as RevisionProfile;
+  const html = eta.render(template, {
+    currentUser: req.actor?.via === 'session' ? req.actor.user : undefined,
+    csrfToken: req.session?.csrfToken,
+    currentPath: req.path,
+    /** Path and query of this request, for forms that come back here. */
+    currentUrl: req.originalUrl,
+    revision: profile.revision,
+    h: helpers,
+    ...data,
+  });
+  res.vary('HX-Request');
+  res.status(status).type('html').send(html);
+}
