@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { COUNTED_DIMENSIONS, installRunCounts, type RunCountLayout } from './20261121080000_run_count_pairs.ts';
+import { installRunCounts, runCountLayoutV2, runCountLayoutV3 } from '../src/db/read-models/run-counts.ts';
 
 /**
  * `hardwareName` (and the other hardware filters) resolve to a set of hardware profiles
@@ -9,17 +9,6 @@ import { COUNTED_DIMENSIONS, installRunCounts, type RunCountLayout } from './202
  * with each run-level filter, so a total for hardware filters plus one more is a sum
  * over the matching profiles.
  */
-const HARDWARE_LEVEL = new Set(['hwClass', 'memTier', 'os']);
-
-export const RUN_COUNT_LAYOUT: RunCountLayout = {
-  dimensions: [...COUNTED_DIMENSIONS, ['hardwareId', 'r.hardware_id::text']],
-  // A profile decides its class, tier and OS, and profile x model pairs would be as many as runs.
-  pairs: (a, b) => {
-    const other = a === 'hardwareId' ? b : b === 'hardwareId' ? a : null;
-    return other === null || !(HARDWARE_LEVEL.has(other) || other === 'modelId');
-  },
-};
-
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('hardware_profiles', (t) => {
     t.double('memory_gb');
@@ -34,11 +23,11 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('create index hardware_profiles_hardware_search on hardware_profiles using gin (hardware_search gin_trgm_ops)');
   await knex.raw(`create index speed_test_runs_board_hardware on speed_test_runs (hardware_id, tok_s_out desc nulls last, created_at, id)
     where status = 'APPROVED'`);
-  await installRunCounts(knex, RUN_COUNT_LAYOUT);
+  await installRunCounts(knex, runCountLayoutV3);
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await installRunCounts(knex, { dimensions: COUNTED_DIMENSIONS, pairs: () => true });
+  await installRunCounts(knex, runCountLayoutV2);
   await knex.raw('drop index if exists speed_test_runs_board_hardware');
   await knex.raw('drop index if exists hardware_profiles_hardware_search');
   await knex.schema.alterTable('hardware_profiles', (t) => {

@@ -118,10 +118,10 @@ function rankedRuns(deps: LeaderboardDeps, resolved: ResolvedQuery) {
   return deps.db.from(best.as('b')).where('b.place', 1).select('b.id', `b.${column}`, 'b.created_at');
 }
 
-/** Filters whose totals the count table keeps, alone and in pairs (see the run-count migrations). */
+/** Filters whose totals the count table keeps, alone and in pairs (see src/db/read-models/run-counts.ts). */
 const COUNTED_FILTERS = ['hfId', 'hwClass', 'memTier', 'engineName', 'quantization', 'verified', 'paramSize', 'os', 'backend', 'isMoE', 'contextLen', 'batchSize'] as const;
 const UNCOUNTED_FILTERS = ['modelFamily', 'plausible', 'bestPer'] as const;
-/** The filters the count table pairs with days (see the run-count-days migration). */
+/** The filters the count table pairs with days (run-count layout v4). */
 const DAY_PAIRED_FILTERS = new Set<string>(['hwClass', 'memTier', 'engineName', 'quantization', 'paramSize']);
 const DAY_MS = 86_400_000;
 type CountedFilter = (typeof COUNTED_FILTERS)[number];
@@ -133,7 +133,7 @@ async function countedValue(deps: LeaderboardDeps, query: LeaderboardQuery, name
   return model ? ['modelId', model.id] : null;
 }
 
-/** The cube's filters and columns (see the run-cube migration). */
+/** The cube's filters and columns (see src/db/read-models/run-cube.ts). */
 const CUBE_COLUMNS = { hwClass: 'hw_class', memTier: 'mem_tier', engineName: 'engine_name', quantization: 'quantization', paramSize: 'param_bucket' } as const;
 
 /**

@@ -15,9 +15,7 @@ import type { Knex } from 'knex';
 import { cpus, gpus, unifiedChips, type CpuSpec, type GpuSpec, type UnifiedChipSpec } from '../../src/data/hardware-catalogue.ts';
 import type { Db } from '../../src/db/knex.ts';
 import { contentHash } from '../../src/lib/canonical-json.ts';
-import { recountRuns } from '../../migrations/20261122070000_run_count_days.ts';
-import { rebuildRunDocuments } from '../../migrations/20261122040000_run_documents.ts';
-import { rebuildRunCube } from '../../migrations/20261122060000_run_cube.ts';
+import { rebuildReadModels } from '../../src/db/read-models/index.ts';
 import { hardwareProfileRow, hardwareSearchText, memoryGb, osFamily } from '../../src/lib/run-facets.ts';
 import { normaliseHardware, type NormalisedHardware } from '../../src/lib/speed-test-normalise.ts';
 import type { ModelRow } from '../../src/services/models.service.ts';
@@ -732,13 +730,8 @@ export async function seedDatabase(db: Db, profile: RevisionProfile, options: Se
       from (select model_id, count(*)::int as n from speed_test_runs where status = 'APPROVED' group by model_id) c
       where c.model_id = m.id`);
     step('models.benchmark_count');
-    // The count and document triggers did not fire under session_replication_role = replica.
-    await recountRuns(trx);
-    step('speed_test_run_counts (exact leaderboard totals)');
-    await rebuildRunCube(trx);
-    step('speed_test_run_cube');
-    await rebuildRunDocuments(trx);
-    step('speed_test_run_documents');
+    // The count, cube and document triggers did not fire under session_replication_role = replica.
+    await rebuildReadModels(trx, step);
   });
 
   // Outside the transaction: set hint bits and the visibility map, as autovacuum would.
