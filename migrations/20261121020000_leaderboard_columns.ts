@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { buckets } from '../src/revisions.ts';
+import { buckets } from '../src/constants.ts';
 
 /** `case` expression mapping a value onto "(previous, bucket]" buckets; above the last: `above`. */
 function bucketCase(column: string, bounds: readonly number[], above: string): string {

@@ -1,11 +1,22 @@
+import {
+  coreEngineNames,
+  deepFreeze,
+  deprecationHeaders,
+  revision1OnlyEngineNames,
+  revision3AddedEngineNames,
+  type EngineName,
+} from './constants.ts';
+
 /**
  * The three revisions of the interface, as data.
  *
- * One deployment serves one revision (`API_REVISION`). Everything that differs
- * between revisions lives in its profile here, so routes, schemas, services and
- * the agent-context ask the profile instead of testing `revision === 2`.
- * Sources: spec/interface.md ("Versioning", "Speed-test run", "Engine flags",
- * "Limits", "Errors", "Endpoints") and DECISIONS.md for what the spec leaves open.
+ * One deployment serves one revision (`API_REVISION`). Everything that differs between
+ * revisions lives in its profile here, grouped by resource (`speedTests`, `models`,
+ * `apiDocuments`, `quality`, `marketplace`, `reports`; a resource a revision lacks is
+ * null), so routes, schemas, services, views and the agent-context ask the profile instead
+ * of testing `revision === 2`. Values that never vary are in src/constants.ts.
+ * Sources: spec/interface.md ("Versioning", "Speed-test run", "Engine flags", "Limits",
+ * "Errors", "Endpoints") and DECISIONS.md for what the spec leaves open.
  */
 
 export type RevisionNumber = 1 | 2 | 3;
@@ -17,114 +28,6 @@ export function isRevisionNumber(value: unknown): value is RevisionNumber {
 }
 
 // ---------------------------------------------------------------------------
-// Engines
-// ---------------------------------------------------------------------------
-
-// Accepted in every revision (lowercase, matched exactly).
-const coreEngineNames = [
-  'llama.cpp',
-  'vllm',
-  'sglang',
-  'ollama',
-  'lmstudio',
-  'exllamav2',
-  'tgi',
-  'tensorrt-llm',
-  'mlx',
-  'text-generation-webui',
-  'lmdeploy',
-  'mlc-llm',
-  'hipfire',
-  'tinygrad',
-] as const;
-
-// "The revision 1 list also has candle and ctransformers": dropped from revision 2 on.
-const revision1OnlyEngineNames = ['candle', 'ctransformers'] as const;
-
-// The wider revision-3 list; exllamav3 is marked "(rev 3)" in the spec too.
-const revision3AddedEngineNames = [
-  'exllamav3',
-  'bunn-llama',
-  'freetoken',
-  'llmd',
-  'ninfer',
-  'atlas',
-  'lucebox',
-  'dwarfstar',
-  'ember',
-] as const;
-
-/** Every engine name any revision accepts (the union, for typing). */
-export const allEngineNames = deepFreeze([...coreEngineNames, ...revision1OnlyEngineNames, ...revision3AddedEngineNames] as const);
-export type EngineName = (typeof allEngineNames)[number];
-
-// ---------------------------------------------------------------------------
-// Values shared by all revisions
-// ---------------------------------------------------------------------------
-
-export const hwClasses = ['DISCRETE_GPU', 'UNIFIED', 'CPU_ONLY'] as const;
-export type HwClass = (typeof hwClasses)[number];
-
-/**
- * Leaderboard bucket rules (DECISIONS.md "Buckets"); the same in every
- * revision, though only revisions 2 and 3 accept paramSize, os, batchSize and
- * contextLen as filters (see `leaderboardParams`).
- */
-export const buckets = deepFreeze({
-  // Memory tiers in GB; tier T holds memory in (previous tier, T], the first is (0, 8].
-  memTier: [8, 12, 16, 24, 32, 48, 80, 96, 128],
-  // Model size in billions of params; bucket holds params in (aboveB, upToB], null = no upper end.
-  paramSize: [
-    { bucket: 1, aboveB: 0, upToB: 2 },
-    { bucket: 3, aboveB: 2, upToB: 5 },
-    { bucket: 7, aboveB: 5, upToB: 10 },
-    { bucket: 13, aboveB: 10, upToB: 20 },
-    { bucket: 30, aboveB: 20, upToB: 50 },
-    { bucket: 70, aboveB: 50, upToB: 90 },
-    { bucket: 110, aboveB: 90, upToB: null },
-  ],
-  // batchSize N matches exactly N, except this one, which matches N >= 8.
-  batchSizeOpenEnded: 8,
-  // contextLen bucket C holds (previous, C]; the largest also takes everything above.
-  contextLen: [2048, 4096, 8192, 16384, 32768, 65536, 131072],
-  // `since` windows, measured back from now on createdAt.
-  since: { '7d': 7 * 24 * 60 * 60 * 1000, '30d': 30 * 24 * 60 * 60 * 1000 },
-  os: ['windows', 'linux', 'macos'],
-} as const);
-
-export type MemTier = (typeof buckets.memTier)[number];
-export type ParamSizeBucket = (typeof buckets.paramSize)[number]['bucket'];
-export type ContextLenBucket = (typeof buckets.contextLen)[number];
-export type SinceValue = keyof typeof buckets.since;
-export type LeaderboardOs = (typeof buckets.os)[number];
-
-export const reactionEmojis = ['fire', 'rocket', '100', 'brain', 'chad'] as const;
-export type ReactionEmoji = (typeof reactionEmojis)[number];
-
-/** Self-reported purchase records, revision 3 (DECISIONS.md "Hardware and costs"). */
-export const hardwareCostRules = deepFreeze({
-  conditions: ['NEW', 'USED', 'REFURBISHED'],
-  // ISO 4217, upper case, a fixed list.
-  currencies: [
-    'USD', 'EUR', 'GBP', 'JPY', 'CNY', 'CAD', 'AUD', 'CHF', 'SEK', 'NOK',
-    'DKK', 'PLN', 'KRW', 'INR', 'BRL', 'MXN', 'SGD', 'HKD', 'NZD', 'TWD',
-  ],
-  // The upper end is the current year, so it is computed at validation time.
-  yearPurchasedMin: 1990,
-  // price must be strictly greater than this.
-  priceExclusiveMin: 0,
-} as const);
-
-export type HardwareCostCondition = (typeof hardwareCostRules.conditions)[number];
-export type HardwareCostCurrency = (typeof hardwareCostRules.currencies)[number];
-
-/** Headers on every legacy alias answer of a revision-3 deployment (DECISIONS.md "Revisions"). */
-export const deprecationHeaders = deepFreeze({
-  Deprecation: 'true',
-  Link: '</api/speed-tests>; rel="successor-version"',
-} as const);
-
-// ---------------------------------------------------------------------------
 // Profile shape
 // ---------------------------------------------------------------------------
 
@@ -134,11 +37,9 @@ export type AliasMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** A path a revision-3 deployment keeps answering for revision-2 clients. */
 export interface LegacyAlias {
-  /** Which surface it stands for: speed-test results or the quality root. */
-  readonly kind: 'results' | 'quality';
   /** The old path, e.g. '/api/benchmarks'. */
   readonly path: string;
-  /** The current path it is served as, with the current revision's rules. */
+  /** The current path whose operations it stands for, served with the current revision's rules. */
   readonly target: string;
   /** 'exact': only that path (no sub-paths); 'prefix': the path and everything below it. */
   readonly match: 'exact' | 'prefix';
@@ -164,6 +65,7 @@ export type MetricRule =
     }
   | { readonly kind: 'required'; readonly required: MetricField };
 
+/** A per-user submission window (see the submission-window service). */
 export interface RateLimitRule {
   /** Separate buckets: a speed-test submission never uses up the quality allowance. */
   readonly bucket: 'speed-test' | 'quality';
@@ -181,7 +83,8 @@ export interface LimitRange {
   readonly default: number;
 }
 
-export interface Bounds {
+/** Bounds of a speed-test submission's fields. */
+export interface SubmissionBounds {
   readonly temperature: { readonly min: number; readonly max: number };
   /** Maximum string lengths, in characters. */
   readonly maxLength: {
@@ -204,51 +107,6 @@ export interface Bounds {
   /** Inclusive 0..1 range of gpuMemUtil, topP, minP. */
   readonly unitInterval: { readonly min: number; readonly max: number };
   readonly mirostatValues: readonly number[];
-  /** Live API keys per account; creating one more is a 409. */
-  readonly apiKeysPerAccount: number;
-  /** `limit` query parameters. */
-  readonly pageLimit: {
-    readonly results: LimitRange;
-    readonly leaderboard: LimitRange;
-    readonly models: LimitRange;
-    readonly modelSearch: LimitRange;
-    readonly marketplaceFeed: LimitRange;
-  };
-}
-
-export interface Features {
-  /** POST {resultsPath}/dry-run. */
-  readonly dryRun: boolean;
-  /** tokSPrefill and prefillTokens submission fields. */
-  readonly prefillFields: boolean;
-  /** GET /api/models/search. */
-  readonly modelSearch: boolean;
-  /** GET /api/agent-context. */
-  readonly agentMetadata: boolean;
-  /** GET /api/openapi.json. */
-  readonly openApi: boolean;
-  /** The quality-evaluation endpoints under `qualityRoot`. */
-  readonly qualityEvals: boolean;
-  /** POST {qualityRoot}/suites/dry-run. */
-  readonly qualitySuiteDryRun: boolean;
-  /** GET, PATCH, DELETE {qualityRoot}/submissions... */
-  readonly qualitySubmissions: boolean;
-  /** GET {qualityRoot}/runs answers best run per legacy suite and per shard dataset. */
-  readonly qualityRunsPerShardDataset: boolean;
-  /** /api/marketplace/*. */
-  readonly marketplace: boolean;
-  /** Model reports, /api/reports/*, /api/report-format. */
-  readonly modelReports: boolean;
-  /** engineRepository, engineBuild, engineCommit, gpuPowerWatts, hardwareCost, specDraftWindowSize. */
-  readonly revision3Fields: boolean;
-  /** engineFlags given => engineFlags.commandSnippet required. */
-  readonly commandSnippetRequiredWithFlags: boolean;
-  /** batchSize means sequences per request; aggregate active sequences = batchSize x concurrency. */
-  readonly batchSizeTimesConcurrency: boolean;
-  /** hardwareName, paramSize, os, backend, modelFamily, isMoE, batchSize, contextLen. */
-  readonly extendedLeaderboardFilters: boolean;
-  /** date, dateFrom, dateTo, userId, username on the results list. */
-  readonly resultsListUserAndDateFilters: boolean;
 }
 
 /** Submission fields that only some revisions accept. */
@@ -264,27 +122,8 @@ export type RevisionGatedSubmissionField =
 /** Engine flags that only some revisions accept. */
 export type RevisionGatedEngineFlag = 'specDraftWindowSize';
 
-const baseLeaderboardParams = [
-  'hfId',
-  'hwClass',
-  'memTier',
-  'engineName',
-  'quantization',
-  'verified',
-  'since',
-  'limit',
-  'offset',
-] as const;
-const extendedLeaderboardParams = [
-  'hardwareName',
-  'paramSize',
-  'os',
-  'backend',
-  'modelFamily',
-  'isMoE',
-  'batchSize',
-  'contextLen',
-] as const;
+const baseLeaderboardParams = ['hfId', 'hwClass', 'memTier', 'engineName', 'quantization', 'verified', 'since', 'limit', 'offset'] as const;
+const extendedLeaderboardParams = ['hardwareName', 'paramSize', 'os', 'backend', 'modelFamily', 'isMoE', 'batchSize', 'contextLen'] as const;
 export type LeaderboardParam = (typeof baseLeaderboardParams)[number] | (typeof extendedLeaderboardParams)[number];
 
 const baseResultsListParams = [
@@ -307,30 +146,102 @@ const baseResultsListParams = [
 const userAndDateResultsListParams = ['date', 'dateFrom', 'dateTo', 'userId', 'username'] as const;
 export type ResultsListParam = (typeof baseResultsListParams)[number] | (typeof userAndDateResultsListParams)[number];
 
-export interface RevisionProfile {
-  readonly revision: RevisionNumber;
-  /** Speed-test results: POST/GET here, dry-run at `${resultsPath}/dry-run` when features.dryRun. */
+/** Speed-test runs: submission, dry-run, the results list and the leaderboard. */
+export interface SpeedTestRules {
+  /** POST/GET here; the dry-run at `${resultsPath}/dry-run` when `dryRun`. */
   readonly resultsPath: ResultsPath;
-  /** Root of the quality-evaluation endpoints; null where the revision has none. */
-  readonly qualityRoot: QualityRoot | null;
-  /** Old paths kept for revision-2 clients; mount them before `qualityRoot` (they may overlap it). */
+  /** POST {resultsPath}/dry-run. */
+  readonly dryRun: boolean;
+  /** Old results paths kept for revision-2 clients. */
   readonly legacyAliases: readonly LegacyAlias[];
   readonly engines: readonly EngineName[];
   /** Default engineRepository when a submission leaves it out. */
   readonly canonicalEngineRepositories: Readonly<Partial<Record<EngineName, string>>>;
-  readonly bounds: Bounds;
+  readonly bounds: SubmissionBounds;
   readonly metricRule: MetricRule;
-  readonly rateLimits: {
-    readonly speedTestSubmission: RateLimitRule;
-    readonly qualitySubmission: RateLimitRule;
-  };
-  readonly features: Features;
+  /** Whether the submit form marks tokSOut required (the metric rule asks for it by name). */
+  readonly tokSOutRequired: boolean;
+  readonly submissionLimit: RateLimitRule;
   /** Submission fields that belong to other revisions only: this revision does not accept them. */
   readonly revisionOnlyFields: readonly RevisionGatedSubmissionField[];
+  /**
+   * Stored run fields this revision's answers leave out: its revision-only fields and what
+   * is derived from them (`totalPowerWatts` sums `gpuPowerWatts`).
+   */
+  readonly omittedRunFields: readonly string[];
   /** Engine flags this revision does not accept. */
   readonly engineFlagFieldsUnavailable: readonly RevisionGatedEngineFlag[];
-  readonly leaderboardParams: readonly LeaderboardParam[];
-  readonly resultsListParams: readonly ResultsListParam[];
+  /** tokSPrefill and prefillTokens. */
+  readonly prefillFields: boolean;
+  /** engineRepository, engineBuild, engineCommit (also in the run's `engine`), gpuPowerWatts, hardwareCost, specDraftWindowSize. */
+  readonly revision3Fields: boolean;
+  /** engineFlags given => engineFlags.commandSnippet required. */
+  readonly commandSnippetRequiredWithFlags: boolean;
+  /** batchSize means sequences per request; aggregate active sequences = batchSize x concurrency. */
+  readonly batchSizeTimesConcurrency: boolean;
+  readonly leaderboard: {
+    readonly params: readonly LeaderboardParam[];
+    /** hardwareName, paramSize, os, backend, modelFamily, isMoE, batchSize, contextLen. */
+    readonly extendedFilters: boolean;
+    readonly limit: LimitRange;
+  };
+  readonly resultsList: {
+    readonly params: readonly ResultsListParam[];
+    /** date, dateFrom, dateTo, userId, username. */
+    readonly userAndDateFilters: boolean;
+    readonly limit: LimitRange;
+  };
+}
+
+/** The model catalogue. */
+export interface ModelRules {
+  /** GET /api/models/search. */
+  readonly search: boolean;
+  readonly listLimit: LimitRange;
+  readonly searchLimit: LimitRange;
+}
+
+/** The machine-readable descriptions of the API. */
+export interface ApiDocumentRules {
+  /** GET /api/openapi.json. */
+  readonly openApi: boolean;
+  /** GET /api/agent-context. */
+  readonly agentContext: boolean;
+}
+
+/** Quality evaluations (the endpoints come with the quality issue). */
+export interface QualityRules {
+  readonly root: QualityRoot;
+  /** Old quality paths kept for revision-2 clients. */
+  readonly legacyAliases: readonly LegacyAlias[];
+  /** POST {root}/suites/dry-run. */
+  readonly suiteDryRun: boolean;
+  /** GET, PATCH, DELETE {root}/submissions... */
+  readonly submissions: boolean;
+  /** GET {root}/runs answers best run per legacy suite and per shard dataset. */
+  readonly runsPerShardDataset: boolean;
+  readonly submissionLimit: RateLimitRule;
+}
+
+/** The hardware marketplace (/api/marketplace/*). */
+export interface MarketplaceRules {
+  readonly feedLimit: LimitRange;
+}
+
+/** Model reports (/api/reports/*, /api/report-format); their rules come with the reports issue. */
+export type ReportRules = Readonly<Record<string, never>>;
+
+export interface RevisionProfile {
+  readonly revision: RevisionNumber;
+  readonly speedTests: SpeedTestRules;
+  readonly models: ModelRules;
+  readonly apiDocuments: ApiDocumentRules;
+  /** Null where the revision has no quality evaluations. */
+  readonly quality: QualityRules | null;
+  /** Null where the revision has no marketplace. */
+  readonly marketplace: MarketplaceRules | null;
+  /** Null where the revision has no model reports. */
+  readonly reports: ReportRules | null;
 }
 
 // ---------------------------------------------------------------------------
@@ -346,6 +257,16 @@ const revision3OnlySubmissionFields = [
   'gpuPowerWatts',
   'hardwareCost',
 ] as const satisfies readonly RevisionGatedSubmissionField[];
+
+/** Stored fields derived from a submission field: a revision without the field answers neither. */
+const DERIVED_RUN_FIELDS: Readonly<Partial<Record<RevisionGatedSubmissionField, readonly string[]>>> = { gpuPowerWatts: ['totalPowerWatts'] };
+
+function omittedRunFields(revisionOnly: readonly RevisionGatedSubmissionField[]): string[] {
+  return revisionOnly.flatMap((field) => [field, ...(DERIVED_RUN_FIELDS[field] ?? [])]);
+}
+
+/** Whether a metric rule asks for tokSOut by name. */
+const requiresTokSOut = (rule: MetricRule) => 'required' in rule && rule.required === 'tokSOut';
 
 // Quality runs: 1 per 5 minutes per user in every revision that has them. The
 // spec shows the 429 text only once; the 5-minute wording fits this bucket too.
@@ -365,11 +286,7 @@ const fiveMinuteSpeedTestLimit: RateLimitRule = {
   message: 'Rate limit exceeded. You may submit once every 5 minutes.',
 };
 
-function bounds(overrides: {
-  temperatureMax: number;
-  engineVersionMax: number;
-  modelsDefaultLimit: number;
-}): Bounds {
+function submissionBounds(overrides: { temperatureMax: number; engineVersionMax: number }): SubmissionBounds {
   return {
     temperature: { min: 0, max: overrides.temperatureMax },
     maxLength: {
@@ -389,27 +306,20 @@ function bounds(overrides: {
     gpusMaxItems: 16,
     unitInterval: { min: 0, max: 1 },
     mirostatValues: [0, 1, 2],
-    apiKeysPerAccount: 10,
-    pageLimit: {
-      results: { min: 1, max: 100, default: 20 },
-      leaderboard: { min: 1, max: 200, default: 50 },
-      // The spec gives only the default; the max is ours, high enough for the revision-2 default.
-      models: { min: 1, max: 200, default: overrides.modelsDefaultLimit },
-      modelSearch: { min: 1, max: 25, default: 10 },
-      marketplaceFeed: { min: 1, max: 100, default: 50 },
-    },
   };
 }
 
-/** Freezes nested objects and arrays too, so no caller can edit a profile by accident. */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const key of Reflect.ownKeys(value)) {
-      deepFreeze((value as Record<PropertyKey, unknown>)[key]);
-    }
-    Object.freeze(value);
-  }
-  return value;
+const resultsListLimit: LimitRange = { min: 1, max: 100, default: 20 };
+const leaderboardLimit: LimitRange = { min: 1, max: 200, default: 50 };
+
+function modelRules(search: boolean, listDefault: number): ModelRules {
+  // The spec gives only the list's default; the max is ours, high enough for the revision-2 default.
+  return { search, listLimit: { min: 1, max: 200, default: listDefault }, searchLimit: { min: 1, max: 25, default: 10 } };
+}
+
+/** The speed-test rules every revision builds on; each profile overrides what differs. */
+function speedTestRules(rules: Omit<SpeedTestRules, 'omittedRunFields' | 'tokSOutRequired'>): SpeedTestRules {
+  return { ...rules, omittedRunFields: omittedRunFields(rules.revisionOnlyFields), tokSOutRequired: requiresTokSOut(rules.metricRule) };
 }
 
 // ---------------------------------------------------------------------------
@@ -418,166 +328,127 @@ function deepFreeze<T>(value: T): T {
 
 export const revision1Profile: RevisionProfile = deepFreeze<RevisionProfile>({
   revision: 1,
-  resultsPath: '/api/benchmarks',
-  qualityRoot: null,
-  legacyAliases: [],
-  engines: [...coreEngineNames, ...revision1OnlyEngineNames],
-  canonicalEngineRepositories: {},
-  bounds: bounds({ temperatureMax: 2, engineVersionMax: 64, modelsDefaultLimit: 20 }),
-  metricRule: {
-    kind: 'anyOf',
-    fields: ['tokSOut', 'tokSTotal', 'ttftMs'],
-    status: 422,
-    message: 'At least one performance metric (TTFT, tok/s output, or tok/s total) is required',
-  },
-  rateLimits: {
-    speedTestSubmission: fiveMinuteSpeedTestLimit,
-    qualitySubmission: qualitySubmissionLimit,
-  },
-  features: {
+  speedTests: speedTestRules({
+    resultsPath: '/api/benchmarks',
     dryRun: false,
+    legacyAliases: [],
+    engines: [...coreEngineNames, ...revision1OnlyEngineNames],
+    canonicalEngineRepositories: {},
+    bounds: submissionBounds({ temperatureMax: 2, engineVersionMax: 64 }),
+    metricRule: {
+      kind: 'anyOf',
+      fields: ['tokSOut', 'tokSTotal', 'ttftMs'],
+      status: 422,
+      message: 'At least one performance metric (TTFT, tok/s output, or tok/s total) is required',
+    },
+    submissionLimit: fiveMinuteSpeedTestLimit,
+    revisionOnlyFields: ['tokSPrefill', 'prefillTokens', ...revision3OnlySubmissionFields],
+    engineFlagFieldsUnavailable: ['specDraftWindowSize'],
     prefillFields: false,
-    modelSearch: false,
-    agentMetadata: false,
-    // The Versioning section names /api/openapi.json without limiting it to a revision.
-    openApi: true,
-    qualityEvals: false,
-    qualitySuiteDryRun: false,
-    qualitySubmissions: false,
-    qualityRunsPerShardDataset: false,
-    marketplace: false,
-    modelReports: false,
     revision3Fields: false,
     // "in revision 1 every flag is optional"
     commandSnippetRequiredWithFlags: false,
     batchSizeTimesConcurrency: false,
-    extendedLeaderboardFilters: false,
-    resultsListUserAndDateFilters: false,
-  },
-  revisionOnlyFields: ['tokSPrefill', 'prefillTokens', ...revision3OnlySubmissionFields],
-  engineFlagFieldsUnavailable: ['specDraftWindowSize'],
-  leaderboardParams: [...baseLeaderboardParams],
-  resultsListParams: [...baseResultsListParams],
+    leaderboard: { params: [...baseLeaderboardParams], extendedFilters: false, limit: leaderboardLimit },
+    resultsList: { params: [...baseResultsListParams], userAndDateFilters: false, limit: resultsListLimit },
+  }),
+  models: modelRules(false, 20),
+  // The Versioning section names /api/openapi.json without limiting it to a revision.
+  apiDocuments: { openApi: true, agentContext: false },
+  quality: null,
+  marketplace: null,
+  reports: null,
 });
 
 export const revision2Profile: RevisionProfile = deepFreeze<RevisionProfile>({
   revision: 2,
-  resultsPath: '/api/benchmarks',
-  qualityRoot: '/api/evals',
-  legacyAliases: [],
-  // candle and ctransformers are gone; the wider list comes only in revision 3.
-  engines: [...coreEngineNames],
-  canonicalEngineRepositories: {},
-  bounds: bounds({ temperatureMax: 100, engineVersionMax: 64, modelsDefaultLimit: 200 }),
-  metricRule: {
-    kind: 'requiredPlusOneOf',
-    required: 'tokSOut',
-    oneOf: ['ttftMs', 'tokSPrefill', 'tokSTotal', 'peakVramGb'],
-    status: 422,
-    message:
-      'At least one additional metric (TTFT, prefill tok/s, tok/s total, or peak VRAM) is required alongside tok/s output',
-  },
-  rateLimits: {
-    speedTestSubmission: fiveMinuteSpeedTestLimit,
-    qualitySubmission: qualitySubmissionLimit,
-  },
-  features: {
+  speedTests: speedTestRules({
+    resultsPath: '/api/benchmarks',
     dryRun: true,
+    legacyAliases: [],
+    // candle and ctransformers are gone; the wider list comes only in revision 3.
+    engines: [...coreEngineNames],
+    canonicalEngineRepositories: {},
+    bounds: submissionBounds({ temperatureMax: 100, engineVersionMax: 64 }),
+    metricRule: {
+      kind: 'requiredPlusOneOf',
+      required: 'tokSOut',
+      oneOf: ['ttftMs', 'tokSPrefill', 'tokSTotal', 'peakVramGb'],
+      status: 422,
+      message: 'At least one additional metric (TTFT, prefill tok/s, tok/s total, or peak VRAM) is required alongside tok/s output',
+    },
+    submissionLimit: fiveMinuteSpeedTestLimit,
+    revisionOnlyFields: [...revision3OnlySubmissionFields],
+    engineFlagFieldsUnavailable: ['specDraftWindowSize'],
     prefillFields: true,
-    modelSearch: true,
-    agentMetadata: true,
-    openApi: true,
-    qualityEvals: true,
-    qualitySuiteDryRun: false,
-    qualitySubmissions: false,
-    qualityRunsPerShardDataset: false,
-    marketplace: false,
-    modelReports: false,
     revision3Fields: false,
     commandSnippetRequiredWithFlags: true,
     batchSizeTimesConcurrency: false,
-    extendedLeaderboardFilters: true,
-    resultsListUserAndDateFilters: true,
+    leaderboard: { params: [...baseLeaderboardParams, ...extendedLeaderboardParams], extendedFilters: true, limit: leaderboardLimit },
+    resultsList: { params: [...baseResultsListParams, ...userAndDateResultsListParams], userAndDateFilters: true, limit: resultsListLimit },
+  }),
+  models: modelRules(true, 200),
+  apiDocuments: { openApi: true, agentContext: true },
+  quality: {
+    root: '/api/evals',
+    legacyAliases: [],
+    suiteDryRun: false,
+    submissions: false,
+    runsPerShardDataset: false,
+    submissionLimit: qualitySubmissionLimit,
   },
-  revisionOnlyFields: [...revision3OnlySubmissionFields],
-  engineFlagFieldsUnavailable: ['specDraftWindowSize'],
-  leaderboardParams: [...baseLeaderboardParams, ...extendedLeaderboardParams],
-  resultsListParams: [...baseResultsListParams, ...userAndDateResultsListParams],
+  marketplace: null,
+  reports: null,
 });
 
 export const revision3Profile: RevisionProfile = deepFreeze<RevisionProfile>({
   revision: 3,
-  resultsPath: '/api/speed-tests',
-  // The old results path now roots quality evaluations.
-  qualityRoot: '/api/benchmarks',
-  // Revision-2 clients keep working where no path collides (DECISIONS.md "Revisions").
-  legacyAliases: [
-    {
-      kind: 'results',
-      path: '/api/benchmarks',
-      target: '/api/speed-tests',
-      match: 'exact',
-      methods: ['GET', 'POST'],
-      headers: deprecationHeaders,
+  speedTests: speedTestRules({
+    resultsPath: '/api/speed-tests',
+    dryRun: true,
+    // Revision-2 clients keep working where no path collides (DECISIONS.md "Revisions").
+    legacyAliases: [
+      { path: '/api/benchmarks', target: '/api/speed-tests', match: 'exact', methods: ['GET', 'POST'], headers: deprecationHeaders },
+      { path: '/api/benchmarks/dry-run', target: '/api/speed-tests/dry-run', match: 'exact', methods: ['POST'], headers: deprecationHeaders },
+    ],
+    // No candle or ctransformers: those were revision 1 only.
+    engines: [...coreEngineNames, ...revision3AddedEngineNames],
+    canonicalEngineRepositories: {
+      freetoken: 'https://github.com/FlashML-org/FreeToken',
+      ninfer: 'https://github.com/Neroued/ninfer',
     },
-    {
-      kind: 'results',
-      path: '/api/benchmarks/dry-run',
-      target: '/api/speed-tests/dry-run',
-      match: 'exact',
-      methods: ['POST'],
-      headers: deprecationHeaders,
-    },
-    {
-      kind: 'quality',
-      path: '/api/evals',
-      target: '/api/benchmarks',
-      match: 'prefix',
-      methods: ['GET', 'POST', 'PATCH', 'DELETE'],
-      // DECISIONS.md gives one Link value for all aliases.
-      headers: deprecationHeaders,
-    },
-  ],
-  // No candle or ctransformers: those were revision 1 only.
-  engines: [...coreEngineNames, ...revision3AddedEngineNames],
-  canonicalEngineRepositories: {
-    freetoken: 'https://github.com/FlashML-org/FreeToken',
-    ninfer: 'https://github.com/Neroued/ninfer',
-  },
-  bounds: bounds({ temperatureMax: 100, engineVersionMax: 512, modelsDefaultLimit: 200 }),
-  metricRule: { kind: 'required', required: 'tokSOut' },
-  rateLimits: {
-    speedTestSubmission: {
+    bounds: submissionBounds({ temperatureMax: 100, engineVersionMax: 512 }),
+    metricRule: { kind: 'required', required: 'tokSOut' },
+    submissionLimit: {
       bucket: 'speed-test',
       windowMs: 1 * MINUTE_MS,
       maxPerWindow: 1,
       scope: 'user',
       message: 'Rate limit exceeded. You may submit once every 1 minute.',
     },
-    qualitySubmission: qualitySubmissionLimit,
-  },
-  features: {
-    dryRun: true,
+    revisionOnlyFields: [],
+    engineFlagFieldsUnavailable: [],
     prefillFields: true,
-    modelSearch: true,
-    agentMetadata: true,
-    openApi: true,
-    qualityEvals: true,
-    qualitySuiteDryRun: true,
-    qualitySubmissions: true,
-    qualityRunsPerShardDataset: true,
-    marketplace: true,
-    modelReports: true,
     revision3Fields: true,
     commandSnippetRequiredWithFlags: true,
     batchSizeTimesConcurrency: true,
-    extendedLeaderboardFilters: true,
-    resultsListUserAndDateFilters: true,
+    leaderboard: { params: [...baseLeaderboardParams, ...extendedLeaderboardParams], extendedFilters: true, limit: leaderboardLimit },
+    resultsList: { params: [...baseResultsListParams, ...userAndDateResultsListParams], userAndDateFilters: true, limit: resultsListLimit },
+  }),
+  models: modelRules(true, 200),
+  apiDocuments: { openApi: true, agentContext: true },
+  quality: {
+    // The old results path now roots quality evaluations.
+    root: '/api/benchmarks',
+    // Revision-2 quality clients keep working under /api/evals; DECISIONS.md gives one Link value for all aliases.
+    legacyAliases: [{ path: '/api/evals', target: '/api/benchmarks', match: 'prefix', methods: ['GET', 'POST', 'PATCH', 'DELETE'], headers: deprecationHeaders }],
+    suiteDryRun: true,
+    submissions: true,
+    runsPerShardDataset: true,
+    submissionLimit: qualitySubmissionLimit,
   },
-  revisionOnlyFields: [],
-  engineFlagFieldsUnavailable: [],
-  leaderboardParams: [...baseLeaderboardParams, ...extendedLeaderboardParams],
-  resultsListParams: [...baseResultsListParams, ...userAndDateResultsListParams],
+  marketplace: { feedLimit: { min: 1, max: 100, default: 50 } },
+  reports: {},
 });
 
 export const revisionProfiles: Readonly<Record<RevisionNumber, RevisionProfile>> = Object.freeze({
@@ -593,7 +464,12 @@ export function getRevisionProfile(revision: RevisionNumber): RevisionProfile {
   return profile;
 }
 
+/** Every alias of old paths a revision keeps, whatever resource they belong to. */
+export function legacyAliasesOf(profile: RevisionProfile): readonly LegacyAlias[] {
+  return [...profile.speedTests.legacyAliases, ...(profile.quality?.legacyAliases ?? [])];
+}
+
 /** Type guard: is `name` an engine this revision accepts (exact, lowercase)? */
 export function acceptsEngine(profile: RevisionProfile, name: string): name is EngineName {
-  return (profile.engines as readonly string[]).includes(name);
+  return (profile.speedTests.engines as readonly string[]).includes(name);
 }

@@ -32,7 +32,7 @@ export const agentMetadataApi: ApiResource = {
 
   operations(profile) {
     const ops: ApiOperation[] = [];
-    if (profile.features.openApi) {
+    if (profile.apiDocuments.openApi) {
       ops.push(
         operation({
           operationId: 'getOpenApiDocument',
@@ -49,7 +49,7 @@ export const agentMetadataApi: ApiResource = {
         }),
       );
     }
-    if (profile.features.agentMetadata) {
+    if (profile.apiDocuments.agentContext) {
       ops.push(
         operation({
           operationId: 'getAgentContext',

@@ -1,3 +1,4 @@
+import { API_KEYS_PER_ACCOUNT } from '../constants.ts';
 import { messages } from '../messages.ts';
 import { createApiKeySchema } from '../schemas/api-key.schema.ts';
 import { idParam } from '../schemas/path-params.schema.ts';
@@ -29,7 +30,7 @@ export const apiKeysApi: ApiResource = {
       path: '/api/keys',
       tags: ['API keys'],
       summary: 'Create an API key',
-      description: `At most ${profile.bounds.apiKeysPerAccount} live keys per account. The secret is in this answer only.`,
+      description: `At most ${API_KEYS_PER_ACCOUNT} live keys per account. The secret is in this answer only.`,
       auth: 'session',
       body: {
         component: 'CreateApiKey',
@@ -41,7 +42,7 @@ export const apiKeysApi: ApiResource = {
         400: badRequest('The body fails validation.', { name: ['Name is required'] }, { malformed: malformedJson }),
         401: unauthorized(),
         403: sessionOnlyForbidden(true),
-        409: { description: 'The account already has the maximum of live keys.', body: 'Error', examples: { limit: example('Key limit', errorBody(messages.apiKeyLimit(profile.bounds.apiKeysPerAccount))) } },
+        409: { description: 'The account already has the maximum of live keys.', body: 'Error', examples: { limit: example('Key limit', errorBody(messages.apiKeyLimit(API_KEYS_PER_ACCOUNT))) } },
       },
       async handle({ res, app, body, userId }) {
         const created = await app.services.apiKeys.create(userId(), body);

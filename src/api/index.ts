@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { LegacyAlias, RevisionProfile } from '../revisions.ts';
+import { legacyAliasesOf, type LegacyAlias, type RevisionProfile } from '../revisions.ts';
 import { perRevision } from '../schemas/query-params.ts';
 import {
   badRequestResponseSchema,
@@ -74,7 +74,7 @@ function aliasesOf(ops: readonly ApiOperation[], alias: LegacyAlias): ApiOperati
 /** Every operation of a revision: the resources' own, then the revision-2 paths it keeps. */
 export const apiOperations = perRevision((profile: RevisionProfile): ApiOperation[] => {
   const own = resources.flatMap((resource) => resource.operations(profile));
-  return [...own, ...profile.legacyAliases.flatMap((alias) => aliasesOf(own, alias))];
+  return [...own, ...legacyAliasesOf(profile).flatMap((alias) => aliasesOf(own, alias))];
 });
 
 /** Named request-body schemas (`components.schemas`, converted as a client sends them), from the operations. */

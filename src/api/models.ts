@@ -38,14 +38,14 @@ export const modelsApi: ApiResource = {
         query: { schema: modelsListQuerySchema(profile), descriptions: parameterDescriptions.models },
         responses: {
           200: { description: 'A page of models (flat, or trees with `tree=true`).', body: 'Models' },
-          400: badRequest('A parameter is unknown or out of bounds.', { limit: [`Must be at most ${profile.bounds.pageLimit.models.max}`] }),
+          400: badRequest('A parameter is unknown or out of bounds.', { limit: [`Must be at most ${profile.models.listLimit.max}`] }),
         },
         async handle({ res, app, query: { tree, ...query } }) {
           res.json(tree ? await app.services.models.tree(query) : await app.services.models.list(query));
         },
       }),
     ];
-    if (profile.features.modelSearch) {
+    if (profile.models.search) {
       ops.push(
         operation({
           operationId: 'searchModels',

@@ -41,9 +41,9 @@ export const speedTestsApi: ApiResource = {
   },
 
   operations(profile) {
-    const base = profile.resultsPath;
-    const rule = profile.metricRule;
-    const limit = profile.rateLimits.speedTestSubmission;
+    const base = profile.speedTests.resultsPath;
+    const rule = profile.speedTests.metricRule;
+    const limit = profile.speedTests.submissionLimit;
     const answers = answerExamples(profile);
     const submission = { component: 'SpeedTestSubmission', schema: speedTestSubmissionSchema(profile), examples: bodyExamples(profile) };
 
@@ -72,7 +72,7 @@ export const speedTestsApi: ApiResource = {
         query: { schema: speedTestListQuerySchema(profile), descriptions: parameterDescriptions.results },
         responses: {
           200: { description: 'One page of runs.', body: 'SpeedTestList', alternatives: exportAlternatives },
-          400: badRequest('A parameter is unknown or out of bounds.', { limit: [`Must be at most ${profile.bounds.pageLimit.results.max}`] }),
+          400: badRequest('A parameter is unknown or out of bounds.', { limit: [`Must be at most ${profile.speedTests.resultsList.limit.max}`] }),
         },
         async handle({ res, app, query, viewerId }) {
           if (query.format !== 'json') {
@@ -90,7 +90,7 @@ export const speedTestsApi: ApiResource = {
         summary: 'Submit a run',
         description:
           `Stored as APPROVED and public at once. ${limit.maxPerWindow} submission per ${limit.windowMs / 60_000} minute${limit.windowMs === 60_000 ? '' : 's'} per user; ` +
-          `dry-run first (${profile.features.dryRun ? `${base}/dry-run` : 'not in this revision'}). Send an Idempotency-Key to retry safely.`,
+          `dry-run first (${profile.speedTests.dryRun ? `${base}/dry-run` : 'not in this revision'}). Send an Idempotency-Key to retry safely.`,
         auth: 'key|session',
         headers: submissionHeadersSchema,
         body: submission,
@@ -103,7 +103,7 @@ export const speedTestsApi: ApiResource = {
           },
           400: badRequest(
             'The body fails validation (see `details`), the body is not JSON, or the Idempotency-Key is malformed.',
-            { 'hardware.vramGb': ['Required unless gpus is given'], engineName: [`Must be one of: ${profile.engines.slice(0, 3).join(', ')}, ...`] },
+            { 'hardware.vramGb': ['Required unless gpus is given'], engineName: [`Must be one of: ${profile.speedTests.engines.slice(0, 3).join(', ')}, ...`] },
             { malformed: malformedJson },
           ),
           401: unauthorized(),
@@ -131,7 +131,7 @@ export const speedTestsApi: ApiResource = {
         async handle({ req, res, app, headers, body, userId }) {
           const key = headers['Idempotency-Key'];
           const result = await app.services.speedTests.submit(userId(), body, key === undefined ? undefined : { key, requestHash: contentHash(req.body) });
-          res.location(`${profile.resultsPath}/${result.run.id}`);
+          res.location(`${profile.speedTests.resultsPath}/${result.run.id}`);
           res.set('X-RateLimit-Remaining', String(result.rateLimit.remaining));
           res.set('X-RateLimit-Reset', String(Math.ceil(result.rateLimit.resetAt.getTime() / 1000)));
           if (result.replayed) res.set('Idempotent-Replayed', 'true');
@@ -140,7 +140,7 @@ export const speedTestsApi: ApiResource = {
       }),
     ];
 
-    if (profile.features.dryRun) {
+    if (profile.speedTests.dryRun) {
       const errors: Record<number, ResponseSpec> = {
         400: badRequest('The body fails validation (see `details`) or is not JSON.', { 'hardware.vramGb': ['Required unless gpus is given'] }, { malformed: malformedJson }),
         401: unauthorized(),

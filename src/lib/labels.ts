@@ -1,6 +1,6 @@
 /** Short human labels shared by pages. */
 import type { HardwareForBandwidth } from './hardware-lookup.ts';
-import { reactionEmojis, type ReactionEmoji } from '../revisions.ts';
+import { reactionEmojis, type ReactionEmoji } from '../constants.ts';
 
 /** What a label needs of a hardware profile: the lookup's facts plus total VRAM and RAM. */
 type HardwareLike = HardwareForBandwidth & { totalVramGb?: number; ramGb?: number };

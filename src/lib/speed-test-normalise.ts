@@ -118,7 +118,7 @@ export function normaliseSubmission(profile: RevisionProfile, body: unknown): No
  * (400 when a parsed value breaks a bound), summed power and the engine's canonical repository.
  */
 export function normaliseParsedSubmission(profile: RevisionProfile, submission: SpeedTestSubmission): NormalisedSpeedTest {
-  checkMetricRule(profile.metricRule, submission);
+  checkMetricRule(profile.speedTests.metricRule, submission);
   const { hardware, engineFlags, ...rest } = submission;
   const normalised: NormalisedSpeedTest = { ...rest, hardware: normaliseHardware(hardware) };
   if (engineFlags) {
@@ -127,7 +127,7 @@ export function normaliseParsedSubmission(profile: RevisionProfile, submission: 
     normalised.commandSnippetFlags = { recognised: merged.recognised, unrecognised: merged.unrecognised };
   }
   if (submission.gpuPowerWatts) normalised.totalPowerWatts = round(submission.gpuPowerWatts.reduce((a, b) => a + b, 0));
-  const canonicalRepository = profile.canonicalEngineRepositories[submission.engineName as keyof typeof profile.canonicalEngineRepositories];
+  const canonicalRepository = profile.speedTests.canonicalEngineRepositories[submission.engineName as keyof typeof profile.speedTests.canonicalEngineRepositories];
   if (!normalised.engineRepository && canonicalRepository) normalised.engineRepository = canonicalRepository;
   return normalised;
 }

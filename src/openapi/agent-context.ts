@@ -2,7 +2,8 @@ import { commonValues } from '../data/common-values.ts';
 import { cpus, gpus, unifiedChips } from '../data/hardware-catalogue.ts';
 import { compareHardwareNames, hardwareNames } from '../lib/hardware-lookup.ts';
 import { methodology, SUSPECT_FACTOR } from '../lib/roofline.ts';
-import { buckets, hardwareCostRules, hwClasses, reactionEmojis, type MetricRule, type RevisionProfile } from '../revisions.ts';
+import { API_KEYS_PER_ACCOUNT, buckets, hardwareCostRules, hwClasses, reactionEmojis } from '../constants.ts';
+import { type MetricRule, type RevisionProfile } from '../revisions.ts';
 import { runStatuses } from '../schemas/admin.schema.ts';
 import { API_KEY_PATTERN } from '../schemas/api-key.schema.ts';
 import { jsonSchemaOf } from '../schemas/json-schema.ts';
@@ -32,7 +33,7 @@ function metricRuleInWords(rule: MetricRule): string {
 }
 
 function bucketRules(profile: RevisionProfile): Record<string, string> {
-  const has = new Set<string>(profile.leaderboardParams);
+  const has = new Set<string>(profile.speedTests.leaderboard.params);
   const range = (above: number, upTo: number | null) => (upTo === null ? `above ${above}` : `(${above}, ${upTo}]`);
   const rules: Record<string, string> = {
     memTier:
@@ -80,8 +81,8 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
     return op ? { method: op.method.toUpperCase(), url: url(openApiPath(op.path)) } : null;
   };
   const examples = submissionExamples(profile);
-  const limit = profile.rateLimits.speedTestSubmission;
-  const accepts = (field: string) => !profile.revisionOnlyFields.includes(field as never);
+  const limit = profile.speedTests.submissionLimit;
+  const accepts = (field: string) => !profile.speedTests.revisionOnlyFields.includes(field as never);
   const names = hardwareNames();
   const submit = endpoint('submitSpeedTest')!;
   const dryRun = endpoint('dryRunSpeedTest');
@@ -128,12 +129,12 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       checkKey: url('/api/me'),
       notes: [
         'A missing, malformed, expired or revoked key is a 401; an Authorization header is never ignored in favour of a session.',
-        `At most ${profile.bounds.apiKeysPerAccount} live keys per account.`,
+        `At most ${API_KEYS_PER_ACCOUNT} live keys per account.`,
         'Browsers use the bh.sid session cookie instead; unsafe requests made with it need the X-CSRF-Token header. Bearer requests need no CSRF token.',
       ],
     },
     enums: {
-      engineName: [...profile.engines],
+      engineName: [...profile.speedTests.engines],
       hwClass: [...hwClasses],
       reactionEmoji: [...reactionEmojis],
       memTier: [...buckets.memTier],
@@ -146,7 +147,7 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       exportFormat: [...exportFormats],
       runStatus: [...runStatuses],
       plausibility: ['plausible', 'suspect', 'unknown'],
-      mirostat: [...profile.bounds.mirostatValues],
+      mirostat: [...profile.speedTests.bounds.mirostatValues],
       ...(accepts('hardwareCost') ? { hardwareCostCondition: [...hardwareCostRules.conditions], currency: [...hardwareCostRules.currencies] } : {}),
     },
     commonValues: {
@@ -165,7 +166,7 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       ...(accepts('hardwareCost') ? { hardwareCostComponentNames: [...names.gpus, ...names.unifiedChips, ...names.cpus] } : {}),
     },
     schemas: { requestBodies, queryParameters },
-    metricRule: { ...profile.metricRule, inWords: metricRuleInWords(profile.metricRule) },
+    metricRule: { ...profile.speedTests.metricRule, inWords: metricRuleInWords(profile.speedTests.metricRule) },
     examples: {
       minimal: examples.minimal,
       full: examples.full,
@@ -203,14 +204,18 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
     },
     bucketRules: bucketRules(profile),
     limits: {
-      maxLength: { ...profile.bounds.maxLength },
-      engineCommitHexLength: { ...profile.bounds.engineCommitLength },
-      gpusMaxItems: profile.bounds.gpusMaxItems,
-      temperature: { ...profile.bounds.temperature },
+      maxLength: { ...profile.speedTests.bounds.maxLength },
+      engineCommitHexLength: { ...profile.speedTests.bounds.engineCommitLength },
+      gpusMaxItems: profile.speedTests.bounds.gpusMaxItems,
+      temperature: { ...profile.speedTests.bounds.temperature },
       unitInterval: 'gpuMemUtil, topP and minP are between 0 and 1',
-      pageLimit: Object.fromEntries(
-        Object.entries(profile.bounds.pageLimit).filter(([name]) => name !== 'marketplaceFeed' || profile.features.marketplace).map(([name, range]) => [name, { ...range }]),
-      ),
+      pageLimit: {
+        results: { ...profile.speedTests.resultsList.limit },
+        leaderboard: { ...profile.speedTests.leaderboard.limit },
+        models: { ...profile.models.listLimit },
+        modelSearch: { ...profile.models.searchLimit },
+        ...(profile.marketplace ? { marketplaceFeed: { ...profile.marketplace.feedLimit } } : {}),
+      },
       requestBodyBytes: 1_048_576,
     },
     errors: [
@@ -224,8 +229,8 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       { status: 403, when: 'A session request without the CSRF token, or a Bearer key on a session-only endpoint (API keys, saved setups).', body: { error: messages.invalidCsrf } },
       { status: 404, when: 'hfId does not exist on the model hub.', body: { error: messages.hubNotFound('someorg/No-Such-Model', 'https://huggingface.co') } },
       { status: 404, when: 'An unknown id or path.', body: { error: messages.notFound } },
-      { status: 409, when: 'A name or limit conflict (setup name taken, key limit), or the same Idempotency-Key still in flight.', body: { error: messages.apiKeyLimit(profile.bounds.apiKeysPerAccount) } },
-      ...('status' in profile.metricRule ? [{ status: profile.metricRule.status, when: 'The metric rule is not met.', body: { error: profile.metricRule.message } }] : []),
+      { status: 409, when: 'A name or limit conflict (setup name taken, key limit), or the same Idempotency-Key still in flight.', body: { error: messages.apiKeyLimit(API_KEYS_PER_ACCOUNT) } },
+      ...('status' in profile.speedTests.metricRule ? [{ status: profile.speedTests.metricRule.status, when: 'The metric rule is not met.', body: { error: profile.speedTests.metricRule.message } }] : []),
       { status: 422, when: 'Idempotency-Key reused with a different body.', body: { error: messages.idempotencyOtherBody } },
       {
         status: 429,

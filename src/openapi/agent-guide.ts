@@ -11,7 +11,7 @@ export function agentGuide(profile: RevisionProfile, baseUrl: string) {
     return op ? `${baseUrl}${openApiPath(op.path)}` : undefined;
   };
   const example = submissionExamples(profile).minimal.DISCRETE_GPU;
-  const limit = profile.rateLimits.speedTestSubmission;
+  const limit = profile.speedTests.submissionLimit;
   const minutes = limit.windowMs / 60_000;
   const submit = url('submitSpeedTest')!;
   const dryRun = url('dryRunSpeedTest');

@@ -82,11 +82,11 @@ function operation(op: ApiOperation) {
 }
 
 function infoDescription(profile: RevisionProfile, origin: string): string {
-  const limit = profile.rateLimits.speedTestSubmission;
+  const limit = profile.speedTests.submissionLimit;
   return [
     `Interface revision ${profile.revision} of the LLM Bench leaderboard: submit local LLM inference speed tests, read the leaderboard and the model catalogue.`,
     '',
-    `**Agents:** start with \`GET ${origin}/api/${profile.features.agentMetadata ? 'agent-context' : 'openapi.json'}\` and the guide at ${origin}/docs/agents.`,
+    `**Agents:** start with \`GET ${origin}/api/${profile.apiDocuments.agentContext ? 'agent-context' : 'openapi.json'}\` and the guide at ${origin}/docs/agents.`,
     '',
     '**Authentication:** `Authorization: Bearer bhk_<40 hex>` (API keys from /settings/keys), or the `bh.sid` session cookie of a signed-in browser. ' +
       'Unsafe requests made with the cookie must send the session CSRF token as `X-CSRF-Token`. A Bearer header that is malformed, unknown, expired or revoked is always a 401.',

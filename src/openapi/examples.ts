@@ -2,8 +2,10 @@ import { demoModels } from '../db/seeds/demo-models.ts';
 import { parseCommandSnippet } from '../lib/command-snippet.ts';
 import { runFacets } from '../lib/run-facets.ts';
 import { normaliseSubmission } from '../lib/speed-test-normalise.ts';
-import { hwClasses, type HwClass, type MetricField, type RevisionProfile } from '../revisions.ts';
+import { hwClasses, type HwClass } from '../constants.ts';
+import { type MetricField, type RevisionProfile } from '../revisions.ts';
 import { runVerdict } from '../lib/speed-test-verdict.ts';
+import { runResponseSchemas } from '../schemas/responses.schema.ts';
 
 /**
  * Worked examples for agents: a minimal and a full submission per hardware class, a parsed
@@ -157,12 +159,12 @@ const COMMAND_EXAMPLE = {
 /** `body` without what the revision does not accept, and with what its metric rule needs. */
 function forRevision(profile: RevisionProfile, body: Body, metrics: Partial<Record<MetricField, number>> = {}): Body {
   const copy = structuredClone(body);
-  for (const field of profile.revisionOnlyFields) delete copy[field];
+  for (const field of profile.speedTests.revisionOnlyFields) delete copy[field];
   const flags = copy.engineFlags as Body | undefined;
-  if (flags) for (const flag of profile.engineFlagFieldsUnavailable) delete flags[flag];
-  const rule = profile.metricRule;
+  if (flags) for (const flag of profile.speedTests.engineFlagFieldsUnavailable) delete flags[flag];
+  const rule = profile.speedTests.metricRule;
   if (rule.kind === 'requiredPlusOneOf' && !rule.oneOf.some((field) => copy[field] !== undefined)) {
-    const field = rule.oneOf.find((f) => metrics[f] !== undefined && !profile.revisionOnlyFields.includes(f as never));
+    const field = rule.oneOf.find((f) => metrics[f] !== undefined && !profile.speedTests.revisionOnlyFields.includes(f as never));
     if (field) copy[field] = metrics[field];
   }
   if (rule.kind === 'anyOf' && !rule.fields.some((field) => copy[field] !== undefined)) {
@@ -249,7 +251,9 @@ export function answerExamples(profile: RevisionProfile) {
     build: normalised.engineBuild ?? null,
     commit: normalised.engineCommit ?? null,
   };
-  const run: Record<string, unknown> = {
+  // What a stored run shows beyond its submitted fields; every other field of the
+  // revision's run schema is the normalised submission's own value (or null).
+  const stored: Record<string, unknown> = {
     id: EXAMPLE_IDS.run,
     modelId: model.id,
     hardwareId: EXAMPLE_IDS.hardware,
@@ -260,43 +264,21 @@ export function answerExamples(profile: RevisionProfile) {
     hfId: model.hfId,
     model,
     hardware: { id: EXAMPLE_IDS.hardware, ...normalised.hardware },
-    engineName: normalised.engineName,
-    engineVersion: engine.version,
-    engineRepository: engine.repository,
-    engineBuild: engine.build,
-    engineCommit: engine.commit,
-    engine: profile.features.revision3Fields ? engine : { id: engine.id, name: engine.name, version: engine.version },
-    engineFlags: normalised.engineFlags ?? null,
+    engine: profile.speedTests.revision3Fields ? engine : { id: engine.id, name: engine.name, version: engine.version },
     user: { id: EXAMPLE_IDS.user, username: 'example-agent', displayName: 'Example agent', verified: false, demo: false },
     demo: false,
-    quantization: normalised.quantization,
-    modelRevision: normalised.modelRevision,
-    backend: normalised.backend ?? null,
-    tokSOut,
-    tokSPrefill: normalised.tokSPrefill ?? null,
-    tokSTotal: normalised.tokSTotal ?? null,
-    ttftMs: normalised.ttftMs ?? null,
-    peakVramGb: normalised.peakVramGb ?? null,
-    promptTokens: normalised.promptTokens,
-    outputTokens: normalised.outputTokens,
-    contextLength: normalised.contextLength,
-    batchSize: normalised.batchSize,
-    prefillTokens: normalised.prefillTokens ?? 0,
-    gpuPowerWatts: normalised.gpuPowerWatts ?? null,
-    totalPowerWatts: normalised.totalPowerWatts ?? null,
-    hardwareCost: normalised.hardwareCost ?? null,
     tokPerWatt: per(facets.power_watts),
     tokPerDollar: per(facets.hardware_cost_usd),
     plausibility: verdict.plausibility,
     decodeBoundTokS: verdict.boundTokS,
     plausibilityReason: verdict.reason,
-    notes: normalised.notes ?? null,
     reactionCounts: { fire: 2, rocket: 1 },
     myEmoji: null,
   };
-  // Fields of other revisions are left out of answers, as the API does.
-  for (const field of profile.revisionOnlyFields) delete run[field];
-  if (profile.revisionOnlyFields.includes('gpuPowerWatts')) delete run.totalPowerWatts;
+  const submitted = normalised as Record<string, unknown>;
+  const run = Object.fromEntries(
+    Object.keys(runResponseSchemas(profile).run.shape).map((field) => [field, field in stored ? stored[field] : (submitted[field] ?? null)]),
+  );
   const dryRun = { valid: true, parsed: { ...normalised, model: { ...model, catalogued: true } } };
   return { run, dryRun };
 }

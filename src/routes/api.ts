@@ -5,7 +5,7 @@ import type { AppContext } from '../app-context.ts';
 import { notFound } from '../middleware/errors.ts';
 import { requireAuth } from '../middleware/require-auth.ts';
 import { validate, validated } from '../middleware/validate.ts';
-import { deprecationHeaders } from '../revisions.ts';
+import { deprecationHeaders } from '../constants.ts';
 
 /** Marks every answer given on a revision-2 path that a revision-3 deployment keeps. */
 const markDeprecated: RequestHandler = (_req, res, next) => {

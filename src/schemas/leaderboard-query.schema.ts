@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { buckets, hwClasses, type RevisionProfile } from '../revisions.ts';
+import { buckets, hwClasses } from '../constants.ts';
+import { type RevisionProfile } from '../revisions.ts';
 import { documentedAs } from './json-schema.ts';
 import { perRevision, queryFlag, queryText, revisionParams, wholeNumber } from './query-params.ts';
 
@@ -12,7 +13,7 @@ export const exportFormats = ['json', 'csv', 'jsonl'] as const;
 const EXTRA_PARAMS = ['sort', 'bestPer', 'format', 'plausible'] as const;
 
 function buildLeaderboardQuerySchema(profile: RevisionProfile) {
-  const limits = profile.bounds.pageLimit.leaderboard;
+  const limits = profile.speedTests.leaderboard.limit;
   const text = queryText;
   const oneOf = <T extends number>(values: readonly T[]) =>
     documentedAs(
@@ -28,7 +29,7 @@ function buildLeaderboardQuerySchema(profile: RevisionProfile) {
     hfId: text(256),
     hwClass: z.enum(hwClasses, { error: `Must be one of ${hwClasses.join(', ')}` }),
     memTier: oneOf(buckets.memTier),
-    engineName: z.enum(profile.engines as [string, ...string[]], { error: `Must be one of: ${profile.engines.join(', ')}` }),
+    engineName: z.enum(profile.speedTests.engines as [string, ...string[]], { error: `Must be one of: ${profile.speedTests.engines.join(', ')}` }),
     quantization: text(64),
     verified: flag,
     since: z.enum(Object.keys(buckets.since) as ['7d', '30d'], { error: 'Must be 7d or 30d' }),
@@ -48,7 +49,7 @@ function buildLeaderboardQuerySchema(profile: RevisionProfile) {
     format: z.enum(exportFormats, { error: `Must be one of ${exportFormats.join(', ')}` }).default('json'),
     plausible: flag,
   };
-  return revisionParams(all, new Set<string>([...profile.leaderboardParams, ...EXTRA_PARAMS]), ['limit', 'offset', 'sort', 'format']);
+  return revisionParams(all, new Set<string>([...profile.speedTests.leaderboard.params, ...EXTRA_PARAMS]), ['limit', 'offset', 'sort', 'format']);
 }
 
 export const leaderboardQuerySchema = perRevision(buildLeaderboardQuerySchema);

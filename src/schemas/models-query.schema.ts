@@ -5,7 +5,7 @@ import { queryFlag, wholeNumber } from './query-params.ts';
 const text = (max: number) => z.string({ error: 'Must be given once, as text' }).trim().max(max, `Must be at most ${max} characters`);
 
 export function modelsListQuerySchema(profile: RevisionProfile) {
-  const limits = profile.bounds.pageLimit.models;
+  const limits = profile.models.listLimit;
   return z.strictObject({
     search: text(128).optional().transform((v) => v || undefined),
     tree: queryFlag().optional(),
@@ -15,7 +15,7 @@ export function modelsListQuerySchema(profile: RevisionProfile) {
 }
 
 export function modelSearchQuerySchema(profile: RevisionProfile) {
-  const limits = profile.bounds.pageLimit.modelSearch;
+  const limits = profile.models.searchLimit;
   return z.strictObject({
     q: text(128).pipe(z.string().min(1, 'Required')),
     limit: wholeNumber(limits.min, limits.max).default(limits.default),

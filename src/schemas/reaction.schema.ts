@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { reactionEmojis } from '../revisions.ts';
+import { reactionEmojis } from '../constants.ts';
 
 /**
  * A reaction to a run: one of the five emojis, or null to take one's reaction back.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { hardwareCostRules, hwClasses, reactionEmojis, type RevisionProfile } from '../revisions.ts';
+import { hardwareCostRules, hwClasses, reactionEmojis } from '../constants.ts';
+import { type RevisionProfile } from '../revisions.ts';
 import { runStatuses } from './admin.schema.ts';
 import { perRevision } from './query-params.ts';
 import { setupSchemas } from './setup.schema.ts';
@@ -111,9 +112,7 @@ const hardwareCostItem = z.object({
 
 /** Run fields with the revisions that answer them (the stored document is revision 3's). */
 function runShape(profile: RevisionProfile) {
-  const gated = new Set<string>(profile.revisionOnlyFields);
-  if (gated.has('gpuPowerWatts')) gated.add('totalPowerWatts');
-  const revision3 = profile.features.revision3Fields;
+  const revision3 = profile.speedTests.revision3Fields;
   const engine = revision3
     ? z.object({ id: uuid, name: z.string(), version: nullable(z.string()), repository: nullable(z.string()), build: nullable(z.string()), commit: nullable(z.string()) })
     : z.object({ id: uuid, name: z.string(), version: nullable(z.string()) });
@@ -162,7 +161,7 @@ function runShape(profile: RevisionProfile) {
     reactionCounts: z.partialRecord(z.enum(reactionEmojis), z.int().min(1)).meta({ description: 'Reactions per emoji (emojis without any are left out)' }),
     myEmoji: nullable(z.enum(reactionEmojis)).meta({ description: "The caller's own reaction (null for anonymous callers)" }),
   };
-  for (const field of gated) delete shape[field];
+  for (const field of profile.speedTests.omittedRunFields) delete shape[field];
   return shape;
 }
 
@@ -211,7 +210,7 @@ function buildDryRunSchema(profile: RevisionProfile) {
     ...submission.shape,
     hardware: normalisedHardware,
     engineFlags: flags.optional(),
-    ...(profile.features.revision3Fields ? { totalPowerWatts: z.number().optional() } : {}),
+    ...(profile.speedTests.revision3Fields ? { totalPowerWatts: z.number().optional() } : {}),
     commandSnippetFlags: z
       .object({ recognised: z.array(z.string()), unrecognised: z.array(z.string()) })
       .optional()

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { hwClasses, type HwClass, type RevisionProfile } from '../revisions.ts';
+import { hwClasses, type HwClass } from '../constants.ts';
+import { type RevisionProfile } from '../revisions.ts';
 import { perRevision } from './query-params.ts';
 import { engineFieldSchemas, engineFlagFieldSchemas, hardwareFieldSchemas, hardwareSchema, notInRevision } from './speed-test.schema.ts';
 
@@ -35,7 +36,7 @@ export type SetupConfigField = keyof ReturnType<typeof configFieldSchemas>;
 
 function buildSetupSchemas(profile: RevisionProfile) {
   const fields = configFieldSchemas(profile);
-  const gated = new Set<string>(profile.engineFlagFieldsUnavailable);
+  const gated = new Set<string>(profile.speedTests.engineFlagFieldsUnavailable);
   // A field this revision lacks is an error when given at all (even as null); the others may be null, which clears them.
   const config = Object.fromEntries(
     Object.entries(fields).map(([key, schema]) => [key, gated.has(key) ? notInRevision(profile.revision) : schema.nullable().optional()]),

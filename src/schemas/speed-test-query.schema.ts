@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { hwClasses, type RevisionProfile } from '../revisions.ts';
+import { hwClasses } from '../constants.ts';
+import { type RevisionProfile } from '../revisions.ts';
 import { perRevision, queryFlag, queryText, revisionParams, wholeNumber } from './query-params.ts';
 
 /** Query parameters of GET {results_path}: only the revision's own; any other is a 400 naming it. */
 function buildListQuerySchema(profile: RevisionProfile) {
-  const limits = profile.bounds.pageLimit.results;
+  const limits = profile.speedTests.resultsList.limit;
   const text = queryText(256);
   const flag = queryFlag();
   const instant = z.union([z.iso.datetime({ offset: true }), z.iso.date()], { error: 'Must be an ISO-8601 timestamp, e.g. 2026-01-31T12:00:00Z' });
@@ -33,7 +34,7 @@ function buildListQuerySchema(profile: RevisionProfile) {
     // Beyond the spec: every matching run as a download instead of one page.
     format: z.enum(['json', 'csv', 'jsonl'], { error: 'Must be one of json, csv, jsonl' }).default('json'),
   };
-  return revisionParams(all, new Set<string>([...profile.resultsListParams, 'format']), ['limit', 'offset', 'format']);
+  return revisionParams(all, new Set<string>([...profile.speedTests.resultsList.params, 'format']), ['limit', 'offset', 'format']);
 }
 
 export const speedTestListQuerySchema = perRevision(buildListQuerySchema);

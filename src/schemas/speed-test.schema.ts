@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isCanonicalComponentName } from '../lib/hardware-lookup.ts';
-import { hardwareCostRules, hwClasses, type RevisionProfile } from '../revisions.ts';
+import { hardwareCostRules, hwClasses } from '../constants.ts';
+import { type RevisionProfile } from '../revisions.ts';
 import { documentedAsAbsent } from './json-schema.ts';
 import { perRevision } from './query-params.ts';
 
@@ -42,7 +43,7 @@ export function notInRevision(revision: number) {
  * which keep the same bounds and messages.
  */
 export function engineFlagFieldSchemas(profile: RevisionProfile) {
-  const { bounds } = profile;
+  const { bounds } = profile.speedTests;
   return {
     commandSnippet: z.string({ error: expected('Must be a string') }).max(bounds.maxLength.commandSnippet, `Must be at most ${bounds.maxLength.commandSnippet} characters`),
     tensorParallel: int(1),
@@ -94,7 +95,7 @@ export function engineFlagFieldSchemas(profile: RevisionProfile) {
 
 /** The engine flags of a submission: every one optional, `revision3` flags gated per revision. */
 function engineFlagsShape(profile: RevisionProfile) {
-  const gated = new Set<string>(profile.engineFlagFieldsUnavailable);
+  const gated = new Set<string>(profile.speedTests.engineFlagFieldsUnavailable);
   const shape = engineFlagFieldSchemas(profile);
   const entries = Object.entries(shape).map(([key, schema]) => [key, gated.has(key) ? notInRevision(profile.revision) : schema.optional()]);
   return Object.fromEntries(entries) as { [K in keyof typeof shape]: z.ZodOptional<(typeof shape)[K]> };
@@ -120,7 +121,7 @@ export function hardwareFieldSchemas(profile: RevisionProfile) {
     gpus: z
       .array(gpuSlot, { error: 'Must be an array' })
       .min(1, 'Give at least one GPU')
-      .max(profile.bounds.gpusMaxItems, `At most ${profile.bounds.gpusMaxItems} entries`),
+      .max(profile.speedTests.bounds.gpusMaxItems, `At most ${profile.speedTests.bounds.gpusMaxItems} entries`),
     chipVendor: text(64, 'chipVendor'),
     chipFamily: text(64, 'chipFamily'),
     chipVariant: text(64, 'chipVariant'),
@@ -197,10 +198,10 @@ function hardwareCostItem() {
 
 /** The engine and run-shape fields a submission shares with saved setups (same bounds and enums). */
 export function engineFieldSchemas(profile: RevisionProfile) {
-  const { bounds } = profile;
+  const { bounds } = profile.speedTests;
   return {
-    engineName: z.enum(profile.engines as [string, ...string[]], {
-      error: expected(`Must be one of: ${profile.engines.join(', ')}`),
+    engineName: z.enum(profile.speedTests.engines as [string, ...string[]], {
+      error: expected(`Must be one of: ${profile.speedTests.engines.join(', ')}`),
     }),
     engineVersion: text(bounds.maxLength.engineVersion, 'engineVersion'),
     backend: text(bounds.maxLength.backend, 'backend'),
@@ -212,12 +213,13 @@ export function engineFieldSchemas(profile: RevisionProfile) {
 
 function buildSubmissionSchema(profile: RevisionProfile) {
   const engine = engineFieldSchemas(profile);
-  const { bounds, revision } = profile;
-  const gated = new Set<string>(profile.revisionOnlyFields);
+  const { bounds } = profile.speedTests;
+  const { revision } = profile;
+  const gated = new Set<string>(profile.speedTests.revisionOnlyFields);
   const gate = <S extends z.ZodType>(field: string, schema: S) => (gated.has(field) ? notInRevision(revision) : schema);
 
   const engineFlags = z.strictObject(engineFlagsShape(profile)).superRefine((flags, ctx) => {
-    if (profile.features.commandSnippetRequiredWithFlags && !flags.commandSnippet?.trim()) {
+    if (profile.speedTests.commandSnippetRequiredWithFlags && !flags.commandSnippet?.trim()) {
       ctx.addIssue({ code: 'custom', path: ['commandSnippet'], message: 'Required when engineFlags is given' });
     }
   });

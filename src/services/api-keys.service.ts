@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { API_KEYS_PER_ACCOUNT } from '../constants.ts';
 import type { Db } from '../db/knex.ts';
 import { Conflict, NotFound, Unauthorized } from '../lib/errors.ts';
 import { messages } from '../messages.ts';
@@ -6,7 +7,6 @@ import { API_KEY_PATTERN, type CreateApiKeyInput } from '../schemas/api-key.sche
 import type { ServiceDeps } from './deps.ts';
 import { toUser, type User } from './users.service.ts';
 
-export const MAX_LIVE_KEYS = 10;
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 export interface ApiKey {
@@ -74,7 +74,7 @@ export function createApiKeysService({ db }: Pick<ServiceDeps, 'db'>) {
         // Serialises concurrent creations by one user so the limit cannot be overshot.
         await trx('users').where({ id: userId }).forUpdate().first('id');
         const { count } = (await live(trx).where({ user_id: userId }).count<{ count: number }[]>('* as count'))[0]!;
-        if (count >= MAX_LIVE_KEYS) throw new Conflict(messages.apiKeyLimit(MAX_LIVE_KEYS));
+        if (count >= API_KEYS_PER_ACCOUNT) throw new Conflict(messages.apiKeyLimit(API_KEYS_PER_ACCOUNT));
         const key = `bhk_${randomBytes(20).toString('hex')}`;
         const [row] = await trx<ApiKeyRow>('api_keys')
           .insert({

@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { queryPrepared } from '../db/knex.ts';
 import { JsonText, jsonArray, jsonObject } from '../lib/json-text.ts';
 import { containsLowercase } from '../lib/like-patterns.ts';
-import { buckets, type RevisionProfile } from '../revisions.ts';
+import { buckets } from '../constants.ts';
+import { type RevisionProfile } from '../revisions.ts';
 import type { LeaderboardQuery, LeaderboardSort } from '../schemas/leaderboard-query.schema.ts';
 import type { ServiceDeps } from './deps.ts';
 import {

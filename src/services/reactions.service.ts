@@ -1,6 +1,6 @@
 import { NotFound } from '../lib/errors.ts';
 import { messages } from '../messages.ts';
-import type { ReactionEmoji } from '../revisions.ts';
+import type { ReactionEmoji } from '../constants.ts';
 import type { ServiceDeps } from './deps.ts';
 import { SPEED_TEST_REACTION_KIND } from './speed-test-reads.ts';
 

@@ -23,27 +23,15 @@ export const SPEED_TEST_REACTION_KIND = 'speed_test';
 // reaction replaces that null without parsing the document.
 export const MY_EMOJI_NULL_TAIL = 'null}';
 
-/** Per revision, the stored fields its answers leave out (computed once, not per run). */
-const gatedFieldsByRevision = new Map<number, ReadonlySet<string>>();
-
-function gatedFields(profile: RevisionProfile): ReadonlySet<string> {
-  let gated = gatedFieldsByRevision.get(profile.revision);
-  if (!gated) {
-    const fields = new Set<string>(profile.revisionOnlyFields);
-    if (fields.has('gpuPowerWatts')) fields.add('totalPowerWatts');
-    gatedFieldsByRevision.set(profile.revision, (gated = fields));
-  }
-  return gated;
-}
-
 /** Whether the revision answers the stored document as it is. */
-export const answersDocumentAsStored = (profile: RevisionProfile) => gatedFields(profile).size === 0 && profile.features.revision3Fields;
+export const answersDocumentAsStored = (profile: RevisionProfile) =>
+  profile.speedTests.omittedRunFields.length === 0 && profile.speedTests.revision3Fields;
 
 /** The stored (revision 3) run cut down to what the revision has. */
 export function runForRevision<Run extends SpeedTestRun>(profile: RevisionProfile, run: Run): Run {
   const fields: Record<string, unknown> = run;
-  for (const field of gatedFields(profile)) delete fields[field];
-  if (!profile.features.revision3Fields) {
+  for (const field of profile.speedTests.omittedRunFields) delete fields[field];
+  if (!profile.speedTests.revision3Fields) {
     const { id, name, version } = fields.engine as Record<string, unknown>;
     fields.engine = { id, name, version };
   }

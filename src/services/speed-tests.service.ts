@@ -40,6 +40,26 @@ async function upsertByContentHash(trx: Db, table: 'hardware_profiles' | 'engine
   return (await trx(table).where({ content_hash: hash }).first('id')).id;
 }
 
+/** Submitted fields stored elsewhere than in the run's own columns (model, hardware profile, engine row), or not at all. */
+const NOT_RUN_COLUMNS = new Set(['hfId', 'hardware', 'engineName', 'engineVersion', 'engineRepository', 'engineBuild', 'engineCommit', 'commandSnippetFlags']);
+/** What a run stores for a field its revision does not take. */
+const RUN_COLUMN_DEFAULTS = { prefill_tokens: 0 };
+
+const snakeCase = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+/**
+ * The normalised submission's own fields as the run's columns: a field's column is its
+ * name in snake_case (`tokSOut` -> `tok_s_out`), lists and objects are stored as JSON.
+ */
+function submittedColumns(normalised: NormalisedSpeedTest): Record<string, unknown> {
+  const columns: Record<string, unknown> = { ...RUN_COLUMN_DEFAULTS };
+  for (const [field, value] of Object.entries(normalised)) {
+    if (value === undefined || NOT_RUN_COLUMNS.has(field)) continue;
+    columns[snakeCase(field)] = value !== null && typeof value === 'object' ? JSON.stringify(value) : value;
+  }
+  return columns;
+}
+
 /**
  * Writes validated runs; build it on the writing transaction. Submissions and the demo
  * seeder both store runs through it.
@@ -74,29 +94,12 @@ export function createSpeedTestWriter({ db }: Pick<ServiceDeps, 'db'>) {
               hardware: normalised.hardware,
             }),
           ),
+          ...submittedColumns(normalised),
           user_id: userId,
           model_id: modelRow.id,
           hardware_id: hardwareId,
           engine_id: engineId,
           status: 'APPROVED',
-          quantization: normalised.quantization,
-          model_revision: normalised.modelRevision,
-          backend: normalised.backend ?? null,
-          tok_s_out: normalised.tokSOut ?? null,
-          tok_s_prefill: normalised.tokSPrefill ?? null,
-          tok_s_total: normalised.tokSTotal ?? null,
-          ttft_ms: normalised.ttftMs ?? null,
-          peak_vram_gb: normalised.peakVramGb ?? null,
-          prompt_tokens: normalised.promptTokens,
-          output_tokens: normalised.outputTokens,
-          context_length: normalised.contextLength,
-          batch_size: normalised.batchSize,
-          prefill_tokens: normalised.prefillTokens ?? 0,
-          gpu_power_watts: normalised.gpuPowerWatts ? JSON.stringify(normalised.gpuPowerWatts) : null,
-          total_power_watts: normalised.totalPowerWatts ?? null,
-          hardware_cost: normalised.hardwareCost ? JSON.stringify(normalised.hardwareCost) : null,
-          notes: normalised.notes ?? null,
-          engine_flags: normalised.engineFlags ? JSON.stringify(normalised.engineFlags) : null,
           created_at: createdAt,
         })
         .returning('id');
@@ -114,7 +117,7 @@ export function createSpeedTestsService(deps: ServiceDeps) {
   const { profile, clock } = deps;
   const reads = createSpeedTestReads(deps);
   const windows = createSubmissionWindowService(deps);
-  const submissionRule = profile.rateLimits.speedTestSubmission;
+  const submissionRule = profile.speedTests.submissionLimit;
 
   /** Everything a submission must pass beyond its schema, the hub check included; writes nothing. */
   async function validate(submission: SpeedTestSubmission): Promise<ValidatedSubmission> {

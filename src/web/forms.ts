@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { validationDetails } from '../lib/validation.ts';
-import { hwClasses } from '../revisions.ts';
+import { hwClasses } from '../constants.ts';
 
 /** A posted form checked by a schema: the data, or the errors to show next to the fields. */
 export type FormResult<T> = { ok: true; data: T } | { ok: false; fieldErrors: Record<string, string[]>; formErrors: string[] };

@@ -61,20 +61,20 @@ const submission = (overrides: Body = {}): Body => ({
 });
 
 const metricRuleStatus = (call: Call) => {
-  const rule = getRevisionProfile(call.revision).metricRule;
+  const rule = getRevisionProfile(call.revision).speedTests.metricRule;
   return 'status' in rule ? rule.status : undefined;
 };
 
 /** A submission that meets everything but the revision's any-of metric rule (a 422). */
 function failingMetricRule(call: Call): Body {
-  const rule = getRevisionProfile(call.revision).metricRule;
+  const rule = getRevisionProfile(call.revision).speedTests.metricRule;
   const body = submission({ tokSOut: 42.5, ttftMs: undefined });
   if (rule.kind === 'anyOf') for (const field of rule.fields) delete body[field];
   return body;
 }
 
 const bearer = (call: Call) => ({ Authorization: `Bearer ${call.fx.owner.key}` });
-const windowMs = (call: Call) => getRevisionProfile(call.revision).rateLimits.speedTestSubmission.windowMs;
+const windowMs = (call: Call) => getRevisionProfile(call.revision).speedTests.submissionLimit.windowMs;
 
 /** The next submission is outside the rate-limit window. */
 function nextWindow(call: Call): void {
@@ -265,7 +265,7 @@ for (const revision of [1, 2, 3] as const) {
       checker = schemaChecker(document);
       await seedDemoCatalogue(ctx.db);
       const owner = await newAccount(ctx);
-      const run = await request(ctx.app).post(getRevisionProfile(revision).resultsPath).set('Authorization', `Bearer ${owner.key}`).send(submission()).expect(201);
+      const run = await request(ctx.app).post(getRevisionProfile(revision).speedTests.resultsPath).set('Authorization', `Bearer ${owner.key}`).send(submission()).expect(201);
       const setup = (name: string) => owner.agent.post('/api/setups').set('X-CSRF-Token', owner.csrf).send({ name }).expect(201);
       fx = { owner, runId: run.body.id, setups: { alpha: (await setup('alpha')).body.id, beta: (await setup('beta')).body.id } };
     });

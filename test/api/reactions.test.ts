@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { reactionEmojis, revision3Profile, type ReactionEmoji } from '../../src/revisions.ts';
+import { reactionEmojis, type ReactionEmoji } from '../../src/constants.ts';
+import { revision3Profile } from '../../src/revisions.ts';
 import { messages } from '../../src/messages.ts';
 import { createApiKeysService } from '../../src/services/api-keys.service.ts';
 import { useTestApp } from '../helpers/app.ts';
@@ -12,7 +13,7 @@ import { account, submitRun, type Account } from '../helpers/moderation.ts';
 // removes it) and the run fields `reactionCounts` and `myEmoji`; issue 5 part 3.
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
-const RESULTS_PATH = revision3Profile.resultsPath;
+const RESULTS_PATH = revision3Profile.speedTests.resultsPath;
 
 type Run = Record<string, any> & { id: string };
 

@@ -487,9 +487,9 @@ export interface SeedEngine {
 }
 
 export function buildEngines(profile: RevisionProfile): SeedEngine[] {
-  return profile.engines.flatMap((name) =>
+  return profile.speedTests.engines.flatMap((name) =>
     (VERSIONS[name] ?? ['0.3.0', '0.4.1', '1.0.0']).map((version) => {
-      const repository = (profile.canonicalEngineRepositories as Record<string, string | undefined>)[name] ?? null;
+      const repository = (profile.speedTests.canonicalEngineRepositories as Record<string, string | undefined>)[name] ?? null;
       const engine = { name, version, repository, build: null, commit: null };
       return { id: randomUUID(), name, version, kind: engineKind(name), row: { ...engine, content_hash: contentHash(engine) } };
     }),

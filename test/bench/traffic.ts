@@ -4,7 +4,8 @@
  * visitors on the first page. A mix is a long list of paths with repeats (the skew);
  * the load generator walks it, so popular paths are requested more often.
  */
-import { buckets, hwClasses, type RevisionProfile } from '../../src/revisions.ts';
+import { buckets, hwClasses } from '../../src/constants.ts';
+import { type RevisionProfile } from '../../src/revisions.ts';
 import type { Db } from '../../src/db/knex.ts';
 import { pick, prng, weightedPick } from './seed.ts';
 
@@ -103,11 +104,11 @@ function filterCount(rng: () => number): number {
  */
 export function leaderboardMix(facts: TrafficFacts, profile: RevisionProfile, draws = 8000, seed = 7): Mix {
   const rng = prng(seed);
-  const accepted = new Set<string>(profile.leaderboardParams);
+  const accepted = new Set<string>(profile.speedTests.leaderboard.params);
   const filters: { name: string; weight: number; value: () => string | number }[] = [
     { name: 'hwClass', weight: 20, value: () => drawWeighted(rng, facts.hwClasses) },
     { name: 'hfId', weight: 18, value: () => drawWeighted(rng, facts.models) },
-    { name: 'engineName', weight: 12, value: () => drawWeighted(rng, facts.engines.filter((e) => profile.engines.includes(e.value as never))) },
+    { name: 'engineName', weight: 12, value: () => drawWeighted(rng, facts.engines.filter((e) => profile.speedTests.engines.includes(e.value as never))) },
     { name: 'memTier', weight: 12, value: () => pick(rng, buckets.memTier) },
     { name: 'quantization', weight: 10, value: () => drawWeighted(rng, facts.quantizations) },
     { name: 'hardwareName', weight: 10, value: () => pick(rng, facts.hardwareTerms) },
@@ -133,7 +134,7 @@ export function leaderboardMix(facts: TrafficFacts, profile: RevisionProfile, dr
 /** GET {resultsPath} with its own filters: class, GPU, chip vendor, model tree, user, verified. */
 export function resultsMix(facts: TrafficFacts, profile: RevisionProfile, draws = 4000, seed = 11): Mix {
   const rng = prng(seed);
-  const accepted = new Set<string>(profile.resultsListParams);
+  const accepted = new Set<string>(profile.speedTests.resultsList.params);
   const filters: { name: string; weight: number; value: () => string | number }[] = [
     { name: 'hwClass', weight: 20, value: () => pick(rng, hwClasses) },
     { name: 'gpuName', weight: 15, value: () => drawWeighted(rng, facts.gpuNames) },
@@ -153,7 +154,7 @@ export function resultsMix(facts: TrafficFacts, profile: RevisionProfile, draws 
     const params: Record<string, string | number> = Object.fromEntries([...chosen].sort(([a], [b]) => a.localeCompare(b)));
     const from = offset(rng, 20, 10);
     if (from > 0) params.offset = from;
-    paths.push(toPath(profile.resultsPath, params));
+    paths.push(toPath(profile.speedTests.resultsPath, params));
   }
   return { paths, distinct: new Set(paths).size };
 }

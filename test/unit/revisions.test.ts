@@ -1,20 +1,17 @@
 import { expect } from 'chai';
+import { allEngineNames, API_KEYS_PER_ACCOUNT, buckets, deprecationHeaders, hardwareCostRules, reactionEmojis } from '../../src/constants.ts';
 import {
   acceptsEngine,
-  allEngineNames,
-  buckets,
-  deprecationHeaders,
   getRevisionProfile,
-  hardwareCostRules,
   isRevisionNumber,
-  reactionEmojis,
+  legacyAliasesOf,
   revision1Profile,
   revision2Profile,
   revision3Profile,
   revisionNumbers,
   revisionProfiles,
 } from '../../src/revisions.ts';
-import type { RevisionNumber } from '../../src/revisions.ts';
+import type { RevisionNumber, RevisionProfile } from '../../src/revisions.ts';
 
 // Texts copied from the spec's Errors table; the service must answer them verbatim.
 const REV1_METRIC_MESSAGE = 'At least one performance metric (TTFT, tok/s output, or tok/s total) is required';
@@ -53,11 +50,12 @@ describe('revision profiles', () => {
       for (const n of all) {
         const p = getRevisionProfile(n);
         expect(Object.isFrozen(p)).to.equal(true);
-        expect(Object.isFrozen(p.engines)).to.equal(true);
-        expect(Object.isFrozen(p.bounds.pageLimit.models)).to.equal(true);
-        expect(Object.isFrozen(p.features)).to.equal(true);
+        expect(Object.isFrozen(p.speedTests.engines)).to.equal(true);
+        expect(Object.isFrozen(p.models.listLimit)).to.equal(true);
+        expect(Object.isFrozen(p.speedTests)).to.equal(true);
+        expect(Object.isFrozen(p.apiDocuments)).to.equal(true);
         expect(() => {
-          (p.engines as string[]).push('made-up');
+          (p.speedTests.engines as string[]).push('made-up');
         }).to.throw(TypeError);
       }
       expect(Object.isFrozen(revisionProfiles)).to.equal(true);
@@ -67,21 +65,26 @@ describe('revision profiles', () => {
 
   describe('paths', () => {
     it('serves speed-test results at /api/benchmarks in revisions 1 and 2 and /api/speed-tests in 3', () => {
-      expect(revision1Profile.resultsPath).to.equal('/api/benchmarks');
-      expect(revision2Profile.resultsPath).to.equal('/api/benchmarks');
-      expect(revision3Profile.resultsPath).to.equal('/api/speed-tests');
+      expect(revision1Profile.speedTests.resultsPath).to.equal('/api/benchmarks');
+      expect(revision2Profile.speedTests.resultsPath).to.equal('/api/benchmarks');
+      expect(revision3Profile.speedTests.resultsPath).to.equal('/api/speed-tests');
     });
 
     it('has no quality root in revision 1, /api/evals in 2 and /api/benchmarks in 3', () => {
-      expect(revision1Profile.qualityRoot).to.equal(null);
-      expect(revision2Profile.qualityRoot).to.equal('/api/evals');
-      expect(revision3Profile.qualityRoot).to.equal('/api/benchmarks');
+      expect(revision1Profile.quality).to.equal(null);
+      expect(revision2Profile.quality?.root).to.equal('/api/evals');
+      expect(revision3Profile.quality?.root).to.equal('/api/benchmarks');
     });
 
     it('keeps legacy aliases only in revision 3', () => {
-      expect(revision1Profile.legacyAliases).to.have.length(0);
-      expect(revision2Profile.legacyAliases).to.have.length(0);
-      const aliases = revision3Profile.legacyAliases.map((a) => ({
+      expect(legacyAliasesOf(revision1Profile)).to.have.length(0);
+      expect(legacyAliasesOf(revision2Profile)).to.have.length(0);
+      const kinds = [
+        ...revision3Profile.speedTests.legacyAliases.map((a) => ({ kind: 'results', ...a })),
+        ...(revision3Profile.quality?.legacyAliases ?? []).map((a) => ({ kind: 'quality', ...a })),
+      ];
+      expect(legacyAliasesOf(revision3Profile)).to.have.length(kinds.length);
+      const aliases = kinds.map((a) => ({
         kind: a.kind,
         path: a.path,
         target: a.target,
@@ -99,13 +102,13 @@ describe('revision profiles', () => {
         Deprecation: 'true',
         Link: '</api/speed-tests>; rel="successor-version"',
       });
-      for (const alias of revision3Profile.legacyAliases) {
+      for (const alias of legacyAliasesOf(revision3Profile)) {
         expect(alias.headers).to.deep.equal(deprecationHeaders);
       }
     });
 
     it('never aliases the quality sub-paths of /api/benchmarks as results', () => {
-      const resultsAliases = revision3Profile.legacyAliases.filter((a) => a.kind === 'results');
+      const resultsAliases = revision3Profile.speedTests.legacyAliases;
       expect(resultsAliases.every((a) => a.match === 'exact')).to.equal(true);
     });
   });
@@ -114,35 +117,35 @@ describe('revision profiles', () => {
     it('accepts llama.cpp, vllm and tinygrad in every revision', () => {
       for (const n of all) {
         for (const engine of ['llama.cpp', 'vllm', 'tinygrad', 'exllamav2', 'text-generation-webui']) {
-          expect(getRevisionProfile(n).engines, `rev ${n} ${engine}`).to.include(engine);
+          expect(getRevisionProfile(n).speedTests.engines, `rev ${n} ${engine}`).to.include(engine);
         }
       }
     });
 
     it('accepts candle and ctransformers only in revision 1', () => {
-      expect(revision1Profile.engines).to.include.members(['candle', 'ctransformers']);
-      expect(revision2Profile.engines).to.not.include('candle');
-      expect(revision2Profile.engines).to.not.include('ctransformers');
-      expect(revision3Profile.engines).to.not.include('candle');
-      expect(revision3Profile.engines).to.not.include('ctransformers');
+      expect(revision1Profile.speedTests.engines).to.include.members(['candle', 'ctransformers']);
+      expect(revision2Profile.speedTests.engines).to.not.include('candle');
+      expect(revision2Profile.speedTests.engines).to.not.include('ctransformers');
+      expect(revision3Profile.speedTests.engines).to.not.include('candle');
+      expect(revision3Profile.speedTests.engines).to.not.include('ctransformers');
     });
 
     it('accepts exllamav3 and the other additions only in revision 3', () => {
       const rev3Only = ['exllamav3', 'bunn-llama', 'freetoken', 'llmd', 'ninfer', 'atlas', 'lucebox', 'dwarfstar', 'ember'];
-      expect(revision3Profile.engines).to.include.members(rev3Only);
+      expect(revision3Profile.speedTests.engines).to.include.members(rev3Only);
       for (const engine of rev3Only) {
-        expect(revision1Profile.engines, engine).to.not.include(engine);
-        expect(revision2Profile.engines, engine).to.not.include(engine);
+        expect(revision1Profile.speedTests.engines, engine).to.not.include(engine);
+        expect(revision2Profile.speedTests.engines, engine).to.not.include(engine);
       }
     });
 
     it('has the exact list sizes the spec gives (14 shared, +2 in rev 1, +9 in rev 3)', () => {
-      expect(revision1Profile.engines).to.have.length(16);
-      expect(revision2Profile.engines).to.have.length(14);
-      expect(revision3Profile.engines).to.have.length(23);
+      expect(revision1Profile.speedTests.engines).to.have.length(16);
+      expect(revision2Profile.speedTests.engines).to.have.length(14);
+      expect(revision3Profile.speedTests.engines).to.have.length(23);
       expect(allEngineNames).to.have.length(25);
       for (const n of all) {
-        const engines = getRevisionProfile(n).engines;
+        const engines = getRevisionProfile(n).speedTests.engines;
         expect(new Set(engines).size).to.equal(engines.length);
         for (const e of engines) expect(e).to.equal(e.toLowerCase());
       }
@@ -156,31 +159,32 @@ describe('revision profiles', () => {
     });
 
     it('gives canonical repositories for freetoken and ninfer in revision 3 only', () => {
-      expect(revision3Profile.canonicalEngineRepositories).to.deep.equal({
+      expect(revision3Profile.speedTests.canonicalEngineRepositories).to.deep.equal({
         freetoken: 'https://github.com/FlashML-org/FreeToken',
         ninfer: 'https://github.com/Neroued/ninfer',
       });
-      expect(revision1Profile.canonicalEngineRepositories).to.deep.equal({});
-      expect(revision2Profile.canonicalEngineRepositories).to.deep.equal({});
+      expect(revision1Profile.speedTests.canonicalEngineRepositories).to.deep.equal({});
+      expect(revision2Profile.speedTests.canonicalEngineRepositories).to.deep.equal({});
     });
   });
 
   describe('bounds', () => {
     it('caps temperature at 2 in revision 1 and 100 afterwards', () => {
-      expect(revision1Profile.bounds.temperature).to.deep.equal({ min: 0, max: 2 });
-      expect(revision2Profile.bounds.temperature).to.deep.equal({ min: 0, max: 100 });
-      expect(revision3Profile.bounds.temperature).to.deep.equal({ min: 0, max: 100 });
+      expect(revision1Profile.speedTests.bounds.temperature).to.deep.equal({ min: 0, max: 2 });
+      expect(revision2Profile.speedTests.bounds.temperature).to.deep.equal({ min: 0, max: 100 });
+      expect(revision3Profile.speedTests.bounds.temperature).to.deep.equal({ min: 0, max: 100 });
     });
 
     it('caps engineVersion at 64 chars, 512 in revision 3', () => {
-      expect(revision1Profile.bounds.maxLength.engineVersion).to.equal(64);
-      expect(revision2Profile.bounds.maxLength.engineVersion).to.equal(64);
-      expect(revision3Profile.bounds.maxLength.engineVersion).to.equal(512);
+      expect(revision1Profile.speedTests.bounds.maxLength.engineVersion).to.equal(64);
+      expect(revision2Profile.speedTests.bounds.maxLength.engineVersion).to.equal(64);
+      expect(revision3Profile.speedTests.bounds.maxLength.engineVersion).to.equal(512);
     });
 
     it('shares the field bounds table across revisions', () => {
       for (const n of all) {
-        const b = getRevisionProfile(n).bounds;
+        const p = getRevisionProfile(n);
+        const b = p.speedTests.bounds;
         expect(b.maxLength).to.include({
           hfId: 256,
           modelRevision: 128,
@@ -195,21 +199,23 @@ describe('revision profiles', () => {
         });
         expect(b.engineCommitLength).to.deep.equal({ min: 7, max: 64 });
         expect(b.gpusMaxItems).to.equal(16);
-        expect(b.apiKeysPerAccount).to.equal(10);
         expect(b.mirostatValues).to.deep.equal([0, 1, 2]);
-        expect(b.pageLimit.results).to.deep.equal({ min: 1, max: 100, default: 20 });
-        expect(b.pageLimit.leaderboard).to.include({ max: 200, default: 50 });
-        expect(b.pageLimit.modelSearch).to.deep.equal({ min: 1, max: 25, default: 10 });
-        expect(b.pageLimit.marketplaceFeed).to.deep.equal({ min: 1, max: 100, default: 50 });
+        expect(p.speedTests.resultsList.limit).to.deep.equal({ min: 1, max: 100, default: 20 });
+        expect(p.speedTests.leaderboard.limit).to.include({ max: 200, default: 50 });
+        expect(p.models.searchLimit).to.deep.equal({ min: 1, max: 25, default: 10 });
       }
+      expect(API_KEYS_PER_ACCOUNT).to.equal(10);
+      expect(revision1Profile.marketplace).to.equal(null);
+      expect(revision2Profile.marketplace).to.equal(null);
+      expect(revision3Profile.marketplace?.feedLimit).to.deep.equal({ min: 1, max: 100, default: 50 });
     });
 
     it('defaults GET /api/models to 20 in revision 1 and 200 in revisions 2 and 3', () => {
-      expect(revision1Profile.bounds.pageLimit.models.default).to.equal(20);
-      expect(revision2Profile.bounds.pageLimit.models.default).to.equal(200);
-      expect(revision3Profile.bounds.pageLimit.models.default).to.equal(200);
+      expect(revision1Profile.models.listLimit.default).to.equal(20);
+      expect(revision2Profile.models.listLimit.default).to.equal(200);
+      expect(revision3Profile.models.listLimit.default).to.equal(200);
       for (const n of all) {
-        const models = getRevisionProfile(n).bounds.pageLimit.models;
+        const models = getRevisionProfile(n).models.listLimit;
         expect(models.default).to.be.at.most(models.max);
       }
     });
@@ -217,7 +223,7 @@ describe('revision profiles', () => {
 
   describe('metric rule', () => {
     it('revision 1: any one of tokSOut, tokSTotal, ttftMs, else 422 with the spec text', () => {
-      const rule = revision1Profile.metricRule;
+      const rule = revision1Profile.speedTests.metricRule;
       expect(rule.kind).to.equal('anyOf');
       if (rule.kind !== 'anyOf') return;
       expect(rule.fields).to.have.members(['tokSOut', 'tokSTotal', 'ttftMs']);
@@ -226,7 +232,7 @@ describe('revision profiles', () => {
     });
 
     it('revision 2: tokSOut plus one secondary metric, else 422 with the spec text', () => {
-      const rule = revision2Profile.metricRule;
+      const rule = revision2Profile.speedTests.metricRule;
       expect(rule.kind).to.equal('requiredPlusOneOf');
       if (rule.kind !== 'requiredPlusOneOf') return;
       expect(rule.required).to.equal('tokSOut');
@@ -236,14 +242,14 @@ describe('revision profiles', () => {
     });
 
     it('revision 3: only tokSOut is required', () => {
-      expect(revision3Profile.metricRule).to.deep.equal({ kind: 'required', required: 'tokSOut' });
+      expect(revision3Profile.speedTests.metricRule).to.deep.equal({ kind: 'required', required: 'tokSOut' });
     });
   });
 
   describe('rate limits', () => {
     it('allows one speed-test submission per 5 minutes in revisions 1 and 2', () => {
       for (const p of [revision1Profile, revision2Profile]) {
-        expect(p.rateLimits.speedTestSubmission).to.include({
+        expect(p.speedTests.submissionLimit).to.include({
           windowMs: 5 * 60 * 1000,
           maxPerWindow: 1,
           message: FIVE_MINUTE_429,
@@ -252,7 +258,7 @@ describe('revision profiles', () => {
     });
 
     it('allows one speed-test submission per minute in revision 3, and says so', () => {
-      expect(revision3Profile.rateLimits.speedTestSubmission).to.include({
+      expect(revision3Profile.speedTests.submissionLimit).to.include({
         windowMs: 60 * 1000,
         maxPerWindow: 1,
         message: ONE_MINUTE_429,
@@ -261,17 +267,39 @@ describe('revision profiles', () => {
 
     it('keeps quality submissions in their own 5-minute bucket', () => {
       for (const n of all) {
-        const { speedTestSubmission, qualitySubmission } = getRevisionProfile(n).rateLimits;
+        const p = getRevisionProfile(n);
+        if (!p.quality) continue;
+        const qualitySubmission = p.quality.submissionLimit;
         expect(qualitySubmission.windowMs).to.equal(5 * 60 * 1000);
         expect(qualitySubmission.maxPerWindow).to.equal(1);
-        expect(qualitySubmission.bucket).to.not.equal(speedTestSubmission.bucket);
+        expect(qualitySubmission.bucket).to.not.equal(p.speedTests.submissionLimit.bucket);
       }
     });
   });
 
   describe('features', () => {
+    /** The profile's switches, each under one name, wherever its resource keeps it. */
+    const features = (p: RevisionProfile) => ({
+      dryRun: p.speedTests.dryRun,
+      prefillFields: p.speedTests.prefillFields,
+      modelSearch: p.models.search,
+      agentMetadata: p.apiDocuments.agentContext,
+      openApi: p.apiDocuments.openApi,
+      qualityEvals: p.quality !== null,
+      qualitySuiteDryRun: p.quality?.suiteDryRun ?? false,
+      qualitySubmissions: p.quality?.submissions ?? false,
+      qualityRunsPerShardDataset: p.quality?.runsPerShardDataset ?? false,
+      marketplace: p.marketplace !== null,
+      modelReports: p.reports !== null,
+      revision3Fields: p.speedTests.revision3Fields,
+      commandSnippetRequiredWithFlags: p.speedTests.commandSnippetRequiredWithFlags,
+      batchSizeTimesConcurrency: p.speedTests.batchSizeTimesConcurrency,
+      extendedLeaderboardFilters: p.speedTests.leaderboard.extendedFilters,
+      resultsListUserAndDateFilters: p.speedTests.resultsList.userAndDateFilters,
+    });
+
     it('revision 1 lacks dry-run, prefill fields, model search, agent metadata and quality evals', () => {
-      expect(revision1Profile.features).to.include({
+      expect(features(revision1Profile)).to.include({
         dryRun: false,
         prefillFields: false,
         modelSearch: false,
@@ -287,7 +315,7 @@ describe('revision profiles', () => {
     });
 
     it('revision 2 adds dry-run, prefill, search, agent metadata, quality evals and filters, not the rev-3 extras', () => {
-      expect(revision2Profile.features).to.include({
+      expect(features(revision2Profile)).to.include({
         dryRun: true,
         prefillFields: true,
         modelSearch: true,
@@ -305,7 +333,7 @@ describe('revision profiles', () => {
     });
 
     it('revision 3 has every feature', () => {
-      for (const [name, on] of Object.entries(revision3Profile.features)) {
+      for (const [name, on] of Object.entries(features(revision3Profile))) {
         expect(on, name).to.equal(true);
       }
     });
@@ -315,21 +343,33 @@ describe('revision profiles', () => {
     const rev3Fields = ['engineRepository', 'engineBuild', 'engineCommit', 'gpuPowerWatts', 'hardwareCost'];
 
     it('revision 1 accepts neither the prefill fields nor the revision-3 fields', () => {
-      expect(revision1Profile.revisionOnlyFields).to.have.members(['tokSPrefill', 'prefillTokens', ...rev3Fields]);
+      expect(revision1Profile.speedTests.revisionOnlyFields).to.have.members(['tokSPrefill', 'prefillTokens', ...rev3Fields]);
     });
 
     it('revision 2 accepts the prefill fields but not the revision-3 fields', () => {
-      expect(revision2Profile.revisionOnlyFields).to.have.members(rev3Fields);
+      expect(revision2Profile.speedTests.revisionOnlyFields).to.have.members(rev3Fields);
     });
 
     it('revision 3 accepts every field and flag', () => {
-      expect(revision3Profile.revisionOnlyFields).to.have.length(0);
-      expect(revision3Profile.engineFlagFieldsUnavailable).to.have.length(0);
+      expect(revision3Profile.speedTests.revisionOnlyFields).to.have.length(0);
+      expect(revision3Profile.speedTests.engineFlagFieldsUnavailable).to.have.length(0);
+    });
+
+    it('leaves totalPowerWatts out of the answers of every revision without gpuPowerWatts', () => {
+      expect(revision1Profile.speedTests.omittedRunFields).to.have.members(['tokSPrefill', 'prefillTokens', ...rev3Fields, 'totalPowerWatts']);
+      expect(revision2Profile.speedTests.omittedRunFields).to.have.members([...rev3Fields, 'totalPowerWatts']);
+      expect(revision3Profile.speedTests.omittedRunFields).to.have.length(0);
+    });
+
+    it('marks tokSOut required on the submit form where the metric rule names it', () => {
+      expect(revision1Profile.speedTests.tokSOutRequired).to.equal(false);
+      expect(revision2Profile.speedTests.tokSOutRequired).to.equal(true);
+      expect(revision3Profile.speedTests.tokSOutRequired).to.equal(true);
     });
 
     it('specDraftWindowSize is a revision-3 engine flag', () => {
-      expect(revision1Profile.engineFlagFieldsUnavailable).to.deep.equal(['specDraftWindowSize']);
-      expect(revision2Profile.engineFlagFieldsUnavailable).to.deep.equal(['specDraftWindowSize']);
+      expect(revision1Profile.speedTests.engineFlagFieldsUnavailable).to.deep.equal(['specDraftWindowSize']);
+      expect(revision2Profile.speedTests.engineFlagFieldsUnavailable).to.deep.equal(['specDraftWindowSize']);
     });
   });
 
@@ -339,23 +379,23 @@ describe('revision profiles', () => {
     const userAndDate = ['date', 'dateFrom', 'dateTo', 'userId', 'username'];
 
     it('revision 1 has the shorter leaderboard parameter list', () => {
-      expect(revision1Profile.leaderboardParams).to.have.members(shortLeaderboard);
+      expect(revision1Profile.speedTests.leaderboard.params).to.have.members(shortLeaderboard);
     });
 
     it('revisions 2 and 3 add the extended leaderboard filters', () => {
       for (const p of [revision2Profile, revision3Profile]) {
-        expect(p.leaderboardParams).to.have.members([...shortLeaderboard, ...extraLeaderboard]);
+        expect(p.speedTests.leaderboard.params).to.have.members([...shortLeaderboard, ...extraLeaderboard]);
       }
     });
 
     it('the results list takes date and user filters only from revision 2 on', () => {
       for (const name of userAndDate) {
-        expect(revision1Profile.resultsListParams, name).to.not.include(name);
-        expect(revision2Profile.resultsListParams, name).to.include(name);
-        expect(revision3Profile.resultsListParams, name).to.include(name);
+        expect(revision1Profile.speedTests.resultsList.params, name).to.not.include(name);
+        expect(revision2Profile.speedTests.resultsList.params, name).to.include(name);
+        expect(revision3Profile.speedTests.resultsList.params, name).to.include(name);
       }
       for (const n of all) {
-        expect(getRevisionProfile(n).resultsListParams).to.include.members([
+        expect(getRevisionProfile(n).speedTests.resultsList.params).to.include.members([
           'hfId',
           'gpuName',
           'specOnly',

@@ -17,7 +17,7 @@ export function docsPagesController({ profile, config, documents }: AppContext) 
       const { document } = documents.openApi(baseUrlOf(req, config));
       let page = pages.get(document);
       if (!page) pages.set(document, (page = docsPage(document)));
-      render(res, 'pages/docs/api', { title: 'API reference', page, hasAgentContext: profile.features.agentMetadata });
+      render(res, 'pages/docs/api', { title: 'API reference', page, hasAgentContext: profile.apiDocuments.agentContext });
     },
     agents(req: Request, res: Response) {
       render(res, 'pages/docs/agents', { title: 'For agents', guide: agentGuide(profile, baseUrlOf(req, config)) });

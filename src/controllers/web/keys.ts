@@ -4,7 +4,8 @@ import { Conflict } from '../../lib/errors.ts';
 import { ensureCsrfToken } from '../../middleware/csrf.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { createApiKeySchema } from '../../schemas/api-key.schema.ts';
-import { MAX_LIVE_KEYS, type CreatedApiKey } from '../../services/api-keys.service.ts';
+import { API_KEYS_PER_ACCOUNT } from '../../constants.ts';
+import type { CreatedApiKey } from '../../services/api-keys.service.ts';
 import { parseForm } from '../../web/forms.ts';
 import { render } from '../../web/views.ts';
 
@@ -28,7 +29,7 @@ export function settingsKeysController({ services }: AppContext) {
   /** The page, or for htmx only its key panel (form, new key, table). */
   async function showPanel(req: Request, res: Response, state: PanelState = {}, status = 200) {
     ensureCsrfToken(req);
-    const data = { title: 'API keys', keys: await apiKeys.list(req.actor!.user.id), maxKeys: MAX_LIVE_KEYS, values: {}, fieldErrors: {}, ...state };
+    const data = { title: 'API keys', keys: await apiKeys.list(req.actor!.user.id), maxKeys: API_KEYS_PER_ACCOUNT, values: {}, fieldErrors: {}, ...state };
     render(res, isHtmxRequest(req) ? 'partials/keys/panel' : 'pages/settings/keys', data, status);
   }
 

@@ -3,7 +3,7 @@ import type { AppContext } from '../../app-context.ts';
 import { ValidationFailed } from '../../lib/errors.ts';
 import { parseOrThrow } from '../../lib/validation.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
-import { buckets, hwClasses } from '../../revisions.ts';
+import { buckets, hwClasses } from '../../constants.ts';
 import { leaderboardQuerySchema, leaderboardSorts, type LeaderboardQuery } from '../../schemas/leaderboard-query.schema.ts';
 import { leaderboardRuns } from '../../services/leaderboard.service.ts';
 import { speedVersusMemoryChart } from '../../web/charts/speed-test-charts.ts';
@@ -20,9 +20,9 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
     paramSizes: buckets.paramSize.map((b) => b.bucket),
     contextLens: buckets.contextLen,
     oses: buckets.os,
-    engines: profile.engines,
+    engines: profile.speedTests.engines,
     sorts: leaderboardSorts,
-    extended: profile.features.extendedLeaderboardFilters,
+    extended: profile.speedTests.leaderboard.extendedFilters,
   };
 
   return {

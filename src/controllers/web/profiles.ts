@@ -57,8 +57,8 @@ export function profilesController({ services, profile }: AppContext) {
         ...result,
         page,
         pages: Math.max(1, Math.ceil(result.counts.runs / PROFILE_RUNS_PAGE_SIZE)),
-        resultsPath: profile.resultsPath,
-        listsByUsername: profile.resultsListParams.includes('username'),
+        resultsPath: profile.speedTests.resultsPath,
+        listsByUsername: profile.speedTests.resultsList.params.includes('username'),
       });
     },
 

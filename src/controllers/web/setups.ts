@@ -51,7 +51,7 @@ export function settingsSetupsController({ services, profile }: AppContext) {
       otherFlags: otherFlagNames(values, '', configFields),
     };
   }
-  const formChrome = () => ({ engines: profile.engines, hwClassOptions: SETUP_HW_CLASS_OPTIONS, formFlags: FORM_FLAGS });
+  const formChrome = () => ({ engines: profile.speedTests.engines, hwClassOptions: SETUP_HW_CLASS_OPTIONS, formFlags: FORM_FLAGS });
   const rowView = (setup: Setup) => ({ setup, summary: setupSummary(setup, configFields) });
   const editForm = (setup: Setup, hwClass?: unknown) => {
     const values = setupFormValues(setup, configFields);

@@ -36,7 +36,6 @@ interface FormState {
 /** The submit form (with its htmx helpers) and a run's page. */
 export function speedTestPagesController({ services, profile, clock, config }: AppContext) {
   const { configFields } = setupSchemas(profile);
-  const rule = profile.metricRule;
 
   async function showForm(req: Request, res: Response, state: FormState = {}, status = 200, template = 'pages/speed-tests/submit') {
     ensureCsrfToken(req);
@@ -55,10 +54,8 @@ export function speedTestPagesController({ services, profile, clock, config }: A
         message: state.message,
         hwClass: hwClassFrom(values['hardware.hwClass'] ?? req.query.hwClass),
         hwClassOptions: HW_CLASS_OPTIONS,
-        engines: profile.engines,
-        features: profile.features,
-        tokSOutRequired: 'required' in rule && rule.required === 'tokSOut',
-        resultsPath: profile.resultsPath,
+        engines: profile.speedTests.engines,
+        rules: profile.speedTests,
         hardwareNames: hardwareNames(),
         window: await services.speedTests.windowState(req.actor!.user.id),
         now: clock.now(),
@@ -139,7 +136,7 @@ export function speedTestPagesController({ services, profile, clock, config }: A
         run,
         moderation,
         hubUrl: config.hfEndpoint,
-        resultsPath: profile.resultsPath,
+        resultsPath: profile.speedTests.resultsPath,
         hardwareNames: hardwareNames(),
       });
     },

@@ -135,7 +135,7 @@ export async function seedDemoRuns(
     for (let attempt = 0; stored < runs && attempt < runs * 20; attempt += 1) {
       const setup = rng.pick(SETUPS);
       const model = rng.pick(models);
-      const engineName = rng.pick(setup.engines.filter((e) => profile.engines.includes(e as never)));
+      const engineName = rng.pick(setup.engines.filter((e) => profile.speedTests.engines.includes(e as never)));
       const quantization = rng.pick(setup.quants.filter((q) => engineFits(engineName, q)));
       if (!engineName || !quantization) continue;
       const bits = bitsPerWeight(quantization)!;
@@ -169,7 +169,7 @@ export async function seedDemoRuns(
           ? { engineFlags: { commandSnippet: `${engineName} serve ${model.hf_id} --max-num-seqs ${Math.max(batchSize, 1)}${setup.hardware.gpuCount && (setup.hardware.gpuCount as number) > 1 ? ` --tensor-parallel-size ${setup.hardware.gpuCount}` : ''}` } }
           : { engineFlags: { commandSnippet: `llama-server -m model.gguf -ngl 99 -fa on -c ${contextLength}` } }),
       };
-      const allowed = Object.fromEntries(Object.entries(body).filter(([key]) => !profile.revisionOnlyFields.includes(key as never)));
+      const allowed = Object.fromEntries(Object.entries(body).filter(([key]) => !profile.speedTests.revisionOnlyFields.includes(key as never)));
       const normalised = normaliseSubmission(profile, allowed);
       const createdAt = new Date(now.getTime() - rng.between(0, 90) * 86_400_000);
       await writer.store({ normalised, model, userId: rng.pick(users).id, createdAt });
