@@ -3,16 +3,14 @@ import { operation, unauthorized, type ApiResource } from './operation.ts';
 
 /** Who the credentials belong to: lets an agent check its key before submitting. */
 export const accountApi: ApiResource = {
-  tags: [{ name: 'Account', description: 'Who the credentials belong to.' }],
+  tag: { name: 'Account', description: 'Who the credentials belong to.' },
 
   responses: () => ({ Me: meResponseSchema }),
 
   operations: () => [
     operation({
       operationId: 'getMe',
-      method: 'get',
-      path: '/api/me',
-      tags: ['Account'],
+      route: 'GET /api/me',
       summary: 'Whose credentials these are',
       description: 'Lets an agent check its key before submitting.',
       auth: 'key|session',

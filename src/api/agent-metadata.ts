@@ -1,8 +1,8 @@
 import type { Request, Response } from 'express';
-import type { CachedDocument } from '../openapi/cache.ts';
-import { baseUrlOf } from '../openapi/cache.ts';
+import type { AppContext } from '../app-context.ts';
+import { baseUrlOf, type CachedDocument } from '../openapi/cache.ts';
 import { agentContextResponseSchema, openApiDocumentResponseSchema } from '../schemas/responses.schema.ts';
-import { operation, type ApiOperation, type ApiResource, type ResponseSpec } from './operation.ts';
+import { operation, type ApiOperation, type ApiResource, type Route } from './operation.ts';
 
 // The documents change only with a deployment: caches may keep them briefly and revalidate by ETag.
 const CACHE_CONTROL = 'public, max-age=300';
@@ -19,14 +19,27 @@ function sendCached(req: Request, res: Response, entry: CachedDocument<unknown>)
   res.type('application/json').send(entry.json);
 }
 
-const cached = (what: string, body: string): Record<number, ResponseSpec> => ({
-  200: { description: what, body, headers: ['ETag', 'Cache-Control'] },
-  304: { description: 'Not modified: the `If-None-Match` ETag still matches.', headers: ['ETag', 'Cache-Control'] },
-});
+/** A generated document, answered from memory with its ETag (304 when it still matches). */
+function documentOperation(spec: { operationId: string; route: Route; summary: string; description: string; component: string; what: string; document: (app: AppContext) => (baseUrl: string) => CachedDocument<unknown> }): ApiOperation {
+  return operation({
+    operationId: spec.operationId,
+    route: spec.route,
+    summary: spec.summary,
+    description: spec.description,
+    auth: 'public',
+    responses: {
+      200: { description: spec.what, body: spec.component, headers: ['ETag', 'Cache-Control'] },
+      304: { description: 'Not modified: the `If-None-Match` ETag still matches.', headers: ['ETag', 'Cache-Control'] },
+    },
+    handle({ req, res, app }) {
+      sendCached(req, res, spec.document(app)(baseUrlOf(req, app.config)));
+    },
+  });
+}
 
 /** Machine-readable descriptions of this API, generated from these declarations and the schemas. */
 export const agentMetadataApi: ApiResource = {
-  tags: [{ name: 'Agent metadata', description: 'Machine-readable descriptions of this API.' }],
+  tag: { name: 'Agent metadata', description: 'Machine-readable descriptions of this API.' },
 
   responses: () => ({ AgentContext: agentContextResponseSchema, OpenApiDocument: openApiDocumentResponseSchema }),
 
@@ -34,35 +47,27 @@ export const agentMetadataApi: ApiResource = {
     const ops: ApiOperation[] = [];
     if (profile.apiDocuments.openApi) {
       ops.push(
-        operation({
+        documentOperation({
           operationId: 'getOpenApiDocument',
-          method: 'get',
-          path: '/api/openapi.json',
-          tags: ['Agent metadata'],
+          route: 'GET /api/openapi.json',
           summary: 'This OpenAPI 3.1 document',
           description: 'Generated from the same schemas that validate requests; exactly the operations of this revision.',
-          auth: 'public',
-          responses: cached('This document.', 'OpenApiDocument'),
-          handle({ req, res, app }) {
-            sendCached(req, res, app.documents.openApi(baseUrlOf(req, app.config)));
-          },
+          component: 'OpenApiDocument',
+          what: 'This document.',
+          document: (app) => app.documents.openApi,
         }),
       );
     }
     if (profile.apiDocuments.agentContext) {
       ops.push(
-        operation({
+        documentOperation({
           operationId: 'getAgentContext',
-          method: 'get',
-          path: '/api/agent-context',
-          tags: ['Agent metadata'],
+          route: 'GET /api/agent-context',
           summary: 'Everything an agent needs to submit a correct run',
           description: 'Accepted values, request schemas, worked examples, methodology tips, rate limits, bucket rules, the plausibility formula and error shapes, in one cached answer.',
-          auth: 'public',
-          responses: cached('The agent context.', 'AgentContext'),
-          handle({ req, res, app }) {
-            sendCached(req, res, app.documents.agentContext(baseUrlOf(req, app.config)));
-          },
+          component: 'AgentContext',
+          what: 'The agent context.',
+          document: (app) => app.documents.agentContext,
         }),
       );
     }

@@ -7,16 +7,14 @@ import { badRequest, errorBody, example, malformedJson, notFound, operation, ses
 
 /** Bearer keys for agents, managed with a browser session (a key cannot mint or revoke keys). */
 export const apiKeysApi: ApiResource = {
-  tags: [{ name: 'API keys', description: 'Bearer keys for agents (managed with a browser session).' }],
+  tag: { name: 'API keys', description: 'Bearer keys for agents (managed with a browser session).' },
 
   responses: () => ({ ApiKeyList: apiKeyListResponseSchema, CreatedApiKey: createdApiKeyResponseSchema }),
 
   operations: (profile) => [
     operation({
       operationId: 'listApiKeys',
-      method: 'get',
-      path: '/api/keys',
-      tags: ['API keys'],
+      route: 'GET /api/keys',
       summary: 'Your live API keys (never the secrets)',
       auth: 'session',
       responses: { 200: { description: 'Newest first.', body: 'ApiKeyList' }, 401: unauthorized(), 403: sessionOnlyForbidden(false) },
@@ -26,9 +24,7 @@ export const apiKeysApi: ApiResource = {
     }),
     operation({
       operationId: 'createApiKey',
-      method: 'post',
-      path: '/api/keys',
-      tags: ['API keys'],
+      route: 'POST /api/keys',
       summary: 'Create an API key',
       description: `At most ${API_KEYS_PER_ACCOUNT} live keys per account. The secret is in this answer only.`,
       auth: 'session',
@@ -51,9 +47,7 @@ export const apiKeysApi: ApiResource = {
     }),
     operation({
       operationId: 'revokeApiKey',
-      method: 'delete',
-      path: '/api/keys/:id',
-      tags: ['API keys'],
+      route: 'DELETE /api/keys/:id',
       summary: 'Revoke an API key',
       auth: 'session',
       pathParams: idParam(messages.apiKeyNotFound, 'API key id'),

@@ -20,7 +20,6 @@ import { speedTestsApi } from './speed-tests.ts';
 
 /** Error and acknowledgement bodies any resource may answer with. */
 const sharedApi: ApiResource = {
-  tags: [],
   responses: () => ({
     Error: errorResponseSchema,
     ValidationError: validationErrorResponseSchema,
@@ -35,7 +34,7 @@ const sharedApi: ApiResource = {
 const resources: readonly ApiResource[] = [sharedApi, speedTestsApi, leaderboardApi, modelsApi, reactionsApi, accountApi, apiKeysApi, setupsApi, agentMetadataApi];
 
 /** Every tag, in the order the documents list them. */
-export const apiTags = resources.flatMap((resource) => resource.tags);
+export const apiTags = resources.flatMap((resource) => (resource.tag ? [resource.tag] : []));
 
 // Answers from the app-wide middleware (a body that is not JSON, a bad key, CSRF) come before
 // any route, so an alias cannot mark them: they are documented without the alias headers.
@@ -73,7 +72,7 @@ function aliasesOf(ops: readonly ApiOperation[], alias: LegacyAlias): ApiOperati
 
 /** Every operation of a revision: the resources' own, then the revision-2 paths it keeps. */
 export const apiOperations = perRevision((profile: RevisionProfile): ApiOperation[] => {
-  const own = resources.flatMap((resource) => resource.operations(profile));
+  const own = resources.flatMap((resource) => resource.operations(profile).map((op) => ({ ...op, tags: resource.tag ? [resource.tag.name] : [] })));
   return [...own, ...legacyAliasesOf(profile).flatMap((alias) => aliasesOf(own, alias))];
 });
 

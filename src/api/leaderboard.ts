@@ -7,16 +7,14 @@ import { badRequest, exportAlternatives, operation, type ApiResource } from './o
 
 /** The ranking of approved runs, with every filter, sorts, best run per hardware and exports. */
 export const leaderboardApi: ApiResource = {
-  tags: [{ name: 'Leaderboard', description: 'Runs ranked by output tokens per second.' }],
+  tag: { name: 'Leaderboard', description: 'Runs ranked by output tokens per second.' },
 
   responses: (profile) => ({ LeaderboardPage: runResponseSchemas(profile).leaderboardPage }),
 
   operations: (profile) => [
     operation({
       operationId: 'getLeaderboard',
-      method: 'get',
-      path: '/api/leaderboard',
-      tags: ['Leaderboard'],
+      route: 'GET /api/leaderboard',
       summary: 'Ranked runs',
       description: 'Approved runs ranked by tokSOut, descending (or by `sort`). Unknown parameters are a 400.',
       auth: 'public',

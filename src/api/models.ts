@@ -14,7 +14,7 @@ import { badRequest, notFound, operation, type ApiOperation, type ApiResource } 
 
 /** The model catalogue: lists and finetune trees, search, one model. */
 export const modelsApi: ApiResource = {
-  tags: [{ name: 'Models', description: 'The model catalogue, built from the Hugging Face hub as runs arrive.' }],
+  tag: { name: 'Models', description: 'The model catalogue, built from the Hugging Face hub as runs arrive.' },
 
   responses: () => ({
     ModelList: modelListResponseSchema,
@@ -29,9 +29,7 @@ export const modelsApi: ApiResource = {
     const ops: ApiOperation[] = [
       operation({
         operationId: 'listModels',
-        method: 'get',
-        path: '/api/models',
-        tags: ['Models'],
+        route: 'GET /api/models',
         summary: 'The model catalogue',
         description: 'Most-benchmarked first. `tree=true` nests finetunes, quants, adapters and merges under their base model.',
         auth: 'public',
@@ -49,9 +47,7 @@ export const modelsApi: ApiResource = {
       ops.push(
         operation({
           operationId: 'searchModels',
-          method: 'get',
-          path: '/api/models/search',
-          tags: ['Models'],
+          route: 'GET /api/models/search',
           summary: 'Search the catalogue',
           description: 'Exact id first, then prefix matches, then any substring; each group by run count.',
           auth: 'public',
@@ -69,9 +65,7 @@ export const modelsApi: ApiResource = {
     ops.push(
       operation({
         operationId: 'getModel',
-        method: 'get',
-        path: '/api/models/:org/:model',
-        tags: ['Models'],
+        route: 'GET /api/models/:org/:model',
         summary: 'One model with its base, children and run summary',
         auth: 'public',
         pathParams: modelPathParams,

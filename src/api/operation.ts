@@ -60,21 +60,24 @@ export interface ApiCall<Params = unknown, Query = unknown, Headers = unknown, B
   userId(): string;
 }
 
-interface OperationFields {
+export type Route = `${'GET' | 'POST' | 'PATCH' | 'DELETE'} /api/${string}`;
+
+interface DeclaredFields {
   operationId: string;
-  method: HttpMethod;
-  /** Express path, /api included (`/api/setups/:id`). */
-  path: string;
-  tags: string[];
   summary: string;
   description?: string;
   auth: AuthMode;
-  /** Set on the copy of an operation that a revision-3 deployment keeps at a revision-2 path. */
-  aliasOf?: string;
   responses: Record<number, ResponseSpec>;
 }
 
-export interface ApiOperation extends OperationFields {
+export interface ApiOperation extends DeclaredFields {
+  method: HttpMethod;
+  /** Express path, /api included (`/api/setups/:id`). */
+  path: string;
+  /** The resource's tag. */
+  tags: string[];
+  /** Set on the copy of an operation that a revision-3 deployment keeps at a revision-2 path. */
+  aliasOf?: string;
   pathParams?: z.ZodObject;
   query?: { schema: z.ZodType; descriptions: Record<string, string> };
   headers?: z.ZodObject;
@@ -83,7 +86,9 @@ export interface ApiOperation extends OperationFields {
   handle(call: ApiCall): Promise<void> | void;
 }
 
-interface OperationSpec<P extends z.ZodObject, Q extends z.ZodType, H extends z.ZodObject, B extends z.ZodType> extends OperationFields {
+interface OperationSpec<P extends z.ZodObject, Q extends z.ZodType, H extends z.ZodObject, B extends z.ZodType> extends DeclaredFields {
+  /** Method and Express path: `GET /api/setups/:id`. */
+  route: Route;
   pathParams?: P;
   query?: { schema: Q; descriptions: Record<string, string> };
   headers?: H;
@@ -91,14 +96,18 @@ interface OperationSpec<P extends z.ZodObject, Q extends z.ZodType, H extends z.
   handle(call: ApiCall<z.output<P>, z.output<Q>, z.output<H>, z.output<B>>): Promise<void> | void;
 }
 
-/** Declares an operation; the handler's `params`, `query`, `headers` and `body` are typed from the schemas. */
+/**
+ * Declares an operation; the handler's `params`, `query`, `headers` and `body` are typed from
+ * the schemas. Its tag is its resource's (src/api/index.ts sets it).
+ */
 export function operation<
   P extends z.ZodObject = z.ZodObject<{}>,
   Q extends z.ZodType = z.ZodUndefined,
   H extends z.ZodObject = z.ZodObject<{}>,
   B extends z.ZodType = z.ZodUndefined,
->(spec: OperationSpec<P, Q, H, B>): ApiOperation {
-  return spec as unknown as ApiOperation;
+>({ route, ...spec }: OperationSpec<P, Q, H, B>): ApiOperation {
+  const [method, path] = route.split(' ') as [string, string];
+  return { ...(spec as unknown as Omit<ApiOperation, 'method' | 'path' | 'tags'>), method: method.toLowerCase() as HttpMethod, path, tags: [] };
 }
 
 /** The calls of one request: built by the route mounting from what the middleware parsed. */
@@ -125,7 +134,8 @@ export function apiCall(req: Request, res: Response, app: AppContext, input: { p
  * all per revision. src/api/index.ts lists the resources.
  */
 export interface ApiResource {
-  tags: readonly { name: string; description: string }[];
+  /** The tag every operation of the resource is listed under (none for the shared bodies). */
+  tag?: { name: string; description: string };
   /** Response body schemas by component name (request bodies come from the operations). */
   responses(profile: RevisionProfile): Record<string, z.ZodType>;
   operations(profile: RevisionProfile): ApiOperation[];

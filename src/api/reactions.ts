@@ -6,16 +6,14 @@ import { badRequest, example, forbiddenCsrf, notFound, operation, unauthorized, 
 
 /** Reactions to speed-test runs: one per user per run; `null` takes it back. */
 export const reactionsApi: ApiResource = {
-  tags: [{ name: 'Reactions', description: 'One reaction per user per run.' }],
+  tag: { name: 'Reactions', description: 'One reaction per user per run.' },
 
   responses: () => ({ ReactionState: reactionStateResponseSchema }),
 
   operations: () => [
     operation({
       operationId: 'reactToRun',
-      method: 'post',
-      path: '/api/runs/:id/react',
-      tags: ['Reactions'],
+      route: 'POST /api/runs/:id/react',
       summary: 'React to a run, or take the reaction back',
       description: 'One reaction per user per run: a new emoji replaces the old one, `null` removes it.',
       auth: 'key|session',

@@ -6,7 +6,7 @@ import { badRequest, errorBody, example, malformedJson, notFound, operation, ses
 
 /** Saved setups: the caller's own named hardware/engine configurations (session only; another user's id is a 404). */
 export const setupsApi: ApiResource = {
-  tags: [{ name: 'Saved setups', description: 'Named hardware/engine configurations that pre-fill the submit form (browser session only).' }],
+  tag: { name: 'Saved setups', description: 'Named hardware/engine configurations that pre-fill the submit form (browser session only).' },
 
   responses: (profile) => ({ Setup: setupResponseSchema(profile), SetupList: setupListResponseSchema(profile) }),
 
@@ -23,9 +23,7 @@ export const setupsApi: ApiResource = {
     return [
       operation({
         operationId: 'listSetups',
-        method: 'get',
-        path: '/api/setups',
-        tags: ['Saved setups'],
+        route: 'GET /api/setups',
         summary: 'Your saved setups',
         auth: 'session',
         responses: { 200: { description: 'Default first, then most recently updated.', body: 'SetupList' }, 401: unauthorized(), 403: sessionOnlyForbidden(false) },
@@ -35,9 +33,7 @@ export const setupsApi: ApiResource = {
       }),
       operation({
         operationId: 'createSetup',
-        method: 'post',
-        path: '/api/setups',
-        tags: ['Saved setups'],
+        route: 'POST /api/setups',
         summary: 'Save a setup',
         description: '`isDefault: true` clears the default flag of your other setups.',
         auth: 'session',
@@ -56,9 +52,7 @@ export const setupsApi: ApiResource = {
       }),
       operation({
         operationId: 'getSetup',
-        method: 'get',
-        path: '/api/setups/:id',
-        tags: ['Saved setups'],
+        route: 'GET /api/setups/:id',
         summary: 'One of your setups',
         auth: 'session',
         pathParams: setupId,
@@ -69,9 +63,7 @@ export const setupsApi: ApiResource = {
       }),
       operation({
         operationId: 'updateSetup',
-        method: 'patch',
-        path: '/api/setups/:id',
-        tags: ['Saved setups'],
+        route: 'PATCH /api/setups/:id',
         summary: 'Change some fields of a setup',
         description: 'Only the fields given change; `null` clears a field.',
         auth: 'session',
@@ -84,9 +76,7 @@ export const setupsApi: ApiResource = {
       }),
       operation({
         operationId: 'deleteSetup',
-        method: 'delete',
-        path: '/api/setups/:id',
-        tags: ['Saved setups'],
+        route: 'DELETE /api/setups/:id',
         summary: 'Delete a setup',
         auth: 'session',
         pathParams: setupId,

@@ -9,7 +9,7 @@ import { idParam } from '../schemas/path-params.schema.ts';
 import { dryRunResponseSchema, runResponseSchemas } from '../schemas/responses.schema.ts';
 import { speedTestListQuerySchema } from '../schemas/speed-test-query.schema.ts';
 import { speedTestSubmissionSchema } from '../schemas/speed-test.schema.ts';
-import { runJson } from '../services/speed-test-reads.ts';
+import { speedTestJson } from '../services/speed-test-reads.ts';
 import { speedTestListJson } from '../services/speed-tests.service.ts';
 import {
   badRequest,
@@ -29,7 +29,7 @@ import {
 
 /** Speed-test runs: submit, dry-run, list (with exports) and one run, under the revision's results path. */
 export const speedTestsApi: ApiResource = {
-  tags: [{ name: 'Speed tests', description: 'Submit, dry-run and list speed-test runs.' }],
+  tag: { name: 'Speed tests', description: 'Submit, dry-run and list speed-test runs.' },
 
   responses(profile) {
     const runs = runResponseSchemas(profile);
@@ -63,9 +63,7 @@ export const speedTestsApi: ApiResource = {
     const ops: ApiOperation[] = [
       operation({
         operationId: 'listSpeedTests',
-        method: 'get',
-        path: base,
-        tags: ['Speed tests'],
+        route: `GET ${base}`,
         summary: 'List approved runs, newest first',
         description: 'Filters combine with AND; unknown parameters are a 400.',
         auth: 'public',
@@ -84,9 +82,7 @@ export const speedTestsApi: ApiResource = {
       }),
       operation({
         operationId: 'submitSpeedTest',
-        method: 'post',
-        path: base,
-        tags: ['Speed tests'],
+        route: `POST ${base}`,
         summary: 'Submit a run',
         description:
           `Stored as APPROVED and public at once. ${limit.maxPerWindow} submission per ${limit.windowMs / 60_000} minute${limit.windowMs === 60_000 ? '' : 's'} per user; ` +
@@ -152,9 +148,7 @@ export const speedTestsApi: ApiResource = {
       ops.push(
         operation({
           operationId: 'dryRunSpeedTest',
-          method: 'post',
-          path: `${base}/dry-run`,
-          tags: ['Speed tests'],
+          route: `POST ${base}/dry-run`,
           summary: 'Validate a run without storing it',
           description: 'Every check of a real submission (hub lookup included) and the normalised payload; writes nothing and does not use the rate limit.',
           auth: 'key|session',
@@ -173,9 +167,7 @@ export const speedTestsApi: ApiResource = {
     ops.push(
       operation({
         operationId: 'getSpeedTest',
-        method: 'get',
-        path: `${base}/:id`,
-        tags: ['Speed tests'],
+        route: `GET ${base}/:id`,
         summary: 'One approved run',
         auth: 'public',
         pathParams: idParam(messages.speedTestNotFound, 'Run id'),
@@ -184,7 +176,7 @@ export const speedTestsApi: ApiResource = {
           404: notFound('Run', messages.speedTestNotFound),
         },
         async handle({ res, app, params, viewerId }) {
-          res.type('application/json').send(runJson(profile, await app.services.speedTests.getDocument(params.id, viewerId)));
+          res.type('application/json').send(speedTestJson(profile, await app.services.speedTests.getDocument(params.id, viewerId)));
         },
       }),
     );

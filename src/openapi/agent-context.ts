@@ -4,7 +4,7 @@ import { compareHardwareNames, hardwareNames } from '../lib/hardware-lookup.ts';
 import { methodology, SUSPECT_FACTOR } from '../lib/roofline.ts';
 import { API_KEYS_PER_ACCOUNT, buckets, hardwareCostRules, hwClasses, reactionEmojis } from '../constants.ts';
 import { type MetricRule, type RevisionProfile } from '../revisions.ts';
-import { runStatuses } from '../schemas/admin.schema.ts';
+import { speedTestStatuses } from '../schemas/admin.schema.ts';
 import { API_KEY_PATTERN } from '../schemas/api-key.schema.ts';
 import { jsonSchemaOf } from '../schemas/json-schema.ts';
 import { exportFormats, leaderboardSorts } from '../schemas/leaderboard-query.schema.ts';
@@ -145,7 +145,7 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       since: Object.keys(buckets.since),
       leaderboardSort: [...leaderboardSorts],
       exportFormat: [...exportFormats],
-      runStatus: [...runStatuses],
+      runStatus: [...speedTestStatuses],
       plausibility: ['plausible', 'suspect', 'unknown'],
       mirostat: [...profile.speedTests.bounds.mirostatValues],
       ...(accepts('hardwareCost') ? { hardwareCostCondition: [...hardwareCostRules.conditions], currency: [...hardwareCostRules.currencies] } : {}),

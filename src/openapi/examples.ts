@@ -1,6 +1,6 @@
 import { demoModels } from '../db/seeds/demo-models.ts';
 import { parseCommandSnippet } from '../lib/command-snippet.ts';
-import { runFacets } from '../lib/run-facets.ts';
+import { speedTestFacets } from '../lib/speed-test-facets.ts';
 import { normaliseSubmission } from '../lib/speed-test-normalise.ts';
 import { hwClasses, type HwClass } from '../constants.ts';
 import { type MetricField, type RevisionProfile } from '../revisions.ts';
@@ -239,7 +239,7 @@ export function answerExamples(profile: RevisionProfile) {
     baseRelation: demo.base?.relation ?? null,
   };
   const row = { params: model.params, active_params: model.activeParams, is_moe: model.isMoE, family: model.family };
-  const facets = runFacets(normalised, row, false);
+  const facets = speedTestFacets(normalised, row, false);
   const verdict = runVerdict({ ...normalised, tokSOut: normalised.tokSOut ?? null, engineFlags: normalised.engineFlags, model: row, hardware: normalised.hardware });
   const tokSOut = normalised.tokSOut ?? null;
   const per = (divisor: number | null) => (tokSOut !== null && divisor ? round(tokSOut / divisor) : null);

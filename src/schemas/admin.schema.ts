@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 export const ADMIN_USERS_PAGE_SIZE = 50;
-export const ADMIN_RUNS_PAGE_SIZE = 50;
+export const ADMIN_SPEED_TESTS_PAGE_SIZE = 50;
 export const ADMIN_AUDIT_PAGE_SIZE = 50;
 export const REJECTION_REASON_MAX_LENGTH = 500;
 
@@ -24,9 +24,9 @@ export const userAdminRoleSchema = z.object({
   admin: z.enum(['true', 'false'], { error: 'Must be true or false' }).transform((v) => v === 'true'),
 });
 
-export const runStatuses = ['APPROVED', 'REJECTED', 'PENDING'] as const;
+export const speedTestStatuses = ['APPROVED', 'REJECTED', 'PENDING'] as const;
 
-export const adminRunsQuerySchema = z.object({
+export const adminSpeedTestsQuerySchema = z.object({
   /** Substring of the model's hub id. */
   model: searchText(256),
   /** Substring of the submitter's username. */
@@ -34,23 +34,23 @@ export const adminRunsQuerySchema = z.object({
   /** Substring of GPU, chip or CPU names. */
   hardware: searchText(128),
   status: z
-    .union([z.literal(''), z.enum(runStatuses)], { error: `Must be one of ${runStatuses.join(', ')}` })
+    .union([z.literal(''), z.enum(speedTestStatuses)], { error: `Must be one of ${speedTestStatuses.join(', ')}` })
     .optional()
     .transform((v) => v || undefined),
   page,
 });
-export type AdminRunsQuery = z.output<typeof adminRunsQuerySchema>;
+export type AdminSpeedTestsQuery = z.output<typeof adminSpeedTestsQuerySchema>;
 
 const reasonText = z
   .string({ error: 'A reason is required' })
   .trim()
   .max(REJECTION_REASON_MAX_LENGTH, `Reason must be at most ${REJECTION_REASON_MAX_LENGTH} characters`);
 
-export const rejectRunSchema = z.object({
+export const rejectSpeedTestSchema = z.object({
   reason: reasonText.min(1, 'A reason is required'),
 });
 
-export const restoreRunSchema = z.object({
+export const restoreSpeedTestSchema = z.object({
   reason: reasonText.optional().transform((v) => v || undefined),
 });
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { hardwareCostRules, hwClasses, reactionEmojis } from '../constants.ts';
 import { type RevisionProfile } from '../revisions.ts';
-import { runStatuses } from './admin.schema.ts';
+import { speedTestStatuses } from './admin.schema.ts';
 import { perRevision } from './query-params.ts';
 import { setupSchemas } from './setup.schema.ts';
 import { engineFlagsSchema, speedTestSubmissionSchema } from './speed-test.schema.ts';
@@ -122,7 +122,7 @@ function runShape(profile: RevisionProfile) {
     hardwareId: uuid,
     engineId: uuid,
     userId: uuid,
-    status: z.enum(runStatuses),
+    status: z.enum(speedTestStatuses),
     createdAt: timestamp,
     hfId: z.string(),
     model: modelSummary,

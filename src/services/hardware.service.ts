@@ -1,7 +1,7 @@
 import { NotFound } from '../lib/errors.ts';
 import { messages } from '../messages.ts';
 import type { ServiceDeps } from './deps.ts';
-import { createSpeedTestReads, type Page, type RunFilter } from './speed-test-reads.ts';
+import { createSpeedTestReads, type Page, type SpeedTestFilter } from './speed-test-reads.ts';
 
 /** Hardware profiles: the de-duplicated machines runs were measured on. */
 export function createHardwareService(deps: Pick<ServiceDeps, 'db' | 'profile'>) {
@@ -12,7 +12,7 @@ export function createHardwareService(deps: Pick<ServiceDeps, 'db' | 'profile'>)
     async get(id: string, page: Page, viewerId: string | null = null) {
       const row = await db('hardware_profiles').where({ id }).first('details');
       if (!row) throw new NotFound(messages.hardwareProfileNotFound);
-      const filter: RunFilter = (q) => q.where('r.hardware_id', id).where('r.status', 'APPROVED');
+      const filter: SpeedTestFilter = (q) => q.where('r.hardware_id', id).where('r.status', 'APPROVED');
       const [runs, [{ total }]] = await Promise.all([
         reads.find(filter, page, viewerId),
         db('speed_test_runs as r').modify(filter).count<{ total: number }[]>('* as total'),

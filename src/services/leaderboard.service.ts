@@ -10,11 +10,11 @@ import {
   answersDocumentAsStored,
   createSpeedTestReads,
   MY_EMOJI_NULL_TAIL,
-  runForRevision,
+  speedTestRunForRevision,
   SPEED_TEST_REACTION_KIND,
-  toRun,
+  toSpeedTestRun,
   type CountFact,
-  type RunDocumentRow,
+  type SpeedTestDocumentRow,
   type SpeedTestReads,
   type SpeedTestRun,
 } from './speed-test-reads.ts';
@@ -296,7 +296,7 @@ export function leaderboardJson(profile: RevisionProfile, page: LeaderboardPage)
 
 /** The page's runs as objects in the revision's shape, for the pages. */
 export function leaderboardRuns(profile: RevisionProfile, page: LeaderboardPage): (SpeedTestRun & { rank: number })[] {
-  return (JSON.parse(page.rowsJson) as (SpeedTestRun & { rank: number })[]).map((run) => runForRevision(profile, run));
+  return (JSON.parse(page.rowsJson) as (SpeedTestRun & { rank: number })[]).map((run) => speedTestRunForRevision(profile, run));
 }
 
 /** Every matching run in rank order, read through a cursor (constant memory) for exports. */
@@ -306,7 +306,7 @@ async function* leaderboardRows(deps: LeaderboardDeps, query: LeaderboardQuery):
   try {
     for await (const row of stream) {
       rank += 1;
-      yield { rank, ...toRun(deps.profile, row as RunDocumentRow) };
+      yield { rank, ...toSpeedTestRun(deps.profile, row as SpeedTestDocumentRow) };
     }
   } finally {
     stream.destroy();

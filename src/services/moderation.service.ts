@@ -3,7 +3,7 @@ import type { Db } from '../db/knex.ts';
 import { Conflict, NotFound } from '../lib/errors.ts';
 import { containsLowercase } from '../lib/like-patterns.ts';
 import { messages } from '../messages.ts';
-import type { AdminRunsQuery } from '../schemas/admin.schema.ts';
+import type { AdminSpeedTestsQuery } from '../schemas/admin.schema.ts';
 import { createAuditService, type AdminActor } from './audit.service.ts';
 import type { ServiceDeps } from './deps.ts';
 import { createSpeedTestReads, type Page, type SpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
@@ -14,7 +14,7 @@ import { createSpeedTestReads, type Page, type SpeedTestReads, type SpeedTestRun
  * restore. The per-filter run counts follow by themselves (triggers on the status
  * column); the model's `benchmark_count` is kept here, in the same transaction.
  */
-export interface RunModeration {
+export interface SpeedTestModeration {
   status: string;
   reason: string | null;
   rejectedAt: Date | null;
@@ -22,13 +22,13 @@ export interface RunModeration {
   rejectedBy: string | null;
 }
 
-export interface ModeratedRun {
+export interface ModeratedSpeedTest {
   run: SpeedTestRun;
-  moderation: RunModeration;
+  moderation: SpeedTestModeration;
 }
 
 
-function applyAdminFilters(q: Knex.QueryBuilder, query: Omit<AdminRunsQuery, 'page'>): void {
+function applyAdminFilters(q: Knex.QueryBuilder, query: Omit<AdminSpeedTestsQuery, 'page'>): void {
   if (query.status) q.where('r.status', query.status);
   if (query.model) q.whereRaw('r.model_id in (select id from models where lower(hf_id) like ?)', [containsLowercase(query.model)]);
   if (query.user) q.whereRaw('r.user_id in (select id from users where lower(username) like ?)', [containsLowercase(query.user)]);
@@ -36,7 +36,7 @@ function applyAdminFilters(q: Knex.QueryBuilder, query: Omit<AdminRunsQuery, 'pa
   if (query.hardware) q.whereRaw('r.hardware_search like ?', [containsLowercase(query.hardware)]);
 }
 
-async function moderationOf(db: Db, ids: string[]): Promise<Map<string, RunModeration>> {
+async function moderationOf(db: Db, ids: string[]): Promise<Map<string, SpeedTestModeration>> {
   if (ids.length === 0) return new Map();
   const rows = await db('speed_test_runs as r')
     .whereIn('r.id', ids)
@@ -49,7 +49,7 @@ async function moderationOf(db: Db, ids: string[]): Promise<Map<string, RunModer
   );
 }
 
-async function countAdminRuns(db: Db, reads: SpeedTestReads, query: Omit<AdminRunsQuery, 'page'>): Promise<number> {
+async function countAdminSpeedTests(db: Db, reads: SpeedTestReads, query: Omit<AdminSpeedTestsQuery, 'page'>): Promise<number> {
   const filtered = Boolean(query.model || query.user || query.hardware);
   // Without text filters the trigger-kept count has the approved runs; only the few others are counted.
   if (!filtered && query.status === 'APPROVED') return reads.counted('all', '');
@@ -64,7 +64,7 @@ async function countAdminRuns(db: Db, reads: SpeedTestReads, query: Omit<AdminRu
   return total;
 }
 
-interface LockedRun {
+interface LockedSpeedTest {
   id: string;
   status: string;
   model_id: string;
@@ -73,8 +73,8 @@ interface LockedRun {
 }
 
 /** The run row, locked for the rest of the transaction, with what its audit label needs. */
-async function lockRun(trx: Db, id: string): Promise<LockedRun> {
-  const row: LockedRun | undefined = await trx('speed_test_runs as r')
+async function lockSpeedTest(trx: Db, id: string): Promise<LockedSpeedTest> {
+  const row: LockedSpeedTest | undefined = await trx('speed_test_runs as r')
     .where('r.id', id)
     .forUpdate()
     .first(
@@ -88,7 +88,7 @@ async function lockRun(trx: Db, id: string): Promise<LockedRun> {
   return row;
 }
 
-const runLabel = (row: LockedRun) => `${row.hf_id} by @${row.username} (${row.id.slice(0, 8)})`;
+const speedTestLabel = (row: LockedSpeedTest) => `${row.hf_id} by @${row.username} (${row.id.slice(0, 8)})`;
 
 export function createModerationService(deps: Pick<ServiceDeps, 'db' | 'profile'>) {
   const { db } = deps;
@@ -98,32 +98,32 @@ export function createModerationService(deps: Pick<ServiceDeps, 'db' | 'profile'
    * Moves a run between statuses in one transaction: the run row locked, the model's run
    * count kept and the audit entry written with the change.
    */
-  function moveRun(actor: AdminActor, id: string, change: (trx: Db, row: LockedRun) => Promise<{ action: 'run.reject' | 'run.restore'; reason: string | null }>) {
+  function moveSpeedTest(actor: AdminActor, id: string, change: (trx: Db, row: LockedSpeedTest) => Promise<{ action: 'run.reject' | 'run.restore'; reason: string | null }>) {
     return db.transaction(async (trx) => {
-      const row = await lockRun(trx, id);
+      const row = await lockSpeedTest(trx, id);
       const { action, reason } = await change(trx, row);
-      await createAuditService({ db: trx }).record(actor, { action, targetKind: 'speed_test_run', targetId: id, targetLabel: runLabel(row), reason });
+      await createAuditService({ db: trx }).record(actor, { action, targetKind: 'speed_test_run', targetId: id, targetLabel: speedTestLabel(row), reason });
     });
   }
 
   return {
     /** Runs of every status matching the admin's search, newest first. */
-    async search(query: Omit<AdminRunsQuery, 'page'>, page: Page): Promise<{ items: ModeratedRun[]; total: number }> {
-      const [runs, total]: [SpeedTestRun[], number] = await Promise.all([reads.find((q) => applyAdminFilters(q, query), page), countAdminRuns(db, reads, query)]);
+    async searchSpeedTests(query: Omit<AdminSpeedTestsQuery, 'page'>, page: Page): Promise<{ items: ModeratedSpeedTest[]; total: number }> {
+      const [runs, total]: [SpeedTestRun[], number] = await Promise.all([reads.find((q) => applyAdminFilters(q, query), page), countAdminSpeedTests(db, reads, query)]);
       const moderation = await moderationOf(db, runs.map((run) => run.id));
       return { items: runs.map((run) => ({ run, moderation: moderation.get(run.id)! })).filter((item) => item.moderation), total };
     },
 
     /** One run whatever its status, with its moderation facts: what an admin sees (`viewerId` fills `myEmoji`). */
-    async get(id: string, viewerId: string | null = null): Promise<ModeratedRun> {
+    async getSpeedTest(id: string, viewerId: string | null = null): Promise<ModeratedSpeedTest> {
       const [run]: SpeedTestRun[] = await reads.find((q) => q.where('r.id', id), undefined, viewerId);
       const moderation = run && (await moderationOf(db, [id])).get(id);
       if (!run || !moderation) throw new NotFound(messages.speedTestNotFound);
       return { run, moderation };
     },
 
-    async reject(actor: AdminActor, id: string, reason: string): Promise<void> {
-      await moveRun(actor, id, async (trx, row) => {
+    async rejectSpeedTest(actor: AdminActor, id: string, reason: string): Promise<void> {
+      await moveSpeedTest(actor, id, async (trx, row) => {
         if (row.status !== 'APPROVED') throw new Conflict(messages.cannotReject(row.status));
         await trx('speed_test_runs').where({ id }).update({ status: 'REJECTED', rejected_reason: reason, rejected_at: trx.fn.now(), rejected_by: actor.id });
         await trx('models').where({ id: row.model_id }).decrement('benchmark_count', 1);
@@ -131,8 +131,8 @@ export function createModerationService(deps: Pick<ServiceDeps, 'db' | 'profile'
       });
     },
 
-    async restore(actor: AdminActor, id: string, reason?: string): Promise<void> {
-      await moveRun(actor, id, async (trx, row) => {
+    async restoreSpeedTest(actor: AdminActor, id: string, reason?: string): Promise<void> {
+      await moveSpeedTest(actor, id, async (trx, row) => {
         if (row.status !== 'REJECTED') throw new Conflict(messages.cannotRestore(row.status));
         await trx('speed_test_runs').where({ id }).update({ status: 'APPROVED', rejected_reason: null, rejected_at: null, rejected_by: null });
         await trx('models').where({ id: row.model_id }).increment('benchmark_count', 1);

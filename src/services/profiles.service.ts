@@ -2,7 +2,7 @@ import { NotFound } from '../lib/errors.ts';
 import { messages } from '../messages.ts';
 import { USERNAME_PATTERN } from '../schemas/account.schema.ts';
 import type { ServiceDeps } from './deps.ts';
-import { createSpeedTestReads, type Page, type RunFilter, type SpeedTestRun } from './speed-test-reads.ts';
+import { createSpeedTestReads, type Page, type SpeedTestFilter, type SpeedTestRun } from './speed-test-reads.ts';
 import { createUsersService, type User } from './users.service.ts';
 
 export interface UserProfile {
@@ -23,7 +23,7 @@ export function createProfilesService(deps: Pick<ServiceDeps, 'db' | 'profile'>)
       if (!USERNAME_PATTERN.test(username)) throw new NotFound(messages.userNotFound);
       const user = await users.findByUsername(username);
       if (!user) throw new NotFound(messages.userNotFound);
-      const filter: RunFilter = (q) => q.where('r.user_id', user.id).where('r.status', 'APPROVED');
+      const filter: SpeedTestFilter = (q) => q.where('r.user_id', user.id).where('r.status', 'APPROVED');
       const [runs, counts] = await Promise.all([
         reads.find(filter, page, viewerId),
         db('speed_test_runs as r')

@@ -11,7 +11,7 @@ import type { ServiceDeps } from './deps.ts';
 export type SpeedTestRun = Record<string, unknown> & { id: string };
 
 /** A stored document and the reader's own reaction to that run (null for anonymous readers). */
-export interface RunDocumentRow {
+export interface SpeedTestDocumentRow {
   document: string;
   my_emoji: string | null;
 }
@@ -28,7 +28,7 @@ export const answersDocumentAsStored = (profile: RevisionProfile) =>
   profile.speedTests.omittedRunFields.length === 0 && profile.speedTests.revision3Fields;
 
 /** The stored (revision 3) run cut down to what the revision has. */
-export function runForRevision<Run extends SpeedTestRun>(profile: RevisionProfile, run: Run): Run {
+export function speedTestRunForRevision<Run extends SpeedTestRun>(profile: RevisionProfile, run: Run): Run {
   const fields: Record<string, unknown> = run;
   for (const field of profile.speedTests.omittedRunFields) delete fields[field];
   if (!profile.speedTests.revision3Fields) {
@@ -38,20 +38,20 @@ export function runForRevision<Run extends SpeedTestRun>(profile: RevisionProfil
   return run;
 }
 
-function withMyEmoji(row: RunDocumentRow): string {
+function withMyEmoji(row: SpeedTestDocumentRow): string {
   if (row.my_emoji === null) return row.document;
   return `${row.document.slice(0, -MY_EMOJI_NULL_TAIL.length)}${JSON.stringify(row.my_emoji)}}`;
 }
 
 /** The run as a JSON text in the revision's shape (for revision 3 without parsing it). */
-export function runJson(profile: RevisionProfile, row: RunDocumentRow): string {
+export function speedTestJson(profile: RevisionProfile, row: SpeedTestDocumentRow): string {
   if (answersDocumentAsStored(profile)) return withMyEmoji(row);
-  return JSON.stringify(toRun(profile, row));
+  return JSON.stringify(toSpeedTestRun(profile, row));
 }
 
 /** The run as an object in the revision's shape, for pages and exports. */
-export function toRun(profile: RevisionProfile, row: RunDocumentRow): SpeedTestRun {
-  return runForRevision(profile, JSON.parse(withMyEmoji(row)) as SpeedTestRun);
+export function toSpeedTestRun(profile: RevisionProfile, row: SpeedTestDocumentRow): SpeedTestRun {
+  return speedTestRunForRevision(profile, JSON.parse(withMyEmoji(row)) as SpeedTestRun);
 }
 
 /**
@@ -61,7 +61,7 @@ export function toRun(profile: RevisionProfile, row: RunDocumentRow): SpeedTestR
 export type CountFact = [dimension: string, value: string | readonly string[]];
 
 /** A filter on the runs `r` (and their documents `d`) of a query. */
-export type RunFilter = (q: Knex.QueryBuilder) => void;
+export type SpeedTestFilter = (q: Knex.QueryBuilder) => void;
 
 export interface Page {
   limit: number;
@@ -84,7 +84,7 @@ export function createSpeedTestReads({ db, profile }: Pick<ServiceDeps, 'db' | '
   const withDocuments = () => db('speed_test_runs as r').join('speed_test_run_documents as d', 'd.run_id', 'r.id');
 
   /** The stored rows of the runs matching `filter`, newest first (for answers that splice the JSON). */
-  function findDocuments(filter: RunFilter, page?: Page, viewerId: string | null = null): Promise<RunDocumentRow[]> {
+  function findDocuments(filter: SpeedTestFilter, page?: Page, viewerId: string | null = null): Promise<SpeedTestDocumentRow[]> {
     const query = withDocuments()
       .select(documentColumns(viewerId))
       .modify(filter)
@@ -99,8 +99,8 @@ export function createSpeedTestReads({ db, profile }: Pick<ServiceDeps, 'db' | '
     findDocuments,
 
     /** Runs matching `filter`, newest first, in the revision's shape. */
-    async find(filter: RunFilter, page?: Page, viewerId: string | null = null): Promise<SpeedTestRun[]> {
-      return (await findDocuments(filter, page, viewerId)).map((row) => toRun(profile, row));
+    async find(filter: SpeedTestFilter, page?: Page, viewerId: string | null = null): Promise<SpeedTestRun[]> {
+      return (await findDocuments(filter, page, viewerId)).map((row) => toSpeedTestRun(profile, row));
     },
 
     /**

@@ -3,7 +3,7 @@ import type { Db } from '../db/knex.ts';
 import { contentHash } from '../lib/canonical-json.ts';
 import { NotFound } from '../lib/errors.ts';
 import { jsonArray, jsonObject } from '../lib/json-text.ts';
-import { hardwareProfileRow, runFacets } from '../lib/run-facets.ts';
+import { hardwareProfileRow, speedTestFacets } from '../lib/speed-test-facets.ts';
 import { normaliseParsedSubmission, type NormalisedSpeedTest } from '../lib/speed-test-normalise.ts';
 import { runVerdict, verdictColumns } from '../lib/speed-test-verdict.ts';
 import { messages } from '../messages.ts';
@@ -13,7 +13,7 @@ import type { SpeedTestSubmission } from '../schemas/speed-test.schema.ts';
 import type { ServiceDeps } from './deps.ts';
 import { createIdempotencyService } from './idempotency.service.ts';
 import { createModelsService, toModelSummary, type ModelRow, type ResolvedModel } from './models.service.ts';
-import { createSpeedTestReads, runJson, toRun, type CountFact, type RunDocumentRow, type SpeedTestRun } from './speed-test-reads.ts';
+import { createSpeedTestReads, speedTestJson, toSpeedTestRun, type CountFact, type SpeedTestDocumentRow, type SpeedTestRun } from './speed-test-reads.ts';
 import { createSubmissionWindowService, type WindowState } from './submission-window.service.ts';
 
 export type { SpeedTestRun };
@@ -83,7 +83,7 @@ export function createSpeedTestWriter({ db }: Pick<ServiceDeps, 'db'>) {
       const { is_verified: userVerified } = await db('users').where({ id: userId }).first('is_verified');
       const [{ id }] = await db('speed_test_runs')
         .insert({
-          ...runFacets(normalised, modelRow, userVerified),
+          ...speedTestFacets(normalised, modelRow, userVerified),
           ...verdictColumns(
             runVerdict({
               tokSOut: normalised.tokSOut ?? null,
@@ -127,7 +127,7 @@ export function createSpeedTestsService(deps: ServiceDeps) {
   }
 
   /** One approved run's stored document; `viewerId` fills `myEmoji`. */
-  async function getDocument(id: string, viewerId: string | null = null): Promise<RunDocumentRow> {
+  async function getDocument(id: string, viewerId: string | null = null): Promise<SpeedTestDocumentRow> {
     const [row] = await reads.findDocuments((q) => q.where('r.id', id).where('r.status', 'APPROVED'), undefined, viewerId);
     if (!row) throw new NotFound(messages.speedTestNotFound);
     return row;
@@ -137,7 +137,7 @@ export function createSpeedTestsService(deps: ServiceDeps) {
     getDocument,
 
     async get(id: string, viewerId: string | null = null): Promise<SpeedTestRun> {
-      return toRun(profile, await getDocument(id, viewerId));
+      return toSpeedTestRun(profile, await getDocument(id, viewerId));
     },
 
     /** The whole validation of a real submission, hub included, and the normalised payload; writes nothing. */
@@ -253,7 +253,7 @@ function applyListFilters(q: Knex.QueryBuilder, { query, modelIds, hardwareIds }
 }
 
 export interface SpeedTestList {
-  benchmarks: RunDocumentRow[];
+  benchmarks: SpeedTestDocumentRow[];
   total: number;
   limit: number;
   offset: number;
@@ -314,7 +314,7 @@ function listReads(deps: Pick<ServiceDeps, 'db' | 'profile'>) {
         .orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id', order: 'desc' }])
         .stream({ highWaterMark: 200 });
       try {
-        for await (const row of stream) yield toRun(profile, row as RunDocumentRow);
+        for await (const row of stream) yield toSpeedTestRun(profile, row as SpeedTestDocumentRow);
       } finally {
         stream.destroy();
       }
@@ -324,11 +324,11 @@ function listReads(deps: Pick<ServiceDeps, 'db' | 'profile'>) {
 
 /** The list as the API answers it, assembled from the stored documents. */
 export function speedTestListJson(profile: RevisionProfile, list: SpeedTestList): string {
-  return jsonObject({ ...list, benchmarks: jsonArray(list.benchmarks.map((row) => runJson(profile, row))) });
+  return jsonObject({ ...list, benchmarks: jsonArray(list.benchmarks.map((row) => speedTestJson(profile, row))) });
 }
 
 /** The list's runs as objects, for the pages. */
 export function speedTestListRuns(profile: RevisionProfile, list: SpeedTestList): SpeedTestRun[] {
-  return list.benchmarks.map((row) => toRun(profile, row));
+  return list.benchmarks.map((row) => toSpeedTestRun(profile, row));
 }
 

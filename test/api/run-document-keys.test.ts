@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { currentRunDocument } from '../../src/db/read-models/run-document.ts';
 import { getRevisionProfile, revisionNumbers } from '../../src/revisions.ts';
 import { runResponseSchemas } from '../../src/schemas/responses.schema.ts';
-import { runForRevision, type SpeedTestRun } from '../../src/services/speed-test-reads.ts';
+import { speedTestRunForRevision, type SpeedTestRun } from '../../src/services/speed-test-reads.ts';
 import { useTestApp } from '../helpers/app.ts';
 import { account, submitRun } from '../helpers/moderation.ts';
 
@@ -37,7 +37,7 @@ describe('run documents and the run response schemas name the same keys', () => 
     describe(`revision ${revision}`, () => {
       const profile = getRevisionProfile(revision);
       const { shape } = runResponseSchemas(profile).run;
-      const run = () => runForRevision(profile, JSON.parse(document) as SpeedTestRun);
+      const run = () => speedTestRunForRevision(profile, JSON.parse(document) as SpeedTestRun);
 
       it('the stored document, cut down to the revision, has the schema’s keys', () => {
         expect(keyDifference(Object.keys(run()), Object.keys(shape))).to.deep.equal(NO_DIFFERENCE);

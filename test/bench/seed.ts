@@ -16,7 +16,7 @@ import { cpus, gpus, unifiedChips, type CpuSpec, type GpuSpec, type UnifiedChipS
 import type { Db } from '../../src/db/knex.ts';
 import { contentHash } from '../../src/lib/canonical-json.ts';
 import { rebuildReadModels } from '../../src/db/read-models/index.ts';
-import { hardwareProfileRow, hardwareSearchText, memoryGb, osFamily } from '../../src/lib/run-facets.ts';
+import { hardwareProfileRow, hardwareSearchText, memoryGb, osFamily } from '../../src/lib/speed-test-facets.ts';
 import { normaliseHardware, type NormalisedHardware } from '../../src/lib/speed-test-normalise.ts';
 import type { ModelRow } from '../../src/services/models.service.ts';
 import type { RevisionProfile } from '../../src/revisions.ts';

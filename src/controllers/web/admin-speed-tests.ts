@@ -6,12 +6,12 @@ import { parseOrThrow } from '../../lib/validation.ts';
 import { ensureCsrfToken } from '../../middleware/csrf.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import type { AdminActor } from '../../services/audit.service.ts';
-import { ADMIN_RUNS_PAGE_SIZE, adminRunsQuerySchema, rejectRunSchema, restoreRunSchema, runStatuses, type AdminRunsQuery } from '../../schemas/admin.schema.ts';
+import { ADMIN_SPEED_TESTS_PAGE_SIZE, adminSpeedTestsQuerySchema, rejectSpeedTestSchema, restoreSpeedTestSchema, speedTestStatuses, type AdminSpeedTestsQuery } from '../../schemas/admin.schema.ts';
 import { parseForm } from '../../web/forms.ts';
 import { render } from '../../web/views.ts';
 
 /** The list's own query string (only known, valid parameters), carried by row forms as `back`. */
-function listQueryString(query: AdminRunsQuery): string {
+function listQueryString(query: AdminSpeedTestsQuery): string {
   const search = new URLSearchParams();
   for (const key of ['model', 'user', 'hardware', 'status'] as const) if (query[key]) search.set(key, query[key]!);
   if (query.page > 1) search.set('page', String(query.page));
@@ -19,10 +19,10 @@ function listQueryString(query: AdminRunsQuery): string {
 }
 
 /** `back` as posted by a row form; anything unusable means the unfiltered list. */
-function backQuery(back: unknown): AdminRunsQuery {
-  const fallback = adminRunsQuerySchema.parse({});
+function backQuery(back: unknown): AdminSpeedTestsQuery {
+  const fallback = adminSpeedTestsQuerySchema.parse({});
   if (typeof back !== 'string' || back.length > 2000) return fallback;
-  const parsed = adminRunsQuerySchema.safeParse(Object.fromEntries(new URLSearchParams(back)));
+  const parsed = adminSpeedTestsQuerySchema.safeParse(Object.fromEntries(new URLSearchParams(back)));
   return parsed.success ? parsed.data : fallback;
 }
 
@@ -36,9 +36,9 @@ interface RowState {
 export function adminSpeedTestsController({ services }: AppContext) {
   const { moderation } = services;
 
-  async function showList(req: Request, res: Response, query: AdminRunsQuery, rowStates: Record<string, RowState> = {}, status = 200) {
+  async function showList(req: Request, res: Response, query: AdminSpeedTestsQuery, rowStates: Record<string, RowState> = {}, status = 200) {
     const { page, ...filters } = query;
-    const { items, total } = await moderation.search(filters, { limit: ADMIN_RUNS_PAGE_SIZE, offset: (page - 1) * ADMIN_RUNS_PAGE_SIZE });
+    const { items, total } = await moderation.searchSpeedTests(filters, { limit: ADMIN_SPEED_TESTS_PAGE_SIZE, offset: (page - 1) * ADMIN_SPEED_TESTS_PAGE_SIZE });
     ensureCsrfToken(req);
     const back = listQueryString(query);
     const withoutPage = listQueryString({ ...query, page: 1 });
@@ -50,9 +50,9 @@ export function adminSpeedTestsController({ services }: AppContext) {
         items,
         total,
         query,
-        statuses: runStatuses,
+        statuses: speedTestStatuses,
         page,
-        pages: Math.max(1, Math.ceil(total / ADMIN_RUNS_PAGE_SIZE)),
+        pages: Math.max(1, Math.ceil(total / ADMIN_SPEED_TESTS_PAGE_SIZE)),
         back,
         pageHref: (n: number) => `/admin/runs?${withoutPage ? `${withoutPage}&` : ''}page=${n}`,
         rowStates,
@@ -65,7 +65,7 @@ export function adminSpeedTestsController({ services }: AppContext) {
   async function answer(req: Request, res: Response, id: string, state?: RowState, status = 200) {
     const body = (req.body ?? {}) as Record<string, unknown>;
     if (isHtmxRequest(req)) {
-      const item = await moderation.get(id);
+      const item = await moderation.getSpeedTest(id);
       ensureCsrfToken(req);
       render(res, 'partials/admin/speed-test-row', { item, csrfToken: req.session.csrfToken, back: listQueryString(backQuery(body.back)), state: state ?? {} }, status);
     } else if (state) {
@@ -84,7 +84,7 @@ export function adminSpeedTestsController({ services }: AppContext) {
   function moderate<S extends z.ZodType<{ reason?: string }>>(schema: S, action: (actor: AdminActor, id: string, reason: z.output<S>['reason']) => Promise<void>) {
     return async (req: Request, res: Response) => {
       const id = String(req.params.id);
-      await moderation.get(id);
+      await moderation.getSpeedTest(id);
       const body = (req.body ?? {}) as Record<string, unknown>;
       const parsed = parseForm(schema, { reason: body.reason });
       if (!parsed.ok) return answer(req, res, id, { fieldErrors: parsed.fieldErrors, values: { reason: body.reason } }, 400);
@@ -100,9 +100,9 @@ export function adminSpeedTestsController({ services }: AppContext) {
 
   return {
     async list(req: Request, res: Response) {
-      await showList(req, res, parseOrThrow(adminRunsQuerySchema, req.query));
+      await showList(req, res, parseOrThrow(adminSpeedTestsQuerySchema, req.query));
     },
-    reject: moderate(rejectRunSchema, (actor, id, reason) => moderation.reject(actor, id, reason!)),
-    restore: moderate(restoreRunSchema, (actor, id, reason) => moderation.restore(actor, id, reason)),
+    reject: moderate(rejectSpeedTestSchema, (actor, id, reason) => moderation.rejectSpeedTest(actor, id, reason!)),
+    restore: moderate(restoreSpeedTestSchema, (actor, id, reason) => moderation.restoreSpeedTest(actor, id, reason)),
   };
 }

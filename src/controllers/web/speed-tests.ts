@@ -129,7 +129,7 @@ export function speedTestPagesController({ services, profile, clock, config }: A
       const id = String(req.params.id);
       const viewerId = req.actor?.user.id ?? null;
       const { run, moderation } = req.actor?.user.isAdmin
-        ? await services.moderation.get(id, viewerId)
+        ? await services.moderation.getSpeedTest(id, viewerId)
         : { run: await services.speedTests.get(id, viewerId), moderation: undefined };
       render(res, 'pages/speed-tests/show', {
         title: `${run.hfId} · ${hardwareLabel(run.hardware as { hwClass: string })}`,

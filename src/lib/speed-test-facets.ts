@@ -6,7 +6,7 @@ import type { NormalisedSpeedTest } from './speed-test-normalise.ts';
  * engine-flag and user facts that lists filter and sort on, so the leaderboard reads one
  * table with the right indexes instead of joining four on every request.
  */
-export interface RunFacets {
+export interface SpeedTestFacets {
   hw_class: string;
   memory_gb: number | null;
   hardware_search: string;
@@ -28,7 +28,7 @@ export interface RunFacets {
 }
 
 /** Free-text OS names folded onto the leaderboard's three values. */
-export function osFamily(os: string | undefined): RunFacets['os_family'] {
+export function osFamily(os: string | undefined): SpeedTestFacets['os_family'] {
   const value = os?.toLowerCase() ?? '';
   // macOS first: "darwin" contains "win".
   if (/mac|darwin|os ?x\b/.test(value)) return 'macos';
@@ -53,11 +53,11 @@ export function memoryGb(hw: NormalisedSpeedTest['hardware']): number | null {
   return hw.ramGb;
 }
 
-export function runFacets(
+export function speedTestFacets(
   run: NormalisedSpeedTest,
   model: { params: number | null; family: string | null; is_moe: boolean },
   userVerified: boolean,
-): RunFacets {
+): SpeedTestFacets {
   const flags = run.engineFlags ?? {};
   const hw = run.hardware;
   const systemPower = 'powerWatts' in hw ? hw.powerWatts : undefined;
