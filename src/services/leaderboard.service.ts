@@ -121,7 +121,13 @@ function rankedRuns(deps: LeaderboardDeps, resolved: ResolvedQuery) {
 
 /** Filters whose totals the count table keeps, alone and in pairs (see src/db/read-models/run-counts.ts). */
 const COUNTED_FILTERS = ['hfId', 'hwClass', 'memTier', 'engineName', 'quantization', 'verified', 'paramSize', 'os', 'backend', 'isMoE', 'contextLen', 'batchSize'] as const;
-const UNCOUNTED_FILTERS = ['modelFamily', 'plausible', 'bestPer'] as const;
+/** Parameters that page, sort or format the ranking, and `since`, whose total has its own path: not filters of the runs themselves. */
+const NOT_RUN_FILTERS = new Set(['limit', 'offset', 'sort', 'format', 'since']);
+/**
+ * The run filters a query gives. Any parameter not named above is one, so a new filter is
+ * counted by counting the runs (exact, slower) until the count tables learn it.
+ */
+const runFiltersOf = (query: LeaderboardQuery) => Object.entries(query).filter(([name, value]) => value !== undefined && !NOT_RUN_FILTERS.has(name)).map(([name]) => name);
 /** The filters the count table pairs with days (run-count layout v4). */
 const DAY_PAIRED_FILTERS = new Set<string>(['hwClass', 'memTier', 'engineName', 'quantization', 'paramSize']);
 const DAY_MS = 86_400_000;
@@ -148,7 +154,8 @@ const CUBE_COLUMNS = { hwClass: 'hw_class', memTier: 'mem_tier', engineName: 'en
 async function totalFromCountTables(deps: LeaderboardDeps, resolved: ResolvedQuery): Promise<{ query: Knex.QueryBuilder } | 0 | null> {
   const { db } = deps;
   const { query, hardwareIds } = resolved;
-  if (UNCOUNTED_FILTERS.some((name) => query[name] !== undefined)) return null;
+  // hardwareName was resolved to the profiles in `hardwareIds`.
+  if (runFiltersOf(query).some((name) => name !== 'hardwareName' && !(COUNTED_FILTERS as readonly string[]).includes(name))) return null;
   const given = COUNTED_FILTERS.filter((name) => query[name] !== undefined);
   const sum = db.raw('coalesce(sum(n), 0)::int as total');
   if (query.since) {
@@ -262,8 +269,7 @@ function pageStatement(deps: LeaderboardDeps, resolved: ResolvedQuery, total: { 
  * through the general ranking index instead of 4 ms through the class's own).
  */
 function pageRows(deps: LeaderboardDeps, { query }: ResolvedQuery, statement: Knex.Raw): Promise<{ total?: number; rows: string }[]> {
-  const filtered = [...COUNTED_FILTERS, ...UNCOUNTED_FILTERS, 'hardwareName' as const].some((name) => query[name] !== undefined);
-  return filtered
+  return runFiltersOf(query).length > 0
     ? (statement.then((result: { rows: { total?: number; rows: string }[] }) => result.rows) as Promise<{ total?: number; rows: string }[]>)
     : queryPrepared(deps.db, statement);
 }
