@@ -3,6 +3,7 @@ import request from 'supertest';
 import { usdPerUnit } from '../../src/data/fx-rates.ts';
 import { createKey, signedUpAgent, useTestApp, type TestContext } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
+import { validSubmission } from '../helpers/fixtures.ts';
 import { expectValidationFailed } from '../helpers/assertions.ts';
 
 // Expected values come from spec/interface.md ("Leaderboard", "Errors") and DECISIONS.md
@@ -79,17 +80,10 @@ const allBut =
   (seeder: Seeder) =>
     seeder.approved().filter((label) => !excluded.includes(label));
 
-const BASE_PAYLOAD: Body = {
-  hfId: fakeHubModels.dense,
-  hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 },
-  engineName: 'llama.cpp',
-  quantization: 'Q4_K_M',
-};
-
-/** Defaults, then overrides; an override of `undefined` drops the field. */
+/** Defaults, then overrides; an override of `undefined` drops the field. No ttftMs unless given. */
 function payload(defaults: Body, overrides: Body, seq: number): Body {
   // Distinct, not in creation order: 1 + (37 n mod 101) for n < 101.
-  const merged: Body = { ...BASE_PAYLOAD, tokSOut: 1 + ((seq * 37) % 101), ...defaults, ...overrides };
+  const merged = validSubmission({ tokSOut: 1 + ((seq * 37) % 101), ttftMs: undefined, ...defaults, ...overrides });
   return Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined));
 }
 

@@ -11,6 +11,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { createKey, signedUpAgent, useTestApp, type TestContext } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
+import { validSubmission } from '../helpers/fixtures.ts';
 
 type Revision = 1 | 2 | 3;
 type Body = Record<string, unknown>;
@@ -52,17 +53,9 @@ const METRIC_422: Partial<Record<Revision, { error: string }>> = {
 // Payload builders
 // ---------------------------------------------------------------------------
 
-/** A valid submission in every revision (tokSOut plus TTFT meets all three metric rules); `undefined` drops a field. */
+/** `validSubmission()` with this file's TTFT of 120 ms; `undefined` drops a field. */
 function payload(overrides: Body = {}): Body {
-  return {
-    hfId: HF_ID,
-    hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 },
-    engineName: 'llama.cpp',
-    quantization: 'Q4_K_M',
-    tokSOut: 42.5,
-    ttftMs: 120,
-    ...overrides,
-  };
+  return validSubmission({ ttftMs: 120, ...overrides });
 }
 
 /**
@@ -416,14 +409,12 @@ for (const revision of REVISIONS) {
     const notAccepted = `Not accepted in API revision ${revision}`;
 
     describe('minimal and maximal payloads', () => {
-      const minimal: Body = {
-        hfId: HF_ID,
+      // The required fields only, and a TTFT where revision 2's metric rule asks for a second metric.
+      const minimal = validSubmission({
         hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 3060', vramGb: 12 },
-        engineName: 'llama.cpp',
-        quantization: 'Q4_K_M',
         tokSOut: 30,
-        ...(revision === 2 ? { ttftMs: 250 } : {}),
-      };
+        ttftMs: revision === 2 ? 250 : undefined,
+      });
       const defaults = {
         modelRevision: 'main',
         contextLength: 2048,
