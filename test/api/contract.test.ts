@@ -9,6 +9,7 @@ import { responseHeaders, type ApiOperation, type HeaderName } from '../../src/a
 import { getRevisionProfile, type RevisionNumber } from '../../src/revisions.ts';
 import { createKey, signedUpAgent, useTestApp, type Agent, type TestContext } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
+import { validSubmission } from '../helpers/fixtures.ts';
 import { schemaChecker, type SchemaChecker } from '../helpers/openapi.ts';
 
 /**
@@ -49,17 +50,6 @@ type Producer = (call: Call) => Promise<request.Response>;
 
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
-/** A submission of a model the fake hub knows, valid in every revision. */
-const submission = (overrides: Body = {}): Body => ({
-  hfId: fakeHubModels.dense,
-  hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 },
-  engineName: 'llama.cpp',
-  quantization: 'Q4_K_M',
-  tokSOut: 42.5,
-  ttftMs: 180,
-  ...overrides,
-});
-
 const metricRuleStatus = (call: Call) => {
   const rule = getRevisionProfile(call.revision).speedTests.metricRule;
   return 'status' in rule ? rule.status : undefined;
@@ -68,7 +58,7 @@ const metricRuleStatus = (call: Call) => {
 /** A submission that meets everything but the revision's any-of metric rule (a 422). */
 function failingMetricRule(call: Call): Body {
   const rule = getRevisionProfile(call.revision).speedTests.metricRule;
-  const body = submission({ tokSOut: 42.5, ttftMs: undefined });
+  const body = validSubmission({ tokSOut: 42.5, ttftMs: undefined });
   if (rule.kind === 'anyOf') for (const field of rule.fields) delete body[field];
   return body;
 }
@@ -81,7 +71,7 @@ function nextWindow(call: Call): void {
   call.ctx.clock.advance(windowMs(call) + 1000);
 }
 
-function submit(call: Call, body: Body = submission(), headers: Record<string, string> = {}) {
+function submit(call: Call, body: Body = validSubmission(), headers: Record<string, string> = {}) {
   return request(call.ctx.app).post(call.path()).set({ ...bearer(call), ...headers }).send(body);
 }
 
@@ -118,13 +108,13 @@ const producers: Record<string, Producer> = {
     return submit(call);
   },
   'submitSpeedTest 400': (call) => submit(call, { hfId: fakeHubModels.dense }),
-  'submitSpeedTest 401': (call) => anonymous(call, submission()),
-  'submitSpeedTest 403': (call) => withoutCsrf(call, call.path(), submission()),
-  'submitSpeedTest 404': (call) => submit(call, submission({ hfId: fakeHubModels.missing })),
+  'submitSpeedTest 401': (call) => anonymous(call, validSubmission()),
+  'submitSpeedTest 403': (call) => withoutCsrf(call, call.path(), validSubmission()),
+  'submitSpeedTest 404': (call) => submit(call, validSubmission({ hfId: fakeHubModels.missing })),
   'submitSpeedTest 409': async (call) => {
     // A request with this key is "in flight": its row exists with no stored answer yet.
     const key = `in-flight-${randomUUID()}`;
-    const body = submission();
+    const body = validSubmission();
     await call.ctx.db('idempotency_keys').insert({ user_id: call.fx.owner.id, scope: 'speed-test', key, request_hash: contentHash(body) });
     return submit(call, body, { 'Idempotency-Key': key });
   },
@@ -132,23 +122,23 @@ const producers: Record<string, Producer> = {
     if (metricRuleStatus(call)) return submit(call, failingMetricRule(call));
     nextWindow(call);
     const key = `reused-${randomUUID()}`;
-    expect((await submit(call, submission(), { 'Idempotency-Key': key })).status).to.equal(201);
-    return submit(call, submission({ tokSOut: 43 }), { 'Idempotency-Key': key });
+    expect((await submit(call, validSubmission(), { 'Idempotency-Key': key })).status).to.equal(201);
+    return submit(call, validSubmission({ tokSOut: 43 }), { 'Idempotency-Key': key });
   },
   'submitSpeedTest 429': async (call) => {
     nextWindow(call);
     expect((await submit(call)).status).to.equal(201);
     return submit(call);
   },
-  'submitSpeedTest 503': (call) => submit(call, submission({ hfId: fakeHubModels.rateLimited })),
+  'submitSpeedTest 503': (call) => submit(call, validSubmission({ hfId: fakeHubModels.rateLimited })),
 
   'dryRunSpeedTest 200': (call) => submit(call, submissionExamples(getRevisionProfile(call.revision)).minimal.DISCRETE_GPU),
-  'dryRunSpeedTest 400': (call) => submit(call, submission({ hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090' } })),
-  'dryRunSpeedTest 401': (call) => anonymous(call, submission()),
-  'dryRunSpeedTest 403': (call) => withoutCsrf(call, call.path(), submission()),
-  'dryRunSpeedTest 404': (call) => submit(call, submission({ hfId: fakeHubModels.deleted })),
+  'dryRunSpeedTest 400': (call) => submit(call, validSubmission({ hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090' } })),
+  'dryRunSpeedTest 401': (call) => anonymous(call, validSubmission()),
+  'dryRunSpeedTest 403': (call) => withoutCsrf(call, call.path(), validSubmission()),
+  'dryRunSpeedTest 404': (call) => submit(call, validSubmission({ hfId: fakeHubModels.deleted })),
   'dryRunSpeedTest 422': (call) => submit(call, failingMetricRule(call)),
-  'dryRunSpeedTest 503': (call) => submit(call, submission({ hfId: fakeHubModels.down })),
+  'dryRunSpeedTest 503': (call) => submit(call, validSubmission({ hfId: fakeHubModels.down })),
 
   'getSpeedTest 200': (call) => request(call.ctx.app).get(call.path({ id: call.fx.runId })),
   'getSpeedTest 404': (call) => request(call.ctx.app).get(call.path({ id: MISSING_ID })),
@@ -265,7 +255,7 @@ for (const revision of [1, 2, 3] as const) {
       checker = schemaChecker(document);
       await seedDemoCatalogue(ctx.db);
       const owner = await newAccount(ctx);
-      const run = await request(ctx.app).post(getRevisionProfile(revision).speedTests.resultsPath).set('Authorization', `Bearer ${owner.key}`).send(submission()).expect(201);
+      const run = await request(ctx.app).post(getRevisionProfile(revision).speedTests.resultsPath).set('Authorization', `Bearer ${owner.key}`).send(validSubmission()).expect(201);
       const setup = (name: string) => owner.agent.post('/api/setups').set('X-CSRF-Token', owner.csrf).send({ name }).expect(201);
       fx = { owner, runId: run.body.id, setups: { alpha: (await setup('alpha')).body.id, beta: (await setup('beta')).body.id } };
     });

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { createKey, signedUpAgent, useTestApp } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
+import { validSubmission } from '../helpers/fixtures.ts';
 
 /** Catalogue rows written by hand: no hub involved. */
 async function catalogue(db: ReturnType<typeof useTestApp>['db'], rows: { hfId: string; family?: string; params?: number; base?: string; relation?: string; count?: number }[]) {
@@ -142,7 +143,7 @@ describe('models API: run counts follow submissions', () => {
       await request(ctx.app)
         .post('/api/speed-tests')
         .set('Authorization', `Bearer ${key}`)
-        .send({ hfId: fakeHubModels.dense, hardware: { hwClass, ...hardware }, engineName: 'llama.cpp', quantization: 'Q4_K_M', tokSOut })
+        .send(validSubmission({ hardware: { hwClass, ...hardware }, tokSOut, ttftMs: undefined }))
         .expect(201);
     }
     const list = await request(ctx.app).get('/api/models').expect(200);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { createKey, signedUpAgent, useTestApp } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
+import { validSubmission } from '../helpers/fixtures.ts';
 
 describe('decode-speed roofline on stored runs', () => {
   const ctx = useTestApp({}, { fakeHub: true });
@@ -18,14 +19,8 @@ describe('decode-speed roofline on stored runs', () => {
     const res = await request(ctx.app)
       .post('/api/speed-tests')
       .set('Authorization', `Bearer ${key}`)
-      .send({
-        hfId: fakeHubModels.dense, // 7.24 B parameters
-        hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 },
-        engineName: 'llama.cpp',
-        quantization: 'Q4_K_M',
-        tokSOut: 150,
-        ...overrides,
-      })
+      // fakeHubModels.dense: 7.24 B parameters.
+      .send(validSubmission({ tokSOut: 150, ttftMs: undefined, ...overrides }))
       .expect(201);
     return res.body;
   }
@@ -79,7 +74,7 @@ describe('decode-speed roofline after the catalogue learns more', () => {
       const res = await request(ctx.app)
         .post('/api/speed-tests')
         .set('Authorization', `Bearer ${key}`)
-        .send({ hfId, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 }, engineName: 'llama.cpp', quantization: 'Q4_K_M', tokSOut: 150 })
+        .send(validSubmission({ hfId, tokSOut: 150, ttftMs: undefined }))
         .expect(201);
       return res.body;
     };

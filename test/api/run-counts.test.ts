@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { createKey, signedUpAgent, useTestApp } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
+import { validSubmission } from '../helpers/fixtures.ts';
 
 /** What the count table must hold: recounted from the runs themselves. */
 const RECOUNT = `
@@ -30,7 +31,7 @@ describe('exact totals from the run-count table', () => {
     const res = await request(ctx.app)
       .post('/api/speed-tests')
       .set('Authorization', `Bearer ${key}`)
-      .send({ engineName: 'llama.cpp', quantization: 'Q4_K_M', tokSOut: 50, ...run })
+      .send(validSubmission({ tokSOut: 50, ttftMs: undefined, ...run }))
       .expect(201);
     return res.body.id;
   }

@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { createKey, signedUpAgent, useTestApp, type TestContext } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
+import { validSubmission } from '../helpers/fixtures.ts';
 
 // Expected values come from the spec ("Speed-test results", "Limits", "Versioning").
 interface Revision {
@@ -96,15 +97,13 @@ const APPROVED = newestFirst(SEED_ORDER.filter((label) => label !== REJECTED));
 const labelsOf = (user: UserName) => SEEDS.filter((s) => s.user === user && s.label !== REJECTED).map((s) => s.label);
 
 function submission(s: Seed): Body {
-  return {
+  return validSubmission({
     hfId: s.hfId,
     hardware: s.hardware,
-    engineName: 'llama.cpp',
-    quantization: 'Q4_K_M',
     tokSOut: 30 + SEED_ORDER.indexOf(s.label),
     ttftMs: 200,
     ...(s.flags ? { engineFlags: { commandSnippet: SNIPPET, ...s.flags } } : {}),
-  };
+  });
 }
 
 interface Seeded {

@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { createKey, signedUpAgent, useTestApp, type Agent, type TestContext } from '../helpers/app.ts';
 import { fakeHubApiResponses, fakeHubModels } from '../helpers/fake-hub.ts';
+import { validSubmission } from '../helpers/fixtures.ts';
 
 // Expected values come from the spec (Limits, Errors, Versioning), not from the profiles.
 interface Revision {
@@ -52,16 +53,11 @@ type Body = Record<string, unknown>;
 
 /** A submission valid in every revision (tokSOut plus a secondary metric, flags with a snippet). */
 function payload(overrides: Body = {}, omit: string[] = []): Body {
-  const body: Body = {
-    hfId: fakeHubModels.dense,
+  const body = validSubmission({
     hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', vramGb: 24 },
-    engineName: 'llama.cpp',
-    quantization: 'Q4_K_M',
-    tokSOut: 42.5,
-    ttftMs: 180,
     engineFlags: { commandSnippet: 'llama-server -m model.gguf', kvCacheDtype: 'q8_0' },
     ...overrides,
-  };
+  });
   for (const field of omit) delete body[field];
   return body;
 }

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createKey, signedUpAgent, uniqueUsername, type Agent, type TestContext } from './app.ts';
-import { fakeHubModels } from './fake-hub.ts';
+import { validSubmission } from './fixtures.ts';
 
 /** A signed-up account as the admin and profile tests use it: browser agent, CSRF token, id, API key. */
 export interface Account {
@@ -25,15 +25,7 @@ export async function submitRun(ctx: TestContext, who: Account, overrides: Recor
   const res = await request(ctx.app)
     .post('/api/speed-tests')
     .set('Authorization', `Bearer ${who.key}`)
-    .send({
-      hfId: fakeHubModels.dense,
-      hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', vramGb: 24 },
-      engineName: 'llama.cpp',
-      quantization: 'Q4_K_M',
-      tokSOut: 42.5,
-      ttftMs: 180,
-      ...overrides,
-    });
+    .send(validSubmission({ hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', vramGb: 24 }, ...overrides }));
   if (res.status !== 201) throw new Error(`submission failed with ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body;
 }

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { createKey, signedUpAgent, useTestApp } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
+import { validSubmission } from '../helpers/fixtures.ts';
 
 describe('public pages', () => {
   const ctx = useTestApp({}, { fakeHub: true });
@@ -22,7 +23,7 @@ describe('public pages', () => {
       const res = await request(ctx.app)
         .post('/api/speed-tests')
         .set('Authorization', `Bearer ${key}`)
-        .send({ engineName: 'llama.cpp', quantization: 'Q4_K_M', ...run })
+        .send(validSubmission({ ttftMs: undefined, ...run }))
         .expect(201);
       runIds.push(res.body.id);
       hardwareId ??= res.body.hardwareId;
