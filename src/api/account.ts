@@ -1,5 +1,5 @@
 import { meResponseSchema } from '../schemas/responses.schema.ts';
-import { operation, unauthorized, type ApiResource } from './operation.ts';
+import { operation, type ApiResource } from './operation.ts';
 
 /** Who the credentials belong to: lets an agent check its key before submitting. */
 export const accountApi: ApiResource = {
@@ -14,7 +14,7 @@ export const accountApi: ApiResource = {
       summary: 'Whose credentials these are',
       description: 'Lets an agent check its key before submitting.',
       auth: 'key|session',
-      responses: { 200: { description: 'The caller.', body: 'Me' }, 401: unauthorized() },
+      responses: { 200: { description: 'The caller.', body: 'Me' } },
       handle({ req, res }) {
         const { user, via } = req.actor!;
         res.json({

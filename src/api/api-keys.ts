@@ -3,7 +3,7 @@ import { messages } from '../messages.ts';
 import { createApiKeySchema } from '../schemas/api-key.schema.ts';
 import { idParam } from '../schemas/path-params.schema.ts';
 import { apiKeyListResponseSchema, createdApiKeyResponseSchema } from '../schemas/responses.schema.ts';
-import { badRequest, errorBody, example, malformedJson, notFound, operation, sessionOnlyForbidden, unauthorized, type ApiResource } from './operation.ts';
+import { badRequest, errorBody, example, malformedJson, notFound, operation, type ApiResource } from './operation.ts';
 
 /** Bearer keys for agents, managed with a browser session (a key cannot mint or revoke keys). */
 export const apiKeysApi: ApiResource = {
@@ -17,7 +17,7 @@ export const apiKeysApi: ApiResource = {
       route: 'GET /api/keys',
       summary: 'Your live API keys (never the secrets)',
       auth: 'session',
-      responses: { 200: { description: 'Newest first.', body: 'ApiKeyList' }, 401: unauthorized(), 403: sessionOnlyForbidden(false) },
+      responses: { 200: { description: 'Newest first.', body: 'ApiKeyList' } },
       async handle({ res, app, userId }) {
         res.json(await app.services.apiKeys.list(userId()));
       },
@@ -36,8 +36,6 @@ export const apiKeysApi: ApiResource = {
       responses: {
         201: { description: 'The new key with its secret.', body: 'CreatedApiKey' },
         400: badRequest('The body fails validation.', { name: ['Name is required'] }, { malformed: malformedJson }),
-        401: unauthorized(),
-        403: sessionOnlyForbidden(true),
         409: { description: 'The account already has the maximum of live keys.', body: 'Error', examples: { limit: example('Key limit', errorBody(messages.apiKeyLimit(API_KEYS_PER_ACCOUNT))) } },
       },
       async handle({ res, app, body, userId }) {
@@ -53,8 +51,6 @@ export const apiKeysApi: ApiResource = {
       pathParams: idParam(messages.apiKeyNotFound, 'API key id'),
       responses: {
         200: { description: 'Revoked: the key is a 401 from now on.', body: 'Ok', examples: { ok: example('Revoked', { ok: true }) } },
-        401: unauthorized(),
-        403: sessionOnlyForbidden(true),
         404: notFound('API key', messages.apiKeyNotFound),
       },
       async handle({ res, app, params, userId }) {

@@ -98,7 +98,9 @@ interface OperationSpec<P extends z.ZodObject, Q extends z.ZodType, H extends z.
 
 /**
  * Declares an operation; the handler's `params`, `query`, `headers` and `body` are typed from
- * the schemas. Its tag is its resource's (src/api/index.ts sets it).
+ * the schemas. Its tag is its resource's (src/api/index.ts sets it), and the answers its
+ * `auth` implies (401, and 403 for a key on a session-only path or a missing CSRF token)
+ * are documented from the auth mode unless the declaration gives its own.
  */
 export function operation<
   P extends z.ZodObject = z.ZodObject<{}>,
@@ -106,8 +108,19 @@ export function operation<
   H extends z.ZodObject = z.ZodObject<{}>,
   B extends z.ZodType = z.ZodUndefined,
 >({ route, ...spec }: OperationSpec<P, Q, H, B>): ApiOperation {
-  const [method, path] = route.split(' ') as [string, string];
-  return { ...(spec as unknown as Omit<ApiOperation, 'method' | 'path' | 'tags'>), method: method.toLowerCase() as HttpMethod, path, tags: [] };
+  const [verb, path] = route.split(' ') as [string, string];
+  const method = verb.toLowerCase() as HttpMethod;
+  const declared = spec as unknown as Omit<ApiOperation, 'method' | 'path' | 'tags'>;
+  return { ...declared, method, path, tags: [], responses: { ...authResponses(spec.auth, method), ...declared.responses } };
+}
+
+/** What the auth middleware answers before the handler runs, by auth mode. */
+function authResponses(auth: AuthMode, method: HttpMethod): Record<number, ResponseSpec> {
+  if (auth === 'public') return {};
+  // Unsafe methods made with the session cookie need its CSRF token.
+  const unsafe = method !== 'get';
+  if (auth === 'session') return { 401: unauthorized(), 403: sessionOnlyForbidden(unsafe) };
+  return unsafe ? { 401: unauthorized(), 403: forbiddenCsrf } : { 401: unauthorized() };
 }
 
 /** The calls of one request: built by the route mounting from what the middleware parsed. */

@@ -2,7 +2,7 @@ import { messages } from '../messages.ts';
 import { idParam } from '../schemas/path-params.schema.ts';
 import { reactionSchema } from '../schemas/reaction.schema.ts';
 import { reactionStateResponseSchema } from '../schemas/responses.schema.ts';
-import { badRequest, example, forbiddenCsrf, notFound, operation, unauthorized, type ApiResource } from './operation.ts';
+import { badRequest, example, notFound, operation, type ApiResource } from './operation.ts';
 
 /** Reactions to speed-test runs: one per user per run; `null` takes it back. */
 export const reactionsApi: ApiResource = {
@@ -30,8 +30,6 @@ export const reactionsApi: ApiResource = {
           examples: { state: example('After reacting', { reactionCounts: { fire: 3, rocket: 1 }, myEmoji: 'fire' }) },
         },
         400: badRequest('The body is not `{ emoji }` with an accepted emoji or null.', { emoji: ['Must be one of fire, rocket, 100, brain, chad, or null to remove your reaction'] }),
-        401: unauthorized(),
-        403: forbiddenCsrf,
         404: notFound('Run', messages.speedTestNotFound),
       },
       async handle({ res, app, params, body, userId }) {

@@ -2,7 +2,7 @@ import { messages } from '../messages.ts';
 import { idParam } from '../schemas/path-params.schema.ts';
 import { setupListResponseSchema, setupResponseSchema } from '../schemas/responses.schema.ts';
 import { setupSchemas } from '../schemas/setup.schema.ts';
-import { badRequest, errorBody, example, malformedJson, notFound, operation, sessionOnlyForbidden, unauthorized, type ApiResource, type ResponseSpec } from './operation.ts';
+import { badRequest, errorBody, example, malformedJson, notFound, operation, type ApiResource, type ResponseSpec } from './operation.ts';
 
 /** Saved setups: the caller's own named hardware/engine configurations (session only; another user's id is a 404). */
 export const setupsApi: ApiResource = {
@@ -26,7 +26,7 @@ export const setupsApi: ApiResource = {
         route: 'GET /api/setups',
         summary: 'Your saved setups',
         auth: 'session',
-        responses: { 200: { description: 'Default first, then most recently updated.', body: 'SetupList' }, 401: unauthorized(), 403: sessionOnlyForbidden(false) },
+        responses: { 200: { description: 'Default first, then most recently updated.', body: 'SetupList' } },
         async handle({ res, app, userId }) {
           res.json(await app.services.setups.list(userId()));
         },
@@ -44,7 +44,7 @@ export const setupsApi: ApiResource = {
             setup: example('A GPU box', { name: '4090 box', isDefault: true, hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, engineName: 'llama.cpp', quantization: 'Q4_K_M', gpuLayers: 99, flashAttn: true, contextLength: 8192 }),
           },
         },
-        responses: { 201: { description: 'The stored setup.', body: 'Setup', headers: ['Location'] }, 400: invalid, 401: unauthorized(), 403: sessionOnlyForbidden(true), 409: nameTaken },
+        responses: { 201: { description: 'The stored setup.', body: 'Setup', headers: ['Location'] }, 400: invalid, 409: nameTaken },
         async handle({ res, app, body, userId }) {
           const setup = await app.services.setups.create(userId(), body);
           res.status(201).location(`/api/setups/${setup.id}`).json(setup);
@@ -56,7 +56,7 @@ export const setupsApi: ApiResource = {
         summary: 'One of your setups',
         auth: 'session',
         pathParams: setupId,
-        responses: { 200: { description: 'The setup.', body: 'Setup' }, 401: unauthorized(), 403: sessionOnlyForbidden(false), 404: unknown },
+        responses: { 200: { description: 'The setup.', body: 'Setup' }, 404: unknown },
         async handle({ res, app, params, userId }) {
           res.json(await app.services.setups.get(userId(), params.id));
         },
@@ -69,7 +69,7 @@ export const setupsApi: ApiResource = {
         auth: 'session',
         pathParams: setupId,
         body: { component: 'SetupPatch', schema: schemas.patch, examples: { rename: example('Rename and clear a field', { name: 'old 4090 box', gpuLayers: null }) } },
-        responses: { 200: { description: 'The setup as stored now.', body: 'Setup' }, 400: invalid, 401: unauthorized(), 403: sessionOnlyForbidden(true), 404: unknown, 409: nameTaken },
+        responses: { 200: { description: 'The setup as stored now.', body: 'Setup' }, 400: invalid, 404: unknown, 409: nameTaken },
         async handle({ res, app, params, body, userId }) {
           res.json(await app.services.setups.update(userId(), params.id, body));
         },
@@ -80,7 +80,7 @@ export const setupsApi: ApiResource = {
         summary: 'Delete a setup',
         auth: 'session',
         pathParams: setupId,
-        responses: { 204: { description: 'Deleted (no body).' }, 401: unauthorized(), 403: sessionOnlyForbidden(true), 404: unknown },
+        responses: { 204: { description: 'Deleted (no body).' }, 404: unknown },
         async handle({ res, app, params, userId }) {
           await app.services.setups.remove(userId(), params.id);
           res.status(204).end();

@@ -16,11 +16,9 @@ import {
   errorBody,
   example,
   exportAlternatives,
-  forbiddenCsrf,
   malformedJson,
   notFound,
   operation,
-  unauthorized,
   type ApiOperation,
   type ApiResource,
   type Example,
@@ -102,8 +100,6 @@ export const speedTestsApi: ApiResource = {
             { 'hardware.vramGb': ['Required unless gpus is given'], engineName: [`Must be one of: ${profile.speedTests.engines.slice(0, 3).join(', ')}, ...`] },
             { malformed: malformedJson },
           ),
-          401: unauthorized(),
-          403: forbiddenCsrf,
           404: hubNotFound,
           409: {
             description: 'Another request with the same Idempotency-Key is still being processed; retry shortly.',
@@ -139,8 +135,6 @@ export const speedTestsApi: ApiResource = {
     if (profile.speedTests.dryRun) {
       const errors: Record<number, ResponseSpec> = {
         400: badRequest('The body fails validation (see `details`) or is not JSON.', { 'hardware.vramGb': ['Required unless gpus is given'] }, { malformed: malformedJson }),
-        401: unauthorized(),
-        403: forbiddenCsrf,
         404: hubNotFound,
       };
       if ('status' in rule) errors[rule.status] = { description: "The revision's metric rule is not met.", body: 'Error', examples: metricExample };
