@@ -43,7 +43,7 @@ function toApiKey(row: ApiKeyRow): ApiKey {
   };
 }
 
-export function hashApiKey(key: string): string {
+function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
