@@ -3,7 +3,7 @@ import { parameterDescriptions } from '../openapi/descriptions.ts';
 import { leaderboardQuerySchema } from '../schemas/leaderboard-query.schema.ts';
 import { runResponseSchemas } from '../schemas/responses.schema.ts';
 import { leaderboardJson } from '../services/leaderboard.service.ts';
-import { badRequest, exportAlternatives, operation, type ApiResource } from './operation.ts';
+import { exportAlternatives, invalidQuery, operation, type ApiResource } from './operation.ts';
 
 /** The ranking of approved runs, with every filter, sorts, best run per hardware and exports. */
 export const leaderboardApi: ApiResource = {
@@ -21,7 +21,7 @@ export const leaderboardApi: ApiResource = {
       query: { schema: leaderboardQuerySchema(profile), descriptions: parameterDescriptions.leaderboard },
       responses: {
         200: { description: 'One page of ranked runs.', body: 'LeaderboardPage', alternatives: exportAlternatives },
-        400: badRequest('A parameter is unknown or out of bounds.', { memTier: ['Must be one of 8, 12, 16, 24, 32, 48, 80, 96, 128'] }),
+        400: invalidQuery({ memTier: ['Must be one of 8, 12, 16, 24, 32, 48, 80, 96, 128'] }),
       },
       async handle({ res, app, query, viewerId }) {
         const { leaderboard } = app.services;

@@ -10,7 +10,7 @@ import {
   modelTreeNodeSchema,
   modelTreeResponseSchema,
 } from '../schemas/responses.schema.ts';
-import { badRequest, notFound, operation, type ApiOperation, type ApiResource } from './operation.ts';
+import { badRequest, invalidQuery, notFound, operation, type ApiOperation, type ApiResource } from './operation.ts';
 
 /** The model catalogue: lists and finetune trees, search, one model. */
 export const modelsApi: ApiResource = {
@@ -36,7 +36,7 @@ export const modelsApi: ApiResource = {
         query: { schema: modelsListQuerySchema(profile), descriptions: parameterDescriptions.models },
         responses: {
           200: { description: 'A page of models (flat, or trees with `tree=true`).', body: 'Models' },
-          400: badRequest('A parameter is unknown or out of bounds.', { limit: [`Must be at most ${profile.models.listLimit.max}`] }),
+          400: invalidQuery({ limit: [`Must be at most ${profile.models.listLimit.max}`] }),
         },
         async handle({ res, app, query: { tree, ...query } }) {
           res.json(tree ? await app.services.models.tree(query) : await app.services.models.list(query));

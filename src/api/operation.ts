@@ -168,6 +168,9 @@ export function badRequest(description: string, fieldErrors: Record<string, stri
   return { description, body: 'BadRequest', examples: { validation: validationExample(fieldErrors), ...more } };
 }
 
+/** 400 of a read whose query string has an unknown parameter or a value out of bounds. */
+export const invalidQuery = (fieldErrors: Record<string, string[]>): ResponseSpec => badRequest('A parameter is unknown or out of bounds.', fieldErrors);
+
 export const malformedJson = example('Body is not JSON', errorBody(messages.malformedJson));
 
 export const unauthorized = (extra: Record<string, Example> = {}): ResponseSpec => ({

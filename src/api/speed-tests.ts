@@ -13,6 +13,7 @@ import { speedTestJson } from '../services/speed-test-reads.ts';
 import { speedTestListJson } from '../services/speed-tests.service.ts';
 import {
   badRequest,
+  invalidQuery,
   errorBody,
   example,
   exportAlternatives,
@@ -68,7 +69,7 @@ export const speedTestsApi: ApiResource = {
         query: { schema: speedTestListQuerySchema(profile), descriptions: parameterDescriptions.results },
         responses: {
           200: { description: 'One page of runs.', body: 'SpeedTestList', alternatives: exportAlternatives },
-          400: badRequest('A parameter is unknown or out of bounds.', { limit: [`Must be at most ${profile.speedTests.resultsList.limit.max}`] }),
+          400: invalidQuery({ limit: [`Must be at most ${profile.speedTests.resultsList.limit.max}`] }),
         },
         async handle({ res, app, query, viewerId }) {
           if (query.format !== 'json') {

@@ -7,7 +7,8 @@ import { messages } from '../messages.ts';
 export interface RequestSchemas {
   params?: z.ZodType;
   query?: z.ZodType;
-  headers?: z.ZodType;
+  /** Named as the client sends them (`Idempotency-Key`); Node has them lower-cased. */
+  headers?: z.ZodObject;
   body?: z.ZodType;
 }
 
@@ -46,9 +47,8 @@ export function validate(schemas: RequestSchemas): RequestHandler {
 }
 
 /** The request's headers under the names the schema declares (Node lower-cases them). */
-function headerValues(headers: Record<string, unknown>, schema: z.ZodType): Record<string, unknown> {
-  const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape ?? {};
-  return Object.fromEntries(Object.keys(shape).map((name) => [name, headers[name.toLowerCase()]]));
+function headerValues(headers: Record<string, unknown>, schema: z.ZodObject): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(schema.shape).map((name) => [name, headers[name.toLowerCase()]]));
 }
 
 /**

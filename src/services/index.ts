@@ -2,7 +2,6 @@ import { createApiKeysService } from './api-keys.service.ts';
 import { createAuditService } from './audit.service.ts';
 import type { ServiceDeps } from './deps.ts';
 import { createHardwareService } from './hardware.service.ts';
-import { createHousekeepingService } from './housekeeping.service.ts';
 import { createLeaderboardService } from './leaderboard.service.ts';
 import { createModelsService } from './models.service.ts';
 import { createModerationService } from './moderation.service.ts';
@@ -18,13 +17,14 @@ export type { ServiceDeps } from './deps.ts';
  * Every service of the app, built once from its dependencies (`createApp` does it). Controllers
  * reach services only through this container; a service that must join another's transaction
  * builds that one on the transaction itself (`createXService({ ...deps, db: trx })`).
+ * Work outside requests (start-up, the housekeeping timer, the CLI) builds the one service
+ * it needs from its database.
  */
 export function createServices(deps: ServiceDeps) {
   return {
     apiKeys: createApiKeysService(deps),
     audit: createAuditService(deps),
     hardware: createHardwareService(deps),
-    housekeeping: createHousekeepingService(deps),
     leaderboard: createLeaderboardService(deps),
     models: createModelsService(deps),
     moderation: createModerationService(deps),

@@ -93,6 +93,7 @@ const speedTestLabel = (row: LockedSpeedTest) => `${row.hf_id} by @${row.usernam
 export function createModerationService(deps: Pick<ServiceDeps, 'db' | 'profile'>) {
   const { db } = deps;
   const reads = createSpeedTestReads(deps);
+  const audit = createAuditService(deps);
 
   /**
    * Moves a run between statuses in one transaction: the run row locked, the model's run
@@ -152,7 +153,7 @@ export function createModerationService(deps: Pick<ServiceDeps, 'db' | 'profile'
         db('speed_test_runs').whereIn('status', ['REJECTED', 'PENDING']).groupBy('status').select('status', db.raw('count(*)::int as n')),
         db('admin_audit_log').count<{ auditEntries: number }[]>('* as auditEntries'),
         db('models').count<{ models: number }[]>('* as models'),
-        createAuditService(deps).list({ limit: 10, offset: 0 }),
+        audit.list({ limit: 10, offset: 0 }),
       ]);
       const byStatus = new Map<string, number>(otherRuns.map((row: { status: string; n: number }) => [row.status, row.n]));
       return {

@@ -13,7 +13,7 @@ import type { SpeedTestSubmission } from '../schemas/speed-test.schema.ts';
 import type { ServiceDeps } from './deps.ts';
 import { createIdempotencyService } from './idempotency.service.ts';
 import { createModelsService, toModelSummary, type ModelRow, type ResolvedModel } from './models.service.ts';
-import { createSpeedTestReads, speedTestJson, toSpeedTestRun, type CountFact, type SpeedTestDocumentRow, type SpeedTestRun } from './speed-test-reads.ts';
+import { createSpeedTestReads, speedTestJson, toSpeedTestRun, type CountFact, type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
 import { createSubmissionWindowService, type WindowState } from './submission-window.service.ts';
 
 export type { SpeedTestRun };
@@ -117,12 +117,13 @@ export function createSpeedTestsService(deps: ServiceDeps) {
   const { profile, clock } = deps;
   const reads = createSpeedTestReads(deps);
   const windows = createSubmissionWindowService(deps);
+  const models = createModelsService(deps);
   const submissionRule = profile.speedTests.submissionLimit;
 
   /** Everything a submission must pass beyond its schema, the hub check included; writes nothing. */
   async function validate(submission: SpeedTestSubmission): Promise<ValidatedSubmission> {
     const normalised = normaliseParsedSubmission(profile, submission);
-    const model = await createModelsService(deps).resolve(normalised.hfId);
+    const model = await models.resolve(normalised.hfId);
     return { normalised, model };
   }
 
@@ -157,21 +158,23 @@ export function createSpeedTestsService(deps: ServiceDeps) {
      * writing or using the window.
      */
     async submit(userId: string, submission: SpeedTestSubmission, idempotency?: { key: string; requestHash: string }): Promise<SubmissionResult> {
-      const now = clock.now();
+      let resetAt: Date | undefined;
       const { answer: run, replayed } = await createIdempotencyService(deps).once(
         idempotency && { userId, scope: IDEMPOTENCY_SCOPE, key: idempotency.key, requestHash: idempotency.requestHash },
         {
           prepare: () => validate(submission),
           write: async (trx, { normalised, model }) => {
+            // Stamped after the hub check, as the run is accepted.
+            const now = clock.now();
             const inTransaction = { ...deps, db: trx };
-            await createSubmissionWindowService(inTransaction).claim(userId, submissionRule, now);
+            resetAt = await createSubmissionWindowService(inTransaction).claim(userId, submissionRule, now);
             const modelRow = 'catalogued' in model ? model.catalogued : await createModelsService(inTransaction).catalogue(model.fromHub);
             const id = await createSpeedTestWriter(inTransaction).store({ normalised, model: modelRow, userId, createdAt: now });
             return (await createSpeedTestReads(inTransaction).find((q) => q.where('r.id', id)))[0]!;
           },
         },
       );
-      if (!replayed) return { run, replayed, rateLimit: { remaining: 0, resetAt: new Date(now.getTime() + submissionRule.windowMs) } };
+      if (!replayed) return { run, replayed, rateLimit: { remaining: 0, resetAt: resetAt! } };
       // A replayed 201 reports the user's window as it stands, like any 201.
       const window = await windows.state(userId, submissionRule);
       return { run, replayed, rateLimit: { remaining: window.canSubmit ? 1 : 0, resetAt: window.nextAt ?? clock.now() } };
@@ -182,7 +185,7 @@ export function createSpeedTestsService(deps: ServiceDeps) {
       return windows.state(userId, submissionRule);
     },
 
-    ...listReads(deps),
+    ...listReads(deps, reads),
   };
 }
 
@@ -260,10 +263,7 @@ export interface SpeedTestList {
 }
 
 /** The results list: one page (`viewerId` fills each run's `myEmoji`), or every match for exports. */
-function listReads(deps: Pick<ServiceDeps, 'db' | 'profile'>) {
-  const { db, profile } = deps;
-  const reads = createSpeedTestReads(deps);
-
+function listReads({ db, profile }: Pick<ServiceDeps, 'db' | 'profile'>, reads: SpeedTestReads) {
   /**
    * The total from the count table when its filters are ones it keeps (class, verified,
    * the model tree, the hardware profiles; two at most, profiles never with models); null
