@@ -12,6 +12,7 @@ import { healthController } from './controllers/health.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { verifyCsrf } from './middleware/csrf.ts';
 import { errorHandler, notFound } from './middleware/errors.ts';
+import { readLimits } from './middleware/read-limits.ts';
 import { rejectNulCharacters } from './middleware/validate.ts';
 import { apiRoutes } from './routes/api.ts';
 import { webRoutes } from './routes/web.ts';
@@ -29,6 +30,24 @@ function requestId(req: express.Request, res: express.Response): string {
   res.setHeader('X-Request-Id', id);
   return id;
 }
+
+// No page needs these powerful features; saying so keeps an injected frame or script from asking.
+const PERMISSIONS_POLICY = 'camera=(), microphone=(), geolocation=(), payment=(), usb=()';
+
+const permissionsPolicy: express.RequestHandler = (_req, res, next) => {
+  res.setHeader('Permissions-Policy', PERMISSIONS_POLICY);
+  next();
+};
+
+/**
+ * An answer to a signed-in request (session or key) may carry who they are, their keys or
+ * their reactions: no cache may keep it. A handler whose answer is the same for everyone
+ * (the agent documents) sets its own Cache-Control over this.
+ */
+const privateWhenSignedIn: express.RequestHandler = (req, res, next) => {
+  if (req.actor) res.setHeader('Cache-Control', 'private, no-store');
+  next();
+};
 
 /** Builds the Express app (never listens). `app.locals.close()` releases what it opened. */
 export function createApp(input: AppDepsInput): express.Express {
@@ -64,13 +83,18 @@ export function createApp(input: AppDepsInput): express.Express {
         },
       },
       strictTransportSecurity: production,
+      // The CSP's frame-ancestors 'none' forbids every frame; the legacy header must say the same.
+      xFrameOptions: { action: 'deny' },
     }),
   );
+  app.use(permissionsPolicy);
 
   app.use(express.static(publicDirectory, { maxAge: production ? '1h' : 0, index: false }));
   app.use('/vendor/htmx', express.static(htmxDirectory, { maxAge: production ? '1d' : 0, index: false }));
 
   app.get('/healthz', healthController(context).show);
+  // Before the session: a client over its budget costs no database work.
+  for (const limiter of readLimits(config, logger)) app.use(limiter);
 
   const PgSessionStore = connectPgSimple(session);
   const sessionStore = new PgSessionStore({
@@ -100,6 +124,7 @@ export function createApp(input: AppDepsInput): express.Express {
   app.use(express.urlencoded({ extended: false, limit: '1mb' }));
   app.use(rejectNulCharacters);
   app.use(authenticate(services));
+  app.use(privateWhenSignedIn);
   app.use(verifyCsrf);
 
   app.use('/api', apiRoutes(context));

@@ -36,6 +36,8 @@ const envSchema = z.object({
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ),
   TRUST_PROXY: z.preprocess(emptyToUndefined, z.string().default('false')),
+  READ_LIMIT_PER_MINUTE: z.preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 (off) or more').default(600)),
+  EXPORT_LIMIT_PER_HOUR: z.preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 (off) or more').default(60)),
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./data')),
 });
 
@@ -45,7 +47,10 @@ export interface Config {
   databaseUrl: string | undefined;
   revision: RevisionNumber;
   publicUrl: string;
-  /** Whether PUBLIC_URL was set; otherwise documents given to agents use the request's own origin. */
+  /**
+   * Whether PUBLIC_URL was set (always in production); otherwise documents given to agents
+   * use the request's own origin and are answered `Cache-Control: private`.
+   */
   publicUrlConfigured: boolean;
   sessionSecret: string;
   hfEndpoint: string;
@@ -53,6 +58,8 @@ export interface Config {
   hubMode: 'online' | 'offline';
   admin: { username: string; password: string } | undefined;
   logLevel: string;
+  /** Per-address limits on GET requests and on exports; 0 turns one off. */
+  readLimits: { perMinute: number; exportsPerHour: number };
   /** Value handed to Express's `trust proxy` setting. */
   trustProxy: boolean | number | string;
   dataDir: string;
@@ -92,6 +99,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.NODE_ENV === 'production' && !e.SESSION_SECRET) {
     throw new ConfigError('SESSION_SECRET: required when NODE_ENV=production');
   }
+  // Documents given to agents carry absolute URLs and are publicly cacheable: in production
+  // they must never take their origin from a request's Host header.
+  if (e.NODE_ENV === 'production' && !e.PUBLIC_URL) {
+    throw new ConfigError('PUBLIC_URL: required when NODE_ENV=production');
+  }
   if (Boolean(e.ADMIN_USERNAME) !== Boolean(e.ADMIN_PASSWORD)) {
     throw new ConfigError(`${e.ADMIN_USERNAME ? 'ADMIN_PASSWORD' : 'ADMIN_USERNAME'}: ADMIN_USERNAME and ADMIN_PASSWORD go together`);
   }
@@ -109,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     hubMode: e.HUB_MODE,
     admin: e.ADMIN_USERNAME && e.ADMIN_PASSWORD ? { username: e.ADMIN_USERNAME, password: e.ADMIN_PASSWORD } : undefined,
     logLevel: e.LOG_LEVEL,
+    readLimits: { perMinute: e.READ_LIMIT_PER_MINUTE, exportsPerHour: e.EXPORT_LIMIT_PER_HOUR },
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     dataDir,
   };

@@ -126,3 +126,6 @@ export const deprecationHeaders = deepFreeze({
 
 /** Live API keys per account; creating one more is a 409. */
 export const API_KEYS_PER_ACCOUNT = 10;
+
+/** Saved setups per account; saving one more is a 409. Also the largest page of `GET /api/setups`. */
+export const SETUPS_PER_ACCOUNT = 50;

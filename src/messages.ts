@@ -39,6 +39,9 @@ export const messages = {
   wrongCurrentPassword: 'Current password is wrong',
   tooManySignUps: (wait: string) => `Too many sign-ups from your address. Try again in ${wait}.`,
   tooManySignIns: (wait: string) => `Too many sign-in attempts. Try again in ${wait}.`,
+  tooManyFailedSignInsFromAddress: (wait: string) => `Too many failed sign-ins from your address. Try again in ${wait}.`,
+  tooManyReads: (seconds: number) => `Too many requests from your address. Retry in ${seconds} second${seconds === 1 ? '' : 's'}.`,
+  tooManyExports: (minutes: number) => `Too many exports from your address. Retry in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
   tooManyPasswordAttempts: 'Too many attempts. Try again later.',
   lastAdmin: 'The last admin cannot lose the admin role: make another account admin first.',
 
@@ -67,5 +70,6 @@ export const messages = {
   // Saved setups
   setupNotFound: 'Setup not found',
   setupNameTaken: 'You already have a setup with this name',
+  setupLimit: (max: number) => `Setup limit reached (${max}): delete one you no longer use first`,
   setupFromOthersRun: 'Only the submitter of a run can save it as a setup',
 } as const;

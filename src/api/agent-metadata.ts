@@ -4,13 +4,17 @@ import { baseUrlOf, type CachedDocument } from '../openapi/cache.ts';
 import { agentContextResponseSchema, openApiDocumentResponseSchema } from '../schemas/responses.schema.ts';
 import { operation, type ApiOperation, type ApiResource, type Route } from './operation.ts';
 
-// The documents change only with a deployment: caches may keep them briefly and revalidate by ETag.
-const CACHE_CONTROL = 'public, max-age=300';
+/**
+ * The documents change only with a deployment: caches may keep them briefly and revalidate by
+ * ETag. Without PUBLIC_URL their URLs come from the request's Host, so only the client may keep
+ * them: a shared cache must never hand one client's Host to another.
+ */
+const cacheControl = (publicUrlConfigured: boolean) => `${publicUrlConfigured ? 'public' : 'private'}, max-age=300`;
 
 /** Answers a generated document from memory, or 304 when the client's ETag still matches. */
-function sendCached(req: Request, res: Response, entry: CachedDocument<unknown>): void {
+function sendCached(req: Request, res: Response, entry: CachedDocument<unknown>, publicUrlConfigured: boolean): void {
   res.set('ETag', entry.etag);
-  res.set('Cache-Control', CACHE_CONTROL);
+  res.set('Cache-Control', cacheControl(publicUrlConfigured));
   // req.fresh compares If-None-Match with the ETag just set.
   if (req.fresh) {
     res.status(304).end();
@@ -32,7 +36,7 @@ function documentOperation(spec: { operationId: string; route: Route; summary: s
       304: { description: 'Not modified: the `If-None-Match` ETag still matches.', headers: ['ETag', 'Cache-Control'] },
     },
     handle({ req, res, app }) {
-      sendCached(req, res, spec.document(app)(baseUrlOf(req, app.config)));
+      sendCached(req, res, spec.document(app)(baseUrlOf(req, app.config)), app.config.publicUrlConfigured);
     },
   });
 }

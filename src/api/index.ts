@@ -6,6 +6,7 @@ import {
   errorResponseSchema,
   okResponseSchema,
   rateLimitErrorResponseSchema,
+  tooManyRequestsResponseSchema,
   validationErrorResponseSchema,
 } from '../schemas/responses.schema.ts';
 import { accountApi } from './account.ts';
@@ -25,6 +26,7 @@ const sharedApi: ApiResource = {
     ValidationError: validationErrorResponseSchema,
     BadRequest: badRequestResponseSchema,
     RateLimitError: rateLimitErrorResponseSchema,
+    TooManyRequests: tooManyRequestsResponseSchema,
     Ok: okResponseSchema,
   }),
   operations: () => [],
@@ -53,7 +55,7 @@ function aliasOperation(op: ApiOperation, path: string): ApiOperation {
     responses: Object.fromEntries(
       Object.entries(op.responses).map(([status, spec]) => [
         status,
-        ANSWERED_BEFORE_ROUTES.has(status) ? spec : { ...spec, headers: [...new Set<HeaderName>([...(spec.headers ?? []), ...ALIAS_HEADERS])] },
+        ANSWERED_BEFORE_ROUTES.has(status) || spec.beforeRoutes ? spec : { ...spec, headers: [...new Set<HeaderName>([...(spec.headers ?? []), ...ALIAS_HEADERS])] },
       ]),
     ),
   };

@@ -32,6 +32,8 @@ export const responseHeaders = {
   Link: { description: 'The successor path.', schema: z.string() },
   ETag: { description: 'Validator for `If-None-Match`.', schema: z.string() },
   'Cache-Control': { description: 'How long the answer may be cached.', schema: z.string() },
+  RateLimit: { description: 'The per-address read limit left, as the IETF RateLimit draft gives it: `"reads"; r=<left>; t=<seconds to reset>`.', schema: z.string() },
+  'RateLimit-Policy': { description: 'The per-address read limit: `"reads"; q=<requests>; w=<window seconds>` (and `"exports"` for exports).', schema: z.string() },
 } satisfies Record<string, { description: string; schema: z.ZodType; optional?: true }>;
 export type HeaderName = keyof typeof responseHeaders;
 
@@ -43,6 +45,8 @@ export interface ResponseSpec {
   alternatives?: { mediaType: string; description: string }[];
   headers?: HeaderName[];
   examples?: Record<string, Example>;
+  /** Given by app-wide middleware before any route runs, so a deprecated alias cannot mark it. */
+  beforeRoutes?: true;
 }
 
 /** What a handler is given: the request parts the validate middleware parsed, and the app. */
@@ -111,7 +115,21 @@ export function operation<
   const [verb, path] = route.split(' ') as [string, string];
   const method = verb.toLowerCase() as HttpMethod;
   const declared = spec as unknown as Omit<ApiOperation, 'method' | 'path' | 'tags'>;
-  return { ...declared, method, path, tags: [], responses: { ...authResponses(spec.auth, method), ...declared.responses } };
+  return { ...declared, method, path, tags: [], responses: { ...readLimitResponses(method), ...authResponses(spec.auth, method), ...declared.responses } };
+}
+
+/** Every GET counts against the per-address read limit (src/middleware/read-limits.ts). */
+function readLimitResponses(method: HttpMethod): Record<number, ResponseSpec> {
+  if (method !== 'get') return {};
+  return {
+    429: {
+      description: 'Too many requests from your address: a generous per-address limit on reads (exports have a tighter one). Wait `Retry-After` seconds.',
+      body: 'TooManyRequests',
+      headers: ['Retry-After', 'RateLimit', 'RateLimit-Policy'],
+      examples: { reads: example('Read limit', { error: messages.tooManyReads(42), retryAfterMs: 41_250 }) },
+      beforeRoutes: true,
+    },
+  };
 }
 
 /** What the auth middleware answers before the handler runs, by auth mode. */

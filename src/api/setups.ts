@@ -1,8 +1,10 @@
+import { SETUPS_PER_ACCOUNT } from '../constants.ts';
 import { messages } from '../messages.ts';
+import { parameterDescriptions } from '../openapi/descriptions.ts';
 import { idParam } from '../schemas/path-params.schema.ts';
 import { setupListResponseSchema, setupResponseSchema } from '../schemas/responses.schema.ts';
-import { setupSchemas } from '../schemas/setup.schema.ts';
-import { badRequest, errorBody, example, malformedJson, notFound, operation, type ApiResource, type ResponseSpec } from './operation.ts';
+import { setupListQuerySchema, setupSchemas } from '../schemas/setup.schema.ts';
+import { badRequest, errorBody, example, invalidQuery, malformedJson, notFound, operation, type ApiResource, type ResponseSpec } from './operation.ts';
 
 /** Saved setups: the caller's own named hardware/engine configurations (session only; another user's id is a 404). */
 export const setupsApi: ApiResource = {
@@ -19,6 +21,11 @@ export const setupsApi: ApiResource = {
       { malformed: malformedJson },
     );
     const nameTaken: ResponseSpec = { description: 'You already have a setup with this name.', body: 'Error', examples: { taken: example('Name taken', errorBody(messages.setupNameTaken)) } };
+    const nameTakenOrFull: ResponseSpec = {
+      description: `You already have a setup with this name, or the maximum of ${SETUPS_PER_ACCOUNT} setups.`,
+      body: 'Error',
+      examples: { ...nameTaken.examples, limit: example('Setup limit', errorBody(messages.setupLimit(SETUPS_PER_ACCOUNT))) },
+    };
     const unknown = notFound('Setup', messages.setupNotFound);
     return [
       operation({
@@ -26,16 +33,20 @@ export const setupsApi: ApiResource = {
         route: 'GET /api/setups',
         summary: 'Your saved setups',
         auth: 'session',
-        responses: { 200: { description: 'Default first, then most recently updated.', body: 'SetupList' } },
-        async handle({ res, app, userId }) {
-          res.json(await app.services.setups.list(userId()));
+        query: { schema: setupListQuerySchema, descriptions: parameterDescriptions.setups },
+        responses: {
+          200: { description: 'A page of your setups: default first, then most recently updated.', body: 'SetupList' },
+          400: invalidQuery({ limit: [`Must be at most ${SETUPS_PER_ACCOUNT}`] }),
+        },
+        async handle({ res, app, query, userId }) {
+          res.json(await app.services.setups.list(userId(), query));
         },
       }),
       operation({
         operationId: 'createSetup',
         route: 'POST /api/setups',
         summary: 'Save a setup',
-        description: '`isDefault: true` clears the default flag of your other setups.',
+        description: `\`isDefault: true\` clears the default flag of your other setups. At most ${SETUPS_PER_ACCOUNT} setups per account.`,
         auth: 'session',
         body: {
           component: 'SetupCreate',
@@ -44,7 +55,7 @@ export const setupsApi: ApiResource = {
             setup: example('A GPU box', { name: '4090 box', isDefault: true, hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, engineName: 'llama.cpp', quantization: 'Q4_K_M', gpuLayers: 99, flashAttn: true, contextLength: 8192 }),
           },
         },
-        responses: { 201: { description: 'The stored setup.', body: 'Setup', headers: ['Location'] }, 400: invalid, 409: nameTaken },
+        responses: { 201: { description: 'The stored setup.', body: 'Setup', headers: ['Location'] }, 400: invalid, 409: nameTakenOrFull },
         async handle({ res, app, body, userId }) {
           const setup = await app.services.setups.create(userId(), body);
           res.status(201).location(`/api/setups/${setup.id}`).json(setup);

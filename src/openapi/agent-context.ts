@@ -193,7 +193,7 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
         onSuccess: 'X-RateLimit-Remaining (0 or 1) and X-RateLimit-Reset (Unix seconds) on every 201',
         onLimit: `429 with Retry-After (seconds) and { error, retryAfterMs, lastSubmittedAt }; error is "${limit.message}"`,
       },
-      reads: 'GET endpoints are not limited per request; cache this document and /api/openapi.json with If-None-Match.',
+      reads: 'Every GET counts against a generous per-address limit, and CSV / JSON Lines exports against a tighter one; the RateLimit and RateLimit-Policy headers of each answer say what is left. Over it: 429 with Retry-After (seconds) and { error, retryAfterMs }. Cache this document and /api/openapi.json with If-None-Match.',
     },
     idempotency: {
       header: 'Idempotency-Key',
@@ -229,7 +229,7 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       { status: 403, when: 'A session request without the CSRF token, or a Bearer key on a session-only endpoint (API keys, saved setups).', body: { error: messages.invalidCsrf } },
       { status: 404, when: 'hfId does not exist on the model hub.', body: { error: messages.hubNotFound('someorg/No-Such-Model', 'https://huggingface.co') } },
       { status: 404, when: 'An unknown id or path.', body: { error: messages.notFound } },
-      { status: 409, when: 'A name or limit conflict (setup name taken, key limit), or the same Idempotency-Key still in flight.', body: { error: messages.apiKeyLimit(API_KEYS_PER_ACCOUNT) } },
+      { status: 409, when: 'A name or limit conflict (setup name taken, key or setup limit), or the same Idempotency-Key still in flight.', body: { error: messages.apiKeyLimit(API_KEYS_PER_ACCOUNT) } },
       ...('status' in profile.speedTests.metricRule ? [{ status: profile.speedTests.metricRule.status, when: 'The metric rule is not met.', body: { error: profile.speedTests.metricRule.message } }] : []),
       { status: 422, when: 'Idempotency-Key reused with a different body.', body: { error: messages.idempotencyOtherBody } },
       {

@@ -105,7 +105,7 @@ export const fieldDescriptions: Record<string, string> = {
 };
 
 /** Query parameters, per operation family (the same name can mean different things). */
-export const parameterDescriptions: Record<'results' | 'leaderboard' | 'models' | 'modelSearch', Record<string, string>> = {
+export const parameterDescriptions: Record<'results' | 'leaderboard' | 'models' | 'modelSearch' | 'setups', Record<string, string>> = {
   results: {
     hfId: 'Model id; includes the finetunes, quants and adapters of that base model.',
     hwClass: 'Hardware class.',
@@ -161,6 +161,10 @@ export const parameterDescriptions: Record<'results' | 'leaderboard' | 'models' 
   modelSearch: {
     q: 'Case-insensitive text over hfId, display name and family (required).',
     limit: 'Most results to return.',
+  },
+  setups: {
+    limit: 'Page size (at most the per-account cap, so the default page holds them all).',
+    offset: 'Setups to skip.',
   },
 };
 

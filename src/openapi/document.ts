@@ -95,7 +95,8 @@ function infoDescription(profile: RevisionProfile, origin: string): string {
       `A missing credential is 401 \`${messages.authenticationRequired}\`. Any request with NUL characters or malformed percent-encoding is a 400; ` +
       'a body over 1 MB is a 413; an unknown path under /api is a 404 `{ error: "Not found" }`. Every answer carries `X-Request-Id`.',
     '',
-    `**Rate limit:** ${limit.maxPerWindow} speed-test submission per ${limit.windowMs / 1000} s per account (dry-runs do not count).`,
+    `**Rate limits:** ${limit.maxPerWindow} speed-test submission per ${limit.windowMs / 1000} s per account (dry-runs do not count). ` +
+      'Reads: a generous per-address limit on every GET and a tighter one on CSV / JSON Lines exports, announced in the `RateLimit` and `RateLimit-Policy` headers; over it, 429 with `Retry-After`.',
   ].join('\n');
 }
 

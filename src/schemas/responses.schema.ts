@@ -49,6 +49,13 @@ export const rateLimitErrorResponseSchema = z
   })
   .meta({ description: 'The 429 answer of a submission inside the rate-limit window (also sent with `Retry-After`, in seconds).' });
 
+export const tooManyRequestsResponseSchema = z
+  .object({
+    error: z.string(),
+    retryAfterMs: z.int().min(1).meta({ description: 'Milliseconds until the address may read again' }),
+  })
+  .meta({ description: 'The 429 answer of the per-address read or export limit (also sent with `Retry-After`, in seconds).' });
+
 // ---------------------------------------------------------------------------
 // Runs
 // ---------------------------------------------------------------------------
@@ -305,7 +312,9 @@ function buildSetupSchema(profile: RevisionProfile) {
 export const setupResponseSchema = perRevision(buildSetupSchema);
 
 export const setupListResponseSchema = perRevision((profile) =>
-  z.array(setupResponseSchema(profile)).meta({ description: 'The default setup first, then the most recently updated' }),
+  z
+    .object({ setups: z.array(setupResponseSchema(profile)), total: count, limit: z.int().min(1), offset: count })
+    .meta({ description: 'A page of your setups: the default first, then the most recently updated' }),
 );
 
 export const reactionStateResponseSchema = z.object({

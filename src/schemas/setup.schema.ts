@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { hwClasses, type HwClass } from '../constants.ts';
+import { hwClasses, SETUPS_PER_ACCOUNT, type HwClass } from '../constants.ts';
 import { type RevisionProfile } from '../revisions.ts';
-import { perRevision } from './query-params.ts';
+import { perRevision, wholeNumber } from './query-params.ts';
 import { engineFieldSchemas, engineFlagFieldSchemas, hardwareFieldSchemas, hardwareSchema, notInRevision } from './speed-test.schema.ts';
 
 /**
@@ -106,3 +106,9 @@ export const setupSchemas = perRevision(buildSetupSchemas);
 
 export type SetupCreateInput = z.output<ReturnType<typeof buildSetupSchemas>['create']>;
 export type SetupPatchInput = z.output<ReturnType<typeof buildSetupSchemas>['patch']>;
+
+/** `GET /api/setups`: a page of the caller's setups; the default page holds the whole cap. */
+export const setupListQuerySchema = z.strictObject({
+  limit: wholeNumber(1, SETUPS_PER_ACCOUNT).default(SETUPS_PER_ACCOUNT),
+  offset: wholeNumber(0, SETUPS_PER_ACCOUNT).default(0),
+});

@@ -41,6 +41,11 @@ export function createRateLimitService({ db }: Pick<ServiceDeps, 'db'>) {
       };
     },
 
+    /** Takes back one hit of the current window, for an attempt that turned out not to count. */
+    async release(bucket: string, key: string): Promise<void> {
+      await db('rate_limit_counters').where({ bucket, key }).where('count', '>', 0).decrement('count', 1);
+    },
+
     async clear(bucket: string, key: string): Promise<void> {
       await db('rate_limit_counters').where({ bucket, key }).delete();
     },

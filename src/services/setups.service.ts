@@ -1,6 +1,7 @@
 import type { Db } from '../db/knex.ts';
 import { rethrowDbError } from '../db/errors.ts';
-import { Forbidden, NotFound } from '../lib/errors.ts';
+import { SETUPS_PER_ACCOUNT } from '../constants.ts';
+import { Conflict, Forbidden, NotFound } from '../lib/errors.ts';
 import { parseOrThrow } from '../lib/validation.ts';
 import { messages } from '../messages.ts';
 import type { RevisionProfile } from '../revisions.ts';
@@ -24,6 +25,21 @@ export interface Setup {
   [field: string]: unknown;
   createdAt: string;
   updatedAt: string;
+}
+
+/** The account already holds the maximum of setups: a 409 about the form, not about the name. */
+export class SetupLimitReached extends Conflict {
+  constructor() {
+    super(messages.setupLimit(SETUPS_PER_ACCOUNT));
+  }
+}
+
+/** `GET /api/setups`: the usual list shape. */
+export interface SetupPage {
+  setups: Setup[];
+  total: number;
+  limit: number;
+  offset: number;
 }
 
 interface SetupRow {
@@ -97,6 +113,9 @@ export function createSetupsService({ db, profile, clock }: Pick<ServiceDeps, 'd
     }
   }
 
+  const countOf = async (trx: Db, userId: string): Promise<number> =>
+    ((await trx('setups').where({ user_id: userId }).first(trx.raw('count(*)::int as n'))) as { n: number }).n;
+
   // Another user's id is answered like an unknown one: 404, never revealing which.
   const ownSetup = (trx: Db, userId: string, id: string) => trx<SetupRow>('setups').where({ id, user_id: userId });
 
@@ -107,6 +126,8 @@ export function createSetupsService({ db, profile, clock }: Pick<ServiceDeps, 'd
     parseOrThrow(setupSchemas(profile).hardware, config);
     const now = clock.now();
     return asTheUser(userId, async (trx) => {
+      // Counted under the user's row lock, so parallel saves cannot pass the cap together.
+      if ((await countOf(trx, userId)) >= SETUPS_PER_ACCOUNT) throw new SetupLimitReached();
       if (isDefault) await clearDefault(trx, userId, now);
       const [row] = await trx<SetupRow>('setups')
         .insert({
@@ -126,16 +147,21 @@ export function createSetupsService({ db, profile, clock }: Pick<ServiceDeps, 'd
   return {
     create,
 
-    /** The user's setups: the default first, then the most recently updated. */
-    async list(userId: string): Promise<Setup[]> {
-      const rows = await db<SetupRow>('setups')
-        .where({ user_id: userId })
-        .orderBy([
-          { column: 'is_default', order: 'desc' },
-          { column: 'updated_at', order: 'desc' },
-          { column: 'id', order: 'desc' },
-        ]);
-      return rows.map((row) => toSetup(profile, row));
+    /** A page of the user's setups: the default first, then the most recently updated. */
+    async list(userId: string, page: { limit: number; offset: number } = { limit: SETUPS_PER_ACCOUNT, offset: 0 }): Promise<SetupPage> {
+      const [rows, total] = await Promise.all([
+        db<SetupRow>('setups')
+          .where({ user_id: userId })
+          .orderBy([
+            { column: 'is_default', order: 'desc' },
+            { column: 'updated_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
+          .limit(page.limit)
+          .offset(page.offset),
+        countOf(db, userId),
+      ]);
+      return { setups: rows.map((row) => toSetup(profile, row)), total, ...page };
     },
 
     async get(userId: string, id: string): Promise<Setup> {

@@ -32,6 +32,8 @@ interface UserRow {
 export const SIGN_IN_LIMIT: FixedWindow = { limit: 10, windowMs: 15 * 60_000 };
 /** Accounts one address may create. */
 export const SIGN_UP_LIMIT: FixedWindow = { limit: 30, windowMs: 60 * 60_000 };
+/** Failed sign-ins from one address across all usernames: stops password spraying. */
+export const FAILED_SIGN_INS_PER_ADDRESS: FixedWindow = { limit: 30, windowMs: 15 * 60_000 };
 
 export function toUser(row: UserRow): User {
   return {
@@ -156,16 +158,22 @@ export function createUsersService({ db }: Pick<ServiceDeps, 'db'>) {
     },
 
     /**
-     * The user for these credentials. Attempts are limited per username and address (429);
-     * wrong credentials are a 401 that does not say which part was wrong. Success clears the count.
+     * The user for these credentials. Attempts are limited per username and address, and failed
+     * ones per address across usernames (429); wrong credentials are a 401 that does not say which
+     * part was wrong. Success clears the username's count and does not count against the address.
      */
     async signIn(username: string, password: string, address: string): Promise<User> {
       const key = `${username.toLowerCase()}|${address}`;
       const window = await rateLimits.hit({ bucket: 'signin', key, ...SIGN_IN_LIMIT });
       if (!window.allowed) throw new RateLimited(messages.tooManySignIns(minutesUntil(window.retryAfterMs)), window.retryAfterMs);
+      // Counted before the password is checked, so parallel attempts cannot slip past the limit.
+      const fromAddress = await rateLimits.hit({ bucket: 'signin-address', key: address, ...FAILED_SIGN_INS_PER_ADDRESS });
+      if (!fromAddress.allowed) {
+        throw new RateLimited(messages.tooManyFailedSignInsFromAddress(minutesUntil(fromAddress.retryAfterMs)), fromAddress.retryAfterMs);
+      }
       const user = await verifyCredentials(username, password);
       if (!user) throw new Unauthorized(messages.wrongCredentials);
-      await rateLimits.clear('signin', key);
+      await Promise.all([rateLimits.clear('signin', key), rateLimits.release('signin-address', address)]);
       return user;
     },
 

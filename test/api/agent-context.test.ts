@@ -82,7 +82,8 @@ for (const rev of REVISIONS) {
     it('is one cached answer: ETag, Cache-Control and 304 for If-None-Match', async () => {
       const first = await get('/api/agent-context').expect(200);
       expect(first.headers.etag).to.match(/^"[\w-]{20,}"$/);
-      expect(first.headers['cache-control']).to.equal('public, max-age=300');
+      // No PUBLIC_URL here: the URLs come from the Host header, so only the client may keep it.
+      expect(first.headers['cache-control']).to.equal('private, max-age=300');
       const second = await get('/api/agent-context').expect(200);
       expect(second.headers.etag).to.equal(first.headers.etag);
       expect(second.text).to.equal(first.text);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import type { Express } from 'express';
 import request from 'supertest';
 import { seedDemoCatalogue } from '../../src/db/seeds/demo-models.ts';
 import { contentHash } from '../../src/lib/canonical-json.ts';
@@ -183,6 +184,7 @@ const producers: Record<string, Producer> = {
   'revokeApiKey 404': (call) => withCsrf(call),
 
   'listSetups 200': (call) => call.fx.owner.agent.get(call.path()),
+  'listSetups 400': (call) => call.fx.owner.agent.get(`${call.path()}?limit=51`),
   'listSetups 401': (call) => anonymous(call),
   'listSetups 403': (call) => request(call.ctx.app).get(call.path()).set(bearer(call)),
   'createSetup 201': (call) => call.fx.owner.agent.post(call.path()).set('X-CSRF-Token', call.fx.owner.csrf).send({ name: `setup ${randomUUID()}`, hwClass: 'CPU_ONLY', cpu: 'AMD Ryzen 9 7950X', ramGb: 64 }),
@@ -213,6 +215,21 @@ const producers: Record<string, Producer> = {
   'getAgentContext 200': cachedDocument('/api/agent-context')[200],
   'getAgentContext 304': cachedDocument('/api/agent-context')[304],
 };
+
+// Every GET counts against the per-address read limit: an app whose limit is one read
+// answers the second with the 429 (before any route, so any path will do).
+const readLimitedApps = new WeakMap<TestContext, Express>();
+function overReadLimit(call: Call) {
+  let app = readLimitedApps.get(call.ctx);
+  if (!app) readLimitedApps.set(call.ctx, (app = call.ctx.appWith({ API_REVISION: String(call.revision), READ_LIMIT_PER_MINUTE: '1' })));
+  const path = call.path(Object.fromEntries([...call.op.path.matchAll(/:(\w+)/g)].map(([, name]) => [name!, MISSING_ID])));
+  return request(app).get(path).then(() => request(app).get(path));
+}
+for (const revision of [1, 2, 3] as const) {
+  for (const op of apiOperations(getRevisionProfile(revision))) {
+    if (op.method === 'get' && !op.aliasOf) producers[`${op.operationId} 429`] ??= overReadLimit;
+  }
+}
 
 const producerKey = (op: ApiOperation, status: string | number) => `${op.aliasOf ?? op.operationId} ${status}`;
 

@@ -46,7 +46,7 @@ describe('demo data', () => {
   it('is refused by npm run seed:demo when NODE_ENV=production', () => {
     const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/seed-demo.ts'], {
       encoding: 'utf8',
-      env: { ...process.env, NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(40), DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },
+      env: { ...process.env, NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(40), PUBLIC_URL: 'https://bench.example', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },
     });
     expect(result.status).to.equal(1);
     expect(result.stderr).to.include('Refusing to add demo data with NODE_ENV=production');

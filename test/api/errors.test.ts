@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { useTestApp } from '../helpers/app.ts';
+import { createKey, signedUpAgent, useTestApp } from '../helpers/app.ts';
 
 describe('error handling', () => {
   const ctx = useTestApp();
@@ -75,6 +75,26 @@ describe('error handling', () => {
     expect(csp).to.include("frame-ancestors 'none'");
     expect(res.headers['x-content-type-options']).to.equal('nosniff');
     expect(res.headers).not.to.have.property('x-powered-by');
+    // The legacy frame header agrees with frame-ancestors 'none'.
+    expect(res.headers['x-frame-options']).to.equal('DENY');
+    expect(res.headers['permissions-policy']).to.equal('camera=(), microphone=(), geolocation=(), payment=(), usb=()');
+  });
+
+  it('answers signed-in requests with Cache-Control: private, no-store, and leaves public answers to anonymous ones cacheable', async () => {
+    const browser = await signedUpAgent(ctx.app);
+    const { key } = await createKey(browser.agent, browser.csrf);
+    for (const path of ['/', '/models', '/settings/keys', '/settings/setups', '/submit']) {
+      const page = await browser.agent.get(path).expect(200);
+      expect(page.headers['cache-control'], path).to.equal('private, no-store');
+    }
+    for (const path of ['/api/me', '/api/keys', '/api/setups']) {
+      const res = await browser.agent.get(path).expect(200);
+      expect(res.headers['cache-control'], path).to.equal('private, no-store');
+    }
+    const viaKey = await request(ctx.app).get('/api/me').set('Authorization', `Bearer ${key}`).expect(200);
+    expect(viaKey.headers['cache-control']).to.equal('private, no-store');
+    const anonymous = await request(ctx.app).get('/models').expect(200);
+    expect(anonymous.headers['cache-control'] ?? '').not.to.include('no-store');
   });
 
   describe('an unexpected failure', () => {

@@ -219,7 +219,8 @@ for (const rev of REVISIONS) {
       const first = await get().expect(200);
       const etag = first.headers.etag;
       expect(etag).to.match(/^"[\w-]{20,}"$/);
-      expect(first.headers['cache-control']).to.equal('public, max-age=300');
+      // Without PUBLIC_URL the document names the Host it was asked at: no shared cache may keep it.
+      expect(first.headers['cache-control']).to.equal('private, max-age=300');
       const again = await get().expect(200);
       expect(again.headers.etag).to.equal(etag);
       expect(again.text).to.equal(first.text);
@@ -235,8 +236,15 @@ for (const rev of REVISIONS) {
 describe('OpenAPI document with PUBLIC_URL', () => {
   const ctx = useTestApp({ PUBLIC_URL: 'https://bench.example.org/' });
 
-  it('names PUBLIC_URL in servers, whatever host the request came to', async () => {
+  it('names PUBLIC_URL in servers, whatever host the request came to, and may be cached publicly', async () => {
     const res = await request(ctx.app).get('/api/openapi.json').set('Host', 'internal:3000').expect(200);
     expect(res.body.servers).to.deep.equal([{ url: 'https://bench.example.org', description: 'This deployment' }]);
+    expect(res.headers['cache-control']).to.equal('public, max-age=300');
+    const evil = await request(ctx.app).get('/api/openapi.json').set('Host', 'evil.example').expect(200);
+    expect(evil.text).not.to.include('evil.example');
+    const context = await request(ctx.app).get('/api/agent-context').set('Host', 'evil.example').expect(200);
+    expect(context.text).not.to.include('evil.example');
+    expect(context.body.baseUrl).to.equal('https://bench.example.org');
+    expect(context.headers['cache-control']).to.equal('public, max-age=300');
   });
 });

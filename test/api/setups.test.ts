@@ -59,7 +59,12 @@ function api(browser: Browser) {
     return body === undefined ? req : req.send(body);
   };
   return {
-    list: () => browser.agent.get('/api/setups'),
+    /** The setups of the default page (the whole cap). */
+    async list() {
+      const res = await browser.agent.get('/api/setups').expect(200);
+      return Object.assign(res, { setups: res.body.setups as Record<string, any>[] });
+    },
+    page: (query: string) => browser.agent.get(`/api/setups?${query}`),
     get: (id: string) => browser.agent.get(`/api/setups/${id}`),
     create: (body: object) => send('post', '/api/setups', body),
     patch: (id: string, body: object) => send('patch', `/api/setups/${id}`, body),
@@ -222,7 +227,7 @@ describe('saved setups through /api/setups', () => {
       const second = await mine.made({ name: 'second' });
       tick();
       const third = await mine.made({ name: 'third' });
-      const ids = async () => (await mine.list().expect(200)).body.map((s: { id: string }) => s.id);
+      const ids = async () => (await mine.list()).setups.map((s) => s.id);
       expect(await ids()).to.deep.equal([third.id, second.id, first.id]);
 
       tick();
@@ -232,11 +237,43 @@ describe('saved setups through /api/setups', () => {
       tick();
       await mine.patch(second.id, { isDefault: true }).expect(200);
       expect(await ids()).to.deep.equal([second.id, first.id, third.id]);
-      const listed = (await mine.list()).body;
+      const listed = (await mine.list()).setups;
       expect(listed[0]).to.have.all.keys(...SETUP_FIELDS);
-      expect(listed.map((s: { isDefault: boolean }) => s.isDefault)).to.deep.equal([true, false, false]);
-      for (const other of (await api(alice).list().expect(200)).body) expect([first.id, second.id, third.id]).not.to.include(other.id);
+      expect(listed.map((s) => s.isDefault)).to.deep.equal([true, false, false]);
+      for (const other of (await api(alice).list()).setups) expect([first.id, second.id, third.id]).not.to.include(other.id);
     });
+
+    it('pages with limit and offset in the usual shape: { setups, total, limit, offset }', async () => {
+      const dave = api(await signedUpAgent(ctx.app));
+      const made = [];
+      for (const name of ['a', 'b', 'c', 'd', 'e']) {
+        tick();
+        made.unshift((await dave.made({ name })).id);
+      }
+      const whole = await dave.list();
+      expect(whole.body).to.have.all.keys('setups', 'total', 'limit', 'offset');
+      expect(whole.body).to.deep.include({ total: 5, limit: 50, offset: 0 });
+      expect(whole.setups.map((s) => s.id)).to.deep.equal(made);
+
+      const page = await dave.page('limit=2&offset=1').expect(200);
+      expect(page.body).to.deep.include({ total: 5, limit: 2, offset: 1 });
+      expect(page.body.setups.map((s: { id: string }) => s.id)).to.deep.equal(made.slice(1, 3));
+      expect((await dave.page('offset=5').expect(200)).body).to.deep.include({ setups: [], total: 5 });
+    });
+
+    for (const [query, field, message] of [
+      ['limit=51', 'limit', 'Must be at most 50'],
+      ['limit=0', 'limit', 'Must be at least 1'],
+      ['offset=-1', 'offset', 'Must be a whole number'],
+      ['limit=2&limit=3', 'limit', 'Must be given once'],
+      ['page=2', 'page', 'Unknown field'],
+    ] as const) {
+      it(`answers ${query} with the 400 validation body`, async () => {
+        const res = await api(alice).page(query);
+        expectValidationFailed(res, [field]);
+        expect(res.body.details.fieldErrors[field][0]).to.include(message);
+      });
+    }
 
     it('answers GET /api/setups/:id with the setup as created', async () => {
       const created = await api(alice).made(rigSetup({ name: 'read me' }));
@@ -318,7 +355,7 @@ describe('saved setups through /api/setups', () => {
       expect(res.text).to.equal('');
       expect(res.headers['content-type']).to.equal(undefined);
       await api(alice).get(created.id).expect(404);
-      expect((await api(alice).list()).body.map((s: { id: string }) => s.id)).not.to.include(created.id);
+      expect((await api(alice).list()).setups.map((s) => s.id)).not.to.include(created.id);
       expect(await ctx.db('setups').where({ id: created.id }).first()).to.equal(undefined);
       await api(alice).remove(created.id).expect(404);
     });
@@ -345,6 +382,40 @@ describe('saved setups through /api/setups', () => {
     });
   });
 
+  describe('the cap of 50 setups per account', () => {
+    it('answers the 51st with 409 and a clear message, on the API and the settings page, and stores nothing', async () => {
+      const erin = await signedUpAgent(ctx.app);
+      const user = await ctx.db('users').whereRaw('lower(username) = lower(?)', [erin.username]).first('id');
+      const now = ctx.clock.now();
+      await ctx.db('setups').insert(
+        Array.from({ length: 49 }, (_, i) => ({ user_id: user.id, name: `filler ${i}`, config: '{}', created_at: now, updated_at: now })),
+      );
+      await api(erin).create({ name: 'the fiftieth' }).expect(201);
+
+      const res = await api(erin).create({ name: 'one too many' }).expect(409);
+      expect(res.body).to.deep.equal({ error: 'Setup limit reached (50): delete one you no longer use first' });
+      const page = await erin.agent.post('/settings/setups').type('form').send({ _csrf: erin.csrf, name: 'from the page' }).expect(409);
+      expect(page.text).to.include('Setup limit reached (50)');
+      expect(await setupCount(ctx, erin.username)).to.equal(50);
+
+      // Deleting one makes room again.
+      const [first] = (await api(erin).list()).setups;
+      await api(erin).remove(first!.id).expect(204);
+      await api(erin).create({ name: 'room again' }).expect(201);
+    });
+
+    it('lets no more than 50 through when 10 creations race for the last 5 places', async () => {
+      const frank = await signedUpAgent(ctx.app);
+      const user = await ctx.db('users').whereRaw('lower(username) = lower(?)', [frank.username]).first('id');
+      const now = ctx.clock.now();
+      await ctx.db('setups').insert(Array.from({ length: 45 }, (_, i) => ({ user_id: user.id, name: `filler ${i}`, config: '{}', created_at: now, updated_at: now })));
+      const statuses = (await Promise.all(Array.from({ length: 10 }, (_, i) => api(frank).create({ name: `racer ${i}` })))).map((res) => res.status);
+      expect(statuses.filter((s) => s === 201)).to.have.length(5);
+      expect(statuses.filter((s) => s === 409)).to.have.length(5);
+      expect(await setupCount(ctx, frank.username)).to.equal(50);
+    });
+  });
+
   describe('the default setup', () => {
     it('keeps one default: a new default clears the old one, on create and on PATCH', async () => {
       const a = await api(alice).made({ name: 'default A', isDefault: true });
@@ -355,7 +426,7 @@ describe('saved setups through /api/setups', () => {
       expect((await api(alice).get(a.id)).body.isDefault).to.equal(false);
       await api(alice).patch(a.id, { isDefault: true }).expect(200);
       expect(await defaultsOf(ctx, alice.username)).to.deep.equal([a.id]);
-      expect((await api(alice).list()).body[0].id).to.equal(a.id);
+      expect((await api(alice).list()).setups[0]!.id).to.equal(a.id);
       // Unsetting leaves no default at all.
       await api(alice).patch(a.id, { isDefault: false }).expect(200);
       expect(await defaultsOf(ctx, alice.username)).to.deep.equal([]);
@@ -375,8 +446,8 @@ describe('saved setups through /api/setups', () => {
       const defaults = await defaultsOf(ctx, bob.username);
       expect(defaults).to.have.lengthOf(1);
       expect(targets).to.include(defaults[0]);
-      const listed = (await api(bob).list()).body;
-      expect(listed.filter((s: { isDefault: boolean }) => s.isDefault).map((s: { id: string }) => s.id)).to.deep.equal(defaults);
+      const listed = (await api(bob).list()).setups;
+      expect(listed.filter((s) => s.isDefault).map((s) => s.id)).to.deep.equal(defaults);
       expect(listed[0].id).to.equal(defaults[0]);
     });
 

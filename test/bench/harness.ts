@@ -64,6 +64,10 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bh-bench-'));
   const config = loadConfig({
     NODE_ENV: 'production',
+    PUBLIC_URL: 'http://127.0.0.1',
+    // The load comes from one address on purpose: the per-address limits would cap it.
+    READ_LIMIT_PER_MINUTE: '0',
+    EXPORT_LIMIT_PER_HOUR: '0',
     SESSION_SECRET: 'bench-session-secret-0123456789-abcdefghijklmnop',
     LOG_LEVEL: 'silent',
     HUB_MODE: 'offline',

@@ -114,7 +114,8 @@ export function useE2eApp(file: string, options: E2eOptions = {}): E2eContext {
     database = await createTestDatabase();
     ctx.db = database.db;
     ctx.hub = await startFakeHub();
-    ctx.config = testConfig({ HF_ENDPOINT: ctx.hub.url });
+    // The deployment's read limits as shipped: browsing journeys must never meet them.
+    ctx.config = testConfig({ HF_ENDPOINT: ctx.hub.url, READ_LIMIT_PER_MINUTE: '', EXPORT_LIMIT_PER_HOUR: '' });
     ctx.clock = new TestClock();
     if (options.demoRuns !== undefined) {
       await seedDemoCatalogue(ctx.db);

@@ -22,6 +22,8 @@ export interface TestContext {
   clock: TestClock;
   /** The fake model hub the app talks to (with `{ fakeHub: true }`). */
   hub: FakeHub;
+  /** Another app on the same database, clock and hub, with `env` over this one's settings. */
+  appWith(env: Record<string, string>): Express;
 }
 
 export interface TestAppOptions {
@@ -38,6 +40,10 @@ export function testConfig(env: Record<string, string> = {}): Config {
     SESSION_SECRET: 'test-session-secret-that-is-long-enough-0123456789',
     DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'bh-test-')),
     LOG_LEVEL: 'info',
+    // A test file makes hundreds of requests from one address in seconds; the limits have
+    // tests of their own, and the browser tests run with the defaults.
+    READ_LIMIT_PER_MINUTE: '0',
+    EXPORT_LIMIT_PER_HOUR: '0',
     ...env,
   });
 }
@@ -49,6 +55,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
 export function useTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): TestContext {
   const ctx = {} as TestContext;
   let database: TestDatabase;
+  const apps: Express[] = [];
   before(async () => {
     database = await createTestDatabase();
     if (options.fakeHub) ctx.hub = await startFakeHub();
@@ -59,22 +66,29 @@ export function useTestApp(env: Record<string, string> = {}, options: TestAppOpt
         done();
       },
     });
-    ctx.config = testConfig(options.fakeHub ? { HF_ENDPOINT: ctx.hub.url, ...env } : env);
+    const settings = options.fakeHub ? { HF_ENDPOINT: ctx.hub.url, ...env } : env;
     ctx.db = database.db;
     ctx.clock = new TestClock();
-    ctx.app = createApp({
-      db: database.db,
-      config: ctx.config,
-      logger: createLogger('info', sink),
-      databaseUrl: database.url,
-      clock: ctx.clock,
-      ...(options.fakeHub && ctx.config.hubMode === 'online'
-        ? { hub: createHubClient({ endpoint: ctx.hub.url, timeoutMs: options.hubTimeoutMs ?? 1000 }) }
-        : {}),
-    });
+    const build = (config: Config) => {
+      const app = createApp({
+        db: database.db,
+        config,
+        logger: createLogger('info', sink),
+        databaseUrl: database.url,
+        clock: ctx.clock,
+        ...(options.fakeHub && config.hubMode === 'online'
+          ? { hub: createHubClient({ endpoint: ctx.hub.url, timeoutMs: options.hubTimeoutMs ?? 1000 }) }
+          : {}),
+      });
+      apps.push(app);
+      return app;
+    };
+    ctx.config = testConfig(settings);
+    ctx.app = build(ctx.config);
+    ctx.appWith = (more) => build(testConfig({ ...settings, ...more }));
   });
   after(async () => {
-    await (ctx.app?.locals.close as (() => Promise<void>) | undefined)?.();
+    for (const app of apps) await (app.locals.close as (() => Promise<void>) | undefined)?.();
     await ctx.hub?.close();
     await database?.drop();
   });

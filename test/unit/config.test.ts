@@ -76,6 +76,7 @@ describe('config', () => {
     [{ TRUST_PROXY: 'yes please!' }, /^TRUST_PROXY: /],
     [{ SESSION_SECRET: 'short' }, /^SESSION_SECRET: must be at least 32 characters$/],
     [{ NODE_ENV: 'production' }, /^SESSION_SECRET: required when NODE_ENV=production$/],
+    [{ NODE_ENV: 'production', SESSION_SECRET: 's'.repeat(40) }, /^PUBLIC_URL: required when NODE_ENV=production$/],
     [{ ADMIN_USERNAME: 'admin' }, /^ADMIN_PASSWORD: /],
     [{ ADMIN_PASSWORD: 'a long admin password' }, /^ADMIN_USERNAME: /],
   ];
@@ -99,7 +100,7 @@ describe('config', () => {
 
   it('uses SESSION_SECRET as given in production', () => {
     const secret = 's'.repeat(40);
-    expect(loadConfig({ DATA_DIR: tempDataDir(), NODE_ENV: 'production', SESSION_SECRET: secret }).sessionSecret).to.equal(secret);
+    expect(loadConfig({ DATA_DIR: tempDataDir(), NODE_ENV: 'production', SESSION_SECRET: secret, PUBLIC_URL: 'https://bench.example' }).sessionSecret).to.equal(secret);
   });
 
   it('accepts TRUST_PROXY as a boolean, a hop count or a list of subnets', () => {

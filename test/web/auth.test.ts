@@ -363,6 +363,8 @@ describe('Layout', () => {
 
 describe('Sign-in rate limit (10 per 15 minutes per username and IP)', () => {
   const ctx = useTestApp();
+  // These tests are about the per-username count; the per-address one has its own tests below.
+  beforeEach(() => ctx.db('rate_limit_counters').where({ bucket: 'signin-address' }).delete());
 
   it('answers the 11th attempt with 429, a message and Retry-After, even with the right password', async () => {
     const { username } = await signedUpAgent(ctx.app);
@@ -412,6 +414,38 @@ describe('Sign-in rate limit (10 per 15 minutes per username and IP)', () => {
       const res = await second.post('/signin').type('form').send({ username, password: 'wrong-password', _csrf });
       expect(res.status, `attempt ${i} after the reset`).to.equal(401);
     }
+  });
+});
+
+describe('Failed sign-ins per address across usernames (30 per 15 minutes)', () => {
+  const ctx = useTestApp();
+
+  it('answers password spraying over 31 usernames with 429 and Retry-After, even for the right password', async () => {
+    const { username } = await signedUpAgent(ctx.app);
+    const agent = request.agent(ctx.app);
+    const _csrf = csrfFrom((await agent.get('/signin').expect(200)).text);
+    for (let i = 1; i <= 30; i += 1) {
+      const res = await agent.post('/signin').type('form').send({ username: uniqueUsername(`spray${i}`), password: 'Winter2026!', _csrf });
+      expect(res.status, `attempt ${i}`).to.equal(401);
+    }
+    const sprayed = await agent.post('/signin').type('form').send({ username: uniqueUsername('spray31'), password: 'Winter2026!', _csrf });
+    expect(sprayed.status).to.equal(429);
+    expect(alertText(sprayed.text)).to.equal('Too many failed sign-ins from your address. Try again in 15 minutes.');
+    expect(Number(sprayed.headers['retry-after'])).to.be.within(1, 15 * 60);
+    const rightPassword = await agent.post('/signin').type('form').send({ username, password: TEST_PASSWORD, _csrf });
+    expect(rightPassword.status).to.equal(429);
+    await expectSignedOut(agent);
+  });
+
+  it('does not count successful sign-ins against the address', async () => {
+    const { username } = await signedUpAgent(ctx.app);
+    await ctx.db('rate_limit_counters').where({ bucket: 'signin-address' }).delete();
+    for (let i = 1; i <= 35; i += 1) {
+      const { res } = await signInFresh(ctx.app, { username, password: TEST_PASSWORD });
+      expect(res.status, `sign-in ${i}`).to.equal(303);
+    }
+    const counter = await ctx.db('rate_limit_counters').where({ bucket: 'signin-address' }).first('count');
+    expect(counter?.count ?? 0).to.equal(0);
   });
 });
 

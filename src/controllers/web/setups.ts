@@ -6,7 +6,7 @@ import { parseOrThrow } from '../../lib/validation.ts';
 import { ensureCsrfToken } from '../../middleware/csrf.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { setupSchemas } from '../../schemas/setup.schema.ts';
-import type { Setup } from '../../services/setups.service.ts';
+import { SetupLimitReached, type Setup } from '../../services/setups.service.ts';
 import { HW_CLASS_OPTIONS, knownHwClass, postedValues } from '../../web/forms.ts';
 import { FORM_FLAGS, otherFlagNames, setupFormValues, setupFromForm, setupSummary } from '../../web/setup-form.ts';
 import { render } from '../../web/views.ts';
@@ -28,6 +28,7 @@ function formProblems(error: unknown): FormProblems {
   if (error instanceof ValidationFailed) {
     return { ...error.details, message: 'Some fields need attention.', status: 400 };
   }
+  if (error instanceof SetupLimitReached) return { fieldErrors: {}, formErrors: [error.message], message: 'The setup was not saved.', status: 409 };
   if (error instanceof Conflict) return { fieldErrors: { name: [error.message] }, formErrors: [], message: error.message, status: 409 };
   throw error;
 }
@@ -68,7 +69,7 @@ export function settingsSetupsController({ services, profile }: AppContext) {
   /** The page, or for htmx only its panel (list and new-setup form). */
   async function showPanel(req: Request, res: Response, state: PanelState = {}, status = 200) {
     ensureCsrfToken(req);
-    const list = await setups.list(req.actor!.user.id);
+    const { setups: list } = await setups.list(req.actor!.user.id);
     render(
       res,
       isHtmxRequest(req) ? 'partials/setups/panel' : 'pages/settings/setups',

@@ -46,7 +46,7 @@ export function speedTestPagesController({ services, profile, clock, config }: A
       {
         title: 'Submit a run',
         values,
-        setups: await services.setups.list(req.actor!.user.id),
+        setups: (await services.setups.list(req.actor!.user.id)).setups,
         setupId: state.setupId ?? '',
         otherFlags: otherFlagNames(values, 'engineFlags.', configFields),
         fieldErrors: state.fieldErrors ?? {},
