@@ -12,7 +12,7 @@ import { healthController } from './controllers/health.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { verifyCsrf } from './middleware/csrf.ts';
 import { errorHandler, notFound } from './middleware/errors.ts';
-import { rejectNulCharacters } from './middleware/validate.ts';
+import { rejectUnstorableInput } from './middleware/validate.ts';
 import { apiRoutes } from './routes/api.ts';
 import { webRoutes } from './routes/web.ts';
 import { createViewEngine } from './web/views.ts';
@@ -98,7 +98,7 @@ export function createApp(input: AppDepsInput): express.Express {
 
   app.use(express.json({ limit: '1mb' }));
   app.use(express.urlencoded({ extended: false, limit: '1mb' }));
-  app.use(rejectNulCharacters);
+  app.use(rejectUnstorableInput);
   app.use(authenticate(services));
   app.use(verifyCsrf);
 
