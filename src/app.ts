@@ -13,7 +13,7 @@ import { authenticate } from './middleware/authenticate.ts';
 import { verifyCsrf } from './middleware/csrf.ts';
 import { errorHandler, notFound } from './middleware/errors.ts';
 import { readLimits } from './middleware/read-limits.ts';
-import { rejectNulCharacters } from './middleware/validate.ts';
+import { refuseDeepJson, rejectUnstorableInput } from './middleware/validate.ts';
 import { apiRoutes } from './routes/api.ts';
 import { webRoutes } from './routes/web.ts';
 import { createViewEngine } from './web/views.ts';
@@ -120,9 +120,9 @@ export function createApp(input: AppDepsInput): express.Express {
     }),
   );
 
-  app.use(express.json({ limit: '1mb' }));
+  app.use(express.json({ limit: '1mb', verify: refuseDeepJson }));
   app.use(express.urlencoded({ extended: false, limit: '1mb' }));
-  app.use(rejectNulCharacters);
+  app.use(rejectUnstorableInput);
   app.use(authenticate(services));
   app.use(privateWhenSignedIn);
   app.use(verifyCsrf);

@@ -19,6 +19,8 @@ export const messages = {
   requestAborted: 'Request aborted',
   internalError: 'Internal server error',
   noNulCharacters: 'Must not contain NUL characters',
+  notWellFormedUnicode: 'Must be well-formed Unicode (no lone surrogates)',
+  nestedTooDeep: (maxDepth: number) => `Must not be nested deeper than ${maxDepth} levels`,
   invalidValue: 'A value in the request is not valid for its field',
 
   // Database

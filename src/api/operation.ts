@@ -219,6 +219,11 @@ export const notFound = (what: string, message: string): ResponseSpec => ({
 });
 
 export const exportAlternatives = [
-  { mediaType: 'text/csv', description: 'With `format=csv`: every match as CSV (one row per run).' },
+  {
+    mediaType: 'text/csv',
+    description:
+      'With `format=csv`: every match as CSV (one row per run). Text fields are quoted, and an `=`, `+`, `-` or `@` that could start a ' +
+      "spreadsheet cell (at the start, or after a comma, semicolon, tab or line break) gets a `'` in front; JSON Lines keeps the text as submitted.",
+  },
   { mediaType: 'application/x-ndjson', description: 'With `format=jsonl`: every match as JSON Lines.' },
 ];

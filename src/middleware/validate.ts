@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import type { z } from 'zod';
 import { NotFound, ValidationFailed } from '../lib/errors.ts';
-import { findNulCharacter, parseOrThrow } from '../lib/validation.ts';
+import { findInputProblem, jsonNestsDeeperThan, MAX_INPUT_DEPTH, parseOrThrow, textProblem, type InputProblem, type TextProblem } from '../lib/validation.ts';
 import { messages } from '../messages.ts';
 
 export interface RequestSchemas {
@@ -51,19 +51,43 @@ function headerValues(headers: Record<string, unknown>, schema: z.ZodObject): Re
   return Object.fromEntries(Object.keys(schema.shape).map((name) => [name, headers[name.toLowerCase()]]));
 }
 
+const textProblemMessages: Record<TextProblem, string> = {
+  nul: messages.noNulCharacters,
+  notWellFormed: messages.notWellFormedUnicode,
+};
+
+/** The 400 for what `findInputProblem` found in `where` (path, body or query). */
+function inputProblemError(where: string, problem: InputProblem): ValidationFailed {
+  const message = problem.kind === 'tooDeep' ? messages.nestedTooDeep(problem.maxDepth) : textProblemMessages[problem.kind];
+  // A problem with a field is that field's error; one with the whole part is a form error.
+  if (problem.kind !== 'tooDeep' && problem.path) return new ValidationFailed({ fieldErrors: { [problem.path]: [message] }, formErrors: [] });
+  return new ValidationFailed({ fieldErrors: {}, formErrors: [`${where}: ${message}`] });
+}
+
 /**
- * Every path, body and query is checked once for NUL characters: Postgres refuses them in text,
- * so they would otherwise surface as a 500 from whichever query stores or compares them.
+ * `express.json`'s `verify` hook: a UTF-8 body nested deeper than the limit is refused before
+ * JSON.parse spends time on it (the same 400 the parsed-body check gives; other charsets are
+ * left to that check).
  */
-export const rejectNulCharacters: RequestHandler = (req, _res, next) => {
-  // Route parameters come from the path, decoded later by the router.
-  if (/%00/.test(req.path)) {
-    throw new ValidationFailed({ fieldErrors: {}, formErrors: [`path: ${messages.noNulCharacters}`] });
-  }
+export function refuseDeepJson(_req: unknown, _res: unknown, body: Buffer, encoding: string): void {
+  if (/^utf-?8$/i.test(encoding) && jsonNestsDeeperThan(body)) throw inputProblemError('body', { kind: 'tooDeep', maxDepth: MAX_INPUT_DEPTH });
+}
+
+/**
+ * Every request's path, body and query are checked once, before authentication, for text
+ * that cannot be stored (NUL characters, which Postgres text refuses, and lone surrogates,
+ * which jsonb refuses and text turns into U+FFFD) and for bodies nested too deeply; these
+ * would otherwise surface as a 500 from whichever query stores or compares them, or cost
+ * the event loop time on any path. The walk is linear (see `findInputProblem`).
+ */
+export const rejectUnstorableInput: RequestHandler = (req, _res, next) => {
+  // The router decodes route parameters later; a malformed escape here is the same 400
+  // (a URIError) on every path, routed or not.
+  const pathProblem = textProblem(decodeURIComponent(req.path));
+  if (pathProblem) throw inputProblemError('path', { kind: pathProblem, path: '' });
   for (const [where, value] of [['body', req.body], ['query', req.query]] as const) {
-    const path = findNulCharacter(value);
-    if (path === undefined) continue;
-    throw new ValidationFailed(path ? { fieldErrors: { [path]: [messages.noNulCharacters] }, formErrors: [] } : { fieldErrors: {}, formErrors: [`${where}: ${messages.noNulCharacters}`] });
+    const problem = findInputProblem(value);
+    if (problem) throw inputProblemError(where, problem);
   }
   next();
 };

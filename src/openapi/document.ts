@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { apiOperations, apiTags, openApiPath, requestComponents, responseComponents } from '../api/index.ts';
 import { responseHeaders, type ApiOperation, type AuthMode, type ResponseSpec } from '../api/operation.ts';
+import { MAX_INPUT_DEPTH } from '../lib/validation.ts';
 import { messages } from '../messages.ts';
 import type { RevisionProfile } from '../revisions.ts';
 import { componentSchemasOf, jsonSchemaOf, type JsonSchema } from '../schemas/json-schema.ts';
@@ -92,7 +93,7 @@ function infoDescription(profile: RevisionProfile, origin: string): string {
       'Unsafe requests made with the cookie must send the session CSRF token as `X-CSRF-Token`. A Bearer header that is malformed, unknown, expired or revoked is always a 401.',
     '',
     `**Errors** are JSON with an \`error\` text; validation failures are 400 \`{ error: 'Validation failed', details: { fieldErrors, formErrors } }\`. ` +
-      `A missing credential is 401 \`${messages.authenticationRequired}\`. Any request with NUL characters or malformed percent-encoding is a 400; ` +
+      `A missing credential is 401 \`${messages.authenticationRequired}\`. Any request with NUL characters, text that is not well-formed Unicode (lone surrogates), malformed percent-encoding or a body nested deeper than ${MAX_INPUT_DEPTH} levels is a 400; ` +
       'a body over 1 MB is a 413; an unknown path under /api is a 404 `{ error: "Not found" }`. Every answer carries `X-Request-Id`.',
     '',
     `**Rate limits:** ${limit.maxPerWindow} speed-test submission per ${limit.windowMs / 1000} s per account (dry-runs do not count). ` +

@@ -2,6 +2,7 @@ import type { Response } from 'express';
 import { stringify } from 'csv-stringify';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
+import { defuseFormulas } from '../lib/csv-cells.ts';
 import { hardwareLabel } from '../lib/labels.ts';
 
 type ExportedRun = Record<string, any> & { rank?: number };
@@ -45,16 +46,12 @@ function flatRecord(run: ExportedRun): Record<string, unknown> {
   };
 }
 
-/** Spreadsheet apps run cells that start like a formula; such text gets a leading quote. */
-function defuseFormula(value: unknown): unknown {
-  return typeof value === 'string' && /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-}
-
 function csvRows(runs: AsyncIterable<ExportedRun>): Readable {
   return Readable.from(
     (async function* () {
       for await (const run of runs) {
-        yield Object.fromEntries(Object.entries(flatRecord(run)).map(([key, value]) => [key, defuseFormula(value)]));
+        // Every text cell, numbers left alone: submitted text must not open as a formula.
+        yield Object.fromEntries(Object.entries(flatRecord(run)).map(([key, value]) => [key, typeof value === 'string' ? defuseFormulas(value) : value]));
       }
     })(),
     { objectMode: true },
@@ -82,7 +79,9 @@ export async function sendRunExport(res: Response, format: 'csv' | 'jsonl', base
     res.type('text/csv; charset=utf-8');
     // Columns named up front, so an export with no rows still has its header line.
     const columns = Object.keys(flatRecord({}));
-    await pipeline(csvRows(runs), stringify({ header: true, columns, cast: { boolean: (v) => String(v) } }), res);
+    // Text always quoted (numbers not): to any reader that honours quotes each text field
+    // is one cell, whatever separators it holds.
+    await pipeline(csvRows(runs), stringify({ header: true, columns, quoted_string: true, cast: { boolean: (v) => String(v) } }), res);
   } else {
     res.type('application/x-ndjson; charset=utf-8');
     await pipeline(jsonLines(runs), res);

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { createKey, signedUpAgent, useTestApp } from '../helpers/app.ts';
+import { createKey, signedUpAgent, useTestApp, type Agent } from '../helpers/app.ts';
+import { validSubmission } from '../helpers/fixtures.ts';
 
 describe('error handling', () => {
   const ctx = useTestApp();
@@ -47,6 +48,128 @@ describe('error handling', () => {
     expect(path.body.details.formErrors).to.deep.equal(['path: Must not contain NUL characters']);
     const page = await request(ctx.app).get('/models/org/model%00').expect(400);
     expect(page.type).to.equal('text/html');
+  });
+
+  describe('text that cannot be stored, and deep nesting (checked before authentication)', () => {
+    // Its own app with the fake hub, so a run that slips through would really be stored.
+    const app = useTestApp({}, { fakeHub: true });
+    const NOT_WELL_FORMED = ['Must be well-formed Unicode (no lone surrogates)'];
+    const TOO_DEEP = { error: 'Validation failed', details: { fieldErrors: {}, formErrors: ['body: Must not be nested deeper than 64 levels'] } };
+    let browser: { agent: Agent; csrf: string };
+    let key: string;
+
+    before(async () => {
+      browser = await signedUpAgent(app.app);
+      key = (await createKey(browser.agent, browser.csrf)).key;
+    });
+
+    /** `levels` arrays nested in each other, as JSON text (the way an attacker sends it). */
+    const nestedJson = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+    const count = async (table: string) => Number((await app.db(table).count('* as n'))[0]!.n);
+
+    it('lets 64 levels of nesting through to the schema and refuses 65 with 400, signed in or not', async () => {
+      // {"name", "extra": 63 arrays} is 64 levels: past the check, the schema names the unknown field.
+      const deepest = await browser.agent.post('/api/keys').set('X-CSRF-Token', browser.csrf).type('json').send(`{"name":"deep","extra":${nestedJson(63)}}`);
+      expect(deepest.status).to.equal(400);
+      expect(deepest.body.details).to.deep.equal({ fieldErrors: { extra: ['Unknown field'] }, formErrors: [] });
+      const tooDeep = await browser.agent.post('/api/keys').set('X-CSRF-Token', browser.csrf).type('json').send(`{"name":"deep","extra":${nestedJson(64)}}`);
+      expect(tooDeep.status).to.equal(400);
+      expect(tooDeep.body).to.deep.equal(TOO_DEEP);
+      // Without credentials it is the same 400, not a 401: the check comes first.
+      const anonymous = await request(app.app).post('/api/speed-tests').type('json').send(`{"hardware":${nestedJson(64)}}`);
+      expect(anonymous.status).to.equal(400);
+      expect(anonymous.body).to.deep.equal(TOO_DEEP);
+      expect(await count('api_keys')).to.equal(1);
+    });
+
+    it('answers the issue’s 100,000-level body with 400 on any path and method, JSON or page, never a 500', async () => {
+      const body = `{"a":${nestedJson(100_000)}}`;
+      const api = await request(app.app).post('/api/anything').type('json').send(body);
+      expect(api.status).to.equal(400);
+      expect(api.body).to.deep.equal(TOO_DEEP);
+      const page = await request(app.app).put('/anything').type('json').send(body);
+      expect(page.status).to.equal(400);
+      expect(page.type).to.equal('text/html');
+      expect(page.text).to.include('400 Validation failed');
+    });
+
+    it('measures the depth of a JSON body before parsing it: a deep body refused even where its JSON breaks later', async () => {
+      // Parsed first, this would be the malformed-JSON 400; read first, the depth is what fails.
+      const res = await request(app.app).post('/api/anything').type('json').send(`${'['.repeat(500_000)} not json`);
+      expect(res.status).to.equal(400);
+      expect(res.body).to.deep.equal(TOO_DEEP);
+      // Brackets inside strings are text, not nesting.
+      const inString = await request(app.app).post('/api/anything').type('json').send(JSON.stringify({ note: '['.repeat(1000) }));
+      expect(inString.status).to.equal(404);
+    });
+
+    it('refuses a lone surrogate anywhere in a run with 400 naming the field, and stores nothing', async () => {
+      const submit = (overrides: Record<string, unknown>) =>
+        request(app.app).post('/api/speed-tests').set('Authorization', `Bearer ${key}`).send(validSubmission(overrides));
+      const cases: [string, Record<string, unknown>][] = [
+        ['hardware.gpuName', { hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'RTX\ud800', vramGb: 24 } }],
+        ['engineFlags.commandSnippet', { engineFlags: { commandSnippet: './llama-server -m m.gguf \udc00' } }],
+        // Text columns used to store these as U+FFFD without a word.
+        ['engineVersion', { engineVersion: 'b4500\ud83d' }],
+        ['notes', { notes: 'quiet \ude00 machine' }],
+      ];
+      for (const [field, overrides] of cases) {
+        const res = await submit(overrides);
+        expect(res.status, field).to.equal(400);
+        expect(res.body, field).to.deep.equal({ error: 'Validation failed', details: { fieldErrors: { [field]: NOT_WELL_FORMED }, formErrors: [] } });
+      }
+      expect(await count('speed_test_runs')).to.equal(0);
+    });
+
+    it('refuses a lone surrogate in a saved setup, from the API (JSON 400) and from the settings page (400 page)', async () => {
+      const viaApi = (body: Record<string, unknown>) => browser.agent.post('/api/setups').set('X-CSRF-Token', browser.csrf).send(body);
+      const rig = { name: 'Rig', hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', vramGb: 24 };
+      for (const [field, value] of [['name', 'Rig \ud800'], ['gpuName', 'RTX\udfff'], ['commandSnippet', 'vllm serve \ud800m']] as const) {
+        const res = await viaApi({ ...rig, [field]: value });
+        expect(res.status, field).to.equal(400);
+        expect(res.body.details, field).to.deep.equal({ fieldErrors: { [field]: NOT_WELL_FORMED }, formErrors: [] });
+      }
+      const page = await browser.agent.post('/settings/setups').set('X-CSRF-Token', browser.csrf).send({ ...rig, vramGb: '24', description: 'under \udc00 the desk' });
+      expect(page.status).to.equal(400);
+      expect(page.type).to.equal('text/html');
+      expect(page.text).to.include('400 Validation failed');
+      expect(await count('setups')).to.equal(0);
+    });
+
+    it('answers /submit with a JSON body holding a lone surrogate like one holding a NUL: the 400 error page', async () => {
+      const fields = {
+        hfId: validSubmission().hfId,
+        quantization: 'Q4_K_M',
+        engineName: 'llama.cpp',
+        'hardware.hwClass': 'DISCRETE_GPU',
+        'hardware.gpuName': 'RTX 4090',
+        'hardware.vramGb': '24',
+        tokSOut: '42',
+      };
+      for (const engineVersion of ['b4500\ud800', 'b4500\u0000']) {
+        const res = await browser.agent.post('/submit').set('X-CSRF-Token', browser.csrf).send({ ...fields, engineVersion });
+        expect(res.status).to.equal(400);
+        expect(res.type).to.equal('text/html');
+        expect(res.text).to.include('400 Validation failed');
+      }
+      expect(await count('speed_test_runs')).to.equal(0);
+    });
+
+    it('never lets bytes that are not UTF-8 reach a handler as a lone surrogate: a path is 400, a query value U+FFFD', async () => {
+      // %ED%A0%80 is U+D800 encoded as if it were a character: invalid UTF-8.
+      for (const path of ['/api/models/org/x%ED%A0%80', '/api/no-such-thing%ED%A0%80']) {
+        const res = await request(app.app).get(path);
+        expect(res.status, path).to.equal(400);
+        expect(res.body, path).to.deep.equal({ error: 'Malformed URL encoding' });
+      }
+      const page = await request(app.app).get('/no/such/page%ED%A0%80');
+      expect(page.status).to.equal(400);
+      expect(page.type).to.equal('text/html');
+      // The query parser decodes such bytes to U+FFFD, which is well-formed: an ordinary search.
+      const query = await request(app.app).get('/api/leaderboard?hardwareName=%ED%A0%80');
+      expect(query.status).to.equal(200);
+      expect(query.body.rows).to.deep.equal([]);
+    });
   });
 
   it('answers a malformed percent-encoding in a path parameter with 400, on the API and on pages', async () => {

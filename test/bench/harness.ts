@@ -45,7 +45,7 @@ export interface BenchServerOptions {
  * It is registered with `app.get` and then moved from the end of the app's router stack
  * to just before the first mounted router (`/api`), so a request to it passes through
  * exactly the middleware every API request passes through (pino-http, helmet, static,
- * session, body parsers, NUL check, authenticate, CSRF) and is then answered with
+ * session, body parsers, input check, authenticate, CSRF) and is then answered with
  * `res.send(buffer)` - the same send path `res.json` ends in (ETag included), minus the
  * query work and JSON.stringify.
  */
