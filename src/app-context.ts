@@ -1,5 +1,6 @@
 import { createHubClient, createOfflineHubClient, type HubClient } from './clients/hub.ts';
 import type { Config } from './config.ts';
+import { createDatabaseHealth, type DatabaseHealth } from './db/health.ts';
 import type { Db } from './db/knex.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { Logger } from './logger.ts';
@@ -18,10 +19,15 @@ export interface AppDeps {
   clock: Clock;
   /** Connection string of `db`, for the session store's own small pool. */
   databaseUrl: string;
+  /** Whether `db` is reachable: outages are logged once, not per request. */
+  databaseHealth: DatabaseHealth;
 }
 
-/** The profile, hub and clock default to the configured revision, the configured hub and the system clock. */
-export type AppDepsInput = Omit<AppDeps, 'profile' | 'hub' | 'clock'> & Partial<Pick<AppDeps, 'profile' | 'hub' | 'clock'>>;
+/**
+ * The profile, hub and clock default to the configured revision, the configured hub and the
+ * system clock; the database health is always built on `db`.
+ */
+export type AppDepsInput = Omit<AppDeps, 'profile' | 'hub' | 'clock' | 'databaseHealth'> & Partial<Pick<AppDeps, 'profile' | 'hub' | 'clock'>>;
 
 /** The deps plus every service built on them: what routes and controllers are given. */
 export interface AppContext extends AppDeps {
@@ -42,6 +48,7 @@ export function createAppContext(input: AppDepsInput): AppContext {
     profile: input.profile ?? getRevisionProfile(input.config.revision),
     hub: input.hub ?? defaultHub(input.config),
     clock: input.clock ?? systemClock,
+    databaseHealth: createDatabaseHealth(input.db, input.logger),
   };
   return { ...deps, services: createServices({ ...deps, hubMode: deps.config.hubMode }), documents: apiDocuments(deps.profile) };
 }

@@ -2,9 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import connectPgSimple from 'connect-pg-simple';
 import express from 'express';
-import session from 'express-session';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import { createAppContext, type AppDepsInput } from './app-context.ts';
@@ -13,13 +11,12 @@ import { authenticate } from './middleware/authenticate.ts';
 import { verifyCsrf } from './middleware/csrf.ts';
 import { errorHandler, notFound } from './middleware/errors.ts';
 import { readLimits } from './middleware/read-limits.ts';
+import { sessions } from './middleware/session.ts';
 import { refuseDeepJson, rejectUnstorableInput } from './middleware/validate.ts';
 import { apiRoutes } from './routes/api.ts';
 import { webRoutes } from './routes/web.ts';
 import { createViewEngine } from './web/views.ts';
 
-const SESSION_COOKIE = 'bh.sid';
-const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60_000;
 const publicDirectory = fileURLToPath(new URL('../public', import.meta.url));
 const htmxDirectory = path.dirname(createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js'));
 
@@ -49,10 +46,29 @@ const privateWhenSignedIn: express.RequestHandler = (req, res, next) => {
   next();
 };
 
+/**
+ * How pino-http logs a finished request. A 503 is an expected answer (the database or the hub
+ * is unavailable; a database outage is logged once by the database health): a warning,
+ * without the error pino-http makes up for any status >= 500 ("failed with status code 503")
+ * and its stack.
+ */
+function requestLogLevel(_req: unknown, res: { statusCode: number }, error?: Error) {
+  if (error) return 'error';
+  if (res.statusCode === 503) return 'warn';
+  return res.statusCode >= 500 ? 'error' : 'info';
+}
+
+/** See requestLogLevel: a 503's log line keeps no made-up error. */
+function withoutMadeUpError(_req: unknown, res: { statusCode: number; err?: unknown }, _error: Error, fields: Record<string, unknown>) {
+  if (res.statusCode !== 503 || res.err) return fields;
+  const { err: _madeUp, ...rest } = fields;
+  return rest;
+}
+
 /** Builds the Express app (never listens). `app.locals.close()` releases what it opened. */
 export function createApp(input: AppDepsInput): express.Express {
   const context = createAppContext(input);
-  const { config, logger, profile, services } = context;
+  const { config, logger, profile, services, databaseHealth } = context;
   const production = config.nodeEnv === 'production';
   const app = express();
 
@@ -63,7 +79,7 @@ export function createApp(input: AppDepsInput): express.Express {
   app.locals.eta = createViewEngine(production);
   app.locals.profile = profile;
 
-  app.use(pinoHttp({ logger, genReqId: requestId, customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info') }));
+  app.use(pinoHttp({ logger, genReqId: requestId, customLogLevel: requestLogLevel, customErrorObject: withoutMadeUpError }));
   app.use(
     helmet({
       contentSecurityPolicy: {
@@ -96,29 +112,12 @@ export function createApp(input: AppDepsInput): express.Express {
   // Before the session: a client over its budget costs no database work.
   for (const limiter of readLimits(config, logger)) app.use(limiter);
 
-  const PgSessionStore = connectPgSimple(session);
-  const sessionStore = new PgSessionStore({
-    conString: context.databaseUrl,
-    tableName: 'sessions',
-    createTableIfMissing: false,
-    // Expired rows are removed by the store; tests build many apps, so they turn it off.
-    pruneSessionInterval: config.nodeEnv === 'test' ? false : 15 * 60,
-    errorLog: (...args: unknown[]) => logger.error({ args }, 'session store error'),
-  });
+  const { middleware: session, close: closeSessions } = sessions(context);
   app.locals.close = async () => {
-    sessionStore.close();
+    closeSessions();
+    databaseHealth.close();
   };
-  app.use(
-    session({
-      name: SESSION_COOKIE,
-      secret: config.sessionSecret,
-      store: sessionStore,
-      resave: false,
-      saveUninitialized: false,
-      rolling: true,
-      cookie: { httpOnly: true, sameSite: 'lax', secure: production, maxAge: SESSION_LIFETIME_MS },
-    }),
-  );
+  app.use(session);
 
   app.use(express.json({ limit: '1mb', verify: refuseDeepJson }));
   app.use(express.urlencoded({ extended: false, limit: '1mb' }));
@@ -130,6 +129,6 @@ export function createApp(input: AppDepsInput): express.Express {
   app.use('/api', apiRoutes(context));
   app.use(webRoutes(context));
   app.use(notFound);
-  app.use(errorHandler);
+  app.use(errorHandler(context));
   return app;
 }

@@ -25,7 +25,9 @@ export const messages = {
 
   // Database
   conflict: 'The request conflicts with data stored meanwhile; reload and try again',
-  databaseUnavailable: 'The database is unavailable, retry later',
+  databaseUnavailable: 'Service temporarily unavailable, retry later',
+  /** The error page's explanation of a database outage, for people rather than agents. */
+  databaseUnavailablePage: "We can't reach our database right now. Please try again in a few seconds.",
 
   // Authentication and access
   authenticationRequired: 'Authentication required. Use a session cookie or Authorization: Bearer <api_key>',

@@ -8,6 +8,10 @@ export interface EmbeddedDatabase {
   /** Connection string of the `postgres` database on the embedded server. */
   url: string;
   stop(): Promise<void>;
+  /** Fast shutdown of the server alone, keeping the data dir and port: an outage for fault tests. */
+  stopServer(): Promise<void>;
+  /** Starts the server again on the same port after `stopServer()`. */
+  startServer(): Promise<void>;
 }
 
 type Log = (message: string) => void;
@@ -143,5 +147,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: Log = () => {}
       await pg.stop();
       await lock.release();
     },
+    stopServer: () => pg.stop(),
+    startServer: () => pg.start(),
   };
 }

@@ -1,4 +1,4 @@
-import { BadRequest, Conflict, Unavailable, type HttpError } from '../lib/errors.ts';
+import { BadRequest, Conflict, DatabaseUnavailable, type HttpError } from '../lib/errors.ts';
 import { messages } from '../messages.ts';
 
 /**
@@ -13,9 +13,6 @@ const UNIQUE_MESSAGES: Readonly<Record<string, string>> = {
   users_username_lower_unique: messages.usernameTaken,
 };
 
-/** Seconds a client should wait after a connection failure before retrying. */
-const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
-
 const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
 interface DbErrorLike {
@@ -25,12 +22,19 @@ interface DbErrorLike {
   message?: unknown;
 }
 
-function isConnectionFailure(error: DbErrorLike): boolean {
-  const code = typeof error.code === 'string' ? error.code : '';
+/** The database could not be reached, or dropped the connection: an outage, not a bad query. */
+export function isConnectionFailure(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const dbError = error as DbErrorLike;
+  const code = typeof dbError.code === 'string' ? dbError.code : '';
   // Class 08: connection exception; 57P01-03: the server is shutting down or starting; 53300: too many connections.
   if (code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(code) || NETWORK_ERRORS.has(code)) return true;
-  if (error.name === 'KnexTimeoutError') return true;
-  return typeof error.message === 'string' && /Connection terminated|connection is closed|Client has encountered a connection error/i.test(error.message);
+  if (dbError.name === 'KnexTimeoutError') return true;
+  // Errors of the driver and of pg's pool (the session store's), which carry no code.
+  return (
+    typeof dbError.message === 'string' &&
+    /Connection terminated|connection is closed|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(dbError.message)
+  );
 }
 
 /** The typed error for a Postgres (or pool) failure, or undefined when it is not one we translate. */
@@ -46,7 +50,7 @@ export function translateDbError(error: unknown): HttpError | undefined {
     case '22003': // numeric_value_out_of_range
       return new BadRequest(messages.invalidValue);
   }
-  if (isConnectionFailure(dbError)) return new Unavailable(messages.databaseUnavailable, UNAVAILABLE_RETRY_AFTER_SECONDS);
+  if (isConnectionFailure(dbError)) return new DatabaseUnavailable(error);
   return undefined;
 }
 

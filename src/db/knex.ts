@@ -2,6 +2,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import type { Logger } from '../logger.ts';
 
 // Postgres returns bigint (count(*), int8) and numeric as strings; every caller wants
 // numbers, so they are converted here once. Values stay far below 2^53.
@@ -12,14 +13,48 @@ export type Db = Knex;
 
 export const migrationsDirectory = fileURLToPath(new URL('../../migrations', import.meta.url));
 
-export function createDb(connectionString: string, pool: { min?: number; max?: number } = {}): Db {
+/**
+ * How long a query waits for a pooled connection before failing (a 503). Queries take
+ * milliseconds, so a wait this long means the database cannot be reached (or is swamped);
+ * Knex's default of 60 s would hold requests until clients give up.
+ */
+export const ACQUIRE_CONNECTION_TIMEOUT_MS = 5_000;
+
+/** Knex's warnings about a failed acquire or a broken connection: one per request during an outage. */
+const CONNECTION_NOISE = /^(Acquire connection error|Connection Error):/;
+
+/**
+ * Knex's messages as log lines instead of console output. Its connection warnings come with
+ * a stack, once per failed query; the outage itself is logged once (src/db/health.ts), so
+ * they go to debug, first line only.
+ */
+function knexLog(logger: Logger): Knex.Logger {
+  const text = (message: unknown) => (typeof message === 'string' ? message : JSON.stringify(message));
+  const warn = (message: unknown) => {
+    const line = text(message);
+    if (CONNECTION_NOISE.test(line)) logger.debug({ knex: line.split('\n')[0] }, 'knex connection warning');
+    else logger.warn({ knex: line }, 'knex warning');
+  };
+  return {
+    warn,
+    // Knex calls `deprecate` with its finished message, whatever its types say.
+    deprecate: warn,
+    error: (message) => logger.error({ knex: text(message) }, 'knex error'),
+    debug: (message) => logger.debug({ knex: text(message) }, 'knex debug'),
+  };
+}
+
+/** Without a logger, Knex writes its messages to the console (the CLI and scripts). */
+export function createDb(connectionString: string, pool: { min?: number; max?: number } = {}, logger?: Logger): Db {
   return knexFactory({
     client: 'pg',
     // No JIT: every query here is meant to take milliseconds, and compiling one that the
     // planner guesses to be costly took 20-30 ms, longer than running it.
     connection: { connectionString, application_name: 'bench-leaderboard', options: '-c jit=off' },
     pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
+    acquireConnectionTimeout: ACQUIRE_CONNECTION_TIMEOUT_MS,
     migrations: { directory: migrationsDirectory, loadExtensions: ['.ts'], tableName: 'knex_migrations' },
+    ...(logger ? { log: knexLog(logger) } : {}),
   });
 }
 

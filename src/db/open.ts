@@ -25,7 +25,7 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Open
     url = embedded.url;
     stopEmbedded = embedded.stop;
   }
-  const db = createDb(url);
+  const db = createDb(url, {}, logger);
   const close = async () => {
     await db.destroy();
     await stopEmbedded();

@@ -79,3 +79,16 @@ export class Unavailable extends HttpError {
     super(503, message, {}, retryAfterSeconds ? { 'Retry-After': String(retryAfterSeconds) } : {});
   }
 }
+
+/** Seconds a client should wait after a database outage answer before retrying. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The database could not be reached: a 503 with Retry-After. Its own class so the error
+ * handler can tell an outage (logged once, a friendly page) from other 503s such as the hub's.
+ */
+export class DatabaseUnavailable extends Unavailable {
+  constructor(readonly cause: unknown) {
+    super(messages.databaseUnavailable, DATABASE_RETRY_AFTER_SECONDS);
+  }
+}

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { AppContext } from '../app-context.ts';
 import { translateDbError } from '../db/errors.ts';
-import { HttpError, NotFound, PayloadTooLarge } from '../lib/errors.ts';
+import { DatabaseUnavailable, HttpError, NotFound, PayloadTooLarge } from '../lib/errors.ts';
 import { messages } from '../messages.ts';
 import { render } from '../web/views.ts';
 import { isApiRequest, isHtmxRequest } from './request-kind.ts';
@@ -43,30 +44,40 @@ export const notFound: RequestHandler = () => {
 /**
  * The one error handler: JSON under /api, an error fragment for htmx, an error page
  * otherwise. Unknown errors are logged with the request id and answered with a bare 500.
+ * A database outage is a 503 with Retry-After; it is reported to the database health,
+ * which logs it once, so the request itself logs no error and no stack.
  */
-export const errorHandler: ErrorRequestHandler = (error, req, res, next) => {
-  if (res.headersSent) return next(error);
-  let httpError = toHttpError(error);
-  if (!httpError) {
-    req.log?.error({ err: error, requestId: req.id }, 'unhandled error');
-    httpError = new HttpError(500, messages.internalError);
-  }
-  for (const [name, value] of Object.entries(httpError.headers)) res.setHeader(name, value);
+export function errorHandler({ databaseHealth }: Pick<AppContext, 'databaseHealth'>): ErrorRequestHandler {
+  return (error, req, res, next) => {
+    if (res.headersSent) return next(error);
+    let httpError = toHttpError(error);
+    if (httpError instanceof DatabaseUnavailable) databaseHealth.failed(httpError.cause);
+    if (!httpError) {
+      req.log?.error({ err: error, requestId: req.id }, 'unhandled error');
+      httpError = new HttpError(500, messages.internalError);
+    }
+    for (const [name, value] of Object.entries(httpError.headers)) res.setHeader(name, value);
 
-  if (isApiRequest(req)) {
-    res.status(httpError.status).json(httpError.toJSON());
-    return;
-  }
-  if (httpError.status >= 300 && httpError.status < 400) {
-    res.status(httpError.status).end();
-    return;
-  }
-  const data = { status: httpError.status, message: httpError.message, title: `${httpError.status} ${httpError.message}` };
-  try {
-    render(res, isHtmxRequest(req) ? 'partials/error' : 'errors/error', data, httpError.status);
-  } catch (renderError) {
-    // A broken error page must still not leak a stack trace.
-    req.log?.error({ err: renderError, requestId: req.id }, 'error page failed to render');
-    res.status(httpError.status).type('text').send(`${httpError.status} ${httpError.message}`);
-  }
-};
+    if (isApiRequest(req)) {
+      res.status(httpError.status).json(httpError.toJSON());
+      return;
+    }
+    if (httpError.status >= 300 && httpError.status < 400) {
+      res.status(httpError.status).end();
+      return;
+    }
+    const data = {
+      status: httpError.status,
+      message: httpError.message,
+      title: `${httpError.status} ${httpError.message}`,
+      explanation: httpError instanceof DatabaseUnavailable ? messages.databaseUnavailablePage : undefined,
+    };
+    try {
+      render(res, isHtmxRequest(req) ? 'partials/error' : 'errors/error', data, httpError.status);
+    } catch (renderError) {
+      // A broken error page must still not leak a stack trace.
+      req.log?.error({ err: renderError, requestId: req.id }, 'error page failed to render');
+      res.status(httpError.status).type('text').send(`${httpError.status} ${httpError.message}`);
+    }
+  };
+}

@@ -67,10 +67,29 @@ function jsonLines(runs: AsyncIterable<ExportedRun>): Readable {
 }
 
 /**
+ * The runs with the first one read already. A query that fails outright (the database
+ * unreachable) then fails here, before anything is sent, and gets its error answer; once the
+ * stream is piped, a failure can only cut the download short.
+ */
+async function firstReadAhead(runs: AsyncIterable<ExportedRun>): Promise<AsyncIterable<ExportedRun>> {
+  const iterator = runs[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  return (async function* () {
+    try {
+      for (let next = first; !next.done; next = await iterator.next()) yield next.value;
+    } finally {
+      // A download abandoned midway closes the database cursor behind it.
+      await iterator.return?.();
+    }
+  })();
+}
+
+/**
  * Streams every run as CSV or JSON Lines with a download name. Rows flow from a database
  * cursor to the socket with back-pressure, so memory stays flat however many rows match.
  */
-export async function sendRunExport(res: Response, format: 'csv' | 'jsonl', basename: string, runs: AsyncIterable<ExportedRun>): Promise<void> {
+export async function sendRunExport(res: Response, format: 'csv' | 'jsonl', basename: string, allRuns: AsyncIterable<ExportedRun>): Promise<void> {
+  const runs = await firstReadAhead(allRuns);
   const filename = `${basename}.${format}`;
   res.status(200);
   res.set('Content-Disposition', `attachment; filename="${filename}"`);

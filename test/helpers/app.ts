@@ -15,6 +15,8 @@ import { startFakeHub, type FakeHub } from './fake-hub.ts';
 export interface TestContext {
   app: Express;
   db: TestDatabase['db'];
+  /** Connection string of `db`. */
+  databaseUrl: string;
   config: Config;
   /** Every JSON log line the app wrote. */
   logs: Record<string, unknown>[];
@@ -31,6 +33,16 @@ export interface TestAppOptions {
   fakeHub?: boolean;
   /** Hub request timeout; short so the slow fixture times out quickly. */
   hubTimeoutMs?: number;
+}
+
+/** A pino destination that parses each JSON log line into `lines`. */
+export function logSink(lines: Record<string, unknown>[]): Writable {
+  return new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n')) if (line.trim()) lines.push(JSON.parse(line));
+      done();
+    },
+  });
 }
 
 /** Config as a deployment would parse it, with test defaults and `env` on top. */
@@ -60,14 +72,10 @@ export function useTestApp(env: Record<string, string> = {}, options: TestAppOpt
     database = await createTestDatabase();
     if (options.fakeHub) ctx.hub = await startFakeHub();
     ctx.logs = [];
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n')) if (line.trim()) ctx.logs.push(JSON.parse(line));
-        done();
-      },
-    });
+    const sink = logSink(ctx.logs);
     const settings = options.fakeHub ? { HF_ENDPOINT: ctx.hub.url, ...env } : env;
     ctx.db = database.db;
+    ctx.databaseUrl = database.url;
     ctx.clock = new TestClock();
     const build = (config: Config) => {
       const app = createApp({

@@ -1,0 +1,71 @@
+import net from 'node:net';
+
+/**
+ * A TCP proxy on 127.0.0.1 in front of a real Postgres, to cut the app off from its database
+ * and reconnect it on cue: `forward` passes connections through, `refuse` closes the port
+ * (and cuts the connections open through it), `silent` accepts connections and never
+ * answers (a database host that stopped responding).
+ */
+export type ProxyMode = 'forward' | 'refuse' | 'silent';
+
+export interface TcpProxy {
+  /** The Postgres URL through the proxy (the target's, with the proxy's port). */
+  url: string;
+  setMode(mode: ProxyMode): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
+  const target = new URL(targetUrl);
+  const sockets = new Set<net.Socket>();
+  let mode: ProxyMode = 'forward';
+  const track = (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+  };
+  const server = net.createServer((client) => {
+    track(client);
+    if (mode === 'refuse') return client.destroy(); // accepted just before the port closed
+    if (mode === 'silent') return;
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    track(upstream);
+    client.pipe(upstream).pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  const stopListening = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  const cutAll = () => {
+    for (const socket of sockets) socket.destroy();
+  };
+
+  await listen(0);
+  const { port } = server.address() as net.AddressInfo;
+  const url = new URL(targetUrl);
+  url.hostname = '127.0.0.1';
+  url.port = String(port);
+
+  return {
+    url: url.toString(),
+    async setMode(next) {
+      if (next === mode) return;
+      const wasListening = mode !== 'refuse';
+      mode = next;
+      cutAll();
+      if (next === 'refuse' && wasListening) await stopListening();
+      if (next !== 'refuse' && !wasListening) await listen(port);
+    },
+    async close() {
+      cutAll();
+      if (mode !== 'refuse') await stopListening();
+    },
+  };
+}
