@@ -2,6 +2,7 @@ import { commonValues } from '../data/common-values.ts';
 import { cpus, gpus, unifiedChips } from '../data/hardware-catalogue.ts';
 import { compareHardwareNames, hardwareNames } from '../lib/hardware-lookup.ts';
 import { methodology, SUSPECT_FACTOR } from '../lib/roofline.ts';
+import { MAX_INPUT_DEPTH } from '../lib/validation.ts';
 import { API_KEYS_PER_ACCOUNT, buckets, hardwareCostRules, hwClasses, reactionEmojis } from '../constants.ts';
 import { type MetricRule, type RevisionProfile } from '../revisions.ts';
 import { speedTestStatuses } from '../schemas/admin.schema.ts';
@@ -225,6 +226,7 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
         body: { error: 'Validation failed', details: { fieldErrors: { 'hardware.vramGb': ['Required unless gpus is given'] }, formErrors: [] } },
       },
       { status: 400, when: 'The body is not JSON.', body: { error: messages.malformedJson } },
+      { status: 400, when: `Any body nested deeper than ${MAX_INPUT_DEPTH} levels, or text (body, query or path) with NUL characters or lone surrogates; checked before authentication.`, body: { error: 'Validation failed', details: { fieldErrors: {}, formErrors: [`body: ${messages.nestedTooDeep(MAX_INPUT_DEPTH)}`] } } },
       { status: 401, when: 'Credentials missing, expired, revoked or invalid.', body: { error: messages.authenticationRequired } },
       { status: 403, when: 'A session request without the CSRF token, or a Bearer key on a session-only endpoint (API keys, saved setups).', body: { error: messages.invalidCsrf } },
       { status: 404, when: 'hfId does not exist on the model hub.', body: { error: messages.hubNotFound('someorg/No-Such-Model', 'https://huggingface.co') } },
@@ -237,7 +239,13 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
         when: 'A submission inside the rate-limit window; also sends Retry-After (seconds).',
         body: { error: limit.message, retryAfterMs: limit.windowMs - 5000, lastSubmittedAt: '2026-01-31T12:00:05.000Z' },
       },
+      {
+        status: 429,
+        when: 'Too many reads from your address (every GET; CSV / JSON Lines exports have a tighter budget); also sends Retry-After (seconds).',
+        body: { error: messages.tooManyReads(42), retryAfterMs: 41_250 },
+      },
       { status: 503, when: 'The model hub could not answer; nothing was written. Also sends Retry-After.', body: { error: messages.hubUnavailable } },
+      { status: 503, when: 'The database is briefly unreachable; nothing was written. Retry after Retry-After (seconds).', body: { error: messages.databaseUnavailable } },
     ],
   };
 }
