@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import type { z } from 'zod';
 import { validationDetails } from '../lib/validation.ts';
 import { hwClasses } from '../constants.ts';
@@ -12,6 +13,14 @@ export type FormResult<T> = { ok: true; data: T } | { ok: false; fieldErrors: Re
 export function parseForm<S extends z.ZodType>(schema: S, input: unknown): FormResult<z.output<S>> {
   const parsed = schema.safeParse(input ?? {});
   return parsed.success ? { ok: true, data: parsed.data } : { ok: false, ...validationDetails(parsed.error) };
+}
+
+/**
+ * The posted fields. Only urlencoded and JSON bodies are parsed: a body of any other type is
+ * left unread (`req.body` unset) and counts as an empty form.
+ */
+export function postedFields(req: Request): Record<string, unknown> {
+  return (req.body ?? {}) as Record<string, unknown>;
 }
 
 /** The posted form's own text values, for showing it again with its errors. */

@@ -7,7 +7,7 @@ import { ensureCsrfToken } from '../../middleware/csrf.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import type { AdminActor } from '../../services/audit.service.ts';
 import { ADMIN_SPEED_TESTS_PAGE_SIZE, adminSpeedTestsQuerySchema, rejectSpeedTestSchema, restoreSpeedTestSchema, speedTestStatuses, type AdminSpeedTestsQuery } from '../../schemas/admin.schema.ts';
-import { parseForm } from '../../web/forms.ts';
+import { parseForm, postedFields } from '../../web/forms.ts';
 import { render } from '../../web/views.ts';
 
 /** The list's own query string (only known, valid parameters), carried by row forms as `back`. */
@@ -63,7 +63,7 @@ export function adminSpeedTestsController({ services }: AppContext) {
 
   /** htmx: the run's row (with any error in it); plain posts: the list again, or a 303 back to it. */
   async function answer(req: Request, res: Response, id: string, state?: RowState, status = 200) {
-    const body = (req.body ?? {}) as Record<string, unknown>;
+    const body = postedFields(req);
     if (isHtmxRequest(req)) {
       const item = await moderation.getSpeedTest(id);
       ensureCsrfToken(req);
@@ -85,7 +85,7 @@ export function adminSpeedTestsController({ services }: AppContext) {
     return async (req: Request, res: Response) => {
       const id = String(req.params.id);
       await moderation.getSpeedTest(id);
-      const body = (req.body ?? {}) as Record<string, unknown>;
+      const body = postedFields(req);
       const parsed = parseForm(schema, { reason: body.reason });
       if (!parsed.ok) return answer(req, res, id, { fieldErrors: parsed.fieldErrors, values: { reason: body.reason } }, 400);
       try {

@@ -3,7 +3,7 @@ import type { AppContext } from '../../app-context.ts';
 import { Conflict, RateLimited, Unauthorized, type HttpError } from '../../lib/errors.ts';
 import { ensureCsrfToken } from '../../middleware/csrf.ts';
 import { signInSchema, signUpSchema } from '../../schemas/account.schema.ts';
-import { parseForm } from '../../web/forms.ts';
+import { parseForm, postedFields } from '../../web/forms.ts';
 import { safeNextPath } from '../../web/query.ts';
 import { render } from '../../web/views.ts';
 
@@ -38,7 +38,7 @@ export function authController({ services }: AppContext) {
     },
 
     async signUp(req: Request, res: Response) {
-      const body = req.body as Record<string, unknown>;
+      const body = postedFields(req);
       const state = { values: { username: body.username, displayName: body.displayName }, next: safeNextPath(body.next) };
       try {
         // Every attempt counts against the address, a malformed one too.
@@ -61,7 +61,7 @@ export function authController({ services }: AppContext) {
     },
 
     async signIn(req: Request, res: Response) {
-      const body = req.body as Record<string, unknown>;
+      const body = postedFields(req);
       const state = { values: { username: body.username }, next: safeNextPath(body.next) };
       const parsed = parseForm(signInSchema, body);
       if (!parsed.ok) return showForm(req, res, 'signin', { ...state, fieldErrors: parsed.fieldErrors }, 400);

@@ -6,7 +6,7 @@ import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { createApiKeySchema } from '../../schemas/api-key.schema.ts';
 import { API_KEYS_PER_ACCOUNT } from '../../constants.ts';
 import type { CreatedApiKey } from '../../services/api-keys.service.ts';
-import { parseForm } from '../../web/forms.ts';
+import { parseForm, postedFields } from '../../web/forms.ts';
 import { render } from '../../web/views.ts';
 
 /** The form's date input gives a day; the key then lasts to the end of that UTC day. */
@@ -39,7 +39,7 @@ export function settingsKeysController({ services }: AppContext) {
     },
 
     async create(req: Request, res: Response) {
-      const body = req.body as Record<string, unknown>;
+      const body = postedFields(req);
       const values = { name: body.name, expiresAt: body.expiresAt };
       const parsed = parseForm(createApiKeySchema, { name: body.name, expiresAt: expiresAtFromForm(body.expiresAt) });
       if (!parsed.ok) return showPanel(req, res, { values, fieldErrors: parsed.fieldErrors }, 400);

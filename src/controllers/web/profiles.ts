@@ -6,7 +6,7 @@ import { ensureCsrfToken } from '../../middleware/csrf.ts';
 import { changePasswordSchema, profileSettingsSchema } from '../../schemas/account.schema.ts';
 import { PROFILE_RUNS_PAGE_SIZE, profileQuerySchema } from '../../schemas/profile.schema.ts';
 import { WrongCurrentPassword } from '../../services/users.service.ts';
-import { parseForm } from '../../web/forms.ts';
+import { parseForm, postedFields } from '../../web/forms.ts';
 import { render } from '../../web/views.ts';
 
 /** Which confirmation /settings/profile shows after a redirect. */
@@ -67,7 +67,7 @@ export function profilesController({ services, profile }: AppContext) {
     },
 
     async updateProfile(req: Request, res: Response) {
-      const body = (req.body ?? {}) as Record<string, unknown>;
+      const body = postedFields(req);
       const parsed = parseForm(profileSettingsSchema, { displayName: body.displayName });
       if (!parsed.ok) return showSettings(req, res, { profileValues: { displayName: body.displayName }, profileErrors: parsed.fieldErrors }, 400);
       await services.users.updateDisplayName(req.actor!.user.id, parsed.data.displayName);
@@ -75,7 +75,7 @@ export function profilesController({ services, profile }: AppContext) {
     },
 
     async changePassword(req: Request, res: Response) {
-      const body = (req.body ?? {}) as Record<string, unknown>;
+      const body = postedFields(req);
       const parsed = parseForm(changePasswordSchema, { currentPassword: body.currentPassword, newPassword: body.newPassword });
       if (!parsed.ok) return showSettings(req, res, { passwordErrors: parsed.fieldErrors }, 400);
       try {

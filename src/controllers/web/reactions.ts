@@ -3,7 +3,7 @@ import type { AppContext } from '../../app-context.ts';
 import { BadRequest } from '../../lib/errors.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { reactionFormSchema } from '../../schemas/reaction.schema.ts';
-import { parseForm } from '../../web/forms.ts';
+import { parseForm, postedFields } from '../../web/forms.ts';
 import { safeNextPath } from '../../web/query.ts';
 import { render } from '../../web/views.ts';
 
@@ -15,7 +15,7 @@ export function reactionPagesController({ services }: AppContext) {
   return {
     async react(req: Request, res: Response) {
       const runId = String(req.params.id);
-      const body = (req.body ?? {}) as Record<string, unknown>;
+      const body = postedFields(req);
       const parsed = parseForm(reactionFormSchema, body);
       // The buttons only send valid values; a forged one is told what is allowed.
       if (!parsed.ok) throw new BadRequest([...Object.values(parsed.fieldErrors).flat(), ...parsed.formErrors].join(' '));

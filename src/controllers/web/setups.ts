@@ -7,7 +7,7 @@ import { ensureCsrfToken } from '../../middleware/csrf.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { setupSchemas } from '../../schemas/setup.schema.ts';
 import { SetupLimitReached, type Setup } from '../../services/setups.service.ts';
-import { HW_CLASS_OPTIONS, knownHwClass, postedValues } from '../../web/forms.ts';
+import { HW_CLASS_OPTIONS, knownHwClass, postedFields, postedValues } from '../../web/forms.ts';
 import { FORM_FLAGS, otherFlagNames, setupFormValues, setupFromForm, setupSummary } from '../../web/setup-form.ts';
 import { render } from '../../web/views.ts';
 
@@ -38,8 +38,7 @@ export function settingsSetupsController({ services, profile }: AppContext) {
   const { setups } = services;
   const schemas = setupSchemas(profile);
   const { configFields, classFields } = schemas;
-  const fromForm = (body: unknown, mode: 'create' | 'edit') =>
-    setupFromForm((body ?? {}) as Record<string, unknown>, { mode, configFields, classFields });
+  const fromForm = (req: Request, mode: 'create' | 'edit') => setupFromForm(postedFields(req), { mode, configFields, classFields });
 
   /** What a setup form shows: its values, errors and the class whose inputs it holds. */
   function formState(values: Record<string, string>, problems?: Partial<FormProblems>) {
@@ -107,7 +106,7 @@ export function settingsSetupsController({ services, profile }: AppContext) {
     async create(req: Request, res: Response) {
       const values = postedValues(req.body);
       try {
-        const setup = await setups.create(userId(req), parseOrThrow(schemas.create, fromForm(req.body, 'create')));
+        const setup = await setups.create(userId(req), parseOrThrow(schemas.create, fromForm(req, 'create')));
         if (!isHtmxRequest(req)) return res.redirect(303, '/settings/setups');
         await showPanel(req, res, { notice: `Setup “${setup.name}” saved.` }, 201);
       } catch (error) {
@@ -135,7 +134,7 @@ export function settingsSetupsController({ services, profile }: AppContext) {
       const setup = await setups.get(userId(req), setupId(req));
       const values = postedValues(req.body);
       try {
-        const updated = await setups.update(userId(req), setup.id, parseOrThrow(schemas.patch, fromForm(req.body, 'edit')));
+        const updated = await setups.update(userId(req), setup.id, parseOrThrow(schemas.patch, fromForm(req, 'edit')));
         if (!isHtmxRequest(req)) return res.redirect(303, '/settings/setups');
         renderRow(req, res, updated);
       } catch (error) {
@@ -178,7 +177,7 @@ export function settingsSetupsController({ services, profile }: AppContext) {
       const form = { runId: run.id, values, fieldErrors: {}, formErrors: [] as string[] };
       const fragment = isHtmxRequest(req);
       try {
-        const { name, description, isDefault } = setupFromForm((req.body ?? {}) as Record<string, unknown>, { mode: 'create', configFields: [], classFields });
+        const { name, description, isDefault } = setupFromForm(postedFields(req), { mode: 'create', configFields: [], classFields });
         const saved = await setups.saveFromRun(userId(req), run, { name, description, isDefault });
         if (!fragment) return res.redirect(303, '/settings/setups');
         render(res, 'partials/setups/save-from-run', { ...form, values: {}, saved }, 201);
