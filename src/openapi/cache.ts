@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import type { Config } from '../config.ts';
 
 /**
@@ -26,6 +26,14 @@ export function baseUrlOf(req: Request, config: Config): string {
   if (config.publicUrlConfigured) return config.publicUrl;
   const host = req.get('host');
   return host && PLAIN_HOST.test(host) ? `${req.protocol}://${host}` : config.publicUrl;
+}
+
+/**
+ * A page built on `baseUrlOf` names the request's Host when PUBLIC_URL is unset: no shared
+ * cache may hand it to another client. (A signed-in answer is already private, no-store.)
+ */
+export function keepPrivateWithoutPublicUrl(res: Response, config: Config): void {
+  if (!config.publicUrlConfigured && !res.get('Cache-Control')) res.set('Cache-Control', 'private');
 }
 
 export function documentCache<T>(build: (baseUrl: string) => T): (baseUrl: string) => CachedDocument<T> {

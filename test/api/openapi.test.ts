@@ -211,6 +211,12 @@ for (const rev of REVISIONS) {
       // A Host header that is not a plain name and port is never echoed into URLs.
       const odd = await request(ctx.app).get('/api/openapi.json').set('Host', 'bench.test"><x').expect(200);
       expect(odd.body.servers[0].url).to.equal('http://localhost:3000');
+      // The docs pages carry the same Host-made URLs: kept private too.
+      for (const page of ['/docs/api', '/docs/agents']) {
+        const html = await request(ctx.app).get(page).set('Host', 'bench.test:8080').expect(200);
+        expect(html.text, page).to.include('http://bench.test:8080');
+        expect(html.headers['cache-control'], page).to.equal('private');
+      }
     });
 
     it('is one cached answer with an ETag and Cache-Control, and 304 for If-None-Match', async () => {
@@ -242,6 +248,11 @@ describe('OpenAPI document with PUBLIC_URL', () => {
     expect(res.headers['cache-control']).to.equal('public, max-age=300');
     const evil = await request(ctx.app).get('/api/openapi.json').set('Host', 'evil.example').expect(200);
     expect(evil.text).not.to.include('evil.example');
+    for (const page of ['/docs/api', '/docs/agents']) {
+      const html = await request(ctx.app).get(page).set('Host', 'evil.example').expect(200);
+      expect(html.text, page).not.to.include('evil.example');
+      expect(html.headers['cache-control'], page).to.equal(undefined);
+    }
     const context = await request(ctx.app).get('/api/agent-context').set('Host', 'evil.example').expect(200);
     expect(context.text).not.to.include('evil.example');
     expect(context.body.baseUrl).to.equal('https://bench.example.org');

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { AppContext } from '../../app-context.ts';
 import { agentGuide } from '../../openapi/agent-guide.ts';
-import { baseUrlOf } from '../../openapi/cache.ts';
+import { baseUrlOf, keepPrivateWithoutPublicUrl } from '../../openapi/cache.ts';
 import { docsPage, type DocsPage } from '../../openapi/html.ts';
 import { render } from '../../web/views.ts';
 
@@ -17,9 +17,11 @@ export function docsPagesController({ profile, config, documents }: AppContext) 
       const { document } = documents.openApi(baseUrlOf(req, config));
       let page = pages.get(document);
       if (!page) pages.set(document, (page = docsPage(document)));
+      keepPrivateWithoutPublicUrl(res, config);
       render(res, 'pages/docs/api', { title: 'API reference', page, hasAgentContext: profile.apiDocuments.agentContext });
     },
     agents(req: Request, res: Response) {
+      keepPrivateWithoutPublicUrl(res, config);
       render(res, 'pages/docs/agents', { title: 'For agents', guide: agentGuide(profile, baseUrlOf(req, config)) });
     },
   };
