@@ -3,10 +3,22 @@ import { Forbidden, HttpError, Unauthorized } from '../lib/errors.ts';
 import { messages } from '../messages.ts';
 import { isApiRequest } from './request-kind.ts';
 
+/**
+ * The longest address kept for the way back after sign-in. Encoded again inside `next`, a
+ * request line near Node's 16 KB header limit would make a Location header clients refuse
+ * to parse; a longer address comes back without its query string, or not at all.
+ */
+const MAX_RETURN_ADDRESS = 2_000;
+
+function signInLocation(req: Request): string {
+  const back = [req.originalUrl, req.path].find((address) => address.length <= MAX_RETURN_ADDRESS);
+  return back ? `/signin?next=${encodeURIComponent(back)}` : '/signin';
+}
+
 /** Pages send a signed-out visitor to the sign-in form and back; the API answers 401. */
 class SignInRedirect extends HttpError {
   constructor(req: Request) {
-    super(303, messages.signInRequired, {}, { Location: `/signin?next=${encodeURIComponent(req.originalUrl)}` });
+    super(303, messages.signInRequired, {}, { Location: signInLocation(req) });
   }
 }
 
