@@ -1,20 +1,17 @@
 import type { Request, Response } from 'express';
 import type { AppContext } from '../app-context.ts';
-import { baseUrlOf, type CachedDocument } from '../openapi/cache.ts';
+import type { Config } from '../config.ts';
+import { baseUrlOf, cacheScopeOf, type CachedDocument } from '../openapi/cache.ts';
 import { agentContextResponseSchema, openApiDocumentResponseSchema } from '../schemas/responses.schema.ts';
 import { operation, type ApiOperation, type ApiResource, type Route } from './operation.ts';
 
 /**
- * The documents change only with a deployment: caches may keep them briefly and revalidate by
- * ETag. Without PUBLIC_URL their URLs come from the request's Host, so only the client may keep
- * them: a shared cache must never hand one client's Host to another.
+ * Answers a generated document from memory, or 304 when the client's ETag still matches. The
+ * documents change only with a deployment: caches may keep them briefly and revalidate by ETag.
  */
-const cacheControl = (publicUrlConfigured: boolean) => `${publicUrlConfigured ? 'public' : 'private'}, max-age=300`;
-
-/** Answers a generated document from memory, or 304 when the client's ETag still matches. */
-function sendCached(req: Request, res: Response, entry: CachedDocument<unknown>, publicUrlConfigured: boolean): void {
+function sendCached(req: Request, res: Response, entry: CachedDocument<unknown>, config: Config): void {
   res.set('ETag', entry.etag);
-  res.set('Cache-Control', cacheControl(publicUrlConfigured));
+  res.set('Cache-Control', `${cacheScopeOf(config)}, max-age=300`);
   // req.fresh compares If-None-Match with the ETag just set.
   if (req.fresh) {
     res.status(304).end();
@@ -36,7 +33,7 @@ function documentOperation(spec: { operationId: string; route: Route; summary: s
       304: { description: 'Not modified: the `If-None-Match` ETag still matches.', headers: ['ETag', 'Cache-Control'] },
     },
     handle({ req, res, app }) {
-      sendCached(req, res, spec.document(app)(baseUrlOf(req, app.config)), app.config.publicUrlConfigured);
+      sendCached(req, res, spec.document(app)(baseUrlOf(req, app.config)), app.config);
     },
   });
 }

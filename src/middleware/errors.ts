@@ -1,5 +1,6 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { AppContext } from '../app-context.ts';
+import type { DatabaseHealth } from '../db/health.ts';
 import { translateDbError } from '../db/errors.ts';
 import { DatabaseUnavailable, HttpError, NotFound, PayloadTooLarge } from '../lib/errors.ts';
 import { messages } from '../messages.ts';
@@ -37,6 +38,21 @@ function toHttpError(error: unknown): HttpError | undefined {
   return translateDbError(error);
 }
 
+/** A stream piped into a response that closed first: the client left (a download abandoned). */
+const clientLeft = (error: unknown) => (error as { code?: unknown } | undefined)?.code === 'ERR_STREAM_PREMATURE_CLOSE';
+
+/**
+ * A failure after the answer began (a streamed export cut short by an outage, or by the
+ * client leaving): no error answer can follow, so the connection is closed and the download
+ * ends incomplete. Handing it to Express's fallback would print the stack per request; an
+ * outage goes to the database health (logged once), a departed client is not an error.
+ */
+function abandonStartedAnswer(error: unknown, req: Request, res: Response, databaseHealth: DatabaseHealth): void {
+  if (translateDbError(error) instanceof DatabaseUnavailable) databaseHealth.failed(error);
+  else if (!clientLeft(error)) req.log?.error({ err: error, requestId: req.id }, 'failed after the answer began');
+  res.destroy();
+}
+
 export const notFound: RequestHandler = () => {
   throw new NotFound();
 };
@@ -48,8 +64,9 @@ export const notFound: RequestHandler = () => {
  * which logs it once, so the request itself logs no error and no stack.
  */
 export function errorHandler({ databaseHealth }: Pick<AppContext, 'databaseHealth'>): ErrorRequestHandler {
-  return (error, req, res, next) => {
-    if (res.headersSent) return next(error);
+  // Four parameters, or Express would not take it for an error handler.
+  return (error, req, res, _next) => {
+    if (res.headersSent) return abandonStartedAnswer(error, req, res, databaseHealth);
     let httpError = toHttpError(error);
     if (httpError instanceof DatabaseUnavailable) databaseHealth.failed(httpError.cause);
     if (!httpError) {

@@ -29,11 +29,14 @@ export function baseUrlOf(req: Request, config: Config): string {
 }
 
 /**
- * A page built on `baseUrlOf` names the request's Host when PUBLIC_URL is unset: no shared
- * cache may hand it to another client. (A signed-in answer is already private, no-store.)
+ * Who may keep an answer built on `baseUrlOf`: without PUBLIC_URL it names the request's Host,
+ * so only the client may (a shared cache must never hand one client's Host to another).
  */
+export const cacheScopeOf = (config: Config): 'public' | 'private' => (config.publicUrlConfigured ? 'public' : 'private');
+
+/** A page built on `baseUrlOf`: private without PUBLIC_URL. (A signed-in answer is already private, no-store.) */
 export function keepPrivateWithoutPublicUrl(res: Response, config: Config): void {
-  if (!config.publicUrlConfigured && !res.get('Cache-Control')) res.set('Cache-Control', 'private');
+  if (cacheScopeOf(config) === 'private' && !res.get('Cache-Control')) res.set('Cache-Control', 'private');
 }
 
 export function documentCache<T>(build: (baseUrl: string) => T): (baseUrl: string) => CachedDocument<T> {

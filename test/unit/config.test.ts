@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { expect } from 'chai';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -96,6 +97,15 @@ describe('config', () => {
     expect(second).to.equal(first);
     expect(readFileSync(path.join(dataDir, 'session-secret'), 'utf8').trim()).to.equal(first);
     expect(loadConfig({ DATA_DIR: tempDataDir() }).sessionSecret).not.to.equal(first);
+  });
+
+  it('stops npm start in production without PUBLIC_URL with a one-line error', () => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_ENV: 'production', SESSION_SECRET: 's'.repeat(40), PUBLIC_URL: '', DATA_DIR: tempDataDir() },
+    });
+    expect(result.status).to.equal(1);
+    expect(result.stderr.trim()).to.equal('Configuration error: PUBLIC_URL: required when NODE_ENV=production');
   });
 
   it('uses SESSION_SECRET as given in production', () => {
