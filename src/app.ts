@@ -11,6 +11,7 @@ import { authenticate } from './middleware/authenticate.ts';
 import { verifyCsrf } from './middleware/csrf.ts';
 import { errorHandler, notFound } from './middleware/errors.ts';
 import { readLimits } from './middleware/read-limits.ts';
+import { QUALITY_BODY_LIMITS, qualityBodyLimitPaths } from './api/quality.ts';
 import { sessions } from './middleware/session.ts';
 import { refuseDeepJson, rejectUnstorableInput } from './middleware/validate.ts';
 import { apiRoutes } from './routes/api.ts';
@@ -119,6 +120,10 @@ export function createApp(input: AppDepsInput): express.Express {
   };
   app.use(session);
 
+  // Suites, datasets and runs with traces are larger than anything else; the 1 MB parser below skips a parsed body.
+  const qualityPaths = qualityBodyLimitPaths(context.profile);
+  if (qualityPaths.suite.length) app.use(qualityPaths.suite, express.json({ limit: QUALITY_BODY_LIMITS.suite.replace(' ', '').toLowerCase(), verify: refuseDeepJson }));
+  if (qualityPaths.run.length) app.use(qualityPaths.run, express.json({ limit: QUALITY_BODY_LIMITS.run.replace(' ', '').toLowerCase(), verify: refuseDeepJson }));
   app.use(express.json({ limit: '1mb', verify: refuseDeepJson }));
   app.use(express.urlencoded({ extended: false, limit: '1mb' }));
   app.use(rejectUnstorableInput);

@@ -15,6 +15,7 @@ import { apiKeysApi } from './api-keys.ts';
 import { leaderboardApi } from './leaderboard.ts';
 import { modelsApi } from './models.ts';
 import type { ApiOperation, ApiResource, HeaderName } from './operation.ts';
+import { qualityApi } from './quality.ts';
 import { reactionsApi } from './reactions.ts';
 import { setupsApi } from './setups.ts';
 import { speedTestsApi } from './speed-tests.ts';
@@ -33,7 +34,7 @@ const sharedApi: ApiResource = {
 };
 
 /** Every resource of the API, in the order the documents list them. A new resource is added here. */
-const resources: readonly ApiResource[] = [sharedApi, speedTestsApi, leaderboardApi, modelsApi, reactionsApi, accountApi, apiKeysApi, setupsApi, agentMetadataApi];
+const resources: readonly ApiResource[] = [sharedApi, speedTestsApi, leaderboardApi, modelsApi, reactionsApi, qualityApi, accountApi, apiKeysApi, setupsApi, agentMetadataApi];
 
 /** Every tag, in the order the documents list them. */
 export const apiTags = resources.flatMap((resource) => (resource.tag ? [resource.tag] : []));

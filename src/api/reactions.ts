@@ -15,7 +15,7 @@ export const reactionsApi: ApiResource = {
       operationId: 'reactToRun',
       route: 'POST /api/runs/:id/react',
       summary: 'React to a run, or take the reaction back',
-      description: 'One reaction per user per run: a new emoji replaces the old one, `null` removes it.',
+      description: 'One reaction per user per run (a speed-test run or an approved quality run): a new emoji replaces the old one, `null` removes it.',
       auth: 'key|session',
       pathParams: idParam(messages.speedTestNotFound, 'Run id'),
       body: {
@@ -33,7 +33,7 @@ export const reactionsApi: ApiResource = {
         404: notFound('Run', messages.speedTestNotFound),
       },
       async handle({ res, app, params, body, userId }) {
-        res.json(await app.services.reactions.reactToSpeedTest(params.id, userId(), body.emoji));
+        res.json(await app.services.reactions.reactToAnyRun(params.id, userId(), body.emoji));
       },
     }),
   ],

@@ -12,6 +12,8 @@ interface BodyParserError extends Error {
   type?: string;
   status?: number;
   expose?: boolean;
+  /** Of 'entity.too.large': the limit passed, in bytes. */
+  limit?: number;
 }
 
 function toHttpError(error: unknown): HttpError | undefined {
@@ -21,7 +23,8 @@ function toHttpError(error: unknown): HttpError | undefined {
     case 'entity.parse.failed':
       return new HttpError(400, messages.malformedJson);
     case 'entity.too.large':
-      return new PayloadTooLarge();
+      // The quality writes take larger bodies than the rest: say which limit was passed.
+      return typeof parserError.limit === 'number' ? new PayloadTooLarge(messages.payloadTooLargeOf(`${Math.round(parserError.limit / 1024 / 1024)} MB`)) : new PayloadTooLarge();
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new HttpError(415, messages.unsupportedEncoding);

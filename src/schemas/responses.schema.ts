@@ -13,9 +13,9 @@ import { engineFlagsSchema, speedTestSubmissionSchema } from './speed-test.schem
  * answer without being documented here fails the contract tests.
  */
 
-const uuid = z.uuid();
-const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'ISO-8601 timestamp (UTC)' });
-const count = z.int().min(0);
+export const uuid = z.uuid();
+export const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'ISO-8601 timestamp (UTC)' });
+export const count = z.int().min(0);
 const nullable = <S extends z.ZodType>(schema: S) => schema.nullable();
 
 // ---------------------------------------------------------------------------
@@ -60,7 +60,7 @@ export const tooManyRequestsResponseSchema = z
 // Runs
 // ---------------------------------------------------------------------------
 
-const modelSummary = z.object({
+export const modelSummary = z.object({
   id: uuid,
   hfId: z.string(),
   displayName: z.string(),
@@ -188,10 +188,10 @@ export const runResponseSchemas = perRevision(buildRunSchemas);
 // Dry-run
 // ---------------------------------------------------------------------------
 
-const normalisedHardware = z.discriminatedUnion('hwClass', [discreteGpuHardware, unifiedHardware, cpuOnlyHardware]);
+export const normalisedHardware = z.discriminatedUnion('hwClass', [discreteGpuHardware, unifiedHardware, cpuOnlyHardware]);
 
 /** The model a dry-run resolved: from the catalogue, or as the hub describes a new one. */
-const dryRunModel = z.union([
+export const dryRunModel = z.union([
   modelSummary.extend({ catalogued: z.literal(true) }),
   z.object({
     hfId: z.string(),

@@ -6,6 +6,8 @@ import { createLeaderboardService } from './leaderboard.service.ts';
 import { createModelsService } from './models.service.ts';
 import { createModerationService } from './moderation.service.ts';
 import { createProfilesService } from './profiles.service.ts';
+import { createQualityRunsService } from './quality-runs.service.ts';
+import { createQualitySuitesService } from './quality-suites.service.ts';
 import { createReactionsService } from './reactions.service.ts';
 import { createSetupsService } from './setups.service.ts';
 import { createSpeedTestsService } from './speed-tests.service.ts';
@@ -29,6 +31,8 @@ export function createServices(deps: ServiceDeps) {
     models: createModelsService(deps),
     moderation: createModerationService(deps),
     profiles: createProfilesService(deps),
+    qualityRuns: createQualityRunsService(deps),
+    qualitySuites: createQualitySuitesService(deps),
     reactions: createReactionsService(deps),
     setups: createSetupsService(deps),
     speedTests: createSpeedTestsService(deps),

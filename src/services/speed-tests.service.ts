@@ -3,7 +3,7 @@ import type { Db } from '../db/knex.ts';
 import { contentHash } from '../lib/canonical-json.ts';
 import { NotFound } from '../lib/errors.ts';
 import { jsonArray, jsonObject } from '../lib/json-text.ts';
-import { hardwareProfileRow, speedTestFacets } from '../lib/speed-test-facets.ts';
+import { speedTestFacets } from '../lib/speed-test-facets.ts';
 import { normaliseParsedSubmission, type NormalisedSpeedTest } from '../lib/speed-test-normalise.ts';
 import { runVerdict, verdictColumns } from '../lib/speed-test-verdict.ts';
 import { messages } from '../messages.ts';
@@ -11,6 +11,7 @@ import type { RevisionProfile } from '../revisions.ts';
 import type { SpeedTestListQuery } from '../schemas/speed-test-query.schema.ts';
 import type { SpeedTestSubmission } from '../schemas/speed-test.schema.ts';
 import type { ServiceDeps } from './deps.ts';
+import { upsertByContentHash, upsertHardwareProfile } from './hardware.service.ts';
 import { createIdempotencyService } from './idempotency.service.ts';
 import { createModelsService, toModelSummary, type ModelRow, type ResolvedModel } from './models.service.ts';
 import { createSpeedTestReads, speedTestJson, toSpeedTestRun, type CountFact, type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
@@ -31,13 +32,6 @@ export interface SubmissionResult {
   /** Submissions left in the window and when it ends (for a replay: the window as it is now). */
   rateLimit: { remaining: number; resetAt: Date };
   replayed: boolean;
-}
-
-/** Identical setups share one row: insert by content hash, or find the existing one. */
-async function upsertByContentHash(trx: Db, table: 'hardware_profiles' | 'engines', row: Record<string, unknown>, content: unknown): Promise<string> {
-  const hash = contentHash(content);
-  await trx(table).insert({ ...row, content_hash: hash }).onConflict('content_hash').ignore();
-  return (await trx(table).where({ content_hash: hash }).first('id')).id;
 }
 
 /** Submitted fields stored elsewhere than in the run's own columns (model, hardware profile, engine row), or not at all. */
@@ -71,7 +65,7 @@ export function createSpeedTestWriter({ db }: Pick<ServiceDeps, 'db'>) {
      * facts and roofline verdict, and the model's run count.
      */
     async store({ normalised, model: modelRow, userId, createdAt }: { normalised: NormalisedSpeedTest; model: ModelRow; userId: string; createdAt: Date }): Promise<string> {
-      const hardwareId = await upsertByContentHash(db, 'hardware_profiles', hardwareProfileRow(normalised.hardware), normalised.hardware);
+      const hardwareId = await upsertHardwareProfile(db, normalised.hardware);
       const engine = {
         name: normalised.engineName,
         version: normalised.engineVersion ?? null,
