@@ -1,6 +1,7 @@
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { expect } from 'chai';
 import request from 'supertest';
+import { legacyAliasesOf, getRevisionProfile, type LegacyAlias } from '../../src/revisions.ts';
 import { useTestApp } from '../helpers/app.ts';
 import { registeredRoutes, schemaChecker } from '../helpers/openapi.ts';
 
@@ -14,6 +15,7 @@ const REVISIONS = [
     absentFields: ['tokSPrefill', 'prefillTokens', 'engineCommit', 'hardwareCost', 'gpuPowerWatts'],
     paths: ['/api/benchmarks', '/api/benchmarks/{id}', '/api/leaderboard', '/api/models', '/api/models/{org}/{model}', '/api/openapi.json'],
     absentPaths: ['/api/benchmarks/dry-run', '/api/models/search', '/api/agent-context', '/api/speed-tests'],
+    legacyPaths: [],
   },
   {
     revision: 2,
@@ -23,6 +25,7 @@ const REVISIONS = [
     absentFields: ['engineCommit', 'hardwareCost', 'gpuPowerWatts'],
     paths: ['/api/benchmarks', '/api/benchmarks/dry-run', '/api/models/search', '/api/agent-context', '/api/openapi.json'],
     absentPaths: ['/api/speed-tests'],
+    legacyPaths: [],
   },
   {
     revision: 3,
@@ -32,6 +35,9 @@ const REVISIONS = [
     absentFields: [],
     paths: ['/api/speed-tests', '/api/speed-tests/dry-run', '/api/speed-tests/{id}', '/api/benchmarks', '/api/benchmarks/dry-run', '/api/agent-context'],
     absentPaths: ['/api/benchmarks/{id}'],
+    // Revision-2 paths a revision-3 deployment keeps ("Versioning"): the speed-test results and
+    // dry-run paths, and everything under the revision-2 quality root.
+    legacyPaths: ['/api/benchmarks', '/api/benchmarks/dry-run', '/api/evals'],
   },
 ] as const;
 
@@ -83,14 +89,29 @@ for (const rev of REVISIONS) {
     });
 
     it('marks the revision-2 paths a revision-3 deployment keeps as deprecated, with their headers', () => {
-      for (const { path, operation } of operationsOf(document)) {
-        const legacy = rev.revision === 3 && path.startsWith('/api/benchmarks');
-        expect(Boolean(operation.deprecated), `${path} deprecated`).to.equal(legacy);
-        if (legacy) {
-          const success = Object.entries(operation.responses as Json).find(([status]) => status.startsWith('2'))![1];
-          expect(Object.keys(success.headers)).to.include.members(['Deprecation', 'Link']);
-        }
+      // Which (method, path) an alias keeps comes from the profile (exact or prefix, its methods);
+      // which old paths are kept at all comes from the spec.
+      const aliases = legacyAliasesOf(getRevisionProfile(rev.revision));
+      expect(aliases.map((alias) => alias.path).sort()).to.deep.equal([...rev.legacyPaths].sort());
+      const keptBy = (method: string, path: string): LegacyAlias | undefined =>
+        aliases.find(
+          (alias) =>
+            (alias.methods as readonly string[]).includes(method.toUpperCase()) && (path === alias.path || (alias.match === 'prefix' && path.startsWith(`${alias.path}/`))),
+        );
+      const deprecatedPerAlias = new Map(aliases.map((alias) => [alias.path, 0]));
+      for (const { method, path, operation } of operationsOf(document)) {
+        const alias = keptBy(method, path);
+        expect(Boolean(operation.deprecated), `${method.toUpperCase()} ${path} deprecated`).to.equal(Boolean(alias));
+        if (!alias) continue;
+        deprecatedPerAlias.set(alias.path, deprecatedPerAlias.get(alias.path)! + 1);
+        const success = Object.entries(operation.responses as Json).find(([status]) => status.startsWith('2'))![1];
+        expect(Object.keys(success.headers), `${method.toUpperCase()} ${path} success headers`).to.include.members(['Deprecation', 'Link']);
+        // Each kept path stands for a current operation with the same method, which is not deprecated.
+        const successor = document.paths[alias.target + path.slice(alias.path.length)]?.[method];
+        expect(successor, `${method.toUpperCase()} ${path} has a current successor`).to.be.an('object');
+        expect(Boolean(successor.deprecated), `${method.toUpperCase()} ${path}'s successor`).to.equal(false);
       }
+      for (const [path, count] of deprecatedPerAlias) expect(count, `operations kept at ${path}`).to.be.greaterThan(0);
     });
 
     it('gives every operation a unique id, tags, a summary and the security of its auth mode', () => {
