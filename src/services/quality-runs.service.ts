@@ -191,7 +191,8 @@ export function qualityRunsWithRelations(db: Db, viewerId: string | null = null)
 }
 
 function modelOf(row: QualityRunListRow): ModelRow {
-  const model: Record<string, unknown> = {};
+  // `model_id` is both the run's column and the model's id (the same value): take it once.
+  const model: Record<string, unknown> = { id: row.model_id };
   for (const [column, value] of Object.entries(row)) if (column.startsWith('model_') && column !== 'model_id' && column !== 'model_revision') model[column.slice(6)] = value;
   return model as unknown as ModelRow;
 }
