@@ -104,10 +104,12 @@ export const qualityApi: ApiResource = {
       headers: ['Retry-After'],
       examples: { hub: example('Hub unavailable', errorBody(messages.hubUnavailable)) },
     };
+    // The body parser answers before any route, so a deprecated alias cannot mark this one.
     const tooLarge = (limitText: string): ResponseSpec => ({
       description: `The body is larger than ${limitText}.`,
       body: 'Error',
       examples: { tooLarge: example('Too large', errorBody(messages.payloadTooLargeOf(limitText))) },
+      beforeRoutes: true,
     });
     const slugTaken = (what: 'suite' | 'dataset'): ResponseSpec => ({
       description: `Another live ${what} has this slug.`,
