@@ -7,11 +7,13 @@ import { contentHash } from '../../src/lib/canonical-json.ts';
 import { submissionExamples } from '../../src/openapi/examples.ts';
 import { apiOperations, openApiPath } from '../../src/api/index.ts';
 import { responseHeaders, type ApiOperation, type HeaderName } from '../../src/api/operation.ts';
+import { QUALITY_BODY_LIMITS } from '../../src/api/quality.ts';
 import { getRevisionProfile, type RevisionNumber } from '../../src/revisions.ts';
 import { createKey, signedUpAgent, useTestApp, type Agent, type TestContext } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
 import { validSubmission } from '../helpers/fixtures.ts';
 import { schemaChecker, type SchemaChecker } from '../helpers/openapi.ts';
+import { ARITHMETIC_ITEMS, approveQualityRun, approveSuite, customSuite, qualityRun, registerSuite, submitQualityRun, uniqueSlug } from '../helpers/quality.ts';
 
 /**
  * "Every documented response status for a route is produced by some test": this file has a
@@ -27,15 +29,33 @@ type Body = Record<string, unknown>;
 
 interface Account {
   id: string;
+  username: string;
   agent: Agent;
   csrf: string;
   key: string;
+}
+
+/** What the quality producers need, all the owner's (revisions with quality evaluations). */
+interface QualityFixtures {
+  /** An approved suite; in revisions with datasets one of its tasks reads `approvedDataset`. */
+  suite: { id: string; slug: string };
+  /** A pending suite: runs against it are a 422. */
+  pendingSuite: string;
+  /** A run body covering `suite`, with traces the server re-scores. */
+  runBody: Body;
+  /** An approved run of `suite`, with its traces. */
+  runId: string;
+  /** Revisions with submissions: a rejected suite and the body that corrects it. */
+  rejectedSuite?: { id: string; body: Body };
+  approvedDataset?: { id: string; slug: string };
+  pendingDataset?: { id: string; body: Body };
 }
 
 interface Fixtures {
   owner: Account;
   runId: string;
   setups: { alpha: string; beta: string };
+  quality?: QualityFixtures;
 }
 
 interface Call {
@@ -76,13 +96,16 @@ function submit(call: Call, body: Body = validSubmission(), headers: Record<stri
   return request(call.ctx.app).post(call.path()).set({ ...bearer(call), ...headers }).send(body);
 }
 
+/** Path parameters that name nothing. */
+const NOTHING = { id: MISSING_ID, kind: 'suite', slug: 'no-such-thing' };
+
 const anonymous = (call: Call, body?: Body) => {
-  const req = request(call.ctx.app)[call.op.method](call.path({ id: MISSING_ID }));
+  const req = request(call.ctx.app)[call.op.method](call.path(NOTHING));
   return body ? req.send(body) : req;
 };
 /** A signed-in browser request without the CSRF token. */
 const withoutCsrf = (call: Call, path: string, body: Body = {}) => call.fx.owner.agent[call.op.method](path).send(body);
-const withCsrf = (call: Call) => call.fx.owner.agent[call.op.method](call.path({ id: MISSING_ID })).set('X-CSRF-Token', call.fx.owner.csrf);
+const withCsrf = (call: Call) => call.fx.owner.agent[call.op.method](call.path(NOTHING)).set('X-CSRF-Token', call.fx.owner.csrf);
 
 const cachedDocument = (path: string) => ({
   200: (call: Call) => request(call.ctx.app).get(path).set('Host', 'contract.test'),
@@ -96,8 +119,204 @@ async function newAccount(ctx: TestContext): Promise<Account> {
   const { agent, csrf, username } = await signedUpAgent(ctx.app);
   const { key } = await createKey(agent, csrf);
   const { id } = await ctx.db('users').where({ username }).first('id');
-  return { id, agent, csrf, key };
+  return { id, username, agent, csrf, key };
 }
+
+// ---------------------------------------------------------------------------
+// Quality evaluations
+// ---------------------------------------------------------------------------
+
+const quality = (call: Call) => call.fx.quality!;
+const qualityRoot = (revision: RevisionNumber) => getRevisionProfile(revision).quality!.root;
+
+/** The next quality run is outside the user's quality window. */
+function nextQualityWindow(call: Call): void {
+  call.ctx.clock.advance(getRevisionProfile(call.revision).quality!.submissionLimit.windowMs + 1000);
+}
+
+const runBody = (call: Call, overrides: Body = {}): Body => ({ ...structuredClone(quality(call).runBody), ...overrides });
+
+/** A sharded dataset of the arithmetic items, in two shards. */
+const datasetBody = (overrides: Body = {}): Body => ({
+  slug: uniqueSlug('shards'),
+  name: 'Arithmetic in shards',
+  license: 'CC0-1.0',
+  shards: [
+    { name: 'first', items: ARITHMETIC_ITEMS.slice(0, 2) },
+    { name: 'second', items: ARITHMETIC_ITEMS.slice(2) },
+  ],
+  ...overrides,
+});
+
+// A body just over a limit ('16 MB'), built once per limit: the parser refuses it by its length.
+const oversizedBodies = new Map<string, string>();
+function overLimit(call: Call, limit: string, params: Record<string, string> = {}) {
+  const bytes = Number.parseInt(limit, 10) * 1024 * 1024;
+  let body = oversizedBodies.get(limit);
+  if (!body) oversizedBodies.set(limit, (body = `{"pad":"${'y'.repeat(bytes)}"}`));
+  return request(call.ctx.app)[call.op.method](call.path(params)).set(bearer(call)).set('Content-Type', 'application/json').send(body);
+}
+
+const asOwner = (call: Call, path: string) => request(call.ctx.app)[call.op.method](path).set(bearer(call));
+
+/**
+ * The quality fixtures of a revision: an approved dataset (where there are datasets), an
+ * approved suite using it, a pending and a rejected suite, a pending dataset, and an
+ * approved run with traces.
+ */
+async function qualityFixtures(ctx: TestContext, owner: Account, revision: RevisionNumber): Promise<QualityFixtures | undefined> {
+  const rules = getRevisionProfile(revision).quality;
+  if (!rules) return undefined;
+  const root = rules.root;
+  const create = async (path: string, body: Body) => (await request(ctx.app).post(`${root}${path}`).set('Authorization', `Bearer ${owner.key}`).send(body).expect(201)).body;
+
+  let approvedDataset: QualityFixtures['approvedDataset'];
+  let pendingDataset: QualityFixtures['pendingDataset'];
+  let rejectedSuite: QualityFixtures['rejectedSuite'];
+  if (rules.submissions) {
+    const approved = await create('/datasets', datasetBody());
+    await ctx.db('quality_datasets').where({ id: approved.id }).update({ status: 'APPROVED', reviewed_at: ctx.db.fn.now() });
+    approvedDataset = { id: approved.id, slug: approved.slug };
+    const pendingBody = datasetBody();
+    pendingDataset = { id: (await create('/datasets', pendingBody)).id, body: pendingBody };
+    const rejectedBody = customSuite();
+    const rejected = await registerSuite(ctx, root, owner, rejectedBody);
+    await ctx.db('quality_suites').where({ id: rejected.id }).update({ status: 'REJECTED', admin_notes: 'The colours task needs more items', reviewed_at: ctx.db.fn.now() });
+    rejectedSuite = { id: rejected.id, body: { ...rejectedBody, description: 'Corrected after review' } };
+  }
+
+  const suiteBody = customSuite();
+  const results: Body = { arith: 0.75, colours: { score: 0.5, nShots: 0, nSamples: 2 } };
+  if (approvedDataset) {
+    suiteBody.suiteDoc.tasks.push({ key: 'shard', taskType: 'qa', promptTemplate: 'Q: {{input}}\nA:', answerExtraction: 'last_number', dataset: { source: 'shard', datasetSlug: approvedDataset.slug } });
+    results.shard = { score: 1, nSamples: ARITHMETIC_ITEMS.length };
+  }
+  const suite = await registerSuite(ctx, root, owner, suiteBody);
+  await approveSuite(ctx, suite.slug);
+  const pendingSuite = (await registerSuite(ctx, root, owner, customSuite())).slug;
+
+  const body = qualityRun(suite.slug, {
+    results,
+    runnerVersion: 'contract-test 1.0',
+    artifacts: [
+      { taskKey: 'arith', itemIndex: 0, question: ARITHMETIC_ITEMS[0]!.input, response: 'Two and two make 4.', score: 1, latencyMs: 120 },
+      { taskKey: 'arith', itemIndex: 1, response: '<think>10 minus 3</think>6', score: 1, latencyMs: 95 },
+    ],
+  });
+  const run = await submitQualityRun(ctx, root, owner, body);
+  await approveQualityRun(ctx, run.id);
+  return { suite: { id: suite.id, slug: suite.slug }, pendingSuite, runBody: body, runId: run.id, rejectedSuite, approvedDataset, pendingDataset };
+}
+
+/** Keyed like `producers`: every documented answer of the quality operations. */
+const qualityProducers: Record<string, Producer> = {
+  'listQualitySuites 200': (call) => request(call.ctx.app).get(call.path()).query({ runner: 'CUSTOM' }),
+  'listQualitySuites 400': (call) => request(call.ctx.app).get(call.path()).query({ runner: 'SOMETHING_ELSE' }),
+  'getQualitySuite 200': (call) => request(call.ctx.app).get(call.path({ slug: quality(call).suite.slug })),
+  'getQualitySuite 404': (call) => request(call.ctx.app).get(call.path({ slug: 'no-such-suite' })),
+
+  'registerQualitySuite 201': (call) => submit(call, customSuite()),
+  'registerQualitySuite 400': (call) => submit(call, customSuite({ slug: 'Not_A_Slug' })),
+  'registerQualitySuite 401': (call) => anonymous(call, customSuite()),
+  'registerQualitySuite 403': (call) => withoutCsrf(call, call.path(), customSuite()),
+  'registerQualitySuite 409': (call) => submit(call, customSuite({ slug: quality(call).suite.slug })),
+  'registerQualitySuite 413': (call) => overLimit(call, QUALITY_BODY_LIMITS.suite),
+
+  'dryRunQualitySuite 200': (call) => submit(call, customSuite()),
+  'dryRunQualitySuite 400': (call) => submit(call, customSuite({ slug: quality(call).suite.slug })),
+  'dryRunQualitySuite 401': (call) => anonymous(call, customSuite()),
+  'dryRunQualitySuite 403': (call) => withoutCsrf(call, call.path(), customSuite()),
+  'dryRunQualitySuite 413': (call) => overLimit(call, QUALITY_BODY_LIMITS.suite),
+
+  'listQualitySubmissions 200': (call) => asOwner(call, call.path()),
+  'listQualitySubmissions 401': (call) => anonymous(call),
+
+  'updateQualitySuiteSubmission 200': (call) => asOwner(call, call.path({ id: quality(call).rejectedSuite!.id })).send(quality(call).rejectedSuite!.body),
+  'updateQualitySuiteSubmission 400': (call) => asOwner(call, call.path({ id: quality(call).rejectedSuite!.id })).send({ ...quality(call).rejectedSuite!.body, runner: 'OTHER' }),
+  'updateQualitySuiteSubmission 401': (call) => anonymous(call, customSuite()),
+  'updateQualitySuiteSubmission 403': (call) => withoutCsrf(call, call.path({ id: quality(call).rejectedSuite!.id }), customSuite()),
+  'updateQualitySuiteSubmission 404': (call) => asOwner(call, call.path({ id: MISSING_ID })).send(customSuite()),
+  'updateQualitySuiteSubmission 409': (call) => asOwner(call, call.path({ id: quality(call).suite.id })).send(customSuite()),
+  'updateQualitySuiteSubmission 413': (call) => overLimit(call, QUALITY_BODY_LIMITS.suite, { id: quality(call).rejectedSuite!.id }),
+
+  'updateQualityDatasetSubmission 200': (call) => asOwner(call, call.path({ id: quality(call).pendingDataset!.id })).send(quality(call).pendingDataset!.body),
+  'updateQualityDatasetSubmission 400': (call) =>
+    asOwner(call, call.path({ id: quality(call).pendingDataset!.id })).send({ ...quality(call).pendingDataset!.body, shards: [{ items: [{ input: 'No answer given' }] }] }),
+  'updateQualityDatasetSubmission 401': (call) => anonymous(call, datasetBody()),
+  'updateQualityDatasetSubmission 403': (call) => withoutCsrf(call, call.path({ id: quality(call).pendingDataset!.id }), datasetBody()),
+  'updateQualityDatasetSubmission 404': (call) => asOwner(call, call.path({ id: MISSING_ID })).send(datasetBody()),
+  'updateQualityDatasetSubmission 409': (call) => asOwner(call, call.path({ id: quality(call).approvedDataset!.id })).send(datasetBody()),
+  'updateQualityDatasetSubmission 413': (call) => overLimit(call, QUALITY_BODY_LIMITS.suite, { id: quality(call).pendingDataset!.id }),
+
+  'withdrawQualitySubmission 200': async (call) => {
+    const doomed = await registerSuite(call.ctx, qualityRoot(call.revision), call.fx.owner, customSuite());
+    return asOwner(call, call.path({ kind: 'suite', id: doomed.id }));
+  },
+  'withdrawQualitySubmission 401': (call) => anonymous(call),
+  'withdrawQualitySubmission 403': (call) => withoutCsrf(call, call.path({ kind: 'suite', id: MISSING_ID })),
+  'withdrawQualitySubmission 404': (call) => asOwner(call, call.path({ kind: 'dataset', id: MISSING_ID })),
+  'withdrawQualitySubmission 409': (call) => asOwner(call, call.path({ kind: 'suite', id: quality(call).suite.id })),
+
+  'createQualityDataset 201': (call) => submit(call, datasetBody()),
+  'createQualityDataset 400': (call) => submit(call, datasetBody({ shards: [] })),
+  'createQualityDataset 401': (call) => anonymous(call, datasetBody()),
+  'createQualityDataset 403': (call) => withoutCsrf(call, call.path(), datasetBody()),
+  'createQualityDataset 409': (call) => submit(call, datasetBody({ slug: quality(call).approvedDataset!.slug })),
+  'createQualityDataset 413': (call) => overLimit(call, QUALITY_BODY_LIMITS.suite),
+
+  'getQualityDataset 200': (call) => request(call.ctx.app).get(call.path({ slug: quality(call).approvedDataset!.slug })),
+  'getQualityDataset 404': (call) => request(call.ctx.app).get(call.path({ slug: 'no-such-dataset' })),
+
+  'listBestQualityRuns 200': (call) => request(call.ctx.app).get(call.path()).query({ modelId: fakeHubModels.dense }),
+  'listBestQualityRuns 400': (call) => request(call.ctx.app).get(call.path()),
+
+  'dryRunQualityRun 200': (call) => submit(call, runBody(call)),
+  'dryRunQualityRun 400': (call) => submit(call, runBody(call, { results: { arith: 75 } })),
+  'dryRunQualityRun 401': (call) => anonymous(call, runBody(call)),
+  'dryRunQualityRun 403': (call) => withoutCsrf(call, call.path(), runBody(call)),
+  'dryRunQualityRun 404': (call) => submit(call, runBody(call, { suiteSlug: 'no-such-suite' })),
+  'dryRunQualityRun 413': (call) => overLimit(call, QUALITY_BODY_LIMITS.run),
+  'dryRunQualityRun 422': (call) => submit(call, runBody(call, { suiteSlug: quality(call).pendingSuite })),
+  'dryRunQualityRun 503': (call) => submit(call, runBody(call, { hfId: fakeHubModels.down })),
+
+  'submitQualityRun 201': (call) => {
+    nextQualityWindow(call);
+    return submit(call, runBody(call));
+  },
+  'submitQualityRun 400': (call) => submit(call, runBody(call, { results: { arith: 0.75, algebra: 0.5 } })),
+  'submitQualityRun 401': (call) => anonymous(call, runBody(call)),
+  'submitQualityRun 403': (call) => withoutCsrf(call, call.path(), runBody(call)),
+  'submitQualityRun 404': (call) => submit(call, runBody(call, { hfId: fakeHubModels.missing })),
+  'submitQualityRun 409': async (call) => {
+    // A request with this key is "in flight": its row exists with no stored answer yet.
+    const key = `in-flight-${randomUUID()}`;
+    const body = runBody(call);
+    await call.ctx.db('idempotency_keys').insert({ user_id: call.fx.owner.id, scope: 'quality', key, request_hash: contentHash(body) });
+    return submit(call, body, { 'Idempotency-Key': key });
+  },
+  'submitQualityRun 413': (call) => overLimit(call, QUALITY_BODY_LIMITS.run),
+  'submitQualityRun 422': (call) => submit(call, runBody(call, { suiteSlug: quality(call).pendingSuite })),
+  'submitQualityRun 429': async (call) => {
+    nextQualityWindow(call);
+    expect((await submit(call, runBody(call))).status).to.equal(201);
+    return submit(call, runBody(call));
+  },
+  'submitQualityRun 503': (call) => submit(call, runBody(call, { hfId: fakeHubModels.rateLimited })),
+
+  'getQualityRun 200': (call) => request(call.ctx.app).get(call.path({ id: quality(call).runId })),
+  'getQualityRun 404': (call) => request(call.ctx.app).get(call.path({ id: MISSING_ID })),
+  'listQualityRunArtifacts 200': (call) => request(call.ctx.app).get(call.path({ id: quality(call).runId })).query({ limit: '1', offset: '1' }),
+  'listQualityRunArtifacts 400': (call) => request(call.ctx.app).get(call.path({ id: quality(call).runId })).query({ limit: '201' }),
+  'listQualityRunArtifacts 404': (call) => request(call.ctx.app).get(call.path({ id: MISSING_ID })),
+  'getQualityRunReactions 200': (call) => call.fx.owner.agent.get(call.path({ id: quality(call).runId })),
+  'getQualityRunReactions 404': (call) => request(call.ctx.app).get(call.path({ id: MISSING_ID })),
+  'reactToQualityRun 200': (call) => call.fx.owner.agent.post(call.path({ id: quality(call).runId })).set('X-CSRF-Token', call.fx.owner.csrf).send({ emoji: 'brain' }),
+  'reactToQualityRun 400': (call) => call.fx.owner.agent.post(call.path({ id: quality(call).runId })).set('X-CSRF-Token', call.fx.owner.csrf).send({ emoji: 'heart' }),
+  'reactToQualityRun 401': (call) => anonymous(call, { emoji: 'fire' }),
+  // Session only: an API key is refused.
+  'reactToQualityRun 403': (call) => asOwner(call, call.path({ id: quality(call).runId })).send({ emoji: 'fire' }),
+  'reactToQualityRun 404': (call) => call.fx.owner.agent.post(call.path({ id: MISSING_ID })).set('X-CSRF-Token', call.fx.owner.csrf).send({ emoji: 'fire' }),
+};
 
 /** Keyed by operationId (an alias uses its operation's producers) and status. */
 const producers: Record<string, Producer> = {
@@ -214,6 +433,8 @@ const producers: Record<string, Producer> = {
   'getOpenApiDocument 304': cachedDocument('/api/openapi.json')[304],
   'getAgentContext 200': cachedDocument('/api/agent-context')[200],
   'getAgentContext 304': cachedDocument('/api/agent-context')[304],
+
+  ...qualityProducers,
 };
 
 // Every GET counts against the per-address read limit: an app whose limit is one read
@@ -274,7 +495,12 @@ for (const revision of [1, 2, 3] as const) {
       const owner = await newAccount(ctx);
       const run = await request(ctx.app).post(getRevisionProfile(revision).speedTests.resultsPath).set('Authorization', `Bearer ${owner.key}`).send(validSubmission()).expect(201);
       const setup = (name: string) => owner.agent.post('/api/setups').set('X-CSRF-Token', owner.csrf).send({ name }).expect(201);
-      fx = { owner, runId: run.body.id, setups: { alpha: (await setup('alpha')).body.id, beta: (await setup('beta')).body.id } };
+      fx = {
+        owner,
+        runId: run.body.id,
+        setups: { alpha: (await setup('alpha')).body.id, beta: (await setup('beta')).body.id },
+        quality: await qualityFixtures(ctx, owner, revision),
+      };
     });
 
     it('has a producer for every documented status and none for an undocumented one', () => {
