@@ -4,7 +4,7 @@ import { compareHardwareNames, hardwareNames } from '../lib/hardware-lookup.ts';
 import { methodology, SUSPECT_FACTOR } from '../lib/roofline.ts';
 import { MAX_INPUT_DEPTH } from '../lib/validation.ts';
 import { API_KEYS_PER_ACCOUNT, buckets, hardwareCostRules, hwClasses, reactionEmojis } from '../constants.ts';
-import { type MetricRule, type RevisionProfile } from '../revisions.ts';
+import { type MetricRule, type RateLimitRule, type RevisionProfile } from '../revisions.ts';
 import { speedTestStatuses } from '../schemas/admin.schema.ts';
 import { API_KEY_PATTERN } from '../schemas/api-key.schema.ts';
 import { jsonSchemaOf } from '../schemas/json-schema.ts';
@@ -12,6 +12,7 @@ import { exportFormats, leaderboardSorts } from '../schemas/leaderboard-query.sc
 import { messages } from '../messages.ts';
 import { describeProperties } from './descriptions.ts';
 import { commandSnippetExample, curlExample, submissionExamples } from './examples.ts';
+import { qualityGuide } from './quality-guide.ts';
 import { apiOperations, openApiPath, requestComponents } from '../api/index.ts';
 
 /**
@@ -58,6 +59,19 @@ function bucketRules(profile: RevisionProfile): Record<string, string> {
   return rules;
 }
 
+/** A per-user submission window in the words and numbers agents need; `appliesTo` lists the operations (aliases too) that use it. */
+function submissionLimitInfo(rule: RateLimitRule, appliesTo: string[]) {
+  return {
+    maxPerWindow: rule.maxPerWindow,
+    windowSeconds: seconds(rule.windowMs),
+    scope: 'per user account: every key and session of the account shares it',
+    appliesTo,
+    dryRunsCount: false,
+    onSuccess: 'X-RateLimit-Remaining (0 or 1) and X-RateLimit-Reset (Unix seconds) on every 201',
+    onLimit: `429 with Retry-After (seconds) and { error, retryAfterMs, lastSubmittedAt }; error is "${rule.message}"`,
+  };
+}
+
 export const METHODOLOGY_TIPS = [
   'Warm up first: send 1-3 untimed requests (weights loaded, kernels compiled, caches filled) and discard them.',
   'Fix the prompt and output lengths: use the same promptTokens and outputTokens for runs you compare, force the output length (ignore EOS / fixed max tokens) and report both numbers.',
@@ -88,6 +102,8 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
   const submit = endpoint('submitSpeedTest')!;
   const dryRun = endpoint('dryRunSpeedTest');
   const byName = <T extends { name: string }>(items: readonly T[]) => [...items].sort((a, b) => compareHardwareNames(a.name, b.name));
+  const callsOf = (operationId: string) => operations.filter((op) => (op.aliasOf ?? op.operationId) === operationId).map((op) => `${op.method.toUpperCase()} ${url(openApiPath(op.path))}`);
+  const quality = qualityGuide(profile, origin);
 
   const requestBodies = Object.fromEntries(
     Object.entries(requestComponents(profile)).map(([name, schema]) => [name, describeProperties(jsonSchemaOf(schema, 'input'))]),
@@ -116,6 +132,7 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       dryRun ? `POST it to ${dryRun.url} first: 200 { valid: true, parsed } shows how it will be stored; 400 lists every field error.` : 'This revision has no dry-run: validate against the schema before submitting.',
       `POST it to ${submit.url} with an Idempotency-Key header; retry with the same key and body after a network error.`,
       `One submission per ${seconds(limit.windowMs)} s per account: on 429 wait Retry-After seconds.`,
+      ...(quality ? ['Quality evaluations (suites, runs with per-task scores): see quality, whose quickStart has the steps for running and for authoring a suite.'] : []),
     ],
     endpoints: Object.fromEntries(
       operations.map((op) => [
@@ -185,15 +202,8 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       },
     },
     rateLimits: {
-      speedTestSubmission: {
-        maxPerWindow: limit.maxPerWindow,
-        windowSeconds: seconds(limit.windowMs),
-        scope: 'per user account: every key and session of the account shares it',
-        appliesTo: operations.filter((op) => (op.aliasOf ?? op.operationId) === 'submitSpeedTest').map((op) => `POST ${url(openApiPath(op.path))}`),
-        dryRunsCount: false,
-        onSuccess: 'X-RateLimit-Remaining (0 or 1) and X-RateLimit-Reset (Unix seconds) on every 201',
-        onLimit: `429 with Retry-After (seconds) and { error, retryAfterMs, lastSubmittedAt }; error is "${limit.message}"`,
-      },
+      speedTestSubmission: submissionLimitInfo(limit, callsOf('submitSpeedTest')),
+      ...(profile.quality ? { qualityRunSubmission: { ...submissionLimitInfo(profile.quality.submissionLimit, callsOf('submitQualityRun')), separateFrom: 'speed-test submissions: each has its own window' } } : {}),
       reads: 'Every GET counts against a generous per-address limit, and CSV / JSON Lines exports against a tighter one; the RateLimit and RateLimit-Policy headers of each answer say what is left. Over it: 429 with Retry-After (seconds) and { error, retryAfterMs }. Cache this document and /api/openapi.json with If-None-Match.',
     },
     idempotency: {
@@ -247,6 +257,7 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       { status: 503, when: 'The model hub could not answer; nothing was written. Also sends Retry-After.', body: { error: messages.hubUnavailable } },
       { status: 503, when: 'The database is briefly unreachable; nothing was written. Retry after Retry-After (seconds).', body: { error: messages.databaseUnavailable } },
     ],
+    ...(quality ? { quality } : {}),
   };
 }
 

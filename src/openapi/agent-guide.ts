@@ -1,6 +1,7 @@
 import type { RevisionProfile } from '../revisions.ts';
 import { METHODOLOGY_TIPS } from './agent-context.ts';
 import { curlExample, submissionExamples } from './examples.ts';
+import { qualityGuide } from './quality-guide.ts';
 import { apiOperations, openApiPath } from '../api/index.ts';
 
 /** What the /docs/agents page shows for a revision, with absolute URLs of this deployment. */
@@ -28,6 +29,8 @@ export function agentGuide(profile: RevisionProfile, baseUrl: string) {
     dryRunCurl: dryRun ? curlExample('POST', dryRun, example) : undefined,
     submitCurl: curlExample('POST', submit, example, { 'Idempotency-Key': 'qwen3-8b-4090-2026-01-31-1' }),
     tips: METHODOLOGY_TIPS,
+    /** The same quality guide as the agent-context's `quality` section; null without quality evaluations. */
+    quality: qualityGuide(profile, baseUrl),
   };
 }
 

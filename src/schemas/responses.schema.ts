@@ -334,6 +334,78 @@ const link = z.url();
 const jsonObject = z.record(z.string(), z.unknown());
 const texts = z.array(z.string());
 
+const fieldRules = z.record(z.string(), z.string());
+const submissionLimitInfo = z.object({
+  maxPerWindow: z.int().min(1),
+  windowSeconds: z.int().min(1),
+  scope: z.string(),
+  appliesTo: texts,
+  dryRunsCount: z.boolean(),
+  onSuccess: z.string(),
+  onLimit: z.string(),
+});
+const pageLimit = z.object({ min: z.int(), max: z.int(), default: z.int() });
+const documentedError = z.object({ status: z.int().min(400).max(599), when: z.string(), body: z.looseObject({ error: z.string() }) });
+
+/** The agent-context's quality section (revisions with quality evaluations): src/openapi/quality-guide.ts. */
+const qualityGuideSchema = z
+  .object({
+    summary: z.string(),
+    root: link,
+    deprecatedRoots: z.array(z.object({ path: link, successor: link, note: z.string() })),
+    quickStart: z.object({ runASuite: texts, authorASuite: texts }),
+    suiteAuthoring: z.object({
+      registration: fieldRules.meta({ description: 'The registration body, field by field, with its bounds' }),
+      suiteDoc: fieldRules,
+      task: fieldRules,
+      item: fieldRules,
+      itemRules: texts,
+      runners: fieldRules,
+      scoringMethods: z.object({ accepted: fieldRules, refused: fieldRules, multipleChoice: z.string(), reasoning: z.string() }),
+      answerExtraction: fieldRules,
+      scoringOverrides: fieldRules,
+      datasetSources: fieldRules,
+      shardDatasets: z.object({ endpoint: z.string(), body: fieldRules, rules: texts }).optional().meta({ description: 'Revision 3' }),
+      enums: z.record(z.string(), texts),
+    }),
+    scoring: z.object({
+      taskScores: z.string(),
+      aggregation: fieldRules.meta({ description: 'Each aggregation as a formula over the task scores s and weights w' }),
+      scale: z.string(),
+      clientAggregates: z.string(),
+      rescoring: texts,
+      standardError: z.string(),
+    }),
+    examples: z.object({
+      suites: z.record(z.string(), z.object({ summary: z.string(), body: jsonObject })).meta({ description: 'A worked registration per runner' }),
+      dataset: jsonObject.optional(),
+      run: jsonObject,
+      runNote: z.string(),
+      dryRunSuiteCurl: z.string().optional(),
+      registerSuiteCurl: z.string(),
+      dryRunRunCurl: z.string(),
+      submitRunCurl: z.string(),
+    }),
+    limits: z.object({
+      runSubmissions: z.string(),
+      tasksPerSuite: z.int(),
+      itemsPerTask: z.int(),
+      shardsPerDataset: z.int().optional(),
+      itemsPerShard: z.int().optional(),
+      choicesPerItem: z.int(),
+      acceptedAnswersPerItem: z.int(),
+      artifactsPerRun: z.int(),
+      artifactTextBytes: z.int(),
+      maxLength: z.record(z.string(), z.int()),
+      requestBodyBytes: z.object({ suite: z.int(), run: z.int() }),
+      requestBodies: z.string(),
+      pageLimit: z.record(z.string(), pageLimit),
+    }),
+    lifecycle: z.object({ statuses: z.record(z.string(), texts), transitions: texts }),
+    errors: z.array(documentedError),
+  })
+  .meta({ description: 'Quality evaluations: suite authoring, scoring, worked examples, limits and the review life cycle' });
+
 /** GET /api/agent-context (revisions 2, 3). */
 export const agentContextResponseSchema = z
   .object({
@@ -403,15 +475,8 @@ export const agentContextResponseSchema = z
       plausibility: z.object({ formula: z.string(), suspectFactor: z.number(), assumptions: texts, details: link }),
     }),
     rateLimits: z.object({
-      speedTestSubmission: z.object({
-        maxPerWindow: z.int().min(1),
-        windowSeconds: z.int().min(1),
-        scope: z.string(),
-        appliesTo: texts,
-        dryRunsCount: z.boolean(),
-        onSuccess: z.string(),
-        onLimit: z.string(),
-      }),
+      speedTestSubmission: submissionLimitInfo,
+      qualityRunSubmission: submissionLimitInfo.extend({ separateFrom: z.string() }).optional(),
       reads: z.string(),
     }),
     idempotency: z.object({ header: z.string(), format: z.string(), sameKeySameBody: z.string(), sameKeyOtherBody: z.string(), sameKeyInFlight: z.string() }),
@@ -422,9 +487,10 @@ export const agentContextResponseSchema = z
       gpusMaxItems: z.int(),
       temperature: z.object({ min: z.number(), max: z.number() }),
       unitInterval: z.string(),
-      pageLimit: z.record(z.string(), z.object({ min: z.int(), max: z.int(), default: z.int() })),
+      pageLimit: z.record(z.string(), pageLimit),
       requestBodyBytes: z.int(),
     }),
-    errors: z.array(z.object({ status: z.int().min(400).max(599), when: z.string(), body: z.looseObject({ error: z.string() }) })),
+    errors: z.array(documentedError),
+    quality: qualityGuideSchema.optional(),
   })
   .meta({ description: 'Accepted values, schemas, worked examples, methodology, limits and error shapes for agents' });

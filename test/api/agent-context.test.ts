@@ -6,6 +6,7 @@ import { normaliseSubmission } from '../../src/lib/speed-test-normalise.ts';
 import { submissionExamples } from '../../src/openapi/examples.ts';
 import { getRevisionProfile } from '../../src/revisions.ts';
 import { createKey, signedUpAgent, useTestApp } from '../helpers/app.ts';
+import { approveSuite } from '../helpers/quality.ts';
 import { schemaChecker, type SchemaChecker } from '../helpers/openapi.ts';
 
 type Json = Record<string, any>;
@@ -20,6 +21,8 @@ const REVISIONS = [
     windowSeconds: 300,
     engines: ['llama.cpp', 'vllm', 'sglang', 'ollama', 'lmstudio', 'exllamav2', 'tgi', 'tensorrt-llm', 'mlx', 'text-generation-webui', 'lmdeploy', 'mlc-llm', 'hipfire', 'tinygrad'],
     costs: false,
+    requestBodies: ['CreateApiKey', 'QualityRunSubmission', 'QualitySuiteRegistration', 'Reaction', 'SetupCreate', 'SetupPatch', 'SpeedTestSubmission'],
+    quality: { root: '/api/evals', oldRoots: [], datasets: false },
   },
   {
     revision: 3,
@@ -30,6 +33,8 @@ const REVISIONS = [
       'exllamav3', 'bunn-llama', 'freetoken', 'llmd', 'ninfer', 'atlas', 'lucebox', 'dwarfstar', 'ember',
     ],
     costs: true,
+    requestBodies: ['CreateApiKey', 'QualityDatasetSubmission', 'QualityRunSubmission', 'QualitySuiteRegistration', 'Reaction', 'SetupCreate', 'SetupPatch', 'SpeedTestSubmission'],
+    quality: { root: '/api/benchmarks', oldRoots: ['/api/evals'], datasets: true },
   },
 ] as const;
 
@@ -39,6 +44,13 @@ describe('agent-context, revision 1', () => {
   it('does not exist (agent metadata came with revision 2)', async () => {
     const res = await request(ctx.app).get('/api/agent-context').expect(404);
     expect(res.body).to.deep.equal({ error: 'Not found' });
+  });
+
+  it('has no quality guide on /docs/agents (no quality evaluations in revision 1)', async () => {
+    const html = (await request(ctx.app).get('/docs/agents').expect(200)).text;
+    expect(html).to.include('<h1>For agents</h1>');
+    expect(html).not.to.include('Quality evaluations');
+    expect(html).not.to.include('suite-authoring');
   });
 
   it('would show worked examples that pass the revision-1 submission schema and metric rule', () => {
@@ -140,7 +152,7 @@ for (const rev of REVISIONS) {
     });
 
     it('carries the JSON Schema of every request body, the same as the OpenAPI document', () => {
-      expect(Object.keys(context.schemas.requestBodies).sort()).to.deep.equal(['CreateApiKey', 'Reaction', 'SetupCreate', 'SetupPatch', 'SpeedTestSubmission']);
+      expect(Object.keys(context.schemas.requestBodies).sort()).to.deep.equal(rev.requestBodies);
       for (const [name, schema] of Object.entries(context.schemas.requestBodies as Json)) {
         expect(schema, name).to.deep.equal(document.components.schemas[name]);
       }
@@ -191,6 +203,121 @@ for (const rev of REVISIONS) {
       const body = { ...context.examples.minimal.DISCRETE_GPU, engineName, engineFlags: { commandSnippet } };
       const res = await request(ctx.app).post(`${rev.results}/dry-run`).set('Authorization', `Bearer ${key}`).send(body).expect(200);
       expect(res.body.parsed.engineFlags).to.deep.include(parsed.flags);
+    });
+
+    it('has a quality section: the suite-authoring guide with its bounds, the aggregation rule, limits and the life cycle', () => {
+      const { quality } = context;
+      const root = `${BASE}${rev.quality.root}`;
+      expect(quality.root).to.equal(root);
+      expect(quality.deprecatedRoots.map((old: Json) => old.path)).to.deep.equal(rev.quality.oldRoots.map((path) => `${BASE}${path}`));
+      expect(quality.quickStart.runASuite.join('\n')).to.include(`${root}/runs/dry-run`).and.include('Idempotency-Key');
+      expect(quality.quickStart.authorASuite.join('\n')).to.include(`${root}/suites`);
+
+      const authoring = quality.suiteAuthoring;
+      expect(authoring.registration).to.include.keys('slug', 'name', 'description', 'category', 'runner', 'version', 'sourceUrl', 'suiteDoc');
+      expect(authoring.registration.slug).to.include('3-64').and.include('409');
+      expect(authoring.registration.name).to.include('1-256');
+      expect(authoring.registration.description).to.include('4000');
+      expect(authoring.suiteDoc).to.include.keys('runner', 'scoringMethod', 'higherIsBetter', 'aggregation', 'runConfig', 'judge', 'tasks');
+      expect(authoring.suiteDoc.tasks).to.include('1-100');
+      expect(authoring.suiteDoc.judge).to.include('never calls');
+      expect(authoring.task).to.include.keys('key', 'taskType', 'weight', 'promptTemplate', 'answerExtraction', 'answerRegex', 'scoring', 'dataset');
+      expect(authoring.task.promptTemplate).to.include('{{input}}').and.include('{{choices}}');
+      expect(authoring.item.gold).to.include('list');
+      expect(authoring.itemRules.join('\n')).to.include('gold or a rubric').and.include('1-1000 items').and.include('suiteDoc.tasks.3.dataset.items.12.gold');
+      expect(Object.keys(authoring.runners)).to.deep.equal(['CUSTOM', 'LM_EVAL_HARNESS']);
+      expect(Object.keys(authoring.scoringMethods.accepted)).to.deep.equal(['exact_match', 'f1', 'pass_at_k', 'llm_judge']);
+      expect(authoring.scoringMethods.refused).to.have.all.keys('perplexity');
+      expect(authoring.enums.scoringMethod).not.to.include('perplexity');
+      expect(Object.keys(authoring.answerExtraction)).to.deep.equal(['none', 'final_answer', 'last_number', 'regex']);
+      expect(Object.keys(authoring.scoringOverrides)).to.deep.equal(['ignoreCase', 'ignorePunctuation', 'regexesToIgnore']);
+      expect(Object.keys(authoring.datasetSources)).to.deep.equal(rev.quality.datasets ? ['inline', 'url', 'huggingface', 'shard'] : ['inline', 'url', 'huggingface']);
+      if (rev.quality.datasets) {
+        expect(authoring.shardDatasets.endpoint).to.equal(`POST ${root}/datasets`);
+        expect(authoring.shardDatasets.body.shards).to.include('1-50 shards').and.include('1-1000 items');
+      } else {
+        expect(authoring).not.to.have.property('shardDatasets');
+      }
+
+      expect(quality.scoring.aggregation).to.deep.equal({
+        weighted_mean: 'sum(w * s) / sum(w) over the tasks, w being the task weight and s its score',
+        mean: 'sum(s) / n over the n tasks',
+        min: 'the lowest task score',
+        max: 'the highest task score',
+      });
+      expect(quality.scoring.scale).to.include('x 100');
+      expect(quality.scoring.clientAggregates).to.include('aggregatePreview').and.include('never used');
+      expect(quality.scoring.rescoring.join('\n')).to.include('exact_match and f1').and.include('every item of a task has a response');
+      expect(quality.scoring.standardError).to.include('sqrt(s(1 - s) / n)');
+
+      expect(quality.limits).to.deep.include({ tasksPerSuite: 100, itemsPerTask: 1000, artifactsPerRun: 5000, artifactTextBytes: 5 * 1024 * 1024 });
+      expect(quality.limits.requestBodyBytes).to.deep.equal({ suite: 16 * 1024 * 1024, run: 8 * 1024 * 1024 });
+      if (rev.quality.datasets) expect(quality.limits).to.deep.include({ shardsPerDataset: 50, itemsPerShard: 1000 });
+      else expect(quality.limits).not.to.have.any.keys('shardsPerDataset', 'itemsPerShard');
+      expect(context.rateLimits.qualityRunSubmission).to.deep.include({ maxPerWindow: 1, windowSeconds: 300, dryRunsCount: false });
+      expect(context.rateLimits.qualityRunSubmission.appliesTo).to.deep.equal([rev.quality.root, ...rev.quality.oldRoots].map((path) => `POST ${BASE}${path}/runs`));
+      expect(quality.limits.runSubmissions).to.include('speed-test submissions do not use it');
+
+      expect(quality.lifecycle.statuses.suite).to.deep.equal(['PENDING', 'APPROVED', 'REJECTED', 'WITHDRAWN']);
+      expect(quality.lifecycle.statuses.run).to.deep.equal(['PENDING', 'APPROVED', 'REJECTED']);
+      const transitions = quality.lifecycle.transitions.join('\n');
+      expect(transitions).to.include('rejects with notes');
+      if (rev.quality.datasets) expect(transitions).to.include(`PATCH ${root}/submissions/{kind}/{id}`).and.include('WITHDRAWN');
+      expect(quality.errors.map((e: Json) => e.status)).to.include.members([400, 404, 409, 413, 422, 429]);
+    });
+
+    it('has worked quality examples that the running app accepts: every suite registers, the run dry-runs to the stated score', async () => {
+      const { quality } = context;
+      const root = rev.quality.root;
+      const post = (path: string, body: unknown) => request(ctx.app).post(`${root}${path}`).set('Authorization', `Bearer ${key}`).send(body as object);
+      const suites = quality.examples.suites as Record<string, { body: Json }>;
+      expect(Object.keys(suites)).to.deep.equal(rev.quality.datasets ? ['custom', 'multipleChoice', 'lmEval', 'shard'] : ['custom', 'multipleChoice', 'lmEval']);
+      expect(new Set(Object.values(suites).map(({ body }) => body.runner))).to.deep.equal(new Set(['CUSTOM', 'LM_EVAL_HARNESS']));
+      if (rev.quality.datasets) {
+        // The shard suite reads the worked dataset: the author's own until an admin approves it.
+        const dataset = await post('/datasets', quality.examples.dataset);
+        expect(dataset.status, JSON.stringify(dataset.body)).to.equal(201);
+        checker.expectValid('QualityDataset', dataset.body, 'worked dataset');
+      }
+      for (const [name, { body }] of Object.entries(suites)) {
+        if (rev.quality.datasets) {
+          const dryRun = await post('/suites/dry-run', body);
+          expect(dryRun.status, `dry-run of ${name}: ${JSON.stringify(dryRun.body)}`).to.equal(200);
+          checker.expectValid('QualitySuiteDryRun', dryRun.body, `dry-run of ${name}`);
+        }
+        const registered = await post('/suites', body);
+        expect(registered.status, `${name}: ${JSON.stringify(registered.body)}`).to.equal(201);
+        checker.expectValid('QualitySuite', registered.body, `registered ${name}`);
+      }
+
+      const run = quality.examples.run;
+      expect(run.suiteSlug).to.equal(suites.custom!.body.slug);
+      await approveSuite(ctx, run.suiteSlug);
+      const dryRun = await post('/runs/dry-run', run);
+      expect(dryRun.status, JSON.stringify(dryRun.body)).to.equal(200);
+      checker.expectValid('QualityRunDryRun', dryRun.body, 'dry-run of the worked run');
+      // As the note says: 11 of 12 reported, two traces re-scored (too few to replace the task score).
+      expect(quality.examples.runNote).to.include(String(dryRun.body.score));
+      expect(dryRun.body.score).to.equal(91.67);
+      expect(dryRun.body.tasks[0].rescored).to.deep.include({ items: 2, ofItems: 12 });
+
+      const sent = (curl: string) => JSON.parse(/-d '(.*)'$/s.exec(curl)![1]!);
+      expect(quality.examples.dryRunRunCurl).to.match(new RegExp(`^curl -sS -X POST '${BASE}${root}/runs/dry-run'`));
+      expect(sent(quality.examples.dryRunRunCurl)).to.deep.equal(run);
+      expect(sent(quality.examples.submitRunCurl)).to.deep.equal(run);
+      expect(quality.examples.submitRunCurl).to.include("-H 'Idempotency-Key: ");
+      expect(sent(quality.examples.registerSuiteCurl)).to.deep.equal(suites.custom!.body);
+    });
+
+    it('shows the same quality guide on /docs/agents', async () => {
+      const html = (await get('/docs/agents').expect(200)).text;
+      expect(html).to.include('<h2 id="quality">Quality evaluations</h2>');
+      expect(html).to.include('<h3 id="suite-authoring">Authoring a suite</h3>');
+      for (const id of ['quality-scoring', 'quality-limits', 'quality-review']) expect(html).to.include(`id="${id}"`);
+      expect(html).to.include('sum(w * s) / sum(w)');
+      expect(html).to.include('<dt><code>perplexity</code></dt>');
+      expect(html).to.include(`${BASE}${rev.quality.root}/runs/dry-run`);
+      expect(html.includes('Sharded datasets')).to.equal(rev.quality.datasets);
     });
 
     it('explains methodology, rate limits, idempotency, bucket rules, the plausibility formula and error shapes', () => {
