@@ -55,7 +55,7 @@ export interface RunScores {
 }
 
 /** The suite a run names, as validation reads it. */
-interface RunSuite {
+export interface RunSuite {
   row: SuiteListRow;
   doc: SuiteDoc;
 }
@@ -235,10 +235,80 @@ export function toQualityRun(row: QualityRunListRow) {
 }
 export type QualityRun = ReturnType<typeof toQualityRun>;
 
-interface ValidatedRun {
+
+/** What a validated run carries into the write: its suite, the server's scores and the model. */
+export interface ValidatedRun {
   suite: RunSuite;
   scores: RunScores;
   model: ResolvedModel;
+}
+
+/**
+ * Writes validated quality runs; build it on the writing transaction. Submissions and the
+ * demo seeder both store runs through it.
+ */
+export function createQualityRunWriter({ db: trx }: Pick<ServiceDeps, 'db'>) {
+  return {
+    /** The run of a catalogued model (with its hardware profile) and its artifacts, in `status`. */
+    async store(
+      userId: string,
+      submission: QualityRunSubmission,
+      { suite, scores, modelRow }: { suite: RunSuite; scores: RunScores; modelRow: ModelRow },
+      now: Date,
+      status: 'PENDING' | 'APPROVED' = 'PENDING',
+    ): Promise<string> {
+      const hardware = normaliseHardware(submission.hardware);
+      const hardwareId = await upsertHardwareProfile(trx, hardware);
+      const artifacts = submission.artifacts ?? [];
+      const [{ id }] = await trx('quality_runs')
+        .insert({
+          suite_id: suite.row.id,
+          user_id: userId,
+          model_id: modelRow.id,
+          hardware_id: hardwareId,
+          hw_class: hardware.hwClass,
+          model_revision: submission.modelRevision,
+          quantization: submission.quantization ?? null,
+          quant_format: submission.quantFormat ?? null,
+          runner_version: submission.runnerVersion ?? null,
+          run_config: submission.runConfig ? JSON.stringify(submission.runConfig) : null,
+          notes: submission.notes || null,
+          execution_mode: submission.executionMode ?? (suite.row.runner === 'LM_EVAL_HARNESS' ? 'LM_EVAL_LOCAL' : 'CUSTOM_LOCAL'),
+          judge_mode: submission.judgeMode ?? 'NONE',
+          score: scores.score,
+          task_results: JSON.stringify(scores.tasks),
+          rescored: scores.rescored,
+          max_disagreement: scores.maxDisagreement,
+          artifact_count: artifacts.length,
+          status,
+          reviewed_at: status === 'APPROVED' ? now : null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('id');
+      if (status === 'APPROVED') await trx('quality_suites').where({ id: suite.row.id }).increment('run_count', 1);
+      if (artifacts.length > 0) {
+        const rows = artifacts.map((artifact, seq) => ({
+          run_id: id,
+          seq,
+          task_key: artifact.taskKey,
+          item_index: artifact.itemIndex ?? null,
+          prompt_hash: artifact.promptHash ?? null,
+          prompt: artifact.prompt ?? null,
+          question: artifact.question ?? null,
+          response: artifact.response ?? null,
+          score: artifact.score ?? null,
+          judge_model: artifact.judgeModel ?? null,
+          judge_score: artifact.judgeScore ?? null,
+          judge_rationale: artifact.judgeRationale ?? null,
+          latency_ms: artifact.latencyMs ?? null,
+          error: artifact.error ?? null,
+        }));
+        await trx.batchInsert('quality_run_artifacts', rows, 500);
+      }
+      return id;
+    },
+  };
 }
 
 export interface QualitySubmissionResult {
@@ -297,63 +367,6 @@ export function createQualityRunsService(deps: ServiceDeps) {
     return { suite, scores, model };
   }
 
-  function defaultExecutionMode(suite: RunSuite) {
-    return suite.row.runner === 'LM_EVAL_HARNESS' ? 'LM_EVAL_LOCAL' : 'CUSTOM_LOCAL';
-  }
-
-  async function store(trx: Db, userId: string, submission: QualityRunSubmission, { suite, scores, model }: ValidatedRun, now: Date): Promise<string> {
-    const inTransaction = { ...deps, db: trx };
-    const modelRow = 'catalogued' in model ? model.catalogued : await createModelsService(inTransaction).catalogue(model.fromHub);
-    const hardware = normaliseHardware(submission.hardware);
-    const hardwareId = await upsertHardwareProfile(trx, hardware);
-    const artifacts = submission.artifacts ?? [];
-    const [{ id }] = await trx('quality_runs')
-      .insert({
-        suite_id: suite.row.id,
-        user_id: userId,
-        model_id: modelRow.id,
-        hardware_id: hardwareId,
-        hw_class: hardware.hwClass,
-        model_revision: submission.modelRevision,
-        quantization: submission.quantization ?? null,
-        quant_format: submission.quantFormat ?? null,
-        runner_version: submission.runnerVersion ?? null,
-        run_config: submission.runConfig ? JSON.stringify(submission.runConfig) : null,
-        notes: submission.notes || null,
-        execution_mode: submission.executionMode ?? defaultExecutionMode(suite),
-        judge_mode: submission.judgeMode ?? 'NONE',
-        score: scores.score,
-        task_results: JSON.stringify(scores.tasks),
-        rescored: scores.rescored,
-        max_disagreement: scores.maxDisagreement,
-        artifact_count: artifacts.length,
-        status: 'PENDING',
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id');
-    if (artifacts.length > 0) {
-      const rows = artifacts.map((artifact, seq) => ({
-        run_id: id,
-        seq,
-        task_key: artifact.taskKey,
-        item_index: artifact.itemIndex ?? null,
-        prompt_hash: artifact.promptHash ?? null,
-        prompt: artifact.prompt ?? null,
-        question: artifact.question ?? null,
-        response: artifact.response ?? null,
-        score: artifact.score ?? null,
-        judge_model: artifact.judgeModel ?? null,
-        judge_score: artifact.judgeScore ?? null,
-        judge_rationale: artifact.judgeRationale ?? null,
-        latency_ms: artifact.latencyMs ?? null,
-        error: artifact.error ?? null,
-      }));
-      await trx.batchInsert('quality_run_artifacts', rows, 500);
-    }
-    return id;
-  }
-
   async function findRun(id: string, viewerId: string | null, visible: (row: QualityRunListRow) => boolean): Promise<QualityRun> {
     const row = await qualityRunsWithRelations(db, viewerId).where('r.id', id).first();
     if (!row || !visible(row)) throw new NotFound(messages.qualityRunNotFound);
@@ -394,7 +407,8 @@ export function createQualityRunsService(deps: ServiceDeps) {
           write: async (trx, validated) => {
             const now = clock.now();
             resetAt = await createSubmissionWindowService({ ...deps, db: trx }).claim(userId, rule, now);
-            const id = await store(trx, userId, submission, validated, now);
+            const modelRow = 'catalogued' in validated.model ? validated.model.catalogued : await createModelsService({ ...deps, db: trx }).catalogue(validated.model.fromHub);
+            const id = await createQualityRunWriter({ db: trx }).store(userId, submission, { ...validated, modelRow }, now);
             return toQualityRun((await qualityRunsWithRelations(trx).where('r.id', id).first())!);
           },
         },
