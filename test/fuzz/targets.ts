@@ -165,6 +165,8 @@ export function pathWith(path: string, ids: FixtureIds, override: (param: string
 }
 
 function fixtureValue(param: string, resource: string, ids: FixtureIds, path: string): string {
+  const quality = qualityFixture(param, resource, ids, path);
+  if (quality !== undefined) return quality;
   const byName: Record<string, string> = { username: ids.username, org: ids.modelOrg, model: ids.modelName };
   const byResource: Record<string, string> = {
     runs: ids.runId,
@@ -178,6 +180,18 @@ function fixtureValue(param: string, resource: string, ids: FixtureIds, path: st
   const value = byName[param] ?? byResource[resource];
   if (value === undefined) throw new Error(`fuzz: no fixture for :${param} in ${path}; add one in test/fuzz/targets.ts (fixtureValue)`);
   return value;
+}
+
+/** Parameters of the quality routes (under a quality root or its alias): suites and datasets by slug, their runs and submissions. */
+function qualityFixture(param: string, resource: string, ids: FixtureIds, path: string): string | undefined {
+  if (!/^\/api\/(evals|benchmarks)\/(suites|datasets|runs|submissions)\//.test(path) || !ids.quality.suiteSlug) return undefined;
+  if (resource === 'suites') return ids.quality.suiteSlug;
+  if (resource === 'datasets') return ids.quality.datasetSlug;
+  if (resource === 'runs') return ids.quality.runId;
+  if (param === 'kind') return 'suite';
+  if (resource === 'dataset') return ids.quality.datasetSubmissionId;
+  if (path.includes('/submissions/')) return ids.quality.suiteSubmissionId;
+  return undefined;
 }
 
 export async function buildTargets(app: FuzzApp): Promise<Target[]> {
