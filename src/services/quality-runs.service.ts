@@ -157,7 +157,9 @@ export type QualityRunListRow = QualityRunRow & {
   suite_runner: string;
   suite_category: string;
   suite_official: boolean;
-  suite_doc: SuiteDoc;
+  suite_aggregation: SuiteDoc['aggregation'];
+  suite_scoring_method: SuiteDoc['scoringMethod'];
+  suite_dataset_ids: string[];
   hardware_details: Record<string, unknown>;
   username: string;
   user_display_name: string;
@@ -178,7 +180,10 @@ export function qualityRunsWithRelations(db: Db, viewerId: string | null = null)
       's.runner as suite_runner',
       's.category as suite_category',
       's.official as suite_official',
-      's.suite_doc as suite_doc',
+      // Only the document's scoring facts: a run list must not read whole suite documents.
+      db.raw("s.suite_doc->>'aggregation' as suite_aggregation"),
+      db.raw("s.suite_doc->>'scoringMethod' as suite_scoring_method"),
+      's.dataset_ids as suite_dataset_ids',
       'h.details as hardware_details',
       'u.username',
       'u.display_name as user_display_name',
@@ -205,7 +210,7 @@ export function toQualityRun(row: QualityRunListRow) {
     score: row.score,
     suiteId: row.suite_id,
     suiteSlug: row.suite_slug,
-    suite: { id: row.suite_id, slug: row.suite_slug, name: row.suite_name, runner: row.suite_runner, category: row.suite_category, official: row.suite_official, aggregation: row.suite_doc.aggregation, scoringMethod: row.suite_doc.scoringMethod },
+    suite: { id: row.suite_id, slug: row.suite_slug, name: row.suite_name, runner: row.suite_runner, category: row.suite_category, official: row.suite_official, aggregation: row.suite_aggregation, scoringMethod: row.suite_scoring_method },
     modelId: row.model_id,
     hfId: model.hfId,
     model,
@@ -484,13 +489,21 @@ export interface DatasetBest {
 
 /** Per shard dataset: the run (of those given, best first) with the best mean over the tasks using it. */
 async function bestPerDataset(db: Db, rows: readonly QualityRunListRow[]): Promise<DatasetBest[]> {
+  const suiteIds = [...new Set(rows.filter((row) => row.suite_dataset_ids.length > 0).map((row) => row.suite_id))];
+  if (suiteIds.length === 0) return [];
+  // Which task keys of each suite read which dataset, from the few suites that use any.
+  const tasksByDataset = new Map<string, Map<string, string[]>>();
+  for (const suite of await db('quality_suites').whereIn('id', suiteIds).select('id', 'suite_doc')) {
+    const bySlug = new Map<string, string[]>();
+    for (const task of (suite.suite_doc as SuiteDoc).tasks as SuiteTask[]) {
+      if (task.dataset?.source === 'shard') bySlug.set(task.dataset.datasetSlug, [...(bySlug.get(task.dataset.datasetSlug) ?? []), task.key]);
+    }
+    tasksByDataset.set(suite.id, bySlug);
+  }
   const best = new Map<string, { score: number; taskKeys: string[]; row: QualityRunListRow }>();
   for (const row of rows) {
-    const bySlug = new Map<string, string[]>();
-    for (const task of row.suite_doc.tasks) if (task.dataset?.source === 'shard') (bySlug.get(task.dataset.datasetSlug) ?? bySlug.set(task.dataset.datasetSlug, []).get(task.dataset.datasetSlug)!).push(task.key);
-    for (const [slug, keys] of bySlug) {
-      const scores = row.task_results.filter((task) => keys.includes(task.key)).map((task) => task.score);
-      const score = round(mean(scores) * 100);
+    for (const [slug, keys] of tasksByDataset.get(row.suite_id) ?? []) {
+      const score = round(mean(row.task_results.filter((task) => keys.includes(task.key)).map((task) => task.score)) * 100);
       const current = best.get(slug);
       if (!current || score > current.score) best.set(slug, { score, taskKeys: keys, row });
     }
