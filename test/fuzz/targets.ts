@@ -121,7 +121,51 @@ function pageForms(examplesOf: (operationId: string) => unknown[], ids: FixtureI
     '/admin/users/:id/admin': [{ admin: 'true' }, { admin: 'false' }],
     '/admin/runs/:id/reject': [{ reason: 'Implausible numbers', back: 'status=APPROVED&page=1' }],
     '/admin/runs/:id/restore': [{ reason: 'Checked again', back: '' }, {}],
+    '/admin/quality/suites/:id/approve': [{ notes: 'Checked the items' }, {}],
+    '/admin/quality/suites/:id/reject': [{ notes: 'Task 2 has duplicate items' }],
+    '/admin/quality/suites/:id/official': [{ official: 'true' }, { official: 'false', layout: 'row' }],
+    '/admin/quality/datasets/:id/approve': [{ notes: '' }],
+    '/admin/quality/datasets/:id/reject': [{ notes: 'No license given' }],
+    '/admin/quality/runs/:id/approve': [{}],
+    '/admin/quality/runs/:id/reject': [{ notes: 'The traces do not match the scores', layout: 'card' }],
   };
+}
+
+/** Ids the quality review pages act on (`/admin/quality/<kind>/:id/...`), where the revision has quality. */
+interface QualityFixtureIds {
+  suiteId: string;
+  runId: string;
+  /** Revisions with sharded datasets only. */
+  datasetId?: string;
+}
+
+/** Per fuzz app (keyed by its fixture ids, which `restore` keeps the same object). */
+const qualityFixtures = new WeakMap<FixtureIds, QualityFixtureIds>();
+
+/**
+ * A suite (approved through the review page, so a run can name it), a pending run of it
+ * and, where the revision has them, a pending sharded dataset: made through the API from
+ * its own worked examples, under slugs of their own.
+ */
+async function createQualityFixtures(app: FuzzApp, examplesOf: (operationId: string) => unknown[]): Promise<void> {
+  const quality = getRevisionProfile(app.revision).quality;
+  if (!quality) return;
+  const created = async (path: string, body: Record<string, unknown>) => {
+    await app.forgetThrottles();
+    const res = await app.http.postJson(`${quality.root}${path}`, body, app.keyHeaders());
+    if (res.status !== 201) throw new Error(`fuzz set-up: POST ${quality.root}${path} answered ${res.status}: ${res.body.toString('utf8').slice(0, 300)}`);
+    return (jsonOf(res) as { id: string }).id;
+  };
+  const [suiteExample] = examplesOf('registerQualitySuite') as Record<string, unknown>[];
+  const slug = `fuzz-review-r${app.revision}`;
+  const suiteId = await created('/suites', { ...suiteExample, slug });
+  const approved = await app.http.postForm(`/admin/quality/suites/${suiteId}/approve`, {}, app.sessionHeaders());
+  if (approved.status !== 303) throw new Error(`fuzz set-up: approving the review suite answered ${approved.status}`);
+  const [runExample] = examplesOf('submitQualityRun') as Record<string, unknown>[];
+  const runId = await created('/runs', { ...runExample, suiteSlug: slug });
+  const [datasetExample] = quality.submissions ? (examplesOf('createQualityDataset') as Record<string, unknown>[]) : [];
+  const datasetId = datasetExample ? await created('/datasets', { ...datasetExample, slug: `fuzz-review-data-r${app.revision}` }) : undefined;
+  qualityFixtures.set(app.ids, { suiteId, runId, datasetId });
 }
 
 /** Query parameter names a page offers (its inputs and its links' query strings), with the values its links use. */
@@ -165,6 +209,11 @@ export function pathWith(path: string, ids: FixtureIds, override: (param: string
 }
 
 function fixtureValue(param: string, resource: string, ids: FixtureIds, path: string): string {
+  const quality = qualityFixtures.get(ids);
+  if (path.startsWith('/admin/quality/') && quality) {
+    const reviewed: Record<string, string | undefined> = { suites: quality.suiteId, datasets: quality.datasetId, runs: quality.runId };
+    if (reviewed[resource]) return reviewed[resource];
+  }
   const byName: Record<string, string> = { username: ids.username, org: ids.modelOrg, model: ids.modelName };
   const byResource: Record<string, string> = {
     runs: ids.runId,
@@ -210,6 +259,7 @@ export async function buildTargets(app: FuzzApp): Promise<Target[]> {
     };
   });
 
+  await createQualityFixtures(app, examplesOf);
   const forms = pageForms(examplesOf, app.ids);
   const pageTargets: Target[] = [];
   for (const route of registeredRoutes(app.express)) {
