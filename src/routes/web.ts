@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { AppContext } from '../app-context.ts';
 import { adminOverviewController } from '../controllers/web/admin-overview.ts';
+import { adminQualityController } from '../controllers/web/admin-quality.ts';
 import { adminSpeedTestsController } from '../controllers/web/admin-speed-tests.ts';
 import { adminUsersController } from '../controllers/web/admin-users.ts';
 import { authController } from '../controllers/web/auth.ts';
@@ -24,6 +25,8 @@ const id = {
   apiKey: validate({ params: idParam(messages.apiKeyNotFound, 'API key id') }),
   setup: validate({ params: idParam(messages.setupNotFound, 'Setup id') }),
   user: validate({ params: idParam(messages.userNotFound, 'User id') }),
+  qualitySubmission: validate({ params: idParam(messages.qualitySubmissionNotFound, 'Quality suite or dataset id') }),
+  qualityRun: validate({ params: idParam(messages.qualityRunNotFound, 'Quality run id') }),
 };
 
 /** Server-rendered pages. */
@@ -95,6 +98,22 @@ export function webRoutes(app: AppContext): Router {
   router.get('/admin/runs', requireAdmin, adminSpeedTests.list);
   router.post('/admin/runs/:id/reject', requireAdmin, id.speedTest, adminSpeedTests.reject);
   router.post('/admin/runs/:id/restore', requireAdmin, id.speedTest, adminSpeedTests.restore);
+
+  // Quality review: only where the revision has quality evaluations (elsewhere these paths are unknown pages).
+  if (app.profile.quality) {
+    const adminQuality = adminQualityController(app);
+    router.get('/admin/quality', requireAdmin, adminQuality.queues);
+    router.post('/admin/quality/suites/:id/approve', requireAdmin, id.qualitySubmission, adminQuality.approveSuite);
+    router.post('/admin/quality/suites/:id/reject', requireAdmin, id.qualitySubmission, adminQuality.rejectSuite);
+    router.post('/admin/quality/suites/:id/official', requireAdmin, id.qualitySubmission, adminQuality.setSuiteOfficial);
+    // Sharded datasets exist only where the revision has submissions.
+    if (app.profile.quality.submissions) {
+      router.post('/admin/quality/datasets/:id/approve', requireAdmin, id.qualitySubmission, adminQuality.approveDataset);
+      router.post('/admin/quality/datasets/:id/reject', requireAdmin, id.qualitySubmission, adminQuality.rejectDataset);
+    }
+    router.post('/admin/quality/runs/:id/approve', requireAdmin, id.qualityRun, adminQuality.approveRun);
+    router.post('/admin/quality/runs/:id/reject', requireAdmin, id.qualityRun, adminQuality.rejectRun);
+  }
 
   return router;
 }

@@ -47,7 +47,17 @@ export interface FixtureIds {
   modelOrg: string;
   modelName: string;
   /** Quality fixtures (revisions with quality evaluations; empty strings elsewhere). */
-  quality: { suiteSlug: string; datasetSlug: string; runId: string; suiteSubmissionId: string; datasetSubmissionId: string };
+  quality: {
+    suiteSlug: string;
+    datasetSlug: string;
+    runId: string;
+    suiteSubmissionId: string;
+    datasetSubmissionId: string;
+    /** Pending items the admin review pages act on. */
+    reviewSuiteId: string;
+    reviewRunId: string;
+    reviewDatasetId: string;
+  };
 }
 
 export class FuzzApp {
@@ -176,7 +186,7 @@ export class FuzzApp {
    */
   private async createQualityFixtures(): Promise<FixtureIds['quality']> {
     const quality = getRevisionProfile(this.revision).quality;
-    const none = { suiteSlug: '', datasetSlug: '', runId: '', suiteSubmissionId: '', datasetSubmissionId: '' };
+    const none = { suiteSlug: '', datasetSlug: '', runId: '', suiteSubmissionId: '', datasetSubmissionId: '', reviewSuiteId: '', reviewRunId: '', reviewDatasetId: '' };
     if (!quality) return none;
     const root = quality.root;
     const suite = (slug: string) => ({ ...demoSuiteBodies[0], slug });
@@ -186,12 +196,24 @@ export class FuzzApp {
     const run = jsonOf(await this.expectCreated(`${root}/runs`, { ...exampleQualityRun, suiteSlug: registered.slug }, 'quality run')) as { id: string };
     await this.db('quality_runs').where({ id: run.id }).update({ status: 'APPROVED' });
     const pending = jsonOf(await this.expectCreated(`${root}/suites`, suite(`fuzz-pending-${randomUUID().slice(0, 8)}`), 'pending suite')) as { id: string };
-    if (!quality.submissions) return { ...none, suiteSlug: registered.slug, runId: run.id, suiteSubmissionId: pending.id };
+    const reviewSuite = jsonOf(await this.expectCreated(`${root}/suites`, suite(`fuzz-review-${randomUUID().slice(0, 8)}`), 'suite to review')) as { id: string };
+    const reviewRun = jsonOf(await this.expectCreated(`${root}/runs`, { ...exampleQualityRun, suiteSlug: registered.slug }, 'run to review')) as { id: string };
+    const review = { reviewSuiteId: reviewSuite.id, reviewRunId: reviewRun.id };
+    if (!quality.submissions) return { ...none, ...review, suiteSlug: registered.slug, runId: run.id, suiteSubmissionId: pending.id };
     const dataset = (slug: string) => ({ slug, name: 'Fuzz dataset', shards: [{ items: [{ input: '1+1?', gold: 2 }] }] });
     const approvedDataset = jsonOf(await this.expectCreated(`${root}/datasets`, dataset('arithmetic-shards'), 'dataset')) as { id: string; slug: string };
     await this.db('quality_datasets').where({ id: approvedDataset.id }).update({ status: 'APPROVED' });
     const pendingDataset = jsonOf(await this.expectCreated(`${root}/datasets`, dataset(`fuzz-pdata-${randomUUID().slice(0, 8)}`), 'pending dataset')) as { id: string };
-    return { suiteSlug: registered.slug, datasetSlug: approvedDataset.slug, runId: run.id, suiteSubmissionId: pending.id, datasetSubmissionId: pendingDataset.id };
+    const reviewDataset = jsonOf(await this.expectCreated(`${root}/datasets`, dataset(`fuzz-rdata-${randomUUID().slice(0, 8)}`), 'dataset to review')) as { id: string };
+    return {
+      ...review,
+      reviewDatasetId: reviewDataset.id,
+      suiteSlug: registered.slug,
+      datasetSlug: approvedDataset.slug,
+      runId: run.id,
+      suiteSubmissionId: pending.id,
+      datasetSubmissionId: pendingDataset.id,
+    };
   }
 
   private async expectCreated(path: string, body: unknown, what: string): Promise<RawResponse> {

@@ -121,6 +121,13 @@ function pageForms(examplesOf: (operationId: string) => unknown[], ids: FixtureI
     '/admin/users/:id/admin': [{ admin: 'true' }, { admin: 'false' }],
     '/admin/runs/:id/reject': [{ reason: 'Implausible numbers', back: 'status=APPROVED&page=1' }],
     '/admin/runs/:id/restore': [{ reason: 'Checked again', back: '' }, {}],
+    '/admin/quality/suites/:id/approve': [{ notes: 'Checked the items' }, {}],
+    '/admin/quality/suites/:id/reject': [{ notes: 'Task 2 has duplicate items' }],
+    '/admin/quality/suites/:id/official': [{ official: 'true' }, { official: 'false', layout: 'row' }],
+    '/admin/quality/datasets/:id/approve': [{ notes: '' }],
+    '/admin/quality/datasets/:id/reject': [{ notes: 'No license given' }],
+    '/admin/quality/runs/:id/approve': [{}],
+    '/admin/quality/runs/:id/reject': [{ notes: 'The traces do not match the scores', layout: 'card' }],
   };
 }
 
@@ -184,6 +191,11 @@ function fixtureValue(param: string, resource: string, ids: FixtureIds, path: st
 
 /** Parameters of the quality routes (under a quality root or its alias): suites and datasets by slug, their runs and submissions. */
 function qualityFixture(param: string, resource: string, ids: FixtureIds, path: string): string | undefined {
+  if (path.startsWith('/admin/quality/')) {
+    // The review pages act on pending items of their own.
+    const reviewed: Record<string, string> = { suites: ids.quality.reviewSuiteId, datasets: ids.quality.reviewDatasetId, runs: ids.quality.reviewRunId };
+    return reviewed[resource] || undefined;
+  }
   if (!/^\/api\/(evals|benchmarks)\/(suites|datasets|runs|submissions)\//.test(path) || !ids.quality.suiteSlug) return undefined;
   if (resource === 'suites') return ids.quality.suiteSlug;
   if (resource === 'datasets') return ids.quality.datasetSlug;
