@@ -34,6 +34,8 @@ export function render(res: Response, template: string, data: Record<string, unk
     /** Path and query of this request, for forms that come back here. */
     currentUrl: req.originalUrl,
     revision: profile.revision,
+    /** Resources this revision has, for the links to their pages. */
+    features: { quality: profile.quality !== null },
     h: helpers,
     ...data,
   });

@@ -115,6 +115,7 @@ function pageForms(examplesOf: (operationId: string) => unknown[], ids: FixtureI
     '/submit/validate': submissions,
     '/runs/:id/setup': [{ name: 'saved from a run', description: 'fuzz', isDefault: 'true' }],
     '/runs/:id/react': examplesOf('reactToRun').map((example) => ({ ...asForm(example), back: `/runs/${ids.runId}` })),
+    '/evals/runs/:id/react': examplesOf('reactToRun').map((example) => ({ ...asForm(example), back: `/evals/runs/${ids.runId}` })),
     '/settings/profile': [{ displayName: 'Fuzz Admin' }],
     '/settings/profile/password': [{ currentPassword: TEST_PASSWORD, newPassword: TEST_PASSWORD }],
     '/admin/users/:id/verification': [{ verified: 'true' }, { verified: 'false' }],
@@ -165,7 +166,8 @@ export function pathWith(path: string, ids: FixtureIds, override: (param: string
 }
 
 function fixtureValue(param: string, resource: string, ids: FixtureIds, path: string): string {
-  const byName: Record<string, string> = { username: ids.username, org: ids.modelOrg, model: ids.modelName };
+  // A slug names a suite (or dataset); the fuzz database has none, so pages answer their 404 to it.
+  const byName: Record<string, string> = { username: ids.username, org: ids.modelOrg, model: ids.modelName, slug: 'arithmetic-qa-mini' };
   const byResource: Record<string, string> = {
     runs: ids.runId,
     'speed-tests': ids.runId,
