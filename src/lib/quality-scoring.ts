@@ -290,6 +290,19 @@ export function aggregateScores(tasks: readonly { score: number; weight: number 
   }
 }
 
+/**
+ * Standard error of the aggregate (a fraction) from the tasks' standard errors, taking the
+ * tasks as independent: weighted_mean sqrt(sum((w_i/W)^2 se_i^2)), mean the same with equal
+ * weights. Null when a task has none, and for min and max, which no such sum describes.
+ */
+export function aggregateStandardError(tasks: readonly { weight: number; stdError: number | null }[], mode: Aggregation): number | null {
+  if (tasks.length === 0 || (mode !== 'weighted_mean' && mode !== 'mean')) return null;
+  if (tasks.some((task) => task.stdError === null || !Number.isFinite(task.stdError))) return null;
+  const weightOf = (task: { weight: number }) => (mode === 'mean' ? 1 : task.weight);
+  const total = tasks.reduce((sum, task) => sum + weightOf(task), 0);
+  return Math.sqrt(tasks.reduce((sum, task) => sum + (weightOf(task) / total) ** 2 * task.stdError! ** 2, 0));
+}
+
 /** Standard error of a proportion-like score over n samples, sqrt(s(1-s)/n); null without a positive n. */
 export function standardError(score: number, nSamples: number | null | undefined): number | null {
   if (!nSamples || !Number.isInteger(nSamples) || nSamples < 1) return null;

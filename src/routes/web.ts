@@ -9,6 +9,7 @@ import { cataloguePagesController } from '../controllers/web/catalogue.ts';
 import { docsPagesController } from '../controllers/web/docs.ts';
 import { leaderboardPagesController } from '../controllers/web/leaderboard.ts';
 import { profilesController } from '../controllers/web/profiles.ts';
+import { qualityPagesController } from '../controllers/web/quality.ts';
 import { reactionPagesController } from '../controllers/web/reactions.ts';
 import { settingsKeysController } from '../controllers/web/keys.ts';
 import { settingsSetupsController } from '../controllers/web/setups.ts';
@@ -17,6 +18,7 @@ import { requireAdmin, requireAuth } from '../middleware/require-auth.ts';
 import { validate } from '../middleware/validate.ts';
 import { messages } from '../messages.ts';
 import { idParam } from '../schemas/path-params.schema.ts';
+import { slugParam } from '../schemas/quality.schema.ts';
 
 /** A path id that names nothing is the resource's 404 page, before any other work. */
 const id = {
@@ -27,6 +29,7 @@ const id = {
   user: validate({ params: idParam(messages.userNotFound, 'User id') }),
   qualitySubmission: validate({ params: idParam(messages.qualitySubmissionNotFound, 'Quality suite or dataset id') }),
   qualityRun: validate({ params: idParam(messages.qualityRunNotFound, 'Quality run id') }),
+  suiteSlug: validate({ params: slugParam(messages.qualitySuiteNotFound('that slug'), 'Suite slug') }),
 };
 
 /** Server-rendered pages. */
@@ -84,6 +87,16 @@ export function webRoutes(app: AppContext): Router {
   router.get('/runs/:id', id.speedTest, speedTests.show);
   router.post('/runs/:id/setup', session, id.speedTest, setups.saveFromRun);
   router.post('/runs/:id/react', session, id.speedTest, reactions.react);
+
+  // Quality pages (revisions with quality evaluations; elsewhere these addresses are 404).
+  // `/evals/:slug` takes any one segment, so fixed `/evals/<word>` pages must be registered before this block.
+  if (app.profile.quality) {
+    const quality = qualityPagesController(app);
+    router.get('/evals', quality.catalogue);
+    router.get('/evals/runs/:id', id.qualityRun, quality.run);
+    router.post('/evals/runs/:id/react', session, id.qualityRun, reactions.reactToQualityRun);
+    router.get('/evals/:slug', id.suiteSlug, quality.suite);
+  }
 
   router.get('/u/:username', profiles.show);
   router.get('/settings/profile', session, profiles.settings);

@@ -1,6 +1,6 @@
 import type { Db } from '../db/knex.ts';
 import { HttpError, NotFound, ValidationFailed } from '../lib/errors.ts';
-import { aggregateScores, scoreResponse, standardError, standardErrorOfScores, type TextScoringMethod } from '../lib/quality-scoring.ts';
+import { aggregateScores, scoreResponse, standardError, standardErrorOfScores, type ItemScoringRule, type TextScoringMethod } from '../lib/quality-scoring.ts';
 import { normaliseHardware } from '../lib/speed-test-normalise.ts';
 import { messages } from '../messages.ts';
 import type { Artifact, QualityItem, QualityRunSubmission, SuiteDoc, SuiteTask } from '../schemas/quality.schema.ts';
@@ -68,6 +68,12 @@ const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + 
 /** Methods the server can check from text responses; pass@k and judges it cannot. */
 const RESCORABLE: ReadonlySet<string> = new Set<TextScoringMethod>(['exact_match', 'f1']);
 
+/** How the server scores a task's items from text responses, or null when it cannot (pass@k, judges). */
+export function itemScoringRule(doc: SuiteDoc, task: SuiteTask): ItemScoringRule | null {
+  if (!RESCORABLE.has(doc.scoringMethod) || task.taskType === 'judge') return null;
+  return { method: doc.scoringMethod as TextScoringMethod, taskType: task.taskType, answerExtraction: task.answerExtraction, answerRegex: task.answerRegex, scoring: task.scoring };
+}
+
 /**
  * Re-scores the tasks it can from the responses in the artifacts (the first trace per item
  * counts) and computes every task's result and the aggregate. Pure, given the items.
@@ -87,7 +93,8 @@ export function scoreRun(doc: SuiteDoc, submission: Pick<QualityRunSubmission, '
       rescored: null,
     };
     const items = itemsOf.get(task.key);
-    if (!items || !RESCORABLE.has(doc.scoringMethod) || task.taskType === 'judge') return result;
+    const rule = itemScoringRule(doc, task);
+    if (!items || !rule) return result;
 
     const server = new Map<number, number>();
     const client = new Map<number, number>();
@@ -95,7 +102,6 @@ export function scoreRun(doc: SuiteDoc, submission: Pick<QualityRunSubmission, '
       if (artifact.taskKey !== task.key || artifact.itemIndex === undefined || server.has(artifact.itemIndex)) continue;
       const item = items[artifact.itemIndex];
       if (!item || item.gold === undefined || typeof artifact.response !== 'string') continue;
-      const rule = { method: doc.scoringMethod as TextScoringMethod, taskType: task.taskType, answerExtraction: task.answerExtraction, answerRegex: task.answerRegex, scoring: task.scoring };
       server.set(artifact.itemIndex, scoreResponse(rule, { gold: item.gold, choices: item.choices }, artifact.response).score);
       if (typeof artifact.score === 'number') client.set(artifact.itemIndex, artifact.score);
     }

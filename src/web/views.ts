@@ -35,8 +35,8 @@ export function render(res: Response, template: string, data: Record<string, unk
     /** Path and query of this request, for forms that come back here. */
     currentUrl: req.originalUrl,
     revision: profile.revision,
-    /** Whether this revision has quality evaluations (links to their pages). */
-    hasQuality: Boolean(profile.quality),
+    /** Resources this revision has, for the links to their pages. */
+    features: { quality: profile.quality !== null },
     h: helpers,
     ...data,
   });

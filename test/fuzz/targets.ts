@@ -115,6 +115,7 @@ function pageForms(examplesOf: (operationId: string) => unknown[], ids: FixtureI
     '/submit/validate': submissions,
     '/runs/:id/setup': [{ name: 'saved from a run', description: 'fuzz', isDefault: 'true' }],
     '/runs/:id/react': examplesOf('reactToRun').map((example) => ({ ...asForm(example), back: `/runs/${ids.runId}` })),
+    '/evals/runs/:id/react': examplesOf('reactToRun').map((example) => ({ ...asForm(example), back: `/evals/runs/${ids.runId}` })),
     '/settings/profile': [{ displayName: 'Fuzz Admin' }],
     '/settings/profile/password': [{ currentPassword: TEST_PASSWORD, newPassword: TEST_PASSWORD }],
     '/admin/users/:id/verification': [{ verified: 'true' }, { verified: 'false' }],
@@ -191,6 +192,11 @@ function fixtureValue(param: string, resource: string, ids: FixtureIds, path: st
 
 /** Parameters of the quality routes (under a quality root or its alias): suites and datasets by slug, their runs and submissions. */
 function qualityFixture(param: string, resource: string, ids: FixtureIds, path: string): string | undefined {
+  if (path.startsWith('/evals/') && ids.quality.suiteSlug) {
+    // The public quality pages: a suite by slug, a run by id.
+    if (param === 'slug') return ids.quality.suiteSlug;
+    if (resource === 'runs') return ids.quality.runId;
+  }
   if (path.startsWith('/admin/quality/')) {
     // The review pages act on pending items of their own.
     const reviewed: Record<string, string> = { suites: ids.quality.reviewSuiteId, datasets: ids.quality.reviewDatasetId, runs: ids.quality.reviewRunId };
