@@ -115,10 +115,8 @@ export async function up(knex: Knex): Promise<void> {
     t.text('prompt');
     t.text('question');
     t.text('response');
-    // The client's item score and, where the server re-scored the item, its own.
+    // The client's item score (pages work out the server's own from the suite's answers).
     t.double('score');
-    t.double('server_score');
-    t.string('extracted', 1000);
     t.string('judge_model', 256);
     t.double('judge_score');
     t.text('judge_rationale');
