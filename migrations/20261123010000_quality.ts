@@ -90,7 +90,7 @@ export async function up(knex: Knex): Promise<void> {
     t.string('judge_mode', 32).notNullable().defaultTo('NONE');
     // The aggregate, 0-100, computed here from the server's task scores.
     t.double('score').notNullable();
-    // [{ key, score, clientScore, weight, nShots, nSamples, stdError, rescored, rescoredItems, disagreement }]
+    // [{ key, displayName, weight, score, clientScore, nShots, nSamples, stdError, rescored: { items, ofItems, serverScore, disagreement } | null }]
     t.jsonb('task_results').notNullable();
     t.boolean('rescored').notNullable().defaultTo(false);
     // Largest |client score - server score| over re-scored tasks (fractions), null when none was re-scored.
