@@ -90,7 +90,7 @@ export async function up(knex: Knex): Promise<void> {
     t.string('judge_mode', 32).notNullable().defaultTo('NONE');
     // The aggregate, 0-100, computed here from the server's task scores.
     t.double('score').notNullable();
-    // [{ key, score, clientScore, weight, nShots, nSamples, stdError, rescored, rescoredItems, disagreement }]
+    // [{ key, displayName, weight, score, clientScore, nShots, nSamples, stdError, rescored: { items, ofItems, serverScore, disagreement } | null }]
     t.jsonb('task_results').notNullable();
     t.boolean('rescored').notNullable().defaultTo(false);
     // Largest |client score - server score| over re-scored tasks (fractions), null when none was re-scored.
@@ -115,10 +115,8 @@ export async function up(knex: Knex): Promise<void> {
     t.text('prompt');
     t.text('question');
     t.text('response');
-    // The client's item score and, where the server re-scored the item, its own.
+    // The client's item score (pages work out the server's own from the suite's answers).
     t.double('score');
-    t.double('server_score');
-    t.string('extracted', 1000);
     t.string('judge_model', 256);
     t.double('judge_score');
     t.text('judge_rationale');

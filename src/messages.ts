@@ -82,6 +82,8 @@ export const messages = {
   qualitySuiteNotApproved: (slug: string, status: string) => `Quality suite '${quoteId(slug)}' is ${status.toLowerCase()}, not approved: runs can only be submitted to approved suites`,
   qualitySlugTaken: (slug: string) => `A suite with the slug '${slug}' already exists`,
   qualityDatasetSlugTaken: (slug: string) => `A dataset with the slug '${slug}' already exists`,
+  qualitySlugTakenRace: 'A suite with this slug already exists',
+  qualityDatasetSlugTakenRace: 'A dataset with this slug already exists',
   qualityDatasetNotFound: (slug: string) => `Dataset '${quoteId(slug)}' not found`,
   qualityDatasetUnknown: (slug: string) => `No dataset named '${slug}': create it with POST /datasets first`,
   qualityDatasetNotUsable: (slug: string) => `Dataset '${slug}' is not approved and is not yours`,

@@ -4,7 +4,9 @@ import { createApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase } from './db/open.ts';
 import { seedDemoCatalogue } from './db/seeds/demo-models.ts';
+import { seedDemoQuality } from './db/seeds/demo-quality.ts';
 import { seedDemoRuns } from './db/seeds/demo-runs.ts';
+import { systemClock } from './lib/clock.ts';
 import { getRevisionProfile } from './revisions.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createHousekeepingService } from './services/housekeeping.service.ts';
@@ -26,8 +28,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     await seedDemoCatalogue(db);
     // The embedded quick start gets sample runs so the leaderboard is not empty.
     if (!config.databaseUrl && config.nodeEnv !== 'production') {
-      const seeded = await seedDemoRuns(db, getRevisionProfile(config.revision));
+      const profile = getRevisionProfile(config.revision);
+      const seeded = await seedDemoRuns(db, profile);
       if (seeded.runs > 0) logger.info(seeded, 'seeded demo users and runs');
+      const quality = await seedDemoQuality(db, profile, systemClock);
+      if (quality.runs > 0) logger.info(quality, 'seeded demo quality suites and runs');
     }
     if (config.admin) {
       await createUsersService({ db }).ensureAdmin(config.admin.username, config.admin.password);

@@ -4,7 +4,9 @@ import { loadConfig } from '../config.ts';
 import { runCli } from './run-cli.ts';
 import { openDatabase } from '../db/open.ts';
 import { seedDemoCatalogue } from '../db/seeds/demo-models.ts';
+import { seedDemoQuality } from '../db/seeds/demo-quality.ts';
 import { seedDemoRuns } from '../db/seeds/demo-runs.ts';
+import { systemClock } from '../lib/clock.ts';
 import { createLogger } from '../logger.ts';
 import { getRevisionProfile } from '../revisions.ts';
 
@@ -23,10 +25,13 @@ async function main(): Promise<number> {
   const database = await openDatabase(config, createLogger('warn'));
   try {
     await seedDemoCatalogue(database.db);
-    const seeded = await seedDemoRuns(database.db, getRevisionProfile(config.revision), { runs });
+    const profile = getRevisionProfile(config.revision);
+    const seeded = await seedDemoRuns(database.db, profile, { runs });
+    const quality = await seedDemoQuality(database.db, profile, systemClock);
     process.stdout.write(
       seeded.runs > 0 ? `Added ${seeded.users} demo users and ${seeded.runs} demo runs.\n` : 'Demo data is already there; nothing added.\n',
     );
+    if (quality.runs > 0) process.stdout.write(`Added ${quality.suites} demo quality suites and ${quality.runs} demo quality runs.\n`);
     return 0;
   } finally {
     await database.close();

@@ -10,6 +10,9 @@ import { messages } from '../messages.ts';
 /** Unique indexes whose violation has a message of its own (any other is the generic conflict). */
 const UNIQUE_MESSAGES: Readonly<Record<string, string>> = {
   setups_user_name_lower_unique: messages.setupNameTaken,
+  // Two registrations of one slug at once: the loser of the race gets the same 409 as a later one.
+  quality_suites_slug_unique: messages.qualitySlugTakenRace,
+  quality_datasets_slug_unique: messages.qualityDatasetSlugTakenRace,
   users_username_lower_unique: messages.usernameTaken,
 };
 

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { AppContext } from '../app-context.ts';
 import { adminOverviewController } from '../controllers/web/admin-overview.ts';
+import { adminQualityController } from '../controllers/web/admin-quality.ts';
 import { adminSpeedTestsController } from '../controllers/web/admin-speed-tests.ts';
 import { adminUsersController } from '../controllers/web/admin-users.ts';
 import { authController } from '../controllers/web/auth.ts';
@@ -8,6 +9,7 @@ import { cataloguePagesController } from '../controllers/web/catalogue.ts';
 import { docsPagesController } from '../controllers/web/docs.ts';
 import { leaderboardPagesController } from '../controllers/web/leaderboard.ts';
 import { profilesController } from '../controllers/web/profiles.ts';
+import { qualityPagesController } from '../controllers/web/quality.ts';
 import { reactionPagesController } from '../controllers/web/reactions.ts';
 import { settingsKeysController } from '../controllers/web/keys.ts';
 import { settingsSetupsController } from '../controllers/web/setups.ts';
@@ -16,6 +18,7 @@ import { requireAdmin, requireAuth } from '../middleware/require-auth.ts';
 import { validate } from '../middleware/validate.ts';
 import { messages } from '../messages.ts';
 import { idParam } from '../schemas/path-params.schema.ts';
+import { slugParam } from '../schemas/quality.schema.ts';
 
 /** A path id that names nothing is the resource's 404 page, before any other work. */
 const id = {
@@ -24,6 +27,9 @@ const id = {
   apiKey: validate({ params: idParam(messages.apiKeyNotFound, 'API key id') }),
   setup: validate({ params: idParam(messages.setupNotFound, 'Setup id') }),
   user: validate({ params: idParam(messages.userNotFound, 'User id') }),
+  qualitySubmission: validate({ params: idParam(messages.qualitySubmissionNotFound, 'Quality suite or dataset id') }),
+  qualityRun: validate({ params: idParam(messages.qualityRunNotFound, 'Quality run id') }),
+  suiteSlug: validate({ params: slugParam(messages.qualitySuiteNotFound('that slug'), 'Suite slug') }),
 };
 
 /** Server-rendered pages. */
@@ -82,6 +88,16 @@ export function webRoutes(app: AppContext): Router {
   router.post('/runs/:id/setup', session, id.speedTest, setups.saveFromRun);
   router.post('/runs/:id/react', session, id.speedTest, reactions.react);
 
+  // Quality pages (revisions with quality evaluations; elsewhere these addresses are 404).
+  // `/evals/:slug` takes any one segment, so fixed `/evals/<word>` pages must be registered before this block.
+  if (app.profile.quality) {
+    const quality = qualityPagesController(app);
+    router.get('/evals', quality.catalogue);
+    router.get('/evals/runs/:id', id.qualityRun, quality.run);
+    router.post('/evals/runs/:id/react', session, id.qualityRun, reactions.reactToQualityRun);
+    router.get('/evals/:slug', id.suiteSlug, quality.suite);
+  }
+
   router.get('/u/:username', profiles.show);
   router.get('/settings/profile', session, profiles.settings);
   router.post('/settings/profile', session, profiles.updateProfile);
@@ -95,6 +111,22 @@ export function webRoutes(app: AppContext): Router {
   router.get('/admin/runs', requireAdmin, adminSpeedTests.list);
   router.post('/admin/runs/:id/reject', requireAdmin, id.speedTest, adminSpeedTests.reject);
   router.post('/admin/runs/:id/restore', requireAdmin, id.speedTest, adminSpeedTests.restore);
+
+  // Quality review: only where the revision has quality evaluations (elsewhere these paths are unknown pages).
+  if (app.profile.quality) {
+    const adminQuality = adminQualityController(app);
+    router.get('/admin/quality', requireAdmin, adminQuality.queues);
+    router.post('/admin/quality/suites/:id/approve', requireAdmin, id.qualitySubmission, adminQuality.approveSuite);
+    router.post('/admin/quality/suites/:id/reject', requireAdmin, id.qualitySubmission, adminQuality.rejectSuite);
+    router.post('/admin/quality/suites/:id/official', requireAdmin, id.qualitySubmission, adminQuality.setSuiteOfficial);
+    // Sharded datasets exist only where the revision has submissions.
+    if (app.profile.quality.submissions) {
+      router.post('/admin/quality/datasets/:id/approve', requireAdmin, id.qualitySubmission, adminQuality.approveDataset);
+      router.post('/admin/quality/datasets/:id/reject', requireAdmin, id.qualitySubmission, adminQuality.rejectDataset);
+    }
+    router.post('/admin/quality/runs/:id/approve', requireAdmin, id.qualityRun, adminQuality.approveRun);
+    router.post('/admin/quality/runs/:id/reject', requireAdmin, id.qualityRun, adminQuality.rejectRun);
+  }
 
   return router;
 }

@@ -57,3 +57,23 @@ export const restoreSpeedTestSchema = z.object({
 export const adminAuditQuerySchema = z.object({
   page,
 });
+
+/** Quality review (/admin/quality): notes are the admin notes the submitter reads. */
+export const QUALITY_NOTES_MAX_LENGTH = 2000;
+
+const notesText = z
+  .string({ error: (issue) => (issue.input === undefined ? 'Notes are required to reject' : 'Notes must be given once, as text') })
+  .trim()
+  .max(QUALITY_NOTES_MAX_LENGTH, `Notes must be at most ${QUALITY_NOTES_MAX_LENGTH} characters`);
+
+export const rejectQualitySchema = z.object({
+  notes: notesText.min(1, 'Notes are required to reject: tell the submitter what to fix'),
+});
+
+export const approveQualitySchema = z.object({
+  notes: notesText.optional().transform((v) => v || undefined),
+});
+
+export const suiteOfficialSchema = z.object({
+  official: z.enum(['true', 'false'], { error: 'Must be true or false' }).transform((v) => v === 'true'),
+});

@@ -188,10 +188,13 @@ function suiteDocSchema(profile: RevisionProfile) {
     });
 }
 
+/** Suite slugs that would collide with the pages under /evals/ (`/evals/new`, `/evals/runs/...`). */
+export const RESERVED_SUITE_SLUGS: readonly string[] = ['new', 'runs'];
+
 function buildSuiteSchemas(profile: RevisionProfile) {
   const body = z
     .strictObject({
-      slug: slugSchema(),
+      slug: slugSchema().refine((slug) => !RESERVED_SUITE_SLUGS.includes(slug), { message: 'This slug is reserved for a page of the site; choose another' }),
       name: text(QUALITY_LIMITS.name),
       description: optionalText(QUALITY_LIMITS.description),
       category: text(QUALITY_LIMITS.category),

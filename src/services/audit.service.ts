@@ -11,9 +11,17 @@ export const auditActions = [
   'user.revoke_admin',
   'run.reject',
   'run.restore',
+  'suite.approve',
+  'suite.reject',
+  'suite.official',
+  'suite.unofficial',
+  'dataset.approve',
+  'dataset.reject',
+  'quality_run.approve',
+  'quality_run.reject',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
-export type AuditTargetKind = 'user' | 'speed_test_run';
+export type AuditTargetKind = 'user' | 'speed_test_run' | 'quality_suite' | 'quality_dataset' | 'quality_run';
 
 /** Who acted: the signed-in admin (or the owner of the admin's API key). */
 export interface AdminActor {

@@ -6,6 +6,8 @@ import { createLeaderboardService } from './leaderboard.service.ts';
 import { createModelsService } from './models.service.ts';
 import { createModerationService } from './moderation.service.ts';
 import { createProfilesService } from './profiles.service.ts';
+import { createQualityPagesService } from './quality-pages.service.ts';
+import { createQualityReviewService } from './quality-review.service.ts';
 import { createQualityRunsService } from './quality-runs.service.ts';
 import { createQualitySuitesService } from './quality-suites.service.ts';
 import { createReactionsService } from './reactions.service.ts';
@@ -31,6 +33,8 @@ export function createServices(deps: ServiceDeps) {
     models: createModelsService(deps),
     moderation: createModerationService(deps),
     profiles: createProfilesService(deps),
+    qualityPages: createQualityPagesService(deps),
+    qualityReview: createQualityReviewService(deps),
     qualityRuns: createQualityRunsService(deps),
     qualitySuites: createQualitySuitesService(deps),
     reactions: createReactionsService(deps),

@@ -1,6 +1,6 @@
 import type { Db } from '../db/knex.ts';
 import { HttpError, NotFound, ValidationFailed } from '../lib/errors.ts';
-import { aggregateScores, scoreResponse, standardError, standardErrorOfScores, type TextScoringMethod } from '../lib/quality-scoring.ts';
+import { aggregateScores, scoreResponse, standardError, standardErrorOfScores, type ItemScoringRule, type TextScoringMethod } from '../lib/quality-scoring.ts';
 import { normaliseHardware } from '../lib/speed-test-normalise.ts';
 import { messages } from '../messages.ts';
 import type { Artifact, QualityItem, QualityRunSubmission, SuiteDoc, SuiteTask } from '../schemas/quality.schema.ts';
@@ -55,7 +55,7 @@ export interface RunScores {
 }
 
 /** The suite a run names, as validation reads it. */
-interface RunSuite {
+export interface RunSuite {
   row: SuiteListRow;
   doc: SuiteDoc;
 }
@@ -67,6 +67,12 @@ const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + 
 
 /** Methods the server can check from text responses; pass@k and judges it cannot. */
 const RESCORABLE: ReadonlySet<string> = new Set<TextScoringMethod>(['exact_match', 'f1']);
+
+/** How the server scores a task's items from text responses, or null when it cannot (pass@k, judges). */
+export function itemScoringRule(doc: SuiteDoc, task: SuiteTask): ItemScoringRule | null {
+  if (!RESCORABLE.has(doc.scoringMethod) || task.taskType === 'judge') return null;
+  return { method: doc.scoringMethod as TextScoringMethod, taskType: task.taskType, answerExtraction: task.answerExtraction, answerRegex: task.answerRegex, scoring: task.scoring };
+}
 
 /**
  * Re-scores the tasks it can from the responses in the artifacts (the first trace per item
@@ -87,7 +93,8 @@ export function scoreRun(doc: SuiteDoc, submission: Pick<QualityRunSubmission, '
       rescored: null,
     };
     const items = itemsOf.get(task.key);
-    if (!items || !RESCORABLE.has(doc.scoringMethod) || task.taskType === 'judge') return result;
+    const rule = itemScoringRule(doc, task);
+    if (!items || !rule) return result;
 
     const server = new Map<number, number>();
     const client = new Map<number, number>();
@@ -95,7 +102,6 @@ export function scoreRun(doc: SuiteDoc, submission: Pick<QualityRunSubmission, '
       if (artifact.taskKey !== task.key || artifact.itemIndex === undefined || server.has(artifact.itemIndex)) continue;
       const item = items[artifact.itemIndex];
       if (!item || item.gold === undefined || typeof artifact.response !== 'string') continue;
-      const rule = { method: doc.scoringMethod as TextScoringMethod, taskType: task.taskType, answerExtraction: task.answerExtraction, answerRegex: task.answerRegex, scoring: task.scoring };
       server.set(artifact.itemIndex, scoreResponse(rule, { gold: item.gold, choices: item.choices }, artifact.response).score);
       if (typeof artifact.score === 'number') client.set(artifact.itemIndex, artifact.score);
     }
@@ -157,7 +163,9 @@ export type QualityRunListRow = QualityRunRow & {
   suite_runner: string;
   suite_category: string;
   suite_official: boolean;
-  suite_doc: SuiteDoc;
+  suite_aggregation: SuiteDoc['aggregation'];
+  suite_scoring_method: SuiteDoc['scoringMethod'];
+  suite_dataset_ids: string[];
   hardware_details: Record<string, unknown>;
   username: string;
   user_display_name: string;
@@ -178,7 +186,10 @@ export function qualityRunsWithRelations(db: Db, viewerId: string | null = null)
       's.runner as suite_runner',
       's.category as suite_category',
       's.official as suite_official',
-      's.suite_doc as suite_doc',
+      // Only the document's scoring facts: a run list must not read whole suite documents.
+      db.raw("s.suite_doc->>'aggregation' as suite_aggregation"),
+      db.raw("s.suite_doc->>'scoringMethod' as suite_scoring_method"),
+      's.dataset_ids as suite_dataset_ids',
       'h.details as hardware_details',
       'u.username',
       'u.display_name as user_display_name',
@@ -206,7 +217,7 @@ export function toQualityRun(row: QualityRunListRow) {
     score: row.score,
     suiteId: row.suite_id,
     suiteSlug: row.suite_slug,
-    suite: { id: row.suite_id, slug: row.suite_slug, name: row.suite_name, runner: row.suite_runner, category: row.suite_category, official: row.suite_official, aggregation: row.suite_doc.aggregation, scoringMethod: row.suite_doc.scoringMethod },
+    suite: { id: row.suite_id, slug: row.suite_slug, name: row.suite_name, runner: row.suite_runner, category: row.suite_category, official: row.suite_official, aggregation: row.suite_aggregation, scoringMethod: row.suite_scoring_method },
     modelId: row.model_id,
     hfId: model.hfId,
     model,
@@ -236,10 +247,80 @@ export function toQualityRun(row: QualityRunListRow) {
 }
 export type QualityRun = ReturnType<typeof toQualityRun>;
 
-interface ValidatedRun {
+
+/** What a validated run carries into the write: its suite, the server's scores and the model. */
+export interface ValidatedRun {
   suite: RunSuite;
   scores: RunScores;
   model: ResolvedModel;
+}
+
+/**
+ * Writes validated quality runs; build it on the writing transaction. Submissions and the
+ * demo seeder both store runs through it.
+ */
+export function createQualityRunWriter({ db: trx }: Pick<ServiceDeps, 'db'>) {
+  return {
+    /** The run of a catalogued model (with its hardware profile) and its artifacts, in `status`. */
+    async store(
+      userId: string,
+      submission: QualityRunSubmission,
+      { suite, scores, modelRow }: { suite: RunSuite; scores: RunScores; modelRow: ModelRow },
+      now: Date,
+      status: 'PENDING' | 'APPROVED' = 'PENDING',
+    ): Promise<string> {
+      const hardware = normaliseHardware(submission.hardware);
+      const hardwareId = await upsertHardwareProfile(trx, hardware);
+      const artifacts = submission.artifacts ?? [];
+      const [{ id }] = await trx('quality_runs')
+        .insert({
+          suite_id: suite.row.id,
+          user_id: userId,
+          model_id: modelRow.id,
+          hardware_id: hardwareId,
+          hw_class: hardware.hwClass,
+          model_revision: submission.modelRevision,
+          quantization: submission.quantization ?? null,
+          quant_format: submission.quantFormat ?? null,
+          runner_version: submission.runnerVersion ?? null,
+          run_config: submission.runConfig ? JSON.stringify(submission.runConfig) : null,
+          notes: submission.notes || null,
+          execution_mode: submission.executionMode ?? (suite.row.runner === 'LM_EVAL_HARNESS' ? 'LM_EVAL_LOCAL' : 'CUSTOM_LOCAL'),
+          judge_mode: submission.judgeMode ?? 'NONE',
+          score: scores.score,
+          task_results: JSON.stringify(scores.tasks),
+          rescored: scores.rescored,
+          max_disagreement: scores.maxDisagreement,
+          artifact_count: artifacts.length,
+          status,
+          reviewed_at: status === 'APPROVED' ? now : null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('id');
+      if (status === 'APPROVED') await trx('quality_suites').where({ id: suite.row.id }).increment('run_count', 1);
+      if (artifacts.length > 0) {
+        const rows = artifacts.map((artifact, seq) => ({
+          run_id: id,
+          seq,
+          task_key: artifact.taskKey,
+          item_index: artifact.itemIndex ?? null,
+          prompt_hash: artifact.promptHash ?? null,
+          prompt: artifact.prompt ?? null,
+          question: artifact.question ?? null,
+          response: artifact.response ?? null,
+          score: artifact.score ?? null,
+          judge_model: artifact.judgeModel ?? null,
+          judge_score: artifact.judgeScore ?? null,
+          judge_rationale: artifact.judgeRationale ?? null,
+          latency_ms: artifact.latencyMs ?? null,
+          error: artifact.error ?? null,
+        }));
+        await trx.batchInsert('quality_run_artifacts', rows, 500);
+      }
+      return id;
+    },
+  };
 }
 
 export interface QualitySubmissionResult {
@@ -298,63 +379,6 @@ export function createQualityRunsService(deps: ServiceDeps) {
     return { suite, scores, model };
   }
 
-  function defaultExecutionMode(suite: RunSuite) {
-    return suite.row.runner === 'LM_EVAL_HARNESS' ? 'LM_EVAL_LOCAL' : 'CUSTOM_LOCAL';
-  }
-
-  async function store(trx: Db, userId: string, submission: QualityRunSubmission, { suite, scores, model }: ValidatedRun, now: Date): Promise<string> {
-    const inTransaction = { ...deps, db: trx };
-    const modelRow = 'catalogued' in model ? model.catalogued : await createModelsService(inTransaction).catalogue(model.fromHub);
-    const hardware = normaliseHardware(submission.hardware);
-    const hardwareId = await upsertHardwareProfile(trx, hardware);
-    const artifacts = submission.artifacts ?? [];
-    const [{ id }] = await trx('quality_runs')
-      .insert({
-        suite_id: suite.row.id,
-        user_id: userId,
-        model_id: modelRow.id,
-        hardware_id: hardwareId,
-        hw_class: hardware.hwClass,
-        model_revision: submission.modelRevision,
-        quantization: submission.quantization ?? null,
-        quant_format: submission.quantFormat ?? null,
-        runner_version: submission.runnerVersion ?? null,
-        run_config: submission.runConfig ? JSON.stringify(submission.runConfig) : null,
-        notes: submission.notes || null,
-        execution_mode: submission.executionMode ?? defaultExecutionMode(suite),
-        judge_mode: submission.judgeMode ?? 'NONE',
-        score: scores.score,
-        task_results: JSON.stringify(scores.tasks),
-        rescored: scores.rescored,
-        max_disagreement: scores.maxDisagreement,
-        artifact_count: artifacts.length,
-        status: 'PENDING',
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id');
-    if (artifacts.length > 0) {
-      const rows = artifacts.map((artifact, seq) => ({
-        run_id: id,
-        seq,
-        task_key: artifact.taskKey,
-        item_index: artifact.itemIndex ?? null,
-        prompt_hash: artifact.promptHash ?? null,
-        prompt: artifact.prompt ?? null,
-        question: artifact.question ?? null,
-        response: artifact.response ?? null,
-        score: artifact.score ?? null,
-        judge_model: artifact.judgeModel ?? null,
-        judge_score: artifact.judgeScore ?? null,
-        judge_rationale: artifact.judgeRationale ?? null,
-        latency_ms: artifact.latencyMs ?? null,
-        error: artifact.error ?? null,
-      }));
-      await trx.batchInsert('quality_run_artifacts', rows, 500);
-    }
-    return id;
-  }
-
   async function findRun(id: string, viewerId: string | null, visible: (row: QualityRunListRow) => boolean): Promise<QualityRun> {
     const row = await qualityRunsWithRelations(db, viewerId).where('r.id', id).first();
     if (!row || !visible(row)) throw new NotFound(messages.qualityRunNotFound);
@@ -395,7 +419,8 @@ export function createQualityRunsService(deps: ServiceDeps) {
           write: async (trx, validated) => {
             const now = clock.now();
             resetAt = await createSubmissionWindowService({ ...deps, db: trx }).claim(userId, rule, now);
-            const id = await store(trx, userId, submission, validated, now);
+            const modelRow = 'catalogued' in validated.model ? validated.model.catalogued : await createModelsService({ ...deps, db: trx }).catalogue(validated.model.fromHub);
+            const id = await createQualityRunWriter({ db: trx }).store(userId, submission, { ...validated, modelRow }, now);
             return toQualityRun((await qualityRunsWithRelations(trx).where('r.id', id).first())!);
           },
         },
@@ -471,13 +496,21 @@ export interface DatasetBest {
 
 /** Per shard dataset: the run (of those given, best first) with the best mean over the tasks using it. */
 async function bestPerDataset(db: Db, rows: readonly QualityRunListRow[]): Promise<DatasetBest[]> {
+  const suiteIds = [...new Set(rows.filter((row) => row.suite_dataset_ids.length > 0).map((row) => row.suite_id))];
+  if (suiteIds.length === 0) return [];
+  // Which task keys of each suite read which dataset, from the few suites that use any.
+  const tasksByDataset = new Map<string, Map<string, string[]>>();
+  for (const suite of await db('quality_suites').whereIn('id', suiteIds).select('id', 'suite_doc')) {
+    const bySlug = new Map<string, string[]>();
+    for (const task of (suite.suite_doc as SuiteDoc).tasks as SuiteTask[]) {
+      if (task.dataset?.source === 'shard') bySlug.set(task.dataset.datasetSlug, [...(bySlug.get(task.dataset.datasetSlug) ?? []), task.key]);
+    }
+    tasksByDataset.set(suite.id, bySlug);
+  }
   const best = new Map<string, { score: number; taskKeys: string[]; row: QualityRunListRow }>();
   for (const row of rows) {
-    const bySlug = new Map<string, string[]>();
-    for (const task of row.suite_doc.tasks) if (task.dataset?.source === 'shard') (bySlug.get(task.dataset.datasetSlug) ?? bySlug.set(task.dataset.datasetSlug, []).get(task.dataset.datasetSlug)!).push(task.key);
-    for (const [slug, keys] of bySlug) {
-      const scores = row.task_results.filter((task) => keys.includes(task.key)).map((task) => task.score);
-      const score = round(mean(scores) * 100);
+    for (const [slug, keys] of tasksByDataset.get(row.suite_id) ?? []) {
+      const score = round(mean(row.task_results.filter((task) => keys.includes(task.key)).map((task) => task.score)) * 100);
       const current = best.get(slug);
       if (!current || score > current.score) best.set(slug, { score, taskKeys: keys, row });
     }

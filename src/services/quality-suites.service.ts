@@ -132,7 +132,8 @@ export function suitesWithCreator(db: Db) {
     .select('s.*', 'u.username as creator_username', 'u.display_name as creator_display_name');
 }
 
-function datasetsWithCreator(db: Db) {
+/** Datasets with their creator's names. */
+export function datasetsWithCreator(db: Db) {
   return db('quality_datasets as d')
     .join('users as u', 'u.id', 'd.created_by')
     .select('d.*', 'u.username as creator_username', 'u.display_name as creator_display_name');

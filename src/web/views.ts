@@ -20,8 +20,9 @@ export function createViewEngine(cache: boolean): Eta {
 
 /**
  * Renders a template with what every page needs (the signed-in user, the session's
- * CSRF token when there is one, the current path and URL, the revision) plus `data`, and
- * sends it as HTML. Read at render time, so error pages work at any stage.
+ * CSRF token when there is one, the current path and URL, the revision and whether it has
+ * quality evaluations) plus `data`, and sends it as HTML. Read at render time, so error
+ * pages work at any stage.
  */
 export function render(res: Response, template: string, data: Record<string, unknown> = {}, status = 200): void {
   const req = res.req;
@@ -34,6 +35,8 @@ export function render(res: Response, template: string, data: Record<string, unk
     /** Path and query of this request, for forms that come back here. */
     currentUrl: req.originalUrl,
     revision: profile.revision,
+    /** Resources this revision has, for the links to their pages. */
+    features: { quality: profile.quality !== null },
     h: helpers,
     ...data,
   });

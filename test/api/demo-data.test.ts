@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import request from 'supertest';
 import { seedDemoCatalogue } from '../../src/db/seeds/demo-models.ts';
+import { seedDemoQuality } from '../../src/db/seeds/demo-quality.ts';
 import { seedDemoRuns } from '../../src/db/seeds/demo-runs.ts';
 import { getRevisionProfile } from '../../src/revisions.ts';
 import { useTestApp } from '../helpers/app.ts';
@@ -30,6 +31,31 @@ describe('demo data', () => {
   it('adds nothing the second time', async () => {
     expect(await seedDemoRuns(ctx.db, getRevisionProfile(3))).to.deep.equal({ users: 0, runs: 0 });
     expect((await ctx.db('speed_test_runs').count('* as n').first())!.n).to.equal(300);
+  });
+
+  it('adds the demo quality suites, approved, with runs on setups the demo speed runs measured', async function () {
+    this.timeout(60_000);
+    const seeded = await seedDemoQuality(ctx.db, getRevisionProfile(3), ctx.clock);
+    expect(seeded).to.deep.equal({ suites: 3, runs: 72 });
+    const suites = await request(ctx.app).get('/api/benchmarks/suites').expect(200);
+    expect(suites.body.suites.map((suite: { slug: string }) => suite.slug).sort()).to.deep.equal(['arithmetic-qa-mini', 'commonsense-mc-mini', 'lm-eval-core']);
+    // Every quality run's model, quantization and hardware profile has a demo speed run.
+    const unmatched = await ctx.db('quality_runs as q')
+      .whereNotExists(ctx.db('speed_test_runs as r').whereRaw('r.model_id = q.model_id and r.quantization = q.quantization and r.hardware_id = q.hardware_id'))
+      .count('* as n')
+      .first();
+    expect(Number(unmatched!.n)).to.equal(0);
+    // The server re-scored the CUSTOM runs' traces and agreed with them.
+    const custom = await ctx.db('quality_runs').where({ execution_mode: 'CUSTOM_LOCAL' });
+    expect(custom).to.have.length(48);
+    for (const run of custom) expect([run.rescored, run.max_disagreement]).to.deep.equal([true, 0]);
+    const statuses = await ctx.db('quality_runs').select('status').count('* as n').groupBy('status').orderBy('status');
+    expect(statuses.map((row) => [row.status, Number(row.n)])).to.deep.equal([['APPROVED', 63], ['PENDING', 9]]);
+    for (const suite of suites.body.suites) expect(suite.runCount).to.equal(21);
+    const best = await request(ctx.app).get('/api/benchmarks/runs').query({ modelId: custom[0].model_id }).expect(200);
+    expect(best.body.suites.length).to.be.greaterThan(0);
+    expect(await seedDemoQuality(ctx.db, getRevisionProfile(3), ctx.clock)).to.deep.equal({ suites: 0, runs: 0 });
+    expect(await seedDemoQuality(ctx.db, getRevisionProfile(1), ctx.clock)).to.deep.equal({ suites: 0, runs: 0 });
   });
 
   it('marks demo runs and users as demo in the API and on the pages', async () => {

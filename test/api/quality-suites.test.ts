@@ -105,7 +105,7 @@ for (const { revision, root } of QUALITY_REVISIONS) {
         const again = await post(bob, '/suites', customSuite({ slug: body.slug }));
         expect(again.status).to.equal(409);
         expect(again.body.error).to.equal(`A suite with the slug '${body.slug}' already exists`);
-        for (const slug of ['Bad_Slug', 'ab', 'double--hyphen', '-leading', 'x'.repeat(65)]) expectValidationFailed(await post(ada, '/suites', customSuite({ slug })), ['slug']);
+        for (const slug of ['Bad_Slug', 'ab', 'double--hyphen', '-leading', 'x'.repeat(65), 'new', 'runs']) expectValidationFailed(await post(ada, '/suites', customSuite({ slug })), ['slug']);
       });
 
       it('names each problem by its path in the body', async () => {

@@ -21,6 +21,9 @@ import { TestClock } from '../helpers/clock.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startFakeHub, type FakeHub } from '../helpers/fake-hub.ts';
 import { validSubmission } from '../helpers/fixtures.ts';
+import { demoSuiteBodies } from '../../src/db/seeds/demo-suites.ts';
+import { exampleQualityRun } from '../../src/openapi/quality-examples.ts';
+import { getRevisionProfile } from '../../src/revisions.ts';
 import { HttpClient, jsonOf, sessionCookieOf, type RawResponse } from './http.ts';
 
 /** Longer than every submission window the app's clock measures (1 h at most). */
@@ -43,6 +46,18 @@ export interface FixtureIds {
   username: string;
   modelOrg: string;
   modelName: string;
+  /** Quality fixtures (revisions with quality evaluations; empty strings elsewhere). */
+  quality: {
+    suiteSlug: string;
+    datasetSlug: string;
+    runId: string;
+    suiteSubmissionId: string;
+    datasetSubmissionId: string;
+    /** Pending items the admin review pages act on. */
+    reviewSuiteId: string;
+    reviewRunId: string;
+    reviewDatasetId: string;
+  };
 }
 
 export class FuzzApp {
@@ -161,7 +176,51 @@ export class FuzzApp {
       username,
       modelOrg,
       modelName,
+      quality: await this.createQualityFixtures(),
     };
+  }
+
+  /**
+   * An approved suite with an approved run, an approved dataset (revision 3), and a pending
+   * suite and dataset of the fuzz account's own for the submission routes.
+   */
+  private async createQualityFixtures(): Promise<FixtureIds['quality']> {
+    const quality = getRevisionProfile(this.revision).quality;
+    const none = { suiteSlug: '', datasetSlug: '', runId: '', suiteSubmissionId: '', datasetSubmissionId: '', reviewSuiteId: '', reviewRunId: '', reviewDatasetId: '' };
+    if (!quality) return none;
+    const root = quality.root;
+    const suite = (slug: string) => ({ ...demoSuiteBodies[0], slug });
+    // The worked examples' own suite and dataset, so fuzzed examples reach the scoring and the writes.
+    const registered = jsonOf(await this.expectCreated(`${root}/suites`, demoSuiteBodies[0], 'suite')) as { id: string; slug: string };
+    await this.db('quality_suites').where({ id: registered.id }).update({ status: 'APPROVED' });
+    const run = jsonOf(await this.expectCreated(`${root}/runs`, { ...exampleQualityRun, suiteSlug: registered.slug }, 'quality run')) as { id: string };
+    await this.db('quality_runs').where({ id: run.id }).update({ status: 'APPROVED' });
+    const pending = jsonOf(await this.expectCreated(`${root}/suites`, suite(`fuzz-pending-${randomUUID().slice(0, 8)}`), 'pending suite')) as { id: string };
+    const reviewSuite = jsonOf(await this.expectCreated(`${root}/suites`, suite(`fuzz-review-${randomUUID().slice(0, 8)}`), 'suite to review')) as { id: string };
+    const reviewRun = jsonOf(await this.expectCreated(`${root}/runs`, { ...exampleQualityRun, suiteSlug: registered.slug }, 'run to review')) as { id: string };
+    const review = { reviewSuiteId: reviewSuite.id, reviewRunId: reviewRun.id };
+    if (!quality.submissions) return { ...none, ...review, suiteSlug: registered.slug, runId: run.id, suiteSubmissionId: pending.id };
+    const dataset = (slug: string) => ({ slug, name: 'Fuzz dataset', shards: [{ items: [{ input: '1+1?', gold: 2 }] }] });
+    const approvedDataset = jsonOf(await this.expectCreated(`${root}/datasets`, dataset('arithmetic-shards'), 'dataset')) as { id: string; slug: string };
+    await this.db('quality_datasets').where({ id: approvedDataset.id }).update({ status: 'APPROVED' });
+    const pendingDataset = jsonOf(await this.expectCreated(`${root}/datasets`, dataset(`fuzz-pdata-${randomUUID().slice(0, 8)}`), 'pending dataset')) as { id: string };
+    const reviewDataset = jsonOf(await this.expectCreated(`${root}/datasets`, dataset(`fuzz-rdata-${randomUUID().slice(0, 8)}`), 'dataset to review')) as { id: string };
+    return {
+      ...review,
+      reviewDatasetId: reviewDataset.id,
+      suiteSlug: registered.slug,
+      datasetSlug: approvedDataset.slug,
+      runId: run.id,
+      suiteSubmissionId: pending.id,
+      datasetSubmissionId: pendingDataset.id,
+    };
+  }
+
+  private async expectCreated(path: string, body: unknown, what: string): Promise<RawResponse> {
+    this.clock.advance(PAST_EVERY_WINDOW_MS);
+    const res = await this.http.postJson(path, body, this.keyHeaders());
+    expectStatus(res, 201, what);
+    return res;
   }
 
   private speedTestsPath(): string {

@@ -115,12 +115,20 @@ function pageForms(examplesOf: (operationId: string) => unknown[], ids: FixtureI
     '/submit/validate': submissions,
     '/runs/:id/setup': [{ name: 'saved from a run', description: 'fuzz', isDefault: 'true' }],
     '/runs/:id/react': examplesOf('reactToRun').map((example) => ({ ...asForm(example), back: `/runs/${ids.runId}` })),
+    '/evals/runs/:id/react': examplesOf('reactToRun').map((example) => ({ ...asForm(example), back: `/evals/runs/${ids.runId}` })),
     '/settings/profile': [{ displayName: 'Fuzz Admin' }],
     '/settings/profile/password': [{ currentPassword: TEST_PASSWORD, newPassword: TEST_PASSWORD }],
     '/admin/users/:id/verification': [{ verified: 'true' }, { verified: 'false' }],
     '/admin/users/:id/admin': [{ admin: 'true' }, { admin: 'false' }],
     '/admin/runs/:id/reject': [{ reason: 'Implausible numbers', back: 'status=APPROVED&page=1' }],
     '/admin/runs/:id/restore': [{ reason: 'Checked again', back: '' }, {}],
+    '/admin/quality/suites/:id/approve': [{ notes: 'Checked the items' }, {}],
+    '/admin/quality/suites/:id/reject': [{ notes: 'Task 2 has duplicate items' }],
+    '/admin/quality/suites/:id/official': [{ official: 'true' }, { official: 'false', layout: 'row' }],
+    '/admin/quality/datasets/:id/approve': [{ notes: '' }],
+    '/admin/quality/datasets/:id/reject': [{ notes: 'No license given' }],
+    '/admin/quality/runs/:id/approve': [{}],
+    '/admin/quality/runs/:id/reject': [{ notes: 'The traces do not match the scores', layout: 'card' }],
   };
 }
 
@@ -165,6 +173,8 @@ export function pathWith(path: string, ids: FixtureIds, override: (param: string
 }
 
 function fixtureValue(param: string, resource: string, ids: FixtureIds, path: string): string {
+  const quality = qualityFixture(param, resource, ids, path);
+  if (quality !== undefined) return quality;
   const byName: Record<string, string> = { username: ids.username, org: ids.modelOrg, model: ids.modelName };
   const byResource: Record<string, string> = {
     runs: ids.runId,
@@ -178,6 +188,28 @@ function fixtureValue(param: string, resource: string, ids: FixtureIds, path: st
   const value = byName[param] ?? byResource[resource];
   if (value === undefined) throw new Error(`fuzz: no fixture for :${param} in ${path}; add one in test/fuzz/targets.ts (fixtureValue)`);
   return value;
+}
+
+/** Parameters of the quality routes (under a quality root or its alias): suites and datasets by slug, their runs and submissions. */
+function qualityFixture(param: string, resource: string, ids: FixtureIds, path: string): string | undefined {
+  if (path.startsWith('/evals/') && ids.quality.suiteSlug) {
+    // The public quality pages: a suite by slug, a run by id.
+    if (param === 'slug') return ids.quality.suiteSlug;
+    if (resource === 'runs') return ids.quality.runId;
+  }
+  if (path.startsWith('/admin/quality/')) {
+    // The review pages act on pending items of their own.
+    const reviewed: Record<string, string> = { suites: ids.quality.reviewSuiteId, datasets: ids.quality.reviewDatasetId, runs: ids.quality.reviewRunId };
+    return reviewed[resource] || undefined;
+  }
+  if (!/^\/api\/(evals|benchmarks)\/(suites|datasets|runs|submissions)\//.test(path) || !ids.quality.suiteSlug) return undefined;
+  if (resource === 'suites') return ids.quality.suiteSlug;
+  if (resource === 'datasets') return ids.quality.datasetSlug;
+  if (resource === 'runs') return ids.quality.runId;
+  if (param === 'kind') return 'suite';
+  if (resource === 'dataset') return ids.quality.datasetSubmissionId;
+  if (path.includes('/submissions/')) return ids.quality.suiteSubmissionId;
+  return undefined;
 }
 
 export async function buildTargets(app: FuzzApp): Promise<Target[]> {

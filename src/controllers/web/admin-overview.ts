@@ -5,10 +5,11 @@ import { ADMIN_AUDIT_PAGE_SIZE, adminAuditQuerySchema } from '../../schemas/admi
 import { render } from '../../web/views.ts';
 
 /** /admin (figures and the latest actions) and /admin/audit (every admin action, newest first). */
-export function adminOverviewController({ services }: AppContext) {
+export function adminOverviewController({ services, profile }: AppContext) {
   return {
     async overview(_req: Request, res: Response) {
-      render(res, 'pages/admin/index', { title: 'Admin', overview: await services.moderation.overview() });
+      const [overview, quality] = await Promise.all([services.moderation.overview(), profile.quality ? services.qualityReview.pendingCounts() : null]);
+      render(res, 'pages/admin/index', { title: 'Admin', overview, quality, datasetsReviewed: Boolean(profile.quality?.submissions) });
     },
 
     async audit(req: Request, res: Response) {

@@ -7,7 +7,9 @@ import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { modelsListQuerySchema } from '../../schemas/models-query.schema.ts';
 import { speedTestListQuerySchema } from '../../schemas/speed-test-query.schema.ts';
 import { leaderboardRuns } from '../../services/leaderboard.service.ts';
+import { withUncertainty } from '../../services/quality-pages.service.ts';
 import { speedTestListRuns } from '../../services/speed-tests.service.ts';
+import { scoreByQuantizationChart, scoreText } from '../../web/charts/quality-charts.ts';
 import { bestByHardwareChart, speedVersusMemoryChart } from '../../web/charts/speed-test-charts.ts';
 import { cleanFilterUrl, filledParams, queryString } from '../../web/query.ts';
 import { render } from '../../web/views.ts';
@@ -17,6 +19,17 @@ const PAGE_SIZE = 50;
 /** The model catalogue, one model's page, one hardware profile's page and the methodology. */
 export function cataloguePagesController({ services, profile, config }: AppContext) {
   const hubUrl = config.hfEndpoint;
+
+  /** The model page's quality section: best score per suite, and each suite's best score per quantization with its chart. */
+  async function modelQuality(modelId: string, modelName: string) {
+    const [{ runs }, comparisons] = await Promise.all([services.qualityRuns.bestForModel(modelId), services.qualityPages.quantizationComparison(modelId)]);
+    return {
+      bestPerSuite: runs.map((run) => withUncertainty(run)),
+      byQuantization: comparisons.map(({ suite, runs: perQuantization }) => ({ suite, runs: perQuantization, chart: scoreByQuantizationChart(perQuantization, suite.name, modelName) })),
+      scoreText,
+    };
+  }
+
   return {
     /** The catalogue: search as you type; a tree of bases and their finetunes. */
     async models(req: Request, res: Response) {
@@ -43,9 +56,10 @@ export function cataloguePagesController({ services, profile, config }: AppConte
         fieldErrors = error.details.fieldErrors;
       }
       const chartQuery = { hfId: model.hfId, sort: 'tokSOut', format: 'json', offset: 0 } as const;
-      const [best, spread] = await Promise.all([
+      const [best, spread, quality] = await Promise.all([
         services.leaderboard.page({ ...chartQuery, bestPer: 'hardware', limit: 20 }, { withTotal: false }),
         services.leaderboard.page({ ...chartQuery, limit: 200 }, { withTotal: false }),
+        profile.quality ? modelQuality(model.id, model.displayName) : undefined,
       ]);
       render(res, 'pages/models/show', {
         title: model.hfId,
@@ -55,6 +69,7 @@ export function cataloguePagesController({ services, profile, config }: AppConte
           bars: bestByHardwareChart(leaderboardRuns(profile, best), model.displayName),
           scatter: speedVersusMemoryChart(leaderboardRuns(profile, spread), model.displayName),
         },
+        quality,
         fieldErrors,
         params,
         queryString,

@@ -89,7 +89,7 @@ const SETUPS: Setup[] = [
 ];
 
 /** mulberry32: a small seeded generator, so every quick start shows the same sample. */
-function random(seed: number) {
+export function random(seed: number) {
   let state = seed >>> 0;
   const next = () => {
     state = (state + 0x6d2b79f5) >>> 0;

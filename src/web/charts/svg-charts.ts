@@ -21,6 +21,8 @@ export interface BarDatum {
   href?: string;
   /** Secondary line under the label, e.g. engine + quantization. */
   note?: string;
+  /** Uncertainty drawn as an error bar from value - error to value + error (a standard error, say). */
+  error?: number;
 }
 
 export interface HorizontalBarChartOptions {
@@ -323,10 +325,16 @@ function wrapLink(href: string | undefined, inner: string): string {
 // ---------------------------------------------------------------------------------
 // Horizontal bar chart
 
+/** A bar's error when it can be drawn (finite, not negative). */
+function errorOf(d: BarDatum): number | undefined {
+  return d.error !== undefined && Number.isFinite(d.error) && d.error >= 0 ? d.error : undefined;
+}
+
 /**
  * Horizontal bars, highest value first, capped at `maxBars`; each bar carries its
  * value at the bar end and a <title> tooltip ("label (note): value unit").
- * Non-finite and negative values are skipped.
+ * Non-finite and negative values are skipped. A bar with a finite, non-negative `error`
+ * gets an error bar (class chart-error) and "value ± error" as its value text.
  */
 export function horizontalBarChart(options: HorizontalBarChartOptions): string {
   const { title, description, valueLabel } = options;
@@ -350,7 +358,7 @@ export function horizontalBarChart(options: HorizontalBarChartOptions): string {
     valueLabel,
     width,
     maxBars,
-    shown.map((d) => [d.label, d.value, d.href ?? null, d.note ?? null]),
+    shown.map((d) => [d.label, d.value, d.href ?? null, d.note ?? null, errorOf(d) ?? null]),
   ]);
   const id = chartId(options.id, seed);
   if (shown.length === 0) return emptyChart(id, 'bar', width, title, description);
@@ -375,11 +383,11 @@ export function horizontalBarChart(options: HorizontalBarChartOptions): string {
   const labelChars = Math.max(4, Math.floor((labelW - 12) / (FONT * CHAR_EM)));
   const noteChars = Math.max(4, Math.floor((labelW - 12) / (SMALL_FONT * CHAR_EM)));
 
-  const values = shown.map((d) => formatValue(d.value));
+  const values = shown.map((d) => formatValue(d.value) + (errorOf(d) === undefined ? '' : ` ± ${formatValue(errorOf(d)!)}`));
   const valueW = Math.max(...values.map((v) => estimateWidth(v, FONT))) + 12;
   const x0 = labelW;
   const plotW = Math.max(40, width - labelW - valueW - 8);
-  const maxValue = shown[0]!.value;
+  const maxValue = Math.max(...shown.map((d) => d.value + (errorOf(d) ?? 0)));
   const scale = niceTicks(0, maxValue, Math.min(8, Math.max(2, Math.round(plotW / 90))));
   const sx = (v: number) => x0 + ((v - scale.min) / (scale.max - scale.min)) * plotW;
 
@@ -417,7 +425,19 @@ export function horizontalBarChart(options: HorizontalBarChartOptions): string {
       `<rect class="chart-bar" x="${c(x0)}" y="${c(mid - barH / 2)}" width="${c(barEnd - x0)}" height="${c(barH)}" fill="currentColor">` +
         `<title>${escapeXml(tooltip)}</title></rect>`,
     );
-    row.push(text(barEnd + 6, mid + 4, values[i]!, 'chart-value'));
+    const error = errorOf(d);
+    let valueX = barEnd + 6;
+    if (error !== undefined) {
+      const low = sx(Math.max(0, d.value - error));
+      const high = sx(d.value + error);
+      const cap = barH / 4;
+      const stroke = 'stroke="currentColor" stroke-width="1.5"';
+      row.push(
+        `<path class="chart-error" d="M${c(low)} ${c(mid)}H${c(high)}M${c(low)} ${c(mid - cap)}V${c(mid + cap)}M${c(high)} ${c(mid - cap)}V${c(mid + cap)}" fill="none" ${stroke}/>`,
+      );
+      valueX = high + 6;
+    }
+    row.push(text(valueX, mid + 4, values[i]!, 'chart-value'));
     parts.push(wrapLink(d.href, `<g class="chart-row">${row.join('')}</g>`));
   });
   parts.push('</g>');
