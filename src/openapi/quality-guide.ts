@@ -1,5 +1,5 @@
 import { QUALITY_BODY_LIMITS } from '../api/quality.ts';
-import { MAX_PATTERN_LENGTH } from '../lib/quality-scoring.ts';
+import { MAX_SCORED_CHARS, MAX_USER_REGEX_LENGTH } from '../lib/quality-scoring.ts';
 import { messages } from '../messages.ts';
 import type { RevisionProfile } from '../revisions.ts';
 import {
@@ -9,6 +9,7 @@ import {
   executionModes,
   judgeModes,
   QUALITY_LIMITS,
+  RESERVED_SUITE_SLUGS,
   scoringMethods,
   SLUG_PATTERN,
   SUITE_LIST_LIMIT,
@@ -74,7 +75,7 @@ export function qualityGuide(profile: RevisionProfile, origin: string) {
     },
     suiteAuthoring: {
       registration: {
-        slug: `Required, ${L.slug.min}-${L.slug.max} characters matching ${SLUG_PATTERN.source} (lowercase words joined by single hyphens), unique among live suites: a taken slug is a 409${quality.suiteDryRun ? ' (a field error in the dry-run)' : ''}. A withdrawn suite's slug is free again.`,
+        slug: `Required, ${L.slug.min}-${L.slug.max} characters matching ${SLUG_PATTERN.source} (lowercase words joined by single hyphens), unique among live suites: a taken slug is a 409${quality.suiteDryRun ? ' (a field error in the dry-run)' : ''}. A withdrawn suite's slug is free again; ${RESERVED_SUITE_SLUGS.join(' and ')} are reserved for pages.`,
         name: `Required, 1-${L.name} characters.`,
         description: `Optional, up to ${L.description} characters.`,
         category: `Required, 1-${L.category} characters of free text; common: ${COMMON_CATEGORIES.join(', ')}. GET /suites filters on it, case-insensitive.`,
@@ -105,7 +106,7 @@ export function qualityGuide(profile: RevisionProfile, origin: string) {
         maxNewTokens: 'Optional, 1-131072.',
         stopSequences: 'Optional: up to 16 strings of 1-64 characters.',
         answerExtraction: `${answerExtractions.join(', ')}; default none (see answerExtraction).`,
-        answerRegex: `Required with answerExtraction "regex": an RE2 pattern (no backreferences or lookaround), up to ${MAX_PATTERN_LENGTH} characters.`,
+        answerRegex: `Required with answerExtraction "regex": an RE2 pattern (no backreferences or lookaround), up to ${MAX_USER_REGEX_LENGTH} characters; a pattern too complex to match cheaply is refused.`,
         scoring: 'Optional overrides of the answer normalisation (see scoringOverrides).',
         dataset: `Where the items come from (see datasetSources); CUSTOM tasks need ${customSources} items.`,
       },
@@ -138,17 +139,17 @@ export function qualityGuide(profile: RevisionProfile, origin: string) {
         },
         refused: { perplexity: 'perplexity is not supported: scores must be comparable fractions in [0, 1]' },
         multipleChoice: 'In multiple_choice tasks the response and the gold are both reduced to a letter (an explicit "answer is (B)", a lone letter, or the text of a choice); the item scores 1 when they agree.',
-        reasoning: 'Reasoning in <think>...</think> is removed before the answer is extracted; an unclosed <think> means the answer never came.',
+        reasoning: `Reasoning in <think>...</think> is removed before the answer is extracted (an unclosed <think> means the answer never came), and only the first ${MAX_SCORED_CHARS} characters of what is left are scored.`,
       },
       answerExtraction: {
         none: 'The whole response, trimmed.',
-        final_answer: 'The last stated answer: \\boxed{...}, "#### x", "Final answer: x", "The answer is x" or "Answer: x"; else the last non-empty line.',
+        final_answer: 'The last stated answer: \\boxed{...}, "#### x", "Final answer: x", "The answer is x" or "Answer: x" (to the end of its line); else the last non-empty line.',
         last_number: 'The last number in the response (1,234.50 -> 1234.5); numeric accepted answers are compared in the same form.',
         regex: 'The last match of answerRegex (its first group when it has one).',
       },
       scoringOverrides: {
         ignoreCase: 'Default true: compare lower-cased.',
-        ignorePunctuation: 'Default true: punctuation and symbols are dropped.',
+        ignorePunctuation: 'Default true: ASCII punctuation is dropped (as SQuAD does).',
         regexesToIgnore: 'Up to 10 RE2 patterns removed from both answers before comparing.',
       },
       datasetSources: {
@@ -236,7 +237,7 @@ export function qualityGuide(profile: RevisionProfile, origin: string) {
         version: L.version,
         itemText: L.itemText,
         promptTemplate: L.promptTemplate,
-        answerRegex: MAX_PATTERN_LENGTH,
+        answerRegex: MAX_USER_REGEX_LENGTH,
         artifactText: L.artifactText,
         notes: L.notes,
       },
