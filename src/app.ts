@@ -12,6 +12,7 @@ import { verifyCsrf } from './middleware/csrf.ts';
 import { errorHandler, notFound } from './middleware/errors.ts';
 import { readLimits } from './middleware/read-limits.ts';
 import { QUALITY_BODY_LIMITS, qualityBodyLimitPaths } from './api/quality.ts';
+import { SUITE_FORM_PATHS, suiteFormUpload, uploadError } from './web/suite-form.ts';
 import { sessions } from './middleware/session.ts';
 import { refuseDeepJson, rejectUnstorableInput } from './middleware/validate.ts';
 import { apiRoutes } from './routes/api.ts';
@@ -126,6 +127,8 @@ export function createApp(input: AppDepsInput): express.Express {
   if (qualityPaths.run.length) app.use(qualityPaths.run, express.json({ limit: QUALITY_BODY_LIMITS.run.replace(' ', '').toLowerCase(), verify: refuseDeepJson }));
   app.use(express.json({ limit: '1mb', verify: refuseDeepJson }));
   app.use(express.urlencoded({ extended: false, limit: '1mb' }));
+  // The suite forms may upload a file: parsed here, before the CSRF check reads their `_csrf` field.
+  if (profile.quality) app.use(SUITE_FORM_PATHS, (req, res, next) => suiteFormUpload(req, res, (error?: unknown) => next(error ? uploadError(error) : undefined)));
   app.use(rejectUnstorableInput);
   app.use(authenticate(services));
   app.use(privateWhenSignedIn);

@@ -13,6 +13,7 @@ export const messages = {
   notFound: 'Not found',
   malformedJson: 'Malformed JSON body',
   malformedUrlEncoding: 'Malformed URL encoding',
+  malformedMultipart: 'Malformed multipart/form-data body',
   payloadTooLarge: 'Request body is larger than 1 MB',
   payloadTooLargeOf: (limit: string) => `Request body is larger than ${limit}`,
   tooManyFormFields: 'Too many form fields',

@@ -9,6 +9,7 @@ import { cataloguePagesController } from '../controllers/web/catalogue.ts';
 import { docsPagesController } from '../controllers/web/docs.ts';
 import { leaderboardPagesController } from '../controllers/web/leaderboard.ts';
 import { profilesController } from '../controllers/web/profiles.ts';
+import { qualitySubmissionsController } from '../controllers/web/quality-submissions.ts';
 import { qualityPagesController } from '../controllers/web/quality.ts';
 import { reactionPagesController } from '../controllers/web/reactions.ts';
 import { settingsKeysController } from '../controllers/web/keys.ts';
@@ -87,6 +88,19 @@ export function webRoutes(app: AppContext): Router {
   router.get('/runs/:id', id.speedTest, speedTests.show);
   router.post('/runs/:id/setup', session, id.speedTest, setups.saveFromRun);
   router.post('/runs/:id/react', session, id.speedTest, reactions.react);
+
+  // Quality submissions: register a suite (before `/evals/:slug`, which would take `new`), the owner's list, corrections.
+  if (app.profile.quality) {
+    const submissions = qualitySubmissionsController(app);
+    router.get('/evals/new', session, submissions.newForm);
+    router.post('/evals/new', session, submissions.register);
+    router.post('/evals/new/check', session, submissions.check);
+    router.get('/settings/submissions', session, submissions.submissions);
+    router.get('/settings/submissions/suites/:id/edit', session, id.qualitySubmission, submissions.editForm);
+    router.post('/settings/submissions/suites/:id/edit', session, id.qualitySubmission, submissions.update);
+    router.post('/settings/submissions/suites/:id/check', session, id.qualitySubmission, submissions.checkEdit);
+    router.post('/settings/submissions/:kind/:id/withdraw', session, id.qualitySubmission, submissions.withdraw);
+  }
 
   // Quality pages (revisions with quality evaluations; elsewhere these addresses are 404).
   // `/evals/:slug` takes any one segment, so fixed `/evals/<word>` pages must be registered before this block.

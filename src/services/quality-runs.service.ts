@@ -435,6 +435,15 @@ export function createQualityRunsService(deps: ServiceDeps) {
       return windows.state(userId, rule);
     },
 
+    /** The user's own runs in any state, newest first (the owner's submissions page). */
+    async listOwn(userId: string, limit = 100): Promise<QualityRun[]> {
+      const rows = await qualityRunsWithRelations(db, userId)
+        .where('r.user_id', userId)
+        .orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id', order: 'desc' }])
+        .limit(limit);
+      return rows.map(toQualityRun);
+    },
+
     /** One run: approved ones for everybody, the submitter's own in any state. */
     get(id: string, viewerId: string | null = null): Promise<QualityRun> {
       return findRun(id, viewerId, visibleTo(viewerId));

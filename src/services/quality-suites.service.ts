@@ -302,9 +302,12 @@ export function createQualitySuitesService(deps: Pick<ServiceDeps, 'db' | 'clock
       return toSuite(row);
     },
 
-    /** Validates a registration as POST would, with every problem listed; writes nothing. */
-    async dryRun(userId: string, suite: SuiteRegistration) {
-      const references = await validate(db, userId, suite, { checkSlug: true });
+    /**
+     * Validates a registration as POST would, with every problem listed; writes nothing.
+     * `exceptId`: the user's own suite being corrected, whose slug it may keep.
+     */
+    async dryRun(userId: string, suite: SuiteRegistration, { exceptId }: { exceptId?: string } = {}) {
+      const references = await validate(db, userId, suite, { checkSlug: true, exceptId });
       return {
         valid: true as const,
         slugAvailable: true,

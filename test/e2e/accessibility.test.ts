@@ -102,6 +102,7 @@ describe('e2e: accessibility and validity of every page type', () => {
 
     const top = await e2e.db('speed_test_runs').first('id', 'hardware_id').orderBy('created_at', 'desc');
     const model = 'Qwen/Qwen2.5-7B';
+    const qualityRun = await e2e.db('quality_runs as q').join('models as m', 'm.id', 'q.model_id').where('q.status', 'APPROVED').first('q.id', 'm.hf_id');
     pages.push(
       { name: 'leaderboard', path: '/', as: 'visitor' },
       { name: 'leaderboard, filtered and signed in', path: '/?hwClass=DISCRETE_GPU&sort=ttftMs', as: 'user' },
@@ -128,6 +129,13 @@ describe('e2e: accessibility and validity of every page type', () => {
       { name: 'admin users', path: '/admin/users', as: 'admin' },
       { name: 'admin runs', path: '/admin/runs', as: 'admin' },
       { name: 'admin audit log', path: '/admin/audit', as: 'admin' },
+      { name: 'quality review', path: '/admin/quality', as: 'admin' },
+      { name: 'evals', path: '/evals', as: 'visitor' },
+      { name: 'eval suite', path: '/evals/arithmetic-qa-mini', as: 'visitor' },
+      { name: 'quality run', path: `/evals/runs/${qualityRun.id}`, as: 'user' },
+      { name: 'model with quality runs', path: `/models/${qualityRun.hf_id}`, as: 'visitor' },
+      { name: 'register a suite', path: '/evals/new?example=custom', as: 'user' },
+      { name: 'quality submissions', path: '/settings/submissions', as: 'user' },
     );
   });
 

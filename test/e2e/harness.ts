@@ -15,6 +15,7 @@ import { createApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import type { Db } from '../../src/db/knex.ts';
 import { seedDemoCatalogue } from '../../src/db/seeds/demo-models.ts';
+import { seedDemoQuality } from '../../src/db/seeds/demo-quality.ts';
 import { seedDemoRuns } from '../../src/db/seeds/demo-runs.ts';
 import { createLogger } from '../../src/logger.ts';
 import { getRevisionProfile } from '../../src/revisions.ts';
@@ -119,7 +120,11 @@ export function useE2eApp(file: string, options: E2eOptions = {}): E2eContext {
     ctx.clock = new TestClock();
     if (options.demoRuns !== undefined) {
       await seedDemoCatalogue(ctx.db);
-      if (options.demoRuns > 0) await seedDemoRuns(ctx.db, getRevisionProfile(ctx.config.revision), { runs: options.demoRuns, now: ctx.clock.now() });
+      if (options.demoRuns > 0) {
+        // As the quick start does: sample runs, then the demo quality suites and runs on their setups.
+        await seedDemoRuns(ctx.db, getRevisionProfile(ctx.config.revision), { runs: options.demoRuns, now: ctx.clock.now() });
+        await seedDemoQuality(ctx.db, getRevisionProfile(ctx.config.revision), ctx.clock);
+      }
     }
     const sink = new Writable({
       write(chunk, _encoding, done) {

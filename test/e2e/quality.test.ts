@@ -27,8 +27,22 @@ describe('e2e: quality evaluations', () => {
     await e2e.signUp(author);
     await author.goto('/evals');
 
+    // Registered through the form: pasted, checked live (htmx), sent.
     const body = customSuite({ name: 'Journey arithmetic' });
-    const suite = await callApi(author, 'post', '/api/benchmarks/suites', body);
+    await author.getByRole('link', { name: 'Register a suite' }).click();
+    await author.waitForURL('**/evals/new');
+    const broken = structuredClone(body);
+    delete broken.suiteDoc.tasks[0].promptTemplate;
+    await author.getByLabel('Suite JSON').fill(JSON.stringify(broken, null, 2));
+    await author.locator('#suite-check', { hasText: 'suiteDoc.tasks.0.promptTemplate' }).waitFor();
+    await author.getByLabel('Suite JSON').fill(JSON.stringify(body, null, 2));
+    await author.locator('#suite-check', { hasText: 'Valid: 2 tasks' }).waitFor();
+    await e2e.screenshot(author, 'suite-form');
+    await author.getByRole('button', { name: 'Register' }).click();
+    await author.waitForURL('**/settings/submissions?registered=*');
+    expect(await author.locator('#suites').count()).to.equal(1);
+    expect(await author.locator('main').innerText()).to.include(body.slug);
+    const suite = await e2e.db('quality_suites').where({ slug: body.slug }).first('id', 'status');
     expect(suite.status).to.equal('PENDING');
 
     // A pending suite is not public yet.

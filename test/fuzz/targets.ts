@@ -97,9 +97,11 @@ function asForm(value: unknown, prefix = ''): Record<string, string> {
 }
 
 /** A valid body per page form (POST route), as the page's own form would send it. */
-function pageForms(examplesOf: (operationId: string) => unknown[], ids: FixtureIds): Record<string, Record<string, string>[]> {
+function pageForms(examplesOf: (operationId: string) => unknown[], ids: FixtureIds, hasQuality: boolean): Record<string, Record<string, string>[]> {
   const submissions = [...examplesOf('submitSpeedTest'), validSubmission()].map((example) => asForm(example));
   const setups = examplesOf('createSetup').map((example) => asForm(example));
+  // The suite form posts the registration body as one JSON text (revisions with quality only).
+  const suiteForms = hasQuality ? examplesOf('registerQualitySuite').map((example) => ({ suite: JSON.stringify(example) })) : [];
   return {
     '/signup': [{ username: 'fuzzed_user', displayName: 'Fuzzed', password: TEST_PASSWORD }],
     '/signin': [{ username: ids.username, password: TEST_PASSWORD, next: '/settings/keys' }],
@@ -129,6 +131,11 @@ function pageForms(examplesOf: (operationId: string) => unknown[], ids: FixtureI
     '/admin/quality/datasets/:id/reject': [{ notes: 'No license given' }],
     '/admin/quality/runs/:id/approve': [{}],
     '/admin/quality/runs/:id/reject': [{ notes: 'The traces do not match the scores', layout: 'card' }],
+    '/evals/new': suiteForms,
+    '/evals/new/check': suiteForms,
+    '/settings/submissions/suites/:id/edit': suiteForms,
+    '/settings/submissions/suites/:id/check': suiteForms,
+    '/settings/submissions/:kind/:id/withdraw': [{}],
   };
 }
 
@@ -192,6 +199,10 @@ function fixtureValue(param: string, resource: string, ids: FixtureIds, path: st
 
 /** Parameters of the quality routes (under a quality root or its alias): suites and datasets by slug, their runs and submissions. */
 function qualityFixture(param: string, resource: string, ids: FixtureIds, path: string): string | undefined {
+  if (path.startsWith('/settings/submissions/') && ids.quality.suiteSlug) {
+    if (param === 'kind') return 'suite';
+    return ids.quality.suiteSubmissionId;
+  }
   if (path.startsWith('/evals/') && ids.quality.suiteSlug) {
     // The public quality pages: a suite by slug, a run by id.
     if (param === 'slug') return ids.quality.suiteSlug;
@@ -242,7 +253,7 @@ export async function buildTargets(app: FuzzApp): Promise<Target[]> {
     };
   });
 
-  const forms = pageForms(examplesOf, app.ids);
+  const forms = pageForms(examplesOf, app.ids, profile.quality !== null);
   const pageTargets: Target[] = [];
   for (const route of registeredRoutes(app.express)) {
     if (route.path.startsWith('/api/')) continue; // the declarations above cover these
