@@ -78,6 +78,14 @@ for (const revision of [3, 2] as const) {
       const res = await ada.agent.post('/evals/new').field('_csrf', ada.csrf).field('suite', '').attach('file', Buffer.from(JSON.stringify(body)), { filename: 'suite.json', contentType: 'application/json' });
       expect(res.status, res.text.slice(0, 500)).to.equal(303);
       expect(await ctx.db('quality_suites').where({ slug: body.slug }).first('status')).to.deep.equal({ status: 'PENDING' });
+      // A file saved with a byte-order mark is read like any other.
+      const marked = customSuite();
+      const withBom = await ada.agent.post('/evals/new').field('_csrf', ada.csrf).attach('file', Buffer.from(`\uFEFF${JSON.stringify(marked)}`), 'suite.json');
+      expect(withBom.status, withBom.text.slice(0, 500)).to.equal(303);
+      // htmx sends the token in X-CSRF-Token too: a multipart live check with the header alone passes.
+      const live = await ada.agent.post('/evals/new/check').set({ ...HTMX, 'X-CSRF-Token': ada.csrf }).field('suite', JSON.stringify(customSuite()));
+      expect(live.status).to.equal(200);
+      expect(live.text).to.include('Valid: 2 tasks');
       // A multipart body the parser cannot read is a 400, not a failure.
       const malformed = await ada.agent.post('/evals/new').set('Content-Type', 'multipart/form-data').send('junk');
       expect(malformed.status).to.equal(400);
@@ -90,8 +98,16 @@ for (const revision of [3, 2] as const) {
       const taken = customSuite();
       await registerSuite(ctx, root, bob, taken);
       const res = await postText(ada, '/evals/new', JSON.stringify(customSuite({ slug: taken.slug })));
-      expect(res.status).to.equal(400);
+      expect(res.status).to.equal(409);
       expect(res.text).to.include(`<code>slug</code>: A suite with the slug &#39;${taken.slug}&#39; already exists`);
+      expect(res.text, 'the pasted text is kept').to.include(`&quot;slug&quot;:&quot;${taken.slug}&quot;`);
+      // Taken and another problem the service finds (a gold that is none of the choices): both listed, as a 400.
+      const both = customSuite({ slug: taken.slug });
+      both.suiteDoc.tasks[1].dataset.items[0].gold = 'Purple';
+      const listed = await postText(ada, '/evals/new', JSON.stringify(both));
+      expect(listed.status).to.equal(400);
+      expect(listed.text).to.include('<code>slug</code>');
+      expect(listed.text).to.include('<code>suiteDoc.tasks.1.dataset.items.0.gold</code>');
       const empty = await postText(ada, '/evals/new', '   ');
       expect(empty.status).to.equal(400);
       expect(empty.text).to.include("Paste the suite&#39;s JSON or choose a .json file");
@@ -126,6 +142,11 @@ for (const revision of [3, 2] as const) {
 
       // Another user's suite is not found; an approved one cannot be corrected.
       expect((await bob.agent.get(`/settings/submissions/suites/${suite.id}/edit`)).status).to.equal(404);
+      expect((await postText(bob, `/settings/submissions/suites/${suite.id}/edit`, JSON.stringify(customSuite({ slug: suite.slug })))).status).to.equal(404);
+      expect((await postText(bob, `/settings/submissions/suites/${suite.id}/check`, JSON.stringify(customSuite({ slug: suite.slug })), HTMX)).status).to.equal(404);
+      const approvedEdit = await carol.agent.get(`/settings/submissions/suites/${approved.id}/edit`);
+      expect(approvedEdit.status).to.equal(409);
+      expect(approvedEdit.text).to.match(/only pending or rejected submissions can be corrected/);
       const refused = await postText(carol, `/settings/submissions/suites/${approved.id}/edit`, JSON.stringify(customSuite({ slug: approved.slug })));
       expect(refused.status).to.equal(409);
       expect(refused.text).to.match(/only pending or rejected submissions can be corrected/);
@@ -145,6 +166,24 @@ for (const revision of [3, 2] as const) {
       expect((await bob.agent.post(`/settings/submissions/suite/${approved.id}/withdraw`).type('form').send({ _csrf: bob.csrf })).status).to.equal(404);
       expect((await ada.agent.post(`/settings/submissions/suite/${approved.id}/withdraw`).type('form').send({})).status).to.equal(403);
       expect((await ada.agent.post(`/settings/submissions/other/${approved.id}/withdraw`).type('form').send({ _csrf: ada.csrf })).status).to.equal(404);
+    });
+
+    it('refuses every post without the session CSRF token', async () => {
+      const pending = await registerSuite(ctx, root, ada, customSuite());
+      const text = JSON.stringify(customSuite());
+      const posts = [
+        '/evals/new',
+        '/evals/new/check',
+        `/settings/submissions/suites/${pending.id}/edit`,
+        `/settings/submissions/suites/${pending.id}/check`,
+        `/settings/submissions/suite/${pending.id}/withdraw`,
+      ];
+      for (const path of posts) {
+        expect((await ada.agent.post(path).type('form').send({ suite: text })).status, path).to.equal(403);
+        expect((await ada.agent.post(path).set(HTMX).field('suite', text)).status, `${path} (multipart)`).to.equal(403);
+        expect((await ada.agent.post(path).type('form').send({ suite: text, _csrf: bob.csrf })).status, `${path} (another session's token)`).to.equal(403);
+      }
+      expect(await ctx.db('quality_suites').where({ id: pending.id }).first('status')).to.deep.equal({ status: 'PENDING' });
     });
   });
 }

@@ -4,6 +4,7 @@ import { demoSuiteBodies } from '../../db/seeds/demo-suites.ts';
 import { Conflict, HttpError, NotFound } from '../../lib/errors.ts';
 import { ensureCsrfToken } from '../../middleware/csrf.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
+import { messages } from '../../messages.ts';
 import type { SubmissionKind, Suite } from '../../services/quality-suites.service.ts';
 import { checkSuiteText, suiteFormText, type SuiteCheck } from '../../web/suite-form.ts';
 import { render } from '../../web/views.ts';
@@ -98,14 +99,14 @@ export function qualitySubmissionsController(app: AppContext) {
 
     async register(req: Request, res: Response) {
       const check = await checkSuiteText(app, req.actor!.user.id, suiteFormText(req));
-      if (!check.valid) return showForm(req, res, newTarget, check.text, check, 400);
+      if (!check.valid) return showForm(req, res, newTarget, check.text, check, check.status);
       try {
         const suite = await qualitySuites.register(req.actor!.user.id, check.suite);
         res.redirect(303, `/settings/submissions?registered=${encodeURIComponent(suite.slug)}`);
       } catch (error) {
         // The slug was taken between the check and the write.
         if (!(error instanceof Conflict)) throw error;
-        showForm(req, res, newTarget, check.text, { valid: false, text: check.text, problems: [{ path: 'slug', message: error.message }] }, 409);
+        showForm(req, res, newTarget, check.text, { valid: false, text: check.text, problems: [{ path: 'slug', message: error.message }], status: 409 }, 409);
       }
     },
 
@@ -115,6 +116,9 @@ export function qualitySubmissionsController(app: AppContext) {
 
     async editForm(req: Request, res: Response) {
       const target = await ownSuiteTarget(req);
+      // An approved suite cannot be corrected: say so now rather than after the user edits it.
+      const { status } = target.suite!;
+      if (status !== 'PENDING' && status !== 'REJECTED') throw new Conflict(messages.qualitySubmissionNotEditable(status));
       showForm(req, res, target, JSON.stringify(registrationBody(target.suite!), null, 2), null);
     },
 
@@ -126,13 +130,13 @@ export function qualitySubmissionsController(app: AppContext) {
     async update(req: Request, res: Response) {
       const target = await ownSuiteTarget(req);
       const check = await checkSuiteText(app, req.actor!.user.id, suiteFormText(req), target.suite!.id);
-      if (!check.valid) return showForm(req, res, target, check.text, check, 400);
+      if (!check.valid) return showForm(req, res, target, check.text, check, check.status);
       try {
         await qualitySuites.patchSubmission(req.actor!.user.id, 'suite', target.suite!.id, check.suite);
         res.redirect(303, '/settings/submissions');
       } catch (error) {
         if (!(error instanceof Conflict)) throw error;
-        showForm(req, res, target, check.text, { valid: false, text: check.text, problems: [{ path: null, message: error.message }] }, 409);
+        showForm(req, res, target, check.text, { valid: false, text: check.text, problems: [{ path: null, message: error.message }], status: 409 }, 409);
       }
     },
 
