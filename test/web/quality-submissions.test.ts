@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { useTestApp } from '../helpers/app.ts';
 import { account, type Account } from '../helpers/moderation.ts';
-import { approveSuite, customSuite, qualityRun, registerSuite, submitQualityRun } from '../helpers/quality.ts';
+import { approveSuite, bearer, customSuite, qualityRun, registerSuite, submitQualityRun, uniqueSlug } from '../helpers/quality.ts';
 
 const HTMX = { 'HX-Request': 'true' };
 
@@ -123,8 +123,25 @@ for (const revision of [3, 2] as const) {
       const run = await submitQualityRun(ctx, root, carol, qualityRun(approved.slug));
       await ctx.db('quality_runs').where({ id: run.id }).update({ status: 'REJECTED', admin_notes: 'Traces missing' });
 
+      let dataset: { id: string; slug: string } | undefined;
+      if (revision === 3) {
+        const created = await request(ctx.app)
+          .post(`${root}/datasets`)
+          .set(bearer(carol))
+          .send({ slug: uniqueSlug('data'), name: 'Carol shards', shards: [{ items: [{ input: '1+1?', gold: 2 }] }] })
+          .expect(201);
+        dataset = created.body;
+        await ctx.db('quality_datasets').where({ id: dataset!.id }).update({ status: 'REJECTED', admin_notes: 'No license given', reviewed_at: new Date('2026-01-02T03:04:00Z') });
+      }
+
       const page = await carol.agent.get('/settings/submissions').expect(200);
       expect(page.text).to.include('Item 2 has two answers');
+      if (dataset) {
+        expect(page.text).to.include(`<code>${dataset.slug}</code>`);
+        expect(page.text).to.include('No license given');
+        expect(page.text).to.include('reviewed <time datetime="2026-01-02T03:04:00.000Z">2026-01-02 03:04</time>');
+        expect(page.text).to.include(`action="/settings/submissions/dataset/${dataset.id}/withdraw"`);
+      }
       expect(page.text).to.include('Traces missing');
       expect(page.text).to.include(`href="/evals/runs/${run.id}"`);
       expect(page.text).to.include(`href="/settings/submissions/suites/${suite.id}/edit"`);
@@ -158,11 +175,20 @@ for (const revision of [3, 2] as const) {
       expect(res.status).to.equal(303);
       expect(await ctx.db('quality_suites').where({ id: pending.id }).first('status')).to.deep.equal({ status: 'WITHDRAWN' });
 
+      // With htmx the list alone comes back, with the notice and without the withdrawn suite.
+      const another = await registerSuite(ctx, root, ada, customSuite());
+      const fragment = await ada.agent.post(`/settings/submissions/suite/${another.id}/withdraw`).set(HTMX).type('form').send({ _csrf: ada.csrf }).expect(200);
+      expect(fragment.text).not.to.include('<html');
+      expect(fragment.text).to.match(/^\s*<div id="submissions">/);
+      expect(fragment.text).to.include(`${another.slug} withdrawn.`);
+      expect(fragment.text).not.to.include(`id="suite-${another.id}"`);
+
       const approved = await registerSuite(ctx, root, ada, customSuite());
       await approveSuite(ctx, approved.slug);
       const refused = await ada.agent.post(`/settings/submissions/suite/${approved.id}/withdraw`).set(HTMX).type('form').send({ _csrf: ada.csrf });
       expect(refused.status).to.equal(409);
       expect(refused.text).to.match(/only pending or rejected submissions can be withdrawn/);
+      expect(refused.text).not.to.include('<html');
       expect((await bob.agent.post(`/settings/submissions/suite/${approved.id}/withdraw`).type('form').send({ _csrf: bob.csrf })).status).to.equal(404);
       expect((await ada.agent.post(`/settings/submissions/suite/${approved.id}/withdraw`).type('form').send({})).status).to.equal(403);
       expect((await ada.agent.post(`/settings/submissions/other/${approved.id}/withdraw`).type('form').send({ _csrf: ada.csrf })).status).to.equal(404);

@@ -42,6 +42,7 @@ interface FormTarget {
 export function qualitySubmissionsController(app: AppContext) {
   const { qualitySuites, qualityRuns } = app.services;
   const hasDatasets = Boolean(app.profile.quality?.submissions);
+  const apiRoot = app.profile.quality?.root;
 
   function showForm(req: Request, res: Response, target: FormTarget, text: string, check: SuiteCheck | null, status = 200) {
     ensureCsrfToken(req);
@@ -67,6 +68,7 @@ export function qualitySubmissionsController(app: AppContext) {
 
   const newTarget: FormTarget = { action: '/evals/new', checkAction: '/evals/new/check' };
 
+  /** The page, or for htmx only its list (after a withdrawal). */
   async function showSubmissions(req: Request, res: Response, notice: { kind: 'ok' | 'error'; text: string } | null = null, status = 200) {
     const userId = req.actor!.user.id;
     const [{ submissions }, runs] = await Promise.all([qualitySuites.submissions(userId), qualityRuns.listOwn(userId)]);
@@ -74,13 +76,14 @@ export function qualitySubmissionsController(app: AppContext) {
     const registered = typeof req.query.registered === 'string' ? req.query.registered : null;
     render(
       res,
-      'pages/settings/submissions',
+      isHtmxRequest(req) ? 'partials/quality-submissions/list' : 'pages/settings/submissions',
       {
         title: 'Quality submissions',
         suites: submissions.filter((s) => s.kind === 'suite'),
         datasets: submissions.filter((s) => s.kind === 'dataset'),
         runs,
         hasDatasets,
+        apiRoot,
         notice: notice ?? (registered ? { kind: 'ok', text: `Suite ${registered} registered: it is listed publicly once an admin approves it.` } : null),
       },
       status,
