@@ -33,12 +33,14 @@ export interface SuiteProblem {
 
 export type SuiteCheck =
   | { valid: true; text: string; suite: SuiteRegistration; taskKeys: string[]; itemCount: number }
-  | { valid: false; text: string; problems: SuiteProblem[] };
+  /** `status`: 409 when the only problem is a slug another live suite holds (as POST answers), else 400. */
+  | { valid: false; text: string; problems: SuiteProblem[]; status: 400 | 409 };
 
 /** The submitted JSON: an uploaded file wins over the textarea. */
 export function suiteFormText(req: Request): string {
   const file = (req as Request & { file?: { buffer: Buffer } }).file;
-  if (file && file.buffer.length > 0) return file.buffer.toString('utf8');
+  // Editors on Windows often save JSON with a byte-order mark, which JSON.parse refuses.
+  if (file && file.buffer.length > 0) return file.buffer.toString('utf8').replace(/^\uFEFF/, '');
   const pasted = postedFields(req).suite;
   return typeof pasted === 'string' ? pasted : '';
 }
@@ -54,7 +56,7 @@ const problemsOf = (details: { fieldErrors: Record<string, string[]>; formErrors
  * service's checks (slug, dataset references, multiple-choice golds). Writes nothing.
  */
 export async function checkSuiteText(app: AppContext, userId: string, text: string, exceptId?: string): Promise<SuiteCheck> {
-  const invalid = (...problems: SuiteProblem[]): SuiteCheck => ({ valid: false, text, problems });
+  const invalid = (...problems: SuiteProblem[]): SuiteCheck => ({ valid: false, text, problems, status: 400 });
   if (text.trim() === '') return invalid({ path: null, message: "Paste the suite's JSON or choose a .json file" });
   if (jsonNestsDeeperThan(Buffer.from(text, 'utf8'))) return invalid({ path: null, message: messages.nestedTooDeep(MAX_INPUT_DEPTH) });
   let body: unknown;
@@ -74,8 +76,10 @@ export async function checkSuiteText(app: AppContext, userId: string, text: stri
     const checked = await app.services.qualitySuites.dryRun(userId, parsed.data, { exceptId });
     return { valid: true, text, suite: parsed.data, taskKeys: checked.taskKeys, itemCount: checked.itemCount };
   } catch (error) {
-    if (error instanceof ValidationFailed) return invalid(...problemsOf(error.details));
-    throw error;
+    if (!(error instanceof ValidationFailed)) throw error;
+    const problems = problemsOf(error.details);
+    const onlySlugTaken = problems.length === 1 && problems[0].path === 'slug' && problems[0].message === messages.qualitySlugTaken(parsed.data.slug);
+    return { valid: false, text, problems, status: onlySlugTaken ? 409 : 400 };
   }
 }
 

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { useTestApp } from '../helpers/app.ts';
 import { account, type Account } from '../helpers/moderation.ts';
-import { approveSuite, customSuite, qualityRun, registerSuite, submitQualityRun } from '../helpers/quality.ts';
+import { approveSuite, bearer, customSuite, qualityRun, registerSuite, submitQualityRun, uniqueSlug } from '../helpers/quality.ts';
 
 const HTMX = { 'HX-Request': 'true' };
 
@@ -78,6 +78,14 @@ for (const revision of [3, 2] as const) {
       const res = await ada.agent.post('/evals/new').field('_csrf', ada.csrf).field('suite', '').attach('file', Buffer.from(JSON.stringify(body)), { filename: 'suite.json', contentType: 'application/json' });
       expect(res.status, res.text.slice(0, 500)).to.equal(303);
       expect(await ctx.db('quality_suites').where({ slug: body.slug }).first('status')).to.deep.equal({ status: 'PENDING' });
+      // A file saved with a byte-order mark is read like any other.
+      const marked = customSuite();
+      const withBom = await ada.agent.post('/evals/new').field('_csrf', ada.csrf).attach('file', Buffer.from(`\uFEFF${JSON.stringify(marked)}`), 'suite.json');
+      expect(withBom.status, withBom.text.slice(0, 500)).to.equal(303);
+      // htmx sends the token in X-CSRF-Token too: a multipart live check with the header alone passes.
+      const live = await ada.agent.post('/evals/new/check').set({ ...HTMX, 'X-CSRF-Token': ada.csrf }).field('suite', JSON.stringify(customSuite()));
+      expect(live.status).to.equal(200);
+      expect(live.text).to.include('Valid: 2 tasks');
       // A multipart body the parser cannot read is a 400, not a failure.
       const malformed = await ada.agent.post('/evals/new').set('Content-Type', 'multipart/form-data').send('junk');
       expect(malformed.status).to.equal(400);
@@ -90,8 +98,16 @@ for (const revision of [3, 2] as const) {
       const taken = customSuite();
       await registerSuite(ctx, root, bob, taken);
       const res = await postText(ada, '/evals/new', JSON.stringify(customSuite({ slug: taken.slug })));
-      expect(res.status).to.equal(400);
+      expect(res.status).to.equal(409);
       expect(res.text).to.include(`<code>slug</code>: A suite with the slug &#39;${taken.slug}&#39; already exists`);
+      expect(res.text, 'the pasted text is kept').to.include(`&quot;slug&quot;:&quot;${taken.slug}&quot;`);
+      // Taken and another problem the service finds (a gold that is none of the choices): both listed, as a 400.
+      const both = customSuite({ slug: taken.slug });
+      both.suiteDoc.tasks[1].dataset.items[0].gold = 'Purple';
+      const listed = await postText(ada, '/evals/new', JSON.stringify(both));
+      expect(listed.status).to.equal(400);
+      expect(listed.text).to.include('<code>slug</code>');
+      expect(listed.text).to.include('<code>suiteDoc.tasks.1.dataset.items.0.gold</code>');
       const empty = await postText(ada, '/evals/new', '   ');
       expect(empty.status).to.equal(400);
       expect(empty.text).to.include("Paste the suite&#39;s JSON or choose a .json file");
@@ -107,8 +123,25 @@ for (const revision of [3, 2] as const) {
       const run = await submitQualityRun(ctx, root, carol, qualityRun(approved.slug));
       await ctx.db('quality_runs').where({ id: run.id }).update({ status: 'REJECTED', admin_notes: 'Traces missing' });
 
+      let dataset: { id: string; slug: string } | undefined;
+      if (revision === 3) {
+        const created = await request(ctx.app)
+          .post(`${root}/datasets`)
+          .set(bearer(carol))
+          .send({ slug: uniqueSlug('data'), name: 'Carol shards', shards: [{ items: [{ input: '1+1?', gold: 2 }] }] })
+          .expect(201);
+        dataset = created.body;
+        await ctx.db('quality_datasets').where({ id: dataset!.id }).update({ status: 'REJECTED', admin_notes: 'No license given', reviewed_at: new Date('2026-01-02T03:04:00Z') });
+      }
+
       const page = await carol.agent.get('/settings/submissions').expect(200);
       expect(page.text).to.include('Item 2 has two answers');
+      if (dataset) {
+        expect(page.text).to.include(`<code>${dataset.slug}</code>`);
+        expect(page.text).to.include('No license given');
+        expect(page.text).to.include('reviewed <time datetime="2026-01-02T03:04:00.000Z">2026-01-02 03:04</time>');
+        expect(page.text).to.include(`action="/settings/submissions/dataset/${dataset.id}/withdraw"`);
+      }
       expect(page.text).to.include('Traces missing');
       expect(page.text).to.include(`href="/evals/runs/${run.id}"`);
       expect(page.text).to.include(`href="/settings/submissions/suites/${suite.id}/edit"`);
@@ -126,6 +159,11 @@ for (const revision of [3, 2] as const) {
 
       // Another user's suite is not found; an approved one cannot be corrected.
       expect((await bob.agent.get(`/settings/submissions/suites/${suite.id}/edit`)).status).to.equal(404);
+      expect((await postText(bob, `/settings/submissions/suites/${suite.id}/edit`, JSON.stringify(customSuite({ slug: suite.slug })))).status).to.equal(404);
+      expect((await postText(bob, `/settings/submissions/suites/${suite.id}/check`, JSON.stringify(customSuite({ slug: suite.slug })), HTMX)).status).to.equal(404);
+      const approvedEdit = await carol.agent.get(`/settings/submissions/suites/${approved.id}/edit`);
+      expect(approvedEdit.status).to.equal(409);
+      expect(approvedEdit.text).to.match(/only pending or rejected submissions can be corrected/);
       const refused = await postText(carol, `/settings/submissions/suites/${approved.id}/edit`, JSON.stringify(customSuite({ slug: approved.slug })));
       expect(refused.status).to.equal(409);
       expect(refused.text).to.match(/only pending or rejected submissions can be corrected/);
@@ -137,14 +175,41 @@ for (const revision of [3, 2] as const) {
       expect(res.status).to.equal(303);
       expect(await ctx.db('quality_suites').where({ id: pending.id }).first('status')).to.deep.equal({ status: 'WITHDRAWN' });
 
+      // With htmx the list alone comes back, with the notice and without the withdrawn suite.
+      const another = await registerSuite(ctx, root, ada, customSuite());
+      const fragment = await ada.agent.post(`/settings/submissions/suite/${another.id}/withdraw`).set(HTMX).type('form').send({ _csrf: ada.csrf }).expect(200);
+      expect(fragment.text).not.to.include('<html');
+      expect(fragment.text).to.match(/^\s*<div id="submissions">/);
+      expect(fragment.text).to.include(`${another.slug} withdrawn.`);
+      expect(fragment.text).not.to.include(`id="suite-${another.id}"`);
+
       const approved = await registerSuite(ctx, root, ada, customSuite());
       await approveSuite(ctx, approved.slug);
       const refused = await ada.agent.post(`/settings/submissions/suite/${approved.id}/withdraw`).set(HTMX).type('form').send({ _csrf: ada.csrf });
       expect(refused.status).to.equal(409);
       expect(refused.text).to.match(/only pending or rejected submissions can be withdrawn/);
+      expect(refused.text).not.to.include('<html');
       expect((await bob.agent.post(`/settings/submissions/suite/${approved.id}/withdraw`).type('form').send({ _csrf: bob.csrf })).status).to.equal(404);
       expect((await ada.agent.post(`/settings/submissions/suite/${approved.id}/withdraw`).type('form').send({})).status).to.equal(403);
       expect((await ada.agent.post(`/settings/submissions/other/${approved.id}/withdraw`).type('form').send({ _csrf: ada.csrf })).status).to.equal(404);
+    });
+
+    it('refuses every post without the session CSRF token', async () => {
+      const pending = await registerSuite(ctx, root, ada, customSuite());
+      const text = JSON.stringify(customSuite());
+      const posts = [
+        '/evals/new',
+        '/evals/new/check',
+        `/settings/submissions/suites/${pending.id}/edit`,
+        `/settings/submissions/suites/${pending.id}/check`,
+        `/settings/submissions/suite/${pending.id}/withdraw`,
+      ];
+      for (const path of posts) {
+        expect((await ada.agent.post(path).type('form').send({ suite: text })).status, path).to.equal(403);
+        expect((await ada.agent.post(path).set(HTMX).field('suite', text)).status, `${path} (multipart)`).to.equal(403);
+        expect((await ada.agent.post(path).type('form').send({ suite: text, _csrf: bob.csrf })).status, `${path} (another session's token)`).to.equal(403);
+      }
+      expect(await ctx.db('quality_suites').where({ id: pending.id }).first('status')).to.deep.equal({ status: 'PENDING' });
     });
   });
 }

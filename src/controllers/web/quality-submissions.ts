@@ -4,6 +4,7 @@ import { demoSuiteBodies } from '../../db/seeds/demo-suites.ts';
 import { Conflict, HttpError, NotFound } from '../../lib/errors.ts';
 import { ensureCsrfToken } from '../../middleware/csrf.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
+import { messages } from '../../messages.ts';
 import type { SubmissionKind, Suite } from '../../services/quality-suites.service.ts';
 import { checkSuiteText, suiteFormText, type SuiteCheck } from '../../web/suite-form.ts';
 import { render } from '../../web/views.ts';
@@ -41,6 +42,7 @@ interface FormTarget {
 export function qualitySubmissionsController(app: AppContext) {
   const { qualitySuites, qualityRuns } = app.services;
   const hasDatasets = Boolean(app.profile.quality?.submissions);
+  const apiRoot = app.profile.quality?.root;
 
   function showForm(req: Request, res: Response, target: FormTarget, text: string, check: SuiteCheck | null, status = 200) {
     ensureCsrfToken(req);
@@ -66,6 +68,7 @@ export function qualitySubmissionsController(app: AppContext) {
 
   const newTarget: FormTarget = { action: '/evals/new', checkAction: '/evals/new/check' };
 
+  /** The page, or for htmx only its list (after a withdrawal). */
   async function showSubmissions(req: Request, res: Response, notice: { kind: 'ok' | 'error'; text: string } | null = null, status = 200) {
     const userId = req.actor!.user.id;
     const [{ submissions }, runs] = await Promise.all([qualitySuites.submissions(userId), qualityRuns.listOwn(userId)]);
@@ -73,13 +76,14 @@ export function qualitySubmissionsController(app: AppContext) {
     const registered = typeof req.query.registered === 'string' ? req.query.registered : null;
     render(
       res,
-      'pages/settings/submissions',
+      isHtmxRequest(req) ? 'partials/quality-submissions/list' : 'pages/settings/submissions',
       {
         title: 'Quality submissions',
         suites: submissions.filter((s) => s.kind === 'suite'),
         datasets: submissions.filter((s) => s.kind === 'dataset'),
         runs,
         hasDatasets,
+        apiRoot,
         notice: notice ?? (registered ? { kind: 'ok', text: `Suite ${registered} registered: it is listed publicly once an admin approves it.` } : null),
       },
       status,
@@ -98,14 +102,14 @@ export function qualitySubmissionsController(app: AppContext) {
 
     async register(req: Request, res: Response) {
       const check = await checkSuiteText(app, req.actor!.user.id, suiteFormText(req));
-      if (!check.valid) return showForm(req, res, newTarget, check.text, check, 400);
+      if (!check.valid) return showForm(req, res, newTarget, check.text, check, check.status);
       try {
         const suite = await qualitySuites.register(req.actor!.user.id, check.suite);
         res.redirect(303, `/settings/submissions?registered=${encodeURIComponent(suite.slug)}`);
       } catch (error) {
         // The slug was taken between the check and the write.
         if (!(error instanceof Conflict)) throw error;
-        showForm(req, res, newTarget, check.text, { valid: false, text: check.text, problems: [{ path: 'slug', message: error.message }] }, 409);
+        showForm(req, res, newTarget, check.text, { valid: false, text: check.text, problems: [{ path: 'slug', message: error.message }], status: 409 }, 409);
       }
     },
 
@@ -115,6 +119,9 @@ export function qualitySubmissionsController(app: AppContext) {
 
     async editForm(req: Request, res: Response) {
       const target = await ownSuiteTarget(req);
+      // An approved suite cannot be corrected: say so now rather than after the user edits it.
+      const { status } = target.suite!;
+      if (status !== 'PENDING' && status !== 'REJECTED') throw new Conflict(messages.qualitySubmissionNotEditable(status));
       showForm(req, res, target, JSON.stringify(registrationBody(target.suite!), null, 2), null);
     },
 
@@ -126,13 +133,13 @@ export function qualitySubmissionsController(app: AppContext) {
     async update(req: Request, res: Response) {
       const target = await ownSuiteTarget(req);
       const check = await checkSuiteText(app, req.actor!.user.id, suiteFormText(req), target.suite!.id);
-      if (!check.valid) return showForm(req, res, target, check.text, check, 400);
+      if (!check.valid) return showForm(req, res, target, check.text, check, check.status);
       try {
         await qualitySuites.patchSubmission(req.actor!.user.id, 'suite', target.suite!.id, check.suite);
         res.redirect(303, '/settings/submissions');
       } catch (error) {
         if (!(error instanceof Conflict)) throw error;
-        showForm(req, res, target, check.text, { valid: false, text: check.text, problems: [{ path: null, message: error.message }] }, 409);
+        showForm(req, res, target, check.text, { valid: false, text: check.text, problems: [{ path: null, message: error.message }], status: 409 }, 409);
       }
     },
 
