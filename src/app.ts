@@ -127,10 +127,16 @@ export function createApp(input: AppDepsInput): express.Express {
   if (qualityPaths.run.length) app.use(qualityPaths.run, express.json({ limit: QUALITY_BODY_LIMITS.run.replace(' ', '').toLowerCase(), verify: refuseDeepJson }));
   app.use(express.json({ limit: '1mb', verify: refuseDeepJson }));
   app.use(express.urlencoded({ extended: false, limit: '1mb' }));
-  // The suite forms may upload a file: parsed here, before the CSRF check reads their `_csrf` field.
-  if (profile.quality) app.use(SUITE_FORM_PATHS, (req, res, next) => suiteFormUpload(req, res, (error?: unknown) => next(error ? uploadError(error) : undefined)));
   app.use(rejectUnstorableInput);
   app.use(authenticate(services));
+  // The suite forms may upload a file: parsed before the CSRF check reads their `_csrf` field, and only for
+  // signed-in users (the pages need one; nobody else gets to make the server buffer a file).
+  if (profile.quality) {
+    app.use(SUITE_FORM_PATHS, (req, res, next) => {
+      if (!req.actor) return next();
+      suiteFormUpload(req, res, (error?: unknown) => next(error ? uploadError(error) : undefined));
+    });
+  }
   app.use(privateWhenSignedIn);
   app.use(verifyCsrf);
 

@@ -20,10 +20,11 @@ export const SUITE_FORM_PATHS = ['/evals/new', '/evals/new/check', '/settings/su
 export const SUITE_FILE_BYTES = 16 * 1024 * 1024;
 
 /**
- * Multipart parsing for the suite forms (a pasted text field, a CSRF field and at most one
- * file held in memory). Mounted before the CSRF check, which reads the form's `_csrf` field.
+ * Multipart parsing for the suite forms: the pasted text, the CSRF field and at most one
+ * file, in memory (so at most two suite-sized parts per request). Mounted for signed-in
+ * users before the CSRF check, which reads the form's `_csrf` field.
  */
-export const suiteFormUpload = multer({ storage: multer.memoryStorage(), limits: { fileSize: SUITE_FILE_BYTES, files: 1, fields: 8, fieldSize: SUITE_FILE_BYTES } }).single('file');
+export const suiteFormUpload = multer({ storage: multer.memoryStorage(), limits: { fileSize: SUITE_FILE_BYTES, files: 1, fields: 3, fieldSize: SUITE_FILE_BYTES } }).single('file');
 
 /** One problem as the form lists it: its path in the document (none for the whole text) and what is wrong. */
 export interface SuiteProblem {

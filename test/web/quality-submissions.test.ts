@@ -86,6 +86,9 @@ for (const revision of [3, 2] as const) {
       const live = await ada.agent.post('/evals/new/check').set({ ...HTMX, 'X-CSRF-Token': ada.csrf }).field('suite', JSON.stringify(customSuite()));
       expect(live.status).to.equal(200);
       expect(live.text).to.include('Valid: 2 tasks');
+      // Anonymous uploads are not even read: refused before any route.
+      const anonymous = await request(ctx.app).post('/evals/new').field('suite', '').attach('file', Buffer.from(JSON.stringify(customSuite())), 'suite.json');
+      expect(anonymous.status).to.equal(403);
       // A multipart body the parser cannot read is a 400, not a failure.
       const malformed = await ada.agent.post('/evals/new').set('Content-Type', 'multipart/form-data').send('junk');
       expect(malformed.status).to.equal(400);
