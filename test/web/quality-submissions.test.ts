@@ -172,6 +172,16 @@ for (const revision of [3, 2] as const) {
       expect(refused.text).to.match(/only pending or rejected submissions can be corrected/);
     });
 
+    it('keeps page titles within 70 characters however long the suite name', async () => {
+      const long = customSuite({ name: `A very long suite name ${'about arithmetic '.repeat(10)}` });
+      await registerSuite(ctx, root, ada, long);
+      await approveSuite(ctx, long.slug);
+      const page = await request(ctx.app).get(`/evals/${long.slug}`).expect(200);
+      const title = /<title>([^<]*)<\/title>/.exec(page.text)![1]!;
+      expect([...title].length).to.be.at.most(70);
+      expect(title).to.match(/^A very long suite name about arithmetic .*… · LLM Bench Leaderboard$/);
+    });
+
     it('withdraws a pending suite and refuses to withdraw an approved one (409 inline)', async () => {
       const pending = await registerSuite(ctx, root, ada, customSuite());
       const res = await ada.agent.post(`/settings/submissions/suite/${pending.id}/withdraw`).type('form').send({ _csrf: ada.csrf });
