@@ -11,7 +11,8 @@ import { authenticate } from './middleware/authenticate.ts';
 import { verifyCsrf } from './middleware/csrf.ts';
 import { errorHandler, notFound } from './middleware/errors.ts';
 import { readLimits } from './middleware/read-limits.ts';
-import { QUALITY_BODY_LIMITS, qualityBodyLimitPaths } from './api/quality.ts';
+import { apiOperations } from './api/index.ts';
+import { parserLimit } from './api/operation.ts';
 import { SUITE_FORM_PATHS, suiteFormUpload, uploadError } from './web/suite-form.ts';
 import { sessions } from './middleware/session.ts';
 import { refuseDeepJson, rejectUnstorableInput } from './middleware/validate.ts';
@@ -121,10 +122,15 @@ export function createApp(input: AppDepsInput): express.Express {
   };
   app.use(session);
 
-  // Suites, datasets and runs with traces are larger than anything else; the 1 MB parser below skips a parsed body.
-  const qualityPaths = qualityBodyLimitPaths(context.profile);
-  if (qualityPaths.suite.length) app.use(qualityPaths.suite, express.json({ limit: QUALITY_BODY_LIMITS.suite.replace(' ', '').toLowerCase(), verify: refuseDeepJson }));
-  if (qualityPaths.run.length) app.use(qualityPaths.run, express.json({ limit: QUALITY_BODY_LIMITS.run.replace(' ', '').toLowerCase(), verify: refuseDeepJson }));
+  // Operations that declare a larger body limit (quality suites and runs) get their own parser, on exactly
+  // their method and path; the 1 MB parser below skips a body already parsed.
+  for (const op of apiOperations(profile)) {
+    if (!op.bodyLimit) continue;
+    const parse = express.json({ limit: parserLimit(op.bodyLimit), verify: refuseDeepJson });
+    const method = op.method.toUpperCase();
+    // Middleware, not a route (the API's routes are the declarations'): only this method at exactly this path.
+    app.use(op.path, (req, res, next) => (req.method === method && (req.path === '/' || req.path === '') ? parse(req, res, next) : next()));
+  }
   app.use(express.json({ limit: '1mb', verify: refuseDeepJson }));
   app.use(express.urlencoded({ extended: false, limit: '1mb' }));
   app.use(rejectUnstorableInput);

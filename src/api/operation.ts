@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import type { RateLimitRule } from '../revisions.ts';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
 import { Unauthorized } from '../lib/errors.ts';
@@ -71,6 +72,11 @@ interface DeclaredFields {
   summary: string;
   description?: string;
   auth: AuthMode;
+  /**
+   * A JSON body limit above the app's 1 MB (`'16 MB'`): src/app.ts parses this route's body
+   * with it, and its 413 is documented from it.
+   */
+  bodyLimit?: `${number} MB`;
   responses: Record<number, ResponseSpec>;
 }
 
@@ -115,7 +121,13 @@ export function operation<
   const [verb, path] = route.split(' ') as [string, string];
   const method = verb.toLowerCase() as HttpMethod;
   const declared = spec as unknown as Omit<ApiOperation, 'method' | 'path' | 'tags'>;
-  return { ...declared, method, path, tags: [], responses: { ...readLimitResponses(method), ...authResponses(spec.auth, method), ...declared.responses } };
+  return {
+    ...declared,
+    method,
+    path,
+    tags: [],
+    responses: { ...readLimitResponses(method), ...authResponses(spec.auth, method), ...bodyLimitResponses(spec.bodyLimit), ...declared.responses },
+  };
 }
 
 /** Every GET counts against the per-address read limit (src/middleware/read-limits.ts). */
@@ -131,6 +143,22 @@ function readLimitResponses(method: HttpMethod): Record<number, ResponseSpec> {
     },
   };
 }
+
+/** The 413 of a body over the operation's own limit (the parser answers before any route). */
+function bodyLimitResponses(limit: DeclaredFields['bodyLimit']): Record<number, ResponseSpec> {
+  if (!limit) return {};
+  return {
+    413: {
+      description: `The body is larger than ${limit}.`,
+      body: 'Error',
+      examples: { tooLarge: example('Too large', errorBody(messages.payloadTooLargeOf(limit))) },
+      beforeRoutes: true,
+    },
+  };
+}
+
+/** The JSON parser limit (`'16mb'`) of a declared body limit (`'16 MB'`). */
+export const parserLimit = (limit: NonNullable<DeclaredFields['bodyLimit']>) => limit.replace(' ', '').toLowerCase();
 
 /** What the auth middleware answers before the handler runs, by auth mode. */
 function authResponses(auth: AuthMode, method: HttpMethod): Record<number, ResponseSpec> {
@@ -227,3 +255,36 @@ export const exportAlternatives = [
   },
   { mediaType: 'application/x-ndjson', description: 'With `format=jsonl`: every match as JSON Lines.' },
 ];
+
+// ---------------------------------------------------------------------------
+// Submissions (speed-test and quality runs): one window per user, safe retries
+// ---------------------------------------------------------------------------
+
+/** The 409 of a submission whose Idempotency-Key is still being written by another request. */
+export const idempotencyInFlight: ResponseSpec = {
+  description: 'Another request with the same Idempotency-Key is still being processed; retry shortly.',
+  body: 'Error',
+  examples: { inProgress: example('Same key in flight', errorBody(messages.idempotencyInFlight)) },
+};
+
+/** The 429 of a submission inside the user's window of `rule`. */
+export function submissionRateLimited(rule: RateLimitRule): ResponseSpec {
+  return {
+    description: `Inside the rate-limit window (${rule.maxPerWindow} per ${rule.windowMs / 1000} s per user). Retry after \`Retry-After\` seconds.`,
+    body: 'RateLimitError',
+    headers: ['Retry-After'],
+    examples: { limited: example('Rate limited', { error: rule.message, retryAfterMs: rule.windowMs - 5000, lastSubmittedAt: '2026-01-31T12:00:05.000Z' }) },
+  };
+}
+
+/** The headers a 201 submission answer documents. */
+export const SUBMISSION_CREATED_HEADERS: HeaderName[] = ['Location', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Idempotent-Replayed'];
+
+/** A stored (or replayed) submission as the 201 answer: its address, the window and whether it was a replay. */
+export function answerSubmission(res: Response, location: string, result: { run: unknown; rateLimit: { remaining: number; resetAt: Date }; replayed: boolean }): void {
+  res.location(location);
+  res.set('X-RateLimit-Remaining', String(result.rateLimit.remaining));
+  res.set('X-RateLimit-Reset', String(Math.ceil(result.rateLimit.resetAt.getTime() / 1000)));
+  if (result.replayed) res.set('Idempotent-Replayed', 'true');
+  res.status(201).json(result.run);
+}

@@ -1,7 +1,6 @@
 import { contentHash } from '../lib/canonical-json.ts';
 import { messages } from '../messages.ts';
 import { qualityExamples } from '../openapi/quality-examples.ts';
-import type { RevisionProfile } from '../revisions.ts';
 import { submissionHeadersSchema } from '../schemas/headers.schema.ts';
 import { idParam } from '../schemas/path-params.schema.ts';
 import {
@@ -30,7 +29,22 @@ import {
   suiteRegistrationSchema,
 } from '../schemas/quality.schema.ts';
 import { reactionSchema } from '../schemas/reaction.schema.ts';
-import { badRequest, errorBody, example, invalidQuery, malformedJson, notFound, operation, type ApiOperation, type ApiResource, type ResponseSpec } from './operation.ts';
+import {
+  answerSubmission,
+  badRequest,
+  errorBody,
+  example,
+  idempotencyInFlight,
+  invalidQuery,
+  malformedJson,
+  notFound,
+  operation,
+  submissionRateLimited,
+  SUBMISSION_CREATED_HEADERS,
+  type ApiOperation,
+  type ApiResource,
+  type ResponseSpec,
+} from './operation.ts';
 
 /**
  * Quality evaluations under the revision's quality root (`/api/evals` in revision 2,
@@ -104,13 +118,6 @@ export const qualityApi: ApiResource = {
       headers: ['Retry-After'],
       examples: { hub: example('Hub unavailable', errorBody(messages.hubUnavailable)) },
     };
-    // The body parser answers before any route, so a deprecated alias cannot mark this one.
-    const tooLarge = (limitText: string): ResponseSpec => ({
-      description: `The body is larger than ${limitText}.`,
-      body: 'Error',
-      examples: { tooLarge: example('Too large', errorBody(messages.payloadTooLargeOf(limitText))) },
-      beforeRoutes: true,
-    });
     const slugTaken = (what: 'suite' | 'dataset'): ResponseSpec => ({
       description: `Another live ${what} has this slug.`,
       body: 'Error',
@@ -120,6 +127,7 @@ export const qualityApi: ApiResource = {
     /** PATCH {root}/submissions/{kind}/{id}: one operation per kind, as each takes its own body. */
     const updateSubmission = (kind: 'suite' | 'dataset') => ({
       operationId: kind === 'suite' ? 'updateQualitySuiteSubmission' : 'updateQualityDatasetSubmission',
+      bodyLimit: QUALITY_BODY_LIMITS.suite,
       route: `PATCH ${root}/submissions/${kind}/:id` as const,
       summary: `Correct and resubmit your pending or rejected ${kind}`,
       description: `Takes the whole ${kind === 'suite' ? 'registration' : 'dataset'} body (optionally wrapped as \`{ submission }\`); the ${kind} goes back to PENDING and its notes are cleared.`,
@@ -134,7 +142,6 @@ export const qualityApi: ApiResource = {
           body: 'Error',
           examples: { approved: example('Approved already', errorBody(messages.qualitySubmissionNotEditable('APPROVED'))) },
         },
-        413: tooLarge(QUALITY_BODY_LIMITS.suite),
       } as Record<number, ResponseSpec>,
     });
 
@@ -171,6 +178,7 @@ export const qualityApi: ApiResource = {
       }),
       operation({
         operationId: 'registerQualitySuite',
+        bodyLimit: QUALITY_BODY_LIMITS.suite,
         route: `POST ${root}/suites`,
         summary: 'Register a suite (pending until an admin approves it)',
         description: `Dry-run first${quality.suiteDryRun ? ` (${root}/suites/dry-run)` : ''}. Bodies up to ${QUALITY_BODY_LIMITS.suite}.`,
@@ -180,7 +188,6 @@ export const qualityApi: ApiResource = {
           201: { description: 'The registered suite, PENDING.', body: 'QualitySuite', headers: ['Location'] },
           400: suiteInvalid,
           409: slugTaken('suite'),
-          413: tooLarge(QUALITY_BODY_LIMITS.suite),
         },
         async handle({ res, app, body, userId }) {
           const suite = await app.services.qualitySuites.register(userId(), body);
@@ -193,6 +200,7 @@ export const qualityApi: ApiResource = {
       ops.push(
         operation({
           operationId: 'dryRunQualitySuite',
+        bodyLimit: QUALITY_BODY_LIMITS.suite,
           route: `POST ${root}/suites/dry-run`,
           summary: 'Validate a suite registration without storing it',
           description: 'The schema, slug availability and the shard datasets the tasks name (each must be approved or yours): every problem at once as field errors. Writes nothing.',
@@ -201,7 +209,6 @@ export const qualityApi: ApiResource = {
           responses: {
             200: { description: 'The registration would be accepted.', body: 'QualitySuiteDryRun' },
             400: badRequest('Every problem of the registration, including a taken slug and unusable dataset references.', { slug: [messages.qualitySlugTaken('gsm8k-mini')], ...examples.suiteFieldErrors }, { malformed: malformedJson }),
-            413: tooLarge(QUALITY_BODY_LIMITS.suite),
           },
           async handle({ res, app, body, userId }) {
             res.json(await app.services.qualitySuites.dryRun(userId(), body));
@@ -259,6 +266,7 @@ export const qualityApi: ApiResource = {
         }),
         operation({
           operationId: 'createQualityDataset',
+        bodyLimit: QUALITY_BODY_LIMITS.suite,
           route: `POST ${root}/datasets`,
           summary: 'Register a sharded dataset (pending until an admin approves it)',
           description: `Up to 50 shards of up to 1000 items (the item shape of inline items). Suite tasks use it with \`{ source: "shard", datasetSlug }\`. Bodies up to ${QUALITY_BODY_LIMITS.suite}.`,
@@ -268,7 +276,6 @@ export const qualityApi: ApiResource = {
             201: { description: 'The dataset, PENDING.', body: 'QualityDataset', headers: ['Location'] },
             400: badRequest('The body fails validation.', { 'shards.0.items.3.gold': ['Each item needs gold (the accepted answers) or a rubric'] }, { malformed: malformedJson }),
             409: slugTaken('dataset'),
-            413: tooLarge(QUALITY_BODY_LIMITS.suite),
           },
           async handle({ res, app, body, userId }) {
             const dataset = await app.services.qualitySuites.createDataset(userId(), body);
@@ -311,6 +318,7 @@ export const qualityApi: ApiResource = {
       }),
       operation({
         operationId: 'dryRunQualityRun',
+        bodyLimit: QUALITY_BODY_LIMITS.run,
         route: `POST ${root}/runs/dry-run`,
         summary: 'Validate a quality run without storing it',
         description: 'Schema, suite approved, every task key covered, the re-scoring and the aggregate the run would get. Writes nothing and does not use the rate limit.',
@@ -320,7 +328,6 @@ export const qualityApi: ApiResource = {
           200: { description: 'The run would be accepted with this score.', body: 'QualityRunDryRun' },
           400: runInvalid,
           404: hubNotFound,
-          413: tooLarge(QUALITY_BODY_LIMITS.run),
           422: notApproved,
           503: hubUnavailable,
         },
@@ -330,6 +337,7 @@ export const qualityApi: ApiResource = {
       }),
       operation({
         operationId: 'submitQualityRun',
+        bodyLimit: QUALITY_BODY_LIMITS.run,
         route: `POST ${root}/runs`,
         summary: 'Submit a quality run (pending until an admin approves it)',
         description:
@@ -339,36 +347,22 @@ export const qualityApi: ApiResource = {
         headers: submissionHeadersSchema,
         body: runBody,
         responses: {
-          201: { description: 'The stored run, PENDING.', body: 'QualityRun', headers: ['Location', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Idempotent-Replayed'] },
+          201: { description: 'The stored run, PENDING.', body: 'QualityRun', headers: SUBMISSION_CREATED_HEADERS },
           400: runInvalid,
           404: hubNotFound,
-          409: {
-            description: 'Another request with the same Idempotency-Key is still being processed.',
-            body: 'Error',
-            examples: { inProgress: example('Same key in flight', errorBody(messages.idempotencyInFlight)) },
-          },
-          413: tooLarge(QUALITY_BODY_LIMITS.run),
+          409: idempotencyInFlight,
           422: {
             description: 'The suite is not approved, or the Idempotency-Key was used with another body.',
             body: 'Error',
             examples: { ...notApproved.examples, idempotency: example('Idempotency-Key reused with another body', errorBody(messages.idempotencyOtherBody)) },
           },
-          429: {
-            description: `Inside the quality window (${limit.maxPerWindow} per ${limit.windowMs / 1000} s per user).`,
-            body: 'RateLimitError',
-            headers: ['Retry-After'],
-            examples: { limited: example('Rate limited', { error: limit.message, retryAfterMs: limit.windowMs - 5000, lastSubmittedAt: '2026-01-31T12:00:05.000Z' }) },
-          },
+          429: submissionRateLimited(limit),
           503: hubUnavailable,
         },
         async handle({ req, res, app, headers, body, userId }) {
           const key = headers['Idempotency-Key'];
           const result = await app.services.qualityRuns.submit(userId(), body, key === undefined ? undefined : { key, requestHash: contentHash(req.body) });
-          res.location(`${root}/runs/${result.run.id}`);
-          res.set('X-RateLimit-Remaining', String(result.rateLimit.remaining));
-          res.set('X-RateLimit-Reset', String(Math.ceil(result.rateLimit.resetAt.getTime() / 1000)));
-          if (result.replayed) res.set('Idempotent-Replayed', 'true');
-          res.status(201).json(result.run);
+          answerSubmission(res, `${root}/runs/${result.run.id}`, result);
         },
       }),
       operation({
@@ -446,14 +440,3 @@ const QUERY_DESCRIPTIONS: Record<string, string> = {
   offset: 'Rows to skip',
   modelId: "The model's id or its hfId",
 };
-
-/** Paths whose bodies may exceed the app's 1 MB JSON limit, per revision. */
-export function qualityBodyLimitPaths(profile: RevisionProfile): { suite: string[]; run: string[] } {
-  const quality = profile.quality;
-  if (!quality) return { suite: [], run: [] };
-  const roots = [quality.root, ...quality.legacyAliases.map((alias) => alias.path)];
-  return {
-    suite: roots.flatMap((root) => [`${root}/suites`, `${root}/suites/dry-run`, `${root}/datasets`, `${root}/submissions/suite/:id`, `${root}/submissions/dataset/:id`]),
-    run: roots.flatMap((root) => [`${root}/runs`, `${root}/runs/dry-run`]),
-  };
-}

@@ -12,7 +12,11 @@ import { speedTestSubmissionSchema } from '../schemas/speed-test.schema.ts';
 import { speedTestJson } from '../services/speed-test-reads.ts';
 import { speedTestListJson } from '../services/speed-tests.service.ts';
 import {
+  answerSubmission,
   badRequest,
+  idempotencyInFlight,
+  submissionRateLimited,
+  SUBMISSION_CREATED_HEADERS,
   invalidQuery,
   errorBody,
   example,
@@ -94,7 +98,7 @@ export const speedTestsApi: ApiResource = {
             description: 'The stored run.',
             body: 'SpeedTestRun',
             examples: { stored: example('The full DISCRETE_GPU example, stored', answers.run) },
-            headers: ['Location', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Idempotent-Replayed'],
+            headers: SUBMISSION_CREATED_HEADERS,
           },
           400: badRequest(
             'The body fails validation (see `details`), the body is not JSON, or the Idempotency-Key is malformed.',
@@ -102,33 +106,20 @@ export const speedTestsApi: ApiResource = {
             { malformed: malformedJson },
           ),
           404: hubNotFound,
-          409: {
-            description: 'Another request with the same Idempotency-Key is still being processed; retry shortly.',
-            body: 'Error',
-            examples: { inProgress: example('Same key in flight', errorBody(messages.idempotencyInFlight)) },
-          },
+          409: idempotencyInFlight,
           422: {
             description:
               'status' in rule ? "The revision's metric rule is not met, or the Idempotency-Key was used with another body." : 'The Idempotency-Key was used with another body.',
             body: 'Error',
             examples: { ...metricExample, idempotency: example('Idempotency-Key reused with another body', errorBody(messages.idempotencyOtherBody)) },
           },
-          429: {
-            description: `Inside the rate-limit window (${limit.maxPerWindow} per ${limit.windowMs / 1000} s per user). Retry after \`Retry-After\` seconds.`,
-            body: 'RateLimitError',
-            headers: ['Retry-After'],
-            examples: { limited: example('Rate limited', { error: limit.message, retryAfterMs: limit.windowMs - 5000, lastSubmittedAt: '2026-01-31T12:00:05.000Z' }) },
-          },
+          429: submissionRateLimited(limit),
           503: hubUnavailable,
         },
         async handle({ req, res, app, headers, body, userId }) {
           const key = headers['Idempotency-Key'];
           const result = await app.services.speedTests.submit(userId(), body, key === undefined ? undefined : { key, requestHash: contentHash(req.body) });
-          res.location(`${profile.speedTests.resultsPath}/${result.run.id}`);
-          res.set('X-RateLimit-Remaining', String(result.rateLimit.remaining));
-          res.set('X-RateLimit-Reset', String(Math.ceil(result.rateLimit.resetAt.getTime() / 1000)));
-          if (result.replayed) res.set('Idempotent-Replayed', 'true');
-          res.status(201).json(result.run);
+          answerSubmission(res, `${profile.speedTests.resultsPath}/${result.run.id}`, result);
         },
       }),
     ];

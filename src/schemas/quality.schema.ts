@@ -3,7 +3,7 @@ import { userRegexProblem } from '../lib/quality-scoring.ts';
 import type { RevisionProfile } from '../revisions.ts';
 import { documentedAs } from './json-schema.ts';
 import { perRevision, queryFlag, queryText, wholeNumber } from './query-params.ts';
-import { hardwareSchema } from './speed-test.schema.ts';
+import { hardwareSchema, hfIdSchema } from './speed-test.schema.ts';
 
 /**
  * Quality evaluations as clients send them (DECISIONS.md "Quality evaluations"): the suite
@@ -313,12 +313,7 @@ function buildRunSchema(profile: RevisionProfile) {
   return z
     .strictObject({
       suiteSlug: z.string({ error: expected('Must be a string') }).trim().min(1, 'Required').max(QUALITY_LIMITS.slug.max, `Must be at most ${QUALITY_LIMITS.slug.max} characters`),
-      hfId: z
-        .string({ error: expected('Must be a string') })
-        .trim()
-        .min(1, 'Required')
-        .max(bounds.maxLength.hfId, `Must be at most ${bounds.maxLength.hfId} characters`)
-        .regex(/^[^/\s]+\/[^/\s]+$/, 'Must be a model id of the form <org>/<model>'),
+      hfId: hfIdSchema(profile),
       hardware: hardwareSchema(profile),
       results: z
         .record(z.string(), taskResult, { error: expected('Must be an object mapping each task key to its score') })

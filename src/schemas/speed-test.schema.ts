@@ -211,6 +211,17 @@ export function engineFieldSchemas(profile: RevisionProfile) {
   };
 }
 
+/** A model id as runs name it (`<org>/<model>`), trimmed, within the revision's bound. */
+export function hfIdSchema(profile: RevisionProfile) {
+  const max = profile.speedTests.bounds.maxLength.hfId;
+  return z
+    .string({ error: expected('Must be a string') })
+    .trim()
+    .min(1, 'Required')
+    .max(max, `Must be at most ${max} characters`)
+    .regex(/^[^/\s]+\/[^/\s]+$/, 'Must be a model id of the form <org>/<model>');
+}
+
 function buildSubmissionSchema(profile: RevisionProfile) {
   const engine = engineFieldSchemas(profile);
   const { bounds } = profile.speedTests;
@@ -225,12 +236,7 @@ function buildSubmissionSchema(profile: RevisionProfile) {
   });
 
   return z.strictObject({
-    hfId: z
-      .string({ error: expected('Must be a string') })
-      .trim()
-      .min(1, 'Required')
-      .max(bounds.maxLength.hfId, `Must be at most ${bounds.maxLength.hfId} characters`)
-      .regex(/^[^/\s]+\/[^/\s]+$/, 'Must be a model id of the form <org>/<model>'),
+    hfId: hfIdSchema(profile),
     hardware: hardwareSchema(profile),
     engineName: engine.engineName,
     quantization: engine.quantization,

@@ -1,10 +1,9 @@
 import type { Knex } from 'knex';
 import type { HwClass } from '../constants.ts';
-import type { Db } from '../db/knex.ts';
 import { acceptedAnswers, aggregateStandardError, goldLetter, scoreResponse } from '../lib/quality-scoring.ts';
 import type { QualityItem, SuiteDoc, SuiteTask } from '../schemas/quality.schema.ts';
 import type { ServiceDeps } from './deps.ts';
-import { itemScoringRule, qualityRunsWithRelations, toQualityRun, type QualityRun, type QualityRunListRow } from './quality-runs.service.ts';
+import { approvedRunsOfModel, bestPerSuite, BY_SCORE, itemScoringRule, qualityRunsWithRelations, toQualityRun, type QualityRun, type QualityRunListRow } from './quality-runs.service.ts';
 
 /**
  * What the public quality pages read beyond the API's services: a suite's leaderboard of
@@ -33,12 +32,6 @@ export const SUITE_CHART_RUNS = 500;
 const BEST_MATCHING_SPEED = `(select max(s.tok_s_out) from speed_test_runs s
   where s.status = 'APPROVED' and s.model_id = r.model_id and s.hw_class = r.hw_class
     and lower(s.quantization) = lower(r.quantization)) as best_tok_s_out`;
-
-const BY_SCORE = [
-  { column: 'r.score', order: 'desc' },
-  { column: 'r.created_at', order: 'asc' },
-  { column: 'r.id', order: 'asc' },
-] as const;
 
 /** The aggregate's standard error on the score's scale (0-100), when every task gives one and the aggregation allows it. */
 export function scoreStdError(run: Pick<QualityRun, 'tasks' | 'suite'>): number | null {
@@ -131,11 +124,10 @@ export function createQualityPagesService({ db }: Pick<ServiceDeps, 'db'>) {
         .where({ 'r.suite_id': suiteId, 'r.status': 'APPROVED' })
         .modify(applyFilters, filters)
         .count<{ total: string }[]>({ total: '*' });
-      const [rows, chartRows, [{ total }]] = await Promise.all([
-        approvedRunsOf(suiteId, filters).orderBy([...BY_SCORE]).limit(page.limit).offset(page.offset),
-        approvedRunsOf(suiteId, filters).orderBy([...BY_SCORE]).limit(SUITE_CHART_RUNS),
-        counted,
-      ]);
+      const [chartRows, [{ total }]] = await Promise.all([approvedRunsOf(suiteId, filters).orderBy([...BY_SCORE]).limit(SUITE_CHART_RUNS), counted]);
+      // A page within the chart's runs is a slice of them; only a page beyond is read again.
+      const end = page.offset + page.limit;
+      const rows = end <= SUITE_CHART_RUNS ? chartRows.slice(page.offset, end) : await approvedRunsOf(suiteId, filters).orderBy([...BY_SCORE]).limit(page.limit).offset(page.offset);
       return { runs: rows.map(ranked), total: Number(total), limit: page.limit, offset: page.offset, chartRuns: chartRows.map(ranked) };
     },
 
@@ -151,25 +143,28 @@ export function createQualityPagesService({ db }: Pick<ServiceDeps, 'db'>) {
     },
 
     /**
-     * For each suite with approved runs of the model in more than one quantization (compared
-     * case-insensitively), the best run per quantization, best score first: the quality a
+     * The model page's quality section, from one read of the model's approved runs: the best
+     * run per suite, and for each suite run in more than one quantization (compared
+     * case-insensitively) the best run per quantization, best score first: the quality a
      * smaller quantization costs.
      */
-    async quantizationComparison(modelId: string) {
-      const rows = await qualityRunsWithRelations(db).where({ 'r.model_id': modelId, 'r.status': 'APPROVED' }).whereNotNull('r.quantization').orderBy([...BY_SCORE]);
+    async modelSection(modelId: string) {
+      const rows = await approvedRunsOfModel(db, modelId);
       const bySuite = new Map<string, Map<string, QualityRunListRow>>();
       for (const row of rows) {
+        if (!row.quantization) continue;
         const best = bySuite.get(row.suite_id) ?? bySuite.set(row.suite_id, new Map()).get(row.suite_id)!;
-        const quantization = row.quantization!.toLowerCase();
+        const quantization = row.quantization.toLowerCase();
         if (!best.has(quantization)) best.set(quantization, row);
       }
-      return [...bySuite.values()]
+      const byQuantization = [...bySuite.values()]
         .filter((best) => best.size > 1)
         .map((best) => {
           const runs = [...best.values()].map(ranked);
           return { suite: runs[0]!.suite, runs };
         })
         .sort((a, b) => a.suite.slug.localeCompare(b.suite.slug));
+      return { bestPerSuite: bestPerSuite(rows).map(ranked), byQuantization };
     },
 
     /** A run's traces with each item's expected answer and, where the server can score the task, what it read and scored. */

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Db } from '../db/knex.ts';
 import { HttpError, NotFound, ValidationFailed } from '../lib/errors.ts';
 import { aggregateScores, scoreResponse, standardError, standardErrorOfScores, type ItemScoringRule, type TextScoringMethod } from '../lib/quality-scoring.ts';
@@ -6,11 +7,10 @@ import { messages } from '../messages.ts';
 import type { Artifact, QualityItem, QualityRunSubmission, SuiteDoc, SuiteTask } from '../schemas/quality.schema.ts';
 import type { ServiceDeps } from './deps.ts';
 import { upsertHardwareProfile } from './hardware.service.ts';
-import { createIdempotencyService } from './idempotency.service.ts';
 import { createModelsService, toModelSummary, type ModelRow, type ResolvedModel } from './models.service.ts';
 import { suitesWithCreator, taskItems, type SuiteListRow } from './quality-suites.service.ts';
 import { QUALITY_REACTION_KIND } from './reactions.service.ts';
-import { createSubmissionWindowService, type WindowState } from './submission-window.service.ts';
+import { createSubmissionWindowService, submitInWindow, type WindowState } from './submission-window.service.ts';
 
 /**
  * Quality runs: dry-run and submit (PENDING until an admin approves; the aggregate is the
@@ -330,7 +330,7 @@ export interface QualitySubmissionResult {
 }
 
 export function createQualityRunsService(deps: ServiceDeps) {
-  const { db, clock, profile } = deps;
+  const { db, profile } = deps;
   const rule = profile.quality?.submissionLimit;
   const windows = createSubmissionWindowService(deps);
   const models = createModelsService(deps);
@@ -411,23 +411,19 @@ export function createQualityRunsService(deps: ServiceDeps) {
      */
     async submit(userId: string, submission: QualityRunSubmission, idempotency?: { key: string; requestHash: string }): Promise<QualitySubmissionResult> {
       if (!rule) throw new NotFound(messages.notFound);
-      let resetAt: Date | undefined;
-      const { answer: run, replayed } = await createIdempotencyService(deps).once(
-        idempotency && { userId, scope: IDEMPOTENCY_SCOPE, key: idempotency.key, requestHash: idempotency.requestHash },
-        {
-          prepare: () => validate(submission),
-          write: async (trx, validated) => {
-            const now = clock.now();
-            resetAt = await createSubmissionWindowService({ ...deps, db: trx }).claim(userId, rule, now);
-            const modelRow = 'catalogued' in validated.model ? validated.model.catalogued : await createModelsService({ ...deps, db: trx }).catalogue(validated.model.fromHub);
-            const id = await createQualityRunWriter({ db: trx }).store(userId, submission, { ...validated, modelRow }, now);
-            return toQualityRun((await qualityRunsWithRelations(trx).where('r.id', id).first())!);
-          },
+      const { answer: run, replayed, rateLimit } = await submitInWindow(deps, {
+        userId,
+        rule,
+        scope: IDEMPOTENCY_SCOPE,
+        idempotency,
+        prepare: () => validate(submission),
+        store: async (trx, validated, now) => {
+          const modelRow = 'catalogued' in validated.model ? validated.model.catalogued : await createModelsService({ ...deps, db: trx }).catalogue(validated.model.fromHub);
+          const id = await createQualityRunWriter({ db: trx }).store(userId, submission, { ...validated, modelRow }, now);
+          return toQualityRun((await qualityRunsWithRelations(trx).where('r.id', id).first())!);
         },
-      );
-      if (!replayed) return { run, replayed, rateLimit: { remaining: 0, resetAt: resetAt! } };
-      const window = await windows.state(userId, rule);
-      return { run, replayed, rateLimit: { remaining: window.canSubmit ? 1 : 0, resetAt: window.nextAt ?? clock.now() } };
+      });
+      return { run, replayed, rateLimit };
     },
 
     windowState(userId: string): Promise<WindowState> {
@@ -481,19 +477,31 @@ export function createQualityRunsService(deps: ServiceDeps) {
      * the run's mean score over those tasks.
      */
     async bestForModel(modelIdOrHfId: string, viewerId: string | null = null) {
-      const model = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(modelIdOrHfId)
-        ? await db('models').where({ id: modelIdOrHfId }).first('id')
-        : await models.findByHfId(modelIdOrHfId);
+      const model = z.uuid().safeParse(modelIdOrHfId).success ? await db('models').where({ id: modelIdOrHfId }).first('id') : await models.findByHfId(modelIdOrHfId);
       if (!model) return { runs: [] as QualityRun[], datasets: [] as DatasetBest[] };
-      const rows = await qualityRunsWithRelations(db, viewerId)
-        .where({ 'r.model_id': model.id, 'r.status': 'APPROVED' })
-        .orderBy([{ column: 'r.score', order: 'desc' }, { column: 'r.created_at', order: 'asc' }, { column: 'r.id', order: 'asc' }]);
-      const bestPerSuite = new Map<string, QualityRunListRow>();
-      for (const row of rows) if (!bestPerSuite.has(row.suite_id)) bestPerSuite.set(row.suite_id, row);
-      const runs = [...bestPerSuite.values()].sort((a, b) => a.suite_slug.localeCompare(b.suite_slug)).map(toQualityRun);
-      return { runs, datasets: await bestPerDataset(db, rows) };
+      const rows = await approvedRunsOfModel(db, model.id, viewerId);
+      return { runs: bestPerSuite(rows).map(toQualityRun), datasets: await bestPerDataset(db, rows) };
     },
   };
+}
+
+/** Best score first, then the earliest: how quality runs rank. */
+export const BY_SCORE = [
+  { column: 'r.score', order: 'desc' },
+  { column: 'r.created_at', order: 'asc' },
+  { column: 'r.id', order: 'asc' },
+] as const;
+
+/** A model's approved runs, best first. */
+export function approvedRunsOfModel(db: Db, modelId: string, viewerId: string | null = null): Promise<QualityRunListRow[]> {
+  return qualityRunsWithRelations(db, viewerId).where({ 'r.model_id': modelId, 'r.status': 'APPROVED' }).orderBy([...BY_SCORE]);
+}
+
+/** Of runs ranked best first: the first of each suite, by suite slug. */
+export function bestPerSuite(rows: readonly QualityRunListRow[]): QualityRunListRow[] {
+  const best = new Map<string, QualityRunListRow>();
+  for (const row of rows) if (!best.has(row.suite_id)) best.set(row.suite_id, row);
+  return [...best.values()].sort((a, b) => a.suite_slug.localeCompare(b.suite_slug));
 }
 
 export interface DatasetBest {

@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
-import { contentHash } from '../lib/canonical-json.ts';
 import { NotFound } from '../lib/errors.ts';
 import { jsonArray, jsonObject } from '../lib/json-text.ts';
 import { speedTestFacets } from '../lib/speed-test-facets.ts';
@@ -12,10 +11,9 @@ import type { SpeedTestListQuery } from '../schemas/speed-test-query.schema.ts';
 import type { SpeedTestSubmission } from '../schemas/speed-test.schema.ts';
 import type { ServiceDeps } from './deps.ts';
 import { upsertByContentHash, upsertHardwareProfile } from './hardware.service.ts';
-import { createIdempotencyService } from './idempotency.service.ts';
 import { createModelsService, toModelSummary, type ModelRow, type ResolvedModel } from './models.service.ts';
 import { createSpeedTestReads, speedTestJson, toSpeedTestRun, type CountFact, type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
-import { createSubmissionWindowService, type WindowState } from './submission-window.service.ts';
+import { createSubmissionWindowService, submitInWindow, type WindowState } from './submission-window.service.ts';
 
 export type { SpeedTestRun };
 
@@ -108,7 +106,7 @@ export function createSpeedTestWriter({ db }: Pick<ServiceDeps, 'db'>) {
  * window, safe to retry with an Idempotency-Key), and the results list with its exports.
  */
 export function createSpeedTestsService(deps: ServiceDeps) {
-  const { profile, clock } = deps;
+  const { profile } = deps;
   const reads = createSpeedTestReads(deps);
   const windows = createSubmissionWindowService(deps);
   const models = createModelsService(deps);
@@ -152,26 +150,20 @@ export function createSpeedTestsService(deps: ServiceDeps) {
      * writing or using the window.
      */
     async submit(userId: string, submission: SpeedTestSubmission, idempotency?: { key: string; requestHash: string }): Promise<SubmissionResult> {
-      let resetAt: Date | undefined;
-      const { answer: run, replayed } = await createIdempotencyService(deps).once(
-        idempotency && { userId, scope: IDEMPOTENCY_SCOPE, key: idempotency.key, requestHash: idempotency.requestHash },
-        {
-          prepare: () => validate(submission),
-          write: async (trx, { normalised, model }) => {
-            // Stamped after the hub check, as the run is accepted.
-            const now = clock.now();
-            const inTransaction = { ...deps, db: trx };
-            resetAt = await createSubmissionWindowService(inTransaction).claim(userId, submissionRule, now);
-            const modelRow = 'catalogued' in model ? model.catalogued : await createModelsService(inTransaction).catalogue(model.fromHub);
-            const id = await createSpeedTestWriter(inTransaction).store({ normalised, model: modelRow, userId, createdAt: now });
-            return (await createSpeedTestReads(inTransaction).find((q) => q.where('r.id', id)))[0]!;
-          },
+      const { answer: run, replayed, rateLimit } = await submitInWindow(deps, {
+        userId,
+        rule: submissionRule,
+        scope: IDEMPOTENCY_SCOPE,
+        idempotency,
+        prepare: () => validate(submission),
+        store: async (trx, { normalised, model }, now) => {
+          const inTransaction = { ...deps, db: trx };
+          const modelRow = 'catalogued' in model ? model.catalogued : await createModelsService(inTransaction).catalogue(model.fromHub);
+          const id = await createSpeedTestWriter(inTransaction).store({ normalised, model: modelRow, userId, createdAt: now });
+          return (await createSpeedTestReads(inTransaction).find((q) => q.where('r.id', id)))[0]!;
         },
-      );
-      if (!replayed) return { run, replayed, rateLimit: { remaining: 0, resetAt: resetAt! } };
-      // A replayed 201 reports the user's window as it stands, like any 201.
-      const window = await windows.state(userId, submissionRule);
-      return { run, replayed, rateLimit: { remaining: window.canSubmit ? 1 : 0, resetAt: window.nextAt ?? clock.now() } };
+      });
+      return { run, replayed, rateLimit };
     },
 
     /** What the submit form shows: may this user submit now, and if not, when. */

@@ -1,6 +1,8 @@
 import { RateLimited } from '../lib/errors.ts';
 import type { RateLimitRule } from '../revisions.ts';
+import type { Db } from '../db/knex.ts';
 import type { ServiceDeps } from './deps.ts';
+import { createIdempotencyService } from './idempotency.service.ts';
 
 /** What a submit form shows: may this user submit now, and if not, when. */
 export interface WindowState {
@@ -47,3 +49,51 @@ export function createSubmissionWindowService({ db, clock }: Pick<ServiceDeps, '
 }
 
 export type SubmissionWindowService = ReturnType<typeof createSubmissionWindowService>;
+
+/** A submission to store in the user's window of `rule`, safe to retry with an Idempotency-Key. */
+export interface WindowedSubmission<Prepared, Answer> {
+  userId: string;
+  rule: RateLimitRule;
+  /** Idempotency-Key scope of this kind of submission. */
+  scope: string;
+  idempotency?: { key: string; requestHash: string };
+  /** Every check before the write (validation, the hub); runs only when there is nothing to replay. */
+  prepare(): Promise<Prepared>;
+  /** The write, in the transaction that also claims the window; `now` is when it was accepted. */
+  store(trx: Db, prepared: Prepared, now: Date): Promise<Answer>;
+}
+
+export interface WindowedAnswer<Answer> {
+  answer: Answer;
+  replayed: boolean;
+  /** Submissions left in the window and when it ends (for a replay: the window as it is now). */
+  rateLimit: { remaining: number; resetAt: Date };
+}
+
+/**
+ * Stores a submission (speed test or quality run): prepared first, then in one transaction
+ * the user's window is claimed and the submission written, so a failed write leaves the
+ * window untouched. A retry with the same Idempotency-Key gets the first answer again
+ * without writing or using the window.
+ */
+export async function submitInWindow<Prepared, Answer>(deps: Pick<ServiceDeps, 'db' | 'clock'>, submission: WindowedSubmission<Prepared, Answer>): Promise<WindowedAnswer<Answer>> {
+  const { userId, rule } = submission;
+  const { clock } = deps;
+  let resetAt: Date | undefined;
+  const { answer, replayed } = await createIdempotencyService(deps).once(
+    submission.idempotency && { userId, scope: submission.scope, key: submission.idempotency.key, requestHash: submission.idempotency.requestHash },
+    {
+      prepare: submission.prepare,
+      write: async (trx, prepared) => {
+        // Stamped after the checks, as the submission is accepted.
+        const now = clock.now();
+        resetAt = await createSubmissionWindowService({ db: trx, clock }).claim(userId, rule, now);
+        return submission.store(trx, prepared, now);
+      },
+    },
+  );
+  if (!replayed) return { answer, replayed, rateLimit: { remaining: 0, resetAt: resetAt! } };
+  // A replayed 201 reports the user's window as it stands, like any 201.
+  const window = await createSubmissionWindowService(deps).state(userId, rule);
+  return { answer, replayed, rateLimit: { remaining: window.canSubmit ? 1 : 0, resetAt: window.nextAt ?? clock.now() } };
+}

@@ -190,6 +190,14 @@ for (const { revision, root } of QUALITY_REVISIONS) {
           .send(`{"pad":"${'y'.repeat(1100 * 1024)}"}`);
         expect(res.status).to.equal(413);
         expect(res.body).to.deep.equal({ error: 'Request body is larger than 1 MB' });
+        // Paths below a larger-limit operation keep 1 MB too (the limit is per method and exact path).
+        const below = await ada.agent
+          .post(`${root}/runs/00000000-0000-4000-8000-000000000000/react`)
+          .set('X-CSRF-Token', ada.csrf)
+          .set('Content-Type', 'application/json')
+          .send(`{"emoji":"fire","pad":"${'y'.repeat(1100 * 1024)}"}`);
+        expect(below.status).to.equal(413);
+        expect(below.body).to.deep.equal({ error: 'Request body is larger than 1 MB' });
       });
     });
 

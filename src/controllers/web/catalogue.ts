@@ -7,7 +7,6 @@ import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { modelsListQuerySchema } from '../../schemas/models-query.schema.ts';
 import { speedTestListQuerySchema } from '../../schemas/speed-test-query.schema.ts';
 import { leaderboardRuns } from '../../services/leaderboard.service.ts';
-import { withUncertainty } from '../../services/quality-pages.service.ts';
 import { speedTestListRuns } from '../../services/speed-tests.service.ts';
 import { scoreByQuantizationChart, scoreText } from '../../web/charts/quality-charts.ts';
 import { bestByHardwareChart, speedVersusMemoryChart } from '../../web/charts/speed-test-charts.ts';
@@ -22,10 +21,10 @@ export function cataloguePagesController({ services, profile, config }: AppConte
 
   /** The model page's quality section: best score per suite, and each suite's best score per quantization with its chart. */
   async function modelQuality(modelId: string, modelName: string) {
-    const [{ runs }, comparisons] = await Promise.all([services.qualityRuns.bestForModel(modelId), services.qualityPages.quantizationComparison(modelId)]);
+    const { bestPerSuite, byQuantization } = await services.qualityPages.modelSection(modelId);
     return {
-      bestPerSuite: runs.map((run) => withUncertainty(run)),
-      byQuantization: comparisons.map(({ suite, runs: perQuantization }) => ({ suite, runs: perQuantization, chart: scoreByQuantizationChart(perQuantization, suite.name, modelName) })),
+      bestPerSuite,
+      byQuantization: byQuantization.map(({ suite, runs }) => ({ suite, runs, chart: scoreByQuantizationChart(runs, suite.name, modelName) })),
       scoreText,
     };
   }
