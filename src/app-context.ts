@@ -1,4 +1,5 @@
 import { createHubClient, createOfflineHubClient, type HubClient } from './clients/hub.ts';
+import { createOutboundClient, type OutboundClient } from './clients/outbound.ts';
 import type { Config } from './config.ts';
 import { createDatabaseHealth, type DatabaseHealth } from './db/health.ts';
 import type { Db } from './db/knex.ts';
@@ -6,6 +7,8 @@ import { systemClock, type Clock } from './lib/clock.ts';
 import type { Logger } from './logger.ts';
 import { apiDocuments, type ApiDocuments } from './openapi/documents.ts';
 import { getRevisionProfile, type RevisionProfile } from './revisions.ts';
+import { EXECUTE_LIMITS } from './schemas/execute.schema.ts';
+import { DEFAULT_EXECUTION_TIMING, ExecutionRuntime, type ExecutionDeps, type ExecutionTiming } from './services/execution-runtime.ts';
 import { createServices, type Services } from './services/index.ts';
 
 /** What an app is built from. */
@@ -21,19 +24,28 @@ export interface AppDeps {
   databaseUrl: string;
   /** Whether `db` is reachable: outages are logged once, not per request. */
   databaseHealth: DatabaseHealth;
+  /** The guarded client for requests to users' servers and the judge (one with a fake resolver in tests). */
+  outbound: OutboundClient;
+  /** Worker loop timings of server-side execution (shortened in tests). */
+  executionTiming: ExecutionTiming;
 }
 
 /**
  * The profile, hub and clock default to the configured revision, the configured hub and the
  * system clock; the database health is always built on `db`.
  */
-export type AppDepsInput = Omit<AppDeps, 'profile' | 'hub' | 'clock' | 'databaseHealth'> & Partial<Pick<AppDeps, 'profile' | 'hub' | 'clock'>>;
+export type AppDepsInput = Omit<AppDeps, 'profile' | 'hub' | 'clock' | 'databaseHealth' | 'outbound' | 'executionTiming'> &
+  Partial<Pick<AppDeps, 'profile' | 'hub' | 'clock' | 'outbound'>> & { executionTiming?: Partial<ExecutionTiming> };
 
 /** The deps plus every service built on them: what routes and controllers are given. */
 export interface AppContext extends AppDeps {
   services: Services;
   /** The generated API documents of this revision (OpenAPI, agent-context), built once per base URL. */
   documents: ApiDocuments;
+  /** What server-side executions share: the outbound client, this instance's runtime, the judge. */
+  execution: ExecutionDeps;
+  /** Whether the outbound client was made here (and so is closed with the app). */
+  ownsOutbound: boolean;
 }
 
 function defaultHub(config: Config): HubClient {
@@ -49,6 +61,20 @@ export function createAppContext(input: AppDepsInput): AppContext {
     hub: input.hub ?? defaultHub(input.config),
     clock: input.clock ?? systemClock,
     databaseHealth: createDatabaseHealth(input.db, input.logger),
+    outbound: input.outbound ?? createOutboundClient({ allowHosts: input.config.execute.allowHosts, timeoutMs: EXECUTE_LIMITS.requestTimeoutMs }),
+    executionTiming: { ...DEFAULT_EXECUTION_TIMING, ...input.executionTiming },
   };
-  return { ...deps, services: createServices({ ...deps, hubMode: deps.config.hubMode }), documents: apiDocuments(deps.profile) };
+  const execution: ExecutionDeps = {
+    outbound: deps.outbound,
+    runtime: new ExecutionRuntime(deps.config.execute.workers),
+    judge: deps.config.execute.judge,
+    timing: deps.executionTiming,
+  };
+  return {
+    ...deps,
+    execution,
+    ownsOutbound: !input.outbound,
+    services: createServices({ ...deps, hubMode: deps.config.hubMode, execution }),
+    documents: apiDocuments(deps.profile),
+  };
 }

@@ -6,6 +6,7 @@ import express from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import { createAppContext, type AppDepsInput } from './app-context.ts';
+import { createExecutionWorkers } from './services/execution-worker.ts';
 import { healthController } from './controllers/health.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { verifyCsrf } from './middleware/csrf.ts';
@@ -116,7 +117,15 @@ export function createApp(input: AppDepsInput): express.Express {
   for (const limiter of readLimits(config, logger)) app.use(limiter);
 
   const { middleware: session, close: closeSessions } = sessions(context);
+  const workers = createExecutionWorkers({ ...context, hubMode: config.hubMode });
+  if (profile.quality && config.execute.workers > 0) workers.start(config.execute.workers);
+  if (production && config.execute.allowHosts.length > 0) {
+    logger.warn({ allowHosts: config.execute.allowHosts }, 'EXECUTE_ALLOW_HOSTS is set: executions may reach these hosts even on private addresses');
+  }
   app.locals.close = async () => {
+    // Running executions go back to the queue before the database goes.
+    await workers.stop();
+    if (context.ownsOutbound) await context.outbound.close();
     closeSessions();
     databaseHealth.close();
   };

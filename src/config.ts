@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { parseAllowHosts } from './lib/target-address.ts';
 import type { RevisionNumber } from './revisions.ts';
 
 /** Thrown for a bad environment; its message is one line naming the variable. */
@@ -39,6 +40,11 @@ const envSchema = z.object({
   READ_LIMIT_PER_MINUTE: z.preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 (off) or more').default(600)),
   EXPORT_LIMIT_PER_HOUR: z.preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 (off) or more').default(60)),
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./data')),
+  EXECUTE_WORKERS: z.preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 (no workers) or more').max(32, 'must be at most 32').default(1)),
+  EXECUTE_ALLOW_HOSTS: optionalString,
+  JUDGE_BASE_URL: z.preprocess(emptyToUndefined, httpUrl.optional()),
+  JUDGE_MODEL: optionalString,
+  JUDGE_API_KEY: optionalString,
 });
 
 export interface Config {
@@ -63,6 +69,15 @@ export interface Config {
   /** Value handed to Express's `trust proxy` setting. */
   trustProxy: boolean | number | string;
   dataDir: string;
+  /** Server-side execution of suites (issue 14). */
+  execute: {
+    /** Worker loops in this instance; 0 runs none (jobs wait for another instance). */
+    workers: number;
+    /** EXECUTE_ALLOW_HOSTS: host[:port] entries exempt from the public-address rule. */
+    allowHosts: string[];
+    /** The deployment's judge for llm_judge suites, when configured. */
+    judge: { baseUrl: string; model: string; apiKey: string | undefined } | undefined;
+  };
 }
 
 /** `TRUST_PROXY`: true/false, a hop count, or a list of addresses/subnets as Express accepts. */
@@ -104,6 +119,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.NODE_ENV === 'production' && !e.PUBLIC_URL) {
     throw new ConfigError('PUBLIC_URL: required when NODE_ENV=production');
   }
+  if (Boolean(e.JUDGE_BASE_URL) !== Boolean(e.JUDGE_MODEL)) {
+    throw new ConfigError(`${e.JUDGE_BASE_URL ? 'JUDGE_MODEL' : 'JUDGE_BASE_URL'}: JUDGE_BASE_URL and JUDGE_MODEL go together`);
+  }
   if (Boolean(e.ADMIN_USERNAME) !== Boolean(e.ADMIN_PASSWORD)) {
     throw new ConfigError(`${e.ADMIN_USERNAME ? 'ADMIN_PASSWORD' : 'ADMIN_USERNAME'}: ADMIN_USERNAME and ADMIN_PASSWORD go together`);
   }
@@ -124,5 +142,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readLimits: { perMinute: e.READ_LIMIT_PER_MINUTE, exportsPerHour: e.EXPORT_LIMIT_PER_HOUR },
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     dataDir,
+    execute: {
+      workers: e.EXECUTE_WORKERS,
+      allowHosts: parseAllowHosts(e.EXECUTE_ALLOW_HOSTS),
+      judge: e.JUDGE_BASE_URL && e.JUDGE_MODEL ? { baseUrl: e.JUDGE_BASE_URL.replace(/\/+$/, ''), model: e.JUDGE_MODEL, apiKey: e.JUDGE_API_KEY } : undefined,
+    },
   };
 }

@@ -12,6 +12,7 @@ import {
 import { accountApi } from './account.ts';
 import { agentMetadataApi } from './agent-metadata.ts';
 import { apiKeysApi } from './api-keys.ts';
+import { executeApi } from './execute.ts';
 import { leaderboardApi } from './leaderboard.ts';
 import { modelsApi } from './models.ts';
 import type { ApiOperation, ApiResource, HeaderName } from './operation.ts';
@@ -34,7 +35,7 @@ const sharedApi: ApiResource = {
 };
 
 /** Every resource of the API, in the order the documents list them. A new resource is added here. */
-const resources: readonly ApiResource[] = [sharedApi, speedTestsApi, leaderboardApi, modelsApi, reactionsApi, qualityApi, accountApi, apiKeysApi, setupsApi, agentMetadataApi];
+const resources: readonly ApiResource[] = [sharedApi, speedTestsApi, leaderboardApi, modelsApi, reactionsApi, qualityApi, executeApi, accountApi, apiKeysApi, setupsApi, agentMetadataApi];
 
 /** Every tag, in the order the documents list them. */
 export const apiTags = resources.flatMap((resource) => (resource.tag ? [resource.tag] : []));

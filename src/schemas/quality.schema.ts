@@ -171,6 +171,8 @@ function suiteDocSchema(profile: RevisionProfile) {
           fewShot: int(0, 1000).optional(),
           maxNewTokens: int(1, 131_072).optional(),
           seed: int(-2_147_483_648, 2_147_483_647).optional(),
+          // Items a server-side execution sends at once (POST {root}/execute).
+          concurrency: int(1, 8).optional(),
         })
         .default({ temperature: 0 }),
       judge: z.strictObject({ provider: optionalText(64), model: optionalText(256), baseUrl: httpUrl().optional() }).optional(),

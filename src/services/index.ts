@@ -1,6 +1,8 @@
 import { createApiKeysService } from './api-keys.service.ts';
 import { createAuditService } from './audit.service.ts';
 import type { ServiceDeps } from './deps.ts';
+import type { ExecutionDeps } from './execution-runtime.ts';
+import { createExecutionsService } from './executions.service.ts';
 import { createHardwareService } from './hardware.service.ts';
 import { createLeaderboardService } from './leaderboard.service.ts';
 import { createModelsService } from './models.service.ts';
@@ -24,8 +26,9 @@ export type { ServiceDeps } from './deps.ts';
  * Work outside requests (start-up, the housekeeping timer, the CLI) builds the one service
  * it needs from its database.
  */
-export function createServices(deps: ServiceDeps) {
+export function createServices(deps: ServiceDeps & { execution: ExecutionDeps }) {
   return {
+    executions: createExecutionsService(deps),
     apiKeys: createApiKeysService(deps),
     audit: createAuditService(deps),
     hardware: createHardwareService(deps),

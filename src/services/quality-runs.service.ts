@@ -255,6 +255,16 @@ export interface ValidatedRun {
   model: ResolvedModel;
 }
 
+/** How a run came to be, when the server made it: set on runs of server-side executions. */
+export interface ServerOrigin {
+  executionMode: 'SERVER_EXECUTE';
+  /** `SERVER_JUDGE` when the deployment's judge scored items. */
+  judgeMode: 'NONE' | 'SERVER_JUDGE';
+}
+
+/** A run to store: a client's submission, or one the server built from an execution. */
+export type StorableRun = Omit<QualityRunSubmission, 'executionMode' | 'judgeMode'> & Partial<Pick<QualityRunSubmission, 'executionMode' | 'judgeMode'>>;
+
 /**
  * Writes validated quality runs; build it on the writing transaction. Submissions and the
  * demo seeder both store runs through it.
@@ -264,10 +274,11 @@ export function createQualityRunWriter({ db: trx }: Pick<ServiceDeps, 'db'>) {
     /** The run of a catalogued model (with its hardware profile) and its artifacts, in `status`. */
     async store(
       userId: string,
-      submission: QualityRunSubmission,
+      submission: StorableRun,
       { suite, scores, modelRow }: { suite: RunSuite; scores: RunScores; modelRow: ModelRow },
       now: Date,
       status: 'PENDING' | 'APPROVED' = 'PENDING',
+      origin?: ServerOrigin,
     ): Promise<string> {
       const hardware = normaliseHardware(submission.hardware);
       const hardwareId = await upsertHardwareProfile(trx, hardware);
@@ -285,8 +296,8 @@ export function createQualityRunWriter({ db: trx }: Pick<ServiceDeps, 'db'>) {
           runner_version: submission.runnerVersion ?? null,
           run_config: submission.runConfig ? JSON.stringify(submission.runConfig) : null,
           notes: submission.notes || null,
-          execution_mode: submission.executionMode ?? (suite.row.runner === 'LM_EVAL_HARNESS' ? 'LM_EVAL_LOCAL' : 'CUSTOM_LOCAL'),
-          judge_mode: submission.judgeMode ?? 'NONE',
+          execution_mode: origin?.executionMode ?? submission.executionMode ?? (suite.row.runner === 'LM_EVAL_HARNESS' ? 'LM_EVAL_LOCAL' : 'CUSTOM_LOCAL'),
+          judge_mode: origin?.judgeMode ?? submission.judgeMode ?? 'NONE',
           score: scores.score,
           task_results: JSON.stringify(scores.tasks),
           rescored: scores.rescored,
@@ -344,7 +355,7 @@ export function createQualityRunsService(deps: ServiceDeps) {
   }
 
   /** Every task key covered, nothing else; artifacts name tasks and items that exist. */
-  function checkCoverage(suite: RunSuite, submission: QualityRunSubmission, itemsOf: ReadonlyMap<string, readonly QualityItem[]>): void {
+  function checkCoverage(suite: RunSuite, submission: StorableRun, itemsOf: ReadonlyMap<string, readonly QualityItem[]>): void {
     const errors: FieldErrors = {};
     const keys = new Set(suite.row.task_keys);
     for (const key of Object.keys(submission.results)) if (!keys.has(key)) addError(errors, `results.${key}`, messages.qualityUnknownTaskKey(suite.row.slug));
@@ -370,7 +381,7 @@ export function createQualityRunsService(deps: ServiceDeps) {
   }
 
   /** Every check of a real submission, the hub included, and the scores; writes nothing. */
-  async function validate(submission: QualityRunSubmission): Promise<ValidatedRun> {
+  async function validate(submission: StorableRun): Promise<ValidatedRun> {
     const suite = await approvedSuite(submission.suiteSlug);
     const itemsOf = await itemsForArtifacts(suite.doc, submission.artifacts ?? []);
     checkCoverage(suite, submission, itemsOf);
@@ -408,8 +419,9 @@ export function createQualityRunsService(deps: ServiceDeps) {
      * Stores a PENDING run: validated, scored and checked on the hub first, then in one
      * transaction the user's quality window is claimed, the model catalogued if new, and the
      * run and its artifacts written. An Idempotency-Key retry gets the first answer again.
+     * `origin` marks a run the server built from its own execution.
      */
-    async submit(userId: string, submission: QualityRunSubmission, idempotency?: { key: string; requestHash: string }): Promise<QualitySubmissionResult> {
+    async submit(userId: string, submission: StorableRun, idempotency?: { key: string; requestHash: string }, origin?: ServerOrigin): Promise<QualitySubmissionResult> {
       if (!rule) throw new NotFound(messages.notFound);
       const { answer: run, replayed, rateLimit } = await submitInWindow(deps, {
         userId,
@@ -419,7 +431,7 @@ export function createQualityRunsService(deps: ServiceDeps) {
         prepare: () => validate(submission),
         store: async (trx, validated, now) => {
           const modelRow = 'catalogued' in validated.model ? validated.model.catalogued : await createModelsService({ ...deps, db: trx }).catalogue(validated.model.fromHub);
-          const id = await createQualityRunWriter({ db: trx }).store(userId, submission, { ...validated, modelRow }, now);
+          const id = await createQualityRunWriter({ db: trx }).store(userId, submission, { ...validated, modelRow }, now, 'PENDING', origin);
           return toQualityRun((await qualityRunsWithRelations(trx).where('r.id', id).first())!);
         },
       });

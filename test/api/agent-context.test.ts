@@ -21,7 +21,7 @@ const REVISIONS = [
     windowSeconds: 300,
     engines: ['llama.cpp', 'vllm', 'sglang', 'ollama', 'lmstudio', 'exllamav2', 'tgi', 'tensorrt-llm', 'mlx', 'text-generation-webui', 'lmdeploy', 'mlc-llm', 'hipfire', 'tinygrad'],
     costs: false,
-    requestBodies: ['CreateApiKey', 'QualityRunSubmission', 'QualitySuiteRegistration', 'Reaction', 'SetupCreate', 'SetupPatch', 'SpeedTestSubmission'],
+    requestBodies: ['CreateApiKey', 'ExecuteRequest', 'QualityRunSubmission', 'QualitySuiteRegistration', 'Reaction', 'SetupCreate', 'SetupPatch', 'SpeedTestSubmission'],
     quality: { root: '/api/evals', oldRoots: [], datasets: false },
   },
   {
@@ -33,7 +33,7 @@ const REVISIONS = [
       'exllamav3', 'bunn-llama', 'freetoken', 'llmd', 'ninfer', 'atlas', 'lucebox', 'dwarfstar', 'ember',
     ],
     costs: true,
-    requestBodies: ['CreateApiKey', 'QualityDatasetSubmission', 'QualityRunSubmission', 'QualitySuiteRegistration', 'Reaction', 'SetupCreate', 'SetupPatch', 'SpeedTestSubmission'],
+    requestBodies: ['CreateApiKey', 'ExecuteRequest', 'QualityDatasetSubmission', 'QualityRunSubmission', 'QualitySuiteRegistration', 'Reaction', 'SetupCreate', 'SetupPatch', 'SpeedTestSubmission'],
     quality: { root: '/api/benchmarks', oldRoots: ['/api/evals'], datasets: true },
   },
 ] as const;

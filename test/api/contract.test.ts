@@ -10,7 +10,9 @@ import { responseHeaders, type ApiOperation, type HeaderName } from '../../src/a
 import { QUALITY_BODY_LIMITS } from '../../src/api/quality.ts';
 import { getRevisionProfile, type RevisionNumber } from '../../src/revisions.ts';
 import { createKey, signedUpAgent, useTestApp, type Agent, type TestContext } from '../helpers/app.ts';
+import { executeBody } from '../helpers/executions.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
+import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.ts';
 import { validSubmission } from '../helpers/fixtures.ts';
 import { schemaChecker, type SchemaChecker } from '../helpers/openapi.ts';
 import { ARITHMETIC_ITEMS, approveQualityRun, approveSuite, customSuite, qualityRun, registerSuite, submitQualityRun, uniqueSlug } from '../helpers/quality.ts';
@@ -70,6 +72,10 @@ interface Call {
 type Producer = (call: Call) => Promise<request.Response>;
 
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';
+
+/** The OpenAI-compatible server executions are aimed at (one for the whole file). */
+let fakeTarget: FakeOpenAi;
+after(() => fakeTarget?.close());
 
 const metricRuleStatus = (call: Call) => {
   const rule = getRevisionProfile(call.revision).speedTests.metricRule;
@@ -318,6 +324,52 @@ const qualityProducers: Record<string, Producer> = {
   'reactToQualityRun 404': (call) => call.fx.owner.agent.post(call.path({ id: MISSING_ID })).set('X-CSRF-Token', call.fx.owner.csrf).send({ emoji: 'fire' }),
 };
 
+/** The body of an execution of the approved fixture suite against the fake OpenAI-compatible server. */
+const executeBodyOf = (call: Call, overrides: Body = {}): Body => executeBody(quality(call).suite.slug, fakeTarget.url, overrides);
+const startOwnExecution = async (call: Call) =>
+  (await request(call.ctx.app).post(`${qualityRoot(call.revision)}/execute`).set(bearer(call)).send(executeBodyOf(call)).expect(202)).body.execution.id as string;
+
+/** Keyed like `producers`: every documented answer of server-side execution. */
+const executeProducers: Record<string, Producer> = {
+  'executeQualitySuite 202': (call) => submit(call, executeBodyOf(call)),
+  'executeQualitySuite 400': (call) => submit(call, executeBodyOf(call, { baseUrl: 'http://10.0.0.1:8080' })),
+  'executeQualitySuite 401': (call) => anonymous(call, executeBodyOf(call)),
+  'executeQualitySuite 403': (call) => withoutCsrf(call, call.path(), executeBodyOf(call)),
+  'executeQualitySuite 404': (call) => submit(call, executeBodyOf(call, { suiteSlug: 'no-such-suite' })),
+  'executeQualitySuite 422': (call) => submit(call, executeBodyOf(call, { suiteSlug: quality(call).pendingSuite })),
+  'executeQualitySuite 429': async (call) => {
+    // Fill the owner's queue (no workers run here), ask, then empty it again for the producers after this one.
+    const ids: string[] = [];
+    while ((await call.ctx.db('quality_executions').where({ user_id: call.fx.owner.id }).whereIn('status', ['QUEUED', 'RUNNING']).count('* as n').first())!.n < 10) ids.push(await startOwnExecution(call));
+    const res = await submit(call, executeBodyOf(call));
+    await call.ctx.db('quality_executions').whereIn('id', ids).update({ status: 'CANCELLED' });
+    return res;
+  },
+  'executeQualitySuite 503': (call) => submit(call, executeBodyOf(call, { hfId: fakeHubModels.down })),
+
+  'dryRunExecution 200': (call) => submit(call, executeBodyOf(call)),
+  'dryRunExecution 400': (call) => submit(call, executeBodyOf(call, { autoSubmit: true })),
+  'dryRunExecution 401': (call) => anonymous(call, executeBodyOf(call)),
+  'dryRunExecution 403': (call) => withoutCsrf(call, call.path(), executeBodyOf(call)),
+  'dryRunExecution 404': (call) => submit(call, executeBodyOf(call, { suiteSlug: 'no-such-suite' })),
+  'dryRunExecution 422': (call) => submit(call, executeBodyOf(call, { suiteSlug: quality(call).pendingSuite })),
+  'dryRunExecution 503': (call) => submit(call, executeBodyOf(call, { hfId: fakeHubModels.down })),
+
+  'getExecution 200': async (call) => asOwner(call, call.path({ id: await startOwnExecution(call) })),
+  'getExecution 401': (call) => anonymous(call),
+  'getExecution 404': (call) => asOwner(call, call.path({ id: MISSING_ID })),
+
+  'cancelExecution 200': async (call) => asOwner(call, call.path({ id: await startOwnExecution(call) })),
+  'cancelExecution 401': (call) => anonymous(call),
+  'cancelExecution 403': (call) => withoutCsrf(call, call.path({ id: MISSING_ID })),
+  'cancelExecution 404': (call) => asOwner(call, call.path({ id: MISSING_ID })),
+  'cancelExecution 409': async (call) => {
+    const id = await startOwnExecution(call);
+    await asOwner(call, call.path({ id })).expect(200);
+    return asOwner(call, call.path({ id }));
+  },
+};
+
 /** Keyed by operationId (an alias uses its operation's producers) and status. */
 const producers: Record<string, Producer> = {
   'listSpeedTests 200': (call) => request(call.ctx.app).get(call.path()),
@@ -435,6 +487,7 @@ const producers: Record<string, Producer> = {
   'getAgentContext 304': cachedDocument('/api/agent-context')[304],
 
   ...qualityProducers,
+  ...executeProducers,
 };
 
 // Every GET counts against the per-address read limit: an app whose limit is one read
@@ -483,12 +536,14 @@ for (const revision of [1, 2, 3] as const) {
   const operations = apiOperations(getRevisionProfile(revision));
 
   describe(`API contract, revision ${revision}: every documented status is produced`, () => {
-    const ctx = useTestApp({ API_REVISION: String(revision) }, { fakeHub: true, hubTimeoutMs: 300 });
+    // Executions target a fake OpenAI-compatible server on loopback (allow-listed); no workers run them.
+    const ctx = useTestApp({ API_REVISION: String(revision), EXECUTE_ALLOW_HOSTS: '127.0.0.1' }, { fakeHub: true, hubTimeoutMs: 300 });
     let document: Record<string, any>;
     let checker: SchemaChecker;
     let fx: Fixtures;
 
     before(async () => {
+      fakeTarget ??= await startFakeOpenAi({ models: ['fake-model'], answer: () => 'ready' });
       document = (await request(ctx.app).get('/api/openapi.json').expect(200)).body;
       checker = schemaChecker(document);
       await seedDemoCatalogue(ctx.db);

@@ -8,6 +8,8 @@ import { createApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createHubClient } from '../../src/clients/hub.ts';
+import type { OutboundClient } from '../../src/clients/outbound.ts';
+import type { ExecutionTiming } from '../../src/services/execution-runtime.ts';
 import { TestClock } from './clock.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { startFakeHub, type FakeHub } from './fake-hub.ts';
@@ -33,6 +35,10 @@ export interface TestAppOptions {
   fakeHub?: boolean;
   /** Hub request timeout; short so the slow fixture times out quickly. */
   hubTimeoutMs?: number;
+  /** Execution worker timings (polls and heartbeats shortened so jobs finish in test time). */
+  executionTiming?: Partial<ExecutionTiming>;
+  /** The outbound client of executions (one with a fake DNS resolver, or short timeouts). */
+  outbound?: () => OutboundClient;
 }
 
 /** A pino destination that parses each JSON log line into `lines`. */
@@ -56,6 +62,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
     // tests of their own, and the browser tests run with the defaults.
     READ_LIMIT_PER_MINUTE: '0',
     EXPORT_LIMIT_PER_HOUR: '0',
+    // Execution workers poll the database; only the files that run executions start them.
+    EXECUTE_WORKERS: '0',
     ...env,
   });
 }
@@ -84,6 +92,8 @@ export function useTestApp(env: Record<string, string> = {}, options: TestAppOpt
         logger: createLogger('info', sink),
         databaseUrl: database.url,
         clock: ctx.clock,
+        ...(options.executionTiming ? { executionTiming: options.executionTiming } : {}),
+        ...(options.outbound ? { outbound: options.outbound() } : {}),
         ...(options.fakeHub && config.hubMode === 'online'
           ? { hub: createHubClient({ endpoint: ctx.hub.url, timeoutMs: options.hubTimeoutMs ?? 1000 }) }
           : {}),

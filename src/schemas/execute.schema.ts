@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import type { RevisionProfile } from '../revisions.ts';
+import { perRevision } from './query-params.ts';
+import { QUALITY_LIMITS, TASK_KEY_PATTERN } from './quality.schema.ts';
+import { hardwareSchema, hfIdSchema } from './speed-test.schema.ts';
+
+/**
+ * The execute request (DECISIONS.md "Execute (server-side evaluation)"): which approved
+ * CUSTOM suite to run against which OpenAI-compatible server, and what to do with the
+ * scores. The same body is accepted by POST {root}/execute and {root}/execute/dry-run.
+ * Whether `baseUrl` is public is the guard's to say (src/lib/target-address.ts), after this.
+ */
+
+export const EXECUTE_LIMITS = {
+  /** Items (prompts) per execution. */
+  items: 200,
+  /** The whole execution, from its first claim. */
+  maxDurationMs: 30 * 60_000,
+  /** One request to the target or the judge. */
+  requestTimeoutMs: 60_000,
+  /** Executions running at once per user; more wait in the queue. */
+  runningPerUser: 2,
+  /** Executions waiting or running per user; more are refused. */
+  queuedPerUser: 10,
+  /** Items in flight at once, from the suite's runConfig.concurrency. */
+  maxConcurrency: 8,
+  /** An execution fails when more than this share of its items got no usable answer. */
+  maxFailedItemShare: 0.1,
+} as const;
+
+const expected = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'Required' : what);
+const text = (max: number) => z.string({ error: expected('Must be a string') }).trim().min(1, 'Must not be empty').max(max, `Must be at most ${max} characters`);
+
+function buildExecuteSchema(profile: RevisionProfile) {
+  const { bounds } = profile.speedTests;
+  return z
+    .strictObject({
+      suiteSlug: text(QUALITY_LIMITS.slug.max),
+      baseUrl: text(2048),
+      hfId: hfIdSchema(profile),
+      model: text(256).optional(),
+      apiKey: text(4096).optional(),
+      autoSubmit: z.boolean({ error: 'Must be true or false' }).default(false),
+      hardware: hardwareSchema(profile).optional(),
+      quantization: text(bounds.maxLength.quantization).optional(),
+      modelRevision: text(bounds.maxLength.modelRevision).default('main'),
+      notes: z.string({ error: 'Must be a string' }).trim().max(QUALITY_LIMITS.notes, `Must be at most ${QUALITY_LIMITS.notes} characters`).optional(),
+      taskKeys: z
+        .array(z.string({ error: 'Must be a string' }).regex(TASK_KEY_PATTERN, 'Must be a task key of the suite'), { error: 'Must be a list of task keys' })
+        .min(1, 'Give at least one task key, or leave taskKeys out for every task')
+        .max(QUALITY_LIMITS.tasks, `At most ${QUALITY_LIMITS.tasks} task keys`)
+        .optional(),
+    })
+    .superRefine((body, ctx) => {
+      if (body.autoSubmit && !body.hardware) ctx.addIssue({ code: 'custom', path: ['hardware'], message: 'Required when autoSubmit is true: the submitted run names the hardware it ran on' });
+      if (body.autoSubmit && body.taskKeys) ctx.addIssue({ code: 'custom', path: ['taskKeys'], message: 'autoSubmit runs every task of the suite (a submitted run covers them all): leave taskKeys out' });
+    });
+}
+
+/** POST {root}/execute and {root}/execute/dry-run. */
+export const executeSchema = perRevision(buildExecuteSchema);
+export type ExecuteRequest = z.output<ReturnType<typeof buildExecuteSchema>>;
