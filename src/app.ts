@@ -122,13 +122,15 @@ export function createApp(input: AppDepsInput): express.Express {
   if (production && config.execute.allowHosts.length > 0) {
     logger.warn({ allowHosts: config.execute.allowHosts }, 'EXECUTE_ALLOW_HOSTS is set: executions may reach these hosts even on private addresses');
   }
-  app.locals.close = async () => {
-    // Running executions go back to the queue before the database goes.
-    await workers.stop();
-    if (context.ownsOutbound) await context.outbound.close();
-    closeSessions();
-    databaseHealth.close();
-  };
+  let closing: Promise<void> | undefined;
+  app.locals.close = () =>
+    (closing ??= (async () => {
+      // Running executions go back to the queue before the database goes.
+      await workers.stop();
+      if (context.ownsOutbound) await context.outbound.close();
+      closeSessions();
+      databaseHealth.close();
+    })());
   app.use(session);
 
   // Operations that declare a larger body limit (quality suites and runs) get their own parser, on exactly

@@ -50,8 +50,9 @@ export function completionText(contentType: string, body: string): string {
     throw new TargetAnswerError('The server did not answer JSON');
   }
   const choice = (parsed as { choices?: { message?: { content?: unknown }; text?: unknown }[] })?.choices?.[0];
-  const content = choice?.message?.content ?? choice?.text;
+  const content = choice?.message ? choice.message.content : choice?.text;
   if (typeof content === 'string') return content;
+  // A message with no content (only reasoning or tool calls): an empty answer, scored as such.
   if (content === null && choice?.message) return '';
   throw new TargetAnswerError('The answer has no choices[0].message.content');
 }

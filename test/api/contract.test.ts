@@ -340,7 +340,7 @@ const executeProducers: Record<string, Producer> = {
   'executeQualitySuite 429': async (call) => {
     // Fill the owner's queue (no workers run here), ask, then empty it again for the producers after this one.
     const ids: string[] = [];
-    while ((await call.ctx.db('quality_executions').where({ user_id: call.fx.owner.id }).whereIn('status', ['QUEUED', 'RUNNING']).count('* as n').first())!.n < 10) ids.push(await startOwnExecution(call));
+    while (Number((await call.ctx.db('quality_executions').where({ user_id: call.fx.owner.id }).whereIn('status', ['QUEUED', 'RUNNING']).count('* as n').first())!.n) < 10) ids.push(await startOwnExecution(call));
     const res = await submit(call, executeBodyOf(call));
     await call.ctx.db('quality_executions').whereIn('id', ids).update({ status: 'CANCELLED' });
     return res;
