@@ -19,6 +19,7 @@ import {
 } from '../schemas/quality.schema.ts';
 import { curlExample } from './examples.ts';
 import { qualityExamples } from './quality-examples.ts';
+import { EXECUTE_LIMITS } from '../schemas/execute.schema.ts';
 
 /**
  * The quality-evaluation part of the agent documents (the agent-context's `quality` section
@@ -91,8 +92,8 @@ export function qualityGuide(profile: RevisionProfile, origin: string) {
         scoringMethod: `Required: ${scoringMethods.join(', ')}; perplexity is refused (see scoringMethods).`,
         higherIsBetter: 'Optional, default true.',
         aggregation: `Optional: ${aggregations.join(', ')}; default weighted_mean (see scoring.aggregation).`,
-        runConfig: 'Optional { temperature 0-2 (default 0), topP 0-1, fewShot, maxNewTokens 1-131072, seed }: how runs should generate.',
-        judge: 'Optional { provider, model, baseUrl }: a hint for local llm_judge runs. The server never calls a judge named by a user.',
+        runConfig: 'Optional { temperature 0-2 (default 0), topP 0-1, fewShot, maxNewTokens 1-131072, seed, concurrency 1-8 }: how runs should generate; concurrency is how many items a server-side execution sends at once (default 1).',
+        judge: "Optional { provider, model, baseUrl }: a hint for local llm_judge runs. The server never calls a judge named by a user (server-side executions use the deployment's own judge).",
         tasks: `Required: 1-${L.tasks} tasks (see task); task keys are unique.`,
       },
       task: {
@@ -245,6 +246,7 @@ export function qualityGuide(profile: RevisionProfile, origin: string) {
       requestBodies: `Suite${datasets ? ' and dataset' : ''} bodies up to ${QUALITY_BODY_LIMITS.suite}, runs up to ${QUALITY_BODY_LIMITS.run}: larger is a 413 naming the limit.`,
       pageLimit: { suites: { ...SUITE_LIST_LIMIT }, artifacts: { ...ARTIFACT_PAGE_LIMIT } },
     },
+    execute: executeGuide(at),
     lifecycle: {
       statuses: { suite: ['PENDING', 'APPROVED', 'REJECTED', 'WITHDRAWN'], ...(datasets ? { dataset: ['PENDING', 'APPROVED', 'REJECTED', 'WITHDRAWN'] } : {}), run: ['PENDING', 'APPROVED', 'REJECTED'] },
       transitions: [
@@ -277,6 +279,68 @@ export function qualityGuide(profile: RevisionProfile, origin: string) {
         body: { error: limit.message, retryAfterMs: limit.windowMs - 5000, lastSubmittedAt: '2026-01-31T12:00:05.000Z' },
       },
     ],
+  };
+}
+
+/**
+ * Server-side execution: the server runs an approved CUSTOM suite against the caller's
+ * OpenAI-compatible server and scores it itself. Bounds from EXECUTE_LIMITS.
+ */
+function executeGuide(at: (path: string) => string) {
+  const E = EXECUTE_LIMITS;
+  const body = { suiteSlug: 'arithmetic-qa-mini', baseUrl: 'https://my-llama.example.net', model: 'qwen3-8b-q4_k_m', hfId: 'Qwen/Qwen3-8B', autoSubmit: true, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 }, quantization: 'Q4_K_M' };
+  return {
+    summary:
+      'Instead of running a suite locally, let the server run it: it sends every item of an approved CUSTOM suite to your OpenAI-compatible server (llama-server, vLLM, SGLang, Ollama, LM Studio...), ' +
+      'scores the answers itself (reasoning in <think>...</think> stripped first) and, with autoSubmit, submits the run as PENDING with executionMode SERVER_EXECUTE: scores computed here, not reported.',
+    steps: [
+      'Serve the model with an OpenAI-compatible API (e.g. `llama-server -m model.gguf --port 8080`, `vllm serve Qwen/Qwen3-8B`, `ollama serve`).',
+      'Make it reachable at a public address: the server only calls public http(s) addresses. Examples: `cloudflared tunnel --url http://localhost:8080` (prints an https://*.trycloudflare.com URL), `tailscale funnel 8080`, `ngrok http 8080`; protect it with a key (llama-server --api-key, vLLM --api-key) and send that key as apiKey.',
+      `POST the request to ${at('/execute/dry-run')}: it checks everything POST /execute checks, resolves your host and shows the address verdict, lists the models your server serves (GET {baseUrl}/v1/models), sends one tiny chat completion and reports latencies. ready: true means go. Nothing is queued.`,
+      `POST the same body to ${at('/execute')}: 202 { execution, statusUrl } at once.`,
+      `Poll GET statusUrl (${at('/execute/{id}')}) every few seconds: status QUEUED -> RUNNING -> SUCCEEDED, FAILED or CANCELLED, progress { done, total, failed }, per-task scores so far, the aggregate when done, and runId when auto-submitted. The page /evals/executions/{id} shows the same with a progress bar.`,
+      `DELETE ${at('/execute/{id}')} cancels: at once when queued, within one request timeout when running.`,
+    ],
+    request: {
+      suiteSlug: 'Required: an APPROVED CUSTOM suite (404 unknown; 422 not approved, lm-eval-harness, pass_at_k, or llm_judge without a judge configured on this deployment).',
+      baseUrl: 'Required: your server, with or without a trailing /v1 (the server calls {baseUrl}/v1/chat/completions). Must pass the address rules below.',
+      hfId: "Required: the model on the hub (<org>/<model>), checked there like a run's.",
+      model: 'Optional: the served model name sent as "model" (default hfId); dry-run lists what your server serves.',
+      apiKey: "Optional: your server's bearer key, used for this execution only: kept in memory by the instance that accepted it, never stored or logged (such an execution cannot move to another instance; if that instance restarts, it fails and you start it again).",
+      autoSubmit: 'Optional, default false: submit the finished execution as a PENDING quality run (uses your quality submission window; needs hardware, and every task of the suite).',
+      hardware: 'Required with autoSubmit: the hardware object of a speed test.',
+      quantization: 'Optional, for the submitted run.',
+      modelRevision: 'Optional, default main.',
+      notes: `Optional, up to ${QUALITY_LIMITS.notes} characters.`,
+      taskKeys: 'Optional: run only these tasks (not with autoSubmit).',
+    },
+    addressRules: [
+      'Only http and https; no user name or password in the URL; port 80, 443 or 1024-65535.',
+      'The host must resolve only to public unicast addresses: loopback, private (10/8, 172.16/12, 192.168/16), link-local (169.254/16, cloud metadata), CGNAT (100.64/10), unspecified, multicast, reserved and documentation ranges, IPv6 ULA and link-local, and IPv4-mapped, 6to4, Teredo and NAT64 forms are refused, as are localhost and single-label names.',
+      'IP literals are checked in every spelling (decimal 2130706433, hex 0x7f000001, octal 0177.0.0.1, short 127.1, bracketed IPv6).',
+      'The address vetted is the one connected to (checked again on every new connection), so a DNS answer that changes later cannot redirect the calls; redirects are never followed (a 3xx is an item error).',
+      'A refusal is a 400 with details.fieldErrors.baseUrl naming the rule broken.',
+    ],
+    scoring: [
+      "exact_match and f1 items are scored like runs' traces are re-scored (SQuAD normalisation, the task's answerExtraction, multiple choice reduced to a letter).",
+      "llm_judge suites (and judge tasks) are scored by the deployment's own judge on 0-10 with the question, rubric, reference answer and your answer in its prompt; item score = judge score / 10. The execution fails when more than 10% of the judge's answers cannot be read.",
+      `Each item's prompt hash, response, extracted answer, score, latency and error are kept; an item your server fails to answer (error status, timeout, refused redirect) scores 0 with its error, and the execution fails when more than ${Math.round(E.maxFailedItemShare * 100)}% of items fail.`,
+      "Task score = mean item score; the aggregate uses the suite's aggregation, 0-100.",
+    ],
+    limits: {
+      itemsPerExecution: E.items,
+      requestTimeoutSeconds: E.requestTimeoutMs / 1000,
+      maxDurationMinutes: E.maxDurationMs / 60_000,
+      runningPerUser: E.runningPerUser,
+      waitingOrRunningPerUser: E.queuedPerUser,
+      maxConcurrency: E.maxConcurrency,
+    },
+    statuses: ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'],
+    examples: {
+      dryRunCurl: curlExample('POST', at('/execute/dry-run'), body),
+      executeCurl: curlExample('POST', at('/execute'), body),
+      pollCurl: `curl -sS ${at('/execute/{id}')} -H 'Authorization: Bearer bhk_<40 hex characters>'`,
+    },
   };
 }
 

@@ -401,6 +401,18 @@ const qualityGuideSchema = z
       requestBodies: z.string(),
       pageLimit: z.record(z.string(), pageLimit),
     }),
+    execute: z
+      .object({
+        summary: z.string(),
+        steps: texts,
+        request: fieldRules,
+        addressRules: texts,
+        scoring: texts,
+        limits: z.record(z.string(), z.int()),
+        statuses: texts,
+        examples: z.object({ dryRunCurl: z.string(), executeCurl: z.string(), pollCurl: z.string() }),
+      })
+      .meta({ description: 'Server-side execution: the server runs an approved CUSTOM suite against your public OpenAI-compatible server' }),
     lifecycle: z.object({ statuses: z.record(z.string(), texts), transitions: texts }),
     errors: z.array(documentedError),
   })

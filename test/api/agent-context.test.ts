@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { EXECUTE_LIMITS } from '../../src/schemas/execute.schema.ts';
 import request from 'supertest';
 import { demoModels, seedDemoCatalogue } from '../../src/db/seeds/demo-models.ts';
 import { isCanonicalComponentName } from '../../src/lib/hardware-lookup.ts';
@@ -309,8 +310,28 @@ for (const rev of REVISIONS) {
       expect(sent(quality.examples.registerSuiteCurl)).to.deep.equal(suites.custom!.body);
     });
 
+    it('has the server-side execution guide: steps from a local server to a submitted run, the address rules and the limits', () => {
+      const { execute } = context.quality;
+      const root = `${BASE}${rev.quality.root}`;
+      const steps = execute.steps.join('\n');
+      expect(steps).to.include(`${root}/execute/dry-run`).and.include(`${root}/execute`).and.include('cloudflared tunnel').and.include('tailscale funnel');
+      expect(execute.request).to.include.keys('suiteSlug', 'baseUrl', 'hfId', 'model', 'apiKey', 'autoSubmit', 'hardware', 'taskKeys');
+      expect(execute.request.apiKey).to.include('never stored');
+      expect(execute.addressRules.join('\n')).to.include('169.254').and.include('0x7f000001').and.include('redirects are never followed');
+      expect(execute.limits).to.deep.equal({
+        itemsPerExecution: EXECUTE_LIMITS.items,
+        requestTimeoutSeconds: 60,
+        maxDurationMinutes: 30,
+        runningPerUser: EXECUTE_LIMITS.runningPerUser,
+        waitingOrRunningPerUser: EXECUTE_LIMITS.queuedPerUser,
+        maxConcurrency: EXECUTE_LIMITS.maxConcurrency,
+      });
+      expect(execute.examples.dryRunCurl).to.include(`${root}/execute/dry-run`);
+    });
+
     it('shows the same quality guide on /docs/agents', async () => {
       const html = (await get('/docs/agents').expect(200)).text;
+      expect(html).to.include('<h3 id="execute">Server-side execution</h3>');
       expect(html).to.include('<h2 id="quality">Quality evaluations</h2>');
       expect(html).to.include('<h3 id="suite-authoring">Authoring a suite</h3>');
       for (const id of ['quality-scoring', 'quality-limits', 'quality-review']) expect(html).to.include(`id="${id}"`);

@@ -57,6 +57,8 @@ export interface FixtureIds {
     reviewSuiteId: string;
     reviewRunId: string;
     reviewDatasetId: string;
+    /** A queued execution of the fuzz account's (no workers run in the fuzz app). */
+    executionId: string;
   };
 }
 
@@ -186,7 +188,7 @@ export class FuzzApp {
    */
   private async createQualityFixtures(): Promise<FixtureIds['quality']> {
     const quality = getRevisionProfile(this.revision).quality;
-    const none = { suiteSlug: '', datasetSlug: '', runId: '', suiteSubmissionId: '', datasetSubmissionId: '', reviewSuiteId: '', reviewRunId: '', reviewDatasetId: '' };
+    const none = { suiteSlug: '', datasetSlug: '', runId: '', suiteSubmissionId: '', datasetSubmissionId: '', reviewSuiteId: '', reviewRunId: '', reviewDatasetId: '', executionId: '' };
     if (!quality) return none;
     const root = quality.root;
     const suite = (slug: string) => ({ ...demoSuiteBodies[0], slug });
@@ -198,7 +200,16 @@ export class FuzzApp {
     const pending = jsonOf(await this.expectCreated(`${root}/suites`, suite(`fuzz-pending-${randomUUID().slice(0, 8)}`), 'pending suite')) as { id: string };
     const reviewSuite = jsonOf(await this.expectCreated(`${root}/suites`, suite(`fuzz-review-${randomUUID().slice(0, 8)}`), 'suite to review')) as { id: string };
     const reviewRun = jsonOf(await this.expectCreated(`${root}/runs`, { ...exampleQualityRun, suiteSlug: registered.slug }, 'run to review')) as { id: string };
-    const review = { reviewSuiteId: reviewSuite.id, reviewRunId: reviewRun.id };
+    // Written directly: POST /execute would need an allow-listed target, and nothing runs it here.
+    const [execution] = await this.db('quality_executions')
+      .insert({
+        user_id: this.admin.id,
+        suite_id: registered.id,
+        total: 1,
+        request: JSON.stringify({ suiteSlug: registered.slug, baseUrl: 'https://llm.example.net', model: 'fuzz', hfId: 'fuzz/model', autoSubmit: false, hardware: null, quantization: null, modelRevision: 'main', notes: null, taskKeys: null, tasks: [], aggregation: 'mean', judged: false }),
+      })
+      .returning('id');
+    const review = { reviewSuiteId: reviewSuite.id, reviewRunId: reviewRun.id, executionId: execution.id as string };
     if (!quality.submissions) return { ...none, ...review, suiteSlug: registered.slug, runId: run.id, suiteSubmissionId: pending.id };
     const dataset = (slug: string) => ({ slug, name: 'Fuzz dataset', shards: [{ items: [{ input: '1+1?', gold: 2 }] }] });
     const approvedDataset = jsonOf(await this.expectCreated(`${root}/datasets`, dataset('arithmetic-shards'), 'dataset')) as { id: string; slug: string };

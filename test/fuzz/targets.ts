@@ -199,6 +199,7 @@ function fixtureValue(param: string, resource: string, ids: FixtureIds, path: st
 
 /** Parameters of the quality routes (under a quality root or its alias): suites and datasets by slug, their runs and submissions. */
 function qualityFixture(param: string, resource: string, ids: FixtureIds, path: string): string | undefined {
+  if (/^\/api\/(evals|benchmarks)\/execute\/|^\/evals\/executions\//.test(path) && ids.quality.executionId) return ids.quality.executionId;
   if (path.startsWith('/settings/submissions/') && ids.quality.suiteSlug) {
     if (param === 'kind') return 'suite';
     return ids.quality.suiteSubmissionId;
