@@ -272,3 +272,17 @@ for (const { revision, root } of QUALITY_REVISIONS) {
     });
   });
 }
+
+describe('EXECUTE_ALLOW_HOSTS in production', () => {
+  const ctx = useTestApp();
+  it('is warned about at start-up, naming the hosts', () => {
+    const warning = (logs: Record<string, unknown>[]) => logs.find((line) => String(line.msg).startsWith('EXECUTE_ALLOW_HOSTS is set'));
+    ctx.appWith({ NODE_ENV: 'production', PUBLIC_URL: 'https://bench.example', EXECUTE_ALLOW_HOSTS: 'llm.internal:8080' });
+    expect(warning(ctx.logs)).to.deep.include({ level: 40, allowHosts: ['llm.internal:8080'] });
+    // Not in development, and not in production without it.
+    const before = ctx.logs.length;
+    ctx.appWith({ EXECUTE_ALLOW_HOSTS: 'llm.internal:8080' });
+    ctx.appWith({ NODE_ENV: 'production', PUBLIC_URL: 'https://bench.example' });
+    expect(warning(ctx.logs.slice(before))).to.equal(undefined);
+  });
+});

@@ -45,6 +45,16 @@ describe('config', () => {
       ADMIN_PASSWORD: 'a long admin password',
       LOG_LEVEL: 'warn',
       TRUST_PROXY: '2',
+      EXECUTE_WORKERS: '3',
+      EXECUTE_ALLOW_HOSTS: ' LLM.internal:8080, 10.0.0.5 ,',
+      JUDGE_BASE_URL: 'https://judge.example/v1/',
+      JUDGE_MODEL: 'judge-70b',
+      JUDGE_API_KEY: 'jk',
+    });
+    expect(config.execute).to.deep.equal({
+      workers: 3,
+      allowHosts: ['llm.internal:8080', '10.0.0.5'],
+      judge: { baseUrl: 'https://judge.example/v1', model: 'judge-70b', apiKey: 'jk' },
     });
     expect(config).to.include({
       port: 8080,
@@ -65,6 +75,10 @@ describe('config', () => {
     expect(loadConfig({ DATA_DIR: tempDataDir(), PORT: '', API_REVISION: '' })).to.include({ port: 3000, revision: 3 });
   });
 
+  it('runs one execution worker, allows no private hosts and has no judge by default', () => {
+    expect(loadConfig({ DATA_DIR: tempDataDir() }).execute).to.deep.equal({ workers: 1, allowHosts: [], judge: undefined });
+  });
+
   const badValues: [Record<string, string>, RegExp][] = [
     [{ PORT: 'eighty' }, /^PORT: /],
     [{ PORT: '70000' }, /^PORT: /],
@@ -80,6 +94,11 @@ describe('config', () => {
     [{ NODE_ENV: 'production', SESSION_SECRET: 's'.repeat(40) }, /^PUBLIC_URL: required when NODE_ENV=production$/],
     [{ ADMIN_USERNAME: 'admin' }, /^ADMIN_PASSWORD: /],
     [{ ADMIN_PASSWORD: 'a long admin password' }, /^ADMIN_USERNAME: /],
+    [{ EXECUTE_WORKERS: '-1' }, /^EXECUTE_WORKERS: /],
+    [{ EXECUTE_WORKERS: 'many' }, /^EXECUTE_WORKERS: must be a whole number$/],
+    [{ JUDGE_BASE_URL: 'file:///judge' }, /^JUDGE_BASE_URL: must be an http\(s\) URL$/],
+    [{ JUDGE_BASE_URL: 'https://judge.example' }, /^JUDGE_MODEL: JUDGE_BASE_URL and JUDGE_MODEL go together$/],
+    [{ JUDGE_MODEL: 'judge-70b' }, /^JUDGE_BASE_URL: /],
   ];
   for (const [env, message] of badValues) {
     it(`rejects ${JSON.stringify(env)} with a one-line error naming the variable`, () => {
