@@ -354,7 +354,7 @@ export function createExecutionWorkers(deps: ServiceDeps & { execution: Executio
       if (reason === 'handback') return await handBack(row, workerId);
       if (reason === 'cancel') return await finish(row, workerId, { status: 'CANCELLED' });
       if (reason === 'deadline') return await finish(row, workerId, { status: 'FAILED', error: messages.executionDeadline(timing.maxDurationMs / 60_000) });
-      if (reason === 'refused') return await finish(row, workerId, { status: 'FAILED', error: refusal!.details.fieldErrors[Object.keys(refusal!.details.fieldErrors)[0]!]![0]! });
+      if (reason === 'refused') return await finish(row, workerId, { status: 'FAILED', error: refusal!.reason });
       if (reason === 'failures') return await finish(row, workerId, { status: 'FAILED', error: messages.executionTooManyFailures(failed, row.total) });
 
       const judged = await db('quality_execution_items').where({ execution_id: row.id }).select(db.raw('count(*) filter (where judge_unparsed)::int as unparsed'), db.raw('count(*)::int as items'));
