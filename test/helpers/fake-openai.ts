@@ -4,6 +4,10 @@
  * comes from `answer(prompt)`; how it answers from its mode, which a test may change at any
  * time. Every request is recorded (with its Authorization header), and every connection
  * counted, so a test can show that nothing reached it.
+ *
+ * Outside the tests (a manual check against `npm start`):
+ *   node --import tsx test/helpers/fake-openai.ts 18080
+ * serves on 127.0.0.1:18080, answering "B" to everything.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -50,7 +54,7 @@ export interface FakeOpenAi {
   close(): Promise<void>;
 }
 
-export async function startFakeOpenAi(options: Partial<Pick<FakeOpenAi, 'mode' | 'slowMs' | 'models' | 'answer'>> = {}): Promise<FakeOpenAi> {
+export async function startFakeOpenAi(options: Partial<Pick<FakeOpenAi, 'mode' | 'slowMs' | 'models' | 'answer' | 'port'>> = {}): Promise<FakeOpenAi> {
   const sockets = new Set<import('node:net').Socket>();
   const fake = {
     url: '',
@@ -133,7 +137,7 @@ export async function startFakeOpenAi(options: Partial<Pick<FakeOpenAi, 'mode' |
     });
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   fake.port = (server.address() as AddressInfo).port;
   fake.url = `http://127.0.0.1:${fake.port}`;
   return fake;
@@ -157,4 +161,10 @@ export function arithmeticAnswers(overrides: Record<string, string> = {}): (prom
     if (prompt.includes('grass')) return 'A';
     return 'I do not know';
   };
+}
+
+// Run directly: a fake server on the given port for a manual end-to-end check.
+if (process.argv[1]?.endsWith('test/helpers/fake-openai.ts')) {
+  const fake = await startFakeOpenAi({ port: Number(process.argv[2] ?? 18080), models: ['demo-model'], answer: () => 'B' });
+  process.stdout.write(`fake OpenAI-compatible server at ${fake.url} (answers "B")\n`);
 }
