@@ -167,8 +167,14 @@ export function createExecutionWorkers(deps: ServiceDeps & { execution: Executio
     if (!isJudged(doc, task)) {
       const rule = itemScoringRule(doc, task)!;
       if (item.gold === undefined) return { ...base, extracted: null, score: 0, judgeScore: null, judgeRationale: null, judgeUnparsed: false, error: 'The item has no gold answer to compare with' };
-      const scored = scoreResponse(rule, { gold: item.gold, choices: item.choices }, answer.text);
-      return { ...base, extracted: scored.extracted, score: scored.score, judgeScore: null, judgeRationale: null, judgeUnparsed: false };
+      try {
+        const scored = scoreResponse(rule, { gold: item.gold, choices: item.choices }, answer.text);
+        return { ...base, extracted: scored.extracted, score: scored.score, judgeScore: null, judgeRationale: null, judgeUnparsed: false };
+      } catch (error) {
+        // The item itself cannot be scored (a multiple-choice item of a shard without choices).
+        if (!(error instanceof RangeError)) throw error;
+        return { ...base, extracted: null, score: 0, judgeScore: null, judgeRationale: null, judgeUnparsed: false, error: `The item cannot be scored: ${error.message}` };
+      }
     }
     try {
       const verdict = await target.chat(

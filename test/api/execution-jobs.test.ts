@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import request from 'supertest';
-import { createOutboundClient } from '../../src/clients/outbound.ts';
+import { createOutboundClient, type Resolver } from '../../src/clients/outbound.ts';
 import { createLogger } from '../../src/logger.ts';
 import { getRevisionProfile } from '../../src/revisions.ts';
 import { ExecutionRuntime, DEFAULT_EXECUTION_TIMING } from '../../src/services/execution-runtime.ts';
@@ -14,6 +14,7 @@ import { createExecutionWorkers } from '../../src/services/execution-worker.ts';
 import { logSink, useTestApp, type TestContext } from '../helpers/app.ts';
 import { executeBody, FAST_EXECUTION_TIMING, startExecution, waitForExecution } from '../helpers/executions.ts';
 import { createHubClient } from '../../src/clients/hub.ts';
+import { resolverFor, startFakeDns, type FakeDns } from '../helpers/fake-dns.ts';
 import { arithmeticAnswers, startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.ts';
 import { account, type Account } from '../helpers/moderation.ts';
 import { bearer, customSuite, registeredApprovedSuite } from '../helpers/quality.ts';
@@ -22,8 +23,8 @@ const REVISION = 3;
 const root = getRevisionProfile(REVISION).quality!.root;
 
 /** A worker pool of its own (as another app instance would run), on the test's database and clock. */
-function workerPool(ctx: TestContext, judge?: { baseUrl: string; model: string; apiKey: string | undefined }) {
-  const outbound = createOutboundClient({ allowHosts: ['127.0.0.1'], timeoutMs: 5000 });
+function workerPool(ctx: TestContext, judge?: { baseUrl: string; model: string; apiKey: string | undefined }, resolve?: Resolver) {
+  const outbound = createOutboundClient({ allowHosts: ['127.0.0.1'], timeoutMs: 5000, resolve });
   const workers = createExecutionWorkers({
     db: ctx.db,
     clock: ctx.clock,
@@ -43,18 +44,25 @@ function workerPool(ctx: TestContext, judge?: { baseUrl: string; model: string; 
 }
 
 describe('Execution jobs', () => {
-  // No workers in this app: the tests start their own pools.
-  const ctx = useTestApp({ API_REVISION: String(REVISION), EXECUTE_ALLOW_HOSTS: '127.0.0.1' }, { fakeHub: true, executionTiming: FAST_EXECUTION_TIMING });
+  // No workers in this app: the tests start their own pools. Names resolve through a fake DNS server.
+  let dns: FakeDns;
+  const outbound = createOutboundClient({ allowHosts: ['127.0.0.1'], resolve: (hostname) => resolverFor(dns)(hostname) });
+  const ctx = useTestApp({ API_REVISION: String(REVISION), EXECUTE_ALLOW_HOSTS: '127.0.0.1' }, { fakeHub: true, executionTiming: FAST_EXECUTION_TIMING, outbound: () => outbound });
   let target: FakeOpenAi;
   let ada: Account;
   let suite: Record<string, any>;
 
   before(async () => {
+    dns = await startFakeDns();
     target = await startFakeOpenAi({ answer: arithmeticAnswers({ 'What is 9 / 3?': 'It is 4.' }) });
     ada = await account(ctx, 'ada');
     suite = await registeredApprovedSuite(ctx, root, ada);
   });
-  after(() => target.close());
+  after(async () => {
+    await target.close();
+    await outbound.close();
+    await dns.close();
+  });
   beforeEach(() => {
     target.mode = 'normal';
     target.requests.length = 0;
@@ -183,6 +191,22 @@ describe('Execution jobs', () => {
       expect(done.status).to.equal('FAILED');
       expect(done.error).to.equal('The execution took longer than 30 minutes and was stopped');
       expect(done.progress.done).to.be.below(6);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('fails the execution, naming the rule, when the target starts resolving to a private address', async () => {
+    // Public when the request is checked, private by the time a worker connects.
+    dns.setAnswers('llm.rebind.test', (resolution) => (resolution === 1 ? ['93.184.215.14'] : ['10.0.0.5']));
+    const execution = await startExecution(ctx, root, ada, executeBody(suite.slug, 'http://llm.rebind.test:8080'));
+    const pool = workerPool(ctx, undefined, (hostname) => resolverFor(dns)(hostname));
+    try {
+      pool.workers.start(1);
+      const done = await waitForExecution(ctx, root, ada, execution.id);
+      expect(done.status).to.equal('FAILED');
+      expect(done.error).to.equal('The host resolves to a private address; only public addresses can be reached');
+      expect(done.progress.done).to.equal(0);
     } finally {
       await pool.close();
     }
