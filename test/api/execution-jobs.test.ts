@@ -23,8 +23,8 @@ const REVISION = 3;
 const root = getRevisionProfile(REVISION).quality!.root;
 
 /** A worker pool of its own (as another app instance would run), on the test's database and clock. */
-function workerPool(ctx: TestContext, judge?: { baseUrl: string; model: string; apiKey: string | undefined }, resolve?: Resolver) {
-  const outbound = createOutboundClient({ allowHosts: ['127.0.0.1'], timeoutMs: 5000, resolve });
+function workerPool(ctx: TestContext, judge?: { baseUrl: string; model: string; apiKey: string | undefined }, resolve?: Resolver, timeoutMs = 5000) {
+  const outbound = createOutboundClient({ allowHosts: ['127.0.0.1'], timeoutMs, resolve });
   const workers = createExecutionWorkers({
     db: ctx.db,
     clock: ctx.clock,
@@ -156,25 +156,15 @@ describe('Execution jobs', () => {
   it("records a request that times out as the item's error", async () => {
     target.mode = 'hang';
     const execution = await startExecution(ctx, root, ada, executeBody(suite.slug, target));
-    const outbound = createOutboundClient({ allowHosts: ['127.0.0.1'], timeoutMs: 300 });
-    const workers = createExecutionWorkers({
-      db: ctx.db,
-      clock: ctx.clock,
-      profile: getRevisionProfile(REVISION),
-      hub: createHubClient({ endpoint: ctx.hub.url, timeoutMs: 1000 }),
-      hubMode: 'online',
-      logger: createLogger('silent', logSink([])),
-      execution: { outbound, runtime: new ExecutionRuntime(1), judge: undefined, timing: { ...DEFAULT_EXECUTION_TIMING, ...FAST_EXECUTION_TIMING } },
-    });
+    const pool = workerPool(ctx, undefined, undefined, 300);
     try {
-      workers.start(1);
+      pool.workers.start(1);
       const done = await waitForExecution(ctx, root, ada, execution.id);
       expect(done.status).to.equal('FAILED');
       const [item] = await ctx.db('quality_execution_items').where({ execution_id: execution.id });
       expect(item.error).to.match(/did not answer in time/);
     } finally {
-      await workers.stop();
-      await outbound.close();
+      await pool.close();
     }
   });
 
