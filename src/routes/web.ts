@@ -10,6 +10,7 @@ import { docsPagesController } from '../controllers/web/docs.ts';
 import { leaderboardPagesController } from '../controllers/web/leaderboard.ts';
 import { profilesController } from '../controllers/web/profiles.ts';
 import { qualitySubmissionsController } from '../controllers/web/quality-submissions.ts';
+import { executionPagesController } from '../controllers/web/executions.ts';
 import { qualityPagesController } from '../controllers/web/quality.ts';
 import { reactionPagesController } from '../controllers/web/reactions.ts';
 import { settingsKeysController } from '../controllers/web/keys.ts';
@@ -30,6 +31,7 @@ const id = {
   user: validate({ params: idParam(messages.userNotFound, 'User id') }),
   qualitySubmission: validate({ params: idParam(messages.qualitySubmissionNotFound, 'Quality suite or dataset id') }),
   qualityRun: validate({ params: idParam(messages.qualityRunNotFound, 'Quality run id') }),
+  execution: validate({ params: idParam(messages.executionNotFound, 'Execution id') }),
   suiteSlug: validate({ params: slugParam(messages.qualitySuiteNotFound('that slug'), 'Suite slug') }),
 };
 
@@ -110,6 +112,12 @@ export function webRoutes(app: AppContext): Router {
     router.get('/evals/runs/:id', id.qualityRun, quality.run);
     router.post('/evals/runs/:id/react', session, id.qualityRun, reactions.reactToQualityRun);
     router.get('/evals/:slug', id.suiteSlug, quality.suite);
+    // Server-side execution: the run form of a suite, an execution's page and its cancel.
+    const executions = executionPagesController(app);
+    router.get('/evals/:slug/run', session, id.suiteSlug, executions.form);
+    router.post('/evals/:slug/run', session, id.suiteSlug, executions.submit);
+    router.get('/evals/executions/:id', session, id.execution, executions.page);
+    router.post('/evals/executions/:id/cancel', session, id.execution, executions.cancel);
   }
 
   router.get('/u/:username', profiles.show);

@@ -190,8 +190,8 @@ function suiteDocSchema(profile: RevisionProfile) {
     });
 }
 
-/** Suite slugs that would collide with the pages under /evals/ (`/evals/new`, `/evals/runs/...`). */
-export const RESERVED_SUITE_SLUGS: readonly string[] = ['new', 'runs'];
+/** Suite slugs that would collide with the pages under /evals/ (`/evals/new`, `/evals/runs/...`, `/evals/executions/...`). */
+export const RESERVED_SUITE_SLUGS: readonly string[] = ['new', 'runs', 'executions'];
 
 function buildSuiteSchemas(profile: RevisionProfile) {
   const body = z

@@ -118,6 +118,9 @@ function pageForms(examplesOf: (operationId: string) => unknown[], ids: FixtureI
     '/runs/:id/setup': [{ name: 'saved from a run', description: 'fuzz', isDefault: 'true' }],
     '/runs/:id/react': examplesOf('reactToRun').map((example) => ({ ...asForm(example), back: `/runs/${ids.runId}` })),
     '/evals/runs/:id/react': examplesOf('reactToRun').map((example) => ({ ...asForm(example), back: `/evals/runs/${ids.runId}` })),
+    // The run form, checked or run (the example's address does not resolve here: a 400 form) and the cancel of the fuzz execution.
+    '/evals/:slug/run': ['check', 'run'].map((action) => ({ baseUrl: 'https://llm.example.net', model: 'fuzz-model', hfId: String(validSubmission().hfId), apiKey: '', setupId: '', quantization: 'Q4_K_M', action })),
+    '/evals/executions/:id/cancel': [{}],
     '/settings/profile': [{ displayName: 'Fuzz Admin' }],
     '/settings/profile/password': [{ currentPassword: TEST_PASSWORD, newPassword: TEST_PASSWORD }],
     '/admin/users/:id/verification': [{ verified: 'true' }, { verified: 'false' }],

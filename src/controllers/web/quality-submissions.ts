@@ -71,7 +71,7 @@ export function qualitySubmissionsController(app: AppContext) {
   /** The page, or for htmx only its list (after a withdrawal). */
   async function showSubmissions(req: Request, res: Response, notice: { kind: 'ok' | 'error'; text: string } | null = null, status = 200) {
     const userId = req.actor!.user.id;
-    const [{ submissions }, runs] = await Promise.all([qualitySuites.submissions(userId), qualityRuns.listOwn(userId)]);
+    const [{ submissions }, runs, executions] = await Promise.all([qualitySuites.submissions(userId), qualityRuns.listOwn(userId), app.services.executions.listOwn(userId)]);
     ensureCsrfToken(req);
     const registered = typeof req.query.registered === 'string' ? req.query.registered : null;
     render(
@@ -82,6 +82,7 @@ export function qualitySubmissionsController(app: AppContext) {
         suites: submissions.filter((s) => s.kind === 'suite'),
         datasets: submissions.filter((s) => s.kind === 'dataset'),
         runs,
+        executions,
         hasDatasets,
         apiRoot,
         notice: notice ?? (registered ? { kind: 'ok', text: `Suite ${registered} registered: it is listed publicly once an admin approves it.` } : null),
