@@ -102,6 +102,19 @@ describe('e2e: accessibility and validity of every page type', () => {
 
     const top = await e2e.db('speed_test_runs').first('id', 'hardware_id').orderBy('created_at', 'desc');
     const model = 'Qwen/Qwen2.5-7B';
+    // An execution of the user's (written directly: no workers run here), for its page.
+    const user = await e2e.db('users').where({ username }).first('id');
+    const demoSuite = await e2e.db('quality_suites').where({ slug: 'arithmetic-qa-mini' }).first('id');
+    const [execution] = await e2e.db('quality_executions')
+      .insert({
+        user_id: user.id,
+        suite_id: demoSuite.id,
+        status: 'RUNNING',
+        total: 12,
+        done: 5,
+        request: JSON.stringify({ suiteSlug: 'arithmetic-qa-mini', baseUrl: 'https://llm.example.net', model: 'demo', hfId: 'Qwen/Qwen2.5-7B', autoSubmit: false, hardware: null, quantization: null, modelRevision: 'main', notes: null, taskKeys: null, tasks: [{ key: 'arithmetic', displayName: 'Arithmetic word problems', weight: 1, total: 12 }], aggregation: 'weighted_mean', judged: false }),
+      })
+      .returning('id');
     const qualityRun = await e2e.db('quality_runs as q').join('models as m', 'm.id', 'q.model_id').where('q.status', 'APPROVED').first('q.id', 'm.hf_id');
     pages.push(
       { name: 'leaderboard', path: '/', as: 'visitor' },
@@ -136,6 +149,8 @@ describe('e2e: accessibility and validity of every page type', () => {
       { name: 'model with quality runs', path: `/models/${qualityRun.hf_id}`, as: 'visitor' },
       { name: 'register a suite', path: '/evals/new?example=custom', as: 'user' },
       { name: 'quality submissions', path: '/settings/submissions', as: 'user' },
+      { name: 'run a suite', path: '/evals/arithmetic-qa-mini/run', as: 'user' },
+      { name: 'an execution', path: `/evals/executions/${execution.id}`, as: 'user' },
     );
   });
 

@@ -21,6 +21,7 @@ import { createLogger } from '../../src/logger.ts';
 import { getRevisionProfile } from '../../src/revisions.ts';
 import { createHubClient } from '../../src/clients/hub.ts';
 import { createUsersService } from '../../src/services/users.service.ts';
+import type { ExecutionTiming } from '../../src/services/execution-runtime.ts';
 import { TEST_PASSWORD, testConfig } from '../helpers/app.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -46,6 +47,10 @@ export const ARTIFACTS_DIR = path.resolve('test/e2e/artifacts');
 export interface E2eOptions {
   /** Seed the demo catalogue and this many demo runs (0: an empty catalogue). */
   demoRuns?: number;
+  /** Settings over the test defaults (e.g. execution workers and the hosts they may reach). */
+  env?: Record<string, string>;
+  /** Execution worker timings (short polls so a journey's job starts at once). */
+  executionTiming?: Partial<ExecutionTiming>;
 }
 
 export interface E2eContext {
@@ -116,7 +121,7 @@ export function useE2eApp(file: string, options: E2eOptions = {}): E2eContext {
     ctx.db = database.db;
     ctx.hub = await startFakeHub();
     // The deployment's read limits as shipped: browsing journeys must never meet them.
-    ctx.config = testConfig({ HF_ENDPOINT: ctx.hub.url, READ_LIMIT_PER_MINUTE: '', EXPORT_LIMIT_PER_HOUR: '' });
+    ctx.config = testConfig({ HF_ENDPOINT: ctx.hub.url, READ_LIMIT_PER_MINUTE: '', EXPORT_LIMIT_PER_HOUR: '', ...options.env });
     ctx.clock = new TestClock();
     if (options.demoRuns !== undefined) {
       await seedDemoCatalogue(ctx.db);
@@ -139,6 +144,7 @@ export function useE2eApp(file: string, options: E2eOptions = {}): E2eContext {
       databaseUrl: database.url,
       clock: ctx.clock,
       hub: createHubClient({ endpoint: ctx.hub.url, timeoutMs: 3000 }),
+      ...(options.executionTiming ? { executionTiming: options.executionTiming } : {}),
     });
     closeApp = app.locals.close as () => Promise<void>;
     server = http.createServer(app);

@@ -107,6 +107,8 @@ describe('Execution pages', () => {
     const running = await ada.agent.get(path).expect(200);
     expect(running.text).to.include('hx-trigger="every 2s"');
     expect(running.text).to.include(`<a href="${path}">Refresh</a>`);
+    // The polled fragment carries the cancel form too (it is replaced with the status).
+    expect((await ada.agent.get(path).set(HTMX).expect(200)).text).to.include(`action="${path}/cancel"`);
     await ada.agent.post(`${path}/cancel`).type('form').send({ _csrf: ada.csrf }).expect(303);
     expect(await finishedPage(ada, path)).to.include('data-status="CANCELLED"');
     // Cancelling again is harmless.

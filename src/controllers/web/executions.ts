@@ -107,8 +107,8 @@ export function executionPagesController({ services, profile }: AppContext) {
       const execution = await services.executions.get(req.actor!.user.id, String(req.params.id));
       const finished = FINISHED.includes(execution.status);
       const data = { execution, finished, suiteName: execution.suiteSlug };
-      if (isHtmxRequest(req)) return render(res, 'partials/evals/execution-status', data);
       ensureCsrfToken(req);
+      if (isHtmxRequest(req)) return render(res, 'partials/evals/execution-status', data);
       render(res, 'pages/evals/execution', { title: `Execution of ${execution.suiteSlug}`, ...data });
     },
 
