@@ -153,6 +153,25 @@ describe('Execution jobs', () => {
     }
   });
 
+  it("sends the suite's runConfig.concurrency items at once", async () => {
+    const body = customSuite();
+    body.suiteDoc.runConfig = { temperature: 0, concurrency: 3 };
+    const parallel = await registeredApprovedSuite(ctx, root, ada, body);
+    target.mode = 'slow';
+    target.slowMs = 150;
+    target.maxInFlight = 0;
+    const execution = await startExecution(ctx, root, ada, executeBody(parallel.slug, target));
+    const pool = workerPool(ctx);
+    try {
+      pool.workers.start(1);
+      const done = await waitForExecution(ctx, root, ada, execution.id);
+      expect(done.score).to.equal(81.25);
+      expect(target.maxInFlight).to.equal(3);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it("records a request that times out as the item's error", async () => {
     target.mode = 'hang';
     const execution = await startExecution(ctx, root, ada, executeBody(suite.slug, target));

@@ -49,6 +49,8 @@ export interface FakeOpenAi {
   answer: (prompt: string) => string;
   requests: FakeOpenAiRequest[];
   connections: number;
+  /** The most completions being answered at once (how many items a client sends in parallel). */
+  maxInFlight: number;
   /** Completions only. */
   completions(): FakeOpenAiRequest[];
   close(): Promise<void>;
@@ -56,6 +58,7 @@ export interface FakeOpenAi {
 
 export async function startFakeOpenAi(options: Partial<Pick<FakeOpenAi, 'mode' | 'slowMs' | 'models' | 'answer' | 'port'>> = {}): Promise<FakeOpenAi> {
   const sockets = new Set<import('node:net').Socket>();
+  let inFlight = 0;
   const fake = {
     url: '',
     host: '127.0.0.1',
@@ -67,6 +70,7 @@ export async function startFakeOpenAi(options: Partial<Pick<FakeOpenAi, 'mode' |
     answer: options.answer ?? (() => 'I do not know'),
     requests: [] as FakeOpenAiRequest[],
     connections: 0,
+    maxInFlight: 0,
     completions() {
       return fake.requests.filter((request) => request.path.endsWith('/chat/completions'));
     },
@@ -88,6 +92,9 @@ export async function startFakeOpenAi(options: Partial<Pick<FakeOpenAi, 'mode' |
       }
       const path = req.url ?? '/';
       fake.requests.push({ method: req.method ?? 'GET', path, authorization: req.headers.authorization, body });
+      inFlight += 1;
+      fake.maxInFlight = Math.max(fake.maxInFlight, inFlight);
+      res.once('close', () => (inFlight -= 1));
       void respond(req.method ?? 'GET', path, body, res);
     });
   });
