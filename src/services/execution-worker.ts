@@ -40,6 +40,7 @@ interface ItemResult {
 
 /** The short, safe text of a failed call (never a stack, never the target's body). */
 function failureText(error: unknown): string {
+  if (error instanceof TargetRefused) return error.reason;
   if (error instanceof OutboundFailure || (error instanceof Error && error.name === 'TargetAnswerError')) return error.message;
   return 'The request failed';
 }

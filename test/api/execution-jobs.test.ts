@@ -266,6 +266,20 @@ describe('Execution jobs', () => {
       }
     });
 
+    it('sends the judge through the same guard: a private judge address is refused, and the items say why', async () => {
+      const execution = await startExecution(judged, root, ada, executeBody(judgeSuite.slug, target));
+      const pool = workerPool(ctx, { baseUrl: 'http://10.0.0.9:8000', model: 'judge-model', apiKey: undefined });
+      try {
+        pool.workers.start(1);
+        const done = await waitForExecution(ctx, root, ada, execution.id);
+        expect(done.status).to.equal('FAILED');
+        const [item] = await ctx.db('quality_execution_items').where({ execution_id: execution.id }).orderBy('seq');
+        expect(item.error).to.equal('Judge: 10.0.0.9 is a private address; only public addresses can be reached');
+      } finally {
+        await pool.close();
+      }
+    });
+
     it("fails the execution when more than 10% of the judge's answers cannot be read", async () => {
       judge.answer = (prompt) => (prompt.includes('sky') ? 'I would rather not say' : '{"score": 10}');
       const execution = await startExecution(judged, root, ada, executeBody(judgeSuite.slug, target));
