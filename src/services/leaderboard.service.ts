@@ -60,7 +60,12 @@ function memTierRange(tier: number): [above: number, upTo: number] {
 
 async function resolveQuery(deps: LeaderboardDeps, query: LeaderboardQuery): Promise<ResolvedQuery> {
   if (!query.hardwareName) return { query };
-  const hardwareIds: string[] = await deps.db('hardware_profiles')
+  return { query, hardwareIds: await hardwareProfilesMatching(deps.db, query) };
+}
+
+/** The hardware profiles a `hardwareName` (with the query's other hardware filters) names. */
+export function hardwareProfilesMatching(db: LeaderboardDeps['db'], query: LeaderboardQuery): Promise<string[]> {
+  return db('hardware_profiles')
     .modify((q) => {
       q.whereRaw('hardware_search like ?', [containsLowercase(query.hardwareName!)]);
       if (query.hwClass) q.where('hw_class', query.hwClass);
@@ -71,11 +76,10 @@ async function resolveQuery(deps: LeaderboardDeps, query: LeaderboardQuery): Pro
       if (query.os) q.where('os_family', query.os);
     })
     .pluck('id');
-  return { query, hardwareIds };
 }
 
 /** Where a `since` window starts. */
-const sinceCutoff = (deps: LeaderboardDeps, since: NonNullable<LeaderboardQuery['since']>) => new Date(deps.clock.now().getTime() - buckets.since[since]);
+export const sinceCutoff = (deps: Pick<LeaderboardDeps, 'clock'>, since: NonNullable<LeaderboardQuery['since']>) => new Date(deps.clock.now().getTime() - buckets.since[since]);
 
 /** Every filter reads columns of the run row itself (see the leaderboard-columns migration). */
 function applyFilters(q: Knex.QueryBuilder, { query, hardwareIds, createdBefore }: ResolvedQuery, deps: LeaderboardDeps): void {
