@@ -6,6 +6,7 @@ import type { Db } from './db/knex.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { Logger } from './logger.ts';
 import { apiDocuments, type ApiDocuments } from './openapi/documents.ts';
+import { noReadIndex, ReadIndexKeeper } from './read-index/read-index.ts';
 import { getRevisionProfile, type RevisionProfile } from './revisions.ts';
 import { EXECUTE_LIMITS } from './schemas/execute.schema.ts';
 import { DEFAULT_EXECUTION_TIMING, ExecutionRuntime, type ExecutionDeps, type ExecutionTiming } from './services/execution-runtime.ts';
@@ -46,6 +47,8 @@ export interface AppContext extends AppDeps {
   execution: ExecutionDeps;
   /** Whether the outbound client was made here (and so is closed with the app). */
   ownsOutbound: boolean;
+  /** This instance's read index (READ_INDEX=on), started and closed with the app; null when off. */
+  readIndexKeeper: ReadIndexKeeper | null;
 }
 
 function defaultHub(config: Config): HubClient {
@@ -70,11 +73,15 @@ export function createAppContext(input: AppDepsInput): AppContext {
     judge: deps.config.execute.judge,
     timing: deps.executionTiming,
   };
+  const readIndexKeeper = deps.config.readIndex.enabled
+    ? new ReadIndexKeeper({ db: deps.db, databaseUrl: deps.databaseUrl, logger: deps.logger, config: deps.config.readIndex })
+    : null;
   return {
     ...deps,
     execution,
     ownsOutbound: !input.outbound,
-    services: createServices({ ...deps, hubMode: deps.config.hubMode, execution }),
+    readIndexKeeper,
+    services: createServices({ ...deps, hubMode: deps.config.hubMode, execution, readIndex: readIndexKeeper ?? noReadIndex }),
     documents: apiDocuments(deps.profile),
   };
 }

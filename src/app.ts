@@ -122,11 +122,13 @@ export function createApp(input: AppDepsInput): express.Express {
   if (production && config.execute.allowHosts.length > 0) {
     logger.warn({ allowHosts: config.execute.allowHosts }, 'EXECUTE_ALLOW_HOSTS is set: executions may reach these hosts even on private addresses');
   }
+  context.readIndexKeeper?.start();
   let closing: Promise<void> | undefined;
   app.locals.close = () =>
     (closing ??= (async () => {
       // Running executions go back to the queue before the database goes.
       await workers.stop();
+      await context.readIndexKeeper?.close();
       if (context.ownsOutbound) await context.outbound.close();
       closeSessions();
       databaseHealth.close();

@@ -42,6 +42,9 @@ const envSchema = z.object({
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./data')),
   EXECUTE_WORKERS: z.preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 (no workers) or more').max(32, 'must be at most 32').default(1)),
   EXECUTE_ALLOW_HOSTS: optionalString,
+  READ_INDEX: z.preprocess(emptyToUndefined, z.enum(['on', 'off'], { error: 'must be on or off' }).default('on')),
+  READ_INDEX_FRESHNESS: z.preprocess(emptyToUndefined, z.enum(['notify', 'strict'], { error: 'must be notify or strict' }).default('notify')),
+  READ_INDEX_DOCUMENTS: z.preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 (no cache) or more').default(20000)),
   JUDGE_BASE_URL: z.preprocess(emptyToUndefined, httpUrl.optional()),
   JUDGE_MODEL: optionalString,
   JUDGE_API_KEY: optionalString,
@@ -70,6 +73,18 @@ export interface Config {
   trustProxy: boolean | number | string;
   dataDir: string;
   /** Server-side execution of suites (issue 14). */
+  /** The in-process read index of the leaderboard and results list (issue 15). */
+  readIndex: {
+    enabled: boolean;
+    /**
+     * `notify`: changes arrive by LISTEN/NOTIFY within milliseconds, and this instance's own
+     * writes before it answers them; `strict`: every read first waits until every change
+     * committed before it has arrived (one round trip; for tests that write to the database directly).
+     */
+    freshness: 'notify' | 'strict';
+    /** Stored run documents kept in memory. */
+    documentCacheSize: number;
+  };
   execute: {
     /** Worker loops in this instance; 0 runs none (jobs wait for another instance). */
     workers: number;
@@ -142,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readLimits: { perMinute: e.READ_LIMIT_PER_MINUTE, exportsPerHour: e.EXPORT_LIMIT_PER_HOUR },
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     dataDir,
+    readIndex: { enabled: e.READ_INDEX === 'on', freshness: e.READ_INDEX_FRESHNESS, documentCacheSize: e.READ_INDEX_DOCUMENTS },
     execute: {
       workers: e.EXECUTE_WORKERS,
       allowHosts: parseAllowHosts(e.EXECUTE_ALLOW_HOSTS),

@@ -14,7 +14,7 @@ export interface DatabaseHealth {
 }
 
 /** "57P01 terminating connection ..." / "ECONNREFUSED connect ECONNREFUSED ...": the cause in one line, no stack. */
-function describeFailure(error: unknown): string {
+export function describeFailure(error: unknown): string {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   const firstLine = String(message ?? error).split('\n')[0]!;
   return typeof code === 'string' && !firstLine.includes(code) ? `${code} ${firstLine}` : firstLine;

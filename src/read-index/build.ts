@@ -1,92 +1,82 @@
 /**
- * Fills the read index from Postgres (streamed: the approved runs' filter facts only, never
- * their documents) and turns a leaderboard query into an index filter (a model by its hfId
- * and `hardwareName` resolve to ids here, as the SQL path resolves them).
+ * Reads the index's facts of the approved runs from Postgres: all of them, streamed in
+ * created-at order (bounded memory; the order makes newest-first a reversal), or those
+ * of a few changed runs. Rows come as arrays straight from the driver: a million runs
+ * are a million small arrays, not a million objects with 30 keys.
  */
-import { buckets } from '../constants.ts';
-import type { Db } from '../db/knex.ts';
-import type { Clock } from '../lib/clock.ts';
-import type { LeaderboardQuery } from '../schemas/leaderboard-query.schema.ts';
-import { hardwareProfilesMatching, sinceCutoff } from '../services/leaderboard.service.ts';
-import { RunIndex, type IndexedRun, type IndexFilter } from './run-index.ts';
+import type pg from 'pg';
+import QueryStream from 'pg-query-stream';
+import { RunIndex, type IndexedRun } from './run-index.ts';
 
-/** The columns the index keeps, as the run row has them (created_at in microseconds: ties are broken on them). */
-const COLUMNS = `r.id, r.model_id, r.hardware_id, r.hw_class, r.mem_tier, r.engine_name, r.quantization, r.user_verified,
-  (extract(epoch from r.created_at) * 1000000)::float8 as created_at_us, r.param_bucket, r.os_family, r.backend, r.model_family,
-  r.model_is_moe, r.batch_size, r.ctx_bucket, r.plausibility, r.tok_s_out, r.tok_s_prefill, r.ttft_ms, r.tok_per_watt, r.tok_per_dollar`;
+/** The columns the index keeps, in the order `indexedRunOf` reads them (created_at in microseconds: ties are broken on them). */
+const COLUMNS = `r.id, r.model_id, r.hardware_id, r.user_id, r.hw_class, r.mem_tier, r.engine_name, r.quantization, r.user_verified,
+  (extract(epoch from r.created_at) * 1000000)::float8, r.param_bucket, r.os_family, r.backend, r.model_family,
+  r.model_is_moe, r.batch_size, r.ctx_bucket, r.plausibility, r.kv_cache_dtype, r.attention_backend, r.gpu_layers,
+  r.tensor_parallel, r.spec_decoding, r.mtp_enabled,
+  r.tok_s_out::float8, r.tok_s_prefill::float8, r.ttft_ms::float8, r.tok_per_watt::float8, r.tok_per_dollar::float8`;
 
-type RunRow = Record<string, unknown>;
-const numberOrNull = (value: unknown) => (value === null || value === undefined ? null : Number(value));
+type Row = unknown[];
+const numberOrNull = (value: unknown) => (value === null ? null : Number(value));
+const textOrNull = (value: unknown) => (value === null ? null : (value as string));
 
-export function indexedRunOf(row: RunRow): IndexedRun {
+function indexedRunOf(row: Row): IndexedRun {
   return {
-    id: row.id as string,
-    modelId: row.model_id as string,
-    hardwareId: row.hardware_id as string,
-    hwClass: row.hw_class as string,
-    memTier: numberOrNull(row.mem_tier),
-    engineName: row.engine_name as string,
-    quantization: (row.quantization as string | null) ?? null,
-    userVerified: Boolean(row.user_verified),
-    createdAtUs: Number(row.created_at_us),
-    paramBucket: numberOrNull(row.param_bucket),
-    osFamily: (row.os_family as string | null) ?? null,
-    backend: (row.backend as string | null) ?? null,
-    modelFamily: (row.model_family as string | null) ?? null,
-    isMoE: (row.model_is_moe as boolean | null) ?? null,
-    batchSize: Number(row.batch_size),
-    ctxBucket: numberOrNull(row.ctx_bucket),
-    plausibility: row.plausibility as string,
+    id: row[0] as string,
+    modelId: row[1] as string,
+    hardwareId: row[2] as string,
+    userId: row[3] as string,
+    hwClass: row[4] as string,
+    memTier: numberOrNull(row[5]),
+    engineName: row[6] as string,
+    quantization: textOrNull(row[7]),
+    userVerified: row[8] as boolean,
+    createdAtUs: row[9] as number,
+    paramBucket: numberOrNull(row[10]),
+    osFamily: textOrNull(row[11]),
+    backend: textOrNull(row[12]),
+    modelFamily: textOrNull(row[13]),
+    isMoE: row[14] as boolean | null,
+    batchSize: Number(row[15]),
+    ctxBucket: numberOrNull(row[16]),
+    plausibility: row[17] as string,
+    kvCacheDtype: textOrNull(row[18]),
+    attentionBackend: textOrNull(row[19]),
+    gpuLayers: numberOrNull(row[20]),
+    tensorParallel: numberOrNull(row[21]),
+    specDecoding: row[22] as boolean,
+    mtpEnabled: row[23] as boolean,
     sortKeys: {
-      tokSOut: numberOrNull(row.tok_s_out),
-      tokSPrefill: numberOrNull(row.tok_s_prefill),
-      ttftMs: numberOrNull(row.ttft_ms),
-      tokPerWatt: numberOrNull(row.tok_per_watt),
-      tokPerDollar: numberOrNull(row.tok_per_dollar),
+      tokSOut: row[24] as number | null,
+      tokSPrefill: row[25] as number | null,
+      ttftMs: row[26] as number | null,
+      tokPerWatt: row[27] as number | null,
+      tokPerDollar: row[28] as number | null,
     },
   };
 }
 
-/** Every approved run, read through a cursor (bounded memory). */
-export async function buildRunIndex(db: Db): Promise<RunIndex> {
+/** Every approved run, oldest first, through a cursor on `client` (a connection of the index's own). */
+export async function buildRunIndex(client: pg.ClientBase): Promise<RunIndex> {
   const index = new RunIndex();
-  const stream = db.select(db.raw(COLUMNS)).from('speed_test_runs as r').whereRaw("r.status = 'APPROVED'").stream({ highWaterMark: 2000 });
+  const stream = client.query(
+    new QueryStream(`select ${COLUMNS} from speed_test_runs r where r.status = 'APPROVED' order by r.created_at, r.id`, [], { batchSize: 5000, rowMode: 'array' }),
+  );
   try {
-    for await (const row of stream) index.upsert(indexedRunOf(row as RunRow));
+    for await (const row of stream) index.upsert(indexedRunOf(row as Row));
   } finally {
     stream.destroy();
   }
+  index.finishLoad();
   return index;
 }
 
-/** Matches no model: an hfId nobody has. */
-const NO_MODEL = '00000000-0000-0000-0000-000000000000';
-
-/** A leaderboard query's filter in the index's terms. */
-export async function indexFilterOf(db: Db, clock: Clock, query: LeaderboardQuery): Promise<IndexFilter> {
-  const filter: IndexFilter = {
-    hwClass: query.hwClass,
-    memTier: query.memTier,
-    engineName: query.engineName,
-    quantization: query.quantization,
-    verified: query.verified,
-    paramBucket: query.paramSize,
-    osFamily: query.os,
-    backend: query.backend,
-    modelFamily: query.modelFamily,
-    isMoE: query.isMoE,
-    ctxBucket: query.contextLen,
-    plausible: query.plausible,
-  };
-  if (query.batchSize !== undefined) {
-    if (query.batchSize >= buckets.batchSizeOpenEnded) filter.batchSizeAtLeast = buckets.batchSizeOpenEnded;
-    else filter.batchSize = query.batchSize;
-  }
-  if (query.since) filter.sinceUs = sinceCutoff({ clock }, query.since).getTime() * 1000;
-  if (query.hfId) {
-    const model = await db('models').whereRaw('lower(hf_id) = lower(?)', [query.hfId]).first('id');
-    filter.modelId = model?.id ?? NO_MODEL;
-  }
-  if (query.hardwareName) filter.hardwareIds = new Set(await hardwareProfilesMatching(db, query));
-  return filter;
+/** What the index must now hold of these runs: the approved ones' facts; every other id is to be removed. */
+export async function readIndexedRuns(client: pg.ClientBase, ids: readonly string[]): Promise<IndexedRun[]> {
+  if (ids.length === 0) return [];
+  const result = await client.query({
+    text: `select ${COLUMNS} from speed_test_runs r where r.id = any($1::uuid[]) and r.status = 'APPROVED'`,
+    values: [ids],
+    rowMode: 'array',
+  });
+  return (result.rows as Row[]).map(indexedRunOf);
 }

@@ -1,14 +1,20 @@
 /**
- * The in-process read index of the leaderboard (issue 15), first step: the approved runs'
- * filter facts and sort keys as columns (typed arrays, strings dictionary-encoded), one
- * permutation per sort kept in rank order, and a query that walks a sort's permutation
- * testing the filter per row: the page's ids in rank order and the exact total in one
- * pass. Postgres stays the source of truth; `src/read-index/build.ts` fills it from there.
- * Not yet behind the leaderboard service (READ_INDEX comes with the next step).
+ * The in-process read index of the approved speed-test runs (issue 15): every fact the
+ * leaderboard and the results list filter on, dictionary-encoded per run, each value's
+ * runs as a sorted slot list (rare values) or a bitset (common ones), and one rank order
+ * per sort. A query compiles its filters to conditions over those sets: a rare one is
+ * walked and the others tested per run; common ones are ANDed and counted a word at a
+ * time. The page's runs come from walking the sort's order (or from sorting a few
+ * thousand matches), the exact total from counting. Postgres stays the source of truth:
+ * `build.ts` fills the index from it, `read-index.ts` keeps it fresh.
  */
+import { RankOrder, type SlotCompare } from './rank-order.ts';
+import { clearBit, countBits, fillBits, forEachBit, hasBit, resized, setBit, SlotList, wordsFor } from './slot-sets.ts';
 
 export const INDEX_SORTS = ['tokSOut', 'tokSPrefill', 'ttftMs', 'tokPerWatt', 'tokPerDollar'] as const;
 export type IndexSort = (typeof INDEX_SORTS)[number];
+/** The rank orders: the leaderboard's sorts, and newest first for the results list. */
+export type IndexOrder = IndexSort | 'newest';
 /** Which way each sort ranks (as the SQL path: nulls last, then the earliest run, then the id). */
 const DESCENDING: Record<IndexSort, boolean> = { tokSOut: true, tokSPrefill: true, ttftMs: false, tokPerWatt: true, tokPerDollar: true };
 
@@ -17,6 +23,7 @@ export interface IndexedRun {
   id: string;
   modelId: string;
   hardwareId: string;
+  userId: string;
   hwClass: string;
   memTier: number | null;
   engineName: string;
@@ -33,21 +40,34 @@ export interface IndexedRun {
   batchSize: number;
   ctxBucket: number | null;
   plausibility: string;
+  kvCacheDtype: string | null;
+  attentionBackend: string | null;
+  gpuLayers: number | null;
+  tensorParallel: number | null;
+  specDecoding: boolean;
+  mtpEnabled: boolean;
   sortKeys: Record<IndexSort, number | null>;
 }
 
-/** A leaderboard filter, with its names resolved to what the index holds. */
+/** A created-at window in microseconds; each bound optional. */
+export interface CreatedWindow {
+  atOrAfter?: number;
+  after?: number;
+  before?: number;
+}
+
+/** A filter, with names already resolved to what the index holds (ids, codes' values). */
 export interface IndexFilter {
-  modelId?: string;
+  /** Runs of any of these models (one, or a model tree). */
+  modelIds?: readonly string[];
+  /** Runs on any of these hardware profiles. */
+  hardwareIds?: readonly string[];
+  userId?: string;
   hwClass?: string;
   memTier?: number;
   engineName?: string;
   quantization?: string;
   verified?: boolean;
-  /** Only runs created at or after (microseconds). */
-  sinceUs?: number;
-  /** Only runs on these hardware profiles (hardwareName resolved). */
-  hardwareIds?: ReadonlySet<string>;
   paramBucket?: number;
   osFamily?: string;
   backend?: string;
@@ -60,246 +80,487 @@ export interface IndexFilter {
   ctxBucket?: number;
   /** Leave out runs judged suspect. */
   plausible?: boolean;
+  kvCacheDtype?: string;
+  attentionBackend?: string;
+  gpuLayersAtLeast?: number;
+  tensorParallelAtLeast?: number;
+  specDecoding?: true;
+  mtpEnabled?: true;
+  created?: CreatedWindow;
 }
 
 export interface IndexQuery {
   filter: IndexFilter;
-  sort: IndexSort;
+  order: IndexOrder;
   offset: number;
   limit: number;
-  /** Each hardware profile's best run only. */
+  /** Each hardware profile's best run only (in this order). */
   bestPerHardware?: boolean;
 }
 
-/** Strings to small integers and back; code -1 is null. */
-class Dictionary {
-  private readonly codes = new Map<string, number>();
-  readonly values: string[] = [];
-  code(value: string | null): number {
-    if (value === null) return -1;
-    let code = this.codes.get(value);
-    if (code === undefined) {
-      code = this.values.length;
-      this.values.push(value);
-      this.codes.set(value, code);
-    }
-    return code;
+type FacetValue = string | number | boolean;
+
+/**
+ * One fact of the runs: its distinct values (codes), each run's code, and each code's
+ * runs as a slot list or, once common, a bitset.
+ */
+class Facet {
+  readonly values: FacetValue[] = [];
+  private readonly codeOf = new Map<FacetValue, number>();
+  codes: Int32Array = new Int32Array(0);
+  readonly lists: (SlotList | null)[] = [];
+  readonly bits: (Uint32Array | null)[] = [];
+  readonly counts: number[] = [];
+
+  constructor(private readonly index: { readonly slotCount: number; readonly words: number }) {}
+
+  /** The code of a value, or -1 when no run ever had it. */
+  find(value: FacetValue): number {
+    return this.codeOf.get(value) ?? -1;
   }
-  /** The code of a value, or -2 (matches nothing) when no run has it. */
-  find(value: string): number {
-    return this.codes.get(value) ?? -2;
+
+  grow(capacity: number): void {
+    if (capacity > this.codes.length) {
+      const next = new Int32Array(capacity).fill(-1);
+      next.set(this.codes);
+      this.codes = next;
+    }
+    const words = wordsFor(capacity);
+    this.bits.forEach((bits, code) => bits && (this.bits[code] = resized(bits, words)));
+  }
+
+  set(slot: number, value: FacetValue | null): void {
+    const old = this.codes[slot]!;
+    let code = -1;
+    if (value !== null) {
+      code = this.codeOf.get(value) ?? -1;
+      if (code < 0) {
+        code = this.values.push(value) - 1;
+        this.codeOf.set(value, code);
+        this.lists.push(new SlotList());
+        this.bits.push(null);
+        this.counts.push(0);
+      }
+    }
+    if (old === code) return;
+    if (old >= 0) this.take(slot, old);
+    this.codes[slot] = code;
+    if (code >= 0) this.put(slot, code);
+  }
+
+  remove(slot: number): void {
+    const old = this.codes[slot]!;
+    if (old >= 0) this.take(slot, old);
+    this.codes[slot] = -1;
+  }
+
+  private put(slot: number, code: number): void {
+    this.counts[code]! += 1;
+    const bits = this.bits[code];
+    if (bits) return setBit(bits, slot);
+    const list = this.lists[code]!;
+    list.add(slot);
+    // Common values become bitsets: ANDed and counted 32 runs at a time.
+    if (list.length > Math.max(2048, this.index.slotCount >>> 6)) {
+      const made = new Uint32Array(Math.max(this.index.words, wordsFor(this.codes.length)));
+      for (let i = 0; i < list.length; i += 1) setBit(made, list.items[i]!);
+      this.bits[code] = made;
+      this.lists[code] = null;
+    }
+  }
+
+  private take(slot: number, code: number): void {
+    this.counts[code]! -= 1;
+    const bits = this.bits[code];
+    if (bits) clearBit(bits, slot);
+    else this.lists[code]!.delete(slot);
   }
 }
 
-const NULL_NUMBER = Number.NaN;
-const grow = <T extends Float64Array | Int32Array | Int8Array>(array: T, size: number, make: (n: number) => T): T => {
-  if (size <= array.length) return array;
-  const next = make(Math.max(size, array.length * 2, 1024));
-  next.set(array);
-  return next;
-};
+/** A compiled filter term: the runs it admits, sized, testable per run, and as a bitset. */
+interface Condition {
+  /** How many runs it admits (an upper bound for a window). */
+  size: number;
+  test(slot: number): boolean;
+  forEach(visit: (slot: number) => void): void;
+  /** Writes the bitset of the runs it admits (live ones only) into `out`. */
+  intoBits(out: Uint32Array): void;
+  /** Keeps in `mask` only the runs it admits (`scratch` is free to overwrite). */
+  andInto(mask: Uint32Array, scratch: Uint32Array): void;
+}
 
-/** Bits of the boolean-or-null facts: verified, MoE known, MoE. */
-const VERIFIED = 1;
-const MOE_KNOWN = 2;
-const MOE = 4;
+function facetCondition(facet: Facet, codes: number[]): Condition {
+  const column = facet.codes;
+  const single = codes.length === 1 ? codes[0]! : -1;
+  const member = new Uint8Array(facet.values.length);
+  for (const code of codes) member[code] = 1;
+  return {
+    size: codes.reduce((sum, code) => sum + facet.counts[code]!, 0),
+    test: single >= 0 ? (slot) => column[slot] === single : (slot) => column[slot]! >= 0 && member[column[slot]!] === 1,
+    forEach(visit) {
+      for (const code of codes) {
+        const list = facet.lists[code];
+        if (list) for (let i = 0; i < list.length; i += 1) visit(list.items[i]!);
+        else forEachBit(facet.bits[code]!, visit);
+      }
+    },
+    intoBits(out) {
+      out.fill(0);
+      for (const code of codes) {
+        const bits = facet.bits[code];
+        if (bits) for (let i = 0; i < out.length; i += 1) out[i]! |= bits[i]!;
+        else {
+          const list = facet.lists[code]!;
+          for (let i = 0; i < list.length; i += 1) setBit(out, list.items[i]!);
+        }
+      }
+    },
+    andInto(mask, scratch) {
+      const bits = single >= 0 ? facet.bits[single] : null;
+      if (bits) {
+        for (let i = 0; i < mask.length; i += 1) mask[i]! &= bits[i]!;
+        return;
+      }
+      this.intoBits(scratch);
+      for (let i = 0; i < mask.length; i += 1) mask[i]! &= scratch[i]!;
+    },
+  };
+}
+
+/** Strings to compare ids in the order Postgres compares uuids (lowercase hex: the same). */
+const compareIds = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export class RunIndex {
-  private size = 0;
+  /** Slots ever used (some dead). */
+  slotCount = 0;
+  words = 0;
+  private liveCount = 0;
+  private capacity = 0;
   private readonly slotOf = new Map<string, number>();
-  private readonly ids: string[] = [];
-  private alive = new Int8Array(0);
-  private flags = new Int8Array(0);
-  private createdAt = new Float64Array(0);
-  private memTier = new Float64Array(0);
-  private paramBucket = new Float64Array(0);
-  private batchSize = new Float64Array(0);
-  private ctxBucket = new Float64Array(0);
+  private ids: string[] = [];
+  private alive: Uint32Array = new Uint32Array(0);
+  private createdAt: Float64Array = new Float64Array(0);
+  /** Slots below this have non-decreasing createdAt: a window over them is a binary search. */
+  private createdPrefix = 0;
   private readonly sortValues = Object.fromEntries(INDEX_SORTS.map((sort) => [sort, new Float64Array(0)])) as Record<IndexSort, Float64Array>;
   private readonly facets = {
-    model: { dict: new Dictionary(), codes: new Int32Array(0) },
-    hardware: { dict: new Dictionary(), codes: new Int32Array(0) },
-    hwClass: { dict: new Dictionary(), codes: new Int32Array(0) },
-    engine: { dict: new Dictionary(), codes: new Int32Array(0) },
-    quantization: { dict: new Dictionary(), codes: new Int32Array(0) },
-    os: { dict: new Dictionary(), codes: new Int32Array(0) },
-    backend: { dict: new Dictionary(), codes: new Int32Array(0) },
-    family: { dict: new Dictionary(), codes: new Int32Array(0) },
-    plausibility: { dict: new Dictionary(), codes: new Int32Array(0) },
+    model: new Facet(this),
+    hardware: new Facet(this),
+    user: new Facet(this),
+    hwClass: new Facet(this),
+    memTier: new Facet(this),
+    engine: new Facet(this),
+    quantization: new Facet(this),
+    paramBucket: new Facet(this),
+    os: new Facet(this),
+    backend: new Facet(this),
+    family: new Facet(this),
+    moe: new Facet(this),
+    batchSize: new Facet(this),
+    ctxBucket: new Facet(this),
+    verified: new Facet(this),
+    plausibility: new Facet(this),
+    kvCacheDtype: new Facet(this),
+    attentionBackend: new Facet(this),
+    gpuLayers: new Facet(this),
+    tensorParallel: new Facet(this),
+    spec: new Facet(this),
+    mtp: new Facet(this),
   };
-  /** Slots in rank order per sort; rebuilt on the next query after a change. */
-  private readonly orders = new Map<IndexSort, Int32Array>();
+  private readonly orders: Record<IndexOrder, RankOrder>;
+  private scratch: [Uint32Array, Uint32Array] = [new Uint32Array(0), new Uint32Array(0)];
+  /** While loading, orders are not kept: `finishLoad` sorts once. */
+  private loading = true;
+
+  constructor() {
+    const orders = {} as Record<IndexOrder, RankOrder>;
+    for (const sort of INDEX_SORTS) orders[sort] = new RankOrder(this.comparer(() => this.sortValues[sort], DESCENDING[sort], false));
+    orders.newest = new RankOrder(this.comparer(() => this.createdAt, true, true));
+    this.orders = orders;
+  }
 
   /** Approved runs held. */
   get count(): number {
-    return this.slotOf.size;
+    return this.liveCount;
+  }
+
+  has(id: string): boolean {
+    return this.slotOf.has(id);
+  }
+
+  /**
+   * Rank order over slots: the value (nulls last), then created-at and id, ascending for
+   * the leaderboard's ties (the earliest run first), descending for newest-first. The
+   * columns are read through getters so a grown array is seen.
+   */
+  private comparer(valuesOf: () => Float64Array, descending: boolean, tiesDescending: boolean): SlotCompare {
+    return (a, b) => {
+      const values = valuesOf();
+      const va = values[a]!;
+      const vb = values[b]!;
+      const na = va !== va;
+      const nb = vb !== vb;
+      if (na !== nb) return na ? 1 : -1;
+      if (!na && va !== vb) return (va < vb) === descending ? 1 : -1;
+      const ca = this.createdAt[a]!;
+      const cb = this.createdAt[b]!;
+      if (ca !== cb) return (ca < cb) === tiesDescending ? 1 : -1;
+      const byId = compareIds(this.ids[a]!, this.ids[b]!);
+      return tiesDescending ? -byId : byId;
+    };
+  }
+
+  private ensureCapacity(size: number): void {
+    if (size <= this.capacity) return;
+    const capacity = Math.max(size, Math.ceil(this.capacity * 1.5), 1024);
+    const grow = <T extends Float64Array>(array: T) => {
+      const next = new Float64Array(capacity) as T;
+      next.set(array);
+      return next;
+    };
+    this.createdAt = grow(this.createdAt);
+    for (const sort of INDEX_SORTS) this.sortValues[sort] = grow(this.sortValues[sort]);
+    this.alive = resized(this.alive, wordsFor(capacity));
+    for (const facet of Object.values(this.facets)) facet.grow(capacity);
+    for (const order of Object.values(this.orders)) order.grow(capacity);
+    this.capacity = capacity;
   }
 
   /** Adds a run, or replaces what the index holds of it. */
   upsert(run: IndexedRun): void {
     let slot = this.slotOf.get(run.id);
     if (slot === undefined) {
-      slot = this.size++;
-      this.ensureCapacity(this.size);
+      slot = this.slotCount++;
+      this.words = wordsFor(this.slotCount);
+      this.ensureCapacity(this.slotCount);
       this.slotOf.set(run.id, slot);
       this.ids[slot] = run.id;
+      setBit(this.alive, slot);
+      this.liveCount += 1;
+    } else if (run.createdAtUs !== this.createdAt[slot] && slot < this.createdPrefix) {
+      this.createdPrefix = slot;
     }
-    this.alive[slot] = 1;
-    this.flags[slot] = (run.userVerified ? VERIFIED : 0) | (run.isMoE === null ? 0 : MOE_KNOWN | (run.isMoE ? MOE : 0));
     this.createdAt[slot] = run.createdAtUs;
-    this.memTier[slot] = run.memTier ?? NULL_NUMBER;
-    this.paramBucket[slot] = run.paramBucket ?? NULL_NUMBER;
-    this.batchSize[slot] = run.batchSize;
-    this.ctxBucket[slot] = run.ctxBucket ?? NULL_NUMBER;
-    for (const sort of INDEX_SORTS) this.sortValues[sort][slot] = run.sortKeys[sort] ?? NULL_NUMBER;
+    if (slot === this.createdPrefix && (slot === 0 || this.createdAt[slot - 1]! <= run.createdAtUs)) this.createdPrefix += 1;
+    for (const sort of INDEX_SORTS) this.sortValues[sort][slot] = run.sortKeys[sort] ?? Number.NaN;
     const f = this.facets;
-    f.model.codes[slot] = f.model.dict.code(run.modelId);
-    f.hardware.codes[slot] = f.hardware.dict.code(run.hardwareId);
-    f.hwClass.codes[slot] = f.hwClass.dict.code(run.hwClass);
-    f.engine.codes[slot] = f.engine.dict.code(run.engineName);
-    f.quantization.codes[slot] = f.quantization.dict.code(run.quantization);
-    f.os.codes[slot] = f.os.dict.code(run.osFamily);
-    f.backend.codes[slot] = f.backend.dict.code(run.backend);
-    f.family.codes[slot] = f.family.dict.code(run.modelFamily);
-    f.plausibility.codes[slot] = f.plausibility.dict.code(run.plausibility);
-    this.orders.clear();
+    f.model.set(slot, run.modelId);
+    f.hardware.set(slot, run.hardwareId);
+    f.user.set(slot, run.userId);
+    f.hwClass.set(slot, run.hwClass);
+    f.memTier.set(slot, run.memTier);
+    f.engine.set(slot, run.engineName);
+    f.quantization.set(slot, run.quantization);
+    f.paramBucket.set(slot, run.paramBucket);
+    f.os.set(slot, run.osFamily);
+    f.backend.set(slot, run.backend);
+    f.family.set(slot, run.modelFamily);
+    f.moe.set(slot, run.isMoE);
+    f.batchSize.set(slot, run.batchSize);
+    f.ctxBucket.set(slot, run.ctxBucket);
+    f.verified.set(slot, run.userVerified);
+    f.plausibility.set(slot, run.plausibility);
+    f.kvCacheDtype.set(slot, run.kvCacheDtype);
+    f.attentionBackend.set(slot, run.attentionBackend);
+    f.gpuLayers.set(slot, run.gpuLayers);
+    f.tensorParallel.set(slot, run.tensorParallel);
+    f.spec.set(slot, run.specDecoding);
+    f.mtp.set(slot, run.mtpEnabled);
+    if (!this.loading) for (const order of Object.values(this.orders)) order.add(slot);
   }
 
-  /** Forgets a run (rejected, withdrawn, deleted); its slot stays, dead. */
+  /** Forgets a run (rejected, deleted); its slot stays, dead. */
   remove(id: string): void {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return;
-    this.alive[slot] = 0;
     this.slotOf.delete(id);
-    this.orders.clear();
+    clearBit(this.alive, slot);
+    this.liveCount -= 1;
+    for (const facet of Object.values(this.facets)) facet.remove(slot);
+    if (!this.loading) for (const order of Object.values(this.orders)) order.delete(slot);
   }
 
-  private ensureCapacity(size: number): void {
-    this.alive = grow(this.alive, size, (n) => new Int8Array(n));
-    this.flags = grow(this.flags, size, (n) => new Int8Array(n));
-    this.createdAt = grow(this.createdAt, size, (n) => new Float64Array(n));
-    this.memTier = grow(this.memTier, size, (n) => new Float64Array(n));
-    this.paramBucket = grow(this.paramBucket, size, (n) => new Float64Array(n));
-    this.batchSize = grow(this.batchSize, size, (n) => new Float64Array(n));
-    this.ctxBucket = grow(this.ctxBucket, size, (n) => new Float64Array(n));
-    for (const sort of INDEX_SORTS) this.sortValues[sort] = grow(this.sortValues[sort], size, (n) => new Float64Array(n));
-    for (const facet of Object.values(this.facets)) facet.codes = grow(facet.codes, size, (n) => new Int32Array(n));
+  /**
+   * Sorts every order once after loading. Slots loaded oldest first (created-at, then id)
+   * make newest-first a reversal and leave each sort's ties already in slot order.
+   */
+  finishLoad(): void {
+    const live = (slot: number) => hasBit(this.alive, slot);
+    let tieOrdered = true;
+    for (let slot = 1; slot < this.slotCount && tieOrdered; slot += 1) {
+      tieOrdered = this.createdAt[slot - 1]! < this.createdAt[slot]! || (this.createdAt[slot - 1] === this.createdAt[slot] && compareIds(this.ids[slot - 1]!, this.ids[slot]!) < 0);
+    }
+    const liveSlots: number[] = [];
+    for (let slot = 0; slot < this.slotCount; slot += 1) if (live(slot)) liveSlots.push(slot);
+    for (const sort of INDEX_SORTS) {
+      const values = this.sortValues[sort];
+      const descending = DESCENDING[sort];
+      const sorted = tieOrdered
+        ? Int32Array.from(liveSlots).sort((a, b) => {
+            const va = values[a]!;
+            const vb = values[b]!;
+            const na = va !== va;
+            const nb = vb !== vb;
+            if (na !== nb) return na ? 1 : -1;
+            if (!na && va !== vb) return (va < vb) === descending ? 1 : -1;
+            return a - b;
+          })
+        : undefined;
+      this.orders[sort].rebuild(this.slotCount, live, sorted);
+    }
+    this.orders.newest.rebuild(this.slotCount, live, tieOrdered ? Int32Array.from(liveSlots).reverse() : undefined);
+    this.loading = false;
   }
 
-  /** The live slots in rank order for a sort: value (nulls last), then the earliest, then the id. */
-  private order(sort: IndexSort): Int32Array {
-    let order = this.orders.get(sort);
-    if (order) return order;
-    const values = this.sortValues[sort];
-    const descending = DESCENDING[sort];
-    const slots: number[] = [];
-    for (let slot = 0; slot < this.size; slot += 1) if (this.alive[slot]) slots.push(slot);
-    slots.sort((a, b) => {
-      const va = values[a]!;
-      const vb = values[b]!;
-      const na = Number.isNaN(va);
-      const nb = Number.isNaN(vb);
-      if (na !== nb) return na ? 1 : -1;
-      if (!na && va !== vb) return descending ? vb - va : va - vb;
-      const ca = this.createdAt[a]!;
-      const cb = this.createdAt[b]!;
-      if (ca !== cb) return ca - cb;
-      const ia = this.ids[a]!;
-      const ib = this.ids[b]!;
-      return ia < ib ? -1 : ia > ib ? 1 : 0;
-    });
-    order = Int32Array.from(slots);
-    this.orders.set(sort, order);
-    return order;
+  /** The created-at window as a condition: a binary search over the ordered prefix, then the runs past it. */
+  private windowCondition({ atOrAfter, after, before }: CreatedWindow): Condition {
+    const createdAt = this.createdAt;
+    const inWindow = (at: number) => (atOrAfter === undefined || at >= atOrAfter) && (after === undefined || at > after) && (before === undefined || at < before);
+    const firstSlot = (admits: (at: number) => boolean) => {
+      let lo = 0;
+      let hi = this.createdPrefix;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (admits(createdAt[mid]!)) hi = mid;
+        else lo = mid + 1;
+      }
+      return lo;
+    };
+    const from = firstSlot((at) => (atOrAfter === undefined || at >= atOrAfter) && (after === undefined || at > after));
+    const to = before === undefined ? this.createdPrefix : firstSlot((at) => at >= before);
+    const tail: number[] = [];
+    for (let slot = this.createdPrefix; slot < this.slotCount; slot += 1) if (hasBit(this.alive, slot) && inWindow(createdAt[slot]!)) tail.push(slot);
+    const alive = this.alive;
+    return {
+      size: Math.max(0, to - from) + tail.length,
+      test: (slot) => inWindow(createdAt[slot]!),
+      forEach(visit) {
+        for (let slot = from; slot < to; slot += 1) if (hasBit(alive, slot)) visit(slot);
+        for (const slot of tail) visit(slot);
+      },
+      intoBits(out) {
+        out.fill(0);
+        if (to > from) fillBits(out, from, to);
+        for (const slot of tail) setBit(out, slot);
+        for (let i = 0; i < out.length; i += 1) out[i]! &= alive[i]!;
+      },
+      andInto(mask, scratch) {
+        this.intoBits(scratch);
+        for (let i = 0; i < mask.length; i += 1) mask[i]! &= scratch[i]!;
+      },
+    };
   }
 
-  /** A predicate over slots for a filter; null when a named value matches no run at all. */
-  private predicate(filter: IndexFilter): ((slot: number) => boolean) | null {
+  /** The filter's conditions; null when one admits no run at all. */
+  private compile(filter: IndexFilter): Condition[] | null {
     const f = this.facets;
-    const tests: ((slot: number) => boolean)[] = [];
-    const equal = (facet: { dict: Dictionary; codes: Int32Array }, value: string | undefined) => {
-      if (value === undefined) return true;
-      const code = facet.dict.find(value);
-      if (code < 0) return false;
-      const codes = facet.codes;
-      tests.push((slot) => codes[slot] === code);
-      return true;
+    const conditions: Condition[] = [];
+    let empty = false;
+    const among = (facet: Facet, codes: number[]) => {
+      if (codes.length === 0) empty = true;
+      else conditions.push(facetCondition(facet, codes));
     };
-    if (!equal(f.model, filter.modelId) || !equal(f.hwClass, filter.hwClass) || !equal(f.engine, filter.engineName) || !equal(f.quantization, filter.quantization)) return null;
-    if (!equal(f.os, filter.osFamily) || !equal(f.backend, filter.backend)) return null;
-    const numberEquals = (column: Float64Array, value: number | undefined) => {
-      if (value !== undefined) tests.push((slot) => column[slot] === value);
+    const equal = (facet: Facet, value: FacetValue | undefined) => {
+      if (value === undefined) return;
+      const code = facet.find(value);
+      among(facet, code >= 0 ? [code] : []);
     };
-    numberEquals(this.memTier, filter.memTier);
-    numberEquals(this.paramBucket, filter.paramBucket);
-    numberEquals(this.ctxBucket, filter.ctxBucket);
-    numberEquals(this.batchSize, filter.batchSize);
-    if (filter.batchSizeAtLeast !== undefined) {
-      const least = filter.batchSizeAtLeast;
-      tests.push((slot) => this.batchSize[slot]! >= least);
-    }
-    if (filter.verified !== undefined) {
-      const want = filter.verified ? VERIFIED : 0;
-      tests.push((slot) => (this.flags[slot]! & VERIFIED) === want);
-    }
-    if (filter.isMoE !== undefined) {
-      const want = MOE_KNOWN | (filter.isMoE ? MOE : 0);
-      tests.push((slot) => (this.flags[slot]! & (MOE_KNOWN | MOE)) === want);
-    }
-    if (filter.sinceUs !== undefined) {
-      const since = filter.sinceUs;
-      tests.push((slot) => this.createdAt[slot]! >= since);
-    }
-    if (filter.hardwareIds) {
-      const codes = new Set<number>();
-      for (const id of filter.hardwareIds) {
-        const code = f.hardware.dict.find(id);
-        if (code >= 0) codes.add(code);
-      }
-      if (codes.size === 0) return null;
-      const hardware = f.hardware.codes;
-      tests.push((slot) => codes.has(hardware[slot]!));
-    }
+    const codesWhere = (facet: Facet, admits: (value: FacetValue) => boolean) => facet.values.flatMap((value, code) => (admits(value) ? [code] : []));
+    const anyOf = (facet: Facet, values: readonly string[] | undefined) => {
+      if (values) among(facet, [...new Set(values.map((value) => facet.find(value)).filter((code) => code >= 0))]);
+    };
+    anyOf(f.model, filter.modelIds);
+    anyOf(f.hardware, filter.hardwareIds);
+    equal(f.user, filter.userId);
+    equal(f.hwClass, filter.hwClass);
+    equal(f.memTier, filter.memTier);
+    equal(f.engine, filter.engineName);
+    equal(f.quantization, filter.quantization);
+    equal(f.verified, filter.verified);
+    equal(f.paramBucket, filter.paramBucket);
+    equal(f.os, filter.osFamily);
+    equal(f.backend, filter.backend);
+    equal(f.moe, filter.isMoE);
+    equal(f.batchSize, filter.batchSize);
+    equal(f.ctxBucket, filter.ctxBucket);
+    equal(f.kvCacheDtype, filter.kvCacheDtype);
+    equal(f.attentionBackend, filter.attentionBackend);
+    equal(f.spec, filter.specDecoding);
+    equal(f.mtp, filter.mtpEnabled);
+    const atLeast = (facet: Facet, least: number | undefined) => {
+      if (least !== undefined) among(facet, codesWhere(facet, (value) => (value as number) >= least));
+    };
+    atLeast(f.batchSize, filter.batchSizeAtLeast);
+    atLeast(f.gpuLayers, filter.gpuLayersAtLeast);
+    atLeast(f.tensorParallel, filter.tensorParallelAtLeast);
     if (filter.modelFamily !== undefined) {
-      // The few families whose name contains the text, then a code test per run.
       const needle = filter.modelFamily.toLowerCase();
-      const codes = new Set<number>();
-      f.family.dict.values.forEach((family, code) => family.includes(needle) && codes.add(code));
-      if (codes.size === 0) return null;
-      const family = f.family.codes;
-      tests.push((slot) => codes.has(family[slot]!));
+      among(f.family, codesWhere(f.family, (family) => (family as string).includes(needle)));
     }
-    if (filter.plausible) {
-      const suspect = f.plausibility.dict.find('suspect');
-      const plausibility = f.plausibility.codes;
-      tests.push((slot) => plausibility[slot] !== suspect);
-    }
-    return (slot) => {
-      for (const test of tests) if (!test(slot)) return false;
-      return true;
-    };
+    if (filter.plausible) among(f.plausibility, codesWhere(f.plausibility, (verdict) => verdict !== 'suspect'));
+    if (filter.created) conditions.push(this.windowCondition(filter.created));
+    return empty ? null : conditions;
   }
 
-  /** The page's run ids in rank order and the exact number of matching runs. */
-  query({ filter, sort, offset, limit, bestPerHardware = false }: IndexQuery): { ids: string[]; total: number } {
-    const matches = this.predicate(filter);
-    if (!matches) return { ids: [], total: 0 };
-    const order = this.order(sort);
+  /** The page's run ids in rank order and the exact number of matching runs (or profiles, with bestPerHardware). */
+  query({ filter, order: orderName, offset, limit, bestPerHardware = false }: IndexQuery): { ids: string[]; total: number } {
+    const conditions = this.compile(filter);
+    if (!conditions) return { ids: [], total: 0 };
+    const order = this.orders[orderName];
     const hardware = this.facets.hardware.codes;
-    const seenHardware = bestPerHardware ? new Set<number>() : null;
-    const ids: string[] = [];
-    let total = 0;
-    for (let i = 0; i < order.length; i += 1) {
-      const slot = order[i]!;
-      if (!matches(slot)) continue;
-      if (seenHardware) {
-        // The permutation is in rank order: a profile's first match is its best run.
-        if (seenHardware.has(hardware[slot]!)) continue;
-        seenHardware.add(hardware[slot]!);
+    const page: string[] = [];
+    const end = offset + limit;
+    // Rank order, keeping each profile's first (best) run when asked; collects the page.
+    let kept = 0;
+    const seen = bestPerHardware ? new Uint8Array(this.facets.hardware.values.length) : null;
+    const take = (slot: number): boolean => {
+      if (seen) {
+        if (seen[hardware[slot]!]) return true;
+        seen[hardware[slot]!] = 1;
       }
-      if (total >= offset && ids.length < limit) ids.push(this.ids[slot]!);
-      total += 1;
+      if (kept >= offset) page.push(this.ids[slot]!);
+      kept += 1;
+      return kept < end;
+    };
+    const distinctHardware = (forEach: (visit: (slot: number) => void) => void) => {
+      const counted = new Uint8Array(this.facets.hardware.values.length);
+      let distinct = 0;
+      forEach((slot) => {
+        if (!counted[hardware[slot]!]) {
+          counted[hardware[slot]!] = 1;
+          distinct += 1;
+        }
+      });
+      return distinct;
+    };
+
+    if (conditions.length === 0) {
+      const total = bestPerHardware ? this.facets.hardware.counts.filter((n) => n > 0).length : this.liveCount;
+      if (limit > 0 && offset < total) order.walk(take);
+      return { ids: page, total };
     }
-    return { ids, total };
+
+    conditions.sort((a, b) => a.size - b.size);
+    const [driver, ...others] = conditions as [Condition, ...Condition[]];
+    if (driver.size <= Math.max(4096, this.slotCount >>> 6)) {
+      // Few candidates: test each against the other conditions, then sort the matches by rank.
+      const matches: number[] = [];
+      driver.forEach((slot) => {
+        for (const other of others) if (!other.test(slot)) return;
+        matches.push(slot);
+      });
+      const total = bestPerHardware ? distinctHardware((visit) => matches.forEach(visit)) : matches.length;
+      if (limit > 0 && offset < total) for (const slot of order.sort(matches)) if (!take(slot)) break;
+      return { ids: page, total };
+    }
+    // Many candidates: AND the conditions' bitsets, count them, and walk the order for the page.
+    // Queries run one at a time (synchronously): two scratch bitsets serve them all.
+    if (this.scratch[0].length !== this.words) this.scratch = [new Uint32Array(this.words), new Uint32Array(this.words)];
+    const [mask, scratch] = this.scratch;
+    driver.intoBits(mask);
+    for (const other of others) other.andInto(mask, scratch);
+    const total = bestPerHardware ? distinctHardware((visit) => forEachBit(mask, visit)) : countBits(mask);
+    if (limit > 0 && offset < total) order.walk((slot) => (hasBit(mask, slot) ? take(slot) : true));
+    return { ids: page, total };
   }
 }

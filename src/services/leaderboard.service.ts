@@ -6,10 +6,12 @@ import { buckets } from '../constants.ts';
 import { type RevisionProfile } from '../revisions.ts';
 import type { LeaderboardQuery, LeaderboardSort } from '../schemas/leaderboard-query.schema.ts';
 import type { ServiceDeps } from './deps.ts';
+import type { IndexFilter, RunIndex } from '../read-index/run-index.ts';
 import {
   answersDocumentAsStored,
   createSpeedTestReads,
   MY_EMOJI_NULL_TAIL,
+  rankedRowsJson,
   speedTestRunForRevision,
   SPEED_TEST_REACTION_KIND,
   toSpeedTestRun,
@@ -20,7 +22,7 @@ import {
 } from './speed-test-reads.ts';
 
 /** What the ranking's helpers below share: the service's deps and the run reads built on them. */
-type LeaderboardDeps = Pick<ServiceDeps, 'db' | 'profile' | 'clock'> & { reads: SpeedTestReads };
+type LeaderboardDeps = Pick<ServiceDeps, 'db' | 'profile' | 'clock' | 'readIndex'> & { reads: SpeedTestReads };
 
 /** Column and direction of each sort; ties always go to the earliest run. */
 const SORTS: Record<LeaderboardSort, { column: string; direction: 'asc' | 'desc' }> = {
@@ -140,8 +142,8 @@ type CountedFilter = (typeof COUNTED_FILTERS)[number];
 /** The count table's value for a filter (a model by its row id; batch sizes from 8 up share one). */
 async function countedValue(deps: LeaderboardDeps, query: LeaderboardQuery, name: CountedFilter): Promise<[string, string] | null> {
   if (name !== 'hfId') return [name, String(query[name])];
-  const model = await deps.db('models').whereRaw('lower(hf_id) = lower(?)', [query.hfId!]).first('id');
-  return model ? ['modelId', model.id] : null;
+  const modelId = await deps.reads.modelIdOf(query.hfId!);
+  return modelId ? ['modelId', modelId] : null;
 }
 
 /** The cube's filters and columns (see src/db/read-models/run-cube.ts). */
@@ -287,6 +289,8 @@ async function leaderboardPage(
   query: LeaderboardQuery,
   { withTotal = true, viewerId = null }: { withTotal?: boolean; viewerId?: string | null } = {},
 ): Promise<LeaderboardPage> {
+  const index = await deps.readIndex?.current();
+  if (index) return indexedPage(deps, index, query, viewerId);
   const resolved = await resolveQuery(deps, query);
   const page = { limit: query.limit, offset: query.offset };
   const counts = await totalFromCountTables(deps, resolved);
@@ -296,6 +300,46 @@ async function leaderboardPage(
     counts === null && withTotal ? countedTotal(deps, resolved) : undefined,
   ]);
   return { rowsJson: `[${answer!.rows}]`, total: answer!.total ?? counted ?? Number.NaN, ...page };
+}
+
+/** The filter of a query in the read index's terms: the model and the hardware names resolved to ids, as the SQL path resolves them. */
+async function indexFilterOf(deps: LeaderboardDeps, { query, hardwareIds }: ResolvedQuery): Promise<IndexFilter | null> {
+  const filter: IndexFilter = {
+    hardwareIds,
+    hwClass: query.hwClass,
+    memTier: query.memTier,
+    engineName: query.engineName,
+    quantization: query.quantization,
+    verified: query.verified,
+    paramBucket: query.paramSize,
+    osFamily: query.os,
+    backend: query.backend,
+    modelFamily: query.modelFamily,
+    isMoE: query.isMoE,
+    ctxBucket: query.contextLen,
+    plausible: query.plausible,
+  };
+  if (query.batchSize !== undefined) {
+    if (query.batchSize >= buckets.batchSizeOpenEnded) filter.batchSizeAtLeast = buckets.batchSizeOpenEnded;
+    else filter.batchSize = query.batchSize;
+  }
+  if (query.since) filter.created = { atOrAfter: sinceCutoff(deps, query.since).getTime() * 1000 };
+  if (query.hfId) {
+    const modelId = await deps.reads.modelIdOf(query.hfId);
+    if (!modelId) return null;
+    filter.modelIds = [modelId];
+  }
+  return filter;
+}
+
+/** A page ranked and counted by the read index; its rows are the stored documents. */
+async function indexedPage(deps: LeaderboardDeps, index: RunIndex, query: LeaderboardQuery, viewerId: string | null): Promise<LeaderboardPage> {
+  const page = { limit: query.limit, offset: query.offset };
+  const filter = await indexFilterOf(deps, await resolveQuery(deps, query));
+  if (!filter) return { rowsJson: '[]', total: 0, ...page };
+  const { ids, total } = index.query({ filter, order: query.sort, offset: query.offset, limit: query.limit, bestPerHardware: query.bestPer === 'hardware' });
+  const rows = await deps.reads.indexedDocuments(ids, viewerId);
+  return { rowsJson: rankedRowsJson(rows, query.offset + 1), total, ...page };
 }
 
 /** The page as the API answers it: the rows Postgres assembled, spliced in as they are. */
@@ -324,7 +368,7 @@ async function* leaderboardRows(deps: LeaderboardDeps, query: LeaderboardQuery):
 }
 
 /** The ranking of approved runs: pages (with exact totals where the count tables hold them) and exports. */
-export function createLeaderboardService(deps: Pick<ServiceDeps, 'db' | 'profile' | 'clock'>) {
+export function createLeaderboardService(deps: Pick<ServiceDeps, 'db' | 'profile' | 'clock' | 'readIndex'>) {
   const bound: LeaderboardDeps = { ...deps, reads: createSpeedTestReads(deps) };
   return {
     page: (query: LeaderboardQuery, options?: { withTotal?: boolean; viewerId?: string | null }) => leaderboardPage(bound, query, options),

@@ -90,7 +90,7 @@ async function lockSpeedTest(trx: Db, id: string): Promise<LockedSpeedTest> {
 
 const speedTestLabel = (row: LockedSpeedTest) => `${row.hf_id} by @${row.username} (${row.id.slice(0, 8)})`;
 
-export function createModerationService(deps: Pick<ServiceDeps, 'db' | 'profile'>) {
+export function createModerationService(deps: Pick<ServiceDeps, 'db' | 'profile' | 'readIndex'>) {
   const { db } = deps;
   const reads = createSpeedTestReads(deps);
   const audit = createAuditService(deps);
@@ -99,12 +99,14 @@ export function createModerationService(deps: Pick<ServiceDeps, 'db' | 'profile'
    * Moves a run between statuses in one transaction: the run row locked, the model's run
    * count kept and the audit entry written with the change.
    */
-  function moveSpeedTest(actor: AdminActor, id: string, change: (trx: Db, row: LockedSpeedTest) => Promise<{ action: 'run.reject' | 'run.restore'; reason: string | null }>) {
-    return db.transaction(async (trx) => {
+  async function moveSpeedTest(actor: AdminActor, id: string, change: (trx: Db, row: LockedSpeedTest) => Promise<{ action: 'run.reject' | 'run.restore'; reason: string | null }>) {
+    await db.transaction(async (trx) => {
       const row = await lockSpeedTest(trx, id);
       const { action, reason } = await change(trx, row);
       await createAuditService({ db: trx }).record(actor, { action, targetKind: 'speed_test_run', targetId: id, targetLabel: speedTestLabel(row), reason });
     });
+    // The admin's next page shows the run gone (or back) from this instance's read index too.
+    await deps.readIndex?.caughtUp();
   }
 
   return {

@@ -38,6 +38,9 @@ export function speedTestRunForRevision<Run extends SpeedTestRun>(profile: Revis
   return run;
 }
 
+/** A stored document starts with its id (`{"id":"<uuid>",`; the migration keeps it first). */
+const runIdOf = (document: string) => document.slice(7, 43);
+
 function withMyEmoji(row: SpeedTestDocumentRow): string {
   if (row.my_emoji === null) return row.document;
   return `${row.document.slice(0, -MY_EMOJI_NULL_TAIL.length)}${JSON.stringify(row.my_emoji)}}`;
@@ -68,7 +71,12 @@ export interface Page {
   offset: number;
 }
 
-export function createSpeedTestReads({ db, profile }: Pick<ServiceDeps, 'db' | 'profile'>) {
+/** One JSON array text of ranked rows: `rank` spliced in front of each document (the SQL path does the same in Postgres). */
+export function rankedRowsJson(rows: readonly SpeedTestDocumentRow[], firstRank: number): string {
+  return `[${rows.map((row, i) => `{"rank":${firstRank + i},${withMyEmoji(row).slice(1)}`).join(',')}]`;
+}
+
+export function createSpeedTestReads({ db, profile, readIndex }: Pick<ServiceDeps, 'db' | 'profile' | 'readIndex'>) {
   /**
    * The document of each run `r` and the viewer's reaction to it. Anonymous readers get a
    * constant null, so their queries carry no reaction lookup at all.
@@ -93,10 +101,43 @@ export function createSpeedTestReads({ db, profile }: Pick<ServiceDeps, 'db' | '
     return query;
   }
 
+  /**
+   * The stored rows of these runs in this order, for pages the read index ranked: the
+   * documents from its cache (misses in one query), the viewer's reactions in one more.
+   */
+  async function indexedDocuments(ids: readonly string[], viewerId: string | null): Promise<SpeedTestDocumentRow[]> {
+    if (ids.length === 0 || !readIndex) return [];
+    const [documents, reactions] = await Promise.all([
+      readIndex.documents(ids),
+      viewerId
+        ? db('run_reactions').where({ run_kind: SPEED_TEST_REACTION_KIND, user_id: viewerId }).whereIn('run_id', ids).select('run_id', 'emoji')
+        : [],
+    ]);
+    const emojiOf = new Map((reactions as { run_id: string; emoji: string }[]).map((row) => [row.run_id, row.emoji]));
+    return documents.map((document) => ({ document, my_emoji: emojiOf.size ? (emojiOf.get(runIdOf(document)) ?? null) : null }));
+  }
+
+  // hfIds never change once a model is in the catalogue, so found ids are kept (not misses:
+  // the model may be added any moment).
+  const modelIds = new Map<string, string>();
+  /** The catalogue id of a model by its hfId (any case), or null. */
+  async function modelIdOf(hfId: string): Promise<string | null> {
+    const key = hfId.toLowerCase();
+    const known = modelIds.get(key);
+    if (known) return known;
+    const model = await db('models').whereRaw('lower(hf_id) = lower(?)', [hfId]).first('id');
+    if (!model) return null;
+    if (modelIds.size >= 10_000) modelIds.clear();
+    modelIds.set(key, model.id);
+    return model.id as string;
+  }
+
   return {
     documentColumns,
     withDocuments,
     findDocuments,
+    indexedDocuments,
+    modelIdOf,
 
     /** Runs matching `filter`, newest first, in the revision's shape. */
     async find(filter: SpeedTestFilter, page?: Page, viewerId: string | null = null): Promise<SpeedTestRun[]> {

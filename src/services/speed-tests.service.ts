@@ -10,6 +10,7 @@ import type { RevisionProfile } from '../revisions.ts';
 import type { SpeedTestListQuery } from '../schemas/speed-test-query.schema.ts';
 import type { SpeedTestSubmission } from '../schemas/speed-test.schema.ts';
 import type { ServiceDeps } from './deps.ts';
+import type { CreatedWindow, IndexFilter, RunIndex } from '../read-index/run-index.ts';
 import { upsertByContentHash, upsertHardwareProfile } from './hardware.service.ts';
 import { createModelsService, toModelSummary, type ModelRow, type ResolvedModel } from './models.service.ts';
 import { createSpeedTestReads, speedTestJson, toSpeedTestRun, type CountFact, type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
@@ -163,6 +164,8 @@ export function createSpeedTestsService(deps: ServiceDeps) {
           return (await createSpeedTestReads(inTransaction).find((q) => q.where('r.id', id)))[0]!;
         },
       });
+      // The submitter sees their run at once, in this instance's read index too.
+      if (!replayed) await deps.readIndex?.caughtUp();
       return { run, replayed, rateLimit };
     },
 
@@ -249,7 +252,50 @@ export interface SpeedTestList {
 }
 
 /** The results list: one page (`viewerId` fills each run's `myEmoji`), or every match for exports. */
-function listReads({ db, profile }: Pick<ServiceDeps, 'db' | 'profile'>, reads: SpeedTestReads) {
+/** The list's filter in the read index's terms (the user by name resolved here, as the SQL path's subquery does); null when it matches nothing. */
+async function listIndexFilterOf(db: Db, { query, modelIds, hardwareIds }: ResolvedListQuery): Promise<IndexFilter | null> {
+  const created: CreatedWindow = {};
+  const before = (at: Date) => (created.before = Math.min(created.before ?? Infinity, at.getTime() * 1000));
+  if (query.date) {
+    const day = new Date(`${query.date}T00:00:00Z`);
+    created.atOrAfter = day.getTime() * 1000;
+    before(new Date(day.getTime() + 86_400_000));
+  }
+  if (query.dateFrom) created.after = new Date(query.dateFrom).getTime() * 1000;
+  if (query.dateTo) before(new Date(query.dateTo));
+  const filter: IndexFilter = {
+    modelIds,
+    hardwareIds,
+    hwClass: query.hwClass,
+    kvCacheDtype: query.kvCacheDtype,
+    attentionBackend: query.attentionBackend,
+    gpuLayersAtLeast: query.gpuLayersMin,
+    tensorParallelAtLeast: query.tensorParallelMin,
+    specDecoding: query.specOnly ? true : undefined,
+    mtpEnabled: query.mtpOnly ? true : undefined,
+    created: Object.keys(created).length > 0 ? created : undefined,
+  };
+  // userId wins over username; either wins over verified (as applyListFilters).
+  if (query.userId) filter.userId = query.userId;
+  else if (query.username) {
+    const user = await db('users').whereRaw('lower(username) = lower(?)', [query.username]).first('id');
+    if (!user) return null;
+    filter.userId = user.id;
+  } else filter.verified = query.verified;
+  return filter;
+}
+
+function listReads({ db, profile, readIndex }: Pick<ServiceDeps, 'db' | 'profile' | 'readIndex'>, reads: SpeedTestReads) {
+  /** A page found and counted by the read index, newest first. */
+  async function indexedList(index: RunIndex, resolved: ResolvedListQuery, viewerId: string | null): Promise<SpeedTestList> {
+    const { query } = resolved;
+    const page = { limit: query.limit, offset: query.offset };
+    const filter = await listIndexFilterOf(db, resolved);
+    if (!filter) return { benchmarks: [], total: 0, ...page };
+    const { ids, total } = index.query({ filter, order: 'newest', offset: query.offset, limit: query.limit });
+    return { benchmarks: await reads.indexedDocuments(ids, viewerId), total, ...page };
+  }
+
   /**
    * The total from the count table when its filters are ones it keeps (class, verified,
    * the model tree, the hardware profiles; two at most, profiles never with models); null
@@ -273,6 +319,8 @@ function listReads({ db, profile }: Pick<ServiceDeps, 'db' | 'profile'>, reads: 
       const page = { limit: query.limit, offset: query.offset };
       const resolved = await resolveListQuery(db, query);
       if (matchesNothing(resolved)) return { benchmarks: [], total: 0, ...page };
+      const index = await readIndex?.current();
+      if (index) return indexedList(index, resolved, viewerId);
       const filter = (q: Knex.QueryBuilder) => applyListFilters(q, resolved);
       const fromTable = totalFromCountTable(resolved);
       if (!fromTable) {

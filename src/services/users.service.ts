@@ -73,7 +73,7 @@ const minutesUntil = (ms: number) => {
 };
 
 /** Accounts: sign-up and sign-in with their throttles, roles (audited), display name and password. */
-export function createUsersService({ db }: Pick<ServiceDeps, 'db'>) {
+export function createUsersService({ db, readIndex }: Pick<ServiceDeps, 'db' | 'readIndex'>) {
   const rateLimits = createRateLimitService({ db });
 
   /** The user when the credentials match, otherwise null: the caller cannot tell which part was wrong. */
@@ -208,12 +208,15 @@ export function createUsersService({ db }: Pick<ServiceDeps, 'db'>) {
      * writes the audit entry in the same transaction. Setting the value it already has
      * changes nothing and logs nothing.
      */
-    setVerified(actor: AdminActor, userId: string, verified: boolean): Promise<User> {
-      return db.transaction((trx) =>
+    async setVerified(actor: AdminActor, userId: string, verified: boolean): Promise<User> {
+      const user = await db.transaction((trx) =>
         changeRoleFlag(trx, actor, userId, 'is_verified', verified, verified ? 'user.verify' : 'user.unverify', () =>
           trx('speed_test_runs').where({ user_id: userId }).update({ user_verified: verified }),
         ),
       );
+      // The runs move in this instance's read index before the admin sees the answer.
+      await readIndex?.caughtUp();
+      return user;
     },
 
     /**

@@ -4,14 +4,21 @@ import { createApp } from '../../src/app.ts';
 import { createDb } from '../../src/db/knex.ts';
 import { createLogger } from '../../src/logger.ts';
 import { testConfig, useTestApp } from '../helpers/app.ts';
+import { waitFor } from '../helpers/read-index.ts';
 
 describe('GET /healthz', () => {
   const ctx = useTestApp({ API_REVISION: '2' });
 
-  it('answers 200 with the revision when the database answers', async () => {
+  it('answers 200 with the revision when the database answers, and how reads are answered', async () => {
     const res = await request(ctx.app).get('/healthz').expect(200);
-    expect(res.body).to.deep.equal({ ok: true, revision: 2 });
+    expect(res.body).to.include({ ok: true, revision: 2 });
     expect(res.headers['cache-control']).to.equal('no-store');
+    // Through the database until the read index is built, then from it.
+    expect(res.body.readIndex.state).to.be.oneOf(['building', 'ready']);
+    await waitFor(async () => (await request(ctx.app).get('/healthz')).body.readIndex.state === 'ready', 10_000, 'index built');
+    expect((await request(ctx.app).get('/healthz').expect(200)).body).to.deep.equal({ ok: true, revision: 2, readIndex: { state: 'ready', runs: 0 } });
+    const off = ctx.appWith({ READ_INDEX: 'off' });
+    expect((await request(off).get('/healthz').expect(200)).body).to.deep.equal({ ok: true, revision: 2, readIndex: { state: 'off', runs: null } });
   });
 
   it('answers 503 { ok: false } when the database does not answer', async () => {

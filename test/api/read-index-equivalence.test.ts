@@ -1,37 +1,65 @@
 /**
  * The read index (issue 15) answers exactly what the SQL path answers: thousands of random
- * filter / sort / offset / bestPer combinations over a seeded database, the same run ids
- * in the same ranks and the same exact totals; also after runs are rejected and removed
- * from the index, and after a run's facts change.
+ * filter / sort / offset / bestPer combinations of the leaderboard and of the results list
+ * over a seeded database, the same runs (whole documents, with the viewer's reactions) in
+ * the same ranks and the same exact totals. Then runs change underneath it through the
+ * database (rejected, restored, facts changed, new ones approved, a user verified) and the
+ * index, kept fresh by LISTEN/NOTIFY, must agree again.
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { buildRunIndex, indexedRunOf, indexFilterOf } from '../../src/read-index/build.ts';
-import { INDEX_SORTS, type RunIndex } from '../../src/read-index/run-index.ts';
+import { buckets } from '../../src/constants.ts';
+import { createLogger } from '../../src/logger.ts';
+import { ReadIndexKeeper } from '../../src/read-index/read-index.ts';
+import { INDEX_SORTS } from '../../src/read-index/run-index.ts';
 import { getRevisionProfile } from '../../src/revisions.ts';
 import type { LeaderboardQuery } from '../../src/schemas/leaderboard-query.schema.ts';
+import type { SpeedTestListQuery } from '../../src/schemas/speed-test-query.schema.ts';
 import { createLeaderboardService } from '../../src/services/leaderboard.service.ts';
-import { buckets } from '../../src/constants.ts';
+import { createSpeedTestsService } from '../../src/services/speed-tests.service.ts';
+import { createOfflineHubClient } from '../../src/clients/hub.ts';
 import { seedDatabase } from '../bench/seed.ts';
 import { useTestApp } from '../helpers/app.ts';
+import { waitFor } from '../helpers/read-index.ts';
 
 const profile = getRevisionProfile(3);
 
 describe('Read index: the same answers as the SQL path', function () {
-  this.timeout(120_000);
-  const ctx = useTestApp();
-  let index: RunIndex;
+  this.timeout(180_000);
+  const ctx = useTestApp({ READ_INDEX: 'off' });
+  let keeper: ReadIndexKeeper;
   let values: Record<string, unknown[]>;
+  let viewerId: string;
 
   before(async () => {
     // The bench's seeder (one INSERT ... SELECT): thousands of runs in seconds, with the skew of real traffic.
     await seedDatabase(ctx.db, profile, { runs: 5000, users: 300, models: 120, hardwareProfiles: 150, days: 60, log: () => undefined });
     // Some runs are not approved: neither path may show them.
     await ctx.db('speed_test_runs').whereIn('id', ctx.db('speed_test_runs').select('id').orderBy('id').limit(300)).update({ status: 'REJECTED' });
-    index = await buildRunIndex(ctx.db);
+    // Engine flags the list filters on, on some runs.
+    await ctx.db('speed_test_runs').whereIn('id', ctx.db('speed_test_runs').select('id').orderBy('created_at').limit(1500)).update({
+      kv_cache_dtype: ctx.db.raw("(array['q8_0', 'f16', 'q4_0'])[1 + (abs(hashtext(id::text)) % 3)]"),
+      attention_backend: ctx.db.raw("(array['flash', 'sdpa'])[1 + (abs(hashtext(id::text)) % 2)]"),
+      gpu_layers: ctx.db.raw('abs(hashtext(id::text)) % 100'),
+      tensor_parallel: ctx.db.raw('1 + abs(hashtext(id::text)) % 4'),
+      spec_decoding: ctx.db.raw('hashtext(id::text) % 3 = 0'),
+      mtp_enabled: ctx.db.raw('hashtext(id::text) % 5 = 0'),
+    });
+    // A viewer with reactions: both paths must put their emoji on the same rows.
+    viewerId = (await ctx.db('users').orderBy('username').first('id')).id;
+    const reacted = await ctx.db('speed_test_runs').where({ status: 'APPROVED' }).orderByRaw('tok_s_out desc nulls last').limit(40).pluck('id');
+    await ctx.db('run_reactions').insert(reacted.map((runId: string, i: number) => ({ run_kind: 'speed_test', run_id: runId, user_id: viewerId, emoji: ['fire', 'rocket'][i % 2] })));
+
+    keeper = new ReadIndexKeeper({ db: ctx.db, databaseUrl: ctx.databaseUrl, logger: createLogger('silent'), config: { enabled: true, freshness: 'notify', documentCacheSize: 2000 } });
+    keeper.start();
+    await waitFor(() => keeper.status().state === 'ready', 30_000);
+
     const distinct = async (column: string) => (await ctx.db('speed_test_runs').distinct(column).whereNotNull(column)).map((row) => row[column]);
+    const modelIds = await ctx.db('models').join('speed_test_runs as r', 'r.model_id', 'models.id').distinct('models.hf_id');
+    const profiles = await ctx.db('hardware_profiles').select('gpu_name', 'chip_vendor', 'chip_family', 'chip_variant', 'hardware_search');
+    const present = (column: string) => [...new Set(profiles.map((row) => row[column]).filter(Boolean))];
     values = {
-      hfId: (await ctx.db('models').join('speed_test_runs as r', 'r.model_id', 'models.id').distinct('models.hf_id')).map((row) => row.hf_id.toUpperCase()),
+      hfId: modelIds.map((row) => row.hf_id.toUpperCase()),
       hwClass: await distinct('hw_class'),
       memTier: await distinct('mem_tier'),
       engineName: await distinct('engine_name'),
@@ -40,7 +68,7 @@ describe('Read index: the same answers as the SQL path', function () {
       os: await distinct('os_family'),
       backend: await distinct('backend'),
       modelFamily: (await distinct('model_family')).map((family) => String(family).slice(1, 4).toUpperCase()),
-      hardwareName: (await ctx.db('hardware_profiles').pluck('hardware_search')).map((text: string) => text.slice(2, 8)),
+      hardwareName: profiles.map((row) => String(row.hardware_search).slice(2, 8)),
       contextLen: await distinct('ctx_bucket'),
       // The query takes 1-8 (8: eight or more).
       batchSize: [...(await distinct('batch_size')).filter((size) => Number(size) < buckets.batchSizeOpenEnded), buckets.batchSizeOpenEnded],
@@ -48,56 +76,129 @@ describe('Read index: the same answers as the SQL path', function () {
       isMoE: [true, false],
       since: Object.keys(buckets.since),
       plausible: [true],
+      // The results list's own.
+      gpuName: present('gpu_name'),
+      chipVendor: present('chip_vendor'),
+      chipFamily: present('chip_family'),
+      chipVariant: present('chip_variant'),
+      kvCacheDtype: ['q8_0', 'f16', 'q4_0', 'none'],
+      attentionBackend: ['flash', 'sdpa'],
+      gpuLayersMin: [0, 10, 50, 99],
+      tensorParallelMin: [1, 2, 4],
+      specOnly: [true],
+      mtpOnly: [true],
+      userId: (await ctx.db('users').limit(40).pluck('id')),
+      username: (await ctx.db('users').limit(40).pluck('username')).map((name: string) => name.toUpperCase()),
+      date: (await ctx.db.raw("select distinct to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day from speed_test_runs limit 30")).rows.map((row: { day: string }) => row.day),
+      dateFrom: (await ctx.db('speed_test_runs').orderBy('created_at').limit(5000).pluck('created_at')).filter((_at: Date, i: number) => i % 250 === 0).map((at: Date) => at.toISOString()),
+      dateTo: (await ctx.db('speed_test_runs').orderBy('created_at').limit(5000).pluck('created_at')).filter((_at: Date, i: number) => i % 333 === 0).map((at: Date) => at.toISOString().slice(0, 10)),
     };
   });
 
-  const leaderboard = () => createLeaderboardService({ db: ctx.db, profile, clock: ctx.clock });
+  after(() => keeper?.close());
+
+  const deps = { db: ctx.db, profile, clock: ctx.clock, hub: createOfflineHubClient(), hubMode: 'offline' as const };
+  const sqlLeaderboard = () => createLeaderboardService({ ...deps, db: ctx.db, clock: ctx.clock });
+  const indexLeaderboard = () => createLeaderboardService({ ...deps, db: ctx.db, clock: ctx.clock, readIndex: keeper });
+  const sqlList = () => createSpeedTestsService({ ...deps, db: ctx.db, clock: ctx.clock });
+  const indexList = () => createSpeedTestsService({ ...deps, db: ctx.db, clock: ctx.clock, readIndex: keeper });
 
   /** Comparisons with at least one row on the page: the property must not pass on empty answers alone. */
-  let withRows = 0;
+  const withRows = { leaderboard: 0, list: 0 };
 
-  async function compare(query: LeaderboardQuery): Promise<void> {
-    const sql = await leaderboard().page(query);
-    const fromSql = (JSON.parse(sql.rowsJson) as { id: string; rank: number }[]).map((row) => row.id);
-    const fromIndex = index.query({ filter: await indexFilterOf(ctx.db, ctx.clock, query), sort: query.sort as (typeof INDEX_SORTS)[number], offset: query.offset, limit: query.limit, bestPerHardware: query.bestPer === 'hardware' });
-    expect({ ids: fromIndex.ids, total: fromIndex.total }, JSON.stringify(query)).to.deep.equal({ ids: fromSql, total: sql.total });
-    if (fromSql.length > 0) withRows += 1;
+  async function compareLeaderboard({ query, viewer }: { query: LeaderboardQuery; viewer: boolean }): Promise<void> {
+    const options = { viewerId: viewer ? viewerId : null };
+    const [sql, indexed] = await Promise.all([sqlLeaderboard().page(query, options), indexLeaderboard().page(query, options)]);
+    expect(JSON.parse(indexed.rowsJson), JSON.stringify(query)).to.deep.equal(JSON.parse(sql.rowsJson));
+    expect(indexed.total, JSON.stringify(query)).to.equal(sql.total);
+    if (sql.rowsJson !== '[]') withRows.leaderboard += 1;
   }
 
-  const queries = () =>
+  async function compareList({ query, viewer }: { query: SpeedTestListQuery; viewer: boolean }): Promise<void> {
+    const viewerOf = viewer ? viewerId : null;
+    const [sql, indexed] = await Promise.all([sqlList().list(query, viewerOf), indexList().list(query, viewerOf)]);
+    expect({ ...indexed, benchmarks: indexed.benchmarks.map((row) => JSON.parse(row.document)) }, JSON.stringify(query)).to.deep.equal({
+      ...sql,
+      benchmarks: sql.benchmarks.map((row) => JSON.parse(row.document)),
+    });
+    expect(indexed.benchmarks.map((row) => row.my_emoji)).to.deep.equal(sql.benchmarks.map((row) => row.my_emoji));
+    if (sql.benchmarks.length > 0) withRows.list += 1;
+  }
+
+  const LEADERBOARD_FILTERS = ['hfId', 'hwClass', 'memTier', 'engineName', 'quantization', 'paramSize', 'os', 'backend', 'modelFamily', 'hardwareName', 'contextLen', 'batchSize', 'verified', 'isMoE', 'since', 'plausible'];
+  const LIST_FILTERS = ['hfId', 'hwClass', 'gpuName', 'chipVendor', 'chipFamily', 'chipVariant', 'kvCacheDtype', 'attentionBackend', 'gpuLayersMin', 'tensorParallelMin', 'specOnly', 'mtpOnly', 'date', 'dateFrom', 'dateTo', 'userId', 'username', 'verified'];
+
+  const withFilters = (names: string[], picks: number[], query: Record<string, unknown>) => {
+    names.forEach((name, n) => {
+      const options = values[name]!;
+      if (options.length > 0) query[name] = options[picks[n]! % options.length];
+    });
+    return query;
+  };
+
+  const leaderboardQueries = () =>
     fc
       .record({
-        filters: fc.subarray(['hfId', 'hwClass', 'memTier', 'engineName', 'quantization', 'paramSize', 'os', 'backend', 'modelFamily', 'hardwareName', 'contextLen', 'batchSize', 'verified', 'isMoE', 'since', 'plausible'], { maxLength: 4 }),
+        filters: fc.subarray(LEADERBOARD_FILTERS, { maxLength: 4 }),
         picks: fc.array(fc.nat(), { minLength: 4, maxLength: 4 }),
         sort: fc.constantFrom(...INDEX_SORTS),
         bestPer: fc.boolean(),
         offset: fc.oneof(fc.constant(0), fc.nat(60), fc.nat(5000)),
         limit: fc.integer({ min: 1, max: 50 }),
+        viewer: fc.boolean(),
       })
-      .map(({ filters, picks, sort, bestPer, offset, limit }) => {
-        const query: Record<string, unknown> = { sort, offset, limit, format: 'json' };
-        filters.forEach((name, n) => {
-          const options = values[name]!;
-          query[name] = options[picks[n]! % options.length];
-        });
+      .map(({ filters, picks, sort, bestPer, offset, limit, viewer }) => {
+        const query = withFilters(filters, picks, { sort, offset, limit, format: 'json' });
         if (bestPer) query.bestPer = 'hardware';
-        return query as unknown as LeaderboardQuery;
+        return { query: query as unknown as LeaderboardQuery, viewer };
       });
 
-  it('for 2,000 random queries', async () => {
-    expect(index.count).to.equal(Number((await ctx.db('speed_test_runs').where({ status: 'APPROVED' }).count('* as n').first())!.n));
-    await fc.assert(fc.asyncProperty(queries(), compare), { numRuns: 2000, seed: 15 });
-    expect(withRows, 'queries whose page had rows').to.be.above(600);
+  const listQueries = () =>
+    fc
+      .record({
+        filters: fc.subarray(LIST_FILTERS, { maxLength: 3 }),
+        picks: fc.array(fc.nat(), { minLength: 3, maxLength: 3 }),
+        offset: fc.oneof(fc.constant(0), fc.nat(40), fc.nat(5000)),
+        limit: fc.integer({ min: 1, max: 100 }),
+        viewer: fc.boolean(),
+      })
+      .map(({ filters, picks, offset, limit, viewer }) => ({ query: withFilters(filters, picks, { offset, limit, format: 'json' }) as unknown as SpeedTestListQuery, viewer }));
+
+  it('holds every approved run once built', async () => {
+    const [{ n }] = await ctx.db('speed_test_runs').where({ status: 'APPROVED' }).count<{ n: number }[]>('* as n');
+    expect(keeper.status()).to.deep.equal({ state: 'ready', runs: Number(n) });
   });
 
-  it('after runs are rejected (removed) and a run\'s facts change (replaced)', async () => {
-    const rejected = await ctx.db('speed_test_runs').where({ status: 'APPROVED', hw_class: 'DISCRETE_GPU' }).orderBy('tok_s_out', 'desc').limit(30).pluck('id');
-    await ctx.db('speed_test_runs').whereIn('id', rejected).update({ status: 'REJECTED' });
-    for (const id of rejected) index.remove(id);
-    const changed = await ctx.db('speed_test_runs').where({ status: 'APPROVED' }).orderBy('id').first('id');
-    await ctx.db('speed_test_runs').where({ id: changed.id }).update({ user_verified: ctx.db.raw('not user_verified') });
-    const row = await ctx.db('speed_test_runs as r').select(ctx.db.raw('r.*, (extract(epoch from r.created_at) * 1000000)::float8 as created_at_us')).where('r.id', changed.id).first();
-    index.upsert(indexedRunOf(row));
-    await fc.assert(fc.asyncProperty(queries(), compare), { numRuns: 300, seed: 16 });
+  it('ranks and counts 2,000 random leaderboard queries as the SQL path does', async () => {
+    await fc.assert(fc.asyncProperty(leaderboardQueries(), compareLeaderboard), { numRuns: 2000, seed: 15 });
+    expect(withRows.leaderboard, 'queries whose page had rows').to.be.above(600);
+  });
+
+  it('lists and counts 1,000 random results-list queries as the SQL path does', async () => {
+    await fc.assert(fc.asyncProperty(listQueries(), compareList), { numRuns: 1000, seed: 17 });
+    expect(withRows.list, 'queries whose page had rows').to.be.above(300);
+  });
+
+  it('agrees again after runs change underneath it (rejected, restored, facts changed, approved, a user verified)', async () => {
+    const top = await ctx.db('speed_test_runs').where({ status: 'APPROVED', hw_class: 'DISCRETE_GPU' }).orderByRaw('tok_s_out desc nulls last').limit(30).pluck('id');
+    await ctx.db('speed_test_runs').whereIn('id', top).update({ status: 'REJECTED' });
+    const restored = await ctx.db('speed_test_runs').where({ status: 'REJECTED' }).whereNotIn('id', top).orderBy('id').limit(50).pluck('id');
+    await ctx.db('speed_test_runs').whereIn('id', restored).update({ status: 'APPROVED' });
+    // Facts that move a run between filters and within every sort.
+    const changed = await ctx.db('speed_test_runs').where({ status: 'APPROVED' }).orderBy('created_at', 'desc').limit(200).pluck('id');
+    await ctx.db('speed_test_runs').whereIn('id', changed).update({
+      user_verified: ctx.db.raw('not user_verified'),
+      tok_s_out: ctx.db.raw('tok_s_out * 1.7'),
+      ttft_ms: ctx.db.raw('ttft_ms / 2'),
+      quantization: 'Q2_K',
+      plausibility: 'suspect',
+    });
+    const user = await ctx.db('users').orderBy('username', 'desc').first('id');
+    await ctx.db('speed_test_runs').where({ user_id: user.id }).update({ user_verified: true });
+    // A changed document (the stored JSON) must not be served from the cache.
+    await ctx.db('speed_test_run_documents').whereIn('run_id', changed.slice(0, 10)).update({ document: ctx.db.raw(`'{"id":"' || run_id || '","edited":true,"myEmoji":null}'`) });
+    await keeper.caughtUp();
+    await fc.assert(fc.asyncProperty(leaderboardQueries(), compareLeaderboard), { numRuns: 400, seed: 16 });
+    await fc.assert(fc.asyncProperty(listQueries(), compareList), { numRuns: 200, seed: 18 });
   });
 });

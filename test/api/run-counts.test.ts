@@ -21,7 +21,8 @@ const RECUBE = `
   where status = 'APPROVED' group by 1, 2, 3, 4, 5`;
 
 describe('exact totals from the run-count table', () => {
-  const ctx = useTestApp({}, { fakeHub: true });
+  // The SQL path's totals (READ_INDEX=off, and while an index is being built).
+  const ctx = useTestApp({ READ_INDEX: 'off' }, { fakeHub: true });
   let userId: string;
   let key: string;
   const runIds: string[] = [];

@@ -9,8 +9,9 @@
  *   --cases a,b       only these cases (the ceiling always runs): leaderboard-unfiltered,
  *                     leaderboard-mix, models-search, results-list, html-page
  *   --pool N          the app's Postgres pool size (default: the server's, createDb's default)
- *   --cache-env K=V   environment that turns a response cache on (repeatable); every case then
- *                     also runs on an app built with it. --cache-off-env K=V: explicit "off".
+ *   --paths a,b       read paths to measure (default index,sql): `index` is an app with
+ *                     READ_INDEX=on (measured once its index is built; the build time is
+ *                     reported), `sql` one with READ_INDEX=off. Every case runs on each.
  *   --html-path P     the HTML leaderboard page (default: /leaderboard if it answers HTML, else /)
  *   --out FILE        results file (default bench-results.json)
  *
@@ -33,8 +34,13 @@ import { CEILING_PATH, rssSampler, runLoad, startBenchServer, type BenchServer }
 import { seedDatabase, type SeedSummary } from './seed.ts';
 import { leaderboardMix, modelSearchMix, readTrafficFacts, resultsMix, type Mix } from './traffic.ts';
 
-const TARGET = { p99Ms: 50, ratio: 0.5 };
-const LEADERBOARD_JSON_CASES = new Set(['leaderboard-unfiltered', 'leaderboard-mix']);
+/** Issue 15's targets: the leaderboard JSON and the results list p99 <= 50 ms and >= 0.5x the ceiling; the HTML page >= 0.3x. */
+const TARGETS = {
+  'leaderboard-unfiltered': { p99Ms: 50, ratio: 0.5 },
+  'leaderboard-mix': { p99Ms: 50, ratio: 0.5 },
+  'results-list': { p99Ms: 50, ratio: 0.5 },
+  'html-page': { p99Ms: null, ratio: 0.3 },
+} as const;
 const ALL_CASES = ['leaderboard-unfiltered', 'leaderboard-mix', 'models-search', 'results-list', 'html-page'] as const;
 type CaseName = (typeof ALL_CASES)[number] | 'ceiling' | 'ceiling-end';
 
@@ -48,8 +54,7 @@ const { values: args } = parseArgs({
     database: { type: 'string', default: 'bh_bench' },
     cases: { type: 'string' },
     pool: { type: 'string' },
-    'cache-env': { type: 'string', multiple: true },
-    'cache-off-env': { type: 'string', multiple: true },
+    paths: { type: 'string', default: 'index,sql' },
     'html-path': { type: 'string' },
     out: { type: 'string', default: 'bench-results.json' },
   },
@@ -61,14 +66,9 @@ const positiveInt = (name: string, raw: string) => {
   if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive whole number, got ${raw}`);
   return n;
 };
-const envPairs = (list: string[] | undefined) =>
-  Object.fromEntries(
-    (list ?? []).map((pair) => {
-      const at = pair.indexOf('=');
-      if (at < 1) throw new Error(`expected KEY=VALUE, got ${pair}`);
-      return [pair.slice(0, at), pair.slice(at + 1)];
-    }),
-  );
+/** The read paths: each is an app built with this environment. */
+const READ_PATHS = { index: { READ_INDEX: 'on' }, sql: { READ_INDEX: 'off' } } as const;
+type ReadPath = keyof typeof READ_PATHS;
 
 const options = {
   runs: positiveInt('runs', args.runs),
@@ -79,12 +79,14 @@ const options = {
   database: args.database,
   cases: args.cases ? args.cases.split(',').map((c) => c.trim()) : [...ALL_CASES],
   pool: args.pool ? positiveInt('pool', args.pool) : undefined,
-  cacheOnEnv: envPairs(args['cache-env']),
-  cacheOffEnv: envPairs(args['cache-off-env']),
+  paths: args.paths.split(',').map((p) => p.trim()) as ReadPath[],
   out: path.resolve(args.out),
 };
 if (!/^[a-z_][a-z0-9_]*$/.test(options.database)) throw new Error(`--database must be a plain lower-case name, got ${options.database}`);
 const DATABASE = options.database;
+for (const name of options.paths) {
+  if (!(name in READ_PATHS)) throw new Error(`unknown read path ${name}; known: ${Object.keys(READ_PATHS).join(', ')}`);
+}
 for (const name of options.cases) {
   if (!(ALL_CASES as readonly string[]).includes(name)) throw new Error(`unknown case ${name}; known: ${ALL_CASES.join(', ')}`);
 }
@@ -163,7 +165,7 @@ async function prepareDatabase(serverUrl: string, profile: RevisionProfile): Pro
 
 interface CaseResult {
   name: CaseName;
-  cache: 'off' | 'on';
+  reads: ReadPath;
   paths: number;
   distinctPaths: number;
   samplePath: string;
@@ -177,14 +179,14 @@ interface CaseResult {
   avgBodyBytes: number;
   peakRssMb: number;
   failures: Record<string, { count: number; samples: string[] }>;
-  target?: { p99Ms: number; ratio: number; p99Ok: boolean; ratioOk: boolean; pass: boolean };
+  target?: { p99Ms: number | null; ratio: number; p99Ok: boolean; ratioOk: boolean; pass: boolean };
 }
 
-function summarise(name: CaseName, cache: 'off' | 'on', paths: readonly string[], result: Result, server: BenchServer, peakRssMb: number): CaseResult {
+function summarise(name: CaseName, reads: ReadPath, paths: readonly string[], result: Result, server: BenchServer, peakRssMb: number): CaseResult {
   const requests = result['2xx'] + result.non2xx;
   return {
     name,
-    cache,
+    reads,
     paths: paths.length,
     distinctPaths: new Set(paths).size,
     samplePath: paths[0]!,
@@ -201,24 +203,25 @@ function summarise(name: CaseName, cache: 'off' | 'on', paths: readonly string[]
   };
 }
 
-/** Ratios to the ceiling (the mean of its two runs) and the issue's targets for the leaderboard JSON cases. */
-function judge(results: CaseResult[], ceiling: number): void {
+/** Ratios to the ceiling (the mean of its two runs of that app) and the issue's targets for each case. */
+function judge(results: CaseResult[], ceilings: Map<ReadPath, number>): void {
   for (const entry of results) {
     if (entry.name.startsWith('ceiling')) continue;
-    entry.ratioToCeiling = entry.reqPerSec / ceiling;
-    if (LEADERBOARD_JSON_CASES.has(entry.name) && entry.cache === 'off') {
-      const p99Ok = entry.latencyMs.p99 <= TARGET.p99Ms;
-      const ratioOk = entry.ratioToCeiling >= TARGET.ratio;
-      entry.target = { ...TARGET, p99Ok, ratioOk, pass: p99Ok && ratioOk && entry.non2xx === 0 && entry.errors === 0 };
+    entry.ratioToCeiling = entry.reqPerSec / ceilings.get(entry.reads)!;
+    const target = TARGETS[entry.name as keyof typeof TARGETS];
+    if (target) {
+      const p99Ok = target.p99Ms === null || entry.latencyMs.p99 <= target.p99Ms;
+      const ratioOk = entry.ratioToCeiling >= target.ratio;
+      entry.target = { ...target, p99Ok, ratioOk, pass: p99Ok && ratioOk && entry.non2xx === 0 && entry.errors === 0 };
     }
   }
 }
 
 function printTable(results: CaseResult[]): void {
-  const header = ['case', 'cache', 'paths', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'x ceiling', 'non-2xx', 'errors', 'body KB', 'RSS MB', 'target'];
+  const header = ['case', 'reads', 'paths', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'x ceiling', 'non-2xx', 'errors', 'body KB', 'RSS MB', 'target'];
   const rows = results.map((r) => [
     r.name,
-    r.cache,
+    r.reads,
     r.distinctPaths === 1 ? '1' : `${r.distinctPaths}`,
     r.reqPerSec.toFixed(0),
     ms(r.latencyMs.p50),
@@ -264,6 +267,15 @@ async function checkExactTotals(url: string, db: Db): Promise<{ path: string; ap
     out.push({ path: p, api: body.total, sql, exact: body.total === sql });
   }
   return out;
+}
+
+/** Polls /healthz until the app's read index is built (it answers through the database until then). */
+async function waitForReadIndex(url: string): Promise<{ runs: number }> {
+  for (;;) {
+    const health = (await (await fetch(`${url}/healthz`)).json()) as { readIndex?: { state: string; runs: number | null } };
+    if (health.readIndex?.state === 'ready') return { runs: health.readIndex.runs ?? 0 };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 async function detectHtmlPath(url: string): Promise<{ path: string; note: string }> {
@@ -317,32 +329,46 @@ async function main(): Promise<void> {
     const leaderboardDistinct = mixes['leaderboard-mix']!.distinct;
     if (leaderboardDistinct < 500) throw new Error(`the leaderboard mix has only ${leaderboardDistinct} distinct queries (need >= 500)`);
 
-    const variants: { cache: 'off' | 'on'; env: Record<string, string> }[] = [{ cache: 'off', env: options.cacheOffEnv }];
-    if (Object.keys(options.cacheOnEnv).length > 0) variants.push({ cache: 'on', env: options.cacheOnEnv });
-    const cacheNote =
-      variants.length > 1
-        ? `cached variant built with ${JSON.stringify(options.cacheOnEnv)}`
-        : 'n/a: the app has no response cache; pass --cache-env KEY=VALUE once it has one to run every case with it as well';
-
     const rss = rssSampler();
     const results: CaseResult[] = [];
-    let ceilingStart: number | null = null;
-    let ceilingEnd: number | null = null;
+    const ceilings = new Map<ReadPath, { first: number; last: number; mean: number }>();
+    const builds: Partial<Record<ReadPath, { seconds: number; runs: number; rssMbAfterBuild: number; heapMbAfterBuild: number; bytesPerRun: number }>> = {};
     let ceilingBytes = 0;
     let htmlNote = '';
-    let exactTotals: Awaited<ReturnType<typeof checkExactTotals>> = [];
+    let exactTotals: { reads: ReadPath; path: string; api: number; sql: number; exact: boolean }[] = [];
     let ceilingPosition = '';
 
-    for (const variant of variants) {
-      const server = await startBenchServer({ databaseUrl: database.url, pool: options.pool, env: variant.env });
+    // One app per read path, one after the other (each closed before the next starts, so RSS is its own).
+    for (const reads of options.paths) {
+      const startedAt = Date.now();
+      const before = process.memoryUsage();
+      const server = await startBenchServer({ databaseUrl: database.url, pool: options.pool, env: READ_PATHS[reads] });
       servers.push(server);
+      if (reads === 'index') {
+        const status = await waitForReadIndex(server.url);
+        global.gc?.();
+        const memory = process.memoryUsage();
+        // What the index (and the rest of a fresh app) added: heap plus typed arrays' buffers.
+        const added = memory.heapUsed + memory.arrayBuffers - (before.heapUsed + before.arrayBuffers);
+        builds.index = {
+          seconds: (Date.now() - startedAt) / 1000,
+          runs: status.runs,
+          rssMbAfterBuild: memory.rss / 2 ** 20,
+          heapMbAfterBuild: memory.heapUsed / 2 ** 20,
+          bytesPerRun: Math.round(added / Math.max(1, status.runs)),
+        };
+        log(
+          `read index built: ${status.runs.toLocaleString('en')} runs in ${builds.index.seconds.toFixed(1)} s; RSS ${builds.index.rssMbAfterBuild.toFixed(0)} MB, ` +
+            `heap ${builds.index.heapMbAfterBuild.toFixed(0)} MB, ${builds.index.bytesPerRun} bytes per run (heap + buffers)`,
+        );
+      }
       ceilingPosition = server.ceilingPosition;
       const unfiltered = await fetch(`${server.url}/api/leaderboard`);
       if (unfiltered.status !== 200) throw new Error(`GET /api/leaderboard answered ${unfiltered.status}`);
       const body = Buffer.from(await unfiltered.arrayBuffer());
       server.setCeilingBody(body);
       ceilingBytes = body.length;
-      if (variant.cache === 'off') exactTotals = await checkExactTotals(server.url, readDb);
+      exactTotals.push(...(await checkExactTotals(server.url, readDb)).map((check) => ({ reads, ...check })));
       const html = await detectHtmlPath(server.url);
       htmlNote = html.note;
 
@@ -356,11 +382,12 @@ async function main(): Promise<void> {
         'html-page': [html.path],
       };
       // The ceiling runs first and again last: the ratios use the mean of the two.
-      const names: CaseName[] = variant.cache === 'off' ? ['ceiling', ...(options.cases as CaseName[]), 'ceiling-end'] : (options.cases as CaseName[]);
+      const names: CaseName[] = ['ceiling', ...(options.cases as CaseName[]), 'ceiling-end'];
       for (const name of names) await preflight(server.url, name, casePaths[name]!);
 
       log('');
-      log(`cache ${variant.cache}: ${names.length} cases, ${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s each`);
+      log(`reads ${reads}: ${names.length} cases, ${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s each`);
+      let first = 0;
       for (const name of names) {
         const paths = casePaths[name]!;
         if (options.warmup > 0) await runLoad(server.url, paths, { connections: options.connections, duration: options.warmup }, Math.floor(paths.length / 2));
@@ -369,35 +396,37 @@ async function main(): Promise<void> {
         rss.reset();
         const result = await runLoad(server.url, paths, { connections: options.connections, duration: options.duration });
         await server.drained();
-        const entry = summarise(name, variant.cache, paths, result, server, rss.peakMb());
-        if (name === 'ceiling') ceilingStart = entry.reqPerSec;
-        if (name === 'ceiling-end') ceilingEnd = entry.reqPerSec;
-        if (ceilingStart !== null && !name.startsWith('ceiling')) entry.ratioToCeiling = entry.reqPerSec / ceilingStart;
+        const entry = summarise(name, reads, paths, result, server, rss.peakMb());
+        if (name === 'ceiling') first = entry.reqPerSec;
+        if (name === 'ceiling-end') ceilings.set(reads, { first, last: entry.reqPerSec, mean: (first + entry.reqPerSec) / 2 });
+        if (!name.startsWith('ceiling')) entry.ratioToCeiling = entry.reqPerSec / first;
         results.push(entry);
         log(
           `  ${name.padEnd(22)} ${entry.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${ms(entry.latencyMs.p50).padStart(6)} ms  p99 ${ms(entry.latencyMs.p99).padStart(6)} ms` +
             `${entry.ratioToCeiling === null ? '' : `  x${entry.ratioToCeiling.toFixed(2)}`}${entry.non2xx ? `  non-2xx ${entry.non2xx} ${JSON.stringify(entry.failures)}` : ''}`,
         );
       }
+      await server.close();
+      servers.splice(servers.indexOf(server), 1);
     }
     rss.stop();
     await readDb.destroy();
-    const ceilingReqPerSec = ceilingEnd === null ? ceilingStart! : (ceilingStart! + ceilingEnd) / 2;
-    judge(results, ceilingReqPerSec);
+    judge(results, new Map([...ceilings].map(([reads, c]) => [reads, c.mean])));
 
     log('');
-    log(`results (${options.connections} connections, ${options.duration} s per case after ${options.warmup} s warm-up; latency in ms):`);
+    log(`results (${options.connections} connections, ${options.duration} s per case after ${options.warmup} s warm-up; latency in ms; x ceiling against the same app's ceiling):`);
     printTable(results);
     log('');
-    log(`ceiling: ${ceilingStart!.toFixed(0)} req/s first, ${ceilingEnd === null ? '-' : ceilingEnd.toFixed(0)} req/s last; ratios use the mean, ${ceilingReqPerSec.toFixed(0)} req/s`);
+    for (const [reads, c] of ceilings) log(`ceiling (${reads}): ${c.first.toFixed(0)} req/s first, ${c.last.toFixed(0)} req/s last; ratios use the mean, ${c.mean.toFixed(0)} req/s`);
     log(`ceiling: GET ${CEILING_PATH} answers a precomputed ${ceilingBytes.toLocaleString('en')}-byte JSON body (the unfiltered leaderboard's own) through the same app and middleware (${ceilingPosition})`);
     log(`html-page: ${htmlNote}`);
-    log(`response cache: ${cacheNote}`);
-    log(`exact totals: ${exactTotals.map((t) => `${t.path} ${t.api}${t.exact ? ' = ' : ' != '}${t.sql}`).join('; ')}`);
+    log(`exact totals: ${exactTotals.map((t) => `[${t.reads}] ${t.path} ${t.api}${t.exact ? ' = ' : ' != '}${t.sql}`).join('; ')}`);
     log(`peak RSS of this process (server + in-process load generator): ${rss.overallMb().toFixed(0)} MB (max resident set ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB)`);
-    const targets = results.filter((r) => r.target);
-    for (const t of targets) {
-      log(`target ${t.name}: p99 ${ms(t.latencyMs.p99)} ms (<= ${TARGET.p99Ms}) ${t.target!.p99Ok ? 'ok' : 'MISSED'}, ${t.ratioToCeiling!.toFixed(2)}x ceiling (>= ${TARGET.ratio}) ${t.target!.ratioOk ? 'ok' : 'MISSED'}`);
+    for (const t of results.filter((r) => r.target)) {
+      log(
+        `target ${t.name} [${t.reads}]: p99 ${ms(t.latencyMs.p99)} ms${t.target!.p99Ms === null ? '' : ` (<= ${t.target!.p99Ms}) ${t.target!.p99Ok ? 'ok' : 'MISSED'}`}, ` +
+          `${t.ratioToCeiling!.toFixed(2)}x ceiling (>= ${t.target!.ratio}) ${t.target!.ratioOk ? 'ok' : 'MISSED'}`,
+      );
     }
 
     const report = {
@@ -408,14 +437,14 @@ async function main(): Promise<void> {
       revision: profile.revision,
       options: { ...options, out: undefined },
       seeding: database.seed ?? { reused: true, ...database.info },
-      ceiling: { path: CEILING_PATH, bytes: ceilingBytes, position: ceilingPosition, reqPerSec: ceilingReqPerSec, first: ceilingStart, last: ceilingEnd },
+      readIndexBuild: builds.index ?? null,
+      ceiling: { path: CEILING_PATH, bytes: ceilingBytes, position: ceilingPosition, byReadPath: Object.fromEntries(ceilings) },
       htmlPage: htmlNote,
-      responseCache: cacheNote,
       mixes: Object.fromEntries(Object.entries(mixes).map(([k, m]) => [k, { requests: m.paths.length, distinct: m.distinct }])),
       exactTotals,
       peakRssMb: rss.overallMb(),
       maxRssMb: process.resourceUsage().maxRSS / 1024,
-      target: TARGET,
+      targets: TARGETS,
       cases: results,
     };
     writeFileSync(options.out, JSON.stringify(report, null, 2) + '\n');

@@ -1,0 +1,124 @@
+/**
+ * One sort's order of the index's live slots, kept exact while runs change without
+ * re-sorting a million slots per write: a sorted main array (positions of removed or
+ * changed runs become stale and are skipped) plus a short sorted list of the runs placed
+ * since. Walks merge the two; when the list grows long, one linear merge folds it into a
+ * new main array.
+ */
+
+/** Compares two slots: negative when `a` ranks first. Never 0 for distinct slots. */
+export type SlotCompare = (a: number, b: number) => number;
+
+/** Pending runs fold into the main array past this many. */
+const MAX_PENDING = 1024;
+
+export class RankOrder {
+  /** Main array: slots in rank order (some positions stale). */
+  private perm: Int32Array = new Int32Array(0);
+  /** A slot's position in `perm`, or -1 (not there: pending, dead, or never added). */
+  private position: Int32Array = new Int32Array(0);
+  /** Slots placed since the main array was made, in rank order. */
+  private pending: number[] = [];
+  private readonly isPending = new Set<number>();
+  private stale = 0;
+
+  constructor(private readonly compare: SlotCompare) {}
+
+  /** Makes the main array from the live slots (sorted here unless given in rank order). */
+  rebuild(slotCount: number, isLive: (slot: number) => boolean, sorted?: Int32Array): void {
+    let perm = sorted;
+    if (!perm) {
+      const live: number[] = [];
+      for (let slot = 0; slot < slotCount; slot += 1) if (isLive(slot)) live.push(slot);
+      perm = Int32Array.from(live).sort(this.compare);
+    }
+    this.perm = perm;
+    this.position = new Int32Array(Math.max(slotCount, this.position.length)).fill(-1);
+    for (let i = 0; i < perm.length; i += 1) this.position[perm[i]!] = i;
+    this.pending = [];
+    this.isPending.clear();
+    this.stale = 0;
+  }
+
+  /** Room for slots below `slotCount`. */
+  grow(slotCount: number): void {
+    if (slotCount <= this.position.length) return;
+    const next = new Int32Array(Math.max(slotCount, this.position.length * 2, 1024)).fill(-1);
+    next.set(this.position);
+    this.position = next;
+  }
+
+  /** Places a slot (new, or changed so that its rank may have moved). */
+  add(slot: number): void {
+    this.delete(slot);
+    let lo = 0;
+    let hi = this.pending.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.compare(this.pending[mid]!, slot) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    this.pending.splice(lo, 0, slot);
+    this.isPending.add(slot);
+    if (this.pending.length > MAX_PENDING) this.fold();
+  }
+
+  /** Takes a slot out (a removed run, or one about to be placed again). */
+  delete(slot: number): void {
+    if (this.position[slot]! >= 0) {
+      this.position[slot] = -1;
+      this.stale += 1;
+      if (this.stale > Math.max(MAX_PENDING, this.perm.length >>> 3)) this.fold();
+    } else if (this.isPending.delete(slot)) {
+      this.pending.splice(this.pending.indexOf(slot), 1);
+    }
+  }
+
+  /** Visits the live slots in rank order until `visit` returns false. */
+  walk(visit: (slot: number) => boolean | void): void {
+    const { perm, position, pending, compare } = this;
+    let j = 0;
+    for (let i = 0; i < perm.length; i += 1) {
+      const slot = perm[i]!;
+      if (position[slot] !== i) continue;
+      while (j < pending.length && compare(pending[j]!, slot) < 0) {
+        if (visit(pending[j]!) === false) return;
+        j += 1;
+      }
+      if (visit(slot) === false) return;
+    }
+    for (; j < pending.length; j += 1) if (visit(pending[j]!) === false) return;
+  }
+
+  /** These live slots in rank order (a few thousand: sorted by position, natively). */
+  sort(slots: ArrayLike<number>): Int32Array {
+    const positions: number[] = [];
+    const placed: number[] = [];
+    for (let i = 0; i < slots.length; i += 1) {
+      const at = this.position[slots[i]!]!;
+      if (at >= 0) positions.push(at);
+      else placed.push(slots[i]!);
+    }
+    const main = Int32Array.from(positions).sort();
+    for (let i = 0; i < main.length; i += 1) main[i] = this.perm[main[i]!]!;
+    if (placed.length === 0) return main;
+    placed.sort(this.compare);
+    const out = new Int32Array(slots.length);
+    let a = 0;
+    let b = 0;
+    for (let n = 0; n < out.length; n += 1) {
+      out[n] = b >= placed.length || (a < main.length && this.compare(main[a]!, placed[b]!) < 0) ? main[a++]! : placed[b++]!;
+    }
+    return out;
+  }
+
+  /** Folds the pending slots into a new main array (one linear merge). */
+  private fold(): void {
+    const merged = new Int32Array(this.perm.length - this.stale + this.pending.length);
+    let n = 0;
+    this.walk((slot) => {
+      merged[n++] = slot;
+    });
+    this.rebuild(this.position.length, () => false, merged.subarray(0, n));
+  }
+}

@@ -1,0 +1,309 @@
+/**
+ * Each instance's read index, kept fresh (issue 15). Postgres stays the source of truth:
+ * triggers NOTIFY the ids of changed runs and documents (see the run-change-notices
+ * migration); this instance LISTENs on a connection of its own, re-reads those runs in
+ * batches and applies them to its index, and drops their cached documents. Until the
+ * index is built, and whenever the listener is lost (changes may have been missed), reads
+ * go through the SQL path while a full rebuild runs.
+ *
+ * Read-your-writes: a writer calls `caughtUp()` after its transaction commits; it sends a
+ * marker on the same channel and waits until the listener has applied everything before
+ * it (Postgres delivers notifications in commit order).
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { Config } from '../config.ts';
+import { describeFailure } from '../db/health.ts';
+import type { Db } from '../db/knex.ts';
+import type { Logger } from '../logger.ts';
+import { buildRunIndex, readIndexedRuns } from './build.ts';
+import type { RunIndex } from './run-index.ts';
+
+/** The channel the triggers notify on; a payload is comma-separated ids, `*` (resync) or `sync:<token>`. */
+export const RUN_CHANGES_CHANNEL = 'speed_test_runs_changed';
+const SYNC_PREFIX = 'sync:';
+const RESYNC = '*';
+/** A writer waits at most this long for its own change to arrive (then the index catches up on its own). */
+const CATCH_UP_TIMEOUT_MS = 2000;
+const REFRESH_BATCH = 5000;
+const RECONNECT_MS = { first: 500, max: 30_000 };
+
+export type ReadIndexState = 'off' | 'building' | 'ready' | 'closed';
+
+/** What services read through: the index when it can answer, and the stored documents. */
+export interface RunReadIndex {
+  /** The index, when built and listening; null means: answer through the SQL path. */
+  current(): Promise<RunIndex | null>;
+  /** The stored documents (revision 3 JSON) of these runs, in this order; runs gone meanwhile are left out. */
+  documents(ids: readonly string[]): Promise<string[]>;
+  /** Resolves once this instance has applied every run change committed before the call. */
+  caughtUp(): Promise<void>;
+  status(): { state: ReadIndexState; runs: number | null };
+}
+
+/** Ends a client, and drops its socket if the server does not answer the goodbye within a second. */
+async function endClient(client: pg.Client): Promise<void> {
+  client.removeAllListeners('end');
+  let timer: NodeJS.Timeout | undefined;
+  const ended = client.end().catch(() => undefined);
+  const gaveUp = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), 1000)));
+  if ((await Promise.race([ended, gaveUp])) === 'timeout') (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  clearTimeout(timer);
+}
+
+type Notice = { ids: string[] } | { token: string } | { resync: true };
+
+export class ReadIndexKeeper implements RunReadIndex {
+  private state: ReadIndexState;
+  private index: RunIndex | null = null;
+  /** The index being built: changes arriving meanwhile are held, then applied to it. */
+  private building = false;
+  private readonly held = new Set<string>();
+  private listener: pg.Client | null = null;
+  private readonly queue: Notice[] = [];
+  private draining: Promise<void> | null = null;
+  private readonly waiters = new Map<string, () => void>();
+  private readonly instance = randomUUID();
+  private syncs = 0;
+  /** The listener's client while it connects (closed with the app even if the server never answers). */
+  private connecting: pg.Client | null = null;
+  private buildStarted = 0;
+  private reconnectMs = RECONNECT_MS.first;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  /** Cached documents by run id (oldest first, for eviction). */
+  private readonly docs = new Map<string, string>();
+  /** Bumped whenever documents are invalidated: a fill that raced an invalidation is not kept. */
+  private docGeneration = 0;
+
+  constructor(
+    private readonly deps: { db: Db; databaseUrl: string; logger: Logger; config: Config['readIndex'] },
+  ) {
+    this.state = deps.config.enabled ? 'building' : 'off';
+  }
+
+  /** Connects the listener and builds the index in the background. */
+  start(): void {
+    if (this.state === 'building') void this.connect();
+  }
+
+  async close(): Promise<void> {
+    this.state = 'closed';
+    this.index = null;
+    clearTimeout(this.reconnectTimer);
+    this.releaseWaiters();
+    const clients = [this.listener, this.connecting];
+    this.listener = null;
+    this.connecting = null;
+    await Promise.all(clients.map((client) => client && endClient(client)));
+  }
+
+  status() {
+    return { state: this.state, runs: this.index?.count ?? null };
+  }
+
+  async current(): Promise<RunIndex | null> {
+    if (this.state !== 'ready') return null;
+    if (this.deps.config.freshness === 'strict') await this.caughtUp();
+    return this.index;
+  }
+
+  async caughtUp(): Promise<void> {
+    if (!this.listener || this.state === 'off' || this.state === 'closed') return;
+    const token = `${this.instance}:${(this.syncs += 1)}`;
+    let timer: NodeJS.Timeout | undefined;
+    const arrived = new Promise<void>((resolve) => {
+      this.waiters.set(token, resolve);
+      timer = setTimeout(resolve, CATCH_UP_TIMEOUT_MS);
+    });
+    try {
+      await this.deps.db.raw('select pg_notify(?, ?)', [RUN_CHANGES_CHANNEL, SYNC_PREFIX + token]);
+      await arrived;
+    } catch (error) {
+      // The database is unreachable: the caller's own query has failed or will; nothing to wait for.
+      this.deps.logger.debug({ cause: describeFailure(error) }, 'read index catch-up marker not sent');
+    } finally {
+      clearTimeout(timer);
+      this.waiters.delete(token);
+    }
+  }
+
+  async documents(ids: readonly string[]): Promise<string[]> {
+    const found = ids.map((id) => this.docs.get(id));
+    const missing = ids.filter((_id, i) => found[i] === undefined);
+    if (missing.length > 0) {
+      const generation = this.docGeneration;
+      const rows: { run_id: string; document: string }[] = await this.deps.db('speed_test_run_documents').whereIn('run_id', missing).select('run_id', 'document');
+      const byId = new Map(rows.map((row) => [row.run_id, row.document]));
+      ids.forEach((id, i) => found[i] === undefined && (found[i] = byId.get(id)));
+      if (generation === this.docGeneration) for (const [id, document] of byId) this.remember(id, document);
+    }
+    return found.filter((document): document is string => document !== undefined);
+  }
+
+  private remember(id: string, document: string): void {
+    const limit = this.deps.config.documentCacheSize;
+    if (limit === 0) return;
+    this.docs.set(id, document);
+    while (this.docs.size > limit) this.docs.delete(this.docs.keys().next().value!);
+  }
+
+  private async connect(): Promise<void> {
+    const { logger } = this.deps;
+    const client = new pg.Client({ connectionString: this.deps.databaseUrl, application_name: 'read-index-listener' });
+    client.on('error', (error) => this.lost(client, error));
+    client.on('end', () => this.lost(client));
+    client.on('notification', (message) => message.channel === RUN_CHANGES_CHANNEL && this.notice(message.payload ?? ''));
+    this.connecting = client;
+    try {
+      await client.connect();
+      await client.query(`listen ${RUN_CHANGES_CHANNEL}`);
+    } catch (error) {
+      client.removeAllListeners('end');
+      await endClient(client);
+      if (this.connecting === client) this.connecting = null;
+      return this.retry(error);
+    }
+    this.connecting = null;
+    if (this.state === 'closed') return void endClient(client);
+    this.listener = client;
+    // Listening before the build's snapshot: every change it misses is notified.
+    await this.rebuild();
+    await this.drain();
+  }
+
+  /**
+   * Builds a new index from the database; changes notified meanwhile are held, then queued
+   * first, so the next drain applies them before the index serves (it turns ready there).
+   */
+  private async rebuild(): Promise<void> {
+    const listener = this.listener;
+    this.index = null;
+    this.building = true;
+    this.held.clear();
+    if (this.state !== 'closed') this.state = 'building';
+    this.buildStarted = Date.now();
+    try {
+      if (!listener) return;
+      // On the listener's own connection: requests keep the whole pool, and a close ends it.
+      const index = await buildRunIndex(listener);
+      if (this.state === 'closed' || this.listener !== listener) return;
+      this.index = index;
+      this.queue.unshift({ ids: [...this.held] });
+    } catch (error) {
+      if (this.listener === listener && listener) {
+        this.listener = null;
+        listener.removeAllListeners('end');
+        await endClient(listener);
+      }
+      this.retry(error);
+    } finally {
+      // A build whose listener was lost meanwhile leaves the next build's state alone.
+      if (this.listener === listener) {
+        this.building = false;
+        this.held.clear();
+      }
+    }
+  }
+
+  private retry(error: unknown): void {
+    if (this.state === 'closed') return;
+    this.state = 'building';
+    // Once per outage, in one line (no stack): the database's own outage is logged by its health watch.
+    if (this.reconnectMs === RECONNECT_MS.first) this.deps.logger.warn({ cause: describeFailure(error) }, 'read index unavailable: reads use the database until it is rebuilt');
+    this.reconnectTimer = setTimeout(() => void this.connect(), this.reconnectMs);
+    this.reconnectTimer.unref();
+    this.reconnectMs = Math.min(this.reconnectMs * 2, RECONNECT_MS.max);
+  }
+
+  /** The listener's connection is gone: changes may be missed from now on, so the index is rebuilt. */
+  private lost(client: pg.Client, error?: unknown): void {
+    if (this.listener !== client || this.state === 'closed') return;
+    this.listener = null;
+    this.index = null;
+    this.releaseWaiters();
+    this.retry(error ?? new Error('listener connection ended'));
+  }
+
+  private releaseWaiters(): void {
+    for (const resolve of this.waiters.values()) resolve();
+    this.waiters.clear();
+  }
+
+  private notice(payload: string): void {
+    if (payload.startsWith(SYNC_PREFIX)) this.queue.push({ token: payload.slice(SYNC_PREFIX.length) });
+    else if (payload === RESYNC) this.queue.push({ resync: true });
+    else this.queue.push({ ids: payload.split(',') });
+    void this.drain();
+  }
+
+  /** Applies queued notices in arrival order; a marker resolves once everything before it is applied. */
+  private drain(): Promise<void> {
+    this.draining ??= (async () => {
+      while (this.queue.length > 0) {
+        const ids = new Set<string>();
+        let resync = false;
+        while (this.queue.length > 0 && !('token' in this.queue[0]!)) {
+          const notice = this.queue.shift()!;
+          if ('resync' in notice) resync = true;
+          else if ('ids' in notice) for (const id of notice.ids) ids.add(id);
+        }
+        if (resync) {
+          this.docs.clear();
+          this.docGeneration += 1;
+          if (this.listener) await this.rebuild();
+        } else if (ids.size > 0) {
+          await this.applyChanges([...ids]);
+        }
+        while (this.queue.length > 0 && 'token' in this.queue[0]!) {
+          const { token } = this.queue.shift() as { token: string };
+          this.waiters.get(token)?.();
+        }
+      }
+      if (this.index && this.state === 'building') {
+        this.state = 'ready';
+        this.reconnectMs = RECONNECT_MS.first;
+        this.deps.logger.info({ runs: this.index.count, ms: Date.now() - this.buildStarted }, 'read index built');
+      }
+    })().finally(() => {
+      this.draining = null;
+      // A notice that came while this drain was finishing (it found the drain still set) is applied now.
+      if (this.queue.length > 0) void this.drain();
+    });
+    return this.draining;
+  }
+
+  /** Re-reads these runs: approved ones are (re)placed, every other id removed; their documents are dropped. */
+  private async applyChanges(ids: string[]): Promise<void> {
+    for (const id of ids) this.docs.delete(id);
+    this.docGeneration += 1;
+    if (this.building) {
+      for (const id of ids) this.held.add(id);
+      return;
+    }
+    const index = this.index;
+    const listener = this.listener;
+    if (!index || !listener) return;
+    try {
+      for (let from = 0; from < ids.length; from += REFRESH_BATCH) {
+        const chunk = ids.slice(from, from + REFRESH_BATCH);
+        const runs = await readIndexedRuns(listener, chunk);
+        if (this.index !== index) return;
+        const approved = new Set(runs.map((run) => run.id));
+        for (const id of chunk) if (!approved.has(id)) index.remove(id);
+        for (const run of runs) index.upsert(run);
+      }
+    } catch (error) {
+      // A change could not be read: the index may now be wrong, so it is rebuilt.
+      this.deps.logger.warn({ cause: describeFailure(error) }, 'read index refresh failed: rebuilding');
+      if (this.listener) await this.rebuild();
+    }
+  }
+}
+
+/** The read index of an instance with READ_INDEX=off: every read goes through the SQL path. */
+export const noReadIndex: RunReadIndex = {
+  current: async () => null,
+  documents: async () => [],
+  caughtUp: async () => undefined,
+  status: () => ({ state: 'off', runs: null }),
+};
