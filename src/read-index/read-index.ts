@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { describeFailure } from '../db/health.ts';
-import type { Db } from '../db/knex.ts';
+import { queryPrepared, type Db } from '../db/knex.ts';
 import type { Logger } from '../logger.ts';
 import { buildRunIndex, readIndexedRuns } from './build.ts';
 import type { RunIndex } from './run-index.ts';
@@ -132,7 +132,11 @@ export class ReadIndexKeeper implements RunReadIndex {
     const missing = ids.filter((_id, i) => found[i] === undefined);
     if (missing.length > 0) {
       const generation = this.docGeneration;
-      const rows: { run_id: string; document: string }[] = await this.deps.db('speed_test_run_documents').whereIn('run_id', missing).select('run_id', 'document');
+      // One statement text whatever the ids: prepared once per connection, never planned again.
+      const rows = await queryPrepared<{ run_id: string; document: string }>(
+        this.deps.db,
+        this.deps.db('speed_test_run_documents').whereRaw('run_id = any(?::uuid[])', [missing]).select('run_id', 'document'),
+      );
       const byId = new Map(rows.map((row) => [row.run_id, row.document]));
       ids.forEach((id, i) => found[i] === undefined && (found[i] = byId.get(id)));
       if (generation === this.docGeneration) for (const [id, document] of byId) this.remember(id, document);

@@ -104,10 +104,19 @@ type FacetValue = string | number | boolean;
  * One fact of the runs: its distinct values (codes), each run's code, and each code's
  * runs as a slot list or, once common, a bitset.
  */
+type CodeArray = Int8Array | Int16Array | Int32Array;
+/** Code arrays as narrow as the facet's values allow (most facets have a few dozen): a million runs' class costs 1 MB, not 4. */
+const CODE_WIDTHS = [
+  { max: 127, make: (n: number) => new Int8Array(n) },
+  { max: 32_767, make: (n: number) => new Int16Array(n) },
+  { max: 2 ** 31 - 1, make: (n: number) => new Int32Array(n) },
+] as const;
+
 class Facet {
   readonly values: FacetValue[] = [];
   private readonly codeOf = new Map<FacetValue, number>();
-  codes: Int32Array = new Int32Array(0);
+  private width = 0;
+  codes: CodeArray = new Int8Array(0);
   readonly lists: (SlotList | null)[] = [];
   readonly bits: (Uint32Array | null)[] = [];
   readonly counts: number[] = [];
@@ -120,13 +129,16 @@ class Facet {
   }
 
   grow(capacity: number): void {
-    if (capacity > this.codes.length) {
-      const next = new Int32Array(capacity).fill(-1);
-      next.set(this.codes);
-      this.codes = next;
-    }
+    if (capacity > this.codes.length) this.recode(capacity);
     const words = wordsFor(capacity);
     this.bits.forEach((bits, code) => bits && (this.bits[code] = resized(bits, words)));
+  }
+
+  /** A new code array of this length in the current width, holding the codes so far. */
+  private recode(capacity: number): void {
+    const next = CODE_WIDTHS[this.width]!.make(capacity).fill(-1);
+    next.set(this.codes);
+    this.codes = next;
   }
 
   set(slot: number, value: FacetValue | null): void {
@@ -135,6 +147,10 @@ class Facet {
     if (value !== null) {
       code = this.codeOf.get(value) ?? -1;
       if (code < 0) {
+        if (this.values.length >= CODE_WIDTHS[this.width]!.max) {
+          this.width += 1;
+          this.recode(this.codes.length);
+        }
         code = this.values.push(value) - 1;
         this.codeOf.set(value, code);
         this.lists.push(new SlotList());
