@@ -243,6 +243,17 @@ function facetCondition(facet: Facet, codes: number[]): Condition {
   };
 }
 
+/** Two slots by a sort's value: nulls (NaN) last; 0 when the values tie. */
+function compareValues(values: Float64Array, a: number, b: number, descending: boolean): number {
+  const va = values[a]!;
+  const vb = values[b]!;
+  const na = va !== va;
+  const nb = vb !== vb;
+  if (na !== nb) return na ? 1 : -1;
+  if (na || va === vb) return 0;
+  return (va < vb) === descending ? 1 : -1;
+}
+
 /** Strings to compare ids in the order Postgres compares uuids (lowercase hex: the same). */
 const compareIds = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -311,13 +322,8 @@ export class RunIndex {
    */
   private comparer(valuesOf: () => Float64Array, descending: boolean, tiesDescending: boolean): SlotCompare {
     return (a, b) => {
-      const values = valuesOf();
-      const va = values[a]!;
-      const vb = values[b]!;
-      const na = va !== va;
-      const nb = vb !== vb;
-      if (na !== nb) return na ? 1 : -1;
-      if (!na && va !== vb) return (va < vb) === descending ? 1 : -1;
+      const byValue = compareValues(valuesOf(), a, b, descending);
+      if (byValue !== 0) return byValue;
       const ca = this.createdAt[a]!;
       const cb = this.createdAt[b]!;
       if (ca !== cb) return (ca < cb) === tiesDescending ? 1 : -1;
@@ -412,15 +418,7 @@ export class RunIndex {
       const values = this.sortValues[sort];
       const descending = DESCENDING[sort];
       const sorted = tieOrdered
-        ? Int32Array.from(liveSlots).sort((a, b) => {
-            const va = values[a]!;
-            const vb = values[b]!;
-            const na = va !== va;
-            const nb = vb !== vb;
-            if (na !== nb) return na ? 1 : -1;
-            if (!na && va !== vb) return (va < vb) === descending ? 1 : -1;
-            return a - b;
-          })
+        ? Int32Array.from(liveSlots).sort((a, b) => compareValues(values, a, b, descending) || a - b)
         : undefined;
       this.orders[sort].rebuild(this.slotCount, live, sorted);
     }

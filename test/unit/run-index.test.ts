@@ -1,0 +1,247 @@
+/**
+ * The read index against a brute-force reference (filter an array, sort it, slice it)
+ * through thousands of writes: enough changes that the rank orders fold their pending
+ * runs into new main arrays more than once, facet values turn from slot lists into
+ * bitsets, code arrays widen, and runs come back after removal.
+ */
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { RankOrder } from '../../src/read-index/rank-order.ts';
+import { INDEX_SORTS, RunIndex, type IndexedRun, type IndexFilter, type IndexOrder, type IndexSort } from '../../src/read-index/run-index.ts';
+
+const DESCENDING: Record<IndexSort, boolean> = { tokSOut: true, tokSPrefill: true, ttftMs: false, tokPerWatt: true, tokPerDollar: true };
+
+/** A deterministic run for slot-free ids: small domains so filters match often. */
+function makeRun(id: string, rng: () => number, createdAtUs: number): IndexedRun {
+  const pick = <T>(items: readonly T[]) => items[Math.floor(rng() * items.length)]!;
+  const speed = () => (rng() < 0.1 ? null : Math.round(rng() * 200) / 2);
+  return {
+    id,
+    modelId: `model-${Math.floor(rng() * 150)}`,
+    hardwareId: `hw-${Math.floor(rng() * 40)}`,
+    userId: `user-${Math.floor(rng() * 300)}`,
+    hwClass: pick(['DISCRETE_GPU', 'UNIFIED', 'CPU_ONLY']),
+    memTier: pick([8, 16, 24, 48, null]),
+    engineName: pick(['llama.cpp', 'vllm', 'mlx']),
+    quantization: pick(['Q4_K_M', 'Q8_0', 'FP16', null]),
+    userVerified: rng() < 0.3,
+    createdAtUs,
+    paramBucket: pick([1, 3, 7, 13, 30, null]),
+    osFamily: pick(['linux', 'macos', null]),
+    backend: pick(['cuda', 'metal', 'cpu', null]),
+    modelFamily: pick(['llama', 'qwen3', 'qwen2', 'gemma', null]),
+    isMoE: pick([true, false, null]),
+    batchSize: pick([1, 1, 1, 2, 4, 8, 16]),
+    ctxBucket: pick([2048, 8192, null]),
+    plausibility: pick(['plausible', 'suspect', 'unknown']),
+    kvCacheDtype: pick(['q8_0', 'f16', null]),
+    attentionBackend: pick(['flash', null]),
+    gpuLayers: pick([0, 33, 99, null]),
+    tensorParallel: pick([1, 2, null]),
+    specDecoding: rng() < 0.2,
+    mtpEnabled: rng() < 0.1,
+    sortKeys: { tokSOut: speed(), tokSPrefill: speed(), ttftMs: speed(), tokPerWatt: rng() < 0.7 ? null : speed(), tokPerDollar: rng() < 0.7 ? null : speed() },
+  };
+}
+
+function matches(run: IndexedRun, f: IndexFilter): boolean {
+  const created = f.created;
+  return (
+    (!f.modelIds || f.modelIds.includes(run.modelId)) &&
+    (!f.hardwareIds || f.hardwareIds.includes(run.hardwareId)) &&
+    (f.userId === undefined || run.userId === f.userId) &&
+    (f.hwClass === undefined || run.hwClass === f.hwClass) &&
+    (f.memTier === undefined || run.memTier === f.memTier) &&
+    (f.engineName === undefined || run.engineName === f.engineName) &&
+    (f.quantization === undefined || run.quantization === f.quantization) &&
+    (f.verified === undefined || run.userVerified === f.verified) &&
+    (f.paramBucket === undefined || run.paramBucket === f.paramBucket) &&
+    (f.osFamily === undefined || run.osFamily === f.osFamily) &&
+    (f.backend === undefined || run.backend === f.backend) &&
+    (f.modelFamily === undefined || (run.modelFamily !== null && run.modelFamily.includes(f.modelFamily))) &&
+    (f.isMoE === undefined || run.isMoE === f.isMoE) &&
+    (f.batchSize === undefined || run.batchSize === f.batchSize) &&
+    (f.batchSizeAtLeast === undefined || run.batchSize >= f.batchSizeAtLeast) &&
+    (f.ctxBucket === undefined || run.ctxBucket === f.ctxBucket) &&
+    (!f.plausible || run.plausibility !== 'suspect') &&
+    (f.kvCacheDtype === undefined || run.kvCacheDtype === f.kvCacheDtype) &&
+    (f.gpuLayersAtLeast === undefined || (run.gpuLayers !== null && run.gpuLayers >= f.gpuLayersAtLeast)) &&
+    (f.specDecoding === undefined || run.specDecoding) &&
+    (!created ||
+      ((created.atOrAfter === undefined || run.createdAtUs >= created.atOrAfter) &&
+        (created.after === undefined || run.createdAtUs > created.after) &&
+        (created.before === undefined || run.createdAtUs < created.before)))
+  );
+}
+
+/** What the SQL path does: ORDER BY value (nulls last), created_at, id; newest: created_at desc, id desc. */
+function referenceOrder(order: IndexOrder) {
+  return (a: IndexedRun, b: IndexedRun) => {
+    if (order === 'newest') return b.createdAtUs - a.createdAtUs || (a.id < b.id ? 1 : -1);
+    const va = a.sortKeys[order];
+    const vb = b.sortKeys[order];
+    if ((va === null) !== (vb === null)) return va === null ? 1 : -1;
+    if (va !== null && vb !== null && va !== vb) return DESCENDING[order] ? vb - va : va - vb;
+    return a.createdAtUs - b.createdAtUs || (a.id < b.id ? -1 : 1);
+  };
+}
+
+function reference(runs: Map<string, IndexedRun>, filter: IndexFilter, order: IndexOrder, offset: number, limit: number, bestPerHardware: boolean) {
+  let ranked = [...runs.values()].filter((run) => matches(run, filter)).sort(referenceOrder(order));
+  if (bestPerHardware) {
+    const seen = new Set<string>();
+    ranked = ranked.filter((run) => !seen.has(run.hardwareId) && seen.add(run.hardwareId));
+  }
+  return { ids: ranked.slice(offset, offset + limit).map((run) => run.id), total: ranked.length };
+}
+
+describe('RunIndex against a brute-force reference', function () {
+  this.timeout(60_000);
+
+  it('answers every filter, order and page exactly through thousands of writes (folds, bitsets, wider codes)', () => {
+    let seed = 42;
+    const rng = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const index = new RunIndex();
+    const live = new Map<string, IndexedRun>();
+    // Loaded oldest first (as the build reads the table), with ties on created-at.
+    for (let n = 0; n < 6000; n += 1) {
+      const run = makeRun(`00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, rng, 1_000_000 + Math.floor(n / 3));
+      index.upsert(run);
+      live.set(run.id, run);
+    }
+    index.finishLoad();
+    const ids = () => [...live.keys()];
+    const removed: IndexedRun[] = [];
+    let next = 6000;
+    // Writes after the build: new runs (some older than the newest), changed facts and speeds, removals, returns.
+    const write = () => {
+      const r = rng();
+      if (r < 0.3) {
+        const run = makeRun(`00000000-0000-4000-8000-${String(next++).padStart(12, '0')}`, rng, 1_000_000 + Math.floor(rng() * 2500));
+        index.upsert(run);
+        live.set(run.id, run);
+      } else if (r < 0.65) {
+        const id = ids()[Math.floor(rng() * live.size)]!;
+        const run = makeRun(id, rng, rng() < 0.5 ? live.get(id)!.createdAtUs : 1_000_000 + Math.floor(rng() * 2500));
+        index.upsert(run);
+        live.set(id, run);
+      } else if (r < 0.9) {
+        const id = ids()[Math.floor(rng() * live.size)]!;
+        removed.push(live.get(id)!);
+        index.remove(id);
+        live.delete(id);
+      } else if (removed.length > 0) {
+        const run = removed.splice(Math.floor(rng() * removed.length), 1)[0]!;
+        index.upsert(run);
+        live.set(run.id, run);
+      }
+    };
+
+    const filters = fc.record(
+      {
+        modelIds: fc.array(fc.integer({ min: 0, max: 160 }).map((n) => `model-${n}`), { minLength: 1, maxLength: 3 }),
+        hardwareIds: fc.array(fc.integer({ min: 0, max: 45 }).map((n) => `hw-${n}`), { minLength: 1, maxLength: 5 }),
+        userId: fc.integer({ min: 0, max: 310 }).map((n) => `user-${n}`),
+        hwClass: fc.constantFrom('DISCRETE_GPU', 'UNIFIED', 'CPU_ONLY'),
+        memTier: fc.constantFrom(8, 16, 24, 48, 96),
+        engineName: fc.constantFrom('llama.cpp', 'vllm', 'mlx', 'sglang'),
+        quantization: fc.constantFrom('Q4_K_M', 'Q8_0', 'FP16'),
+        verified: fc.boolean(),
+        paramBucket: fc.constantFrom(1, 3, 7, 13, 30),
+        osFamily: fc.constantFrom('linux', 'macos'),
+        backend: fc.constantFrom('cuda', 'metal', 'cpu'),
+        modelFamily: fc.constantFrom('qwen', 'llama', 'gem', 'x'),
+        isMoE: fc.boolean(),
+        batchSize: fc.constantFrom(1, 2, 4),
+        batchSizeAtLeast: fc.constantFrom(8),
+        ctxBucket: fc.constantFrom(2048, 8192),
+        plausible: fc.constant(true),
+        kvCacheDtype: fc.constantFrom('q8_0', 'f16'),
+        gpuLayersAtLeast: fc.constantFrom(0, 33, 50),
+        specDecoding: fc.constant(true as const),
+        created: fc.record({ atOrAfter: fc.integer({ min: 1_000_000, max: 1_002_600 }), before: fc.integer({ min: 1_000_000, max: 1_002_600 }), after: fc.integer({ min: 1_000_000, max: 1_002_600 }) }, { requiredKeys: [] }),
+      },
+    );
+    // Up to four filters at once: every value drawn, then a few kept.
+    const someFilters = fc
+      .tuple(filters, fc.array(fc.nat(), { maxLength: 4 }))
+      .map(([all, picks]) => {
+        const names = Object.keys(all) as (keyof typeof all)[];
+        return Object.fromEntries(picks.map((n) => names[n % names.length]!).map((name) => [name, all[name]])) as IndexFilter;
+      });
+    const queries = fc.record({
+      filter: someFilters,
+      order: fc.constantFrom<IndexOrder>(...INDEX_SORTS, 'newest'),
+      // Far offsets too: a page at the end of an order walks all of it.
+      offset: fc.oneof(fc.constant(0), fc.nat(30), fc.nat(9000)),
+      limit: fc.integer({ min: 1, max: 60 }),
+      bestPerHardware: fc.boolean(),
+    });
+
+    let nonEmpty = 0;
+    for (let round = 0; round < 6; round += 1) {
+      fc.assert(
+        fc.property(queries, ({ filter, order, offset, limit, bestPerHardware }) => {
+          const expected = reference(live, filter, order, offset, limit, bestPerHardware);
+          expect(index.query({ filter, order, offset, limit, bestPerHardware }), JSON.stringify({ filter, order, offset, limit, bestPerHardware })).to.deep.equal(expected);
+          if (expected.ids.length > 0) nonEmpty += 1;
+        }),
+        { numRuns: 150, seed: round },
+      );
+      // 1,500 writes between rounds: past the 1,024 pending runs at which every order folds.
+      for (let n = 0; n < 1500; n += 1) write();
+      expect(index.count).to.equal(live.size);
+    }
+    expect(nonEmpty, 'queries with rows').to.be.above(300);
+  });
+});
+
+describe('RankOrder', () => {
+  it('walks and sorts exactly the live slots in rank order through adds, moves and removals (and its folds)', () => {
+    let seed = 7;
+    const rng = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const values: number[] = [];
+    const compare = (a: number, b: number) => values[a]! - values[b]! || a - b;
+    const order = new RankOrder(compare);
+    const live = new Set<number>();
+    for (let slot = 0; slot < 3000; slot += 1) {
+      values[slot] = Math.floor(rng() * 500);
+      if (rng() < 0.9) live.add(slot);
+    }
+    order.rebuild(3000, (slot) => live.has(slot));
+    let slots = 3000;
+    const walked = () => {
+      const out: number[] = [];
+      order.walk((slot) => void out.push(slot));
+      return out;
+    };
+    for (let round = 0; round < 8; round += 1) {
+      // 700 changes a round: the pending list passes 1,024 and stale positions pass an eighth of the array.
+      for (let n = 0; n < 700; n += 1) {
+        const r = rng();
+        if (r < 0.35) {
+          order.grow(slots + 1);
+          values[slots] = Math.floor(rng() * 500);
+          order.add(slots);
+          live.add(slots++);
+        } else if (r < 0.7 && live.size > 0) {
+          const slot = [...live][Math.floor(rng() * live.size)]!;
+          values[slot] = Math.floor(rng() * 500);
+          order.add(slot);
+        } else if (live.size > 0) {
+          const slot = [...live][Math.floor(rng() * live.size)]!;
+          order.delete(slot);
+          live.delete(slot);
+        }
+      }
+      const expected = [...live].sort(compare);
+      expect(walked(), `round ${round}`).to.deep.equal(expected);
+      const some = [...live].filter(() => rng() < 0.05);
+      expect([...order.sort(some)], `round ${round} sort`).to.deep.equal([...some].sort(compare));
+      // A walk stops when asked.
+      let seen = 0;
+      order.walk(() => (seen += 1) < 10);
+      expect(seen).to.equal(Math.min(10, live.size));
+    }
+  });
+});
