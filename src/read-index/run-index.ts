@@ -8,6 +8,7 @@
  * thousand matches), the exact total from counting. Postgres stays the source of truth:
  * `build.ts` fills the index from it, `read-index.ts` keeps it fresh.
  */
+import { IdTable } from './id-table.ts';
 import { RankOrder, type SlotCompare } from './rank-order.ts';
 import { clearBit, countBits, fillBits, forEachBit, hasBit, resized, setBit, SlotList, wordsFor } from './slot-sets.ts';
 
@@ -254,8 +255,6 @@ function compareValues(values: Float64Array, a: number, b: number, descending: b
   return (va < vb) === descending ? 1 : -1;
 }
 
-/** Strings to compare ids in the order Postgres compares uuids (lowercase hex: the same). */
-const compareIds = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export class RunIndex {
   /** Slots ever used (some dead). */
@@ -263,8 +262,7 @@ export class RunIndex {
   words = 0;
   private liveCount = 0;
   private capacity = 0;
-  private readonly slotOf = new Map<string, number>();
-  private ids: string[] = [];
+  private readonly ids = new IdTable();
   private alive: Uint32Array = new Uint32Array(0);
   private createdAt: Float64Array = new Float64Array(0);
   /** Slots below this have non-decreasing createdAt: a window over them is a binary search. */
@@ -312,7 +310,8 @@ export class RunIndex {
   }
 
   has(id: string): boolean {
-    return this.slotOf.has(id);
+    const slot = this.ids.slotOf(id);
+    return slot >= 0 && hasBit(this.alive, slot);
   }
 
   /**
@@ -327,7 +326,7 @@ export class RunIndex {
       const ca = this.createdAt[a]!;
       const cb = this.createdAt[b]!;
       if (ca !== cb) return (ca < cb) === tiesDescending ? 1 : -1;
-      const byId = compareIds(this.ids[a]!, this.ids[b]!);
+      const byId = this.ids.compare(a, b);
       return tiesDescending ? -byId : byId;
     };
   }
@@ -350,17 +349,18 @@ export class RunIndex {
 
   /** Adds a run, or replaces what the index holds of it. */
   upsert(run: IndexedRun): void {
-    let slot = this.slotOf.get(run.id);
-    if (slot === undefined) {
-      slot = this.slotCount++;
+    const slot = this.ids.slotFor(run.id, this.slotCount);
+    if (slot === this.slotCount) {
+      this.slotCount += 1;
       this.words = wordsFor(this.slotCount);
       this.ensureCapacity(this.slotCount);
-      this.slotOf.set(run.id, slot);
-      this.ids[slot] = run.id;
-      setBit(this.alive, slot);
-      this.liveCount += 1;
     } else if (run.createdAtUs !== this.createdAt[slot] && slot < this.createdPrefix) {
       this.createdPrefix = slot;
+    }
+    // A new run, or a removed one back (rejected, then restored): its slot is live again.
+    if (!hasBit(this.alive, slot)) {
+      setBit(this.alive, slot);
+      this.liveCount += 1;
     }
     this.createdAt[slot] = run.createdAtUs;
     if (slot === this.createdPrefix && (slot === 0 || this.createdAt[slot - 1]! <= run.createdAtUs)) this.createdPrefix += 1;
@@ -391,11 +391,10 @@ export class RunIndex {
     if (!this.loading) for (const order of Object.values(this.orders)) order.add(slot);
   }
 
-  /** Forgets a run (rejected, deleted); its slot stays, dead. */
+  /** Forgets a run (rejected, deleted); its slot stays, dead, until the run comes back. */
   remove(id: string): void {
-    const slot = this.slotOf.get(id);
-    if (slot === undefined) return;
-    this.slotOf.delete(id);
+    const slot = this.ids.slotOf(id);
+    if (slot < 0 || !hasBit(this.alive, slot)) return;
     clearBit(this.alive, slot);
     this.liveCount -= 1;
     for (const facet of Object.values(this.facets)) facet.remove(slot);
@@ -410,7 +409,7 @@ export class RunIndex {
     const live = (slot: number) => hasBit(this.alive, slot);
     let tieOrdered = true;
     for (let slot = 1; slot < this.slotCount && tieOrdered; slot += 1) {
-      tieOrdered = this.createdAt[slot - 1]! < this.createdAt[slot]! || (this.createdAt[slot - 1] === this.createdAt[slot] && compareIds(this.ids[slot - 1]!, this.ids[slot]!) < 0);
+      tieOrdered = this.createdAt[slot - 1]! < this.createdAt[slot]! || (this.createdAt[slot - 1] === this.createdAt[slot] && this.ids.compare(slot - 1, slot) < 0);
     }
     const liveSlots: number[] = [];
     for (let slot = 0; slot < this.slotCount; slot += 1) if (live(slot)) liveSlots.push(slot);
@@ -532,7 +531,7 @@ export class RunIndex {
         if (seen[hardware[slot]!]) return true;
         seen[hardware[slot]!] = 1;
       }
-      if (kept >= offset) page.push(this.ids[slot]!);
+      if (kept >= offset) page.push(this.ids.idOf(slot));
       kept += 1;
       return kept < end;
     };

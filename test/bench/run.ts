@@ -13,6 +13,8 @@
  *                     READ_INDEX=on (measured once its index is built; the build time is
  *                     reported), `sql` one with READ_INDEX=off. Every case runs on each.
  *   --html-path P     the HTML leaderboard page (default: /leaderboard if it answers HTML, else /)
+ *   --env K=V         more app environment for every read path (repeatable), e.g.
+ *                     --env READ_INDEX_DOCUMENTS=100000
  *   --out FILE        results file (default bench-results.json)
  *
  * Database: DATABASE_URL's server when set (a database bh_bench is created on it), else an
@@ -55,6 +57,7 @@ const { values: args } = parseArgs({
     cases: { type: 'string' },
     pool: { type: 'string' },
     paths: { type: 'string', default: 'index,sql' },
+    env: { type: 'string', multiple: true },
     'html-path': { type: 'string' },
     out: { type: 'string', default: 'bench-results.json' },
   },
@@ -80,6 +83,13 @@ const options = {
   cases: args.cases ? args.cases.split(',').map((c) => c.trim()) : [...ALL_CASES],
   pool: args.pool ? positiveInt('pool', args.pool) : undefined,
   paths: args.paths.split(',').map((p) => p.trim()) as ReadPath[],
+  env: Object.fromEntries(
+    (args.env ?? []).map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 1) throw new Error(`--env expects KEY=VALUE, got ${pair}`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  ),
   out: path.resolve(args.out),
 };
 if (!/^[a-z_][a-z0-9_]*$/.test(options.database)) throw new Error(`--database must be a plain lower-case name, got ${options.database}`);
@@ -342,7 +352,7 @@ async function main(): Promise<void> {
     for (const reads of options.paths) {
       const startedAt = Date.now();
       const before = process.memoryUsage();
-      const server = await startBenchServer({ databaseUrl: database.url, pool: options.pool, env: READ_PATHS[reads] });
+      const server = await startBenchServer({ databaseUrl: database.url, pool: options.pool, env: { ...options.env, ...READ_PATHS[reads] } });
       servers.push(server);
       if (reads === 'index') {
         const status = await waitForReadIndex(server.url);

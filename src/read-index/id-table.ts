@@ -1,0 +1,97 @@
+/**
+ * Run ids (uuids) to index slots and back, off the JavaScript heap: each id as four
+ * 32-bit words in one Uint32Array and an open-addressing hash table of slots in an
+ * Int32Array. A million ids as strings in an array and a Map cost about 100 bytes each
+ * and are marked by every major garbage collection; here they cost about 24 and are not.
+ * An id keeps its slot for good (a removed run that comes back gets its slot again).
+ */
+
+/** The 32 hex digits of a uuid as four words (big-endian, so word order is uuid order). */
+function wordsOf(id: string): [number, number, number, number] {
+  const hex = id.length === 36 ? id.slice(0, 8) + id.slice(9, 13) + id.slice(14, 18) + id.slice(19, 23) + id.slice(24) : id;
+  if (!/^[0-9a-fA-F]{32}$/.test(hex)) throw new Error(`not a uuid: ${id}`);
+  return [Number.parseInt(hex.slice(0, 8), 16), Number.parseInt(hex.slice(8, 16), 16), Number.parseInt(hex.slice(16, 24), 16), Number.parseInt(hex.slice(24), 16)];
+}
+
+const hex8 = (word: number) => word.toString(16).padStart(8, '0');
+
+export class IdTable {
+  private words: Uint32Array = new Uint32Array(0);
+  /** slot + 1 per bucket (0: empty); a power of two, at most half full. */
+  private buckets: Int32Array = new Int32Array(1024);
+  size = 0;
+
+  private bucketOf(w0: number, w1: number, w2: number, w3: number): number {
+    // Random (v4) and time-ordered (v7) uuids alike: mix every word.
+    let h = Math.imul(w0 ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(w1, 0xc2b2ae35) ^ Math.imul(w2, 0x27d4eb2f) ^ w3;
+    h ^= h >>> 15;
+    h = Math.imul(h, 0x2c1b3c6d);
+    h ^= h >>> 12;
+    return h & (this.buckets.length - 1);
+  }
+
+  private find(w: readonly number[]): { bucket: number; slot: number } {
+    const mask = this.buckets.length - 1;
+    for (let bucket = this.bucketOf(w[0]!, w[1]!, w[2]!, w[3]!); ; bucket = (bucket + 1) & mask) {
+      const entry = this.buckets[bucket]!;
+      if (entry === 0) return { bucket, slot: -1 };
+      const at = (entry - 1) * 4;
+      if (this.words[at] === w[0] && this.words[at + 1] === w[1] && this.words[at + 2] === w[2] && this.words[at + 3] === w[3]) return { bucket, slot: entry - 1 };
+    }
+  }
+
+  /** The slot of an id, or -1. */
+  slotOf(id: string): number {
+    return this.find(wordsOf(id)).slot;
+  }
+
+  /** The id's slot, giving it `nextSlot` when it has none (the caller then owns that slot). */
+  slotFor(id: string, nextSlot: number): number {
+    const w = wordsOf(id);
+    const { bucket, slot } = this.find(w);
+    if (slot >= 0) return slot;
+    if ((nextSlot + 1) * 4 > this.words.length) {
+      const next = new Uint32Array(Math.max(4096, this.words.length * 2, (nextSlot + 1) * 4));
+      next.set(this.words);
+      this.words = next;
+    }
+    this.words.set(w, nextSlot * 4);
+    this.size += 1;
+    if (this.size * 2 > this.buckets.length) this.rehash();
+    else this.buckets[bucket] = nextSlot + 1;
+    return nextSlot;
+  }
+
+  private rehash(): void {
+    const old = this.buckets;
+    this.buckets = new Int32Array(old.length * 2);
+    const mask = this.buckets.length - 1;
+    for (let slot = 0; slot < this.size; slot += 1) {
+      const at = slot * 4;
+      let bucket = this.bucketOf(this.words[at]!, this.words[at + 1]!, this.words[at + 2]!, this.words[at + 3]!);
+      while (this.buckets[bucket] !== 0) bucket = (bucket + 1) & mask;
+      this.buckets[bucket] = slot + 1;
+    }
+  }
+
+  /** The id of a slot, as Postgres writes a uuid. */
+  idOf(slot: number): string {
+    const w = this.words;
+    const at = slot * 4;
+    const a = hex8(w[at]!);
+    const b = hex8(w[at + 1]!);
+    const c = hex8(w[at + 2]!);
+    return `${a}-${b.slice(0, 4)}-${b.slice(4)}-${c.slice(0, 4)}-${c.slice(4)}${hex8(w[at + 3]!)}`;
+  }
+
+  /** Two slots' ids in the order Postgres sorts uuids (byte order). */
+  compare(a: number, b: number): number {
+    const w = this.words;
+    for (let i = 0; i < 4; i += 1) {
+      const x = w[a * 4 + i]!;
+      const y = w[b * 4 + i]!;
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    return 0;
+  }
+}
