@@ -6,11 +6,34 @@
  * An id keeps its slot for good (a removed run that comes back gets its slot again).
  */
 
-/** The 32 hex digits of a uuid as four words (big-endian, so word order is uuid order). */
+/** A hex digit's value, or -1 (by character code). */
+const HEX = new Int8Array(128).fill(-1);
+for (let d = 0; d < 16; d += 1) {
+  HEX['0123456789abcdef'.charCodeAt(d)] = d;
+  HEX['0123456789ABCDEF'.charCodeAt(d)] = d;
+}
+
+/**
+ * The 32 hex digits of a uuid (8-4-4-4-12) as four words, big-endian, so word order is
+ * uuid order. Read digit by digit: a million ids at build time, no substrings made.
+ */
 function wordsOf(id: string): [number, number, number, number] {
-  const hex = id.length === 36 ? id.slice(0, 8) + id.slice(9, 13) + id.slice(14, 18) + id.slice(19, 23) + id.slice(24) : id;
-  if (!/^[0-9a-fA-F]{32}$/.test(hex)) throw new Error(`not a uuid: ${id}`);
-  return [Number.parseInt(hex.slice(0, 8), 16), Number.parseInt(hex.slice(8, 16), 16), Number.parseInt(hex.slice(16, 24), 16), Number.parseInt(hex.slice(24), 16)];
+  if (id.length !== 36) throw new Error(`not a uuid: ${id}`);
+  const words: [number, number, number, number] = [0, 0, 0, 0];
+  let digit = 0;
+  for (let i = 0; i < 36; i += 1) {
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (id.charCodeAt(i) !== 45) throw new Error(`not a uuid: ${id}`);
+      continue;
+    }
+    const code = id.charCodeAt(i);
+    const value = code < 128 ? HEX[code]! : -1;
+    if (value < 0) throw new Error(`not a uuid: ${id}`);
+    const w = digit >>> 3;
+    words[w] = ((words[w]! << 4) | value) >>> 0;
+    digit += 1;
+  }
+  return words;
 }
 
 const hex8 = (word: number) => word.toString(16).padStart(8, '0');
