@@ -35,7 +35,7 @@ export interface RunReadIndex {
   /** The index, when built and listening; null means: answer through the SQL path. */
   current(): Promise<RunIndex | null>;
   /** The stored documents (revision 3 JSON) of these runs, in this order; runs gone meanwhile are left out. */
-  documents(ids: readonly string[]): Promise<string[]>;
+  documents(ids: readonly string[]): Promise<{ id: string; document: string }[]>;
   /** Resolves once this instance has applied every run change committed before the call. */
   caughtUp(): Promise<void>;
   status(): { state: ReadIndexState; runs: number | null };
@@ -127,7 +127,7 @@ export class ReadIndexKeeper implements RunReadIndex {
     }
   }
 
-  async documents(ids: readonly string[]): Promise<string[]> {
+  async documents(ids: readonly string[]): Promise<{ id: string; document: string }[]> {
     const found = ids.map((id) => this.docs.get(id));
     const missing = ids.filter((_id, i) => found[i] === undefined);
     if (missing.length > 0) {
@@ -141,7 +141,7 @@ export class ReadIndexKeeper implements RunReadIndex {
       ids.forEach((id, i) => found[i] === undefined && (found[i] = byId.get(id)));
       if (generation === this.docGeneration) for (const [id, document] of byId) this.remember(id, document);
     }
-    return found.filter((document): document is string => document !== undefined);
+    return ids.flatMap((id, i) => (found[i] === undefined ? [] : [{ id, document: found[i] }]));
   }
 
   private remember(id: string, document: string): void {
@@ -152,7 +152,6 @@ export class ReadIndexKeeper implements RunReadIndex {
   }
 
   private async connect(): Promise<void> {
-    const { logger } = this.deps;
     const client = new pg.Client({ connectionString: this.deps.databaseUrl, application_name: 'read-index-listener' });
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client));
@@ -162,7 +161,6 @@ export class ReadIndexKeeper implements RunReadIndex {
       await client.connect();
       await client.query(`listen ${RUN_CHANGES_CHANNEL}`);
     } catch (error) {
-      client.removeAllListeners('end');
       await endClient(client);
       if (this.connecting === client) this.connecting = null;
       return this.retry(error);
@@ -196,7 +194,6 @@ export class ReadIndexKeeper implements RunReadIndex {
     } catch (error) {
       if (this.listener === listener && listener) {
         this.listener = null;
-        listener.removeAllListeners('end');
         await endClient(listener);
       }
       this.retry(error);

@@ -66,7 +66,7 @@ async function resolveQuery(deps: LeaderboardDeps, query: LeaderboardQuery): Pro
 }
 
 /** The hardware profiles a `hardwareName` (with the query's other hardware filters) names. */
-export function hardwareProfilesMatching(db: LeaderboardDeps['db'], query: LeaderboardQuery): Promise<string[]> {
+function hardwareProfilesMatching(db: LeaderboardDeps['db'], query: LeaderboardQuery): Promise<string[]> {
   return db('hardware_profiles')
     .modify((q) => {
       q.whereRaw('hardware_search like ?', [containsLowercase(query.hardwareName!)]);
@@ -81,7 +81,7 @@ export function hardwareProfilesMatching(db: LeaderboardDeps['db'], query: Leade
 }
 
 /** Where a `since` window starts. */
-export const sinceCutoff = (deps: Pick<LeaderboardDeps, 'clock'>, since: NonNullable<LeaderboardQuery['since']>) => new Date(deps.clock.now().getTime() - buckets.since[since]);
+const sinceCutoff = (deps: Pick<LeaderboardDeps, 'clock'>, since: NonNullable<LeaderboardQuery['since']>) => new Date(deps.clock.now().getTime() - buckets.since[since]);
 
 /** Every filter reads columns of the run row itself (see the leaderboard-columns migration). */
 function applyFilters(q: Knex.QueryBuilder, { query, hardwareIds, createdBefore }: ResolvedQuery, deps: LeaderboardDeps): void {

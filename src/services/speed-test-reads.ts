@@ -38,9 +38,6 @@ export function speedTestRunForRevision<Run extends SpeedTestRun>(profile: Revis
   return run;
 }
 
-/** A stored document starts with its id (`{"id":"<uuid>",`; the migration keeps it first). */
-const runIdOf = (document: string) => document.slice(7, 43);
-
 function withMyEmoji(row: SpeedTestDocumentRow): string {
   if (row.my_emoji === null) return row.document;
   return `${row.document.slice(0, -MY_EMOJI_NULL_TAIL.length)}${JSON.stringify(row.my_emoji)}}`;
@@ -114,7 +111,7 @@ export function createSpeedTestReads({ db, profile, readIndex }: Pick<ServiceDep
         : [],
     ]);
     const emojiOf = new Map((reactions as { run_id: string; emoji: string }[]).map((row) => [row.run_id, row.emoji]));
-    return documents.map((document) => ({ document, my_emoji: emojiOf.size ? (emojiOf.get(runIdOf(document)) ?? null) : null }));
+    return documents.map(({ id, document }) => ({ document, my_emoji: emojiOf.get(id) ?? null }));
   }
 
   // hfIds never change once a model is in the catalogue, so found ids are kept (not misses:

@@ -232,16 +232,33 @@ function applyListFilters(q: Knex.QueryBuilder, { query, modelIds, hardwareIds }
   if (query.tensorParallelMin !== undefined) q.where('r.tensor_parallel', '>=', query.tensorParallelMin);
   if (query.specOnly) q.where('r.spec_decoding', true);
   if (query.mtpOnly) q.where('r.mtp_enabled', true);
-  if (query.date) {
-    const day = new Date(`${query.date}T00:00:00Z`);
-    q.where('r.created_at', '>=', day).where('r.created_at', '<', new Date(day.getTime() + 86_400_000));
-  }
-  if (query.dateFrom) q.where('r.created_at', '>', new Date(query.dateFrom));
-  if (query.dateTo) q.where('r.created_at', '<', new Date(query.dateTo));
+  const created = createdWindowOf(query);
+  const at = (us: number) => new Date(us / 1000);
+  if (created?.atOrAfter !== undefined) q.where('r.created_at', '>=', at(created.atOrAfter));
+  if (created?.after !== undefined) q.where('r.created_at', '>', at(created.after));
+  if (created?.before !== undefined) q.where('r.created_at', '<', at(created.before));
   // userId wins over username; either wins over verified.
   if (query.userId) q.where('r.user_id', query.userId);
   else if (query.username) q.whereRaw('r.user_id = (select id from users where lower(username) = lower(?))', [query.username]);
   else if (query.verified !== undefined) q.where('r.user_verified', query.verified);
+}
+
+/**
+ * The list's created-at window in microseconds (both paths read it): `date` is that UTC
+ * day, `dateFrom` and `dateTo` exclusive bounds; of two upper bounds the earlier holds.
+ */
+function createdWindowOf(query: SpeedTestListQuery): CreatedWindow | undefined {
+  const us = (at: Date) => at.getTime() * 1000;
+  const created: CreatedWindow = {};
+  const before = (at: Date) => (created.before = Math.min(created.before ?? Infinity, us(at)));
+  if (query.date) {
+    const day = new Date(`${query.date}T00:00:00Z`);
+    created.atOrAfter = us(day);
+    before(new Date(day.getTime() + 86_400_000));
+  }
+  if (query.dateFrom) created.after = us(new Date(query.dateFrom));
+  if (query.dateTo) before(new Date(query.dateTo));
+  return Object.keys(created).length > 0 ? created : undefined;
 }
 
 export interface SpeedTestList {
@@ -251,18 +268,8 @@ export interface SpeedTestList {
   offset: number;
 }
 
-/** The results list: one page (`viewerId` fills each run's `myEmoji`), or every match for exports. */
 /** The list's filter in the read index's terms (the user by name resolved here, as the SQL path's subquery does); null when it matches nothing. */
 async function listIndexFilterOf(db: Db, { query, modelIds, hardwareIds }: ResolvedListQuery): Promise<IndexFilter | null> {
-  const created: CreatedWindow = {};
-  const before = (at: Date) => (created.before = Math.min(created.before ?? Infinity, at.getTime() * 1000));
-  if (query.date) {
-    const day = new Date(`${query.date}T00:00:00Z`);
-    created.atOrAfter = day.getTime() * 1000;
-    before(new Date(day.getTime() + 86_400_000));
-  }
-  if (query.dateFrom) created.after = new Date(query.dateFrom).getTime() * 1000;
-  if (query.dateTo) before(new Date(query.dateTo));
   const filter: IndexFilter = {
     modelIds,
     hardwareIds,
@@ -273,7 +280,7 @@ async function listIndexFilterOf(db: Db, { query, modelIds, hardwareIds }: Resol
     tensorParallelAtLeast: query.tensorParallelMin,
     specDecoding: query.specOnly ? true : undefined,
     mtpEnabled: query.mtpOnly ? true : undefined,
-    created: Object.keys(created).length > 0 ? created : undefined,
+    created: createdWindowOf(query),
   };
   // userId wins over username; either wins over verified (as applyListFilters).
   if (query.userId) filter.userId = query.userId;
@@ -285,6 +292,7 @@ async function listIndexFilterOf(db: Db, { query, modelIds, hardwareIds }: Resol
   return filter;
 }
 
+/** The results list: one page (`viewerId` fills each run's `myEmoji`), or every match for exports. */
 function listReads({ db, profile, readIndex }: Pick<ServiceDeps, 'db' | 'profile' | 'readIndex'>, reads: SpeedTestReads) {
   /** A page found and counted by the read index, newest first. */
   async function indexedList(index: RunIndex, resolved: ResolvedListQuery, viewerId: string | null): Promise<SpeedTestList> {

@@ -88,4 +88,19 @@ describe('Read index: two instances on one database', function () {
     expect(await boardIds(lost)).to.include(run.id);
     expect((await readIndexOf(lost)).runs).to.equal(Number((await ctx.db('speed_test_runs').where({ status: 'APPROVED' }).count<{ n: number }[]>('* as n'))[0]!.n));
   });
+
+  it('rebuilds from the table when told to (`*`: a TRUNCATE, or a statement touching over 20,000 runs)', async () => {
+    await waitFor(async () => (await readIndexOf(ctx.app)).state === 'ready' && (await readIndexOf(other)).state === 'ready', 10_000, 'both indexes ready');
+    expect((await readIndexOf(other)).runs).to.be.above(0);
+    // A TRUNCATE fires no row triggers: only the '*' notice tells the instances.
+    await ctx.db.raw('truncate speed_test_runs cascade');
+    for (const app of [ctx.app, other]) {
+      await waitFor(async () => {
+        const index = await readIndexOf(app);
+        return index.state === 'ready' && index.runs === 0;
+      }, 5000, 'the index rebuilt empty');
+      expect(await boardIds(app)).to.deep.equal([]);
+      expect(await listIds(app)).to.deep.equal([]);
+    }
+  });
 });
