@@ -1,19 +1,22 @@
 /**
  * One sort's order of the index's live slots, kept exact while runs change without
  * re-sorting a million slots per write: a sorted main array (positions of removed or
- * changed runs become stale and are skipped) plus a short sorted list of the runs placed
- * since. Walks merge the two; when the list grows long, one linear merge folds it into a
- * new main array.
+ * changed runs are marked stale in place and skipped) plus a short sorted list of the
+ * runs placed since. Walks merge the two; when the list grows long, one linear merge folds
+ * it into a new main array.
  */
 
 /** Compares two slots: negative when `a` ranks first. Never 0 for distinct slots. */
 export type SlotCompare = (a: number, b: number) => number;
 
+/** A removed or moved run's old place in the main array. */
+const STALE = -1;
+
 /** Pending runs fold into the main array past this many. */
 const MAX_PENDING = 1024;
 
 export class RankOrder {
-  /** Main array: slots in rank order (some positions stale). */
+  /** Main array: slots in rank order; a stale position holds -1, so a walk reads it in sequence, never `position`. */
   private perm: Int32Array = new Int32Array(0);
   /** A slot's position in `perm`, or -1 (not there: pending, dead, or never added). */
   private position: Int32Array = new Int32Array(0);
@@ -65,7 +68,9 @@ export class RankOrder {
 
   /** Takes a slot out (a removed run, or one about to be placed again). */
   delete(slot: number): void {
-    if (this.position[slot]! >= 0) {
+    const at = this.position[slot]!;
+    if (at >= 0) {
+      this.perm[at] = STALE;
       this.position[slot] = -1;
       this.stale += 1;
       if (this.stale > Math.max(MAX_PENDING, this.perm.length >>> 3)) this.fold();
@@ -76,11 +81,11 @@ export class RankOrder {
 
   /** Visits the live slots in rank order until `visit` returns false. */
   walk(visit: (slot: number) => boolean | void): void {
-    const { perm, position, pending, compare } = this;
+    const { perm, pending, compare } = this;
     let j = 0;
     for (let i = 0; i < perm.length; i += 1) {
       const slot = perm[i]!;
-      if (position[slot] !== i) continue;
+      if (slot === STALE) continue;
       while (j < pending.length && compare(pending[j]!, slot) < 0) {
         if (visit(pending[j]!) === false) return;
         j += 1;

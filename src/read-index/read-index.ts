@@ -34,8 +34,11 @@ export type ReadIndexState = 'off' | 'building' | 'ready' | 'closed';
 export interface RunReadIndex {
   /** The index, when built and listening; null means: answer through the SQL path. */
   current(): Promise<RunIndex | null>;
-  /** The stored documents (revision 3 JSON) of these runs, in this order; runs gone meanwhile are left out. */
-  documents(ids: readonly string[]): Promise<{ id: string; document: string }[]>;
+  /**
+   * The stored documents (revision 3 JSON) of a page `index` gave, in this order; runs gone
+   * meanwhile are left out. Cached by slot, so a cached page formats no run id.
+   */
+  documents(index: RunIndex, slots: readonly number[]): Promise<{ slot: number; document: string }[]>;
   /** Resolves once this instance has applied every run change committed before the call. */
   caughtUp(): Promise<void>;
   status(): { state: ReadIndexState; runs: number | null };
@@ -70,8 +73,8 @@ export class ReadIndexKeeper implements RunReadIndex {
   private buildStarted = 0;
   private reconnectMs = RECONNECT_MS.first;
   private reconnectTimer: NodeJS.Timeout | undefined;
-  /** Cached documents by run id (oldest first, for eviction). */
-  private readonly docs = new Map<string, string>();
+  /** Cached documents of the current index's runs, by slot (oldest first, for eviction); emptied when the index is replaced. */
+  private readonly docs = new Map<number, string>();
   /** Bumped whenever documents are invalidated: a fill that raced an invalidation is not kept. */
   private docGeneration = 0;
 
@@ -127,28 +130,37 @@ export class ReadIndexKeeper implements RunReadIndex {
     }
   }
 
-  async documents(ids: readonly string[]): Promise<{ id: string; document: string }[]> {
-    const found = ids.map((id) => this.docs.get(id));
-    const missing = ids.filter((_id, i) => found[i] === undefined);
+  async documents(index: RunIndex, slots: readonly number[]): Promise<{ slot: number; document: string }[]> {
+    // A page of an index replaced meanwhile is read whole from the database (its slots are not this cache's).
+    const cached = index === this.index;
+    const found = slots.map((slot) => (cached ? this.docs.get(slot) : undefined));
+    const missing = slots.filter((_slot, i) => found[i] === undefined);
     if (missing.length > 0) {
       const generation = this.docGeneration;
+      const slotOf = new Map(missing.map((slot) => [index.idOf(slot), slot]));
       // One statement text whatever the ids: prepared once per connection, never planned again.
       const rows = await queryPrepared<{ run_id: string; document: string }>(
         this.deps.db,
-        this.deps.db('speed_test_run_documents').whereRaw('run_id = any(?::uuid[])', [missing]).select('run_id', 'document'),
+        this.deps.db('speed_test_run_documents').whereRaw('run_id = any(?::uuid[])', [[...slotOf.keys()]]).select('run_id', 'document'),
       );
-      const byId = new Map(rows.map((row) => [row.run_id, row.document]));
-      ids.forEach((id, i) => found[i] === undefined && (found[i] = byId.get(id)));
-      if (generation === this.docGeneration) for (const [id, document] of byId) this.remember(id, document);
+      const bySlot = new Map(rows.map((row) => [slotOf.get(row.run_id)!, row.document]));
+      slots.forEach((slot, i) => found[i] === undefined && (found[i] = bySlot.get(slot)));
+      if (cached && generation === this.docGeneration && index === this.index) for (const [slot, document] of bySlot) this.remember(slot, document);
     }
-    return ids.flatMap((id, i) => (found[i] === undefined ? [] : [{ id, document: found[i] }]));
+    return slots.flatMap((slot, i) => (found[i] === undefined ? [] : [{ slot, document: found[i] }]));
   }
 
-  private remember(id: string, document: string): void {
+  private remember(slot: number, document: string): void {
     const limit = this.deps.config.documentCacheSize;
     if (limit === 0) return;
-    this.docs.set(id, document);
+    this.docs.set(slot, document);
     while (this.docs.size > limit) this.docs.delete(this.docs.keys().next().value!);
+  }
+
+  /** Forgets every cached document (their slots belong to the index being replaced). */
+  private forgetDocuments(): void {
+    this.docs.clear();
+    this.docGeneration += 1;
   }
 
   private async connect(): Promise<void> {
@@ -180,6 +192,7 @@ export class ReadIndexKeeper implements RunReadIndex {
   private async rebuild(): Promise<void> {
     const listener = this.listener;
     this.index = null;
+    this.forgetDocuments();
     this.building = true;
     this.held.clear();
     if (this.state !== 'closed') this.state = 'building';
@@ -189,6 +202,7 @@ export class ReadIndexKeeper implements RunReadIndex {
       // On the listener's own connection: requests keep the whole pool, and a close ends it.
       const index = await buildRunIndex(listener);
       if (this.state === 'closed' || this.listener !== listener) return;
+      this.forgetDocuments();
       this.index = index;
       this.queue.unshift({ ids: [...this.held] });
     } catch (error) {
@@ -221,6 +235,7 @@ export class ReadIndexKeeper implements RunReadIndex {
     if (this.listener !== client || this.state === 'closed') return;
     this.listener = null;
     this.index = null;
+    this.forgetDocuments();
     this.releaseWaiters();
     this.retry(error ?? new Error('listener connection ended'));
   }
@@ -249,8 +264,7 @@ export class ReadIndexKeeper implements RunReadIndex {
           else if ('ids' in notice) for (const id of notice.ids) ids.add(id);
         }
         if (resync) {
-          this.docs.clear();
-          this.docGeneration += 1;
+          this.forgetDocuments();
           if (this.listener) await this.rebuild();
         } else if (ids.size > 0) {
           await this.applyChanges([...ids]);
@@ -275,7 +289,10 @@ export class ReadIndexKeeper implements RunReadIndex {
 
   /** Re-reads these runs: approved ones are (re)placed, every other id removed; their documents are dropped. */
   private async applyChanges(ids: string[]): Promise<void> {
-    for (const id of ids) this.docs.delete(id);
+    for (const id of ids) {
+      const slot = this.index?.slotOf(id) ?? -1;
+      if (slot >= 0) this.docs.delete(slot);
+    }
     this.docGeneration += 1;
     if (this.building) {
       for (const id of ids) this.held.add(id);

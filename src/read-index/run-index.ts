@@ -255,6 +255,16 @@ function compareValues(values: Float64Array, a: number, b: number, descending: b
   return (va < vb) === descending ? 1 : -1;
 }
 
+/**
+ * Whether walking a sort's order to the page's end is cheaper than sorting every match: a
+ * walk visits about `end / matches` of the runs (each a sequential read and a bit test),
+ * a sort touches every match's position at random and sorts them.
+ */
+export function walkBeatsSort(matches: number, end: number, runs: number): boolean {
+  return (runs * Math.min(1, end / matches)) < matches * WALK_VISITS_PER_SORTED_MATCH;
+}
+/** How many order positions a walk visits in the time sorting costs per match (measured with `npm run bench`'s mix). */
+const WALK_VISITS_PER_SORTED_MATCH = 16;
 
 export class RunIndex {
   /** Slots ever used (some dead). */
@@ -307,6 +317,16 @@ export class RunIndex {
   /** Approved runs held. */
   get count(): number {
     return this.liveCount;
+  }
+
+  /** The run id of a slot the index gave (a query's page). */
+  idOf(slot: number): string {
+    return this.ids.idOf(slot);
+  }
+
+  /** The slot of a run id, or -1 when the index never held it. */
+  slotOf(id: string): number {
+    return this.ids.slotOf(id);
   }
 
   has(id: string): boolean {
@@ -515,13 +535,17 @@ export class RunIndex {
     return empty ? null : conditions;
   }
 
-  /** The page's run ids in rank order and the exact number of matching runs (or profiles, with bestPerHardware). */
-  query({ filter, order: orderName, offset, limit, bestPerHardware = false }: IndexQuery): { ids: string[]; total: number } {
+  /**
+   * The page's runs in rank order, as slots (`idOf` names them: a page whose documents are
+   * cached by slot never formats an id), and the exact number of matching runs (or
+   * profiles, with bestPerHardware).
+   */
+  query({ filter, order: orderName, offset, limit, bestPerHardware = false }: IndexQuery): { slots: number[]; total: number } {
     const conditions = this.compile(filter);
-    if (!conditions) return { ids: [], total: 0 };
+    if (!conditions) return { slots: [], total: 0 };
     const order = this.orders[orderName];
     const hardware = this.facets.hardware.codes;
-    const page: string[] = [];
+    const page: number[] = [];
     const end = offset + limit;
     // Rank order, keeping each profile's first (best) run when asked; collects the page.
     let kept = 0;
@@ -531,7 +555,7 @@ export class RunIndex {
         if (seen[hardware[slot]!]) return true;
         seen[hardware[slot]!] = 1;
       }
-      if (kept >= offset) page.push(this.ids.idOf(slot));
+      if (kept >= offset) page.push(slot);
       kept += 1;
       return kept < end;
     };
@@ -550,30 +574,39 @@ export class RunIndex {
     if (conditions.length === 0) {
       const total = bestPerHardware ? this.facets.hardware.counts.filter((n) => n > 0).length : this.liveCount;
       if (limit > 0 && offset < total) order.walk(take);
-      return { ids: page, total };
+      return { slots: page, total };
     }
 
     conditions.sort((a, b) => a.size - b.size);
     const [driver, ...others] = conditions as [Condition, ...Condition[]];
+    // Queries run one at a time (synchronously): two scratch bitsets serve them all.
+    if (this.scratch[0].length !== this.words) this.scratch = [new Uint32Array(this.words), new Uint32Array(this.words)];
+    const [mask, scratch] = this.scratch;
     if (driver.size <= Math.max(4096, this.slotCount >>> 6)) {
-      // Few candidates: test each against the other conditions, then sort the matches by rank.
+      // Few candidates: test each against the other conditions.
       const matches: number[] = [];
       driver.forEach((slot) => {
         for (const other of others) if (!other.test(slot)) return;
         matches.push(slot);
       });
       const total = bestPerHardware ? distinctHardware((visit) => matches.forEach(visit)) : matches.length;
-      if (limit > 0 && offset < total) for (const slot of order.sort(matches)) if (!take(slot)) break;
-      return { ids: page, total };
+      if (limit > 0 && offset < total) {
+        if (walkBeatsSort(matches.length, end, this.liveCount)) {
+          // Many matches for a short page: mark them and walk the order until the page is full.
+          mask.fill(0);
+          for (const slot of matches) setBit(mask, slot);
+          order.walk((slot) => (hasBit(mask, slot) ? take(slot) : true));
+        } else {
+          for (const slot of order.sort(matches)) if (!take(slot)) break;
+        }
+      }
+      return { slots: page, total };
     }
     // Many candidates: AND the conditions' bitsets, count them, and walk the order for the page.
-    // Queries run one at a time (synchronously): two scratch bitsets serve them all.
-    if (this.scratch[0].length !== this.words) this.scratch = [new Uint32Array(this.words), new Uint32Array(this.words)];
-    const [mask, scratch] = this.scratch;
     driver.intoBits(mask);
     for (const other of others) other.andInto(mask, scratch);
     const total = bestPerHardware ? distinctHardware((visit) => forEachBit(mask, visit)) : countBits(mask);
     if (limit > 0 && offset < total) order.walk((slot) => (hasBit(mask, slot) ? take(slot) : true));
-    return { ids: page, total };
+    return { slots: page, total };
   }
 }

@@ -337,8 +337,8 @@ async function indexedPage(deps: LeaderboardDeps, index: RunIndex, query: Leader
   const page = { limit: query.limit, offset: query.offset };
   const filter = await indexFilterOf(deps, await resolveQuery(deps, query));
   if (!filter) return { rowsJson: '[]', total: 0, ...page };
-  const { ids, total } = index.query({ filter, order: query.sort, offset: query.offset, limit: query.limit, bestPerHardware: query.bestPer === 'hardware' });
-  const rows = await deps.reads.indexedDocuments(ids, viewerId);
+  const { slots, total } = index.query({ filter, order: query.sort, offset: query.offset, limit: query.limit, bestPerHardware: query.bestPer === 'hardware' });
+  const rows = await deps.reads.indexedDocuments(index, slots, viewerId);
   return { rowsJson: rankedRowsJson(rows, query.offset + 1), total, ...page };
 }
 

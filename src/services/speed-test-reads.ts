@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { RunIndex } from '../read-index/run-index.ts';
 import type { RevisionProfile } from '../revisions.ts';
 import type { ServiceDeps } from './deps.ts';
 
@@ -99,19 +100,19 @@ export function createSpeedTestReads({ db, profile, readIndex }: Pick<ServiceDep
   }
 
   /**
-   * The stored rows of these runs in this order, for pages the read index ranked: the
-   * documents from its cache (misses in one query), the viewer's reactions in one more.
+   * The stored rows of a page the read index ranked, in its order: the documents from its
+   * cache (misses in one query), the viewer's reactions in one more.
    */
-  async function indexedDocuments(ids: readonly string[], viewerId: string | null): Promise<SpeedTestDocumentRow[]> {
-    if (ids.length === 0 || !readIndex) return [];
+  async function indexedDocuments(index: RunIndex, slots: readonly number[], viewerId: string | null): Promise<SpeedTestDocumentRow[]> {
+    if (slots.length === 0 || !readIndex) return [];
     const [documents, reactions] = await Promise.all([
-      readIndex.documents(ids),
+      readIndex.documents(index, slots),
       viewerId
-        ? db('run_reactions').where({ run_kind: SPEED_TEST_REACTION_KIND, user_id: viewerId }).whereIn('run_id', ids).select('run_id', 'emoji')
+        ? db('run_reactions').where({ run_kind: SPEED_TEST_REACTION_KIND, user_id: viewerId }).whereIn('run_id', slots.map((slot) => index.idOf(slot))).select('run_id', 'emoji')
         : [],
     ]);
-    const emojiOf = new Map((reactions as { run_id: string; emoji: string }[]).map((row) => [row.run_id, row.emoji]));
-    return documents.map(({ id, document }) => ({ document, my_emoji: emojiOf.get(id) ?? null }));
+    const emojiOf = new Map((reactions as { run_id: string; emoji: string }[]).map((row) => [index.slotOf(row.run_id), row.emoji]));
+    return documents.map(({ slot, document }) => ({ document, my_emoji: emojiOf.get(slot) ?? null }));
   }
 
   // hfIds never change once a model is in the catalogue, so found ids are kept (not misses:

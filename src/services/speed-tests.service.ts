@@ -300,8 +300,8 @@ function listReads({ db, profile, readIndex }: Pick<ServiceDeps, 'db' | 'profile
     const page = { limit: query.limit, offset: query.offset };
     const filter = await listIndexFilterOf(db, resolved);
     if (!filter) return { benchmarks: [], total: 0, ...page };
-    const { ids, total } = index.query({ filter, order: 'newest', offset: query.offset, limit: query.limit });
-    return { benchmarks: await reads.indexedDocuments(ids, viewerId), total, ...page };
+    const { slots, total } = index.query({ filter, order: 'newest', offset: query.offset, limit: query.limit });
+    return { benchmarks: await reads.indexedDocuments(index, slots, viewerId), total, ...page };
   }
 
   /**
