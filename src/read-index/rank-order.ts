@@ -9,6 +9,8 @@
 /** Compares two slots: negative when `a` ranks first. Never 0 for distinct slots. */
 export type SlotCompare = (a: number, b: number) => number;
 
+import { forEachBit, setBit, wordsFor } from './slot-sets.ts';
+
 /** A removed or moved run's old place in the main array. */
 const STALE = -1;
 
@@ -24,6 +26,8 @@ export class RankOrder {
   private pending: number[] = [];
   private readonly isPending = new Set<number>();
   private stale = 0;
+  /** Scratch for `walkAmong`: a bit per main-array position, all clear between calls. */
+  private marks: Uint32Array = new Uint32Array(0);
 
   constructor(private readonly compare: SlotCompare) {}
 
@@ -93,6 +97,36 @@ export class RankOrder {
       if (visit(slot) === false) return;
     }
     for (; j < pending.length; j += 1) if (visit(pending[j]!) === false) return;
+  }
+
+  /**
+   * Visits these live slots in rank order until `visit` returns false, at a cost that does
+   * not depend on where in the order they sit: their positions are marked in a bitset over
+   * the main array and read back in order (no comparison sort), pending ones merged in.
+   */
+  walkAmong(forEachSlot: (visit: (slot: number) => void) => void, visit: (slot: number) => boolean | void): void {
+    const { perm, position, compare } = this;
+    if (this.marks.length < wordsFor(perm.length)) this.marks = new Uint32Array(wordsFor(perm.length));
+    const marks = this.marks;
+    const placed: number[] = [];
+    forEachSlot((slot) => {
+      const at = position[slot]!;
+      if (at >= 0) setBit(marks, at);
+      else if (this.isPending.has(slot)) placed.push(slot);
+    });
+    placed.sort(compare);
+    let j = 0;
+    let stopped = false;
+    forEachBit(marks, (at) => {
+      const slot = perm[at]!;
+      while (j < placed.length && compare(placed[j]!, slot) < 0) {
+        if (visit(placed[j++]!) === false) return !(stopped = true);
+      }
+      if (visit(slot) === false) return !(stopped = true);
+      return true;
+    });
+    if (!stopped) for (; j < placed.length; j += 1) if (visit(placed[j]!) === false) break;
+    marks.fill(0);
   }
 
   /** These live slots in rank order (a few thousand: sorted by position, natively). */

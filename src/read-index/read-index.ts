@@ -154,7 +154,14 @@ export class ReadIndexKeeper implements RunReadIndex {
     const limit = this.deps.config.documentCacheSize;
     if (limit === 0) return;
     this.docs.set(slot, document);
-    while (this.docs.size > limit) this.docs.delete(this.docs.keys().next().value!);
+    if (this.docs.size <= limit) return;
+    // The oldest eighth goes in one pass: a Map iterator restarted per eviction walks past
+    // every entry deleted before it (V8 compacts only on rehash), which cost 10% of a read.
+    let evict = this.docs.size - limit + (limit >>> 3);
+    for (const oldest of this.docs.keys()) {
+      if (evict-- <= 0) break;
+      this.docs.delete(oldest);
+    }
   }
 
   /** Forgets every cached document (their slots belong to the index being replaced). */

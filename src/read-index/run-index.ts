@@ -198,6 +198,8 @@ class Facet {
 interface Condition {
   /** How many runs it admits (an upper bound for a window). */
   size: number;
+  /** One facet value's own bitset when that is what it admits (exactly `size` runs): read, never written. */
+  bits: Uint32Array | null;
   test(slot: number): boolean;
   forEach(visit: (slot: number) => void): void;
   /** Writes the bitset of the runs it admits (live ones only) into `out`. */
@@ -213,6 +215,7 @@ function facetCondition(facet: Facet, codes: number[]): Condition {
   for (const code of codes) member[code] = 1;
   return {
     size: codes.reduce((sum, code) => sum + facet.counts[code]!, 0),
+    bits: single >= 0 ? facet.bits[single]! : null,
     test: single >= 0 ? (slot) => column[slot] === single : (slot) => column[slot]! >= 0 && member[column[slot]!] === 1,
     forEach(visit) {
       for (const code of codes) {
@@ -255,16 +258,14 @@ function compareValues(values: Float64Array, a: number, b: number, descending: b
   return (va < vb) === descending ? 1 : -1;
 }
 
+/** Matches up to this many are sorted by position; more are placed in order through a bitset (`RankOrder.walkAmong`). */
+const SORTED_MATCHES = 1024;
 /**
- * Whether walking a sort's order to the page's end is cheaper than sorting every match: a
- * walk visits about `end / matches` of the runs (each a sequential read and a bit test),
- * a sort touches every match's position at random and sorts them.
+ * A walk of the whole order for a filter's page stops after this many visits per match
+ * and places the matches through a bitset instead: a filter whose runs all rank last (a
+ * 70B model class under tokSOut) would otherwise walk nearly every run for one page.
  */
-export function walkBeatsSort(matches: number, end: number, runs: number): boolean {
-  return (runs * Math.min(1, end / matches)) < matches * WALK_VISITS_PER_SORTED_MATCH;
-}
-/** How many order positions a walk visits in the time sorting costs per match (measured with `npm run bench`'s mix). */
-const WALK_VISITS_PER_SORTED_MATCH = 16;
+const WALK_VISITS_PER_MATCH = 2;
 
 export class RunIndex {
   /** Slots ever used (some dead). */
@@ -466,6 +467,7 @@ export class RunIndex {
     const alive = this.alive;
     return {
       size: Math.max(0, to - from) + tail.length,
+      bits: null,
       test: (slot) => inWindow(createdAt[slot]!),
       forEach(visit) {
         for (let slot = from; slot < to; slot += 1) if (hasBit(alive, slot)) visit(slot);
@@ -550,6 +552,11 @@ export class RunIndex {
     // Rank order, keeping each profile's first (best) run when asked; collects the page.
     let kept = 0;
     const seen = bestPerHardware ? new Uint8Array(this.facets.hardware.values.length) : null;
+    const restart = () => {
+      kept = 0;
+      page.length = 0;
+      seen?.fill(0);
+    };
     const take = (slot: number): boolean => {
       if (seen) {
         if (seen[hardware[slot]!]) return true;
@@ -579,9 +586,6 @@ export class RunIndex {
 
     conditions.sort((a, b) => a.size - b.size);
     const [driver, ...others] = conditions as [Condition, ...Condition[]];
-    // Queries run one at a time (synchronously): two scratch bitsets serve them all.
-    if (this.scratch[0].length !== this.words) this.scratch = [new Uint32Array(this.words), new Uint32Array(this.words)];
-    const [mask, scratch] = this.scratch;
     if (driver.size <= Math.max(4096, this.slotCount >>> 6)) {
       // Few candidates: test each against the other conditions.
       const matches: number[] = [];
@@ -591,22 +595,43 @@ export class RunIndex {
       });
       const total = bestPerHardware ? distinctHardware((visit) => matches.forEach(visit)) : matches.length;
       if (limit > 0 && offset < total) {
-        if (walkBeatsSort(matches.length, end, this.liveCount)) {
-          // Many matches for a short page: mark them and walk the order until the page is full.
-          mask.fill(0);
-          for (const slot of matches) setBit(mask, slot);
-          order.walk((slot) => (hasBit(mask, slot) ? take(slot) : true));
-        } else {
+        if (matches.length > SORTED_MATCHES) order.walkAmong((visit) => matches.forEach(visit), take);
+        else {
           for (const slot of order.sort(matches)) if (!take(slot)) break;
         }
       }
       return { slots: page, total };
     }
     // Many candidates: AND the conditions' bitsets, count them, and walk the order for the page.
-    driver.intoBits(mask);
-    for (const other of others) other.andInto(mask, scratch);
-    const total = bestPerHardware ? distinctHardware((visit) => forEachBit(mask, visit)) : countBits(mask);
-    if (limit > 0 && offset < total) order.walk((slot) => (hasBit(mask, slot) ? take(slot) : true));
+    let mask: Uint32Array;
+    let matched: number;
+    if (others.length === 0 && driver.bits) {
+      // One common value: its own bitset and count answer; nothing to copy or count.
+      mask = driver.bits;
+      matched = driver.size;
+    } else {
+      // Queries run one at a time (synchronously): two scratch bitsets serve them all.
+      if (this.scratch[0].length !== this.words) this.scratch = [new Uint32Array(this.words), new Uint32Array(this.words)];
+      const [scratchMask, scratch] = this.scratch;
+      mask = scratchMask;
+      driver.intoBits(mask);
+      for (const other of others) other.andInto(mask, scratch);
+      matched = countBits(mask);
+    }
+    const total = bestPerHardware ? distinctHardware((visit) => forEachBit(mask, visit)) : matched;
+    if (limit > 0 && offset < total) {
+      // Walk the order from the top while that is cheap; if the matches sit further down, place them directly.
+      let budget = WALK_VISITS_PER_MATCH * total + 4096;
+      let pageFull = false;
+      order.walk((slot) => {
+        if ((budget -= 1) < 0) return false;
+        return hasBit(mask, slot) ? (pageFull = !take(slot), !pageFull) : true;
+      });
+      if (!pageFull && budget < 0) {
+        restart();
+        order.walkAmong((visit) => forEachBit(mask, visit), take);
+      }
+    }
     return { slots: page, total };
   }
 }
