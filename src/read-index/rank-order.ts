@@ -9,7 +9,7 @@
 /** Compares two slots: negative when `a` ranks first. Never 0 for distinct slots. */
 export type SlotCompare = (a: number, b: number) => number;
 
-import { forEachBit, setBit, wordsFor } from './slot-sets.ts';
+import { forEachBit, hasBit, setBit, wordsFor } from './slot-sets.ts';
 
 /** A removed or moved run's old place in the main array. */
 const STALE = -1;
@@ -97,6 +97,33 @@ export class RankOrder {
       if (visit(slot) === false) return;
     }
     for (; j < pending.length; j += 1) if (visit(pending[j]!) === false) return;
+  }
+
+  /**
+   * `walk` over the slots set in `mask` only, testing the bits in the loop (no call per
+   * slot passed over). Gives up, answering false, when the next live slot would be past
+   * the first `budget`; answers true once `visit` returns false or the order ends.
+   */
+  walkMasked(mask: Uint32Array, visit: (slot: number) => boolean, budget: number): boolean {
+    const { perm, pending, compare } = this;
+    let j = 0;
+    let left = budget;
+    for (let i = 0; i < perm.length; i += 1) {
+      const slot = perm[i]!;
+      if (slot === STALE) continue;
+      while (j < pending.length && compare(pending[j]!, slot) < 0) {
+        const placed = pending[j++]!;
+        if ((left -= 1) < 0) return false;
+        if (hasBit(mask, placed) && !visit(placed)) return true;
+      }
+      if ((left -= 1) < 0) return false;
+      if (hasBit(mask, slot) && !visit(slot)) return true;
+    }
+    for (; j < pending.length; j += 1) {
+      if ((left -= 1) < 0) return false;
+      if (hasBit(mask, pending[j]!) && !visit(pending[j]!)) return true;
+    }
+    return true;
   }
 
   /**

@@ -225,6 +225,8 @@ function facetCondition(facet: Facet, codes: number[]): Condition {
       }
     },
     intoBits(out) {
+      const own = single >= 0 ? facet.bits[single] : null;
+      if (own) return out.set(own.subarray(0, out.length));
       out.fill(0);
       for (const code of codes) {
         const bits = facet.bits[code];
@@ -621,13 +623,7 @@ export class RunIndex {
     const total = bestPerHardware ? distinctHardware((visit) => forEachBit(mask, visit)) : matched;
     if (limit > 0 && offset < total) {
       // Walk the order from the top while that is cheap; if the matches sit further down, place them directly.
-      let budget = WALK_VISITS_PER_MATCH * total + 4096;
-      let pageFull = false;
-      order.walk((slot) => {
-        if ((budget -= 1) < 0) return false;
-        return hasBit(mask, slot) ? (pageFull = !take(slot), !pageFull) : true;
-      });
-      if (!pageFull && budget < 0) {
+      if (!order.walkMasked(mask, take, WALK_VISITS_PER_MATCH * total + 4096)) {
         restart();
         order.walkAmong((visit) => forEachBit(mask, visit), take);
       }

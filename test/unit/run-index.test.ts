@@ -197,6 +197,55 @@ describe('RunIndex against a brute-force reference', function () {
   });
 });
 
+describe('RunIndex pages whose matches rank far down the order', function () {
+  this.timeout(60_000);
+
+  // 30,000 runs: values above 4,096 runs take the bitset path. CPU_ONLY runs (a third) are
+  // the slowest, so the first page under tokSOut sits past two thirds of the order: a walk
+  // from the top runs out of its budget and the matches are placed by position instead.
+  it('answers them exactly, with and without runs placed since the build', () => {
+    let seed = 99;
+    const rng = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const index = new RunIndex();
+    const live = new Map<string, IndexedRun>();
+    const slowLast = (run: IndexedRun): IndexedRun => {
+      const speed = run.hwClass === 'CPU_ONLY' ? Math.round(rng() * 100) / 10 : 20 + Math.round(rng() * 2000) / 10;
+      return { ...run, sortKeys: { ...run.sortKeys, tokSOut: speed } };
+    };
+    for (let n = 0; n < 30_000; n += 1) {
+      const run = slowLast(makeRun(`00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, rng, 1_000_000 + n));
+      index.upsert(run);
+      live.set(run.id, run);
+    }
+    index.finishLoad();
+    const pages = [
+      { filter: { hwClass: 'CPU_ONLY' }, offset: 0, limit: 50 },
+      { filter: { hwClass: 'CPU_ONLY' }, offset: 9_000, limit: 50 },
+      { filter: { hwClass: 'CPU_ONLY', engineName: 'vllm' }, offset: 0, limit: 20 },
+      { filter: { hwClass: 'CPU_ONLY', plausible: true }, offset: 100, limit: 50 },
+      { filter: { hwClass: 'CPU_ONLY', memTier: 16 }, offset: 0, limit: 50 },
+    ];
+    const check = (label: string) => {
+      for (const { filter, offset, limit } of pages) {
+        for (const bestPerHardware of [false, true]) {
+          const expected = reference(live, filter, 'tokSOut', offset, limit, bestPerHardware);
+          const { slots, total } = index.query({ filter, order: 'tokSOut', offset, limit, bestPerHardware });
+          expect({ ids: slots.map((slot) => index.idOf(slot)), total }, `${label} ${JSON.stringify({ filter, offset, bestPerHardware })}`).to.deep.equal(expected);
+        }
+      }
+    };
+    check('after the build');
+    // Placed since the build (pending in every order): new slow CPU runs and moved ones.
+    for (let n = 0; n < 400; n += 1) {
+      const id = n % 2 === 0 ? `00000000-0000-4000-8000-${String(30_000 + n).padStart(12, '0')}` : [...live.keys()][Math.floor(rng() * live.size)]!;
+      const run = slowLast({ ...makeRun(id, rng, 1_000_000 + Math.floor(rng() * 30_000)), hwClass: 'CPU_ONLY' });
+      index.upsert(run);
+      live.set(id, run);
+    }
+    check('with runs placed since');
+  });
+});
+
 describe('RankOrder', () => {
   it('walks and sorts exactly the live slots in rank order through adds, moves and removals (and its folds)', () => {
     let seed = 7;
@@ -239,6 +288,20 @@ describe('RankOrder', () => {
       expect(walked(), `round ${round}`).to.deep.equal(expected);
       const some = [...live].filter(() => rng() < 0.05);
       expect([...order.sort(some)], `round ${round} sort`).to.deep.equal([...some].sort(compare));
+      const among: number[] = [];
+      order.walkAmong((visit) => some.forEach(visit), (slot) => void among.push(slot));
+      expect(among, `round ${round} walkAmong`).to.deep.equal([...some].sort(compare));
+      // Masked walks: every masked slot in order within a budget; a short budget gives up.
+      const mask = new Uint32Array(Math.ceil(slots / 32) + 1);
+      for (const slot of some) mask[slot >>> 5]! |= 1 << (slot & 31);
+      const masked: number[] = [];
+      expect(order.walkMasked(mask, (slot) => masked.push(slot) > 0, live.size), `round ${round} walkMasked`).to.equal(true);
+      expect(masked).to.deep.equal([...some].sort(compare));
+      const lastMasked = expected.indexOf(masked.at(-1)!);
+      expect(order.walkMasked(mask, () => true, lastMasked), `round ${round} budget`).to.equal(false);
+      let taken = 0;
+      expect(order.walkMasked(mask, () => (taken += 1) < 3, live.size)).to.equal(true);
+      expect(taken).to.equal(Math.min(3, some.length));
       // A walk stops when asked.
       let seen = 0;
       order.walk(() => (seen += 1) < 10);
