@@ -14,6 +14,9 @@ import { forEachBit, hasBit, setBit, wordsFor } from './slot-sets.ts';
 /** A removed or moved run's old place in the main array. */
 const STALE = -1;
 
+/** Positions sampled to estimate how far a walk goes. */
+const REACH_SAMPLES = 16;
+
 /** Pending runs fold into the main array past this many. */
 const MAX_PENDING = 1024;
 
@@ -97,6 +100,25 @@ export class RankOrder {
       if (visit(slot) === false) return;
     }
     for (; j < pending.length; j += 1) if (visit(pending[j]!) === false) return;
+  }
+
+  /**
+   * About how far down the order a walk goes to pass `count` of these slots (given in slot
+   * order, so evenly spaced picks are a sample unrelated to rank): sampled positions, the
+   * `count / slots.length` quantile of them, scaled down linearly below the smallest.
+   */
+  estimatedReach(slots: readonly number[], count: number): number {
+    const sampled: number[] = [];
+    const step = Math.max(1, Math.floor(slots.length / REACH_SAMPLES));
+    for (let i = 0; i < slots.length && sampled.length < REACH_SAMPLES; i += step) {
+      const at = this.position[slots[i]!]!;
+      if (at >= 0) sampled.push(at);
+    }
+    if (sampled.length === 0) return this.perm.length;
+    sampled.sort((a, b) => a - b);
+    const share = Math.min(1, count / slots.length);
+    const rank = share * (sampled.length + 1);
+    return rank < 1 ? sampled[0]! * rank : sampled[Math.min(sampled.length, Math.ceil(rank)) - 1]!;
   }
 
   /**

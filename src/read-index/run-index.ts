@@ -263,11 +263,13 @@ function compareValues(values: Float64Array, a: number, b: number, descending: b
 /** Matches up to this many are sorted by position; more are placed in order through a bitset (`RankOrder.walkAmong`). */
 const SORTED_MATCHES = 1024;
 /**
- * A walk of the whole order for a filter's page stops after this many visits per match
- * and places the matches through a bitset instead: a filter whose runs all rank last (a
- * 70B model class under tokSOut) would otherwise walk nearly every run for one page.
+ * A walk of the order from its top costs about this many visited runs per match placed by
+ * position (a sequential read and a bit test against random reads of two arrays): the
+ * few-candidate path walks when its estimated reach is within it, and a walk over a
+ * bitset's matches gives up past twice its match count, since a filter whose runs all rank
+ * last (a 70B model class under tokSOut) would otherwise walk nearly every run for a page.
  */
-const WALK_VISITS_PER_MATCH = 2;
+const WALK_VISITS_PER_MATCH = 4;
 
 export class RunIndex {
   /** Slots ever used (some dead). */
@@ -488,6 +490,12 @@ export class RunIndex {
     };
   }
 
+  /** Two bitsets over every slot for one query at a time (queries run synchronously); the first is clear between queries. */
+  private scratchBits(): [Uint32Array, Uint32Array] {
+    if (this.scratch[0].length !== this.words) this.scratch = [new Uint32Array(this.words), new Uint32Array(this.words)];
+    return this.scratch;
+  }
+
   /** The filter's conditions; null when one admits no run at all. */
   private compile(filter: IndexFilter): Condition[] | null {
     const f = this.facets;
@@ -597,9 +605,21 @@ export class RunIndex {
       });
       const total = bestPerHardware ? distinctHardware((visit) => matches.forEach(visit)) : matches.length;
       if (limit > 0 && offset < total) {
-        if (matches.length > SORTED_MATCHES) order.walkAmong((visit) => matches.forEach(visit), take);
-        else {
+        if (matches.length <= SORTED_MATCHES) {
           for (const slot of order.sort(matches)) if (!take(slot)) break;
+        } else {
+          // Walk from the top when the page's end looks near it, else place the matches by position.
+          const reach = order.estimatedReach(matches, end);
+          if (reach > matches.length * WALK_VISITS_PER_MATCH) order.walkAmong((visit) => matches.forEach(visit), take);
+          else {
+            const [mask] = this.scratchBits();
+            for (const slot of matches) setBit(mask, slot);
+            if (!order.walkMasked(mask, take, 2 * reach + 4096)) {
+              restart();
+              order.walkAmong((visit) => matches.forEach(visit), take);
+            }
+            for (const slot of matches) clearBit(mask, slot);
+          }
         }
       }
       return { slots: page, total };
@@ -612,9 +632,7 @@ export class RunIndex {
       mask = driver.bits;
       matched = driver.size;
     } else {
-      // Queries run one at a time (synchronously): two scratch bitsets serve them all.
-      if (this.scratch[0].length !== this.words) this.scratch = [new Uint32Array(this.words), new Uint32Array(this.words)];
-      const [scratchMask, scratch] = this.scratch;
+      const [scratchMask, scratch] = this.scratchBits();
       mask = scratchMask;
       driver.intoBits(mask);
       for (const other of others) other.andInto(mask, scratch);
@@ -623,11 +641,13 @@ export class RunIndex {
     const total = bestPerHardware ? distinctHardware((visit) => forEachBit(mask, visit)) : matched;
     if (limit > 0 && offset < total) {
       // Walk the order from the top while that is cheap; if the matches sit further down, place them directly.
-      if (!order.walkMasked(mask, take, WALK_VISITS_PER_MATCH * total + 4096)) {
+      if (!order.walkMasked(mask, take, 2 * total + 4096)) {
         restart();
         order.walkAmong((visit) => forEachBit(mask, visit), take);
       }
     }
+    // Scratch bitsets are left clear: the few-candidate path sets and clears only its own bits.
+    if (mask === this.scratch[0]) mask.fill(0);
     return { slots: page, total };
   }
 }
