@@ -104,8 +104,9 @@ export class RankOrder {
 
   /**
    * About how far down the order a walk goes to pass `count` of these slots (given in slot
-   * order, so evenly spaced picks are a sample unrelated to rank): sampled positions, the
-   * `count / slots.length` quantile of them, scaled down linearly below the smallest.
+   * order, so evenly spaced picks are a sample unrelated to rank): the `count / slots.length`
+   * quantile of sampled positions, or, below the smallest sample, the runs from about
+   * where the first sits at the density the samples show.
    */
   estimatedReach(slots: readonly number[], count: number): number {
     const sampled: number[] = [];
@@ -116,9 +117,12 @@ export class RankOrder {
     }
     if (sampled.length === 0) return this.perm.length;
     sampled.sort((a, b) => a - b);
-    const share = Math.min(1, count / slots.length);
-    const rank = share * (sampled.length + 1);
-    return rank < 1 ? sampled[0]! * rank : sampled[Math.min(sampled.length, Math.ceil(rank)) - 1]!;
+    const n = sampled.length;
+    const rank = Math.min(1, count / slots.length) * (n + 1);
+    if (rank >= 1) return sampled[Math.min(n, Math.ceil(rank)) - 1]!;
+    if (n === 1) return sampled[0]!;
+    const gap = (sampled[n - 1]! - sampled[0]!) / (n - 1);
+    return Math.max(0, sampled[0]! - gap) + (count * gap * n) / slots.length;
   }
 
   /**

@@ -247,6 +247,21 @@ describe('RunIndex pages whose matches rank far down the order', function () {
 });
 
 describe('RankOrder', () => {
+  it('estimates how far down the order a page of some slots ends', () => {
+    // Rank unrelated to slot number, as in the index: slot s ranks at (s * 7919) mod 10,000.
+    const rankOf = (slot: number) => (slot * 7919) % 10_000;
+    const order = new RankOrder((a, b) => rankOf(a) - rankOf(b));
+    order.rebuild(10_000, () => true);
+    const slotsRanked = (keep: (rank: number) => boolean) => Array.from({ length: 10_000 }, (_, slot) => slot).filter((slot) => keep(rankOf(slot)));
+    const top = slotsRanked((rank) => rank < 1000);
+    const bottom = slotsRanked((rank) => rank >= 9000);
+    const spread = slotsRanked((rank) => rank % 10 === 0);
+    expect(order.estimatedReach(top, 50)).to.be.below(200);
+    expect(order.estimatedReach(bottom, 50)).to.be.above(5000);
+    expect(order.estimatedReach(spread, 50)).to.be.within(100, 1500);
+    expect(order.estimatedReach(spread, 1000)).to.be.above(8000);
+  });
+
   it('walks and sorts exactly the live slots in rank order through adds, moves and removals (and its folds)', () => {
     let seed = 7;
     const rng = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
