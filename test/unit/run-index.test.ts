@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { RankOrder } from '../../src/read-index/rank-order.ts';
-import { INDEX_SORTS, RunIndex, type IndexedRun, type IndexFilter, type IndexOrder, type IndexSort } from '../../src/read-index/run-index.ts';
+import { INDEX_SORTS, RunIndex, slotsByValue, type IndexedRun, type IndexFilter, type IndexOrder, type IndexSort } from '../../src/read-index/run-index.ts';
 
 const DESCENDING: Record<IndexSort, boolean> = { tokSOut: true, tokSPrefill: true, ttftMs: false, tokPerWatt: true, tokPerDollar: true };
 
@@ -243,6 +243,29 @@ describe('RunIndex pages whose matches rank far down the order', function () {
       live.set(id, run);
     }
     check('with runs placed since');
+  });
+});
+
+describe('slotsByValue (the build\'s radix sort)', () => {
+  it('orders slots as the comparator does: nulls last, either direction, ties by slot, any float', () => {
+    const value = fc.oneof(
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.constantFrom(0, -0, 1, -1, 0.5, Number.NaN, Number.MIN_VALUE, -Number.MIN_VALUE, Number.MAX_VALUE, -Number.MAX_VALUE, 150.63),
+    );
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 300 }), fc.boolean(), (list, descending) => {
+        const values = Float64Array.from(list);
+        const slots = list.map((_, slot) => slot).filter((slot) => slot % 7 !== 3);
+        const expected = [...slots].sort((a, b) => {
+          const [va, vb] = [values[a]!, values[b]!];
+          if (Number.isNaN(va) !== Number.isNaN(vb)) return Number.isNaN(va) ? 1 : -1;
+          if (Number.isNaN(va) || va === vb) return a - b;
+          return (va < vb) === descending ? 1 : -1;
+        });
+        expect([...slotsByValue(values, slots, descending)]).to.deep.equal(expected);
+      }),
+      { numRuns: 400, seed: 3 },
+    );
   });
 });
 
