@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { describeFailure } from '../db/health.ts';
-import { queryPrepared, type Db } from '../db/knex.ts';
+import { preparedStatement, type Db } from '../db/knex.ts';
 import type { Logger } from '../logger.ts';
 import { buildRunIndex, readIndexedRuns } from './build.ts';
 import type { RunIndex } from './run-index.ts';
@@ -27,6 +27,9 @@ const RESYNC = '*';
 const CATCH_UP_TIMEOUT_MS = 2000;
 const REFRESH_BATCH = 5000;
 const RECONNECT_MS = { first: 500, max: 30_000 };
+
+/** One statement text whatever the ids: prepared once per connection, never planned again. */
+const readDocuments = preparedStatement<{ run_id: string; document: string }>('select run_id, document from speed_test_run_documents where run_id = any($1::uuid[])');
 
 export type ReadIndexState = 'off' | 'building' | 'ready' | 'closed';
 
@@ -138,11 +141,7 @@ export class ReadIndexKeeper implements RunReadIndex {
     if (missing.length > 0) {
       const generation = this.docGeneration;
       const slotOf = new Map(missing.map((slot) => [index.idOf(slot), slot]));
-      // One statement text whatever the ids: prepared once per connection, never planned again.
-      const rows = await queryPrepared<{ run_id: string; document: string }>(
-        this.deps.db,
-        this.deps.db('speed_test_run_documents').whereRaw('run_id = any(?::uuid[])', [[...slotOf.keys()]]).select('run_id', 'document'),
-      );
+      const rows = await readDocuments(this.deps.db, [[...slotOf.keys()]]);
       const bySlot = new Map(rows.map((row) => [slotOf.get(row.run_id)!, row.document]));
       slots.forEach((slot, i) => found[i] === undefined && (found[i] = bySlot.get(slot)));
       if (cached && generation === this.docGeneration && index === this.index) for (const [slot, document] of bySlot) this.remember(slot, document);
