@@ -19,10 +19,16 @@ import type { Logger } from '../logger.ts';
 import { buildRunIndex, readIndexedRuns } from './build.ts';
 import type { RunIndex } from './run-index.ts';
 
-/** The channel the triggers notify on; a payload is comma-separated ids, `*` (resync) or `sync:<token>`. */
+/**
+ * The channel the triggers notify on; a payload is comma-separated ids, `*` (resync),
+ * `catalogue` (models, hardware profiles or users changed) or `sync:<token>`.
+ */
 export const RUN_CHANGES_CHANNEL = 'speed_test_runs_changed';
 const SYNC_PREFIX = 'sync:';
 const RESYNC = '*';
+const CATALOGUE = 'catalogue';
+/** Resolutions kept at most (then all are dropped): names people filter by are few. */
+const RESOLUTIONS_CAP = 10_000;
 /** A writer waits at most this long for its own change to arrive (then the index catches up on its own). */
 const CATCH_UP_TIMEOUT_MS = 2000;
 const REFRESH_BATCH = 5000;
@@ -44,6 +50,13 @@ export interface RunReadIndex {
   documents(index: RunIndex, slots: readonly number[]): Promise<{ slot: number; document: string }[]>;
   /** Resolves once this instance has applied every run change committed before the call. */
   caughtUp(): Promise<void>;
+  /**
+   * What a name resolves to (`resolve` reads the catalogue: a model tree, the hardware
+   * profiles a name matches, a user), remembered under `key` while the index is ready and
+   * no catalogue change has been notified since; computed afresh otherwise. Called after
+   * `current()`, so a strict read has caught up first. The value is shared: never mutate it.
+   */
+  resolved<T>(key: string, resolve: () => Promise<T>): Promise<T>;
   status(): { state: ReadIndexState; runs: number | null };
 }
 
@@ -80,6 +93,10 @@ export class ReadIndexKeeper implements RunReadIndex {
   private readonly docs = new Map<number, string>();
   /** Bumped whenever documents are invalidated: a fill that raced an invalidation is not kept. */
   private docGeneration = 0;
+  /** Names resolved to ids, while the catalogue is unchanged (see `resolved`). */
+  private readonly resolutions = new Map<string, unknown>();
+  /** Bumped whenever resolutions are dropped: one computed across a drop is not kept. */
+  private resolutionGeneration = 0;
 
   constructor(
     private readonly deps: { db: Db; databaseUrl: string; logger: Logger; config: Config['readIndex'] },
@@ -133,6 +150,23 @@ export class ReadIndexKeeper implements RunReadIndex {
     }
   }
 
+  async resolved<T>(key: string, resolve: () => Promise<T>): Promise<T> {
+    if (this.state !== 'ready') return resolve();
+    if (this.resolutions.has(key)) return this.resolutions.get(key) as T;
+    const generation = this.resolutionGeneration;
+    const value = await resolve();
+    if (generation === this.resolutionGeneration && this.state === 'ready') {
+      if (this.resolutions.size >= RESOLUTIONS_CAP) this.resolutions.clear();
+      this.resolutions.set(key, value);
+    }
+    return value;
+  }
+
+  private forgetResolutions(): void {
+    this.resolutions.clear();
+    this.resolutionGeneration += 1;
+  }
+
   async documents(index: RunIndex, slots: readonly number[]): Promise<{ slot: number; document: string }[]> {
     // A page of an index replaced meanwhile is read whole from the database (its slots are not this cache's).
     const cached = index === this.index;
@@ -163,10 +197,11 @@ export class ReadIndexKeeper implements RunReadIndex {
     }
   }
 
-  /** Forgets every cached document (their slots belong to the index being replaced). */
+  /** Forgets every cached document (their slots belong to the index being replaced) and every resolution (changes may go unseen). */
   private forgetDocuments(): void {
     this.docs.clear();
     this.docGeneration += 1;
+    this.forgetResolutions();
   }
 
   private async connect(): Promise<void> {
@@ -252,6 +287,8 @@ export class ReadIndexKeeper implements RunReadIndex {
   }
 
   private notice(payload: string): void {
+    // Dropped on arrival, ahead of the queue: a resolution computed from here on reads the committed change.
+    if (payload === CATALOGUE) return this.forgetResolutions();
     if (payload.startsWith(SYNC_PREFIX)) this.queue.push({ token: payload.slice(SYNC_PREFIX.length) });
     else if (payload === RESYNC) this.queue.push({ resync: true });
     else this.queue.push({ ids: payload.split(',') });
@@ -329,5 +366,6 @@ export const noReadIndex: RunReadIndex = {
   current: async () => null,
   documents: async () => [],
   caughtUp: async () => undefined,
+  resolved: (_key, resolve) => resolve(),
   status: () => ({ state: 'off', runs: null }),
 };

@@ -7,6 +7,7 @@ import { type RevisionProfile } from '../revisions.ts';
 import type { LeaderboardQuery, LeaderboardSort } from '../schemas/leaderboard-query.schema.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { IndexFilter, RunIndex } from '../read-index/run-index.ts';
+import { noReadIndex } from '../read-index/read-index.ts';
 import {
   answersDocumentAsStored,
   createSpeedTestReads,
@@ -60,9 +61,10 @@ function memTierRange(tier: number): [above: number, upTo: number] {
   return [at > 0 ? buckets.memTier[at - 1]! : 0, tier];
 }
 
-async function resolveQuery(deps: LeaderboardDeps, query: LeaderboardQuery): Promise<ResolvedQuery> {
+async function resolveQuery(deps: LeaderboardDeps, query: LeaderboardQuery, readIndex = deps.readIndex ?? noReadIndex): Promise<ResolvedQuery> {
   if (!query.hardwareName) return { query };
-  return { query, hardwareIds: await hardwareProfilesMatching(deps.db, query) };
+  const named = JSON.stringify([query.hardwareName, query.hwClass ?? null, query.memTier ?? null, query.os ?? null]);
+  return { query, hardwareIds: await readIndex.resolved(`hardware-name:${named}`, () => hardwareProfilesMatching(deps.db, query)) };
 }
 
 /** The hardware profiles a `hardwareName` (with the query's other hardware filters) names. */
@@ -355,7 +357,8 @@ export function leaderboardRuns(profile: RevisionProfile, page: LeaderboardPage)
 
 /** Every matching run in rank order, read through a cursor (constant memory) for exports. */
 async function* leaderboardRows(deps: LeaderboardDeps, query: LeaderboardQuery): AsyncGenerator<SpeedTestRun & { rank: number }> {
-  const stream = rankedDocuments(deps, rankedRuns(deps, await resolveQuery(deps, query)), query, null).stream({ highWaterMark: 200 });
+  // Exports read the database throughout, names included (no `current()` has caught up for them).
+  const stream = rankedDocuments(deps, rankedRuns(deps, await resolveQuery(deps, query, noReadIndex)), query, null).stream({ highWaterMark: 200 });
   let rank = 0;
   try {
     for await (const row of stream) {

@@ -11,6 +11,7 @@ import type { SpeedTestListQuery } from '../schemas/speed-test-query.schema.ts';
 import type { SpeedTestSubmission } from '../schemas/speed-test.schema.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { CreatedWindow, IndexFilter, RunIndex } from '../read-index/run-index.ts';
+import { noReadIndex, type RunReadIndex } from '../read-index/read-index.ts';
 import { upsertByContentHash, upsertHardwareProfile } from './hardware.service.ts';
 import { createModelsService, toModelSummary, type ModelRow, type ResolvedModel } from './models.service.ts';
 import { createSpeedTestReads, speedTestJson, toSpeedTestRun, type CountFact, type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
@@ -205,16 +206,24 @@ interface ResolvedListQuery {
   hardwareIds?: string[];
 }
 
-async function resolveListQuery(db: Db, query: SpeedTestListQuery): Promise<ResolvedListQuery> {
+async function resolveListQuery(db: Db, query: SpeedTestListQuery, readIndex: RunReadIndex = noReadIndex): Promise<ResolvedListQuery> {
   const resolved: ResolvedListQuery = { query };
-  if (query.hfId) resolved.modelIds = (await db.raw(MODEL_TREE_SQL, [query.hfId, query.hfId])).rows.map((row: { id: string }) => row.id);
+  const { hfId } = query;
+  if (hfId) {
+    resolved.modelIds = await readIndex.resolved(`model-tree:${hfId}`, async () =>
+      (await db.raw(MODEL_TREE_SQL, [hfId, hfId])).rows.map((row: { id: string }) => row.id as string),
+    );
+  }
   if (HARDWARE_LIST_FILTERS.some(([param]) => query[param])) {
-    resolved.hardwareIds = await db('hardware_profiles')
-      .modify((q) => {
-        for (const [param, column] of HARDWARE_LIST_FILTERS) if (query[param]) q.where(column, query[param]);
-        if (query.hwClass) q.where('hw_class', query.hwClass);
-      })
-      .pluck('id');
+    const named = [...HARDWARE_LIST_FILTERS.map(([param]) => query[param] ?? null), query.hwClass ?? null];
+    resolved.hardwareIds = await readIndex.resolved(`list-hardware:${JSON.stringify(named)}`, () =>
+      db('hardware_profiles')
+        .modify((q) => {
+          for (const [param, column] of HARDWARE_LIST_FILTERS) if (query[param]) q.where(column, query[param]);
+          if (query.hwClass) q.where('hw_class', query.hwClass);
+        })
+        .pluck('id'),
+    );
   }
   return resolved;
 }
@@ -269,7 +278,7 @@ export interface SpeedTestList {
 }
 
 /** The list's filter in the read index's terms (the user by name resolved here, as the SQL path's subquery does); null when it matches nothing. */
-async function listIndexFilterOf(db: Db, { query, modelIds, hardwareIds }: ResolvedListQuery): Promise<IndexFilter | null> {
+async function listIndexFilterOf(db: Db, readIndex: RunReadIndex, { query, modelIds, hardwareIds }: ResolvedListQuery): Promise<IndexFilter | null> {
   const filter: IndexFilter = {
     modelIds,
     hardwareIds,
@@ -285,9 +294,13 @@ async function listIndexFilterOf(db: Db, { query, modelIds, hardwareIds }: Resol
   // userId wins over username; either wins over verified (as applyListFilters).
   if (query.userId) filter.userId = query.userId;
   else if (query.username) {
-    const user = await db('users').whereRaw('lower(username) = lower(?)', [query.username]).first('id');
-    if (!user) return null;
-    filter.userId = user.id;
+    const { username } = query;
+    const userId = await readIndex.resolved(`username:${username}`, async () => {
+      const user = await db('users').whereRaw('lower(username) = lower(?)', [username]).first('id');
+      return (user?.id as string | undefined) ?? null;
+    });
+    if (!userId) return null;
+    filter.userId = userId;
   } else filter.verified = query.verified;
   return filter;
 }
@@ -298,7 +311,7 @@ function listReads({ db, profile, readIndex }: Pick<ServiceDeps, 'db' | 'profile
   async function indexedList(index: RunIndex, resolved: ResolvedListQuery, viewerId: string | null): Promise<SpeedTestList> {
     const { query } = resolved;
     const page = { limit: query.limit, offset: query.offset };
-    const filter = await listIndexFilterOf(db, resolved);
+    const filter = await listIndexFilterOf(db, readIndex ?? noReadIndex, resolved);
     if (!filter) return { benchmarks: [], total: 0, ...page };
     const { slots, total } = index.query({ filter, order: 'newest', offset: query.offset, limit: query.limit });
     return { benchmarks: await reads.indexedDocuments(index, slots, viewerId), total, ...page };
@@ -325,9 +338,10 @@ function listReads({ db, profile, readIndex }: Pick<ServiceDeps, 'db' | 'profile
   return {
     async list(query: SpeedTestListQuery, viewerId: string | null = null): Promise<SpeedTestList> {
       const page = { limit: query.limit, offset: query.offset };
-      const resolved = await resolveListQuery(db, query);
-      if (matchesNothing(resolved)) return { benchmarks: [], total: 0, ...page };
+      // The index first: a strict read catches up before names are resolved through it.
       const index = await readIndex?.current();
+      const resolved = await resolveListQuery(db, query, readIndex);
+      if (matchesNothing(resolved)) return { benchmarks: [], total: 0, ...page };
       if (index) return indexedList(index, resolved, viewerId);
       const filter = (q: Knex.QueryBuilder) => applyListFilters(q, resolved);
       const fromTable = totalFromCountTable(resolved);

@@ -11,6 +11,7 @@ import type { Express } from 'express';
 import { useTestApp } from '../helpers/app.ts';
 import { account, submitRun, type Account } from '../helpers/moderation.ts';
 import { waitFor } from '../helpers/read-index.ts';
+import { fakeHubModels } from '../helpers/fake-hub.ts';
 
 const NOTIFY = { READ_INDEX_FRESHNESS: 'notify' };
 
@@ -101,6 +102,76 @@ describe('Read index: two instances on one database', function () {
       }, 5000, 'the index rebuilt empty');
       expect(await boardIds(app)).to.deep.equal([]);
       expect(await listIds(app)).to.deep.equal([]);
+    }
+  });
+});
+
+/**
+ * Names resolve to ids through the catalogue (a model's tree, the profiles a GPU or
+ * hardware name matches, a username's user), and each instance keeps those resolutions
+ * while its index is ready. A new model in a tree, a new profile, a new or renamed user must
+ * still show at once through the instance that wrote it and within a second through one
+ * that had resolved the name before: the catalogue triggers' `catalogue` notice drops them.
+ */
+describe('Read index: names resolved through the catalogue stay fresh on two instances', function () {
+  this.timeout(30_000);
+  const ctx = useTestApp(NOTIFY, { fakeHub: true });
+  let other: Express;
+  let submitter: Account;
+
+  const readIndexOf = async (app: Express) => (await request(app).get('/healthz').expect(200)).body.readIndex as { state: string };
+  const listIds = async (app: Express, query: Record<string, string>) =>
+    ((await request(app).get('/api/speed-tests').query(query).expect(200)).body.benchmarks as { id: string }[]).map((row) => row.id);
+  const boardIds = async (app: Express, query: Record<string, string>) =>
+    ((await request(app).get('/api/leaderboard').query(query).expect(200)).body.rows as { id: string }[]).map((row) => row.id);
+
+  /** The same view through both instances: empty before the write (so each has resolved its names), the run in it after. */
+  async function seenByBoth(view: (app: Express) => Promise<string[]>, write: () => Promise<Record<string, any>>, copies = 1) {
+    for (const app of [ctx.app, other]) expect(await view(app), 'before the write').to.deep.equal([]);
+    const run = await write();
+    const expected = Array<string>(copies).fill(run.id);
+    expect(await view(ctx.app), 'the instance that took it').to.deep.equal(expected);
+    await waitFor(async () => JSON.stringify(await view(other)) === JSON.stringify(expected), 1000, 'the other instance');
+  }
+
+  before(async () => {
+    other = ctx.appWith(NOTIFY);
+    submitter = await account(ctx, 'namer');
+    await waitFor(async () => (await readIndexOf(ctx.app)).state === 'ready' && (await readIndexOf(other)).state === 'ready', 10_000, 'both indexes built');
+  });
+
+  it('a model new to a tree: its runs join the tree root\'s list', async () => {
+    const base = await submitRun(ctx, submitter, { hfId: fakeHubModels.dense });
+    const tree = { hfId: fakeHubModels.dense };
+    for (const app of [ctx.app, other]) await waitFor(async () => (await listIds(app, tree)).includes(base.id), 1000, 'the base run');
+    const finetune = await submitRun(ctx, submitter, { hfId: fakeHubModels.finetune });
+    expect(await listIds(ctx.app, tree), 'the instance that took it').to.include(finetune.id);
+    await waitFor(async () => (await listIds(other, tree)).includes(finetune.id), 1000, 'the other instance');
+  });
+
+  it('a hardware profile new to a GPU name: in the list by gpuName and on the board by hardwareName', async () => {
+    const hardware = { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 5090', vramGb: 32 };
+    // Both views resolved (to no profile) on both instances before the run, then seen in both after it.
+    await seenByBoth(
+      async (app) => [...(await listIds(app, { gpuName: hardware.gpuName })), ...(await boardIds(app, { hardwareName: '5090' }))],
+      () => submitRun(ctx, submitter, { hardware }),
+      2,
+    );
+  });
+
+  it('a user new to a username, and a renamed one', async () => {
+    const username = `late${Date.now().toString(36)}`;
+    const view = (app: Express) => listIds(app, { username });
+    await seenByBoth(view, async () => {
+      const late = await account(ctx, 'late');
+      await ctx.db('users').where({ id: late.id }).update({ username });
+      return submitRun(ctx, late);
+    });
+    const renamed = `${username}x`;
+    for (const app of [ctx.app, other]) expect(await listIds(app, { username: renamed })).to.deep.equal([]);
+    await ctx.db('users').whereRaw('lower(username) = lower(?)', [username]).update({ username: renamed });
+    for (const app of [ctx.app, other]) {
+      await waitFor(async () => (await listIds(app, { username: renamed })).length === 1 && (await listIds(app, { username })).length === 0, 1000, 'the rename');
     }
   });
 });
