@@ -47,7 +47,10 @@ function bucketRules(profile: RevisionProfile): Record<string, string> {
     rules.paramSize = `Model size buckets in billions of parameters: ${buckets.paramSize.map((b) => `${b.bucket} = ${range(b.aboveB, b.upToB)}`).join(', ')}.`;
   }
   if (has.has('batchSize')) {
-    rules.batchSize = `batchSize=N matches runs with exactly N, except ${buckets.batchSizeOpenEnded}, which matches ${buckets.batchSizeOpenEnded} or more.`;
+    const counted = profile.speedTests.batchSizeTimesConcurrency
+      ? 'aggregate active sequences (batchSize x engineFlags.concurrency; engineFlags.numParallel when concurrency is absent; 1 when neither), so a batch-1 run with 8 requests in flight is in bucket 8, not 1'
+      : 'batchSize alone';
+    rules.batchSize = `batchSize=N matches runs with exactly N, except ${buckets.batchSizeOpenEnded}, which matches ${buckets.batchSizeOpenEnded} or more. N counts ${counted}.`;
   }
   if (has.has('contextLen')) {
     rules.contextLen =

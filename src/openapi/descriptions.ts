@@ -145,7 +145,7 @@ export const parameterDescriptions: Record<'results' | 'leaderboard' | 'models' 
     backend: 'Exact backend.',
     modelFamily: 'Case-insensitive substring of the model family.',
     isMoE: 'MoE (`true`) or dense (`false`) models.',
-    batchSize: 'Runs with exactly this batch size; 8 matches 8 or more.',
+    batchSize: 'Runs with exactly this batch size; 8 matches 8 or more. Revision 3 counts aggregate active sequences: batchSize x concurrency (numParallel without concurrency).',
     contextLen: 'Context-length bucket: (previous bucket, bucket]; the largest also takes everything above.',
     sort: 'Beyond the spec: rank by this metric (ttftMs ascending, the others descending); default tokSOut.',
     bestPer: 'Beyond the spec: `hardware` keeps only the best run per hardware profile.',

@@ -13,7 +13,8 @@ const COLUMNS = `r.id, r.model_id, r.hardware_id, r.user_id, r.hw_class, r.mem_t
   (extract(epoch from r.created_at) * 1000000)::float8, r.param_bucket, r.os_family, r.backend, r.model_family,
   r.model_is_moe, r.batch_size, r.ctx_bucket, r.plausibility, r.kv_cache_dtype, r.attention_backend, r.gpu_layers,
   r.tensor_parallel, r.spec_decoding, r.mtp_enabled,
-  r.tok_s_out::float8, r.tok_s_prefill::float8, r.ttft_ms::float8, r.tok_per_watt::float8, r.tok_per_dollar::float8`;
+  r.tok_s_out::float8, r.tok_s_prefill::float8, r.ttft_ms::float8, r.tok_per_watt::float8, r.tok_per_dollar::float8,
+  r.active_sequences`;
 
 type Row = unknown[];
 const BUILD_WORK_MEM = '4MB';
@@ -38,6 +39,7 @@ function indexedRunOf(row: Row): IndexedRun {
     modelFamily: textOrNull(row[13]),
     isMoE: row[14] as boolean | null,
     batchSize: Number(row[15]),
+    activeSequences: Number(row[29]),
     ctxBucket: numberOrNull(row[16]),
     plausibility: row[17] as string,
     kvCacheDtype: textOrNull(row[18]),

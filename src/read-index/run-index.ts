@@ -39,6 +39,8 @@ export interface IndexedRun {
   modelFamily: string | null;
   isMoE: boolean | null;
   batchSize: number;
+  /** batchSize x concurrency: what revision 3's batchSize filter buckets on. */
+  activeSequences: number;
   ctxBucket: number | null;
   plausibility: string;
   kvCacheDtype: string | null;
@@ -78,6 +80,9 @@ export interface IndexFilter {
   /** Exactly this batch size, or at least `batchSizeAtLeast`. */
   batchSize?: number;
   batchSizeAtLeast?: number;
+  /** Exactly this many aggregate active sequences, or at least `activeSequencesAtLeast` (revision 3's batchSize). */
+  activeSequences?: number;
+  activeSequencesAtLeast?: number;
   ctxBucket?: number;
   /** Leave out runs judged suspect. */
   plausible?: boolean;
@@ -352,6 +357,7 @@ export class RunIndex {
     family: new Facet(this),
     moe: new Facet(this),
     batchSize: new Facet(this),
+    activeSequences: new Facet(this),
     ctxBucket: new Facet(this),
     verified: new Facet(this),
     plausibility: new Facet(this),
@@ -459,6 +465,7 @@ export class RunIndex {
     f.family.set(slot, run.modelFamily);
     f.moe.set(slot, run.isMoE);
     f.batchSize.set(slot, run.batchSize);
+    f.activeSequences.set(slot, run.activeSequences);
     f.ctxBucket.set(slot, run.ctxBucket);
     f.verified.set(slot, run.userVerified);
     f.plausibility.set(slot, run.plausibility);
@@ -580,6 +587,7 @@ export class RunIndex {
     equal(f.backend, filter.backend);
     equal(f.moe, filter.isMoE);
     equal(f.batchSize, filter.batchSize);
+    equal(f.activeSequences, filter.activeSequences);
     equal(f.ctxBucket, filter.ctxBucket);
     equal(f.kvCacheDtype, filter.kvCacheDtype);
     equal(f.attentionBackend, filter.attentionBackend);
@@ -589,6 +597,7 @@ export class RunIndex {
       if (least !== undefined) among(facet, codesWhere(facet, (value) => (value as number) >= least));
     };
     atLeast(f.batchSize, filter.batchSizeAtLeast);
+    atLeast(f.activeSequences, filter.activeSequencesAtLeast);
     atLeast(f.gpuLayers, filter.gpuLayersAtLeast);
     atLeast(f.tensorParallel, filter.tensorParallelAtLeast);
     if (filter.modelFamily !== undefined) {

@@ -105,8 +105,9 @@ function applyFilters(q: Knex.QueryBuilder, { query, hardwareIds, createdBefore 
   if (query.modelFamily) q.whereRaw('r.model_family like ?', [containsLowercase(query.modelFamily)]);
   if (query.isMoE !== undefined) q.where('r.model_is_moe', query.isMoE);
   if (query.batchSize !== undefined) {
-    if (query.batchSize >= buckets.batchSizeOpenEnded) q.where('r.batch_size', '>=', buckets.batchSizeOpenEnded);
-    else q.where('r.batch_size', query.batchSize);
+    const column = deps.profile.speedTests.batchSizeTimesConcurrency ? 'r.active_sequences' : 'r.batch_size';
+    if (query.batchSize >= buckets.batchSizeOpenEnded) q.where(column, '>=', buckets.batchSizeOpenEnded);
+    else q.where(column, query.batchSize);
   }
   if (query.contextLen !== undefined) q.where('r.ctx_bucket', query.contextLen);
   if (query.plausible) q.whereNot('r.plausibility', 'suspect');
@@ -164,6 +165,8 @@ async function totalFromCountTables(deps: LeaderboardDeps, resolved: ResolvedQue
   const { query, hardwareIds } = resolved;
   // hardwareName was resolved to the profiles in `hardwareIds`.
   if (runFiltersOf(query).some((name) => name !== 'hardwareName' && !(COUNTED_FILTERS as readonly string[]).includes(name))) return null;
+  // The count tables bucket batchSize alone; revision 3's active-sequence buckets are counted (exact).
+  if (query.batchSize !== undefined && deps.profile.speedTests.batchSizeTimesConcurrency) return null;
   const given = COUNTED_FILTERS.filter((name) => query[name] !== undefined);
   const sum = db.raw('coalesce(sum(n), 0)::int as total');
   if (query.since) {
@@ -322,8 +325,10 @@ async function indexFilterOf(deps: LeaderboardDeps, { query, hardwareIds }: Reso
     plausible: query.plausible,
   };
   if (query.batchSize !== undefined) {
-    if (query.batchSize >= buckets.batchSizeOpenEnded) filter.batchSizeAtLeast = buckets.batchSizeOpenEnded;
-    else filter.batchSize = query.batchSize;
+    // Revision 3 buckets on aggregate active sequences (batchSize x concurrency), 1 and 2 on batchSize alone.
+    const onSequences = deps.profile.speedTests.batchSizeTimesConcurrency;
+    if (query.batchSize >= buckets.batchSizeOpenEnded) filter[onSequences ? 'activeSequencesAtLeast' : 'batchSizeAtLeast'] = buckets.batchSizeOpenEnded;
+    else filter[onSequences ? 'activeSequences' : 'batchSize'] = query.batchSize;
   }
   if (query.since) filter.created = { atOrAfter: sinceCutoff(deps, query.since).getTime() * 1000 };
   if (query.hfId) {

@@ -65,6 +65,12 @@ describe('GET /api/leaderboard, revision 3: filters and bucket edges', () => {
     ['b8', 8],
     ['b16', 16],
   ];
+  /** Runs with more than one request in flight: one stream per request, several at once. */
+  const STREAMS: [string, number, Record<string, number>][] = [
+    ['conc8', 1, { concurrency: 8 }],
+    ['np4', 2, { numParallel: 4 }],
+    ['conc2', 2, { concurrency: 2 }],
+  ];
   const PLAIN_MODEL_RUNS = allBut(...PARAM_MODELS.map(([l]) => l), 'llama', 'tune', 'mix', 'sparse', 'qmoe');
 
   before(async () => {
@@ -84,6 +90,8 @@ describe('GET /api/leaderboard, revision 3: filters and bucket edges', () => {
     await seeder.seedRun('qmoe', main, { hfId: 'handorg/Qwen3-MoE' });
     for (const [label, contextLength] of CONTEXT) await seeder.seedRun(label, main, { contextLength });
     for (const [label, batchSize] of BATCH) await seeder.seedRun(label, main, { batchSize });
+    // Revision 3 buckets on aggregate active sequences: batchSize x concurrency (numParallel without it).
+    for (const [label, batchSize, flags] of STREAMS) await seeder.seedRun(label, main, { batchSize, engineFlags: { ...flags, commandSnippet: 'llama-server -m model.gguf' } });
     await seeder.seedRun('vllm', main, { engineName: 'vllm', backend: 'cuda' });
     await seeder.seedRun('ember', main, { engineName: 'ember' });
     await seeder.seedRun('q8', main, { quantization: 'Q8_0' });
@@ -183,11 +191,12 @@ describe('GET /api/leaderboard, revision 3: filters and bucket edges', () => {
 
   describe('run settings', () => {
     filterCases(ctx, seeder, [
-      ['batchSize 1 (the default)', { batchSize: '1' }, allBut('b2', 'b7', 'b8', 'b16')],
+      ['batchSize 1: single-stream runs only', { batchSize: '1' }, allBut('b2', 'b7', 'b8', 'b16', 'conc8', 'np4', 'conc2')],
       ['batchSize 2, exactly', { batchSize: '2' }, ['b2']],
       ['batchSize 3: nothing', { batchSize: '3' }, []],
+      ['batchSize 4: batch 2 x concurrency 2', { batchSize: '4' }, ['conc2']],
       ['batchSize 7, exactly', { batchSize: '7' }, ['b7']],
-      ['batchSize 8: 8 and more', { batchSize: '8' }, ['b8', 'b16']],
+      ['batchSize 8: 8 and more, batch 1 x concurrency 8 and batch 2 x numParallel 4 included', { batchSize: '8' }, ['b8', 'b16', 'conc8', 'np4']],
       ['contextLen 2048: (0, 2048]', { contextLen: '2048' }, ['c1', 'c2048']],
       ['contextLen 4096: 2049 and 4096', { contextLen: '4096' }, ['c2049', 'c4096']],
       ['contextLen 8192', { contextLen: '8192' }, allBut(...CONTEXT.map(([l]) => l))],

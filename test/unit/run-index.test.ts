@@ -32,6 +32,7 @@ function makeRun(id: string, rng: () => number, createdAtUs: number): IndexedRun
     modelFamily: pick(['llama', 'qwen3', 'qwen2', 'gemma', null]),
     isMoE: pick([true, false, null]),
     batchSize: pick([1, 1, 1, 2, 4, 8, 16]),
+    activeSequences: pick([1, 1, 2, 4, 8, 16, 32]),
     ctxBucket: pick([2048, 8192, null]),
     plausibility: pick(['plausible', 'suspect', 'unknown']),
     kvCacheDtype: pick(['q8_0', 'f16', null]),
@@ -62,6 +63,8 @@ function matches(run: IndexedRun, f: IndexFilter): boolean {
     (f.isMoE === undefined || run.isMoE === f.isMoE) &&
     (f.batchSize === undefined || run.batchSize === f.batchSize) &&
     (f.batchSizeAtLeast === undefined || run.batchSize >= f.batchSizeAtLeast) &&
+    (f.activeSequences === undefined || run.activeSequences === f.activeSequences) &&
+    (f.activeSequencesAtLeast === undefined || run.activeSequences >= f.activeSequencesAtLeast) &&
     (f.ctxBucket === undefined || run.ctxBucket === f.ctxBucket) &&
     (!f.plausible || run.plausibility !== 'suspect') &&
     (f.kvCacheDtype === undefined || run.kvCacheDtype === f.kvCacheDtype) &&
@@ -154,6 +157,8 @@ describe('RunIndex against a brute-force reference', function () {
         isMoE: fc.boolean(),
         batchSize: fc.constantFrom(1, 2, 4),
         batchSizeAtLeast: fc.constantFrom(8),
+        activeSequences: fc.constantFrom(1, 2, 4),
+        activeSequencesAtLeast: fc.constantFrom(8),
         ctxBucket: fc.constantFrom(2048, 8192),
         plausible: fc.constant(true),
         kvCacheDtype: fc.constantFrom('q8_0', 'f16'),
