@@ -12,6 +12,26 @@ export function hardwareLabel(hw: HardwareLike): string {
   return `${hw.gpuCount && hw.gpuCount > 1 ? `${hw.gpuCount}× ` : ''}${hw.gpuName} · ${formatNumber(hw.vramGb)} GB`;
 }
 
+/** What `activeSequences` reads of a run (as the API returns it). */
+type StreamsLike = Record<string, unknown> & { batchSize?: unknown; engineFlags?: unknown };
+const positiveInt = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined);
+
+/**
+ * Sequences a run generated at once: batchSize x concurrency (numParallel when concurrency
+ * is absent; 1 when neither), as the run's `active_sequences` column and revision 3's
+ * batchSize bucket count them (DECISIONS.md "Buckets"). More than 1 makes it a throughput run.
+ */
+export function activeSequences(run: StreamsLike): number {
+  const flags = (run.engineFlags ?? {}) as { concurrency?: unknown; numParallel?: unknown };
+  return (positiveInt(run.batchSize) ?? 1) * (positiveInt(flags.concurrency) ?? positiveInt(flags.numParallel) ?? 1);
+}
+
+/** "×8 streams" for a throughput run, "" for a single-stream one. */
+export function streamsLabel(run: StreamsLike): string {
+  const n = activeSequences(run);
+  return n > 1 ? `×${n} streams` : '';
+}
+
 // One formatter per precision: toLocaleString builds a new Intl.NumberFormat on every
 // call, which was a fifth of the leaderboard page's CPU time.
 const numberFormats = new Map<number, Intl.NumberFormat>();

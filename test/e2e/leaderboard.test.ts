@@ -25,7 +25,10 @@ describe('e2e: leaderboard filters, history, sort, paging and export', () => {
     const page = await e2e.newPage();
     await page.goto('/');
     const all = await summary(page);
-    expect(all).to.match(/^300 runs, showing 1–50\./);
+    // The page shows single-stream runs unless asked (the API's default is every run).
+    const singles = await apiTotal(e2e.baseUrl, 'batchSize=1');
+    expect(singles).to.be.within(51, 299);
+    expect(all).to.match(new RegExp(`^${singles} runs, showing 1–50\\.`));
     expect(await page.locator('#results tbody tr').count()).to.equal(50);
     await e2e.screenshot(page, 'start');
 
@@ -36,7 +39,7 @@ describe('e2e: leaderboard filters, history, sort, paging and export', () => {
     await page.getByLabel('Hardware class').selectOption('DISCRETE_GPU');
     await page.waitForURL((url) => url.search === '?hwClass=DISCRETE_GPU');
     await resultsChangedFrom(page, all);
-    const gpuTotal = await apiTotal(e2e.baseUrl, 'hwClass=DISCRETE_GPU');
+    const gpuTotal = await apiTotal(e2e.baseUrl, 'hwClass=DISCRETE_GPU&batchSize=1');
     expect(gpuTotal).to.be.within(51, 299);
     const gpuOnly = await summary(page);
     expect(gpuOnly).to.equal(`${gpuTotal} runs, showing 1–50. Export CSV`);
@@ -48,7 +51,7 @@ describe('e2e: leaderboard filters, history, sort, paging and export', () => {
     await page.getByLabel('Engine', { exact: true }).selectOption('llama.cpp');
     await page.waitForURL((url) => url.search === '?hwClass=DISCRETE_GPU&engineName=llama.cpp');
     await resultsChangedFrom(page, gpuOnly);
-    const llamaTotal = await apiTotal(e2e.baseUrl, 'hwClass=DISCRETE_GPU&engineName=llama.cpp');
+    const llamaTotal = await apiTotal(e2e.baseUrl, 'hwClass=DISCRETE_GPU&engineName=llama.cpp&batchSize=1');
     expect(llamaTotal).to.be.below(gpuTotal);
     expect(await summary(page)).to.match(new RegExp(`^${llamaTotal} runs`));
     const engines = await page.locator('#results tbody tr td:nth-child(4)').allInnerTexts();
@@ -75,7 +78,7 @@ describe('e2e: leaderboard filters, history, sort, paging and export', () => {
   it('sorts, pages and exports with the filters kept', async () => {
     const page = await e2e.newPage();
     await page.goto('/?hwClass=DISCRETE_GPU');
-    const gpuTotal = await apiTotal(e2e.baseUrl, 'hwClass=DISCRETE_GPU');
+    const gpuTotal = await apiTotal(e2e.baseUrl, 'hwClass=DISCRETE_GPU&batchSize=1');
 
     // Sort by time to first token: the column is ascending.
     const before = await summary(page);
@@ -119,6 +122,27 @@ describe('e2e: leaderboard filters, history, sort, paging and export', () => {
     expect(csv.headers()['content-type']).to.match(/^text\/csv/);
     const lines = (await csv.text()).trim().split('\n');
     expect(lines.length).to.equal(gpuTotal + 1);
+    expect(exportUrl.searchParams.get('batchSize'), 'the export holds the runs shown').to.equal('1');
+  });
+
+  it('shows single-stream runs by default, says so, and every run one click away', async () => {
+    const page = await e2e.newPage();
+    await page.goto('/');
+    expect(await page.locator('#streams-view').innerText()).to.match(/^Single-stream runs/);
+    const singles = await summary(page);
+    await markWindow(page);
+    await page.getByRole('link', { name: 'Show all runs, throughput runs included' }).click();
+    await page.waitForURL((url) => url.search === '?batchSize=all');
+    await resultsChangedFrom(page, singles);
+    expect(await summary(page)).to.match(/^300 runs, showing 1–50\./);
+    expect(await page.locator('#streams-view').innerText()).to.match(/^All runs/);
+    expect(await windowStillMarked(page), 'no page load').to.equal(true);
+    // Throughput runs carry their streams on the row.
+    expect(await page.locator('#results tbody .badge', { hasText: 'streams' }).count()).to.be.above(0);
+    await e2e.screenshot(page, 'all-runs');
+    await page.getByRole('link', { name: 'Single-stream runs only' }).click();
+    await page.waitForURL((url) => url.search === '');
+    await page.waitForFunction((text) => document.querySelector('#results > p.muted')?.textContent?.trim() === text, singles);
   });
 
   it('shows invalid filters as an error in the results region', async () => {

@@ -49,7 +49,7 @@ describe('e2e: without JavaScript', () => {
     await page.waitForURL((url) => url.search === '?hwClass=DISCRETE_GPU&sort=ttftMs');
     expect(await page.getByLabel('Hardware class').inputValue()).to.equal('DISCRETE_GPU');
     const summary = await page.locator('#results > p.muted').first().innerText();
-    const res = await fetch(`${e2e.baseUrl}/api/leaderboard?hwClass=DISCRETE_GPU&limit=1`);
+    const res = await fetch(`${e2e.baseUrl}/api/leaderboard?hwClass=DISCRETE_GPU&batchSize=1&limit=1`);
     const { total } = (await res.json()) as { total: number };
     expect(summary).to.match(new RegExp(`^${total} runs`));
     const ttft = (await page.locator('#results tbody tr td:nth-child(7)').allInnerTexts()).map((t) => Number(t.replace(/,/g, '')));

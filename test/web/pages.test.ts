@@ -43,7 +43,10 @@ describe('public pages', () => {
       expect(res.text.indexOf(`/runs/${runIds[3]}`)).to.be.lessThan(res.text.indexOf(`/runs/${runIds[0]}`));
       expect(res.text).to.include(`href="/hardware/${hardwareId}"`);
       expect(res.text).to.include(`href="/models/${fakeHubModels.dense}"`);
-      expect(res.text).to.include('href="/api/leaderboard?format=csv"');
+      // Single-stream runs by default: the view says so, and the export carries the same filter.
+      expect(res.text).to.include('<strong>Single-stream runs</strong>');
+      expect(res.text).to.include('href="/?batchSize=all"');
+      expect(res.text).to.include('href="/api/leaderboard?batchSize=1&amp;format=csv"');
     });
 
     it('marks a run above the roofline as suspect', async () => {
@@ -67,7 +70,7 @@ describe('public pages', () => {
       const res = await request(ctx.app).get(redirect.headers.location!).expect(200);
       expect(res.text).to.include('1 run, showing 1–1');
       expect(res.text).to.include('<option value="CPU_ONLY" selected>');
-      expect(res.text).to.include('href="/api/leaderboard?hwClass=CPU_ONLY&amp;sort=tokSOut&amp;format=csv"');
+      expect(res.text).to.include('href="/api/leaderboard?hwClass=CPU_ONLY&amp;sort=tokSOut&amp;batchSize=1&amp;format=csv"');
       const plausible = await request(ctx.app).get('/?plausible=true').expect(200);
       expect(plausible.text).to.include('3 runs');
     });

@@ -108,9 +108,14 @@ describe('submit page (/submit) and run page (/runs/:id)', () => {
     expect(page.text).to.include(`@${browser.username}`);
     expect(page.text).to.include('quiet machine');
     expect(page.text).to.include(`${ctx.hub.url}/fakeorg/Dense-7B`);
-    // The home page lists it among the latest runs.
-    const home = await request(ctx.app).get('/').expect(200);
-    expect(home.text).to.include(res.headers.location);
+    // Four requests in flight (-np 4): a throughput run, said so on its page, and ranked
+    // among all runs on the home page, not among the single-stream runs it shows by default.
+    expect(page.text).to.include('Throughput run: ×4 streams.');
+    expect((await request(ctx.app).get('/').expect(200)).text).not.to.include(res.headers.location);
+    const all = await request(ctx.app).get('/?batchSize=all').expect(200);
+    expect(all.text).to.include(res.headers.location);
+    expect(all.text).to.include('<strong>All runs</strong>');
+    expect(all.text).to.match(/<span class="badge badge-muted" title="Aggregate output of 4 sequences at once \(batch 1 × requests in flight\)">×4 streams<\/span>/);
   });
 
   it('shows the rate-limit state and refuses a second run inside the window with 429', async () => {

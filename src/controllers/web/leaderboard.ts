@@ -23,18 +23,33 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
     engines: profile.speedTests.engines,
     sorts: leaderboardSorts,
     extended: profile.speedTests.leaderboard.extendedFilters,
+    streamsCounted: profile.speedTests.batchSizeTimesConcurrency,
   };
+
+  /**
+   * Like-for-like by default (issue 16): where the revision has the batchSize filter, the
+   * page shows single-stream runs (batchSize=1) unless one is chosen, and `batchSize=all`
+   * shows every run, throughput runs included. The API keeps its own default (every run).
+   */
+  function streamsView(params: Record<string, unknown>) {
+    if (!options.extended) return { view: null, apiParams: params };
+    const { batchSize, ...rest } = params;
+    if (batchSize === 'all') return { view: 'all' as const, apiParams: rest };
+    if (batchSize === undefined) return { view: 'single' as const, apiParams: { ...rest, batchSize: '1' } };
+    return { view: String(batchSize) === '1' ? ('single' as const) : ('chosen' as const), apiParams: params };
+  }
 
   return {
     async show(req: Request, res: Response) {
       const params = filledParams(req.query);
       if (cleanFilterUrl(req, res, params)) return;
+      const { view, apiParams } = streamsView(params);
       let page: { rows: ReturnType<typeof leaderboardRuns>; total: number; limit: number; offset: number } | undefined;
       let chart: string | undefined;
       let fieldErrors: Record<string, string[]> = {};
       let status = 200;
       try {
-        const query: LeaderboardQuery = parseOrThrow(leaderboardQuerySchema(profile), params);
+        const query: LeaderboardQuery = parseOrThrow(leaderboardQuerySchema(profile), apiParams);
         // The chart shows the top of the filtered set, whatever page is being read.
         const [current, top] = await Promise.all([
           services.leaderboard.page(query, { viewerId: req.actor?.user.id ?? null }),
@@ -55,7 +70,8 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
         fieldErrors,
         options,
         queryString,
-        exportHref: `/api/leaderboard?${queryString(params, { format: 'csv', limit: undefined, offset: undefined })}`,
+        view,
+        exportHref: `/api/leaderboard?${queryString(apiParams, { format: 'csv', limit: undefined, offset: undefined })}`,
       };
       render(res, isHtmxRequest(req) ? 'partials/leaderboard/results' : 'pages/leaderboard', data, status);
     },

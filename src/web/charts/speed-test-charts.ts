@@ -1,4 +1,4 @@
-import { formatNumber, hardwareLabel } from '../../lib/labels.ts';
+import { formatNumber, hardwareLabel, streamsLabel } from '../../lib/labels.ts';
 import { horizontalBarChart, scatterChart } from './svg-charts.ts';
 
 /** A run as the API returns it; the charts read its speed, hardware, engine and model. */
@@ -18,7 +18,7 @@ export function bestByHardwareChart(runs: readonly ChartRun[], subject: string):
         label: hardwareLabel(run.hardware),
         value: run.tokSOut as number,
         href: `/runs/${run.id}`,
-        note: `${run.engineName} · ${run.quantization}`,
+        note: [run.engineName, run.quantization, streamsLabel(run)].filter(Boolean).join(' · '),
       })),
   });
 }
@@ -35,11 +35,12 @@ export function speedVersusMemoryChart(runs: readonly ChartRun[], subject: strin
       const memory = memoryOf(run.hardware);
       if (typeof run.tokSOut !== 'number' || memory === undefined) return [];
       const model = run.model?.displayName ? `${run.model.displayName} · ` : '';
+      const streams = streamsLabel(run);
       return [
         {
           x: memory,
           y: run.tokSOut,
-          label: `${model}${hardwareLabel(run.hardware)}: ${formatNumber(run.tokSOut, 1)} tok/s`,
+          label: `${model}${hardwareLabel(run.hardware)}: ${formatNumber(run.tokSOut, 1)} tok/s${streams ? ` (${streams}, aggregate)` : ''}`,
           href: `/runs/${run.id}`,
           suspect: run.plausibility === 'suspect',
         },
