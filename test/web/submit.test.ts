@@ -115,7 +115,10 @@ describe('submit page (/submit) and run page (/runs/:id)', () => {
     const all = await request(ctx.app).get('/?batchSize=all').expect(200);
     expect(all.text).to.include(res.headers.location);
     expect(all.text).to.include('<strong>All runs</strong>');
-    expect(all.text).to.match(/<span class="badge badge-muted" title="Aggregate output of 4 sequences at once \(batch 1 × requests in flight\)">×4 streams<\/span>/);
+    const streamsBadge = /<span class="badge badge-muted" title="Aggregate output of 4 sequences at once \(batch 1 × requests in flight\)">×4 streams<\/span>/;
+    expect(all.text).to.match(streamsBadge);
+    // The run tables of the model, hardware and profile pages mark it the same way.
+    expect((await request(ctx.app).get(`/u/${browser.username}`).expect(200)).text).to.match(streamsBadge);
   });
 
   it('shows the rate-limit state and refuses a second run inside the window with 429', async () => {
