@@ -142,8 +142,12 @@ const DAY_PAIRED_FILTERS = new Set<string>(['hwClass', 'memTier', 'engineName', 
 const DAY_MS = 86_400_000;
 type CountedFilter = (typeof COUNTED_FILTERS)[number];
 
-/** The count table's value for a filter (a model by its row id; batch sizes from 8 up share one). */
+/**
+ * The count table's value for a filter (a model by its row id; batch sizes from 8 up share
+ * one; revision 3's batchSize is the aggregate active sequences' dimension).
+ */
 async function countedValue(deps: LeaderboardDeps, query: LeaderboardQuery, name: CountedFilter): Promise<[string, string] | null> {
+  if (name === 'batchSize' && deps.profile.speedTests.batchSizeTimesConcurrency) return ['activeSequences', String(query.batchSize)];
   if (name !== 'hfId') return [name, String(query[name])];
   const modelId = await deps.reads.modelIdOf(query.hfId!);
   return modelId ? ['modelId', modelId] : null;
@@ -165,8 +169,6 @@ async function totalFromCountTables(deps: LeaderboardDeps, resolved: ResolvedQue
   const { query, hardwareIds } = resolved;
   // hardwareName was resolved to the profiles in `hardwareIds`.
   if (runFiltersOf(query).some((name) => name !== 'hardwareName' && !(COUNTED_FILTERS as readonly string[]).includes(name))) return null;
-  // The count tables bucket batchSize alone; revision 3's active-sequence buckets are counted (exact).
-  if (query.batchSize !== undefined && deps.profile.speedTests.batchSizeTimesConcurrency) return null;
   const given = COUNTED_FILTERS.filter((name) => query[name] !== undefined);
   const sum = db.raw('coalesce(sum(n), 0)::int as total');
   if (query.since) {

@@ -10,7 +10,8 @@ const RECOUNT = `
     ('all', ''), ('hwClass', r.hw_class), ('memTier', r.mem_tier::text), ('engineName', r.engine_name),
     ('quantization', r.quantization), ('verified', r.user_verified::text), ('paramSize', r.param_bucket::text),
     ('os', r.os_family), ('backend', r.backend), ('isMoE', r.model_is_moe::text), ('contextLen', r.ctx_bucket::text),
-    ('batchSize', least(r.batch_size, 8)::text), ('modelId', r.model_id::text), ('hardwareId', r.hardware_id::text),
+    ('batchSize', least(r.batch_size, 8)::text), ('activeSequences', least(r.active_sequences, 8)::text),
+    ('modelId', r.model_id::text), ('hardwareId', r.hardware_id::text),
     ('day', to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD'))
   ) as d(dimension, value)
   where r.status = 'APPROVED' and d.value is not null
@@ -57,7 +58,8 @@ describe('exact totals from the run-count table', () => {
       { hfId: fakeHubModels.dense, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, os: 'Ubuntu' }, batchSize: 1, backend: 'cuda' },
       { hfId: fakeHubModels.dense, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 3090', vramGb: 24, gpuCount: 2 }, batchSize: 16 },
       { hfId: fakeHubModels.moeByArchitecture, hardware: { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', chipVariant: 'Max', unifiedMemoryGb: 128, os: 'macOS' }, contextLength: 8192 },
-      { hfId: fakeHubModels.ggufQuant, hardware: { hwClass: 'CPU_ONLY', cpu: 'AMD EPYC 9654', ramGb: 384 }, quantization: 'Q8_0' },
+      // Batch 1 with eight requests in flight: revision 3's batchSize 8 bucket (aggregate active sequences).
+      { hfId: fakeHubModels.ggufQuant, hardware: { hwClass: 'CPU_ONLY', cpu: 'AMD EPYC 9654', ramGb: 384 }, quantization: 'Q8_0', engineFlags: { concurrency: 8, commandSnippet: 'llama-server -m m.gguf -np 8' } },
     ];
     for (const run of runs) runIds.push(await submit(run));
   });
@@ -69,7 +71,8 @@ describe('exact totals from the run-count table', () => {
       [{ hwClass: 'DISCRETE_GPU' }, 2],
       [{ memTier: '48' }, 1],
       [{ quantization: 'Q8_0' }, 1],
-      [{ batchSize: '8' }, 1],
+      [{ batchSize: '8' }, 2],
+      [{ batchSize: '1' }, 2],
       [{ isMoE: 'true' }, 1],
       [{ os: 'linux' }, 1],
       [{ contextLen: '8192' }, 1],
@@ -80,6 +83,19 @@ describe('exact totals from the run-count table', () => {
     for (const [query, total] of cases) {
       const res = await request(ctx.app).get('/api/leaderboard').query(query).expect(200);
       expect(res.body.total, JSON.stringify(query)).to.equal(total);
+    }
+  });
+
+  it('answers revision 3\'s batchSize (aggregate active sequences) from the table, alone and paired', async () => {
+    for (const [query, key] of [
+      [{ batchSize: '1' }, { dimension: 'activeSequences', value: '1' }],
+      [{ batchSize: '8', hwClass: 'CPU_ONLY' }, { dimension: 'activeSequences+hwClass', value: '8|CPU_ONLY' }],
+    ] as const) {
+      const before = (await request(ctx.app).get('/api/leaderboard').query(query).expect(200)).body.total;
+      await ctx.db('speed_test_run_counts').where(key).increment('n', 40);
+      const tampered = (await request(ctx.app).get('/api/leaderboard').query(query).expect(200)).body.total;
+      await ctx.db('speed_test_run_counts').where(key).decrement('n', 40);
+      expect(tampered, JSON.stringify(query)).to.equal(before + 40);
     }
   });
 

@@ -6,6 +6,7 @@ import {
   runCountLayoutV2,
   runCountLayoutV3,
   runCountLayoutV4,
+  runCountLayoutV5,
   runCountSql,
   type RunCountLayout,
 } from '../../src/db/read-models/run-counts.ts';
@@ -42,6 +43,7 @@ const COUNT_LAYOUTS: [name: string, layout: RunCountLayout, sha256: string][] = 
   ['runCountLayoutV2', runCountLayoutV2, '2a9fbfb880e73dfaf70d8c524a1d491fa72e61186a41b4daca431a4c133092bd'],
   ['runCountLayoutV3', runCountLayoutV3, 'f0aafe0dea0afd1f1bda09b606de120d453104b6454945e6274b0cd73a9e5f84'],
   ['runCountLayoutV4', runCountLayoutV4, 'f5d4b076a52bc939be1baf7e3dfd9d4541cedc4adc83056ec0bc22b8a8f10dbc'],
+  ['runCountLayoutV5', runCountLayoutV5, '5d1eb68e4d320c24b87f35f54b3c883b42ff8ad23c4d9be1b44593a5b913e21c'],
 ];
 
 const PINNED: [name: string, sql: () => string, sha256: string][] = [

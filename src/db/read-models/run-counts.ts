@@ -99,8 +99,21 @@ export const runCountLayoutV4: RunCountLayout = extendRunCountLayout(
   (other) => DAY_PAIRS.has(other),
 );
 
+/**
+ * V5, installed by 20261125030000_run_count_streams: V4 plus runs per aggregate active
+ * sequences (batchSize x concurrency, 8 and more together), revision 3's batchSize bucket,
+ * paired with every filter but the day, so the single-stream view the leaderboard page
+ * shows by default (alone or with one more filter) has its total from the table.
+ * Frozen: never edit after its migration has shipped; add a new layout instead.
+ */
+export const runCountLayoutV5: RunCountLayout = extendRunCountLayout(
+  runCountLayoutV4,
+  ['activeSequences', 'least(r.active_sequences, 8)::text'],
+  (other) => other !== 'day',
+);
+
 /** The layout the latest migration installs (what a bulk load recounts in). */
-export const currentRunCountLayout = runCountLayoutV4;
+export const currentRunCountLayout = runCountLayoutV5;
 
 function dimensionValues({ dimensions, pairs }: RunCountLayout): string {
   const rows: string[] = [`('all', '')`];
