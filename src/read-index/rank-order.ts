@@ -6,10 +6,10 @@
  * it into a new main array.
  */
 
+import { forEachBit, hasBit, setBit, wordsFor } from './slot-sets.ts';
+
 /** Compares two slots: negative when `a` ranks first. Never 0 for distinct slots. */
 export type SlotCompare = (a: number, b: number) => number;
-
-import { forEachBit, hasBit, setBit, wordsFor } from './slot-sets.ts';
 
 /** A removed or moved run's old place in the main array. */
 const STALE = -1;

@@ -111,7 +111,7 @@ export class ReadIndexKeeper implements RunReadIndex {
 
   async close(): Promise<void> {
     this.state = 'closed';
-    this.index = null;
+    this.replaceIndex(null);
     clearTimeout(this.reconnectTimer);
     this.releaseWaiters();
     const clients = [this.listener, this.connecting];
@@ -197,8 +197,13 @@ export class ReadIndexKeeper implements RunReadIndex {
     }
   }
 
-  /** Forgets every cached document (their slots belong to the index being replaced) and every resolution (changes may go unseen). */
-  private forgetDocuments(): void {
+  /**
+   * The one place the index is replaced (built, dropped, closed): the cached documents go
+   * with it (they are keyed by its slots), and so do the resolutions (while there is no
+   * listening index, catalogue changes may go unseen).
+   */
+  private replaceIndex(index: RunIndex | null): void {
+    this.index = index;
     this.docs.clear();
     this.docGeneration += 1;
     this.forgetResolutions();
@@ -232,8 +237,7 @@ export class ReadIndexKeeper implements RunReadIndex {
    */
   private async rebuild(): Promise<void> {
     const listener = this.listener;
-    this.index = null;
-    this.forgetDocuments();
+    this.replaceIndex(null);
     this.building = true;
     this.held.clear();
     if (this.state !== 'closed') this.state = 'building';
@@ -243,8 +247,7 @@ export class ReadIndexKeeper implements RunReadIndex {
       // On the listener's own connection: requests keep the whole pool, and a close ends it.
       const index = await buildRunIndex(listener);
       if (this.state === 'closed' || this.listener !== listener) return;
-      this.forgetDocuments();
-      this.index = index;
+      this.replaceIndex(index);
       this.queue.unshift({ ids: [...this.held] });
     } catch (error) {
       if (this.listener === listener && listener) {
@@ -275,8 +278,7 @@ export class ReadIndexKeeper implements RunReadIndex {
   private lost(client: pg.Client, error?: unknown): void {
     if (this.listener !== client || this.state === 'closed') return;
     this.listener = null;
-    this.index = null;
-    this.forgetDocuments();
+    this.replaceIndex(null);
     this.releaseWaiters();
     this.retry(error ?? new Error('listener connection ended'));
   }
@@ -307,7 +309,7 @@ export class ReadIndexKeeper implements RunReadIndex {
           else if ('ids' in notice) for (const id of notice.ids) ids.add(id);
         }
         if (resync) {
-          this.forgetDocuments();
+          // Without a listener the index is already dropped (and rebuilt on reconnect).
           if (this.listener) await this.rebuild();
         } else if (ids.size > 0) {
           await this.applyChanges([...ids]);

@@ -220,7 +220,7 @@ function facetCondition(facet: Facet, codes: number[]): Condition {
   for (const code of codes) member[code] = 1;
   return {
     size: codes.reduce((sum, code) => sum + facet.counts[code]!, 0),
-    bits: single >= 0 ? facet.bits[single]! : null,
+    bits: single >= 0 ? facet.bits[single] ?? null : null,
     test: single >= 0 ? (slot) => column[slot] === single : (slot) => column[slot]! >= 0 && member[column[slot]!] === 1,
     forEach(visit) {
       for (const code of codes) {
@@ -638,6 +638,15 @@ export class RunIndex {
       kept += 1;
       return kept < end;
     };
+    /**
+     * The page from walking the order over `mask` while that is cheap (within `budget`
+     * visits), else from placing the matches by position (a filter whose runs rank last).
+     */
+    const walkOrPlace = (mask: Uint32Array, budget: number, forEachMatch: (visit: (slot: number) => void) => void) => {
+      if (order.walkMasked(mask, take, budget)) return;
+      restart();
+      order.walkAmong(forEachMatch, take);
+    };
     const distinctHardware = (forEach: (visit: (slot: number) => void) => void) => {
       const counted = new Uint8Array(this.facets.hardware.values.length);
       let distinct = 0;
@@ -671,15 +680,13 @@ export class RunIndex {
           for (const slot of order.sort(matches)) if (!take(slot)) break;
         } else {
           // Walk from the top when the page's end looks near it, else place the matches by position.
+          const forEachMatch = (visit: (slot: number) => void) => matches.forEach(visit);
           const reach = order.estimatedReach(matches, end);
-          if (reach > matches.length * WALK_VISITS_PER_MATCH) order.walkAmong((visit) => matches.forEach(visit), take);
+          if (reach > matches.length * WALK_VISITS_PER_MATCH) order.walkAmong(forEachMatch, take);
           else {
             const [mask] = this.scratchBits();
             for (const slot of matches) setBit(mask, slot);
-            if (!order.walkMasked(mask, take, 2 * reach + 4096)) {
-              restart();
-              order.walkAmong((visit) => matches.forEach(visit), take);
-            }
+            walkOrPlace(mask, 2 * reach + 4096, forEachMatch);
             for (const slot of matches) clearBit(mask, slot);
           }
         }
@@ -701,13 +708,7 @@ export class RunIndex {
       matched = countBits(mask);
     }
     const total = bestPerHardware ? distinctHardware((visit) => forEachBit(mask, visit)) : matched;
-    if (limit > 0 && offset < total) {
-      // Walk the order from the top while that is cheap; if the matches sit further down, place them directly.
-      if (!order.walkMasked(mask, take, 2 * total + 4096)) {
-        restart();
-        order.walkAmong((visit) => forEachBit(mask, visit), take);
-      }
-    }
+    if (limit > 0 && offset < total) walkOrPlace(mask, 2 * total + 4096, (visit) => forEachBit(mask, visit));
     // Scratch bitsets are left clear: the few-candidate path sets and clears only its own bits.
     if (mask === this.scratch[0]) mask.fill(0);
     return { slots: page, total };

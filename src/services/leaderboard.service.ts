@@ -61,6 +61,27 @@ function memTierRange(tier: number): [above: number, upTo: number] {
   return [at > 0 ? buckets.memTier[at - 1]! : 0, tier];
 }
 
+/**
+ * What a `batchSize` filter matches (DECISIONS.md "Buckets"), for the SQL filter, the read
+ * index and the count tables alike: revision 3 counts aggregate active sequences (batchSize
+ * x concurrency), revisions 1 and 2 batchSize alone; N exactly, or N and more for the
+ * open-ended bucket.
+ */
+function batchBucket(profile: RevisionProfile, batchSize: number) {
+  const onSequences = profile.speedTests.batchSizeTimesConcurrency;
+  const atLeast = batchSize >= buckets.batchSizeOpenEnded;
+  const indexField: 'activeSequences' | 'activeSequencesAtLeast' | 'batchSize' | 'batchSizeAtLeast' = onSequences
+    ? atLeast ? 'activeSequencesAtLeast' : 'activeSequences'
+    : atLeast ? 'batchSizeAtLeast' : 'batchSize';
+  return {
+    value: atLeast ? buckets.batchSizeOpenEnded : batchSize,
+    atLeast,
+    column: onSequences ? 'r.active_sequences' : 'r.batch_size',
+    indexField,
+    countedDimension: onSequences ? 'activeSequences' : 'batchSize',
+  };
+}
+
 async function resolveQuery(deps: LeaderboardDeps, query: LeaderboardQuery, readIndex = deps.readIndex ?? noReadIndex): Promise<ResolvedQuery> {
   if (!query.hardwareName) return { query };
   const named = JSON.stringify([query.hardwareName, query.hwClass ?? null, query.memTier ?? null, query.os ?? null]);
@@ -105,9 +126,8 @@ function applyFilters(q: Knex.QueryBuilder, { query, hardwareIds, createdBefore 
   if (query.modelFamily) q.whereRaw('r.model_family like ?', [containsLowercase(query.modelFamily)]);
   if (query.isMoE !== undefined) q.where('r.model_is_moe', query.isMoE);
   if (query.batchSize !== undefined) {
-    const column = deps.profile.speedTests.batchSizeTimesConcurrency ? 'r.active_sequences' : 'r.batch_size';
-    if (query.batchSize >= buckets.batchSizeOpenEnded) q.where(column, '>=', buckets.batchSizeOpenEnded);
-    else q.where(column, query.batchSize);
+    const { column, atLeast, value } = batchBucket(deps.profile, query.batchSize);
+    q.where(column, atLeast ? '>=' : '=', value);
   }
   if (query.contextLen !== undefined) q.where('r.ctx_bucket', query.contextLen);
   if (query.plausible) q.whereNot('r.plausibility', 'suspect');
@@ -142,12 +162,9 @@ const DAY_PAIRED_FILTERS = new Set<string>(['hwClass', 'memTier', 'engineName', 
 const DAY_MS = 86_400_000;
 type CountedFilter = (typeof COUNTED_FILTERS)[number];
 
-/**
- * The count table's value for a filter (a model by its row id; batch sizes from 8 up share
- * one; revision 3's batchSize is the aggregate active sequences' dimension).
- */
+/** The count table's value for a filter (a model by its row id; batchSize in its bucket's dimension). */
 async function countedValue(deps: LeaderboardDeps, query: LeaderboardQuery, name: CountedFilter): Promise<[string, string] | null> {
-  if (name === 'batchSize' && deps.profile.speedTests.batchSizeTimesConcurrency) return ['activeSequences', String(query.batchSize)];
+  if (name === 'batchSize') return [batchBucket(deps.profile, query.batchSize!).countedDimension, String(query.batchSize)];
   if (name !== 'hfId') return [name, String(query[name])];
   const modelId = await deps.reads.modelIdOf(query.hfId!);
   return modelId ? ['modelId', modelId] : null;
@@ -327,10 +344,8 @@ async function indexFilterOf(deps: LeaderboardDeps, { query, hardwareIds }: Reso
     plausible: query.plausible,
   };
   if (query.batchSize !== undefined) {
-    // Revision 3 buckets on aggregate active sequences (batchSize x concurrency), 1 and 2 on batchSize alone.
-    const onSequences = deps.profile.speedTests.batchSizeTimesConcurrency;
-    if (query.batchSize >= buckets.batchSizeOpenEnded) filter[onSequences ? 'activeSequencesAtLeast' : 'batchSizeAtLeast'] = buckets.batchSizeOpenEnded;
-    else filter[onSequences ? 'activeSequences' : 'batchSize'] = query.batchSize;
+    const { indexField, value } = batchBucket(deps.profile, query.batchSize);
+    filter[indexField] = value;
   }
   if (query.since) filter.created = { atOrAfter: sinceCutoff(deps, query.since).getTime() * 1000 };
   if (query.hfId) {

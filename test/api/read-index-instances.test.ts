@@ -6,11 +6,13 @@
  * listener connection makes the instance answer through the database and rebuild.
  */
 import { expect } from 'chai';
+import pg from 'pg';
 import request from 'supertest';
 import type { Express } from 'express';
 import { useTestApp } from '../helpers/app.ts';
 import { account, submitRun, type Account } from '../helpers/moderation.ts';
 import { waitFor } from '../helpers/read-index.ts';
+import { RUN_CHANGES_CHANNEL } from '../../src/read-index/read-index.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
 
 const NOTIFY = { READ_INDEX_FRESHNESS: 'notify' };
@@ -157,6 +159,39 @@ describe('Read index: names resolved through the catalogue stay fresh on two ins
       () => submitRun(ctx, submitter, { hardware }),
       2,
     );
+  });
+
+  it('sends `catalogue` only when a name could resolve differently, not on every submission', async () => {
+    const listener = new pg.Client({ connectionString: ctx.databaseUrl });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on('notification', (message) => message.payload === 'catalogue' && heard.push(message.payload));
+    await listener.query(`listen ${RUN_CHANGES_CHANNEL}`);
+    // A marker sent after a write arrives after the write's own notices (commit order).
+    const settled = async () => {
+      const token = `settled-${Date.now()}-${Math.random()}`;
+      const arrived = new Promise<void>((resolve) => listener.on('notification', (m) => m.payload === token && resolve()));
+      await ctx.db.raw('select pg_notify(?, ?)', [RUN_CHANGES_CHANNEL, token]);
+      await arrived;
+    };
+    try {
+      // The same model, profile and user as runs already stored: the upserts touch no row.
+      await submitRun(ctx, submitter);
+      await submitRun(ctx, submitter);
+      await ctx.db('models').update({ benchmark_count: ctx.db.raw('benchmark_count') });
+      await settled();
+      expect(heard, 'no catalogue change').to.deep.equal([]);
+      await submitRun(ctx, submitter, { hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 5080', vramGb: 16 } });
+      await settled();
+      expect(heard, 'a new profile').to.deep.equal(['catalogue']);
+      await ctx.db('users').where({ id: submitter.id }).update({ username: `${submitter.username}r` });
+      await ctx.db('users').where({ id: submitter.id }).update({ username: `${submitter.username}r`, updated_at: ctx.db.fn.now() });
+      await settled();
+      expect(heard, 'a rename, then an update that renames nothing').to.deep.equal(['catalogue', 'catalogue']);
+    } finally {
+      await ctx.db('users').where({ id: submitter.id }).update({ username: submitter.username });
+      await listener.end();
+    }
   });
 
   it('a user new to a username, and a renamed one', async () => {

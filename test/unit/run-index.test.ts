@@ -98,21 +98,35 @@ function reference(runs: Map<string, IndexedRun>, filter: IndexFilter, order: In
   return { ids: ranked.slice(offset, offset + limit).map((run) => run.id), total: ranked.length };
 }
 
+/** A seeded generator: the same runs and queries on every run of the tests. */
+function seeded(seed: number): () => number {
+  let state = seed;
+  return () => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32);
+}
+
+/** The n-th test run's id (a uuid). */
+const runId = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+/** An index loaded oldest first (as the build reads the table) with `count` runs, and the runs the reference reads. */
+function loadedIndex(count: number, make: (n: number) => IndexedRun): { index: RunIndex; live: Map<string, IndexedRun> } {
+  const index = new RunIndex();
+  const live = new Map<string, IndexedRun>();
+  for (let n = 0; n < count; n += 1) {
+    const run = make(n);
+    index.upsert(run);
+    live.set(run.id, run);
+  }
+  index.finishLoad();
+  return { index, live };
+}
+
 describe('RunIndex against a brute-force reference', function () {
   this.timeout(60_000);
 
   it('answers every filter, order and page exactly through thousands of writes (folds, bitsets, wider codes)', () => {
-    let seed = 42;
-    const rng = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
-    const index = new RunIndex();
-    const live = new Map<string, IndexedRun>();
-    // Loaded oldest first (as the build reads the table), with ties on created-at.
-    for (let n = 0; n < 6000; n += 1) {
-      const run = makeRun(`00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, rng, 1_000_000 + Math.floor(n / 3));
-      index.upsert(run);
-      live.set(run.id, run);
-    }
-    index.finishLoad();
+    const rng = seeded(42);
+    // Ties on created-at: three runs a microsecond.
+    const { index, live } = loadedIndex(6000, (n) => makeRun(runId(n), rng, 1_000_000 + Math.floor(n / 3)));
     const ids = () => [...live.keys()];
     const removed: IndexedRun[] = [];
     let next = 6000;
@@ -120,7 +134,7 @@ describe('RunIndex against a brute-force reference', function () {
     const write = () => {
       const r = rng();
       if (r < 0.3) {
-        const run = makeRun(`00000000-0000-4000-8000-${String(next++).padStart(12, '0')}`, rng, 1_000_000 + Math.floor(rng() * 2500));
+        const run = makeRun(runId(next++), rng, 1_000_000 + Math.floor(rng() * 2500));
         index.upsert(run);
         live.set(run.id, run);
       } else if (r < 0.65) {
@@ -209,20 +223,12 @@ describe('RunIndex pages whose matches rank far down the order', function () {
   // the slowest, so the first page under tokSOut sits past two thirds of the order: a walk
   // from the top runs out of its budget and the matches are placed by position instead.
   it('answers them exactly, with and without runs placed since the build', () => {
-    let seed = 99;
-    const rng = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
-    const index = new RunIndex();
-    const live = new Map<string, IndexedRun>();
+    const rng = seeded(99);
     const slowLast = (run: IndexedRun): IndexedRun => {
       const speed = run.hwClass === 'CPU_ONLY' ? Math.round(rng() * 100) / 10 : 20 + Math.round(rng() * 2000) / 10;
       return { ...run, sortKeys: { ...run.sortKeys, tokSOut: speed } };
     };
-    for (let n = 0; n < 30_000; n += 1) {
-      const run = slowLast(makeRun(`00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, rng, 1_000_000 + n));
-      index.upsert(run);
-      live.set(run.id, run);
-    }
-    index.finishLoad();
+    const { index, live } = loadedIndex(30_000, (n) => slowLast(makeRun(runId(n), rng, 1_000_000 + n)));
     const pages = [
       { filter: { hwClass: 'CPU_ONLY' }, offset: 0, limit: 50 },
       { filter: { hwClass: 'CPU_ONLY' }, offset: 9_000, limit: 50 },
@@ -242,7 +248,7 @@ describe('RunIndex pages whose matches rank far down the order', function () {
     check('after the build');
     // Placed since the build (pending in every order): new slow CPU runs and moved ones.
     for (let n = 0; n < 400; n += 1) {
-      const id = n % 2 === 0 ? `00000000-0000-4000-8000-${String(30_000 + n).padStart(12, '0')}` : [...live.keys()][Math.floor(rng() * live.size)]!;
+      const id = n % 2 === 0 ? runId(30_000 + n) : [...live.keys()][Math.floor(rng() * live.size)]!;
       const run = slowLast({ ...makeRun(id, rng, 1_000_000 + Math.floor(rng() * 30_000)), hwClass: 'CPU_ONLY' });
       index.upsert(run);
       live.set(id, run);
@@ -291,8 +297,7 @@ describe('RankOrder', () => {
   });
 
   it('walks and sorts exactly the live slots in rank order through adds, moves and removals (and its folds)', () => {
-    let seed = 7;
-    const rng = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const rng = seeded(7);
     const values: number[] = [];
     const compare = (a: number, b: number) => values[a]! - values[b]! || a - b;
     const order = new RankOrder(compare);

@@ -90,6 +90,26 @@ describe('public pages', () => {
       expect(res.text).to.include('Some filters are not valid');
       expect(res.text).to.include('<code>memTier</code>: Must be one of 8, 12, 16, 24, 32, 48, 80, 96, 128');
       expect(res.text).to.include('<code>nonsense</code>: Unknown field');
+      // A streams value the page does not know (it knows 1-8 and `all`) is a field error too.
+      for (const batchSize of ['x', '0', 'ALL']) {
+        const bad = await request(ctx.app).get('/').query({ batchSize }).expect(400);
+        expect(bad.text, batchSize).to.include('<code>batchSize</code>:');
+      }
+    });
+
+    it('names a chosen streams bucket and links to both other views', async () => {
+      const res = await request(ctx.app).get('/?batchSize=8').expect(200);
+      expect(res.text).to.include('<strong>Runs of 8 or more streams</strong>');
+      expect(res.text).to.include('0 runs');
+      expect(res.text).to.include('<a href="/" hx-get="/" hx-target="#results" hx-swap="outerHTML" hx-push-url="true">Single-stream runs</a>');
+      expect(res.text).to.include('<a href="/?batchSize=all" hx-get="/?batchSize=all" hx-target="#results" hx-swap="outerHTML" hx-push-url="true">All runs</a>');
+      // Other filters are kept, escaped in the attribute.
+      expect((await request(ctx.app).get('/?hwClass=UNIFIED&batchSize=all').expect(200)).text).to.include('href="/?hwClass=UNIFIED"');
+      expect((await request(ctx.app).get('/?hwClass=UNIFIED&sort=ttftMs').expect(200)).text).to.include('href="/?hwClass=UNIFIED&amp;sort=ttftMs&amp;batchSize=all"');
+      expect(res.text).to.include('<option value="8" selected>8 or more</option>');
+      const all = await request(ctx.app).get('/?batchSize=all').expect(200);
+      expect(all.text).to.include('<option value="all" selected>all runs</option>');
+      expect(all.text).to.include('4 runs');
     });
   });
 
