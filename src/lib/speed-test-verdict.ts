@@ -1,5 +1,6 @@
 import { memoryBandwidthUpperBoundOf, type HardwareForBandwidth } from './hardware-lookup.ts';
 import { assessPlausibility, type RooflineVerdict } from './roofline.ts';
+import type { NormalisedSpeedTest } from './speed-test-normalise.ts';
 
 /** What the roofline needs to know about one run. */
 export interface RunForVerdict {
@@ -28,6 +29,18 @@ export function runVerdict(run: RunForVerdict): RooflineVerdict {
     activeParamsB: run.model.active_params,
     isMoE: run.model.is_moe,
     memoryBandwidthGBs: memoryBandwidthUpperBoundOf(run.hardware),
+  });
+}
+
+/** The verdict of a normalised submission on its catalogued model (the writer's and the demo seed's). */
+export function submissionVerdict(normalised: NormalisedSpeedTest, model: RunForVerdict['model']): RooflineVerdict {
+  return runVerdict({
+    tokSOut: normalised.tokSOut ?? null,
+    batchSize: normalised.batchSize,
+    quantization: normalised.quantization,
+    engineFlags: normalised.engineFlags,
+    model,
+    hardware: normalised.hardware,
   });
 }
 

@@ -4,7 +4,7 @@ import { NotFound } from '../lib/errors.ts';
 import { jsonArray, jsonObject } from '../lib/json-text.ts';
 import { speedTestFacets } from '../lib/speed-test-facets.ts';
 import { normaliseParsedSubmission, type NormalisedSpeedTest } from '../lib/speed-test-normalise.ts';
-import { runVerdict, verdictColumns } from '../lib/speed-test-verdict.ts';
+import { submissionVerdict, verdictColumns } from '../lib/speed-test-verdict.ts';
 import { messages } from '../messages.ts';
 import type { RevisionProfile } from '../revisions.ts';
 import type { SpeedTestListQuery } from '../schemas/speed-test-query.schema.ts';
@@ -78,16 +78,7 @@ export function createSpeedTestWriter({ db }: Pick<ServiceDeps, 'db'>) {
       const [{ id }] = await db('speed_test_runs')
         .insert({
           ...speedTestFacets(normalised, modelRow, userVerified),
-          ...verdictColumns(
-            runVerdict({
-              tokSOut: normalised.tokSOut ?? null,
-              batchSize: normalised.batchSize,
-              quantization: normalised.quantization,
-              engineFlags: normalised.engineFlags,
-              model: modelRow,
-              hardware: normalised.hardware,
-            }),
-          ),
+          ...verdictColumns(submissionVerdict(normalised, modelRow)),
           ...submittedColumns(normalised),
           user_id: userId,
           model_id: modelRow.id,

@@ -28,6 +28,49 @@ describe('demo data', () => {
     expect(Number(counted!.n)).to.equal(300);
   });
 
+  it('teaches what real runs look like: commands that match their engine, single-stream speeds within the roofline, throughput runs marked', async () => {
+    const runs = await ctx.db('speed_test_runs as r')
+      .join('engines as e', 'e.id', 'r.engine_id')
+      .select('e.name as engine', 'r.engine_flags', 'r.context_length', 'r.active_sequences', 'r.spec_decoding', 'r.plausibility', 'r.plausibility_reason', 'r.quantization');
+    // The launch command is the one the engine is started with, and says what the run says.
+    const binaries: Record<string, RegExp> = {
+      'llama.cpp': /^llama-server /,
+      vllm: /^vllm serve /,
+      sglang: /^python -m sglang\.launch_server /,
+      ollama: /(?:^| )ollama run /,
+      mlx: /^mlx_lm\.server /,
+      lmstudio: /^lms load /,
+    };
+    for (const run of runs) {
+      const command: string = run.engine_flags.commandSnippet;
+      expect(command, run.engine).to.match(binaries[run.engine]!);
+      const context = /(?:-c|--max-model-len|--context-length) (\d+)/.exec(command);
+      if (context) expect(Number(context[1])).to.equal(run.context_length);
+    }
+    const singleStream = runs.filter((run) => run.active_sequences === 1 && !run.spec_decoding);
+    const throughput = runs.filter((run) => run.active_sequences > 1);
+    const speculative = runs.filter((run) => run.spec_decoding);
+    // Every single-stream run is judged, and within its bound.
+    expect(singleStream.map((run) => run.plausibility)).to.satisfy((verdicts: string[]) => verdicts.every((v) => v === 'plausible'));
+    // Throughput runs are a minority, each with its streams and not held to one stream's bound.
+    expect(throughput.length).to.be.within(15, 75);
+    for (const run of throughput) {
+      expect(run.engine_flags.concurrency).to.equal(run.active_sequences);
+      expect([run.plausibility, run.plausibility_reason]).to.satisfy(([verdict, reason]: string[]) => verdict === 'unknown' && /concurrency/.test(reason));
+    }
+    expect(speculative.length).to.be.greaterThan(0);
+    for (const run of speculative) expect(run.engine_flags.specModel).to.be.a('string');
+    // Spread like real traffic: llama.cpp and Q4_K_M lead, several engines appear.
+    const mostCommon = (values: string[]) => {
+      const counts = new Map<string, number>();
+      for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+      return [...counts].sort((a, b) => b[1] - a[1])[0]![0];
+    };
+    expect(mostCommon(runs.map((run) => run.engine))).to.equal('llama.cpp');
+    expect(mostCommon(runs.map((run) => run.quantization))).to.equal('Q4_K_M');
+    expect(new Set(runs.map((run) => run.engine)).size).to.be.at.least(5);
+  });
+
   it('adds nothing the second time', async () => {
     expect(await seedDemoRuns(ctx.db, getRevisionProfile(3))).to.deep.equal({ users: 0, runs: 0 });
     expect((await ctx.db('speed_test_runs').count('* as n').first())!.n).to.equal(300);
