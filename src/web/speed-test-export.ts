@@ -41,6 +41,8 @@ function flatRecord(run: ExportedRun): Record<string, unknown> {
     tokPerWatt: run.tokPerWatt,
     tokPerDollar: run.tokPerDollar,
     plausibility: run.plausibility,
+    decodeBoundTokS: run.decodeBoundTokS,
+    plausibilityReason: run.plausibilityReason,
     username: run.user?.username,
     verified: run.user?.verified,
   };

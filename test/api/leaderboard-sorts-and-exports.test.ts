@@ -131,6 +131,9 @@ describe('GET /api/leaderboard, revision 3: sorts, bestPer and exports', () => {
       expect(r1).to.include({ hfId: fakeHubModels.dense, hwClass: 'DISCRETE_GPU', gpuName: 'Card A', engineName: 'llama.cpp', quantization: 'Q4_K_M', tokSOut: '100', ttftMs: '300', username: 'sorter' });
       expect(Number(r1.tokPerWatt)).to.be.closeTo(0.4, 1e-9);
       expect(r1.createdAt).to.equal(seeder.runs.get('r1')!.createdAt);
+      // The verdict comes with its bound and reason, as in the JSON rows.
+      const json = (await page(ctx, { limit: '200' })).rows.find((row) => row.id === r1.id)!;
+      expect([r1.plausibility, r1.decodeBoundTokS, r1.plausibilityReason]).to.deep.equal([json.plausibility, json.decodeBoundTokS === null ? '' : String(json.decodeBoundTokS), json.plausibilityReason ?? '']);
     });
 
     it('CSV: follows sort, bestPer and filters', async () => {

@@ -210,7 +210,7 @@ export function csvRecords(text: string): { header: string[]; records: Record<st
 }
 
 /** Columns a leaderboard CSV must carry whatever else it has. */
-export const CSV_COLUMNS = ['rank', 'id', 'createdAt', 'hfId', 'hwClass', 'hardware', 'gpuName', 'cpu', 'os', 'engineName', 'quantization', 'tokSOut', 'ttftMs', 'tokPerWatt', 'tokPerDollar', 'username'];
+export const CSV_COLUMNS = ['rank', 'id', 'createdAt', 'hfId', 'hwClass', 'hardware', 'gpuName', 'cpu', 'os', 'engineName', 'quantization', 'tokSOut', 'ttftMs', 'tokPerWatt', 'tokPerDollar', 'plausibility', 'decodeBoundTokS', 'plausibilityReason', 'username'];
 
 /** Runs `fn` with the clock at `at`, then puts it back (the seed's windows rely on it). */
 export async function atTime<T>(ctx: TestContext, at: number | string, fn: () => Promise<T>): Promise<T> {

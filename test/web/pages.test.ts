@@ -49,9 +49,10 @@ describe('public pages', () => {
       expect(res.text).to.include('href="/api/leaderboard?batchSize=1&amp;format=csv"');
     });
 
-    it('marks a run above the roofline as suspect', async () => {
+    it('marks a run above the roofline as suspect, and gives every row its verdict and reason', async () => {
       const res = await request(ctx.app).get('/').expect(200);
-      expect(res.text).to.match(/>900<\/a> <span class="badge badge-warn" title="Above the [\d.,]+ tok\/s memory-bandwidth bound">suspect<\/span>/);
+      expect(res.text).to.match(/title="Suspect: above [^"]+">900<\/a> <span class="badge badge-warn" title="Above the [\d.,]+ tok\/s memory-bandwidth bound: above [^"]+">suspect<\/span>/);
+      expect(res.text).to.match(new RegExp(`href="/runs/${runIds[0]}" title="Plausible: within [^"]+">150</a>`));
     });
 
     it('answers htmx with only the results region, for the same URL', async () => {
@@ -166,6 +167,14 @@ describe('public pages', () => {
     expect(res.text).to.include('2 runs across models');
     await request(ctx.app).get('/hardware/00000000-0000-4000-8000-000000000000').expect(404);
     await request(ctx.app).get('/hardware/nope').expect(404);
+  });
+
+  it('shows a run page its verdict with the bound and the reason', async () => {
+    const suspect = await request(ctx.app).get(`/runs/${runIds[3]}`).expect(200);
+    expect(suspect.text).to.match(/<p class="alert alert-error" id="plausibility">\s*<strong>Suspect\.<\/strong>\s*Above [^<]+\.\s*Single-stream decode bound for this model, quantization and hardware: <strong>[\d.,]+ tok\/s<\/strong>/);
+    const plausible = await request(ctx.app).get(`/runs/${runIds[0]}`).expect(200);
+    expect(plausible.text).to.match(/<p class="alert alert-info" id="plausibility">\s*<strong>Plausible\.<\/strong>\s*Within /);
+    expect(plausible.text).to.include('<a href="/methodology">How runs are judged</a>');
   });
 
   it('explains the roofline on /methodology with the bits-per-weight table', async () => {
