@@ -10,6 +10,7 @@ import { systemClock } from './lib/clock.ts';
 import { getRevisionProfile } from './revisions.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createHousekeepingService } from './services/housekeeping.service.ts';
+import { createPlausibilityService } from './services/plausibility.service.ts';
 import { createUsersService } from './services/users.service.ts';
 
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -44,6 +45,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   }
 
   const app = createApp({ db, config, logger, databaseUrl: database.url });
+  // Verdicts judged by rules an earlier deploy applied are re-judged in the background;
+  // the pages serve the stored ones meanwhile.
+  createPlausibilityService({ db })
+    .rejudgeIfRulesChanged()
+    .then(
+      (result) => result.rejudged && logger.info({ changed: result.changed }, 'plausibility rules changed: stored runs re-judged'),
+      (error) => logger.warn({ err: error }, 're-judging stored runs failed; it is tried again at the next start'),
+    );
   // Old rate-limit counters and idempotency keys only take space; clear them now and then.
   const { pruneExpired } = createHousekeepingService({ db });
   const housekeeping = setInterval(() => {

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
+import { cpus, gpus, unifiedChips } from '../data/hardware-catalogue.ts';
 import { memoryBandwidthUpperBoundOf, type HardwareForBandwidth } from './hardware-lookup.ts';
-import { assessPlausibility, type RooflineVerdict } from './roofline.ts';
+import { assessPlausibility, methodology, type RooflineVerdict } from './roofline.ts';
 import type { NormalisedSpeedTest } from './speed-test-normalise.ts';
 
 /** What the roofline needs to know about one run. */
@@ -46,4 +48,17 @@ export function submissionVerdict(normalised: NormalisedSpeedTest, model: RunFor
 
 export function verdictColumns(verdict: RooflineVerdict) {
   return { plausibility: verdict.plausibility, decode_bound_tok_s: verdict.boundTokS, plausibility_reason: verdict.reason };
+}
+
+/**
+ * Bump when a change of code (not of the data below) would judge any stored run
+ * differently: name matching, a rule, the reason texts. Data changes (the catalogue, the
+ * bits table, the factors, the methodology's words) change the fingerprint by themselves.
+ */
+export const VERDICT_RULES_REVISION = 2;
+
+/** What the stored verdicts depend on besides each run's own facts; stored runs are re-judged when it changes. */
+export function verdictRulesFingerprint(): string {
+  const rules = { revision: VERDICT_RULES_REVISION, methodology, catalogue: { gpus, unifiedChips, cpus } };
+  return createHash('sha256').update(JSON.stringify(rules)).digest('hex');
 }

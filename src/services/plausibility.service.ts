@@ -1,41 +1,74 @@
-import { runVerdict, verdictColumns } from '../lib/speed-test-verdict.ts';
+import { runVerdict, verdictColumns, verdictRulesFingerprint } from '../lib/speed-test-verdict.ts';
 import type { ServiceDeps } from './deps.ts';
 
+/** Runs read and re-judged per statement. */
+const BATCH = 1000;
+/** Only one instance re-judges after a deploy; the others leave it to that one. */
+const REJUDGE_LOCK = 'verdict-rules-rejudge';
+
 export function createPlausibilityService({ db }: Pick<ServiceDeps, 'db'>) {
-  return {
-    /**
-     * Re-judges stored runs (all, or those of some models) after the inputs changed: a
-     * model's size became known, or the catalogue or bits table was updated.
-     */
-    async recompute(modelIds?: string[]): Promise<number> {
-      let updated = 0;
-      let after = '00000000-0000-0000-0000-000000000000';
-      for (;;) {
-        const rows = await db('speed_test_runs as r')
-          .join('models as m', 'm.id', 'r.model_id')
-          .join('hardware_profiles as h', 'h.id', 'r.hardware_id')
-          .modify((q) => {
-            if (modelIds) q.whereIn('r.model_id', modelIds);
-          })
-          .where('r.id', '>', after)
-          .orderBy('r.id')
-          .limit(1000)
-          .select('r.id', 'r.tok_s_out', 'r.batch_size', 'r.quantization', 'r.engine_flags', 'm.params', 'm.active_params', 'm.is_moe', 'h.details');
-        if (rows.length === 0) return updated;
-        for (const row of rows) {
-          const verdict = runVerdict({
-            tokSOut: row.tok_s_out,
-            batchSize: row.batch_size,
-            quantization: row.quantization,
-            engineFlags: row.engine_flags,
-            model: row,
-            hardware: row.details,
-          });
-          await db('speed_test_runs').where({ id: row.id }).update(verdictColumns(verdict));
-        }
-        updated += rows.length;
-        after = rows.at(-1)!.id;
+  /**
+   * Re-judges stored runs (all, or those of some models) after the inputs changed: a
+   * model's size became known, or the catalogue or rules were updated. Only runs whose
+   * verdict changes are written (one statement per batch), so a million unchanged runs
+   * cost reads, not a rewrite of every document. Returns how many changed.
+   */
+  async function recompute(modelIds?: string[]): Promise<number> {
+    let changed = 0;
+    let after = '00000000-0000-0000-0000-000000000000';
+    for (;;) {
+      const rows = await db('speed_test_runs as r')
+        .join('models as m', 'm.id', 'r.model_id')
+        .join('hardware_profiles as h', 'h.id', 'r.hardware_id')
+        .modify((q) => {
+          if (modelIds) q.whereIn('r.model_id', modelIds);
+        })
+        .where('r.id', '>', after)
+        .orderBy('r.id')
+        .limit(BATCH)
+        .select('r.id', 'r.tok_s_out', 'r.batch_size', 'r.quantization', 'r.engine_flags', 'r.plausibility', 'r.decode_bound_tok_s', 'r.plausibility_reason', 'm.params', 'm.active_params', 'm.is_moe', 'h.details');
+      if (rows.length === 0) return changed;
+      const updates: [string, string, number | null, string][] = [];
+      for (const row of rows) {
+        const columns = verdictColumns(
+          runVerdict({ tokSOut: row.tok_s_out, batchSize: row.batch_size, quantization: row.quantization, engineFlags: row.engine_flags, model: row, hardware: row.details }),
+        );
+        const stored = [row.plausibility, row.decode_bound_tok_s === null ? null : Number(row.decode_bound_tok_s), row.plausibility_reason];
+        const judged = [columns.plausibility, columns.decode_bound_tok_s, columns.plausibility_reason];
+        if (judged.some((value, i) => value !== stored[i])) updates.push([row.id, columns.plausibility, columns.decode_bound_tok_s, columns.plausibility_reason]);
       }
+      if (updates.length > 0) {
+        await db.raw(
+          `update speed_test_runs r set plausibility = v.plausibility, decode_bound_tok_s = v.bound, plausibility_reason = v.reason
+             from jsonb_to_recordset(?::jsonb) as v(id uuid, plausibility text, bound double precision, reason text)
+            where r.id = v.id`,
+          [JSON.stringify(updates.map(([id, plausibility, bound, reason]) => ({ id, plausibility, bound, reason })))],
+        );
+        changed += updates.length;
+      }
+      after = rows.at(-1)!.id;
+    }
+  }
+
+  return {
+    recompute,
+
+    /**
+     * After a deploy that changed the rules, re-judges every stored run once and records
+     * the rules' fingerprint; a no-op when the stored verdicts already follow these rules,
+     * or while another instance holds the lock (it is doing the same work).
+     */
+    async rejudgeIfRulesChanged(): Promise<{ rejudged: boolean; changed: number }> {
+      const fingerprint = verdictRulesFingerprint();
+      const current = await db('verdict_rules').where({ id: 1 }).first('fingerprint');
+      if (current?.fingerprint === fingerprint) return { rejudged: false, changed: 0 };
+      return db.transaction(async (trx) => {
+        const { rows } = await trx.raw('select pg_try_advisory_xact_lock(hashtext(?)) as locked', [REJUDGE_LOCK]);
+        if (!rows[0].locked) return { rejudged: false, changed: 0 };
+        const changed = await createPlausibilityService({ db: trx }).recompute();
+        await trx('verdict_rules').insert({ id: 1, fingerprint, judged_at: trx.fn.now() }).onConflict('id').merge();
+        return { rejudged: true, changed };
+      });
     },
   };
 }

@@ -3,6 +3,8 @@ import request from 'supertest';
 import { createKey, signedUpAgent, useTestApp } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
 import { validSubmission } from '../helpers/fixtures.ts';
+import { verdictRulesFingerprint } from '../../src/lib/speed-test-verdict.ts';
+import { createPlausibilityService } from '../../src/services/plausibility.service.ts';
 
 describe('decode-speed roofline on stored runs', () => {
   const ctx = useTestApp({}, { fakeHub: true });
@@ -89,5 +91,33 @@ describe('decode-speed roofline after the catalogue learns more', () => {
     expect(after.body.decodeBoundTokS).to.be.below(guessedBound);
     const row = await ctx.db('speed_test_runs').where({ id: finetune.id }).first('model_params', 'param_bucket');
     expect(row).to.deep.equal({ model_params: 7.24, param_bucket: 7 });
+  });
+});
+
+describe('stored verdicts after the rules change', () => {
+  const ctx = useTestApp({}, { fakeHub: true });
+
+  it('re-judges stored runs once when the rules fingerprint changes, writing only the runs whose verdict changed', async () => {
+    const { agent, csrf } = await signedUpAgent(ctx.app);
+    const { key } = await createKey(agent, csrf);
+    const ids: string[] = [];
+    for (const tokSOut of [150, 160]) {
+      ctx.clock.advance(61_000);
+      const res = await request(ctx.app).post('/api/speed-tests').set('Authorization', `Bearer ${key}`).send(validSubmission({ tokSOut, ttftMs: undefined })).expect(201);
+      ids.push(res.body.id);
+    }
+    const plausibility = createPlausibilityService({ db: ctx.db });
+    // A fresh database has no fingerprint: the first start judges and records it.
+    expect(await plausibility.rejudgeIfRulesChanged()).to.deep.equal({ rejudged: true, changed: 0 });
+    expect(await plausibility.rejudgeIfRulesChanged()).to.deep.equal({ rejudged: false, changed: 0 });
+
+    // As if an older deploy had judged one run by other rules.
+    await ctx.db('speed_test_runs').where({ id: ids[0] }).update({ plausibility: 'suspect', decode_bound_tok_s: 1, plausibility_reason: 'older rules' });
+    await ctx.db('verdict_rules').update({ fingerprint: 'older rules' });
+    expect(await plausibility.rejudgeIfRulesChanged()).to.deep.equal({ rejudged: true, changed: 1 });
+    const run = await request(ctx.app).get(`/api/speed-tests/${ids[0]}`).expect(200);
+    expect(run.body.plausibility).to.equal('plausible');
+    expect(run.body.decodeBoundTokS).to.be.above(150);
+    expect((await ctx.db('verdict_rules').first('fingerprint')).fingerprint).to.equal(verdictRulesFingerprint());
   });
 });
