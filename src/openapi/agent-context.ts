@@ -191,6 +191,13 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
     examples: {
       minimal: examples.minimal,
       full: examples.full,
+      throughput: {
+        body: examples.throughput,
+        note:
+          profile.speedTests.batchSizeTimesConcurrency
+            ? 'A throughput run: 8 requests in flight (engineFlags.concurrency), tokSOut their aggregate output. It ranks among runs of 8+ streams (batchSize=8: aggregate active sequences = batchSize x concurrency), never among single-stream runs, is marked "x8 streams" on the pages, and is not judged by the single-stream roofline.'
+            : 'A throughput run: 8 requests in flight (engineFlags.concurrency), tokSOut their aggregate output. Pages mark it, and the single-stream roofline does not judge it; in this revision the batchSize filter buckets on batchSize alone.',
+      },
       ...(dryRun ? { dryRunCurl: curlExample('POST', dryRun.url, examples.minimal.DISCRETE_GPU) } : {}),
       submitCurl: curlExample('POST', submit.url, examples.minimal.DISCRETE_GPU, { 'Idempotency-Key': 'run-2026-01-31-qwen3-8b-4090-1' }),
       commandSnippet: commandSnippetExample(),

@@ -149,6 +149,31 @@ const FULL: Record<HwClass, Body> = {
   },
 };
 
+/**
+ * A throughput run: several requests in flight, so tokSOut is their aggregate output. It is
+ * stored as it is, ranked among runs of as many streams (revision 3: batchSize x
+ * concurrency), marked on every page, and not held to one stream's roofline.
+ */
+const THROUGHPUT: Body = {
+  hfId: 'Qwen/Qwen3-8B',
+  hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, os: 'Ubuntu 24.04' },
+  engineName: 'vllm',
+  engineVersion: '0.10.1',
+  backend: 'cuda',
+  quantization: 'AWQ',
+  tokSOut: 410,
+  ttftMs: 95,
+  promptTokens: 512,
+  outputTokens: 256,
+  contextLength: 8192,
+  batchSize: 1,
+  notes: 'vllm bench serve --max-concurrency 8 --num-prompts 200: aggregate output tok/s of 8 concurrent requests.',
+  engineFlags: {
+    commandSnippet: 'vllm serve Qwen/Qwen3-8B-AWQ --max-model-len 8192 --gpu-memory-utilization 0.9',
+    concurrency: 8,
+  },
+};
+
 /** A launch command and what the server reads from it (parsed live, so it never drifts from the parser). */
 const COMMAND_EXAMPLE = {
   engineName: 'vllm',
@@ -177,12 +202,13 @@ function forRevision(profile: RevisionProfile, body: Body, metrics: Partial<Reco
 export interface SubmissionExamples {
   minimal: Record<HwClass, Body>;
   full: Record<HwClass, Body>;
+  throughput: Body;
 }
 
 export function submissionExamples(profile: RevisionProfile): SubmissionExamples {
   const minimal = Object.fromEntries(hwClasses.map((hwClass) => [hwClass, forRevision(profile, MINIMAL[hwClass].body, MINIMAL[hwClass].metrics)]));
   const full = Object.fromEntries(hwClasses.map((hwClass) => [hwClass, forRevision(profile, FULL[hwClass])]));
-  return { minimal, full } as SubmissionExamples;
+  return { minimal, full, throughput: forRevision(profile, THROUGHPUT) } as SubmissionExamples;
 }
 
 export function commandSnippetExample() {

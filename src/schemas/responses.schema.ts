@@ -473,6 +473,7 @@ export const agentContextResponseSchema = z
     examples: z.object({
       minimal: z.record(z.enum(hwClasses), jsonObject),
       full: z.record(z.enum(hwClasses), jsonObject),
+      throughput: z.object({ body: jsonObject, note: z.string() }).meta({ description: 'A throughput run (several requests in flight) and how it is bucketed and judged' }),
       dryRunCurl: z.string().optional(),
       submitCurl: z.string(),
       commandSnippet: z.object({

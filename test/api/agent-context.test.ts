@@ -56,8 +56,9 @@ describe('agent-context, revision 1', () => {
 
   it('would show worked examples that pass the revision-1 submission schema and metric rule', () => {
     const profile = getRevisionProfile(1);
-    const examples = submissionExamples(profile);
-    for (const [kind, byClass] of Object.entries(examples)) {
+    const { throughput, ...byKind } = submissionExamples(profile);
+    expect(() => normaliseSubmission(profile, throughput), 'throughput').not.to.throw();
+    for (const [kind, byClass] of Object.entries(byKind)) {
       for (const [hwClass, body] of Object.entries(byClass as Json)) {
         expect(() => normaliseSubmission(profile, body), `${kind} ${hwClass}`).not.to.throw();
         expect(body).not.to.have.any.keys('tokSPrefill', 'prefillTokens', 'engineCommit', 'hardwareCost', 'gpuPowerWatts');
@@ -188,6 +189,20 @@ for (const rev of REVISIONS) {
         checker.expectValid('SpeedTestRun', res.body, `stored full ${hwClass}`);
         expect(res.body.plausibility, hwClass).to.equal('plausible');
       }
+    });
+
+    it('has a throughput example that is stored as a throughput run: in its streams bucket, not judged by the single-stream roofline', async () => {
+      ctx.clock.advance(rev.windowSeconds * 1000 + 1000);
+      const res = await request(ctx.app).post(rev.results).set('Authorization', `Bearer ${key}`).send(context.examples.throughput.body);
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      expect([res.body.plausibility, res.body.plausibilityReason]).to.satisfy(([verdict, reason]: string[]) => verdict === 'unknown' && /concurrency/.test(reason));
+      const inBucket = async (batchSize: string) =>
+        (await request(ctx.app).get('/api/leaderboard').query({ batchSize, limit: '200' }).expect(200)).body.rows.map((row: { id: string }) => row.id);
+      // Revision 3 buckets on batchSize x concurrency; revision 2 on batchSize alone, as its note says.
+      const streamsBucket = rev.revision === 3;
+      expect(await inBucket('1')).to.satisfy((ids: string[]) => ids.includes(res.body.id) !== streamsBucket);
+      expect(await inBucket('8')).to.satisfy((ids: string[]) => ids.includes(res.body.id) === streamsBucket);
+      expect(context.examples.throughput.note).to.include(streamsBucket ? 'batchSize x concurrency' : 'batchSize alone');
     });
 
     it('shows a dry-run call with curl and a parsed launch command', async () => {
