@@ -32,7 +32,7 @@ import { realModels, type RealModel } from '../fixtures/real-runs/models.ts';
 import { realRuns, type RealHardware, type RealRun } from '../fixtures/real-runs/runs.ts';
 
 /** What the code reaches today; a regression below these fails. Targets: unknown ≤ 0.10, doubled ≥ 0.90. */
-const RATCHET = { maxUnknownRate: 0.546, minFlaggedAt2x: 0.239 };
+const RATCHET = { maxUnknownRate: 0.55, minFlaggedAt2x: 0.236 };
 
 type HwClass = RealHardware['hwClass'];
 const HW_CLASSES: readonly HwClass[] = ['DISCRETE_GPU', 'UNIFIED', 'CPU_ONLY'];
@@ -61,7 +61,7 @@ function hubAnswer(model: RealModel): HubModelInfo {
 function submittedHardware(hardware: RealHardware): SubmittedHardware {
   switch (hardware.hwClass) {
     case 'DISCRETE_GPU':
-      return { ...hardware, vramGb: hardware.vramGb ?? 1 } as SubmittedHardware;
+      return ('gpus' in hardware ? hardware : { ...hardware, vramGb: hardware.vramGb ?? 1 }) as SubmittedHardware;
     case 'UNIFIED':
       return { ...hardware, unifiedMemoryGb: hardware.unifiedMemoryGb ?? 1 } as SubmittedHardware;
     case 'CPU_ONLY':
@@ -109,6 +109,7 @@ function quantile(sorted: number[], q: number): number {
 function hardwareLabel(hardware: RealHardware): string {
   switch (hardware.hwClass) {
     case 'DISCRETE_GPU':
+      if ('gpus' in hardware) return hardware.gpus.map((slot) => `${slot.count}x ${slot.gpuName}`).join(' + ');
       return `${hardware.gpuCount && hardware.gpuCount > 1 ? `${hardware.gpuCount}x ` : ''}${hardware.gpuName}`;
     case 'UNIFIED':
       return `${hardware.chipVendor} ${hardware.chipFamily} ${hardware.chipVariant}`.trim();
@@ -145,12 +146,14 @@ function report(judged: Judged[]): string {
   }
   lines.push(`Flagged when doubled: ${all.flaggedAt2x}/${all.single} = ${percent(all.flaggedAt2x, all.single)} (target ≥ 90%); of judged runs ${percent(all.flaggedAt2x, all.judged.length)}`);
   lines.push(`Flagged when tripled: ${all.flaggedAt3x}/${all.single} = ${percent(all.flaggedAt3x, all.single)}`);
-  lines.push('Per hardware class (single-stream): runs, unknown, flagged 2x, flagged 3x, tok/s ÷ bound of judged runs (max, p95, median), factor');
+  // A judged run is flagged when doubled only if its ratio is above half its class's factor.
+  lines.push(`Judged runs below half their factor (never flagged at 2x, whatever the names): ${all.judged.filter((j) => (2 * j.run.tokSOut) / j.at1x.boundTokS! <= SUSPECT_FACTORS[j.run.hardware.hwClass]).length}/${all.judged.length}`);
+  lines.push('Per hardware class (single-stream): runs, unknown, flagged 2x, flagged 3x, tok/s ÷ bound of judged runs (max, p95, median, p10), factor');
   for (const hwClass of HW_CLASSES) {
     const inClass = figures(judged.filter((j) => j.run.hardware.hwClass === hwClass));
     const ratios = inClass.judged.map((j) => j.run.tokSOut / j.at1x.boundTokS!).sort((a, b) => a - b);
     lines.push(
-      `  ${hwClass.padEnd(12)} ${String(inClass.single).padStart(4)}  unknown ${percent(inClass.unknown.length, inClass.single).padStart(6)}  2x ${percent(inClass.flaggedAt2x, inClass.single).padStart(6)}  3x ${percent(inClass.flaggedAt3x, inClass.single).padStart(6)}  ratio max ${quantile(ratios, 1).toFixed(2)} p95 ${quantile(ratios, 0.95).toFixed(2)} median ${quantile(ratios, 0.5).toFixed(2)}  factor ${SUSPECT_FACTORS[hwClass]}`,
+      `  ${hwClass.padEnd(12)} ${String(inClass.single).padStart(4)}  unknown ${percent(inClass.unknown.length, inClass.single).padStart(6)}  2x ${percent(inClass.flaggedAt2x, inClass.single).padStart(6)}  3x ${percent(inClass.flaggedAt3x, inClass.single).padStart(6)}  ratio max ${quantile(ratios, 1).toFixed(2)} p95 ${quantile(ratios, 0.95).toFixed(2)} median ${quantile(ratios, 0.5).toFixed(2)} p10 ${quantile(ratios, 0.1).toFixed(2)}  factor ${SUSPECT_FACTORS[hwClass]}`,
     );
   }
   const byRatio = figures(judged).judged.sort((a, b) => b.run.tokSOut / b.at1x.boundTokS! - a.run.tokSOut / a.at1x.boundTokS!);
