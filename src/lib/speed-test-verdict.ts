@@ -31,6 +31,7 @@ export function runVerdict(run: RunForVerdict): RooflineVerdict {
     activeParamsB: run.model.active_params,
     isMoE: run.model.is_moe,
     memoryBandwidthGBs: memoryBandwidthUpperBoundOf(run.hardware),
+    hwClass: run.hardware.hwClass,
   });
 }
 

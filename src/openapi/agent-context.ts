@@ -1,7 +1,7 @@
 import { commonValues } from '../data/common-values.ts';
 import { cpus, gpus, unifiedChips } from '../data/hardware-catalogue.ts';
 import { compareHardwareNames, hardwareNames } from '../lib/hardware-lookup.ts';
-import { methodology, SUSPECT_FACTOR } from '../lib/roofline.ts';
+import { DEFAULT_SUSPECT_FACTOR, SUSPECT_FACTORS, methodology } from '../lib/roofline.ts';
 import { MAX_INPUT_DEPTH } from '../lib/validation.ts';
 import { API_KEYS_PER_ACCOUNT, buckets, hardwareCostRules, hwClasses, reactionEmojis } from '../constants.ts';
 import { type MetricRule, type RateLimitRule, type RevisionProfile } from '../revisions.ts';
@@ -206,7 +206,8 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       tips: METHODOLOGY_TIPS,
       plausibility: {
         formula: methodology.formula,
-        suspectFactor: SUSPECT_FACTOR,
+        suspectFactor: DEFAULT_SUSPECT_FACTOR,
+        suspectFactors: SUSPECT_FACTORS,
         assumptions: methodology.assumptions,
         details: url('/methodology'),
       },

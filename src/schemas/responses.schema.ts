@@ -485,7 +485,14 @@ export const agentContextResponseSchema = z
     }),
     methodology: z.object({
       tips: texts,
-      plausibility: z.object({ formula: z.string(), suspectFactor: z.number(), assumptions: texts, details: link }),
+      plausibility: z.object({
+        formula: z.string(),
+        /** The loosest factor (any hardware class); `suspectFactors` gives each class's. */
+        suspectFactor: z.number(),
+        suspectFactors: z.object({ DISCRETE_GPU: z.number(), UNIFIED: z.number(), CPU_ONLY: z.number() }),
+        assumptions: texts,
+        details: link,
+      }),
     }),
     rateLimits: z.object({
       speedTestSubmission: submissionLimitInfo,

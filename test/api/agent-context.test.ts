@@ -362,7 +362,8 @@ for (const rev of REVISIONS) {
         expect(tips).to.match(word);
       }
       expect(context.methodology.plausibility.formula).to.match(/memory bandwidth/);
-      expect(context.methodology.plausibility.suspectFactor).to.equal(1.25);
+      expect(context.methodology.plausibility.suspectFactor).to.equal(1.5);
+      expect(context.methodology.plausibility.suspectFactors).to.deep.equal({ DISCRETE_GPU: 1.1, UNIFIED: 1.1, CPU_ONLY: 1.5 });
       expect(context.rateLimits.speedTestSubmission).to.deep.include({ maxPerWindow: 1, windowSeconds: rev.windowSeconds, dryRunsCount: false });
       expect(context.idempotency.header).to.equal('Idempotency-Key');
       expect(Object.keys(context.bucketRules)).to.include.members(['memTier', 'paramSize', 'batchSize', 'contextLen', 'since']);

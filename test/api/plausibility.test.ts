@@ -34,19 +34,20 @@ describe('decode-speed roofline on stored runs', () => {
     expect(fine.decodeBoundTokS).to.be.within(225, 240);
     const tooFast = await submit({ tokSOut: 400 });
     expect(tooFast.plausibility).to.equal('suspect');
-    expect(tooFast.plausibilityReason).to.match(/above 1\.25/);
+    expect(tooFast.plausibilityReason).to.match(/^above 1\.1 × the [\d.]+ tok\/s memory-bandwidth bound \(discrete GPU factor\)$/);
   });
 
-  it('never flags when an input is unknown: unknown GPU, unknown quantization, batched or speculative runs', async () => {
+  it('never flags when an input is unknown: unknown GPU, unknown quantization, speculative runs', async () => {
     for (const overrides of [
       { hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'Homebrew Accelerator 9000', vramGb: 24 }, tokSOut: 5000 },
       { quantization: 'my-own-quant', tokSOut: 5000 },
-      { batchSize: 8, tokSOut: 5000 },
       { engineFlags: { commandSnippet: './llama-server -md draft.gguf --draft-max 8' }, tokSOut: 5000 },
     ]) {
       const run = await submit(overrides);
       expect(run.plausibility, JSON.stringify(overrides)).to.equal('unknown');
     }
+    const speculative = await submit({ engineFlags: { commandSnippet: './llama-server -md draft.gguf --draft-max 8' }, tokSOut: 5000 });
+    expect(speculative.plausibilityReason).to.match(/^not judged: speculative decoding /);
   });
 
   it('sums the bandwidth of every card, so a split model is not held to one card', async () => {
@@ -61,6 +62,16 @@ describe('decode-speed roofline on stored runs', () => {
     const plausible = await request(ctx.app).get('/api/leaderboard').query({ plausible: 'true' }).expect(200);
     expect(plausible.body.total).to.equal(all.body.total - 1);
     expect(plausible.body.rows.every((row: { plausibility: string }) => row.plausibility !== 'suspect')).to.equal(true);
+  });
+
+  it('holds a throughput run to its streams times the bound: 8 sequences share each pass over the weights', async () => {
+    const batched = await submit({ batchSize: 8, tokSOut: 1500 });
+    expect(batched.plausibility).to.equal('plausible');
+    expect(batched.plausibilityReason).to.match(/^within 1\.1 × 8 streams × the /);
+    // 5,000 tok/s would need each of the 8 streams above the single-stream bound (~232).
+    const impossible = await submit({ batchSize: 2, engineFlags: { concurrency: 4, commandSnippet: 'vllm serve x --max-num-seqs 4' }, tokSOut: 5000 });
+    expect(impossible.plausibility).to.equal('suspect');
+    expect(impossible.plausibilityReason).to.match(/^above 1\.1 × 8 streams × the /);
   });
 
 });

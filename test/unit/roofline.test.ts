@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import {
   MIN_CACHE_SAFE_WEIGHT_GB,
-  SUSPECT_FACTOR,
+  DEFAULT_SUSPECT_FACTOR,
+  SUSPECT_FACTORS,
   assessPlausibility,
   bitsPerWeight,
   decodeBoundTokS,
@@ -22,6 +23,7 @@ function rtx4090Llama8B(fields: Partial<RooflineInput> = {}): RooflineInput {
     activeParamsB: null,
     isMoE: false,
     memoryBandwidthGBs: 1008,
+    hwClass: 'DISCRETE_GPU',
     ...fields,
   };
 }
@@ -36,6 +38,7 @@ function m4MaxQwen3Moe(fields: Partial<RooflineInput> = {}): RooflineInput {
     activeParamsB: 3.3,
     isMoE: true,
     memoryBandwidthGBs: 546,
+    hwClass: 'UNIFIED',
     ...fields,
   };
 }
@@ -73,25 +76,37 @@ describe('decode-speed roofline', () => {
       expect(verdict.boundTokS).to.equal(Math.round(exactBound * 10) / 10);
     });
 
-    it('calls 150 tok/s plausible', () => {
+    it('calls 150 tok/s plausible, naming the discrete-GPU factor', () => {
       const verdict = assessPlausibility(rtx4090Llama8B({ tokSOut: 150 }));
       expect(verdict.plausibility).to.equal('plausible');
-      expect(verdict.reason).to.equal(`within 1.25 × the ${verdict.boundTokS!.toFixed(1)} tok/s memory-bandwidth bound`);
+      expect(verdict.reason).to.equal(`within 1.1 × the ${verdict.boundTokS!.toFixed(1)} tok/s memory-bandwidth bound (discrete GPU factor)`);
     });
 
     it('calls 400 tok/s suspect', () => {
       const verdict = assessPlausibility(rtx4090Llama8B({ tokSOut: 400 }));
       expect(verdict.plausibility).to.equal('suspect');
-      expect(verdict.reason).to.equal(`above 1.25 × the ${verdict.boundTokS!.toFixed(1)} tok/s memory-bandwidth bound`);
+      expect(verdict.reason).to.equal(`above 1.1 × the ${verdict.boundTokS!.toFixed(1)} tok/s memory-bandwidth bound (discrete GPU factor)`);
     });
 
-    it('is plausible at exactly 1.25 × the bound and suspect just above', () => {
-      expect(SUSPECT_FACTOR).to.equal(1.25);
-      const limit = SUSPECT_FACTOR * exactBound;
-      expect(assessPlausibility(rtx4090Llama8B({ tokSOut: limit })).plausibility).to.equal('plausible');
-      expect(assessPlausibility(rtx4090Llama8B({ tokSOut: limit + 0.01 })).plausibility).to.equal('suspect');
+    it("is plausible at exactly its class's factor × the bound and suspect just above, for every class", () => {
+      expect(SUSPECT_FACTORS).to.deep.equal({ DISCRETE_GPU: 1.1, UNIFIED: 1.1, CPU_ONLY: 1.5 });
+      for (const [hwClass, factor] of Object.entries(SUSPECT_FACTORS)) {
+        const limit = factor * exactBound;
+        expect(assessPlausibility(rtx4090Llama8B({ hwClass, tokSOut: limit })).plausibility, hwClass).to.equal('plausible');
+        expect(assessPlausibility(rtx4090Llama8B({ hwClass, tokSOut: limit + 0.01 })).plausibility, hwClass).to.equal('suspect');
+      }
       // Above the bound itself but within the factor is still plausible.
-      expect(assessPlausibility(rtx4090Llama8B({ tokSOut: exactBound * 1.1 })).plausibility).to.equal('plausible');
+      expect(assessPlausibility(rtx4090Llama8B({ tokSOut: exactBound * 1.05 })).plausibility).to.equal('plausible');
+    });
+
+    it('holds a run of an unknown hardware class to the loosest factor', () => {
+      expect(DEFAULT_SUSPECT_FACTOR).to.equal(1.5);
+      for (const hwClass of [null, undefined, 'QUANTUM']) {
+        const verdict = assessPlausibility(rtx4090Llama8B({ hwClass, tokSOut: exactBound * 1.4 }));
+        expect(verdict.plausibility, String(hwClass)).to.equal('plausible');
+        expect(verdict.reason).to.equal(`within 1.5 × the ${verdict.boundTokS!.toFixed(1)} tok/s memory-bandwidth bound`);
+        expect(assessPlausibility(rtx4090Llama8B({ hwClass, tokSOut: exactBound * 1.51 })).plausibility).to.equal('suspect');
+      }
     });
 
     it('treats missing concurrency / spec / MTP flags as a plain single-stream run', () => {
@@ -105,6 +120,31 @@ describe('decode-speed roofline', () => {
       const verdict = assessPlausibility(rtx4090Llama8B({ activeParamsB: 8.03, paramsB: null }));
       expect(verdict.boundTokS).to.equal(Math.round(exactBound * 10) / 10);
       expect(verdict.plausibility).to.equal('plausible');
+    });
+  });
+
+  describe('throughput runs: N sequences share each pass over the weights', () => {
+    const exactBound = decodeBoundTokS(1008, 8.03, bitsPerWeight('Q4_K_M')!);
+
+    it('holds batch × concurrency streams to that many times the bound, naming the streams', () => {
+      const verdict = assessPlausibility(rtx4090Llama8B({ tokSOut: 900, batchSize: 8 }));
+      expect(verdict.plausibility).to.equal('plausible');
+      expect(verdict.boundTokS).to.equal(Math.round(exactBound * 10) / 10);
+      expect(verdict.reason).to.equal(`within 1.1 × 8 streams × the ${verdict.boundTokS!.toFixed(1)} tok/s memory-bandwidth bound (discrete GPU factor)`);
+      // 2 in a batch × 4 requests in flight = 8 streams.
+      const limit = 1.1 * 8 * exactBound;
+      expect(assessPlausibility(rtx4090Llama8B({ tokSOut: limit, batchSize: 2, concurrency: 4 })).plausibility).to.equal('plausible');
+      const over = assessPlausibility(rtx4090Llama8B({ tokSOut: limit + 0.01, batchSize: 2, concurrency: 4 }));
+      expect(over.plausibility).to.equal('suspect');
+      expect(over.reason).to.match(/^above 1\.1 × 8 streams × the /);
+    });
+
+    it('does not judge a batch or concurrency that is not a positive whole number', () => {
+      for (const shape of [{ batchSize: 1.5 }, { batchSize: Number.NaN }, { concurrency: 0 }, { concurrency: 2.5 }]) {
+        const verdict = assessPlausibility(rtx4090Llama8B({ tokSOut: 900, ...shape }));
+        expect(verdict.plausibility, JSON.stringify(shape)).to.equal('unknown');
+        expect(verdict.reason).to.equal('not judged: batch size or concurrency is not a positive whole number');
+      }
     });
   });
 
@@ -172,27 +212,21 @@ describe('decode-speed roofline', () => {
         hasBound: false,
       },
       {
-        name: 'batch > 1',
-        input: rtx4090Llama8B({ tokSOut: 900, batchSize: 8 }),
-        reason: 'batch > 1: aggregate throughput is not bounded by one stream',
-        hasBound: true,
-      },
-      {
-        name: 'concurrency > 1',
-        input: rtx4090Llama8B({ tokSOut: 900, concurrency: 4 }),
-        reason: 'concurrency > 1: aggregate throughput is not bounded by one stream',
-        hasBound: true,
-      },
-      {
         name: 'speculative decoding',
         input: rtx4090Llama8B({ tokSOut: 900, specDecoding: true }),
-        reason: 'speculative decoding: several tokens per pass over the weights',
+        reason: 'not judged: speculative decoding can accept several tokens per pass over the weights',
+        hasBound: true,
+      },
+      {
+        name: 'speculative decoding with several streams',
+        input: rtx4090Llama8B({ tokSOut: 900, specDecoding: true, batchSize: 4 }),
+        reason: 'not judged: speculative decoding can accept several tokens per pass over the weights',
         hasBound: true,
       },
       {
         name: 'MTP',
         input: rtx4090Llama8B({ tokSOut: 900, mtpEnabled: true }),
-        reason: 'multi-token prediction (MTP): several tokens per pass over the weights',
+        reason: 'not judged: multi-token prediction (MTP) can emit several tokens per pass over the weights',
         hasBound: true,
       },
       {
@@ -316,6 +350,16 @@ describe('decode-speed roofline', () => {
       }
       const q4km = methodology.bitsPerWeightTable.find((row) => row.quantization === 'Q4_K_M');
       expect(q4km?.bits).to.equal(bitsPerWeight('Q4_K_M'));
+    });
+
+    it('gives each hardware class its factor with the data it was chosen from', () => {
+      expect(methodology.suspectFactors.map((row) => [row.hwClass, row.factor])).to.deep.equal(Object.entries(SUSPECT_FACTORS));
+      for (const row of methodology.suspectFactors) {
+        expect(row.hardware).to.be.a('string').and.not.equal('');
+        expect(row.basis).to.match(/\d\.\d+ × the bound/);
+        expect(methodology.formula).to.include(String(row.factor));
+      }
+      expect(methodology.factorSource).to.include('test/fixtures/real-runs');
     });
 
     it('has table rows that agree with bitsPerWeight for the GGUF names', () => {

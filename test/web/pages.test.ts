@@ -182,4 +182,13 @@ describe('public pages', () => {
     expect(res.text).to.include('memory bandwidth (GB/s)');
     expect(res.text).to.match(/<code>Q4_K_M<\/code><\/td><td class="num">4\.8<\/td>/);
   });
+
+  it('explains the suspect factor of each hardware class and the real runs it was chosen from', async () => {
+    const res = await request(ctx.app).get('/methodology').expect(200);
+    expect(res.text).to.match(/<td>discrete GPU<\/td><td class="num">1\.1 × bound<\/td>/);
+    expect(res.text).to.match(/<td>unified memory<\/td><td class="num">1\.1 × bound<\/td>/);
+    expect(res.text).to.match(/<td>CPU<\/td><td class="num">1\.5 × bound<\/td>/);
+    expect(res.text).to.include('0.91 × the bound');
+    expect(res.text).to.include('test/fixtures/real-runs');
+  });
 });

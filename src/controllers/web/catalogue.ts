@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { AppContext } from '../../app-context.ts';
 import { ValidationFailed } from '../../lib/errors.ts';
-import { methodology, SUSPECT_FACTOR } from '../../lib/roofline.ts';
+import { methodology } from '../../lib/roofline.ts';
 import { parseOrThrow } from '../../lib/validation.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { modelsListQuerySchema } from '../../schemas/models-query.schema.ts';
@@ -84,7 +84,7 @@ export function cataloguePagesController({ services, profile, config }: AppConte
     },
 
     methodology(_req: Request, res: Response) {
-      render(res, 'pages/methodology', { title: 'Methodology', methodology, suspectFactor: SUSPECT_FACTOR });
+      render(res, 'pages/methodology', { title: 'Methodology', methodology });
     },
   };
 }
