@@ -80,7 +80,7 @@ export const METHODOLOGY_TIPS = [
   'Fix the prompt and output lengths: use the same promptTokens and outputTokens for runs you compare, force the output length (ignore EOS / fixed max tokens) and report both numbers.',
   'For decode speed use batch 1 with one request in flight (batchSize 1, concurrency 1): that is what tokSOut ranks and what the plausibility roofline checks.',
   'prefillTokens is the number of tokens already in the KV cache before generation (0 = fresh run); decode is slower deep into a long context, so report it when you measure there.',
-  'batchSize (sequences generated together per request) and engineFlags.concurrency (simultaneous requests) raise aggregate throughput: tokSOut is then the aggregate output rate, such runs are compared through the batchSize filter, and the roofline does not judge them. In revision 3 the aggregate active sequences are batchSize x concurrency.',
+  'batchSize (sequences generated together per request) and engineFlags.concurrency (simultaneous requests) raise aggregate throughput: tokSOut is then the aggregate output rate, such runs are compared through the batchSize filter, and the roofline holds them to N sequences x the single-stream bound. In revision 3 the aggregate active sequences are batchSize x concurrency.',
   'Measure ttftMs from sending the request to receiving the first token, and tokSPrefill as prompt tokens divided by prompt-processing time.',
   'Repeat the measurement (5-10 times) and report the median; note the spread and anything unusual in notes.',
   'Measure power during the timed window only (nvidia-smi --query-gpu=power.draw --format=csv -lms 100, rocm-smi, powermetrics on macOS) and report the average per card in gpuPowerWatts (revision 3); hardware.powerWatts is the whole machine.',
@@ -195,8 +195,8 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
         body: examples.throughput,
         note:
           profile.speedTests.batchSizeTimesConcurrency
-            ? 'A throughput run: 8 requests in flight (engineFlags.concurrency), tokSOut their aggregate output. It ranks among runs of 8+ streams (batchSize=8: aggregate active sequences = batchSize x concurrency), never among single-stream runs, is marked "x8 streams" on the pages, and is not judged by the single-stream roofline.'
-            : 'A throughput run: 8 requests in flight (engineFlags.concurrency), tokSOut their aggregate output. Pages mark it, and the single-stream roofline does not judge it; in this revision the batchSize filter buckets on batchSize alone.',
+            ? 'A throughput run: 8 requests in flight (engineFlags.concurrency), tokSOut their aggregate output. It ranks among runs of 8+ streams (batchSize=8: aggregate active sequences = batchSize x concurrency), never among single-stream runs, is marked "x8 streams" on the pages, and is held to 8 x the single-stream roofline (8 sequences share each pass over the weights).'
+            : 'A throughput run: 8 requests in flight (engineFlags.concurrency), tokSOut their aggregate output. Pages mark it, and it is held to 8 x the single-stream roofline; in this revision the batchSize filter buckets on batchSize alone.',
       },
       ...(dryRun ? { dryRunCurl: curlExample('POST', dryRun.url, examples.minimal.DISCRETE_GPU) } : {}),
       submitCurl: curlExample('POST', submit.url, examples.minimal.DISCRETE_GPU, { 'Idempotency-Key': 'run-2026-01-31-qwen3-8b-4090-1' }),
