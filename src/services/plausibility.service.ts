@@ -14,19 +14,21 @@ export function createPlausibilityService({ db }: Pick<ServiceDeps, 'db'>) {
         const rows = await db('speed_test_runs as r')
           .join('models as m', 'm.id', 'r.model_id')
           .join('hardware_profiles as h', 'h.id', 'r.hardware_id')
+          .join('engines as e', 'e.id', 'r.engine_id')
           .modify((q) => {
             if (modelIds) q.whereIn('r.model_id', modelIds);
           })
           .where('r.id', '>', after)
           .orderBy('r.id')
           .limit(1000)
-          .select('r.id', 'r.tok_s_out', 'r.batch_size', 'r.quantization', 'r.engine_flags', 'm.params', 'm.active_params', 'm.is_moe', 'h.details');
+          .select('r.id', 'r.tok_s_out', 'r.batch_size', 'r.quantization', 'r.engine_flags', 'm.params', 'm.active_params', 'm.is_moe', 'h.details', 'e.name as engine_name');
         if (rows.length === 0) return updated;
         for (const row of rows) {
           const verdict = runVerdict({
             tokSOut: row.tok_s_out,
             batchSize: row.batch_size,
             quantization: row.quantization,
+            engineName: row.engine_name,
             engineFlags: row.engine_flags,
             model: row,
             hardware: row.details,

@@ -83,6 +83,7 @@ export function createSpeedTestWriter({ db }: Pick<ServiceDeps, 'db'>) {
               tokSOut: normalised.tokSOut ?? null,
               batchSize: normalised.batchSize,
               quantization: normalised.quantization,
+              engineName: normalised.engineName,
               engineFlags: normalised.engineFlags,
               model: modelRow,
               hardware: normalised.hardware,

@@ -142,7 +142,7 @@ export async function seedDemoRuns(
       const weightsGb = (model.params! * bits) / 8;
       if (weightsGb > setup.memoryGb * 0.9) continue; // would not fit
       const hardware = { ...setup.hardware, os: setup.os };
-      const bandwidth = memoryBandwidthUpperBoundOf(hardware as never);
+      const bandwidth = memoryBandwidthUpperBoundOf(hardware as never, { engineName });
       if (!bandwidth) continue;
       const batched = rng.next() < 0.12;
       const batchSize = batched ? rng.pick([4, 8, 16]) : 1;
