@@ -67,14 +67,17 @@ export interface UnifiedChipSpec {
   aliases?: string[];
 }
 
-export type CpuVendor = 'AMD' | 'Intel' | 'Ampere' | 'AWS' | 'NVIDIA';
-export type CpuSegment = 'desktop' | 'workstation' | 'server';
+export type CpuVendor = 'AMD' | 'Intel' | 'Ampere' | 'AWS' | 'NVIDIA' | 'Raspberry Pi';
+export type CpuSegment = 'desktop' | 'workstation' | 'server' | 'embedded';
 
 export interface CpuSpec {
   /** Canonical name, e.g. 'AMD Ryzen 9 7950X'. */
   name: string;
   vendor: CpuVendor;
-  /** 64-bit memory channels per socket (for soldered LPDDR: 0, the vendor gives the peak). */
+  /**
+   * 64-bit memory channels per socket (a 32-bit bus is 0.5; 0 when only the vendor's peak is
+   * published, as for NVIDIA Grace).
+   */
   memoryChannels: number;
   /** Officially supported memory type and speed, e.g. 'DDR5-5200', or 'LPDDR5X'. */
   memoryType: string;
@@ -96,6 +99,9 @@ const nvidiaConsumer: GpuSpec[] = [
   { name: 'NVIDIA GeForce GTX 1070', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 256, segment: 'consumer' },
   { name: 'NVIDIA GeForce GTX 1080', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 320, segment: 'consumer' },
   { name: 'NVIDIA GeForce GTX 1080 Ti', vendor: 'NVIDIA', vramGb: [11], bandwidthGBs: 484, segment: 'consumer' },
+  { name: 'NVIDIA GeForce GTX 1660', vendor: 'NVIDIA', vramGb: [6], bandwidthGBs: 192, segment: 'consumer' },
+  { name: 'NVIDIA GeForce GTX 1660 SUPER', vendor: 'NVIDIA', vramGb: [6], bandwidthGBs: 336, segment: 'consumer' },
+  { name: 'NVIDIA GeForce GTX 1660 Ti', vendor: 'NVIDIA', vramGb: [6], bandwidthGBs: 288, segment: 'consumer' },
   { name: 'NVIDIA GeForce RTX 2060', vendor: 'NVIDIA', vramGb: [6, 12], bandwidthGBs: 336, segment: 'consumer' },
   { name: 'NVIDIA GeForce RTX 2060 SUPER', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 448, segment: 'consumer' },
   { name: 'NVIDIA GeForce RTX 2070', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 448, segment: 'consumer' },
@@ -261,6 +267,18 @@ const nvidiaDatacenter: GpuSpec[] = [
 // Source: AMD Radeon / Radeon PRO / Instinct product pages and specifications. Radeon AI PRO
 // R9700: 32 GB GDDR6, 256-bit, 640 GB/s (AMD product page).
 const amdGpus: GpuSpec[] = [
+  {
+    name: 'AMD Radeon RX 580', vendor: 'AMD', vramGb: [4, 8], bandwidthGBs: 256, segment: 'consumer',
+    variants: [{ vramGb: 4, bandwidthGBs: 224 }, { vramGb: 8, bandwidthGBs: 256 }],
+  },
+  // Radeon VII: 16 GB HBM2, 4096-bit.
+  { name: 'AMD Radeon VII', vendor: 'AMD', vramGb: [16], bandwidthGBs: 1024, segment: 'consumer' },
+  { name: 'AMD Radeon RX 5700', vendor: 'AMD', vramGb: [8], bandwidthGBs: 448, segment: 'consumer' },
+  { name: 'AMD Radeon RX 5700 XT', vendor: 'AMD', vramGb: [8], bandwidthGBs: 448, segment: 'consumer' },
+  { name: 'AMD Radeon RX 6500 XT', vendor: 'AMD', vramGb: [4, 8], bandwidthGBs: 144, segment: 'consumer' },
+  { name: 'AMD Radeon RX 6600', vendor: 'AMD', vramGb: [8], bandwidthGBs: 224, segment: 'consumer' },
+  { name: 'AMD Radeon RX 6600 XT', vendor: 'AMD', vramGb: [8], bandwidthGBs: 256, segment: 'consumer' },
+  { name: 'AMD Radeon RX 6650 XT', vendor: 'AMD', vramGb: [8], bandwidthGBs: 280, segment: 'consumer' },
   { name: 'AMD Radeon RX 6700 XT', vendor: 'AMD', vramGb: [12], bandwidthGBs: 384, segment: 'consumer' },
   { name: 'AMD Radeon RX 6750 XT', vendor: 'AMD', vramGb: [12], bandwidthGBs: 432, segment: 'consumer' },
   { name: 'AMD Radeon RX 6800', vendor: 'AMD', vramGb: [16], bandwidthGBs: 512, segment: 'consumer' },
@@ -278,6 +296,7 @@ const amdGpus: GpuSpec[] = [
   { name: 'AMD Radeon RX 9070', vendor: 'AMD', vramGb: [16], bandwidthGBs: 640, segment: 'consumer' },
   { name: 'AMD Radeon RX 9070 XT', vendor: 'AMD', vramGb: [16], bandwidthGBs: 640, segment: 'consumer' },
   { name: 'AMD Radeon AI PRO R9700', vendor: 'AMD', vramGb: [32], bandwidthGBs: 640, segment: 'workstation', aliases: ['R9700'] },
+  { name: 'AMD Radeon PRO W7700', vendor: 'AMD', vramGb: [16], bandwidthGBs: 576, segment: 'workstation', aliases: ['W7700'] },
   { name: 'AMD Radeon PRO W7800', vendor: 'AMD', vramGb: [32], bandwidthGBs: 576, segment: 'workstation', aliases: ['W7800'] },
   { name: 'AMD Radeon PRO W7900', vendor: 'AMD', vramGb: [48], bandwidthGBs: 864, segment: 'workstation', aliases: ['W7900'] },
   { name: 'AMD Instinct MI50', vendor: 'AMD', vramGb: [16, 32], bandwidthGBs: 1024, segment: 'datacenter', aliases: ['MI50'] },
@@ -293,6 +312,7 @@ const amdGpus: GpuSpec[] = [
 
 // Source: Intel Arc / Arc Pro product specifications (ark.intel.com).
 const intelGpus: GpuSpec[] = [
+  { name: 'Intel Arc A310', vendor: 'Intel', vramGb: [4], bandwidthGBs: 124, segment: 'consumer' },
   { name: 'Intel Arc A380', vendor: 'Intel', vramGb: [6], bandwidthGBs: 186, segment: 'consumer' },
   { name: 'Intel Arc A580', vendor: 'Intel', vramGb: [8], bandwidthGBs: 512, segment: 'consumer' },
   { name: 'Intel Arc A750', vendor: 'Intel', vramGb: [8], bandwidthGBs: 512, segment: 'consumer' },
@@ -302,6 +322,7 @@ const intelGpus: GpuSpec[] = [
   },
   { name: 'Intel Arc B570', vendor: 'Intel', vramGb: [10], bandwidthGBs: 380, segment: 'consumer' },
   { name: 'Intel Arc B580', vendor: 'Intel', vramGb: [12], bandwidthGBs: 456, segment: 'consumer' },
+  { name: 'Intel Arc Pro B50', vendor: 'Intel', vramGb: [16], bandwidthGBs: 224, segment: 'workstation', aliases: ['B50'] },
   { name: 'Intel Arc Pro B60', vendor: 'Intel', vramGb: [24], bandwidthGBs: 456, segment: 'workstation', aliases: ['B60'] },
 ];
 
@@ -380,6 +401,9 @@ const amdChips: UnifiedChipSpec[] = [
   { vendor: 'AMD', family: 'Ryzen AI 9', variant: 'HX 370', name: 'AMD Ryzen AI 9 HX 370', memoryGb: [16, 32, 64], bandwidthGBs: 120 },
   { vendor: 'AMD', family: 'Ryzen AI 9', variant: 'HX 375', name: 'AMD Ryzen AI 9 HX 375', memoryGb: [16, 32, 64], bandwidthGBs: 120 },
   { vendor: 'AMD', family: 'Ryzen AI 9', variant: '365', name: 'AMD Ryzen AI 9 365', memoryGb: [16, 32, 64], bandwidthGBs: 120 },
+  // Krackan Point (Ryzen AI 7 350 / Ryzen AI 5 340; Radeon 860M / 840M): LPDDR5X-8000, 128-bit.
+  { vendor: 'AMD', family: 'Ryzen AI 7', variant: '350', name: 'AMD Ryzen AI 7 350', memoryGb: [16, 32], bandwidthGBs: 128, aliases: ['Radeon 860M'] },
+  { vendor: 'AMD', family: 'Ryzen AI 5', variant: '340', name: 'AMD Ryzen AI 5 340', memoryGb: [16, 32], bandwidthGBs: 128, aliases: ['Radeon 840M'] },
   { vendor: 'AMD', family: 'Ryzen 7', variant: '7840U', name: 'AMD Ryzen 7 7840U', memoryGb: [16, 32, 64], bandwidthGBs: 120 },
   { vendor: 'AMD', family: 'Ryzen 7', variant: '7840HS', name: 'AMD Ryzen 7 7840HS', memoryGb: [16, 32, 64], bandwidthGBs: 120 },
   { vendor: 'AMD', family: 'Ryzen 9', variant: '7940HS', name: 'AMD Ryzen 9 7940HS', memoryGb: [16, 32, 64], bandwidthGBs: 120 },
@@ -463,17 +487,23 @@ export const unifiedChips: readonly UnifiedChipSpec[] = [...appleChips, ...amdCh
 // memory speed at one DIMM per channel.
 // ---------------------------------------------------------------------------------------
 
-/** CPUs of one line sharing a memory interface: peak = channels x MT/s x 8 bytes. */
+/**
+ * CPUs of one line sharing a memory interface: peak = channels x MT/s x 8 bytes. An entry is
+ * a name, or a name followed by its aliases.
+ */
 function cpuLine(
   vendor: CpuVendor,
   segment: CpuSegment,
   memoryChannels: number,
   memoryType: string,
-  names: string[],
+  names: (string | [string, ...string[]])[],
 ): CpuSpec[] {
   const transfers = Number(/-(\d+)$/.exec(memoryType)?.[1]);
   const bandwidthGBs = Math.round(memoryChannels * transfers * 8) / 1000;
-  return names.map((name) => ({ name, vendor, memoryChannels, memoryType, bandwidthGBs, segment }));
+  return names.map((entry) => {
+    const [name, ...aliases] = typeof entry === 'string' ? [entry] : entry;
+    return { name, vendor, memoryChannels, memoryType, bandwidthGBs, segment, ...(aliases.length > 0 ? { aliases } : {}) };
+  });
 }
 
 // Source: AMD Ryzen / Ryzen Threadripper / EPYC product specifications (amd.com): channels
@@ -484,6 +514,7 @@ const amdCpus: CpuSpec[] = [
   { name: 'AMD Ryzen 9 5950X', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR4-3200', bandwidthGBs: 51.2, segment: 'desktop', aliases: ['5950X'] },
   { name: 'AMD Ryzen 7 5800X3D', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR4-3200', bandwidthGBs: 51.2, segment: 'desktop', aliases: ['5800X3D'] },
   ...cpuLine('AMD', 'desktop', 2, 'DDR4-3200', [
+    'AMD Ryzen 5 3600', 'AMD Ryzen 7 3700X', 'AMD Ryzen 9 3900X', 'AMD Ryzen 9 3950X',
     'AMD Ryzen 5 5600', 'AMD Ryzen 5 5600X', 'AMD Ryzen 5 5600G', 'AMD Ryzen 7 5700G', 'AMD Ryzen 7 5700X', 'AMD Ryzen 7 5800X',
   ]),
   { name: 'AMD Ryzen 7 7800X3D', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR5-5200', bandwidthGBs: 83.2, segment: 'desktop', aliases: ['7800X3D'] },
@@ -508,6 +539,8 @@ const amdCpus: CpuSpec[] = [
     aliases: ['Threadripper 7980X', '7980X'],
   },
   ...cpuLine('AMD', 'workstation', 4, 'DDR5-5200', ['AMD Ryzen Threadripper 7960X']),
+  ...cpuLine('AMD', 'workstation', 4, 'DDR4-3200', ['AMD Ryzen Threadripper 3960X', 'AMD Ryzen Threadripper 3970X', 'AMD Ryzen Threadripper 3990X']),
+  ...cpuLine('AMD', 'workstation', 8, 'DDR4-3200', ['AMD Ryzen Threadripper PRO 3975WX', 'AMD Ryzen Threadripper PRO 3995WX']),
   {
     name: 'AMD Ryzen Threadripper PRO 5995WX', vendor: 'AMD', memoryChannels: 8, memoryType: 'DDR4-3200', bandwidthGBs: 204.8, segment: 'workstation',
     aliases: ['Threadripper PRO 5995WX', '5995WX'],
@@ -574,6 +607,9 @@ const intelCpus: CpuSpec[] = [
     aliases: ['Ultra 9 285K', '285K'],
   },
   ...cpuLine('Intel', 'desktop', 2, 'DDR5-6400', ['Intel Core Ultra 5 245K', 'Intel Core Ultra 7 265K']),
+  // Laptop CPUs seen in published runs: Kaby Lake H (DDR4-2400), Tiger Lake (LPDDR4X-4267, 128-bit).
+  ...cpuLine('Intel', 'desktop', 2, 'DDR4-2400', ['Intel Core i7-7820HQ']),
+  ...cpuLine('Intel', 'desktop', 2, 'LPDDR4X-4267', ['Intel Core i5-1135G7', 'Intel Core i7-1165G7']),
   ...cpuLine('Intel', 'desktop', 1, 'DDR5-4800', [
     'Intel Processor N97', 'Intel Processor N100', 'Intel Processor N150', 'Intel Processor N200', 'Intel Core i3-N300', 'Intel Core i3-N305',
   ]),
@@ -610,7 +646,18 @@ const ampereCpus: CpuSpec[] = [
   ...cpuLine('Ampere', 'server', 8, 'DDR4-3200', ['Ampere Altra Q32-17', 'Ampere Altra Q64-22', 'Ampere Altra Q80-28']),
 ];
 
+// Source: Raspberry Pi product briefs: Pi 5 / Pi 500 / Pi 500+ (BCM2712) 32-bit LPDDR4X-4267;
+// Pi 4 Model B / Pi 400 (BCM2711) 32-bit LPDDR4-3200 (half a 64-bit channel).
 const otherArmCpus: CpuSpec[] = [
+  ...cpuLine('Raspberry Pi', 'embedded', 0.5, 'LPDDR4X-4267', [
+    ['Raspberry Pi 5', 'Pi 5', 'RPi 5'],
+    ['Raspberry Pi 500', 'Pi 500'],
+    ['Raspberry Pi 500+', 'Pi 500+'],
+  ]),
+  ...cpuLine('Raspberry Pi', 'embedded', 0.5, 'LPDDR4-3200', [
+    ['Raspberry Pi 4 Model B', 'Raspberry Pi 4', 'Pi 4', 'RPi 4'],
+    ['Raspberry Pi 400', 'Pi 400'],
+  ]),
   ...cpuLine('AWS', 'server', 8, 'DDR4-3200', ['AWS Graviton2']),
   ...cpuLine('AWS', 'server', 8, 'DDR5-4800', ['AWS Graviton3']),
   ...cpuLine('AWS', 'server', 12, 'DDR5-5600', ['AWS Graviton4']),

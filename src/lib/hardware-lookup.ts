@@ -132,6 +132,10 @@ const NOISE = new RegExp(
     'apu',
     'igpu',
     'founders edition',
+    'with',
+    'design',
+    'mainboard',
+    'motherboard',
     'developer kit',
     'dev kit',
     '\\d+ (?:st|nd|rd|th) gen(?:eration)?',
@@ -157,8 +161,9 @@ const NOISE = new RegExp(
   'g',
 );
 
-/** Words that make a GeForce number the laptop GPU. */
-const LAPTOP_WORDS = /(?<=^| )(?:laptop gpu|laptop|mobile|notebook)(?= |$)/g;
+/** Words that make a GeForce number the laptop GPU, and how the catalogue spells it. */
+const LAPTOP_WORDS = /(?<=^| )(?:laptop gpu|laptop|mobile|mobility|notebook)(?= |$)/g;
+const LAPTOP_SUFFIX = ' laptop gpu';
 const GEFORCE_NUMBER = /^(?:(?:rtx|gtx) )?\d{4}(?= |$)/;
 
 /**
@@ -184,7 +189,7 @@ function cleanKey(key: string): string {
     });
   }
   text = squash(text.replace(NOISE, ' '));
-  return laptop ? `${text} laptop gpu` : text;
+  return laptop ? `${text}${LAPTOP_SUFFIX}` : text;
 }
 
 /**
@@ -299,27 +304,53 @@ function lookupKey(key: string, kinds: readonly Kind[]): { entries: Entry[]; mem
   return stripped.length > 0 ? { entries: stripped, memoryGb: split.memoryGb } : null;
 }
 
-function lookupText(text: string, kinds: readonly Kind[]) {
+/** A text's products: as written, with its surroundings set aside, else (`tails`) its last words. */
+function lookupText(text: string, kinds: readonly Kind[], tails: boolean) {
   const key = normaliseHardwareName(text);
   if (key === '') return null;
-  return lookupKey(key, kinds) ?? lookupKey(cleanKey(key), kinds);
+  const cleaned = cleanKey(key);
+  return lookupKey(key, kinds) ?? lookupKey(cleaned, kinds) ?? (tails ? lookupAfterLeadingWords(cleaned, kinds) : null);
+}
+
+/**
+ * Words before a name that do not change the product (a board partner, a machine, a line
+ * word people add or leave out: 'Sapphire Pulse RX 7900 XT', 'GMKtec EVO-X2 Ryzen AI Max+
+ * 395', 'Ryzen 7950X' for the Ryzen 9 7950X): the longest tail that is a name with a model
+ * number of three or more digits ('Orange Pi 5' is never the 'Pi 5'). Words after a name are
+ * never dropped: they tell products apart ('RTX 4090 D', 'RX 6800M').
+ */
+function lookupAfterLeadingWords(key: string, kinds: readonly Kind[]) {
+  const words = key.split(' ');
+  for (let start = 1; start < words.length; start += 1) {
+    const tail = words.slice(start);
+    if (!tail.some((word) => /^\d{3,}$/.test(word))) return null;
+    const found = lookupKey(tail.join(' '), kinds);
+    if (found) return found;
+  }
+  return null;
 }
 
 /**
  * The products a text names: the whole text, else the products every naming part agrees on
- * (parts that name nothing are ignored; parts that disagree leave nothing, so null).
+ * (parts that name nothing are ignored; parts that disagree leave nothing, so null). Leading
+ * words are dropped only within one part, never across a separator ('8700G w/ Radeon 780M'
+ * is not the '780M').
  */
 function resolve(text: string, kinds: readonly Kind[]): Resolved | null {
   const key = normaliseHardwareName(text);
   const cores = coreCountsIn(key);
-  const whole = lookupText(text, kinds);
+  const parts = partsOf(text);
+  const whole = lookupText(text, kinds, parts.length === 0);
   if (whole) return { ...whole, cores };
+  // 'RTX 2070 with Max-Q Design': no part may be read as a desktop card.
+  const laptop = cleanKey(key).endsWith(LAPTOP_SUFFIX);
   let agreed: Entry[] | null = null;
   let memoryGb: number | undefined;
-  for (const part of partsOf(text)) {
-    const found = lookupText(part, kinds);
+  for (const part of parts) {
+    const found = lookupText(part, kinds, true);
     if (!found) continue;
-    agreed = agreed === null ? found.entries : agreed.filter((entry) => found.entries.some((other) => other.spec === entry.spec));
+    const named = laptop ? found.entries.filter((entry) => entry.kind !== 'gpu' || entry.spec.segment === 'laptop') : found.entries;
+    agreed = agreed === null ? named : agreed.filter((entry) => named.some((other) => other.spec === entry.spec));
     if (agreed.length === 0) return null;
     memoryGb ??= found.memoryGb;
   }

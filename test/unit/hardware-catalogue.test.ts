@@ -96,12 +96,12 @@ describe('hardware catalogue', () => {
 
     it('computes each CPU bandwidth from channels x MT/s x 8 bytes (soldered LPDDR: the vendor figure)', () => {
       for (const cpu of cpus) {
-        if (/^LPDDR/.test(cpu.memoryType)) {
+        if (/^LPDDR\d+X?$/.test(cpu.memoryType)) {
           expect(cpu.memoryChannels, cpu.name).to.equal(0);
           expect(cpu.bandwidthGBs, cpu.name).to.be.greaterThan(0).and.lessThan(10_000);
           continue;
         }
-        const match = /^DDR[45]-(\d+)$/.exec(cpu.memoryType);
+        const match = /^(?:LP)?DDR[45]X?-(\d+)$/.exec(cpu.memoryType);
         expect(match, `${cpu.name} memory type ${cpu.memoryType}`).to.not.equal(null);
         const transfers = Number(match?.[1]);
         expect(cpu.bandwidthGBs, cpu.name).to.be.closeTo((cpu.memoryChannels * transfers * 8) / 1000, 1e-9);
@@ -313,7 +313,7 @@ describe('hardware catalogue', () => {
   });
 
   describe('memoryBandwidthUpperBoundOf (roofline input, errs high)', () => {
-    it('sums every card', () => {
+    it('sums every card when the caller does not say how the model was split', () => {
       expect(memoryBandwidthUpperBoundOf({ hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', gpuCount: 2, vramGb: 24 })).to.equal(2016);
       expect(memoryBandwidthUpperBoundOf({ hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', vramGb: 24 })).to.equal(1008);
       expect(

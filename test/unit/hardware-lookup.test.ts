@@ -52,6 +52,11 @@ describe('hardware names as people write them', () => {
       ['Core Ultra 7 258V', 'Intel Core Ultra 7 258V', 136.5, 136.5],
       ['Intel(R) Arc(TM) 140V GPU (16GB)', 'Intel Core Ultra 7 256V', 136.5, 136.5],
       ['Radeon 890M', 'AMD Ryzen AI 9 HX 370', 120, 120],
+      ['GMKtec EVO-X2 Ryzen AI Max+ 395', 'AMD Ryzen AI Max+ 395', 256, 256],
+      ['Framework Desktop Mainboard (395+)', 'AMD Ryzen AI Max+ 395', 256, 256],
+      ['M4 Mac mini (10 core - 32GB)', 'Apple M4', 120, 120],
+      ['M1 Ultra (64 GPU Core)', 'Apple M1 Ultra', 800, 800],
+      ['Ryzen AI 5 340', 'AMD Ryzen AI 5 340', 128, 128],
     ];
     for (const [text, canonical, lower, upper] of rows) {
       it(`'${text}' is the ${canonical} (${lower}-${upper} GB/s)`, () => {
@@ -99,6 +104,12 @@ describe('hardware names as people write them', () => {
       ['RTX PRO 4500 Blackwell', 32, 'NVIDIA RTX PRO 4500 Blackwell', 896, 896],
       ['RTX PRO 4000 Blackwell', 24, 'NVIDIA RTX PRO 4000 Blackwell', 672, 672],
       ['AMD Radeon AI PRO R9700 (RADV GFX1201)', 32, 'AMD Radeon AI PRO R9700', 640, 640],
+      ['AMD Radeon RX 5700 XT (RADV NAVI10)', 8, 'AMD Radeon RX 5700 XT', 448, 448],
+      ['AMD Radeon VII', 16, 'AMD Radeon VII', 1024, 1024],
+      ['AMD RX 580', 8, 'AMD Radeon RX 580', 256, 256],
+      ['AMD Pro W7700', 16, 'AMD Radeon PRO W7700', 576, 576],
+      ['Intel Arc Pro B50', 16, 'Intel Arc Pro B50', 224, 224],
+      ['Sapphire Pulse RX 7900 XT', 20, 'AMD Radeon RX 7900 XT', 800, 800],
     ];
     for (const [text, vramGb, canonical, lower, upper] of rows) {
       it(`'${text}' is the ${canonical} (${lower}-${upper} GB/s)`, () => {
@@ -165,6 +176,13 @@ describe('hardware names as people write them', () => {
       ['AMD Ryzen 7 5700X 8-Core Processor', 'AMD Ryzen 7 5700X', 51.2, 51.2],
       ['Ryzen 9 9900X3D', 'AMD Ryzen 9 9900X3D', 89.6, 89.6],
       ['Ryzen 9 7950X DDR5-6000', 'AMD Ryzen 9 7950X', 83.2, 83.2],
+      ['Ryzen-7950X', 'AMD Ryzen 9 7950X', 83.2, 83.2],
+      ['AMD Ryzen Threadripper 3970X 32-Core Processor', 'AMD Ryzen Threadripper 3970X', 102.4, 102.4],
+      ['Intel(R) Core(TM) i7-7820HQ CPU @ 2.90GHz', 'Intel Core i7-7820HQ', 38.4, 38.4],
+      ['11th Gen Intel(R) Core(TM) i5-1135G7 @ 2.40GHz', 'Intel Core i5-1135G7', 68.272, 68.272],
+      ['Pi 5', 'Raspberry Pi 5', 17.068, 17.068],
+      ['Raspberry Pi 500+', 'Raspberry Pi 500+', 17.068, 17.068],
+      ['Pi 400', 'Raspberry Pi 400', 12.8, 12.8],
     ];
     for (const [text, canonical, lower, upper] of rows) {
       it(`'${text}' is the ${canonical} (${lower} GB/s)`, () => {
@@ -186,11 +204,21 @@ describe('hardware names as people write them', () => {
       expect(findCpu('100')).to.equal(null);
     });
 
+    it('drops words before a name but never after it, nor across a separator', () => {
+      expect(findGpu('RTX 4090 D')).to.equal(null);
+      expect(findGpu('RX 6800M')).to.equal(null);
+      // A name without a three-digit model number is never found inside a longer one.
+      expect(findCpu('Orange Pi 5')).to.equal(null);
+      expect(readings({ hwClass: 'CPU_ONLY', cpu: 'AMD Ryzen 7 8700G w/ Radeon 780M Graphics' })).to.deep.equal([83.2, 83.2]);
+    });
+
     it('never reads a laptop GPU as the desktop card, nor a laptop card that does not exist as one that does', () => {
       for (const name of ['RTX 4090 Laptop GPU', 'RTX 4090 Max-Q', 'GeForce RTX 4090 Mobile', 'RTX 4090M']) {
         expect(findGpu(name)?.spec.name, name).to.equal('NVIDIA GeForce RTX 4090 Laptop GPU');
       }
       expect(findGpu('RTX 3090 Laptop GPU')).to.equal(null);
+      // No part of the name may stand for the desktop card either.
+      expect(findGpu('NVIDIA GeForce RTX 2070 with Max-Q Design')).to.equal(null);
       expect(findGpu('RTX A5000 Laptop GPU')).to.equal(null);
       expect(memoryBandwidthUpperBoundOf({ hwClass: 'DISCRETE_GPU', gpuName: 'RTX 3090 Laptop GPU', vramGb: 16 })).to.equal(null);
     });
