@@ -88,6 +88,10 @@ describe('hardware names as people write them', () => {
       ['NVIDIA GeForce RTX 4090 (NVIDIA)', 24, 'NVIDIA GeForce RTX 4090', 1008, 1008],
       ['Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9, VMM: yes', 24, 'NVIDIA GeForce RTX 4090', 1008, 1008],
       ['Intel(R) Arc(TM) A770 Graphics (DG2)', 16, 'Intel Arc A770', 560, 560],
+      ['ggml_vulkan: 0 = Intel(R) Arc(TM) A770 Graphics (Intel Corporation) | uma: 0 | fp16: 1', 16, 'Intel Arc A770', 560, 560],
+      ['AMD Radeon RX 5700 XT (AMD open-source driver)', 8, 'AMD Radeon RX 5700 XT', 448, 448],
+      // llama-bench's gpu_info for two identical cards.
+      ['NVIDIA GeForce RTX 3090, NVIDIA GeForce RTX 3090', 24, 'NVIDIA GeForce RTX 3090', 936, 936],
       ['NVIDIA GeForce RTX 4090 Laptop GPU', 16, 'NVIDIA GeForce RTX 4090 Laptop GPU', 576, 576],
       ['RTX 4090 Mobile', 16, 'NVIDIA GeForce RTX 4090 Laptop GPU', 576, 576],
       ['RTX 4090M', 16, 'NVIDIA GeForce RTX 4090 Laptop GPU', 576, 576],
@@ -128,6 +132,7 @@ describe('hardware names as people write them', () => {
       ['AMD Radeon 780M Graphics (AMD proprietary driver)', 120, 120],
       ['Radeon 780M', 120, 120],
       ['Apple M2 Max', 400, 400],
+      ['ggml_metal_init: GPU name: Apple M2 Ultra', 800, 800],
       ['DGX Spark', 273, 273],
       ['Jetson AGX Orin 64GB', 204.8, 204.8],
     ];
@@ -236,7 +241,7 @@ describe('hardware names as people write them', () => {
     });
 
     it('leaves names that several products with different bandwidths share unresolved', () => {
-      for (const gpuName of ['gfx1100', 'AMD Radeon RX 7900 (RADV NAVI31)', 'AMD Radeon Graphics', 'Intel(R) Arc(TM) Graphics', 'NVIDIA GeForce RTX']) {
+      for (const gpuName of ['NVIDIA GeForce RTX 3090, NVIDIA GeForce RTX 4090', 'gfx1100', 'AMD Radeon RX 7900 (RADV NAVI31)', 'AMD Radeon Graphics', 'Intel(R) Arc(TM) Graphics', 'NVIDIA GeForce RTX']) {
         expect(memoryBandwidthUpperBoundOf({ hwClass: 'DISCRETE_GPU', gpuName, vramGb: 16 }), gpuName).to.equal(null);
       }
     });
