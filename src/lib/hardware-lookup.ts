@@ -168,11 +168,10 @@ const GEFORCE_NUMBER = /^(?:(?:rtx|gtx) )?\d{4}(?= |$)/;
 
 /**
  * The name with what people write around it set aside: core counts, memory types, Mac
- * models, driver tags, generic words; 'Laptop' / 'Mobile' / 'Max-Q' / a trailing 'M' after
- * a GeForce number spelled as the catalogue's 'Laptop GPU'. Memory sizes stay (the lookup
- * reads them).
+ * models, driver tags, generic words; and whether it says laptop ('Laptop' / 'Mobile', and
+ * 'Max-Q' / a trailing 'M' after a GeForce number). Memory sizes stay (the lookup reads them).
  */
-function cleanKey(key: string): string {
+function cleanKey(key: string): { key: string; laptop: boolean } {
   let laptop = false;
   let text = key.replace(CORE_COUNT, ' ').replace(LAPTOP_WORDS, () => {
     laptop = true;
@@ -188,8 +187,7 @@ function cleanKey(key: string): string {
       return model;
     });
   }
-  text = squash(text.replace(NOISE, ' '));
-  return laptop ? `${text}${LAPTOP_SUFFIX}` : text;
+  return { key: squash(text.replace(NOISE, ' ')), laptop };
 }
 
 /**
@@ -304,12 +302,28 @@ function lookupKey(key: string, kinds: readonly Kind[]): { entries: Entry[]; mem
   return stripped.length > 0 ? { entries: stripped, memoryGb: split.memoryGb } : null;
 }
 
-/** A text's products: as written, with its surroundings set aside, else (`tails`) its last words. */
+/**
+ * A text's products: as written, else with its surroundings set aside, else (`tails`) by its
+ * last words. A text that says laptop names a GPU only as the catalogue's 'Laptop GPU' (never
+ * the desktop card), while a chip or CPU name keeps its meaning ('Ryzen AI 9 HX 370 laptop').
+ */
 function lookupText(text: string, kinds: readonly Kind[], tails: boolean) {
   const key = normaliseHardwareName(text);
   if (key === '') return null;
+  const exact = lookupKey(key, kinds);
+  if (exact) return exact;
   const cleaned = cleanKey(key);
-  return lookupKey(key, kinds) ?? lookupKey(cleaned, kinds) ?? (tails ? lookupAfterLeadingWords(cleaned, kinds) : null);
+  const readings = cleaned.laptop
+    ? [
+        { key: `${cleaned.key}${LAPTOP_SUFFIX}`, kinds },
+        { key: cleaned.key, kinds: kinds.filter((kind) => kind !== 'gpu') },
+      ]
+    : [{ key: cleaned.key, kinds }];
+  for (const reading of readings) {
+    const found = lookupKey(reading.key, reading.kinds) ?? (tails ? lookupAfterLeadingWords(reading.key, reading.kinds) : null);
+    if (found) return found;
+  }
+  return null;
 }
 
 /**
@@ -343,7 +357,7 @@ function resolve(text: string, kinds: readonly Kind[]): Resolved | null {
   const whole = lookupText(text, kinds, parts.length === 0);
   if (whole) return { ...whole, cores };
   // 'RTX 2070 with Max-Q Design': no part may be read as a desktop card.
-  const laptop = cleanKey(key).endsWith(LAPTOP_SUFFIX);
+  const laptop = cleanKey(key).laptop;
   let agreed: Entry[] | null = null;
   let memoryGb: number | undefined;
   for (const part of parts) {

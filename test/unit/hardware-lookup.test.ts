@@ -226,6 +226,9 @@ describe('hardware names as people write them', () => {
       expect(findGpu('NVIDIA GeForce RTX 2070 with Max-Q Design')).to.equal(null);
       expect(findGpu('RTX A5000 Laptop GPU')).to.equal(null);
       expect(memoryBandwidthUpperBoundOf({ hwClass: 'DISCRETE_GPU', gpuName: 'RTX 3090 Laptop GPU', vramGb: 16 })).to.equal(null);
+      // 'Laptop' on a chip or CPU name changes nothing.
+      expect(memoryBandwidthOf({ hwClass: 'CPU_ONLY', cpu: 'Ryzen AI 9 HX 370 laptop' })).to.equal(120);
+      expect(memoryBandwidthOf({ hwClass: 'DISCRETE_GPU', gpuName: 'Radeon 780M (laptop)', vramGb: 8 })).to.equal(120);
     });
 
     it('tells the M3 Max and M4 Max bins apart by GPU cores, and keeps both when the name contradicts itself', () => {
