@@ -9,14 +9,22 @@ export interface RunForVerdict {
   tokSOut: number | null;
   batchSize: number;
   quantization: string;
-  engineFlags: { concurrency?: number; specDecoding?: boolean; mtpEnabled?: boolean } | null | undefined;
+  /** With the split flags, tells how many cards stream at once (`cardsStreamingAtOnce`). */
+  engineName: string;
+  /** A llama.cpp build tells whether an unstated split is by layers (`cardsStreamingAtOnce`). */
+  engineVersion?: string | null;
+  engineFlags:
+    | { concurrency?: number; specDecoding?: boolean; mtpEnabled?: boolean; tensorParallel?: number; pipelineParallel?: number; splitMode?: string }
+    | null
+    | undefined;
   model: { params: number | null; active_params: number | null; is_moe: boolean };
   hardware: HardwareForBandwidth;
 }
 
 /**
- * The decode-speed roofline verdict of a run. The bandwidth is the upper bound over every
- * device the run could have used, so a split model is never held to one card's speed.
+ * The decode-speed roofline verdict of a run. The bandwidth is the upper bound over the
+ * devices that stream weights at once: every card of a tensor split, one card of a layer
+ * split (src/lib/hardware-lookup.ts, `cardsStreamingAtOnce`).
  */
 export function runVerdict(run: RunForVerdict): RooflineVerdict {
   const flags = run.engineFlags ?? {};
@@ -30,7 +38,7 @@ export function runVerdict(run: RunForVerdict): RooflineVerdict {
     paramsB: run.model.params,
     activeParamsB: run.model.active_params,
     isMoE: run.model.is_moe,
-    memoryBandwidthGBs: memoryBandwidthUpperBoundOf(run.hardware),
+    memoryBandwidthGBs: memoryBandwidthUpperBoundOf(run.hardware, { engineName: run.engineName, engineVersion: run.engineVersion, engineFlags: run.engineFlags }),
     hwClass: run.hardware.hwClass,
   });
 }
@@ -41,6 +49,8 @@ export function submissionVerdict(normalised: NormalisedSpeedTest, model: RunFor
     tokSOut: normalised.tokSOut ?? null,
     batchSize: normalised.batchSize,
     quantization: normalised.quantization,
+    engineName: normalised.engineName,
+    engineVersion: normalised.engineVersion,
     engineFlags: normalised.engineFlags,
     model,
     hardware: normalised.hardware,

@@ -20,18 +20,19 @@ export function createPlausibilityService({ db }: Pick<ServiceDeps, 'db'>) {
       const rows = await db('speed_test_runs as r')
         .join('models as m', 'm.id', 'r.model_id')
         .join('hardware_profiles as h', 'h.id', 'r.hardware_id')
+        .join('engines as e', 'e.id', 'r.engine_id')
         .modify((q) => {
           if (modelIds) q.whereIn('r.model_id', modelIds);
         })
         .where('r.id', '>', after)
         .orderBy('r.id')
         .limit(BATCH)
-        .select('r.id', 'r.tok_s_out', 'r.batch_size', 'r.quantization', 'r.engine_flags', 'r.plausibility', 'r.decode_bound_tok_s', 'r.plausibility_reason', 'm.params', 'm.active_params', 'm.is_moe', 'h.details');
+        .select('r.id', 'r.tok_s_out', 'r.batch_size', 'r.quantization', 'r.engine_flags', 'r.plausibility', 'r.decode_bound_tok_s', 'r.plausibility_reason', 'm.params', 'm.active_params', 'm.is_moe', 'h.details', 'e.name as engine_name', 'e.version as engine_version');
       if (rows.length === 0) return changed;
       const updates: [string, string, number | null, string][] = [];
       for (const row of rows) {
         const columns = verdictColumns(
-          runVerdict({ tokSOut: row.tok_s_out, batchSize: row.batch_size, quantization: row.quantization, engineFlags: row.engine_flags, model: row, hardware: row.details }),
+          runVerdict({ tokSOut: row.tok_s_out, batchSize: row.batch_size, quantization: row.quantization, engineName: row.engine_name, engineVersion: row.engine_version, engineFlags: row.engine_flags, model: row, hardware: row.details }),
         );
         const stored = [row.plausibility, row.decode_bound_tok_s === null ? null : Number(row.decode_bound_tok_s), row.plausibility_reason];
         const judged = [columns.plausibility, columns.decode_bound_tok_s, columns.plausibility_reason];

@@ -50,17 +50,31 @@ describe('decode-speed roofline on stored runs', () => {
     expect(speculative.plausibilityReason).to.match(/^not judged: speculative decoding /);
   });
 
-  it('sums the bandwidth of every card, so a split model is not held to one card', async () => {
-    const run = await submit({ hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, gpuCount: 2 }, tokSOut: 400 });
-    expect(run.plausibility).to.equal('plausible');
-    expect(run.decodeBoundTokS).to.be.within(450, 480);
+  it('sums the bandwidth of the cards only for a tensor split: one card bounds a llama.cpp layer split (its default since build 2000)', async () => {
+    const twoCards = { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, gpuCount: 2 };
+    const rowSplit = await submit({
+      hardware: twoCards,
+      engineFlags: { commandSnippet: './llama-server -m model.gguf -ngl 99 -sm row' },
+      tokSOut: 400,
+    });
+    expect(rowSplit.plausibility).to.equal('plausible');
+    expect(rowSplit.decodeBoundTokS).to.be.within(450, 480);
+    const layerSplit = await submit({ hardware: twoCards, engineVersion: 'b6120', tokSOut: 400 });
+    expect(layerSplit.plausibility).to.equal('suspect');
+    expect(layerSplit.decodeBoundTokS).to.be.within(225, 240);
+    // Without a build, the split may be an old build's row split: both cards count.
+    const unknownBuild = await submit({ hardware: twoCards, engineVersion: undefined, tokSOut: 400 });
+    expect(unknownBuild.plausibility).to.equal('plausible');
+    expect(unknownBuild.decodeBoundTokS).to.be.within(450, 480);
   });
 
   it('lets the leaderboard hide suspect runs with plausible=true, and marks rows', async () => {
     const all = await request(ctx.app).get('/api/leaderboard').expect(200);
-    expect(all.body.rows.some((row: { plausibility: string }) => row.plausibility === 'suspect')).to.equal(true);
+    const suspects = all.body.rows.filter((row: { plausibility: string }) => row.plausibility === 'suspect').length;
+    expect(suspects).to.equal(2);
+    expect(all.body.rows).to.have.lengthOf(all.body.total);
     const plausible = await request(ctx.app).get('/api/leaderboard').query({ plausible: 'true' }).expect(200);
-    expect(plausible.body.total).to.equal(all.body.total - 1);
+    expect(plausible.body.total).to.equal(all.body.total - suspects);
     expect(plausible.body.rows.every((row: { plausibility: string }) => row.plausibility !== 'suspect')).to.equal(true);
   });
 

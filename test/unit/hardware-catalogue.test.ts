@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { cpus, gpus, unifiedChips } from '../../src/data/hardware-catalogue.ts';
+import { cpus, gpus, sharedNames, unifiedChips } from '../../src/data/hardware-catalogue.ts';
 import {
   compareHardwareNames,
   findCpu,
@@ -94,13 +94,37 @@ describe('hardware catalogue', () => {
       }
     });
 
-    it('computes each CPU bandwidth from channels x MT/s x 8 bytes', () => {
+    it('computes each CPU bandwidth from channels x MT/s x 8 bytes (soldered LPDDR: the vendor figure)', () => {
       for (const cpu of cpus) {
-        const match = /^DDR[45]-(\d+)$/.exec(cpu.memoryType);
+        if (/^LPDDR\d+X?$/.test(cpu.memoryType)) {
+          expect(cpu.memoryChannels, cpu.name).to.equal(0);
+          expect(cpu.bandwidthGBs, cpu.name).to.be.greaterThan(0).and.lessThan(10_000);
+          continue;
+        }
+        const match = /^(?:LP)?DDR[45]X?-(\d+)$/.exec(cpu.memoryType);
         expect(match, `${cpu.name} memory type ${cpu.memoryType}`).to.not.equal(null);
         const transfers = Number(match?.[1]);
         expect(cpu.bandwidthGBs, cpu.name).to.be.closeTo((cpu.memoryChannels * transfers * 8) / 1000, 1e-9);
         expect(cpu.bandwidthGBs, cpu.name).to.be.greaterThan(0).and.lessThan(10_000);
+      }
+    });
+
+    it('has shared names whose members are catalogued and whose spelling names no other product', () => {
+      const byName = new Map(allEntries.map((entry) => [entry.name, entry]));
+      const owners = new Map<string, string>();
+      for (const entry of allEntries) {
+        for (const text of [entry.name, ...(entry.aliases ?? [])]) owners.set(normaliseHardwareName(text), entry.name);
+      }
+      const sharedKeys = new Set<string>();
+      for (const shared of sharedNames) {
+        expect(shared.members.length, shared.name).to.be.greaterThan(0);
+        expect(new Set(shared.members).size, shared.name).to.equal(shared.members.length);
+        for (const member of shared.members) expect(byName.has(member), `${shared.name}: ${member}`).to.equal(true);
+        const key = normaliseHardwareName(shared.name);
+        expect(sharedKeys.has(key), `duplicate shared name ${shared.name}`).to.equal(false);
+        sharedKeys.add(key);
+        const owner = owners.get(key);
+        if (owner !== undefined) expect(shared.members, `${shared.name} is ${owner}'s name`).to.include(owner);
       }
     });
   });
@@ -155,7 +179,7 @@ describe('hardware catalogue', () => {
 
     it('returns null for unknown or near-miss names', () => {
       expect(findGpu('RTX 9999')).to.equal(null);
-      expect(findGpu('RTX 4090 Laptop GPU')).to.equal(null);
+      expect(findGpu('RTX 4090 Laptop GPU')?.spec.name).to.equal('NVIDIA GeForce RTX 4090 Laptop GPU');
       expect(findGpu('RTX 4090 D')).to.equal(null);
       expect(findGpu('')).to.equal(null);
       expect(findGpu('NVIDIA')).to.equal(null);
@@ -245,7 +269,7 @@ describe('hardware catalogue', () => {
     it('never confuses neighbouring models and returns null for unknown CPUs', () => {
       expect(findCpu('7950X3D')?.spec.name).to.equal('AMD Ryzen 9 7950X3D');
       expect(findCpu('Ryzen 9 7950')).to.equal(null);
-      expect(findCpu('Intel Core i5-12400')).to.equal(null);
+      expect(findCpu('Intel Core i5-12500')).to.equal(null);
     });
   });
 
@@ -289,7 +313,7 @@ describe('hardware catalogue', () => {
   });
 
   describe('memoryBandwidthUpperBoundOf (roofline input, errs high)', () => {
-    it('sums every card', () => {
+    it('sums every card when the caller does not say how the model was split', () => {
       expect(memoryBandwidthUpperBoundOf({ hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', gpuCount: 2, vramGb: 24 })).to.equal(2016);
       expect(memoryBandwidthUpperBoundOf({ hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', vramGb: 24 })).to.equal(1008);
       expect(

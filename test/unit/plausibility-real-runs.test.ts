@@ -74,6 +74,7 @@ function verdictAt(run: RealRun, model: ModelRow, speedFactor: number): Roofline
     tokSOut: run.tokSOut * speedFactor,
     batchSize: run.batchSize,
     quantization: run.quantization,
+    engineName: run.engineName,
     engineFlags: run.engineFlags,
     model,
     hardware: normaliseHardware(submittedHardware(run.hardware)),
