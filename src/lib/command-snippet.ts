@@ -207,6 +207,7 @@ for (const row of FLAG_TABLE) {
 }
 
 const INT_RE = /^[+-]?\d+$/;
+const FLOAT_RE = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 const ENV_ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
 const PYTHON = /^python[\d.]*$/;
 // `org/model`, as the hub names it (a file such as `models/x.gguf` is not one).
@@ -218,7 +219,6 @@ function hubId(raw: string): string | undefined {
   const id = raw.replace(/^(https:\/\/)?(hf\.co|huggingface\.co)\//, '').replace(/:[^/:]*$/, '');
   return HUB_ID.test(id) && !MODEL_FILE.test(id) ? id : undefined;
 }
-const FLOAT_RE = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
 function parseValue(kind: 'int' | 'float' | 'string' | 'modelId', raw: string): number | string | undefined {
   if (kind === 'string') return raw === '' ? undefined : raw;
@@ -354,8 +354,9 @@ function applyEnvironment(tokens: string[], flags: Record<string, unknown>, reco
   }
 }
 
-/** A comma list such as llama-bench's `-p 512,1024` or `-fa 0,1`: several runs, so no one value. */
-const isList = (raw: string) => /^[^,]+(,[^,]+)+$/.test(raw);
+/** A comma list of boolean words, as llama-bench's `-fa 0,1`: several runs, so no one value. */
+const isBoolList = (raw: string | undefined) =>
+  raw !== undefined && /^[^,]+(,[^,]+)+$/.test(raw) && raw.split(',').every((word) => Object.hasOwn(BOOL_WORDS, word.toLowerCase()));
 
 /** Applies a vllm --speculative-config JSON value; returns false when it is not a JSON object. */
 function applySpecConfig(raw: string, flags: Record<string, unknown>): boolean {
@@ -405,8 +406,8 @@ export function parseCommandSnippet(snippet: string, engineName: string): Comman
 
     if (!row) {
       // unknown flag: its value (if any) is a positional and is skipped on the next iteration
-    } else if (row.kind === 'bool' && inline === undefined && next !== undefined && isList(next) && next.split(',').every((w) => Object.hasOwn(BOOL_WORDS, w.toLowerCase()))) {
-      i++; // `-fa 0,1`: one run per value, none of them the run
+    } else if (row.kind === 'bool' && inline === undefined && isBoolList(next)) {
+      i++; // `-fa 0,1`: one run per value, none of them the run (number lists fail the int parse below)
     } else if (row.kind === 'bool') {
       // The next token is only a value when it is a boolean word, so `-fa model.gguf` keeps the positional.
       const word = (inline ?? next ?? '').toLowerCase();
