@@ -1,6 +1,8 @@
-// Parses an engine launch command (llama.cpp, vllm, sglang, ...) into engine-flag fields.
-// Pure and table-driven: to support a new flag, add a row to FLAG_TABLE. Values are only
-// type-parsed here; bounds are checked by the zod schema after merging with explicit fields.
+// Parses an engine launch or benchmark command (llama.cpp, vllm, sglang, ...) into
+// engine-flag fields and the top-level submission fields it states (engine, model id,
+// context length, llama-bench's sizes). Pure and table-driven: to support a new flag, add a
+// row to FLAG_TABLE (an environment setting: ENV_TABLE; a program: PROGRAMS). Values are
+// only type-parsed here; bounds are checked by the zod schemas after merging with explicit fields.
 
 export interface ParsedEngineFlags {
   tensorParallel?: number;
@@ -42,21 +44,41 @@ export interface ParsedEngineFlags {
   mirostat?: number;
 }
 
+/** Top-level submission fields a command can state (beyond `engineFlags`). */
+export interface CommandStatedFields {
+  /** From the program: `llama-server` -> llama.cpp, `python -m sglang.launch_server` -> sglang, ... */
+  engineName?: string;
+  /** A hub id: `vllm serve <id>`, `--model <id>` (not llama.cpp, whose `-m` is a file), `-hf org/model[:quant]`. */
+  hfId?: string;
+  contextLength?: number;
+  promptTokens?: number;
+  outputTokens?: number;
+  prefillTokens?: number;
+}
+
 export interface CommandSnippetParse {
   flags: ParsedEngineFlags;
+  fields: CommandStatedFields;
+  /** Flags and environment settings mapped to a field. */
   recognised: string[];
   unrecognised: string[];
 }
 
-type Field = keyof ParsedEngineFlags;
-type FieldOf<T> = { [K in Field]-?: NonNullable<ParsedEngineFlags[K]> extends T ? K : never }[Field];
-type EngineFilter = { engines?: string[]; exceptEngines?: string[] };
+type Parsed = ParsedEngineFlags & Omit<CommandStatedFields, 'engineName'>;
+type Field = keyof Parsed;
+type FieldOf<T> = { [K in Field]-?: NonNullable<Parsed[K]> extends T ? K : never }[Field];
+/** Which commands a row applies to: by engine (the submitted one, else the program's) and by program. */
+type EngineFilter = { engines?: string[]; exceptEngines?: string[]; programs?: string[] };
 type Row = EngineFilter & { flags: string[] } & (
-  | { kind: 'int' | 'float'; field: FieldOf<number>; also?: ParsedEngineFlags }
+  | { kind: 'int' | 'float'; field: FieldOf<number>; also?: ParsedEngineFlags; zeroUnset?: boolean }
   | { kind: 'string'; field: FieldOf<string> }
+  | { kind: 'modelId'; field: 'hfId' }
   | { kind: 'bool'; field: FieldOf<boolean>; negate?: boolean }
   | { kind: 'specConfig' }
 );
+
+/** Fields that are top-level submission fields, not engine flags. */
+const STATED_FIELDS = new Set<string>(['hfId', 'contextLength', 'promptTokens', 'outputTokens', 'prefillTokens']);
 
 // Flags are written in their hyphen form; underscore spellings are normalised before lookup.
 const FLAG_TABLE: Row[] = [
@@ -112,7 +134,55 @@ const FLAG_TABLE: Row[] = [
   { flags: ['--speculative-algorithm'], kind: 'string', field: 'specMethod' }, // sglang
   { flags: ['--ngram-prompt-lookup-max'], kind: 'int', field: 'specNgramSize' }, // older vllm
   { flags: ['--max-concurrency'], kind: 'int', field: 'concurrency' }, // vllm bench serve
+
+  // --- Top-level submission fields the command states ---
+  // llama.cpp's -c 0 means "the model's own context": stated, but no number.
+  { flags: ['-c'], kind: 'int', field: 'contextLength', engines: ['llama.cpp'], zeroUnset: true },
+  { flags: ['--ctx-size'], kind: 'int', field: 'contextLength', zeroUnset: true }, // llama.cpp and its forks
+  { flags: ['--max-model-len'], kind: 'int', field: 'contextLength' }, // vllm
+  { flags: ['--context-length'], kind: 'int', field: 'contextLength' }, // sglang
+  { flags: ['-hf', '-hfr', '--hf-repo'], kind: 'modelId', field: 'hfId', engines: ['llama.cpp'] },
+  // llama.cpp's -m/--model is a local file, never a hub id.
+  { flags: ['--model', '--model-path'], kind: 'modelId', field: 'hfId', exceptEngines: ['llama.cpp'] },
+  // llama-bench's test sizes. Its -b is the prompt-processing batch in tokens (default 2048),
+  // not sequences generated together, so it never fills batchSize.
+  { flags: ['-p', '--n-prompt'], kind: 'int', field: 'promptTokens', programs: ['llama-bench'] },
+  { flags: ['-n', '--n-gen'], kind: 'int', field: 'outputTokens', programs: ['llama-bench'] },
+  { flags: ['-d', '--n-depth'], kind: 'int', field: 'prefillTokens', programs: ['llama-bench'] },
 ];
+
+/** Environment settings before (or exported ahead of) the command. */
+const ENV_TABLE: Record<string, { kind: 'int' | 'string' | 'bool'; field: Field }> = {
+  OLLAMA_FLASH_ATTENTION: { kind: 'bool', field: 'flashAttn' },
+  OLLAMA_KV_CACHE_TYPE: { kind: 'string', field: 'kvCacheDtype' },
+  OLLAMA_NUM_PARALLEL: { kind: 'int', field: 'numParallel' },
+  OLLAMA_CONTEXT_LENGTH: { kind: 'int', field: 'contextLength' },
+};
+
+/** A program (file name without its directory), a `python -m` module or a container image, and its engine. */
+const PROGRAMS: Record<string, string> = {
+  'llama-server': 'llama.cpp',
+  'llama-cli': 'llama.cpp',
+  'llama-bench': 'llama.cpp',
+  'llama-batched-bench': 'llama.cpp',
+  vllm: 'vllm',
+  'vllm.entrypoints.openai.api_server': 'vllm',
+  'vllm/vllm-openai': 'vllm',
+  'sglang.launch_server': 'sglang',
+  'sglang.bench_one_batch': 'sglang',
+  'lmsysorg/sglang': 'sglang',
+  ollama: 'ollama',
+  'ollama/ollama': 'ollama',
+  'mlx_lm.server': 'mlx',
+  'mlx_lm.generate': 'mlx',
+  'mlx_lm.benchmark': 'mlx',
+  'text-generation-launcher': 'tgi',
+  'huggingface/text-generation-inference': 'tgi',
+  'trtllm-serve': 'tensorrt-llm',
+  lmdeploy: 'lmdeploy',
+  mlc_llm: 'mlc-llm',
+  'ggml-org/llama.cpp': 'llama.cpp',
+};
 
 // Keys of vllm's --speculative-config JSON object.
 const SPEC_CONFIG_KEYS: { key: string; kind: 'int' | 'string'; field: FieldOf<number> | FieldOf<string> }[] = [
@@ -138,9 +208,21 @@ for (const row of FLAG_TABLE) {
 
 const INT_RE = /^[+-]?\d+$/;
 const FLOAT_RE = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+const ENV_ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
+const PYTHON = /^python[\d.]*$/;
+// `org/model`, as the hub names it (a file such as `models/x.gguf` is not one).
+const HUB_ID = /^[A-Za-z0-9][\w.-]*\/[\w.-]+$/;
+const MODEL_FILE = /\.(gguf|bin|safetensors|pt|pth|onnx)$/i;
 
-function parseValue(kind: 'int' | 'float' | 'string', raw: string): number | string | undefined {
+/** A hub id from a model argument: `org/model`, `org/model:Q4_K_M` (llama.cpp, Ollama tags) or `hf.co/org/model`. */
+function hubId(raw: string): string | undefined {
+  const id = raw.replace(/^(https:\/\/)?(hf\.co|huggingface\.co)\//, '').replace(/:[^/:]*$/, '');
+  return HUB_ID.test(id) && !MODEL_FILE.test(id) ? id : undefined;
+}
+
+function parseValue(kind: 'int' | 'float' | 'string' | 'modelId', raw: string): number | string | undefined {
   if (kind === 'string') return raw === '' ? undefined : raw;
+  if (kind === 'modelId') return hubId(raw);
   if (!(kind === 'int' ? INT_RE : FLOAT_RE).test(raw)) return undefined;
   const n = Number(raw);
   return Number.isFinite(n) ? n : undefined;
@@ -201,11 +283,80 @@ function tokenize(input: string): string[] {
   return tokens;
 }
 
-function rowFor(flag: string, engine: string): Row | undefined {
+function rowFor(flag: string, engine: string, program: string | undefined): Row | undefined {
   return ROWS_BY_FLAG.get(normalise(flag))?.find(
-    (r) => (!r.engines || r.engines.includes(engine)) && !r.exceptEngines?.includes(engine),
+    (r) =>
+      (!r.engines || r.engines.includes(engine)) &&
+      !r.exceptEngines?.includes(engine) &&
+      (!r.programs || (program !== undefined && r.programs.includes(program))),
   );
 }
+
+interface Program {
+  /** Its key in PROGRAMS. */
+  name: string;
+  engine: string;
+  /** A model named by position: `vllm serve <id>`, `ollama run hf.co/<org>/<model>`. */
+  modelArgument?: string;
+}
+
+/** The `-m` of `python -m <module>`: the interpreter's, not the program's `-m`. */
+function pythonModuleSwitches(tokens: string[]): Set<number> {
+  const switches = new Set<number>();
+  tokens.forEach((token, i) => {
+    if (token === '-m' && i > 0 && PYTHON.test(tokens[i - 1].slice(tokens[i - 1].lastIndexOf('/') + 1))) switches.add(i);
+  });
+  return switches;
+}
+
+/** The first token naming a known program, module or image; it may follow env settings, `sudo`, `docker run ...`. */
+function findProgram(tokens: string[]): Program | undefined {
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i];
+    if (isFlag(token) || ENV_ASSIGNMENT.test(token)) continue;
+    const base = token.slice(token.lastIndexOf('/') + 1).replace(/\.exe$/i, '');
+    if (PYTHON.test(base) && tokens[i + 1] === '-m' && tokens[i + 2] !== undefined) {
+      const name = tokens[i + 2];
+      if (Object.hasOwn(PROGRAMS, name)) return { name, engine: PROGRAMS[name] };
+      i += 2;
+      continue;
+    }
+    // Images without registry host and tag: ghcr.io/ggml-org/llama.cpp:server -> ggml-org/llama.cpp.
+    const image = token.replace(/:[^/]*$/, '').split('/').slice(-2).join('/');
+    const name = [base, image].find((candidate) => Object.hasOwn(PROGRAMS, candidate));
+    if (!name) continue;
+    const program: Program = { name, engine: PROGRAMS[name] };
+    const [sub, argument] = [tokens[i + 1], tokens[i + 2]];
+    const positional = argument !== undefined && !isFlag(argument) ? argument : undefined;
+    if (name === 'vllm' && sub === 'serve') program.modelArgument = positional;
+    if (name === 'ollama' && (sub === 'run' || sub === 'pull') && positional?.startsWith('hf.co/')) program.modelArgument = positional;
+    return program;
+  }
+  return undefined;
+}
+
+/** Environment settings of ENV_TABLE among the tokens (`OLLAMA_NUM_PARALLEL=4 ollama serve`, `-e ...`, `export ...`). */
+function applyEnvironment(tokens: string[], flags: Record<string, unknown>, recognised: Set<string>, unrecognised: Set<string>): void {
+  for (const token of tokens) {
+    const match = ENV_ASSIGNMENT.exec(token);
+    if (!match || !Object.hasOwn(ENV_TABLE, match[1])) continue;
+    const [, name, raw] = match;
+    const { kind, field } = ENV_TABLE[name];
+    const word = raw.toLowerCase();
+    const value = kind === 'bool' ? (Object.hasOwn(BOOL_WORDS, word) ? BOOL_WORDS[word] : null) : parseValue(kind, raw);
+    if (value === null || (value === undefined && kind !== 'bool')) {
+      unrecognised.add(name);
+      continue;
+    }
+    if (value === undefined) delete flags[field];
+    else flags[field] = value;
+    recognised.add(name);
+  }
+}
+
+/** A comma list of boolean words, as llama-bench's `-fa 0,1`: several runs, so no one value. */
+const isBoolList = (raw: string | undefined) =>
+  raw !== undefined && /^[^,]+(,[^,]+)+$/.test(raw) && raw.split(',').every((word) => Object.hasOwn(BOOL_WORDS, word.toLowerCase()));
 
 /** Applies a vllm --speculative-config JSON value; returns false when it is not a JSON object. */
 function applySpecConfig(raw: string, flags: Record<string, unknown>): boolean {
@@ -226,25 +377,37 @@ function applySpecConfig(raw: string, flags: Record<string, unknown>): boolean {
   return true;
 }
 
+/**
+ * `engineName` is the submitted engine; when empty, the program's engine decides which
+ * engine-specific rows apply.
+ */
 export function parseCommandSnippet(snippet: string, engineName: string): CommandSnippetParse {
   const flags: Record<string, unknown> = {};
   const recognised = new Set<string>();
   const unrecognised = new Set<string>();
-  const engine = typeof engineName === 'string' ? engineName.trim().toLowerCase() : '';
-  // Positionals (program, model path, VAR=value env prefixes, docker image, ...) are simply skipped.
+  // Positionals (model path, VAR=value env prefixes, docker image, ...) are skipped by the flag walk.
   const tokens = typeof snippet === 'string' ? tokenize(snippet) : [];
+  const program = findProgram(tokens);
+  const given = typeof engineName === 'string' ? engineName.trim().toLowerCase() : '';
+  const engine = given || program?.engine || '';
+  const consumed = pythonModuleSwitches(tokens);
+  const modelArgument = program?.modelArgument === undefined ? undefined : hubId(program.modelArgument);
+  if (modelArgument) flags.hfId = modelArgument;
+  applyEnvironment(tokens, flags, recognised, unrecognised);
 
   for (let i = 0; i < tokens.length; i++) {
-    if (!isFlag(tokens[i])) continue;
+    if (!isFlag(tokens[i]) || consumed.has(i)) continue;
     const eq = tokens[i].indexOf('=');
     const name = eq === -1 ? tokens[i] : tokens[i].slice(0, eq);
     const inline = eq === -1 ? undefined : tokens[i].slice(eq + 1);
-    const row = rowFor(name, engine);
+    const row = rowFor(name, engine, program?.name);
     const next = tokens[i + 1];
     let ok = false;
 
     if (!row) {
       // unknown flag: its value (if any) is a positional and is skipped on the next iteration
+    } else if (row.kind === 'bool' && inline === undefined && isBoolList(next)) {
+      i++; // `-fa 0,1`: one run per value, none of them the run (number lists fail the int parse below)
     } else if (row.kind === 'bool') {
       // The next token is only a value when it is a boolean word, so `-fa model.gguf` keeps the positional.
       const word = (inline ?? next ?? '').toLowerCase();
@@ -264,7 +427,10 @@ export function parseCommandSnippet(snippet: string, engineName: string): Comman
           ok = applySpecConfig(raw, flags);
         } else {
           const value = parseValue(row.kind, raw);
-          if (value !== undefined) {
+          if (value === 0 && 'zeroUnset' in row && row.zeroUnset) {
+            delete flags[row.field];
+            ok = true;
+          } else if (value !== undefined) {
             flags[row.field] = value;
             if ('also' in row) Object.assign(flags, row.also);
             ok = true;
@@ -276,5 +442,11 @@ export function parseCommandSnippet(snippet: string, engineName: string): Comman
   }
 
   if (SPEC_FIELDS.some((f) => flags[f] !== undefined)) flags.specDecoding = true;
-  return { flags: flags as ParsedEngineFlags, recognised: [...recognised], unrecognised: [...unrecognised] };
+  const fields: Record<string, unknown> = program ? { engineName: program.engine } : {};
+  for (const field of STATED_FIELDS) {
+    if (flags[field] === undefined) continue;
+    fields[field] = flags[field];
+    delete flags[field];
+  }
+  return { flags: flags as ParsedEngineFlags, fields: fields as CommandStatedFields, recognised: [...recognised], unrecognised: [...unrecognised] };
 }

@@ -32,6 +32,16 @@ export function streamsLabel(run: StreamsLike): string {
   return n > 1 ? `×${n} streams` : '';
 }
 
+/**
+ * Whether the submitter left `field` out, so the run holds the spec's default (pages and
+ * the CSV show "not stated"). Runs stored before this was recorded (`defaultedFields`
+ * null) are unknown, and show their stored values.
+ */
+export function notStated(run: object, field: string): boolean {
+  const { defaultedFields } = run as { defaultedFields?: unknown };
+  return Array.isArray(defaultedFields) && defaultedFields.includes(field);
+}
+
 // One formatter per precision: toLocaleString builds a new Intl.NumberFormat on every
 // call, which was a fifth of the leaderboard page's CPU time.
 const numberFormats = new Map<number, Intl.NumberFormat>();

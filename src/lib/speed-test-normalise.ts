@@ -1,10 +1,13 @@
 import { HttpError, ValidationFailed } from './errors.ts';
 import { parseOrThrow } from './validation.ts';
-import { parseCommandSnippet } from './command-snippet.ts';
+import { parseCommandSnippet, type CommandStatedFields } from './command-snippet.ts';
 import type { MetricRule, RevisionProfile } from '../revisions.ts';
 import {
+  defaultableFields,
   engineFlagsSchema,
   speedTestSubmissionSchema,
+  SUBMISSION_DEFAULTS,
+  type DefaultableField,
   type SpeedTestSubmission,
   type SubmittedEngineFlags,
   type SubmittedHardware,
@@ -31,13 +34,26 @@ export type NormalisedHardware =
 
 export type EngineFlags = Omit<SubmittedEngineFlags, 'numParallel' | 'specDraftModel'>;
 
+/** Top-level fields a command may fill at the API (hfId and engineName are required there, so only forms take them from it). */
+const COMMAND_FILLED_FIELDS = ['contextLength', 'promptTokens', 'outputTokens', 'prefillTokens'] as const;
+export type CommandFilledField = (typeof COMMAND_FILLED_FIELDS)[number];
+
 /** The normalised payload: what a dry-run returns as `parsed` and a submission stores. */
-export type NormalisedSpeedTest = Omit<SpeedTestSubmission, 'hardware' | 'engineFlags'> & {
+export type NormalisedSpeedTest = Omit<SpeedTestSubmission, 'hardware' | 'engineFlags' | DefaultableField> & {
   hardware: NormalisedHardware;
   engineFlags?: EngineFlags;
   totalPowerWatts?: number;
-  /** What the launch command told us: flags mapped to fields, and flags we did not know. */
-  commandSnippetFlags?: { recognised: string[]; unrecognised: string[] };
+  modelRevision: string;
+  promptTokens: number;
+  outputTokens: number;
+  contextLength: number;
+  batchSize: number;
+  /** Absent in revisions that do not take it. */
+  prefillTokens?: number;
+  /** The fields the submitter did not state, filled with the spec's defaults (in SUBMISSION_DEFAULTS order). */
+  defaultedFields: DefaultableField[];
+  /** What the launch command told us: flags mapped to fields, flags we did not know, top-level fields it filled. */
+  commandSnippetFlags?: { recognised: string[]; unrecognised: string[]; filledFields: CommandFilledField[] };
 };
 
 const MULTI_GPU = 'Multi-GPU';
@@ -86,13 +102,50 @@ export function mergeEngineFlags(
   profile: RevisionProfile,
   engineName: string,
   explicit: SubmittedEngineFlags,
-): { flags: EngineFlags; recognised: string[]; unrecognised: string[] } {
-  const parse = explicit.commandSnippet ? parseCommandSnippet(explicit.commandSnippet, engineName) : { flags: {}, recognised: [], unrecognised: [] };
+): { flags: EngineFlags; fields: CommandStatedFields; recognised: string[]; unrecognised: string[] } {
+  const parse = explicit.commandSnippet ? parseCommandSnippet(explicit.commandSnippet, engineName) : { flags: {}, fields: {}, recognised: [], unrecognised: [] };
   const defined = (o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
   const merged = resolveFlagAliases({ ...defined(parse.flags), ...defined(explicit) });
   // Values read from the command meet the same bounds as typed ones.
   const flags = parseOrThrow(engineFlagsSchema(profile), merged, 'engineFlags') as EngineFlags;
-  return { flags, recognised: parse.recognised, unrecognised: parse.unrecognised };
+  return { flags, fields: parse.fields, recognised: parse.recognised, unrecognised: parse.unrecognised };
+}
+
+/**
+ * The top-level fields the command states and the submitter did not give, written into
+ * `normalised`; a value that breaks the field's bound is a 400 on the command. Returns the
+ * fields filled.
+ */
+function fillFromCommand(profile: RevisionProfile, normalised: Record<string, unknown>, stated: CommandStatedFields): CommandFilledField[] {
+  const shape = speedTestSubmissionSchema(profile).shape;
+  const taken = new Set<string>(defaultableFields(profile));
+  const filled: CommandFilledField[] = [];
+  for (const field of COMMAND_FILLED_FIELDS) {
+    const value = stated[field];
+    if (value === undefined || normalised[field] !== undefined || !taken.has(field)) continue;
+    const checked = shape[field].safeParse(value);
+    if (!checked.success) {
+      const messages = checked.error.issues.map((issue) => `${field} read from the command: ${issue.message}`);
+      throw new ValidationFailed({ fieldErrors: { 'engineFlags.commandSnippet': messages }, formErrors: [] });
+    }
+    normalised[field] = value;
+    filled.push(field);
+  }
+  return filled;
+}
+
+/**
+ * Every field the submitter left out (and the command did not state) gets the spec's
+ * default, and is named in the returned list: pages show "not stated" for them.
+ */
+function applySpecDefaults(profile: RevisionProfile, normalised: Record<string, unknown>): DefaultableField[] {
+  const defaulted: DefaultableField[] = [];
+  for (const field of defaultableFields(profile)) {
+    if (normalised[field] !== undefined) continue;
+    normalised[field] = SUBMISSION_DEFAULTS[field];
+    defaulted.push(field);
+  }
+  return defaulted;
 }
 
 /** The revision's metric rule: a missing required metric is a 400, a failed any-of a 422 with the spec's text. */
@@ -115,17 +168,22 @@ export function normaliseSubmission(profile: RevisionProfile, body: unknown): No
 /**
  * A submission that passed the schema, normalised: the metric rule (a 422 or 400), the
  * hardware's derived fields, the launch command's flags merged under the explicit ones
- * (400 when a parsed value breaks a bound), summed power and the engine's canonical repository.
+ * (400 when a parsed value breaks a bound), the top-level fields the command states where
+ * none were given, the spec's defaults for the rest (listed in `defaultedFields`), summed
+ * power and the engine's canonical repository. Submissions, dry-runs, the demo seed and
+ * corrections all pass here, so what was stated is decided in this one place.
  */
 export function normaliseParsedSubmission(profile: RevisionProfile, submission: SpeedTestSubmission): NormalisedSpeedTest {
   checkMetricRule(profile.speedTests.metricRule, submission);
   const { hardware, engineFlags, ...rest } = submission;
-  const normalised: NormalisedSpeedTest = { ...rest, hardware: normaliseHardware(hardware) };
+  const normalised = { ...rest, hardware: normaliseHardware(hardware) } as NormalisedSpeedTest;
   if (engineFlags) {
     const merged = mergeEngineFlags(profile, submission.engineName, engineFlags);
     normalised.engineFlags = merged.flags;
-    normalised.commandSnippetFlags = { recognised: merged.recognised, unrecognised: merged.unrecognised };
+    const filledFields = fillFromCommand(profile, normalised, merged.fields);
+    normalised.commandSnippetFlags = { recognised: merged.recognised, unrecognised: merged.unrecognised, filledFields };
   }
+  normalised.defaultedFields = applySpecDefaults(profile, normalised);
   if (submission.gpuPowerWatts) normalised.totalPowerWatts = round(submission.gpuPowerWatts.reduce((a, b) => a + b, 0));
   const canonicalRepository = profile.speedTests.canonicalEngineRepositories[submission.engineName as keyof typeof profile.speedTests.canonicalEngineRepositories];
   if (!normalised.engineRepository && canonicalRepository) normalised.engineRepository = canonicalRepository;

@@ -54,7 +54,7 @@ export const fieldDescriptions: Record<string, string> = {
   unifiedMemoryGb: 'Unified memory, GB.',
   npuTops: 'NPU throughput, TOPS.',
   // Engine flags
-  commandSnippet: 'The full launch command; flags are parsed from it.',
+  commandSnippet: 'The full launch or benchmark command; engine flags are parsed from it, and in a submission also the context length and llama-bench sizes (-p, -n, -d) the body leaves out.',
   tensorParallel: 'Tensor-parallel size.',
   pipelineParallel: 'Pipeline-parallel size.',
   gpuLayers: 'Layers offloaded to the GPU (llama.cpp -ngl).',

@@ -216,7 +216,7 @@ export function commandSnippetExample() {
   return {
     ...COMMAND_EXAMPLE,
     parsed,
-    note: 'Send the launch command as engineFlags.commandSnippet: the server fills the fields above from it. A field you send explicitly always wins over the parsed value; numParallel feeds concurrency and specDraftModel feeds specModel. Flags it does not know are listed as unrecognised and kept in the snippet.',
+    note: 'Send the launch command as engineFlags.commandSnippet: the server fills the engine flags above from it, and the top-level fields it states (contextLength, llama-bench\'s promptTokens, outputTokens and prefillTokens) when the body leaves them out; hfId and engineName must still be sent. A field you send explicitly always wins over the parsed value; numParallel feeds concurrency and specDraftModel feeds specModel. Flags it does not know are listed as unrecognised and kept in the snippet. Fields neither sent nor read get the spec\'s defaults and are listed in defaultedFields.',
   };
 }
 

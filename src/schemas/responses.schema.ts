@@ -4,7 +4,7 @@ import { type RevisionProfile } from '../revisions.ts';
 import { speedTestStatuses } from './admin.schema.ts';
 import { perRevision } from './query-params.ts';
 import { setupSchemas } from './setup.schema.ts';
-import { engineFlagsSchema, speedTestSubmissionSchema } from './speed-test.schema.ts';
+import { defaultableFields, engineFlagsSchema, speedTestSubmissionSchema } from './speed-test.schema.ts';
 
 /**
  * What the API answers, as zod schemas: the documentation of every response body (they
@@ -166,11 +166,18 @@ function runShape(profile: RevisionProfile) {
     plausibilityReason: nullable(z.string()),
     notes: nullable(z.string()),
     reactionCounts: z.partialRecord(z.enum(reactionEmojis), z.int().min(1)).meta({ description: 'Reactions per emoji (emojis without any are left out)' }),
+    defaultedFields: nullable(defaultedFieldList(profile)).meta({
+      description:
+        'Beyond the spec: the fields the submitter did not state, stored with the spec\'s defaults (pages show "not stated"); a field read from `commandSnippet` counts as stated. Null for runs stored before this was recorded (unknown).',
+    }),
     myEmoji: nullable(z.enum(reactionEmojis)).meta({ description: "The caller's own reaction (null for anonymous callers)" }),
   };
   for (const field of profile.speedTests.omittedRunFields) delete shape[field];
   return shape;
 }
+
+/** Names of fields of the revision that took the spec's default. */
+const defaultedFieldList = (profile: RevisionProfile) => z.array(z.enum(defaultableFields(profile) as [string, ...string[]]));
 
 function buildRunSchemas(profile: RevisionProfile) {
   const run = z.object(runShape(profile)).meta({ description: 'A stored speed-test run' });
@@ -213,15 +220,27 @@ function buildDryRunSchema(profile: RevisionProfile) {
   // hardware normalised, flag aliases resolved, and what the launch command told us.
   const submission = speedTestSubmissionSchema(profile);
   const flags = engineFlagsSchema(profile);
+  // Fields with a spec default always have a value here: the stated one or the default.
+  const withDefaults = Object.fromEntries(defaultableFields(profile).map((field) => [field, (submission.shape[field] as z.ZodOptional).unwrap()]));
   const parsed = z.object({
     ...submission.shape,
+    ...withDefaults,
     hardware: normalisedHardware,
     engineFlags: flags.optional(),
     ...(profile.speedTests.revision3Fields ? { totalPowerWatts: z.number().optional() } : {}),
+    defaultedFields: defaultedFieldList(profile).meta({
+      description: 'The fields the submission did not state (nor its `commandSnippet`): they carry the spec\'s defaults and pages show "not stated"',
+    }),
     commandSnippetFlags: z
-      .object({ recognised: z.array(z.string()), unrecognised: z.array(z.string()) })
+      .object({
+        recognised: z.array(z.string()),
+        unrecognised: z.array(z.string()),
+        filledFields: z.array(z.enum(['contextLength', 'promptTokens', 'outputTokens', 'prefillTokens'])).meta({
+          description: 'Top-level fields not given in the body and read from the command (`--max-model-len`, `-c`, llama-bench `-p`/`-n`/`-d`, ...)',
+        }),
+      })
       .optional()
-      .meta({ description: 'Flags of `commandSnippet` that were mapped to fields, and those that were not' }),
+      .meta({ description: 'Flags (and environment settings) of `commandSnippet` that were mapped to fields, those that were not, and the top-level fields it filled' }),
     model: dryRunModel,
   });
   return z
@@ -479,7 +498,7 @@ export const agentContextResponseSchema = z
       commandSnippet: z.object({
         engineName: z.string(),
         commandSnippet: z.string(),
-        parsed: z.object({ flags: jsonObject, recognised: texts, unrecognised: texts }),
+        parsed: z.object({ flags: jsonObject, fields: jsonObject, recognised: texts, unrecognised: texts }),
         note: z.string(),
       }),
     }),

@@ -222,6 +222,31 @@ export function hfIdSchema(profile: RevisionProfile) {
     .regex(/^[^/\s]+\/[^/\s]+$/, 'Must be a model id of the form <org>/<model>');
 }
 
+/**
+ * The spec's defaults of the submission fields a submitter may leave out. The schema keeps
+ * them absent and documents the default; normalisation fills it in and records the field
+ * as defaulted (DECISIONS.md "Speed-test ranking": stated vs defaulted).
+ */
+export const SUBMISSION_DEFAULTS = {
+  modelRevision: 'main',
+  promptTokens: 0,
+  outputTokens: 0,
+  contextLength: 2048,
+  batchSize: 1,
+  prefillTokens: 0,
+} as const;
+export type DefaultableField = keyof typeof SUBMISSION_DEFAULTS;
+const DEFAULTABLE_FIELDS = Object.keys(SUBMISSION_DEFAULTS) as DefaultableField[];
+
+/** The fields of SUBMISSION_DEFAULTS a revision takes (revision 1 has no prefillTokens). */
+export function defaultableFields(profile: RevisionProfile): DefaultableField[] {
+  const notTaken = new Set<string>(profile.speedTests.revisionOnlyFields);
+  return DEFAULTABLE_FIELDS.filter((field) => !notTaken.has(field));
+}
+
+/** Optional, with the spec's default documented (the OpenAPI `default`), but not applied here. */
+const specDefault = <S extends z.ZodType>(schema: S, field: DefaultableField) => schema.optional().meta({ default: SUBMISSION_DEFAULTS[field] });
+
 function buildSubmissionSchema(profile: RevisionProfile) {
   const engine = engineFieldSchemas(profile);
   const { bounds } = profile.speedTests;
@@ -245,7 +270,7 @@ function buildSubmissionSchema(profile: RevisionProfile) {
     tokSTotal: positive().optional(),
     ttftMs: positive().optional(),
     peakVramGb: positive(MEMORY_GB_MAX).optional(),
-    modelRevision: text(bounds.maxLength.modelRevision, 'modelRevision').default('main'),
+    modelRevision: specDefault(text(bounds.maxLength.modelRevision, 'modelRevision'), 'modelRevision'),
     engineVersion: engine.engineVersion.optional(),
     engineRepository: gate(
       'engineRepository',
@@ -267,11 +292,11 @@ function buildSubmissionSchema(profile: RevisionProfile) {
         .optional(),
     ),
     backend: engine.backend.optional(),
-    promptTokens: int(0).default(0),
-    outputTokens: int(0).default(0),
-    contextLength: engine.contextLength.default(2048),
-    batchSize: engine.batchSize.default(1),
-    prefillTokens: gate('prefillTokens', int(0).default(0)),
+    promptTokens: specDefault(int(0), 'promptTokens'),
+    outputTokens: specDefault(int(0), 'outputTokens'),
+    contextLength: specDefault(engine.contextLength, 'contextLength'),
+    batchSize: specDefault(engine.batchSize, 'batchSize'),
+    prefillTokens: gate('prefillTokens', specDefault(int(0), 'prefillTokens')),
     gpuPowerWatts: gate('gpuPowerWatts', z.array(positive(WATTS_MAX), { error: 'Must be an array of numbers' }).min(1, 'Give one entry per GPU').max(64, 'At most 64 entries').optional()),
     hardwareCost: gate('hardwareCost', z.array(hardwareCostItem(), { error: 'Must be an array' }).max(32, 'At most 32 entries').optional()),
     notes: z.string({ error: expected('Must be a string') }).trim().max(bounds.maxLength.notes, `Must be at most ${bounds.maxLength.notes} characters`).optional(),

@@ -31,7 +31,9 @@ export const answersDocumentAsStored = (profile: RevisionProfile) =>
 /** The stored (revision 3) run cut down to what the revision has. */
 export function speedTestRunForRevision<Run extends SpeedTestRun>(profile: RevisionProfile, run: Run): Run {
   const fields: Record<string, unknown> = run;
-  for (const field of profile.speedTests.omittedRunFields) delete fields[field];
+  const omitted = profile.speedTests.omittedRunFields;
+  for (const field of omitted) delete fields[field];
+  if (Array.isArray(fields.defaultedFields)) fields.defaultedFields = fields.defaultedFields.filter((field) => !omitted.includes(field));
   if (!profile.speedTests.revision3Fields) {
     const { id, name, version } = fields.engine as Record<string, unknown>;
     fields.engine = { id, name, version };

@@ -3,13 +3,19 @@ import { stringify } from 'csv-stringify';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { defuseFormulas } from '../lib/csv-cells.ts';
-import { hardwareLabel } from '../lib/labels.ts';
+import { hardwareLabel, notStated } from '../lib/labels.ts';
 
 type ExportedRun = Record<string, any> & { rank?: number };
 
-/** One flat record per run: the columns of a CSV export. */
+/**
+ * One flat record per run: the columns of a CSV export. A field the submitter did not
+ * state is an empty cell (numeric columns stay numeric for sorting and sums), and the
+ * `notStated` column names those fields; JSON Lines keeps the spec's values and
+ * `defaultedFields`, as the API answers.
+ */
 function flatRecord(run: ExportedRun): Record<string, unknown> {
   const hw = run.hardware ?? {};
+  const stated = (field: string) => (notStated(run, field) ? undefined : run[field]);
   return {
     rank: run.rank,
     id: run.id,
@@ -35,8 +41,8 @@ function flatRecord(run: ExportedRun): Record<string, unknown> {
     tokSTotal: run.tokSTotal,
     ttftMs: run.ttftMs,
     peakVramGb: run.peakVramGb,
-    contextLength: run.contextLength,
-    batchSize: run.batchSize,
+    contextLength: stated('contextLength'),
+    batchSize: stated('batchSize'),
     concurrency: run.engineFlags?.concurrency,
     tokPerWatt: run.tokPerWatt,
     tokPerDollar: run.tokPerDollar,
@@ -45,6 +51,7 @@ function flatRecord(run: ExportedRun): Record<string, unknown> {
     plausibilityReason: run.plausibilityReason,
     username: run.user?.username,
     verified: run.user?.verified,
+    notStated: Array.isArray(run.defaultedFields) ? run.defaultedFields.join(' ') : undefined,
   };
 }
 

@@ -1,3 +1,5 @@
+import { parseCommandSnippet } from '../lib/command-snippet.ts';
+
 /**
  * Turns the flat fields of the HTML submit form (`hardware.gpuName`, `engineFlags.gpuLayers`,
  * ...) into the JSON body the API takes, so the page and the API share one validation.
@@ -55,6 +57,22 @@ export function submissionFromForm(form: Record<string, unknown>): Record<string
   // Flags without a launch command are only sent when some flag was filled in.
   if (body.engineFlags && Object.keys(body.engineFlags).length === 0) delete body.engineFlags;
   return body;
+}
+
+/** Form fields the launch command fills when left empty: the API requires both, so only the form takes them from it. */
+const FORM_FIELDS_FROM_COMMAND = ['hfId', 'engineName'] as const;
+
+/**
+ * The form's values with an empty model id or engine taken from the launch command
+ * (`vllm serve <id>`, the program's engine), and which were filled, so the page can say so.
+ * The other fields the command states are filled by the submission's normalisation, as for the API.
+ */
+export function withCommandFields(values: Record<string, string>): { values: Record<string, string>; filled: string[] } {
+  const snippet = values['engineFlags.commandSnippet'] ?? '';
+  if (snippet.trim() === '' || FORM_FIELDS_FROM_COMMAND.every((field) => (values[field] ?? '').trim() !== '')) return { values, filled: [] };
+  const { fields } = parseCommandSnippet(snippet, values.engineName ?? '');
+  const filled = FORM_FIELDS_FROM_COMMAND.filter((field) => (values[field] ?? '').trim() === '' && fields[field] !== undefined);
+  return { values: { ...values, ...Object.fromEntries(filled.map((field) => [field, fields[field]!])) }, filled };
 }
 
 /** The names the form uses, for showing a field error next to its input. */

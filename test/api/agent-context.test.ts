@@ -215,10 +215,16 @@ for (const rev of REVISIONS) {
 
       const { engineName, commandSnippet, parsed } = context.examples.commandSnippet;
       expect(parsed.flags).to.deep.include({ tensorParallel: 2, gpuMemUtil: 0.9, kvCacheDtype: 'fp8', prefixCaching: true, maxRunningSeqs: 64 });
-      expect(parsed.unrecognised).to.include('--max-model-len');
+      expect(parsed.fields).to.deep.equal({ engineName: 'vllm', hfId: 'Qwen/Qwen3-8B', contextLength: 8192 });
+      expect(parsed.recognised).to.include('--max-model-len');
       const body = { ...context.examples.minimal.DISCRETE_GPU, engineName, engineFlags: { commandSnippet } };
+      expect(body).to.not.have.property('contextLength');
       const res = await request(ctx.app).post(`${rev.results}/dry-run`).set('Authorization', `Bearer ${key}`).send(body).expect(200);
       expect(res.body.parsed.engineFlags).to.deep.include(parsed.flags);
+      // The example's promise: the command's context length fills the field the body left out.
+      expect(res.body.parsed.contextLength).to.equal(8192);
+      expect(res.body.parsed.commandSnippetFlags.filledFields).to.deep.equal(['contextLength']);
+      expect(res.body.parsed.defaultedFields).to.not.include('contextLength');
     });
 
     it('has a quality section: the suite-authoring guide with its bounds, the aggregation rule, limits and the life cycle', () => {

@@ -149,4 +149,62 @@ describe('submit page (/submit) and run page (/runs/:id)', () => {
     const page = await browser.agent.get(res.headers.location!).expect(200);
     expect(page.text).to.include('href="https://github.com/FlashML-org/FreeToken/commit/abcdef1234567"');
   });
+
+  describe('what the launch command states, and what was not stated', () => {
+    const vllmCommand = `vllm serve ${fakeHubModels.dense} --max-model-len 8192 --max-num-seqs 8`;
+
+    it('says which top-level fields the pasted command states when reading its flags', async () => {
+      const res = await post('/submit/parse-command', { engineName: '', 'engineFlags.commandSnippet': vllmCommand }, true).expect(200);
+      expect(res.text).to.include(`It also states engine vllm, model id ${fakeHubModels.dense}, context length 8192: used where the form leaves those empty.`);
+    });
+
+    it('validates as you type with the model and engine from the command, naming what it read and what is not stated', async () => {
+      const res = await post('/submit/validate', formFields({ hfId: '', engineName: '', 'engineFlags.commandSnippet': vllmCommand }), true).expect(200);
+      expect(res.text).to.include('Looks valid');
+      expect(res.text).to.include(`Read from your launch command: model id ${fakeHubModels.dense}, engine vllm, context length 8192.`);
+      expect(res.text).to.include('Not stated (shown as “not stated”): model revision, prompt tokens, output tokens, batch size, cached tokens.');
+    });
+
+    it('fills an empty model id and engine from the command before validation, and says so on the form', async () => {
+      const res = await post('/submit', formFields({ hfId: '', engineName: '', tokSOut: 'fast', 'engineFlags.commandSnippet': vllmCommand })).expect(400);
+      expect(res.text).to.include('Read from your launch command: model id, engine.');
+      expect(res.text).to.match(new RegExp(`name="hfId"[^>]*value="${fakeHubModels.dense}"`));
+      expect(res.text).to.include('<option value="vllm" selected>');
+      // A typed model id and engine win: nothing is read then.
+      const typed = await post('/submit', formFields({ tokSOut: 'fast', 'engineFlags.commandSnippet': vllmCommand })).expect(400);
+      expect(typed.text).to.not.include('Read from your launch command');
+      expect(typed.text).to.include('<option value="llama.cpp" selected>');
+    });
+
+    it('stores a run whose model, engine and context came from the command, and shows the rest as not stated', async () => {
+      ctx.clock.advance(120_000);
+      const res = await post('/submit', formFields({ hfId: '', engineName: '', 'engineFlags.commandSnippet': vllmCommand })).expect(303);
+      const id = res.headers.location!.slice('/runs/'.length);
+      const run = (await request(ctx.app).get(`/api/speed-tests/${id}`).expect(200)).body;
+      expect(run).to.deep.include({ hfId: fakeHubModels.dense, engineName: 'vllm', contextLength: 8192 });
+      expect(run.defaultedFields).to.deep.equal(['modelRevision', 'promptTokens', 'outputTokens', 'batchSize', 'prefillTokens']);
+      const page = (await browser.agent.get(res.headers.location!).expect(200)).text;
+      expect(page).to.match(/<th scope="row">Context length<\/th><td class="num">8,192<\/td>/);
+      for (const [field, label] of [['promptTokens', 'Prompt tokens'], ['outputTokens', 'Output tokens'], ['batchSize', 'Batch size'], ['prefillTokens', 'Tokens already cached']]) {
+        expect(page, field).to.match(new RegExp(`<tr data-not-stated="${field}"><th scope="row">${label}</th><td class="num muted"[^>]*>not stated</td>`));
+      }
+      expect(page).to.include('<span class="muted" data-not-stated="modelRevision">(revision not stated)</span>');
+      expect(page).to.not.include('at revision <code>main</code>');
+    });
+
+    it('shows stated values as facts, the spec default included, and a run stored before the list as it was', async () => {
+      ctx.clock.advance(120_000);
+      const res = await post('/submit', formFields({ contextLength: '2048', batchSize: '1', promptTokens: '512', outputTokens: '128', prefillTokens: '0', modelRevision: 'main' })).expect(303);
+      const page = (await browser.agent.get(res.headers.location!).expect(200)).text;
+      expect(page).to.not.include('not stated');
+      expect(page).to.match(/<th scope="row">Context length<\/th><td class="num">2,048<\/td>/);
+      expect(page).to.include('at revision <code>main</code>');
+
+      const id = res.headers.location!.slice('/runs/'.length);
+      await ctx.db('speed_test_runs').where({ id }).update({ defaulted_fields: null });
+      const old = (await browser.agent.get(res.headers.location!).expect(200)).text;
+      expect(old).to.not.include('not stated');
+      expect(old).to.match(/<th scope="row">Batch size<\/th><td class="num">1<\/td>/);
+    });
+  });
 });

@@ -14,7 +14,7 @@ import { speedTestSubmissionSchema } from '../../schemas/speed-test.schema.ts';
 import type { Setup } from '../../services/setups.service.ts';
 import { HW_CLASS_OPTIONS, knownHwClass, parseForm, postedValues } from '../../web/forms.ts';
 import { otherFlagNames, submitFormValues } from '../../web/setup-form.ts';
-import { submissionFromForm } from '../../web/submission-form.ts';
+import { submissionFromForm, withCommandFields } from '../../web/submission-form.ts';
 import { render } from '../../web/views.ts';
 
 const hwClassFrom = (value: unknown) => knownHwClass(value) ?? 'DISCRETE_GPU';
@@ -31,6 +31,8 @@ interface FormState {
   message?: string;
   /** The saved setup the values came from, selected in the picker. */
   setupId?: string;
+  /** Fields left empty and filled from the launch command. */
+  filledFromCommand?: string[];
 }
 
 /** The submit form (with its htmx helpers) and a run's page. */
@@ -52,6 +54,7 @@ export function speedTestPagesController({ services, profile, clock, config }: A
         fieldErrors: state.fieldErrors ?? {},
         formErrors: state.formErrors ?? [],
         message: state.message,
+        filledFromCommand: state.filledFromCommand ?? [],
         hwClass: hwClassFrom(values['hardware.hwClass'] ?? req.query.hwClass),
         hwClassOptions: HW_CLASS_OPTIONS,
         engines: profile.speedTests.engines,
@@ -95,14 +98,16 @@ export function speedTestPagesController({ services, profile, clock, config }: A
         fieldErrors: {},
         recognised: parse.recognised,
         unrecognised: parse.unrecognised,
+        stated: parse.fields,
       });
     },
 
     /** htmx: the whole validation of the form as it stands (no hub lookup while typing). */
     validate(req: Request, res: Response) {
+      const { values, filled } = withCommandFields(postedValues(req.body));
       try {
-        const parsed = normaliseSubmission(profile, submissionFromForm(postedValues(req.body)));
-        render(res, 'partials/speed-tests/validation', { ok: true, parsed });
+        const parsed = normaliseSubmission(profile, submissionFromForm(values));
+        render(res, 'partials/speed-tests/validation', { ok: true, parsed, filledFromCommand: [...filled, ...(parsed.commandSnippetFlags?.filledFields ?? [])] });
       } catch (error) {
         if (!(error instanceof HttpError)) throw error;
         const details = error instanceof ValidationFailed ? error.details : { fieldErrors: {}, formErrors: [error.message] };
@@ -111,16 +116,17 @@ export function speedTestPagesController({ services, profile, clock, config }: A
     },
 
     async submit(req: Request, res: Response) {
-      const values = postedValues(req.body);
+      // An empty model id or engine comes from the launch command; the form shows which when it comes back.
+      const { values, filled: filledFromCommand } = withCommandFields(postedValues(req.body));
       const parsed = parseForm(speedTestSubmissionSchema(profile), submissionFromForm(values));
-      if (!parsed.ok) return showForm(req, res, { values, ...parsed, message: 'Some fields need attention.' }, 400);
+      if (!parsed.ok) return showForm(req, res, { values, filledFromCommand, ...parsed, message: 'Some fields need attention.' }, 400);
       try {
         const { run } = await services.speedTests.submit(req.actor!.user.id, parsed.data);
         res.redirect(303, `/runs/${run.id}`);
       } catch (error) {
         if (!(error instanceof HttpError)) throw error;
-        if (error instanceof ValidationFailed) return showForm(req, res, { values, ...error.details, message: 'Some fields need attention.' }, 400);
-        await showForm(req, res, { values, message: error.message }, error.status);
+        if (error instanceof ValidationFailed) return showForm(req, res, { values, filledFromCommand, ...error.details, message: 'Some fields need attention.' }, 400);
+        await showForm(req, res, { values, filledFromCommand, message: error.message }, error.status);
       }
     },
 

@@ -134,8 +134,6 @@ export const runDocumentV1: RunDocumentVersion = {
   ],
 };
 
-/** The version the latest migration installs. */
-export const currentRunDocument = runDocumentV1;
 
 export interface RunDocumentChanges {
   /** New keys, in order; they go before `myEmoji`. */
@@ -261,3 +259,13 @@ export async function rebuildRunDocuments(knex: Knex): Promise<void> {
     select r.id, speed_test_run_document(r.id) from speed_test_runs r
     on conflict (run_id) do update set document = excluded.document`);
 }
+
+/**
+ * V2, installed by 20261126020000_defaulted_fields: `defaultedFields`, the fields the
+ * submitter did not state (stored with the spec's defaults); null for runs stored before.
+ * Frozen: never edit after its migration has shipped; add a new version instead.
+ */
+export const runDocumentV2 = extendRunDocument(runDocumentV1, { fields: [['defaultedFields', 'r.defaulted_fields']] });
+
+/** The version the latest migration installs. */
+export const currentRunDocument = runDocumentV2;
