@@ -20,7 +20,9 @@ export function createPlausibilityService({ db }: Pick<ServiceDeps, 'db'>) {
           .where('r.id', '>', after)
           .orderBy('r.id')
           .limit(1000)
-          .select('r.id', 'r.tok_s_out', 'r.batch_size', 'r.quantization', 'r.engine_flags', 'm.params', 'm.active_params', 'm.is_moe', 'h.details');
+          .select('r.id', 'r.tok_s_out', 'r.batch_size', 'r.quantization', 'r.engine_flags', 'm.params', 'm.active_params', 'm.is_moe', 'h.details')
+          // Read by name from the row: an older migration recomputes before this column exists.
+          .select(db.raw("(to_jsonb(m) ->> 'native_bits_per_weight')::float8 as native_bits_per_weight"));
         if (rows.length === 0) return updated;
         for (const row of rows) {
           const verdict = runVerdict({
