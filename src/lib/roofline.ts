@@ -12,6 +12,7 @@
  * ignored, and anything not known (or any run shape the bound does not describe)
  * gives 'unknown', never a flag. Pure: no I/O.
  */
+import { CURATED_MODELS } from './curated-models.ts';
 
 /** A run is suspect when its output tok/s is above this multiple of the bound. */
 export const SUSPECT_FACTOR = 1.25;
@@ -385,6 +386,7 @@ export const methodology: {
   formula: string;
   assumptions: string[];
   bitsPerWeightTable: { quantization: string; bits: number; source: string }[];
+  moeModelTable: { name: string; totalB: number; activeB: number; nativeBitsPerWeight: number | null; source: string }[];
 } = {
   formula:
     'max single-stream decode tok/s = memory bandwidth (GB/s) ÷ (active parameters (billions) × bits per weight ÷ 8); ' +
@@ -396,10 +398,13 @@ export const methodology: {
     'Bits per weight include quantization scale overhead and, where unsure, take the lowest published figure (fewer bits give a higher bound). GGUF k-quants use the lowest whole-file figure across the llama.cpp README tables (Llama 2 7B/13B/70B, Llama 3.1 8B); i-quants use the nominal bpw printed by llama-quantize; AWQ/GPTQ count one fp16 scale per 128 weights and leave out zero points and the fp16 embeddings / lm_head those checkpoints keep.',
     'EXL2 / EXL3 labels of the form "<n>bpw" use n as the bits per weight.',
     'Parameter counts include the input embedding table, of which only one row is read per token (tied embeddings are read in full as the output head). For untied models this over-counts bytes per token, typically by under 10% of the parameters, making the bound slightly too low; the 1.25 factor covers this.',
-    'MoE models use the active parameter count. An MoE without a known active count is not judged: its total count would give a bound far too low.',
+    'MoE models use the parameters a token reads. From the hub\'s config.json: attention (standard or multi-head latent), the routed experts a token is sent to (3 × hidden × expert size each: gate, up, down), shared experts, dense layers, the router and the output head; the input embedding, of which one row is read, is left out. For repos without a usable config.json (GGUF-only, gated) the published figures of the table below are used, and "A3B"-style names count too; when several are known the smallest is used. An MoE without a known active count is not judged: its total count would give a bound far too low.',
+    'A model\'s native format caps the label: the weights cannot be read at more bits than they are stored in. gpt-oss experts stay MXFP4 (4.25 bits) in GGUF files labelled F16, BF16 or Q8_0, and FP8 releases (DeepSeek V3/R1, Kimi K2, MiniMax-M2) are read at 8 bits at most. The native bits come from config.json (quantization_config, MLX quantization) or the table below; a quantization inherits its base\'s.',
+    'Packed quantized repos (AWQ, GPTQ, MLX, bitsandbytes, compressed-tensors) report the count of int32/uint32 elements to the hub, 4-8× below their real weight count: they are sized by their base model, else the table below, else the size in their name (marked approximate).',
     'Memory bandwidth is the theoretical peak of the memory holding the weights, summed over devices when the model is split across them. Real kernels reach roughly 60-90% of peak, which the bound does not credit; partial CPU offload only lowers the real ceiling.',
     `Models whose weights total under ${MIN_CACHE_SAFE_WEIGHT_GB} GB are not judged: on-chip caches (up to 256 MB on GPUs, ~1.1 GB of L3 on some server CPUs) can serve them without touching main memory.`,
     'Any unknown input (quantization, parameters, bandwidth, output tok/s) gives "unknown", never "suspect".',
   ],
   bitsPerWeightTable: BITS_TABLE.map(({ quantization, bits, source }) => ({ quantization, bits, source })),
+  moeModelTable: CURATED_MODELS.map(({ name, totalB, activeB, nativeBitsPerWeight, source }) => ({ name, totalB, activeB, nativeBitsPerWeight, source })),
 };
