@@ -222,10 +222,18 @@ function repoName(hfId: string): string {
 
 /** A family row is taken from the total alone only when the totals agree this closely. */
 const FAMILY_TOTAL_TOLERANCE = 0.1;
+/**
+ * A model clearly larger than the row its name matches is something else (an upscaled
+ * merge): its own count wins. Smaller counts are allowed, packed quantizations report them.
+ * A model matched by its base's name must have the row's size (within 15%) when its own
+ * count is known: a small model distilled from a curated one names it as its base too.
+ */
+const MATCH_TOLERANCE = 0.15;
 
 /**
  * The curated facts of a model: by its repo name, else its base's, else (a finetune with
  * another name) by its family and a total within 10% of the row's. Null when none fits.
+ * `paramsB` is the model's own exact count when known.
  */
 export function curatedModelFacts(
   hfId: string,
@@ -233,12 +241,10 @@ export function curatedModelFacts(
   family: string | null,
   paramsB: number | null = null,
 ): CuratedModel | null {
-  for (const id of [hfId, baseHfId]) {
-    if (!id) continue;
-    const name = repoName(id);
-    const row = CURATED_MODELS.find((model) => model.pattern.test(name));
-    if (row) return row;
-  }
+  const own = CURATED_MODELS.find((model) => model.pattern.test(repoName(hfId)));
+  if (own) return paramsB !== null && paramsB > (1 + MATCH_TOLERANCE) * own.totalB ? null : own;
+  const ofBase = baseHfId ? CURATED_MODELS.find((model) => model.pattern.test(repoName(baseHfId))) : undefined;
+  if (ofBase) return paramsB !== null && Math.abs(paramsB - ofBase.totalB) > MATCH_TOLERANCE * ofBase.totalB ? null : ofBase;
   if (family && paramsB !== null && paramsB > 0) {
     const normalised = normaliseFamily(family);
     return (

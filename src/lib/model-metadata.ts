@@ -443,6 +443,11 @@ export function hasPackedParameterCount(info: HubModelInfo): boolean {
 // The catalogue entry
 // ---------------------------------------------------------------------------
 
+/** A known exact total also bounds the active count (a small model distilled from a curated family). */
+function exactParams(params: number | null, approximate: boolean): number | null {
+  return approximate ? null : params;
+}
+
 /** The parameter count of a model without a usable one of its own and without a catalogued base. */
 export function fallbackParams(hfId: string, baseHfId: string | null, family: string | null): { params: number | null; approximate: boolean } {
   const curated = curatedModelFacts(hfId, baseHfId, family);
@@ -493,7 +498,7 @@ export function catalogueEntryFromHub(info: HubModelInfo, requestedHfId: string)
     family,
     params,
     paramsApproximate,
-    activeParams: isMoE ? lowest([fromName.activeParams, fromConfig?.activeB, curated?.activeB]) : null,
+    activeParams: isMoE ? lowest([fromName.activeParams, fromConfig?.activeB, curated?.activeB, exactParams(params, paramsApproximate)]) : null,
     isMoE,
     nativeBitsPerWeight: lowest([nativeBitsPerWeightFromConfig(info.configJson), curated?.nativeBitsPerWeight]),
     base,
@@ -540,7 +545,7 @@ export function catalogueFacts(entry: CatalogueEntry, base: BaseModelFacts | und
     params,
     paramsApproximate,
     isMoE,
-    activeParams: isMoE ? lowest([entry.activeParams, curated?.activeB, inheritsExperts ? base.active_params : null]) : null,
+    activeParams: isMoE ? lowest([entry.activeParams, curated?.activeB, inheritsExperts ? base.active_params : null, exactParams(params, paramsApproximate)]) : null,
     nativeBitsPerWeight: lowest([entry.nativeBitsPerWeight, curated?.nativeBitsPerWeight, quantized ? base?.native_bits_per_weight : null]),
   };
 }

@@ -71,11 +71,14 @@ function findByHfId(db: Db, hfId: string): Promise<ModelRow | undefined> {
   return db<ModelRow>('models').whereRaw('lower(hf_id) = lower(?)', [hfId]).first();
 }
 
+/** A stored count below this share of the published total is a packed one (AWQ/GPTQ/MLX/MXFP4 elements). */
+const PACKED_COUNT_RATIO = 0.75;
+
 /**
  * Fills catalogue rows made before the curated table existed (or before it knew their
  * family) from `curatedModelFacts`: the MoE flag, the smaller active count, the lower
  * native bits, and the published total where the row has none, a guess from the name,
- * or a packed count (under half the published total). Their runs' model facets follow.
+ * or a packed count (under 3/4 of the published total). Their runs' model facets follow.
  * Returns the ids of the rows changed: their runs' verdicts are then stale, so call
  * `createPlausibilityService({ db }).recompute(ids)`.
  */
@@ -86,7 +89,8 @@ export async function fillCuratedModelFacts(db: Db): Promise<string[]> {
     const curated = curatedModelFacts(row.hf_id, row.base_hf_id, row.family, row.params_approximate ? null : row.params);
     if (!curated) continue;
     const lower = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
-    const takeTotal = row.params === null || row.params_approximate || row.params < curated.totalB / 2;
+    // Packed counts are at least 2x low (two 4-bit weights per byte); honest counts differ by a few %.
+    const takeTotal = row.params === null || row.params_approximate || row.params < PACKED_COUNT_RATIO * curated.totalB;
     const update = {
       is_moe: true,
       active_params: lower(row.active_params, curated.activeB),

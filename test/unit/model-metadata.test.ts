@@ -500,6 +500,16 @@ describe('curated model facts', () => {
     expect(curatedModelFacts('bartowski/Mixtral-8x22B-v0.1-GGUF', null, null)).to.include({ totalB: 141, activeB: 39 });
   });
 
+  it("keeps a model's own size when it contradicts the row: an upscaled merge, or a small model that names a curated one as its base", () => {
+    expect(curatedModelFacts('someone/gpt-oss-20b-upscaled', null, null, 40)).to.equal(null);
+    expect(curatedModelFacts('someone/gpt-oss-20b-AWQ', null, null, 4.2)?.name).to.equal('gpt-oss-20b'); // a packed count
+    expect(curatedModelFacts('someone/tiny-student', 'openai/gpt-oss-20b', null, 3.2)).to.equal(null);
+    expect(curatedModelFacts('someone/oss-chat', 'openai/gpt-oss-20b', null, 20.9)?.name).to.equal('gpt-oss-20b');
+    // A known exact total also bounds the active count.
+    const student = catalogueEntryFromHub(info({ safetensors: { total: 3.2e9 }, cardData: { base_model: 'openai/gpt-oss-20b' } }), 'someone/gpt-oss-20b-distilled-3B');
+    expect(student).to.include({ params: 3.2, activeParams: 3.2 });
+  });
+
   it('tells DeepSeek V3 / R1 from the dense models distilled from them, and GLM-4.5-Air from GLM-4.5', () => {
     for (const id of ['deepseek-ai/DeepSeek-V3', 'deepseek-ai/DeepSeek-R1-0528', 'unsloth/DeepSeek-V3.1-GGUF', 'deepseek-ai/DeepSeek-V3.2-Exp', 'unsloth/DeepSeek-R1-GGUF']) {
       expect(curatedModelFacts(id, null, null), id).to.include({ totalB: 671, activeB: 37, nativeBitsPerWeight: 8 });
