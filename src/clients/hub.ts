@@ -27,7 +27,8 @@ export interface HubModelInfo {
   private?: boolean;
   tags: string[];
   cardData?: { base_model?: string | string[]; [key: string]: unknown };
-  config?: { architectures?: string[]; model_type?: string };
+  /** The hub's summary of config.json; its quantization_config is there even when config.json is gated. */
+  config?: { architectures?: string[]; model_type?: string; quantization_config?: Record<string, unknown> };
   /** `parameters`: element counts by dtype (I32/U32 mean packed quantized weights, see `hasPackedParameterCount`). */
   safetensors?: { total?: number; parameters?: Record<string, number> };
   gguf?: { total?: number; architecture?: string };
@@ -110,6 +111,7 @@ export function hubModelInfoFromJson(body: unknown): HubModelInfo | null {
     }
     const modelType = nonEmptyString(body.config.model_type);
     if (modelType) config.model_type = modelType;
+    if (isRecord(body.config.quantization_config)) config.quantization_config = body.config.quantization_config;
     info.config = config;
   }
 

@@ -422,6 +422,12 @@ export function nativeBitsPerWeightFromConfig(json: Config | undefined): number 
   return lowest(candidates);
 }
 
+/** Native bits from config.json, else from the hub's summary of it (all a gated repo shows). */
+function nativeBitsOfRepo(info: HubModelInfo): number | null {
+  const summary = info.config?.quantization_config;
+  return lowest([nativeBitsPerWeightFromConfig(info.configJson), summary ? nativeBitsPerWeightFromConfig({ quantization_config: summary }) : null]);
+}
+
 /** safetensors dtypes that hold several quantized weights per element (AWQ/GPTQ/compressed-tensors int32, MLX uint32). */
 const PACKED_DTYPES = new Set(['I32', 'U32']);
 /** Tags of formats whose weights are always packed into int32. */
@@ -434,7 +440,7 @@ const PACKED_TAGS = new Set(['awq', 'gptq']);
 export function hasPackedParameterCount(info: HubModelInfo): boolean {
   const dtypes = Object.keys(info.safetensors?.parameters ?? {});
   if (dtypes.some((dtype) => PACKED_DTYPES.has(dtype.toUpperCase()))) return true;
-  const native = nativeBitsPerWeightFromConfig(info.configJson);
+  const native = nativeBitsOfRepo(info);
   if (native !== null && native < 8) return true;
   return info.tags.some((tag) => PACKED_TAGS.has(tag.toLowerCase()));
 }
@@ -500,7 +506,7 @@ export function catalogueEntryFromHub(info: HubModelInfo, requestedHfId: string)
     paramsApproximate,
     activeParams: isMoE ? lowest([fromName.activeParams, fromConfig?.activeB, curated?.activeB, exactParams(params, paramsApproximate)]) : null,
     isMoE,
-    nativeBitsPerWeight: lowest([nativeBitsPerWeightFromConfig(info.configJson), curated?.nativeBitsPerWeight]),
+    nativeBitsPerWeight: lowest([nativeBitsOfRepo(info), curated?.nativeBitsPerWeight]),
     base,
     hubSha: info.sha || null,
     gated: Boolean(info.gated),

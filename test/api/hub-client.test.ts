@@ -105,6 +105,12 @@ describe('hub client against a fake hub', () => {
       expect(hubModelInfoFromJson({ id: 'a/b', safetensors: { parameters: ['BF16'] } })?.safetensors).to.deep.equal({});
     });
 
+    it("keeps the config summary's quantization_config (a gated repo's only word on it), and drops one that is not an object", () => {
+      const summary = { quant_method: 'fp8', weight_block_size: [128, 128] };
+      expect(hubModelInfoFromJson({ id: 'a/b', config: { model_type: 'llama', quantization_config: summary } })?.config).to.deep.equal({ model_type: 'llama', quantization_config: summary });
+      expect(hubModelInfoFromJson({ id: 'a/b', config: { model_type: 'llama', quantization_config: 'fp8' } })?.config).to.deep.equal({ model_type: 'llama' });
+    });
+
     it('returns the canonical id when asked with another case', async () => {
       const info = await client.getModel('FAKEORG/dense-7b');
       expect(info.id).to.equal('fakeorg/Dense-7B');

@@ -466,6 +466,14 @@ describe('packed parameter counts', () => {
     expect(hasPackedParameterCount(info({ tags: ['gptq'] }))).to.equal(true);
   });
 
+  it("are recognised from the hub's config summary when config.json is gated", () => {
+    const gated = info({ gated: 'manual', config: { model_type: 'llama', quantization_config: { quant_method: 'gptq', bits: 4, group_size: 128 } }, safetensors: { total: 1.9e9 } });
+    expect(hasPackedParameterCount(gated)).to.equal(true);
+    expect(catalogueEntryFromHub(gated, 'org/Secret-8B-GPTQ')).to.include({ params: 8, paramsApproximate: true, nativeBitsPerWeight: 4.125 });
+    const fp8 = info({ gated: 'manual', config: { model_type: 'llama4', quantization_config: { quant_method: 'fbgemm_fp8' } }, safetensors: { total: 401e9 } });
+    expect(catalogueEntryFromHub(fp8, 'meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8')).to.include({ params: 401, nativeBitsPerWeight: 8, activeParams: 17 });
+  });
+
   it('are not assumed for 16-bit, FP8 or INT8 weights', () => {
     expect(hasPackedParameterCount(info({ safetensors: { total: 7e9, parameters: { BF16: 7e9 } } }))).to.equal(false);
     expect(hasPackedParameterCount(info({ safetensors: { total: 7e9, parameters: { F8_E4M3: 6e9, BF16: 1e9 } }, configJson: { quantization_config: { quant_method: 'fp8' } } }))).to.equal(false);
