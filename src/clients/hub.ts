@@ -27,8 +27,10 @@ export interface HubModelInfo {
   private?: boolean;
   tags: string[];
   cardData?: { base_model?: string | string[]; [key: string]: unknown };
-  config?: { architectures?: string[]; model_type?: string };
-  safetensors?: { total?: number };
+  /** The hub's summary of config.json; its quantization_config is there even when config.json is gated. */
+  config?: { architectures?: string[]; model_type?: string; quantization_config?: Record<string, unknown> };
+  /** `parameters`: element counts by dtype (I32/U32 mean packed quantized weights, see `hasPackedParameterCount`). */
+  safetensors?: { total?: number; parameters?: Record<string, number> };
   gguf?: { total?: number; architecture?: string };
   /** The repo's config.json when it could be fetched (not for gated repos, GGUF-only repos...). */
   configJson?: Record<string, unknown>;
@@ -109,12 +111,21 @@ export function hubModelInfoFromJson(body: unknown): HubModelInfo | null {
     }
     const modelType = nonEmptyString(body.config.model_type);
     if (modelType) config.model_type = modelType;
+    if (isRecord(body.config.quantization_config)) config.quantization_config = body.config.quantization_config;
     info.config = config;
   }
 
   if (isRecord(body.safetensors)) {
+    const safetensors: NonNullable<HubModelInfo['safetensors']> = {};
     const total = finiteNumber(body.safetensors.total);
-    info.safetensors = total === undefined ? {} : { total };
+    if (total !== undefined) safetensors.total = total;
+    if (isRecord(body.safetensors.parameters)) {
+      const byDtype = Object.entries(body.safetensors.parameters).filter(
+        (entry): entry is [string, number] => /^[A-Za-z0-9_]{1,16}$/.test(entry[0]) && finiteNumber(entry[1]) !== undefined,
+      );
+      if (byDtype.length > 0) safetensors.parameters = Object.fromEntries(byDtype);
+    }
+    info.safetensors = safetensors;
   }
 
   if (isRecord(body.gguf)) {

@@ -14,6 +14,7 @@
  * anything not known (or a run shape no bound describes, such as speculative decoding)
  * gives 'unknown', never a flag. Pure: no I/O.
  */
+import { CURATED_MODELS } from './curated-models.ts';
 
 /** The hardware classes a run is submitted under (src/constants.ts `hwClasses`). */
 export type RooflineHwClass = 'DISCRETE_GPU' | 'UNIFIED' | 'CPU_ONLY';
@@ -69,6 +70,10 @@ const LLAMA_CPP_TABLES =
   'llama.cpp tools/quantize/README.md bits-per-weight tables (Llama 2 7B/13B/70B and Llama 3.1 8B), lowest figure';
 const LLAMA_CPP_HELP = 'llama.cpp `llama-quantize --help` listing (nominal bpw of the mix)';
 const GGML_BLOCK = 'ggml block layout (32 weights + fp16 scale[/min]); whole files are slightly larger';
+const UNSLOTH_DYNAMIC =
+  'unsloth Dynamic quants of DeepSeek-R1 / V3-0324 (docs.unsloth.ai): the average bits unsloth states for the 671B files, lowest of them';
+const BARTOWSKI_L = 'bartowski "_L" files: the base mix with Q8_0 embeddings / output, so at least the base mix (its figure)';
+const MLC_QUANT = 'MLC LLM quantization modes (mlc_llm/quantization): qNfM_1 = N-bit groups of 32 (3-bit: 40) with one fp16 (f16) or fp32 (f32) scale';
 
 /**
  * One row per quantization family. Where unsure, the LOWER bits figure is used: fewer
@@ -80,18 +85,26 @@ const BITS_TABLE: readonly BitsRow[] = [
   // tables list Llama 2 7B/13B/70B (README up to 2024) and Llama 3.1 8B (current
   // README); each row takes the lowest of them (Q4_K_M: 4.84 / 4.83 / 4.80 / 4.89).
   { quantization: 'Q2_K_S', bits: 2.96, source: LLAMA_CPP_TABLES, aliases: ['Q2_K_S'] },
-  { quantization: 'Q2_K', bits: 3.15, source: LLAMA_CPP_TABLES, aliases: ['Q2_K'] },
+  // llama-bench prints Q2_K as "Q2_K - Medium"; bartowski's Q2_K_L is Q2_K with Q8_0 embeddings.
+  { quantization: 'Q2_K', bits: 3.15, source: `${LLAMA_CPP_TABLES}; ${BARTOWSKI_L}`, aliases: ['Q2_K', 'Q2_K_M', 'Q2_K_L'] },
   { quantization: 'Q3_K_S', bits: 3.47, source: LLAMA_CPP_TABLES, aliases: ['Q3_K_S'] },
   { quantization: 'Q3_K_M', bits: 3.85, source: LLAMA_CPP_TABLES, aliases: ['Q3_K_M', 'Q3_K'] },
   { quantization: 'Q3_K_L', bits: 4.19, source: LLAMA_CPP_TABLES, aliases: ['Q3_K_L'] },
   { quantization: 'Q4_K_S', bits: 4.53, source: LLAMA_CPP_TABLES, aliases: ['Q4_K_S'] },
-  { quantization: 'Q4_K_M', bits: 4.8, source: LLAMA_CPP_TABLES, aliases: ['Q4_K_M', 'Q4_K'] },
-  { quantization: 'Q5_K_S', bits: 5.5, source: LLAMA_CPP_TABLES, aliases: ['Q5_K_S'] },
-  { quantization: 'Q5_K_M', bits: 5.65, source: LLAMA_CPP_TABLES, aliases: ['Q5_K_M', 'Q5_K'] },
-  { quantization: 'Q6_K', bits: 6.56, source: LLAMA_CPP_TABLES, aliases: ['Q6_K'] },
-  { quantization: 'Q8_0', bits: 8.5, source: `${LLAMA_CPP_TABLES}; ${GGML_BLOCK}`, aliases: ['Q8_0'] },
+  { quantization: 'Q4_K_M', bits: 4.8, source: `${LLAMA_CPP_TABLES}; ${BARTOWSKI_L}`, aliases: ['Q4_K_M', 'Q4_K', 'Q4_K_L'] },
+  // Q5_K_XL / Q6_K_XL / Q8_K_XL (unsloth Dynamic) raise some tensors above the base mix: its figure is the lower one.
+  { quantization: 'Q5_K_S', bits: 5.5, source: `${LLAMA_CPP_TABLES}; unsloth Q5_K_XL at least Q5_K_S`, aliases: ['Q5_K_S', 'Q5_K_XL'] },
+  { quantization: 'Q5_K_M', bits: 5.65, source: `${LLAMA_CPP_TABLES}; ${BARTOWSKI_L}`, aliases: ['Q5_K_M', 'Q5_K', 'Q5_K_L'] },
+  { quantization: 'Q6_K', bits: 6.56, source: `${LLAMA_CPP_TABLES}; ${BARTOWSKI_L}; unsloth Q6_K_XL at least Q6_K`, aliases: ['Q6_K', 'Q6_K_L', 'Q6_K_XL'] },
+  { quantization: 'Q8_0', bits: 8.5, source: `${LLAMA_CPP_TABLES}; ${GGML_BLOCK}; unsloth Q8_K_XL at least Q8_0`, aliases: ['Q8_0', 'Q8_K_XL'] },
+  // --- unsloth Dynamic 2.0 "_K_XL" mixes (also sold as UD-*): lower layers and experts go below the
+  // base mix, so the figure is unsloth's own average for DeepSeek (Q2_K_XL 2.51 on R1, 2.71 on V3-0324).
+  // bartowski's Q3_K_XL (Q3_K_L with Q8_0 embeddings) is heavier; the lower figure is kept.
+  { quantization: 'Q2_K_XL', bits: 2.51, source: UNSLOTH_DYNAMIC, aliases: ['Q2_K_XL'] },
+  { quantization: 'Q3_K_XL', bits: 3.5, source: UNSLOTH_DYNAMIC, aliases: ['Q3_K_XL'] },
+  { quantization: 'Q4_K_XL', bits: 4.5, source: `${UNSLOTH_DYNAMIC} (below Q4_K_S's 4.53)`, aliases: ['Q4_K_XL'] },
   // --- GGUF legacy quants: the block layout itself (32 weights per block).
-  { quantization: 'Q4_0', bits: 4.5, source: GGML_BLOCK, aliases: ['Q4_0'] },
+  { quantization: 'Q4_0', bits: 4.5, source: `${GGML_BLOCK}; Q4_0_4_4 / 4_8 / 8_8 are the same blocks repacked for Arm`, aliases: ['Q4_0', 'Q4_0_4_4', 'Q4_0_4_8', 'Q4_0_8_8'] },
   { quantization: 'Q4_1', bits: 5, source: GGML_BLOCK, aliases: ['Q4_1'] },
   { quantization: 'Q5_0', bits: 5.5, source: GGML_BLOCK, aliases: ['Q5_0'] },
   { quantization: 'Q5_1', bits: 6, source: GGML_BLOCK, aliases: ['Q5_1'] },
@@ -108,16 +121,16 @@ const BITS_TABLE: readonly BitsRow[] = [
   { quantization: 'IQ3_XXS', bits: 3.06, source: LLAMA_CPP_HELP, aliases: ['IQ3_XXS'] },
   { quantization: 'IQ3_XS', bits: 3.3, source: LLAMA_CPP_HELP, aliases: ['IQ3_XS'] },
   { quantization: 'IQ3_S', bits: 3.44, source: LLAMA_CPP_HELP, aliases: ['IQ3_S'] },
-  { quantization: 'IQ3_M', bits: 3.66, source: LLAMA_CPP_HELP, aliases: ['IQ3_M'] },
+  { quantization: 'IQ3_M', bits: 3.66, source: `${LLAMA_CPP_HELP}; llama-bench prints it "IQ3_S mix - 3.66 bpw"`, aliases: ['IQ3_M', 'IQ3_S_MIX'] },
   { quantization: 'IQ4_XS', bits: 4.25, source: LLAMA_CPP_HELP, aliases: ['IQ4_XS'] },
   { quantization: 'IQ4_NL', bits: 4.5, source: LLAMA_CPP_HELP, aliases: ['IQ4_NL'] },
   // --- Unquantized.
-  { quantization: 'F32', bits: 32, source: 'IEEE float32', aliases: ['F32', 'FP32', 'FLOAT32'] },
+  { quantization: 'F32', bits: 32, source: 'IEEE float32 (MLC q0f32)', aliases: ['F32', 'FP32', 'FLOAT32', 'Q0F32'] },
   {
     quantization: 'F16 / BF16',
     bits: 16,
-    source: 'IEEE float16 / bfloat16',
-    aliases: ['F16', 'FP16', 'FLOAT16', 'HALF', 'BF16', 'BFLOAT16'],
+    source: 'IEEE float16 / bfloat16 (MLC q0f16 / q0bf16)',
+    aliases: ['F16', 'FP16', 'FLOAT16', 'HALF', 'BF16', 'BFLOAT16', 'Q0F16', 'Q0BF16'],
   },
   // --- 8-bit weights. Per-tensor / per-channel / 128x128-block scales add < 0.01
   // bits; group-128 INT8 (GPTQ) adds 0.125, so 8 is the lower figure for all.
@@ -149,6 +162,12 @@ const BITS_TABLE: readonly BitsRow[] = [
     source: 'NVIDIA NVFP4: 16-element blocks with an FP8 E4M3 scale (4 + 8/16), plus one fp32 per tensor',
     aliases: ['NVFP4', 'NVFP4A16', 'W4A4_NVFP4', 'NVFP4_W4A4'],
   },
+  {
+    quantization: 'FP4 (block format not stated)',
+    bits: 4.127,
+    source: 'lowest of the FP4 block formats: bitsandbytes FP4 4.127, MXFP4 4.25, NVFP4 4.5',
+    aliases: ['FP4', 'FLOAT4', 'FP4_E2M1', 'E2M1'],
+  },
   // --- Group-wise integer 4-bit (AWQ, GPTQ, compressed-tensors W4A16): one fp16 scale
   // per group of 128 (4 + 16/128). Zero points (+4/128 when asymmetric) and the fp16
   // embeddings / lm_head these checkpoints keep are left out, so the figure is low.
@@ -175,13 +194,30 @@ const BITS_TABLE: readonly BitsRow[] = [
   { quantization: '5bit', bits: 5.125, source: 'group-128 layout: fp16 scale per 128 weights', aliases: ['5BIT'] },
   { quantization: '6bit', bits: 6.125, source: 'group-128 layout: fp16 scale per 128 weights', aliases: ['6BIT'] },
   // --- MLX affine quantization, default group size 64: an fp16 scale and bias per 64
-  // weights (N + 32/64). mlx-lm reports e.g. "4.501 bits per weight".
+  // weights (N + 32/64). mlx-lm reports e.g. "4.501 bits per weight". DWQ (distilled weight
+  // quantization, mlx-lm's `mlx_lm.dwq`) keeps the same layout. Mixed recipes ("mixed_3_6",
+  // "3bit-mixed") are read by their lowest width (see `mixedBits`).
   ...[2, 3, 4, 5, 6, 8].map((n): BitsRow => ({
     quantization: `MLX ${n}bit (group 64)`,
     bits: n + 0.5,
-    source: 'MLX affine quantization, group size 64: fp16 scale + bias per group (N + 32/64)',
-    aliases: [`MLX_${n}BIT`, `${n}BIT_MLX`, `MLX_Q${n}`, `Q${n}_MLX`, `MLX_INT${n}`],
+    source: 'MLX affine quantization, group size 64: fp16 scale + bias per group (N + 32/64); DWQ the same',
+    aliases: [
+      `MLX_${n}BIT`, `${n}BIT_MLX`, `MLX_Q${n}`, `Q${n}_MLX`, `MLX_INT${n}`,
+      `${n}BIT_DWQ`, `DWQ_${n}BIT`, `MLX_${n}BIT_DWQ`, `MLX_DWQ_${n}BIT`, `${n}BIT_DWQ_MLX`,
+    ],
   })),
+  {
+    quantization: 'MLX DWQ (bits not stated)',
+    bits: 3.5,
+    source: 'lowest width mlx-community publishes DWQ models at (3bit), group 64: 3 + 32/64',
+    aliases: ['DWQ', 'MLX_DWQ', 'DWQ_MLX'],
+  },
+  // --- MLC LLM (WebLLM, MLC Chat).
+  { quantization: 'q3f16_1', bits: 3.4, source: `${MLC_QUANT}: 3 + 16/40`, aliases: ['Q3F16_0', 'Q3F16_1'] },
+  { quantization: 'q4f16_1', bits: 4.5, source: `${MLC_QUANT}: 4 + 16/32`, aliases: ['Q4F16_0', 'Q4F16_1'] },
+  { quantization: 'q4f32_1', bits: 5, source: `${MLC_QUANT}: 4 + 32/32`, aliases: ['Q4F32_0', 'Q4F32_1'] },
+  { quantization: 'q4f16_ft', bits: 4, source: 'MLC LLM q4f16_ft: FasterTransformer per-channel int4 (scales under 0.01 bit)', aliases: ['Q4F16_FT'] },
+  { quantization: 'q4f16_awq', bits: 4.125, source: 'MLC LLM q4f16_awq: AWQ, group 128 (4 + 16/128)', aliases: ['Q4F16_AWQ'] },
 ];
 
 const BY_ALIAS: ReadonlyMap<string, BitsRow> = (() => {
@@ -214,6 +250,50 @@ function normaliseQuantization(quantization: string): string {
 /** 'exl2 4.65bpw', '4.0bpw', '5bpw-exl3', 'EXL2_4_65BPW' (separators already collapsed). */
 const BPW_PATTERN = /^(?:EXL[23]_)?(\d{1,2})(?:[._](\d{1,3}))?_?BPW(?:_[HE]\d{1,2})?(?:_EXL[23])?$/;
 
+/** llama-bench's size words: "Q4_K - Medium" is Q4_K_M. */
+const SIZE_WORDS: Record<string, string> = { SMALL: 'S', MEDIUM: 'M', LARGE: 'L' };
+/** llama-bench's "<name> - <n> bpw" (normalised): "IQ4_XS - 4.25 bpw", "TQ1_0 - 1.69 bpw ternary". */
+const NAMED_BPW = /^(.+?)_(\d{1,2})(?:_(\d{1,4}))?_BPW(?:_TERNARY)?$/;
+/** MLX mixed-precision recipes: "mixed_3_6", "mixed-2-6bit", "3bit-mixed", "mixed-3bit". */
+const MIXED = [/(?:^|_)MIXED_(\d)_(\d)(?:BIT)?(?=_|$)/, /(?:^|_)(\d)BIT_MIXED(?=_|$)/, /(?:^|_)MIXED_(\d)BIT(?=_|$)/];
+
+/** The lowest width of a mixed recipe, as MLX group-64 bits: the bound must err high. */
+function mixedBits(key: string): number | null {
+  for (const pattern of MIXED) {
+    const match = pattern.exec(key);
+    if (!match) continue;
+    const lowest = Math.min(...match.slice(1).filter((g): g is string => g !== undefined).map(Number));
+    return BY_ALIAS.get(`MLX_${lowest}BIT`)?.bits ?? null;
+  }
+  return null;
+}
+
+/**
+ * The row of a normalised label: the label itself; a mixed recipe; llama-bench's
+ * "<name> - <n> bpw" (the name's row, else n); the label without container / imatrix /
+ * unsloth-dynamic markers ("UD-Q4_K_XL", "Q4_K_M-GGUF"); or its last tokens, as in
+ * llama-bench's model column "qwen3moe 30B.A3B Q4_K - Medium".
+ */
+function bitsOfKey(key: string): number | null {
+  const direct = BY_ALIAS.get(key);
+  if (direct) return direct.bits;
+  const mixed = mixedBits(key);
+  if (mixed !== null) return mixed;
+  const named = NAMED_BPW.exec(key);
+  if (named) {
+    const stated = Number(`${named[2]}.${named[3] ?? '0'}`);
+    return bitsOfKey(named[1]!) ?? (stated > 0 && stated <= 32 ? stated : null);
+  }
+  const tokens = key.split('_');
+  while (tokens.length > 1 && WRAPPER_TOKENS.has(tokens[0]!)) tokens.shift();
+  while (tokens.length > 1 && WRAPPER_TOKENS.has(tokens[tokens.length - 1]!)) tokens.pop();
+  for (let start = 0; start < tokens.length; start++) {
+    const row = BY_ALIAS.get(tokens.slice(start).join('_'));
+    if (row) return row.bits;
+  }
+  return null;
+}
+
 /**
  * Effective bits per weight (quantization scales included) for a quantization label,
  * or null when the label is not one this table knows.
@@ -228,14 +308,8 @@ export function bitsPerWeight(quantization: string): number | null {
     const bits = Number(`${bpw[1]}.${bpw[2] ?? '0'}`);
     return bits > 0 && bits <= 32 ? bits : null;
   }
-  const key = normaliseQuantization(quantization);
-  if (key === '') return null;
-  const direct = BY_ALIAS.get(key);
-  if (direct) return direct.bits;
-  const tokens = key.split('_');
-  while (tokens.length > 1 && WRAPPER_TOKENS.has(tokens[0]!)) tokens.shift();
-  while (tokens.length > 1 && WRAPPER_TOKENS.has(tokens[tokens.length - 1]!)) tokens.pop();
-  return BY_ALIAS.get(tokens.join('_'))?.bits ?? null;
+  const key = normaliseQuantization(quantization).replace(/_(SMALL|MEDIUM|LARGE)$/, (_, word: string) => `_${SIZE_WORDS[word]}`);
+  return key === '' ? null : bitsOfKey(key);
 }
 
 /** tok/s ceiling for one stream: GB/s over GB read per token. Arguments must be positive. */
@@ -258,6 +332,8 @@ export interface RooflineInput {
   specDecoding?: boolean | null;
   mtpEnabled?: boolean | null;
   quantization: string;
+  /** Bits per weight the model's weights are stored in (models.native_bits_per_weight): the label cannot mean more. */
+  nativeBitsPerWeight?: number | null;
   /** Total parameters, billions. */
   paramsB: number | null;
   /** Parameters active per token, billions (MoE). */
@@ -282,11 +358,20 @@ function positive(value: number | null | undefined): value is number {
 }
 
 /**
+ * A format's native bits cap the label: gpt-oss experts stay MXFP4 in GGUF files labelled
+ * F16 or Q8_0, an FP8 model is not read at 16 bits. An unknown label stays unknown (the
+ * file may hold fewer bits than the native format).
+ */
+function cappedBits(labelBits: number | null, nativeBits: number | null | undefined): number | null {
+  return labelBits !== null && positive(nativeBits) ? Math.min(labelBits, nativeBits) : labelBits;
+}
+
+/**
  * Verdict on a run's output tok/s. 'unknown' (with the reason) whenever the bound does
  * not apply or an input is missing; the bound is still returned when it can be computed.
  */
 export function assessPlausibility(input: RooflineInput): RooflineVerdict {
-  const bits = bitsPerWeight(input.quantization);
+  const bits = cappedBits(bitsPerWeight(input.quantization), input.nativeBitsPerWeight);
   // Dense: active = total (an explicit active count, if given, is used: it can only be smaller).
   // MoE: the active count only; total params would make the bound far too low.
   const activeB = input.isMoE ? input.activeParamsB : (input.activeParamsB ?? input.paramsB);
@@ -353,6 +438,7 @@ export const methodology: {
   suspectFactors: { hwClass: RooflineHwClass; hardware: string; factor: number; basis: string }[];
   factorSource: string;
   bitsPerWeightTable: { quantization: string; bits: number; source: string }[];
+  moeModelTable: { name: string; totalB: number; activeB: number; nativeBitsPerWeight: number | null; source: string }[];
 } = {
   formula:
     'max single-stream decode tok/s = memory bandwidth (GB/s) ÷ (active parameters (billions) × bits per weight ÷ 8); ' +
@@ -365,7 +451,9 @@ export const methodology: {
     'Bits per weight include quantization scale overhead and, where unsure, take the lowest published figure (fewer bits give a higher bound). GGUF k-quants use the lowest whole-file figure across the llama.cpp README tables (Llama 2 7B/13B/70B, Llama 3.1 8B); i-quants use the nominal bpw printed by llama-quantize; AWQ/GPTQ count one fp16 scale per 128 weights and leave out zero points and the fp16 embeddings / lm_head those checkpoints keep.',
     'EXL2 / EXL3 labels of the form "<n>bpw" use n as the bits per weight.',
     'Parameter counts include the input embedding table, of which only one row is read per token (tied embeddings are read in full as the output head). For untied models this over-counts bytes per token, typically by under 10% of the parameters, making the bound slightly too low; the per-class factors leave room for this.',
-    'MoE models use the active parameter count. An MoE without a known active count is not judged: its total count would give a bound far too low.',
+    'MoE models use the parameters a token reads. From the hub\'s config.json: attention (standard or multi-head latent), the routed experts a token is sent to (3 × hidden × expert size each: gate, up, down), shared experts, dense layers, the router and the output head; the input embedding, of which one row is read, is left out. For repos without a usable config.json (GGUF-only, gated) the published figures of the table below are used, and "A3B"-style names count too; when several are known the smallest is used. An MoE without a known active count is not judged: its total count would give a bound far too low.',
+    'A model\'s native format caps the label: the weights cannot be read at more bits than they are stored in. gpt-oss experts stay MXFP4 (4.25 bits) in GGUF files labelled F16, BF16 or Q8_0, and FP8 releases (DeepSeek V3/R1, Kimi K2, MiniMax-M2) are read at 8 bits at most. The native bits come from config.json (quantization_config, MLX quantization) or the table below; a quantization inherits its base\'s.',
+    'Packed quantized repos (AWQ, GPTQ, MLX, bitsandbytes, compressed-tensors) report the count of int32/uint32 elements to the hub, 4-8× below their real weight count: they are sized by their base model, else the table below, else the size in their name (marked approximate).',
     'Memory bandwidth is the theoretical peak of the memory holding the weights. Over several cards it is summed only over the cards that stream at once: every card of a tensor split (tensor parallel > 1, llama.cpp -sm row or tensor), the fastest single card of a layer split or pipeline parallelism (llama.cpp -sm layer, its default since build 2000 of January 2024 (PR #4606); Ollama and LM Studio). A split the run does not state counts every card: vLLM, SGLang and TGI shard by tensors, and older llama.cpp builds split by rows (published 4- and 6-card runs of them reach 1.4-1.7x one card\'s bound). Real kernels reach roughly 60-90% of peak, which the bound does not credit; partial CPU offload only lowers the real ceiling.',
     `Models whose weights total under ${MIN_CACHE_SAFE_WEIGHT_GB} GB are not judged: on-chip caches (up to 256 MB on GPUs, ~1.1 GB of L3 on some server CPUs) can serve them without touching main memory.`,
     'Any unknown input (quantization, parameters, bandwidth, output tok/s) gives "unknown", never "suspect".',
@@ -379,4 +467,5 @@ export const methodology: {
   factorSource:
     'Measured on a set of 200+ published runs kept with the code (test/fixtures/real-runs): llama.cpp\'s own benches and scoreboards, llama-bench tables in llama.cpp pull requests and issues, Jeff Geerling\'s ai-benchmarks, XiongjieDai\'s GPU-Benchmarks-on-LLM-Inference, Strix Halo test repositories and community llama-bench submissions, each row with its source. For every run the bound is computed as above and the run\'s tok/s divided by it; each factor leaves headroom over the highest such ratio in its class.',
   bitsPerWeightTable: BITS_TABLE.map(({ quantization, bits, source }) => ({ quantization, bits, source })),
+  moeModelTable: CURATED_MODELS.map(({ name, totalB, activeB, nativeBitsPerWeight, source }) => ({ name, totalB, activeB, nativeBitsPerWeight, source })),
 };

@@ -17,7 +17,7 @@ export interface RunForVerdict {
     | { concurrency?: number; specDecoding?: boolean; mtpEnabled?: boolean; tensorParallel?: number; pipelineParallel?: number; splitMode?: string }
     | null
     | undefined;
-  model: { params: number | null; active_params: number | null; is_moe: boolean };
+  model: { params: number | null; active_params: number | null; is_moe: boolean; native_bits_per_weight?: number | null };
   hardware: HardwareForBandwidth;
 }
 
@@ -35,6 +35,7 @@ export function runVerdict(run: RunForVerdict): RooflineVerdict {
     specDecoding: flags.specDecoding ?? null,
     mtpEnabled: flags.mtpEnabled ?? null,
     quantization: run.quantization,
+    nativeBitsPerWeight: run.model.native_bits_per_weight ?? null,
     paramsB: run.model.params,
     activeParamsB: run.model.active_params,
     isMoE: run.model.is_moe,

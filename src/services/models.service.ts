@@ -1,7 +1,8 @@
 import type { Db } from '../db/knex.ts';
 import { NotFound } from '../lib/errors.ts';
 import { containsLowercase, escapeLike } from '../lib/like-patterns.ts';
-import { catalogueEntryFromHub, paramsFromName, type CatalogueEntry } from '../lib/model-metadata.ts';
+import { curatedModelFacts } from '../lib/curated-models.ts';
+import { catalogueEntryFromHub, catalogueFacts, type CatalogueEntry } from '../lib/model-metadata.ts';
 import { messages } from '../messages.ts';
 import type { ServiceDeps } from './deps.ts';
 import { createPlausibilityService } from './plausibility.service.ts';
@@ -20,6 +21,8 @@ export interface ModelRow {
   params_approximate: boolean;
   active_params: number | null;
   is_moe: boolean;
+  /** Bits per weight the model's published weights are stored in (MXFP4, FP8, a packed quant); caps a run's label. */
+  native_bits_per_weight?: number | null;
   base_model_id: string | null;
   base_hf_id: string | null;
   base_relation: string | null;
@@ -68,6 +71,41 @@ function findByHfId(db: Db, hfId: string): Promise<ModelRow | undefined> {
   return db<ModelRow>('models').whereRaw('lower(hf_id) = lower(?)', [hfId]).first();
 }
 
+/** A stored count below this share of the published total is a packed one (AWQ/GPTQ/MLX/MXFP4 elements). */
+const PACKED_COUNT_RATIO = 0.75;
+
+/**
+ * Fills catalogue rows made before the curated table existed (or before it knew their
+ * family) from `curatedModelFacts`: the MoE flag, the smaller active count, the lower
+ * native bits, and the published total where the row has none, a guess from the name,
+ * or a packed count (under 3/4 of the published total). Their runs' model facets follow.
+ * Returns the ids of the rows changed: their runs' verdicts are then stale, so call
+ * `createPlausibilityService({ db }).recompute(ids)`.
+ */
+export async function fillCuratedModelFacts(db: Db): Promise<string[]> {
+  const rows: ModelRow[] = await db('models').select('*');
+  const changed: string[] = [];
+  for (const row of rows) {
+    const curated = curatedModelFacts(row.hf_id, row.base_hf_id, row.family, row.params_approximate ? null : row.params);
+    if (!curated) continue;
+    const lower = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
+    // Packed counts are at least 2x low (two 4-bit weights per byte); honest counts differ by a few %.
+    const takeTotal = row.params === null || row.params_approximate || row.params < PACKED_COUNT_RATIO * curated.totalB;
+    const update = {
+      is_moe: true,
+      active_params: lower(row.active_params, curated.activeB),
+      native_bits_per_weight: lower(row.native_bits_per_weight ?? null, curated.nativeBitsPerWeight),
+      params: takeTotal ? curated.totalB : row.params,
+      params_approximate: takeTotal ? false : row.params_approximate,
+    };
+    if (Object.entries(update).every(([column, value]) => row[column as keyof ModelRow] === value)) continue;
+    await db('models').where({ id: row.id }).update(update);
+    await db('speed_test_runs').where({ model_id: row.id }).update({ model_params: update.params, model_is_moe: true });
+    changed.push(row.id);
+  }
+  return changed;
+}
+
 export function createModelsService({ db, hub, hubMode }: Pick<ServiceDeps, 'db' | 'hub' | 'hubMode'>) {
   return {
     findByHfId: (hfId: string) => findByHfId(db, hfId),
@@ -93,20 +131,17 @@ export function createModelsService({ db, hub, hubMode }: Pick<ServiceDeps, 'db'
      */
     async catalogue(entry: CatalogueEntry): Promise<ModelRow> {
       const base = entry.base ? await findByHfId(db, entry.base.hfId) : undefined;
-      // Own count, else the base's, else a size in the name (approximate).
-      const fromName = paramsFromName(entry.displayName).params;
-      const params = entry.params ?? base?.params ?? fromName;
-      const paramsApproximate =
-        entry.params !== null ? entry.paramsApproximate : base?.params != null ? base.params_approximate : fromName !== null;
+      const facts = catalogueFacts(entry, base);
       await db('models')
         .insert({
           hf_id: entry.hfId,
           display_name: entry.displayName,
           family: entry.family,
-          params,
-          params_approximate: paramsApproximate,
-          active_params: entry.activeParams ?? (entry.params === null ? (base?.active_params ?? null) : null),
-          is_moe: entry.isMoE || Boolean(base?.is_moe && entry.base?.relation === 'quantized'),
+          params: facts.params,
+          params_approximate: facts.paramsApproximate,
+          active_params: facts.activeParams,
+          is_moe: facts.isMoE,
+          native_bits_per_weight: facts.nativeBitsPerWeight,
           base_model_id: base?.id ?? null,
           base_hf_id: entry.base?.hfId ?? null,
           base_relation: entry.base?.relation ?? null,
@@ -124,10 +159,14 @@ export function createModelsService({ db, hub, hubMode }: Pick<ServiceDeps, 'db'
           // The base's count beats none, and beats a guess from the child's name.
           params: db.raw('case when params is null or params_approximate then coalesce(?, params) else params end', [row.params]),
           params_approximate: db.raw('case when params is null or params_approximate then ? else params_approximate end', [row.params_approximate]),
+          // A quantization has its base's experts (the smaller active count) and at most its native bits.
+          active_params: db.raw("case when base_relation = 'quantized' and ?::boolean then least(active_params, ?) else active_params end", [row.is_moe, row.active_params]),
+          is_moe: db.raw("is_moe or (base_relation = 'quantized' and ?::boolean)", [row.is_moe]),
+          native_bits_per_weight: db.raw("case when base_relation = 'quantized' then least(native_bits_per_weight, ?) else native_bits_per_weight end", [row.native_bits_per_weight ?? null]),
         })
-        .returning(['id', 'params']);
-      // Runs carry their model's size for the paramSize filter, and it feeds their verdict.
-      for (const child of adopted) await db('speed_test_runs').where({ model_id: child.id }).update({ model_params: child.params });
+        .returning(['id', 'params', 'is_moe']);
+      // Runs carry their model's size and MoE flag for the filters, and they feed their verdict.
+      for (const child of adopted) await db('speed_test_runs').where({ model_id: child.id }).update({ model_params: child.params, model_is_moe: child.is_moe });
       if (adopted.length > 0) await createPlausibilityService({ db }).recompute(adopted.map((child) => child.id));
       return row;
     },

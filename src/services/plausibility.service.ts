@@ -27,7 +27,9 @@ export function createPlausibilityService({ db }: Pick<ServiceDeps, 'db'>) {
         .where('r.id', '>', after)
         .orderBy('r.id')
         .limit(BATCH)
-        .select('r.id', 'r.tok_s_out', 'r.batch_size', 'r.quantization', 'r.engine_flags', 'r.plausibility', 'r.decode_bound_tok_s', 'r.plausibility_reason', 'm.params', 'm.active_params', 'm.is_moe', 'h.details', 'e.name as engine_name', 'e.version as engine_version');
+        .select('r.id', 'r.tok_s_out', 'r.batch_size', 'r.quantization', 'r.engine_flags', 'r.plausibility', 'r.decode_bound_tok_s', 'r.plausibility_reason', 'm.params', 'm.active_params', 'm.is_moe', 'h.details', 'e.name as engine_name', 'e.version as engine_version')
+        // Read by name from the row: an older migration recomputes before this column exists.
+        .select(db.raw("(to_jsonb(m) ->> 'native_bits_per_weight')::float8 as native_bits_per_weight"));
       if (rows.length === 0) return changed;
       const updates: [string, string, number | null, string][] = [];
       for (const row of rows) {

@@ -3,6 +3,7 @@ import type { Db } from '../db/knex.ts';
 import { HttpError, NotFound, ValidationFailed } from '../lib/errors.ts';
 import { aggregateScores, scoreResponse, standardError, standardErrorOfScores, type ItemScoringRule, type TextScoringMethod } from '../lib/quality-scoring.ts';
 import { normaliseHardware } from '../lib/speed-test-normalise.ts';
+import { publicCatalogueEntry } from '../lib/model-metadata.ts';
 import { messages } from '../messages.ts';
 import type { Artifact, QualityItem, QualityRunSubmission, SuiteDoc, SuiteTask } from '../schemas/quality.schema.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -403,7 +404,7 @@ export function createQualityRunsService(deps: ServiceDeps) {
     /** Validation, coverage and the aggregate the run would get; no write, no rate-limit use. */
     async dryRun(submission: QualityRunSubmission) {
       const { suite, scores, model } = await validate(submission);
-      const summary = 'catalogued' in model ? { ...toModelSummary(model.catalogued), catalogued: true } : { ...model.fromHub, catalogued: false };
+      const summary = 'catalogued' in model ? { ...toModelSummary(model.catalogued), catalogued: true } : { ...publicCatalogueEntry(model.fromHub), catalogued: false };
       return {
         valid: true as const,
         suite: { id: suite.row.id, slug: suite.row.slug, name: suite.row.name, aggregation: suite.doc.aggregation, scoringMethod: suite.doc.scoringMethod },

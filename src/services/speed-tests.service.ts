@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
 import { NotFound } from '../lib/errors.ts';
 import { jsonArray, jsonObject } from '../lib/json-text.ts';
+import { publicCatalogueEntry } from '../lib/model-metadata.ts';
 import { speedTestFacets } from '../lib/speed-test-facets.ts';
 import { normaliseParsedSubmission, type NormalisedSpeedTest } from '../lib/speed-test-normalise.ts';
 import { submissionVerdict, verdictColumns } from '../lib/speed-test-verdict.ts';
@@ -132,7 +133,7 @@ export function createSpeedTestsService(deps: ServiceDeps) {
       const summary =
         'catalogued' in model
           ? { ...toModelSummary(model.catalogued), catalogued: true }
-          : { ...model.fromHub, base: model.fromHub.base, catalogued: false };
+          : { ...publicCatalogueEntry(model.fromHub), catalogued: false };
       return { valid: true as const, parsed: { ...normalised, hfId: summary.hfId, model: summary } };
     },
 

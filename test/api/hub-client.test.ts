@@ -3,6 +3,7 @@ import { HttpError, NotFound, Unavailable } from '../../src/lib/errors.ts';
 import { messages } from '../../src/messages.ts';
 import {
   createHubClient,
+  hubModelInfoFromJson,
   createOfflineHubClient,
   offlineHubClient,
   type HubClient,
@@ -57,7 +58,7 @@ describe('hub client against a fake hub', () => {
       expect(info).to.include({ id: 'fakeorg/Dense-7B', sha: raw.sha, gated: false, private: false });
       expect(info.tags).to.include('llama');
       expect(info.config).to.deep.equal({ architectures: ['LlamaForCausalLM'], model_type: 'llama' });
-      expect(info.safetensors).to.deep.equal({ total: 7241732096 });
+      expect(info.safetensors).to.deep.equal({ total: 7241732096, parameters: { BF16: 7241732096 } });
       expect(info.gguf).to.equal(undefined);
       expect(info.configJson).to.deep.equal(fakeHubConfigs[fakeHubModels.dense]);
       expect(info.configJson).to.have.property('hidden_size', 4096);
@@ -90,6 +91,24 @@ describe('hub client against a fake hub', () => {
       expect(sparse.configJson).to.include({ num_experts: 64, num_experts_per_tok: 8 });
       const mixture = await client.getModel(fakeHubModels.moeByArchitecture);
       expect(mixture.config?.architectures).to.deep.equal(['MixtralForCausalLM']);
+    });
+
+    it("keeps an AWQ repo's element counts by dtype (int32 = packed weights) and its quantization_config", async () => {
+      const info = await client.getModel(fakeHubModels.awqQuant);
+      expect(info.safetensors).to.deep.equal({ total: 1971752960, parameters: { I32: 905216000, F16: 1066536960 } });
+      expect(info.configJson?.quantization_config).to.include({ quant_method: 'awq', bits: 4, group_size: 128 });
+    });
+
+    it('drops dtype counts that are not numbers and dtype names that are not names', () => {
+      const info = hubModelInfoFromJson({ id: 'a/b', safetensors: { total: 10, parameters: { BF16: 6, I32: '4', 'F16; drop': 1, U8: null } } });
+      expect(info?.safetensors).to.deep.equal({ total: 10, parameters: { BF16: 6 } });
+      expect(hubModelInfoFromJson({ id: 'a/b', safetensors: { parameters: ['BF16'] } })?.safetensors).to.deep.equal({});
+    });
+
+    it("keeps the config summary's quantization_config (a gated repo's only word on it), and drops one that is not an object", () => {
+      const summary = { quant_method: 'fp8', weight_block_size: [128, 128] };
+      expect(hubModelInfoFromJson({ id: 'a/b', config: { model_type: 'llama', quantization_config: summary } })?.config).to.deep.equal({ model_type: 'llama', quantization_config: summary });
+      expect(hubModelInfoFromJson({ id: 'a/b', config: { model_type: 'llama', quantization_config: 'fp8' } })?.config).to.deep.equal({ model_type: 'llama' });
     });
 
     it('returns the canonical id when asked with another case', async () => {

@@ -29,6 +29,10 @@ export const fakeHubModels = {
   finetune: 'tuners/Dense-7B-Chat',
   moeByArchitecture: 'fakeorg/Mixture-8x7B',
   moeByConfig: 'fakeorg/Sparse-30B',
+  /** AWQ quant of `dense`: its safetensors total counts packed int32 elements (1.97 B, not 7.24 B). */
+  awqQuant: 'quantco/Dense-7B-AWQ',
+  /** GGUF of gpt-oss-20b without config.json: MoE facts and native MXFP4 from the curated table. */
+  gptOssGguf: 'ggml-org/gpt-oss-20b-GGUF',
   /** Any id the fake does not know answers 401 + X-Error-Code: RepoNotFound; this is one. */
   missing: 'fakeorg/Does-Not-Exist',
   /** 404 + X-Error-Code: RepoNotFound. */
@@ -156,6 +160,20 @@ export const fakeHubApiResponses: Record<string, Record<string, unknown>> = {
     config: { architectures: ['CustomForCausalLM'], model_type: 'custom' },
     safetensors: { parameters: { BF16: 30500000000 }, total: 30500000000 },
   }),
+  [fakeHubModels.awqQuant]: modelJson(fakeHubModels.awqQuant, {
+    tags: ['transformers', 'safetensors', 'llama', 'text-generation', '4-bit', 'awq', 'base_model:fakeorg/Dense-7B', 'base_model:quantized:fakeorg/Dense-7B', 'region:us'],
+    cardData: { base_model: 'fakeorg/Dense-7B', quantized_by: 'quantco' },
+    config: { architectures: ['LlamaForCausalLM'], model_type: 'llama' },
+    // int32 tensors each hold eight 4-bit weights: the hub's total is far below the real count.
+    safetensors: { parameters: { I32: 905216000, F16: 1066536960 }, total: 1971752960 },
+  }),
+  [fakeHubModels.gptOssGguf]: modelJson(fakeHubModels.gptOssGguf, {
+    library_name: undefined,
+    tags: ['gguf', 'gpt-oss', 'text-generation', 'base_model:openai/gpt-oss-20b', 'base_model:quantized:openai/gpt-oss-20b', 'region:us'],
+    cardData: { base_model: 'openai/gpt-oss-20b' },
+    siblings: [{ rfilename: 'gpt-oss-20b-F16.gguf' }, { rfilename: 'gpt-oss-20b-Q8_0.gguf' }, { rfilename: 'README.md' }],
+    gguf: { total: 20914757184, architecture: 'gpt-oss', context_length: 131072 },
+  }),
   [fakeHubModels.badConfig]: modelJson(fakeHubModels.badConfig, {
     config: { architectures: ['LlamaForCausalLM'], model_type: 'llama' },
     safetensors: { parameters: { BF16: 1235814400 }, total: 1235814400 },
@@ -177,6 +195,11 @@ export const fakeHubConfigs: Record<string, Record<string, unknown>> = {
     num_local_experts: 8,
     num_experts_per_tok: 2,
     vocab_size: 32000,
+  },
+  [fakeHubModels.awqQuant]: {
+    ...denseConfigJson,
+    torch_dtype: 'float16',
+    quantization_config: { quant_method: 'awq', bits: 4, group_size: 128, zero_point: true, version: 'gemm' },
   },
   [fakeHubModels.moeByConfig]: {
     architectures: ['CustomForCausalLM'],

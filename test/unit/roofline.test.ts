@@ -163,6 +163,21 @@ describe('decode-speed roofline', () => {
       expect(verdict.plausibility).to.equal('suspect');
     });
 
+    it("caps the label at the model's native bits: gpt-oss-20b in an F16-labelled GGUF is still MXFP4", () => {
+      // RTX 4090, 3.61 B active: at 16 bits the bound would be 139.6 tok/s, at MXFP4's 4.25 it is 525.6.
+      const gptOss = (fields: Partial<RooflineInput>) =>
+        assessPlausibility(m4MaxQwen3Moe({ memoryBandwidthGBs: 1008, paramsB: 20.91, activeParamsB: 3.61, quantization: 'F16', tokSOut: 200, ...fields }));
+      const capped = gptOss({ nativeBitsPerWeight: 4.25 });
+      expect(capped).to.include({ plausibility: 'plausible', boundTokS: 525.6 });
+      expect(gptOss({ nativeBitsPerWeight: null })).to.include({ plausibility: 'suspect', boundTokS: 139.6 });
+      // A label below the native bits is kept; an unknown label stays unknown.
+      expect(gptOss({ nativeBitsPerWeight: 4.25, quantization: 'Q2_K' }).boundTokS).to.equal(Math.round(decodeBoundTokS(1008, 3.61, 3.15) * 10) / 10);
+      expect(gptOss({ nativeBitsPerWeight: 4.25, quantization: 'mystery' }).plausibility).to.equal('unknown');
+      // FP8-native DeepSeek V3 labelled BF16 is read at 8 bits.
+      const deepSeek = assessPlausibility(m4MaxQwen3Moe({ paramsB: 671, activeParamsB: 36.62, quantization: 'BF16', nativeBitsPerWeight: 8 }));
+      expect(deepSeek.boundTokS).to.equal(Math.round(decodeBoundTokS(546, 36.62, 8) * 10) / 10);
+    });
+
     it('is unknown for an MoE without an active count, even when total params are known', () => {
       const verdict = assessPlausibility(m4MaxQwen3Moe({ activeParamsB: null, tokSOut: 1000 }));
       expect(verdict).to.deep.equal({
@@ -319,8 +334,35 @@ describe('decode-speed roofline', () => {
       expect(bitsPerWeight('99bpw')).to.equal(null);
     });
 
+    // Each label as people and tools write it, with the figure it reads as (always the lower one when unsure).
+    const labels: [string, number][] = [
+      // unsloth Dynamic and bartowski "_L"/"_XL" files.
+      ['Q4_K_XL', 4.5], ['UD-Q4_K_XL', 4.5], ['UD-Q2_K_XL', 2.51], ['UD-Q3_K_XL', 3.5], ['Q3_K_XL', 3.5], ['UD-Q5_K_XL', 5.5],
+      ['UD-Q6_K_XL', 6.56], ['UD-Q8_K_XL', 8.5], ['UD-IQ2_XXS', 2.06], ['UD-IQ1_S', 1.56], ['UD-TQ1_0', 1.69],
+      ['Q4_K_L', 4.8], ['Q5_K_L', 5.65], ['Q6_K_L', 6.56], ['Q2_K_L', 3.15],
+      // llama-bench's "model" / "type" column text.
+      ['Q4_K - Medium', 4.8], ['Q4_K - Small', 4.53], ['Q5_K - Medium', 5.65], ['Q3_K - Large', 4.19], ['Q2_K - Medium', 3.15],
+      ['Q6_K', 6.56], ['IQ4_XS - 4.25 bpw', 4.25], ['IQ2_XXS - 2.0625 bpw', 2.06], ['IQ3_S mix - 3.66 bpw', 3.66],
+      ['TQ1_0 - 1.69 bpw ternary', 1.69], ['IQ2_KS - 2.1875 bpw', 2.1875], ['Q8_0', 8.5], ['F16', 16], ['BF16', 16], ['all F32', 32],
+      ['MXFP4 MoE', 4.25], ['llama 8B Q4_K - Medium', 4.8], ['qwen3moe 30B.A3B Q4_K - Medium', 4.8], ['Q4_0_4_4', 4.5],
+      // MLC LLM.
+      ['q4f16_1', 4.5], ['q4f32_1', 5], ['q3f16_1', 3.4], ['q0f16', 16], ['q0f32', 32], ['q4f16_ft', 4],
+      // FP4 families.
+      ['MXFP4', 4.25], ['mxfp4', 4.25], ['fp4', 4.127], ['NVFP4', 4.5],
+      // MLX: plain, DWQ and mixed recipes (lowest width).
+      ['4bit', 4.125], ['mlx-4bit', 4.5], ['4bit-DWQ', 4.5], ['mlx-3bit-dwq', 3.5], ['DWQ', 3.5], ['mixed_3_6', 3.5],
+      ['mixed-2-6', 2.5], ['3bit-mixed', 3.5], ['mlx mixed 4bit', 4.5],
+      // EXL3 and GGUF suffixes.
+      ['exl3 4.0bpw', 4], ['5bpw-exl3', 5], ['Q4_K_M-GGUF', 4.8], ['Q4_K_M.gguf', 4.8], ['GGUF Q6_K', 6.56],
+    ];
+    for (const [label, bits] of labels) {
+      it(`reads ${JSON.stringify(label)} as ${bits} bits`, () => {
+        expect(bitsPerWeight(label)).to.equal(bits);
+      });
+    }
+
     it('returns null for anything else', () => {
-      for (const label of ['', '   ', 'xyz', 'Q4_K_XL', 'UD-Q4_K_XL', 'Q4_K_M_something', 'exl2', 'gguf', 'MLX', 'Q9_K', 'bpw']) {
+      for (const label of ['', '   ', 'xyz', 'Q4_K_M_something', 'exl2', 'gguf', 'MLX', 'Q9_K', 'bpw', 'K_M', 'my-own-quant', 'mixed', 'q4f16_9']) {
         expect(bitsPerWeight(label), label).to.equal(null);
       }
     });

@@ -181,6 +181,7 @@ describe('public pages', () => {
     const res = await request(ctx.app).get('/methodology').expect(200);
     expect(res.text).to.include('memory bandwidth (GB/s)');
     expect(res.text).to.match(/<code>Q4_K_M<\/code><\/td><td class="num">4\.8<\/td>/);
+    expect(res.text).to.match(/<td>gpt-oss-20b<\/td><td class="num">20\.91<\/td><td class="num">3\.61<\/td><td class="num">4\.25<\/td>/);
   });
 
   it('explains the suspect factor of each hardware class and the real runs it was chosen from', async () => {

@@ -7,6 +7,8 @@ interface DemoModel {
   params: number | null;
   activeParams?: number;
   isMoE?: boolean;
+  /** Bits the published weights are stored in (gpt-oss: MXFP4), see models.native_bits_per_weight. */
+  nativeBitsPerWeight?: number;
   base?: { hfId: string; relation: 'quantized' | 'finetune' | 'adapter' | 'merge' };
 }
 
@@ -27,8 +29,9 @@ export const demoModels: readonly DemoModel[] = [
   { hfId: 'mistralai/Mixtral-8x7B-Instruct-v0.1', family: 'mixtral', params: 46.7, activeParams: 12.9, isMoE: true },
   { hfId: 'google/gemma-3-27b-it', family: 'gemma3', params: 27.4 },
   { hfId: 'microsoft/phi-4', family: 'phi3', params: 14.7 },
-  { hfId: 'openai/gpt-oss-20b', family: 'gpt_oss', params: 20.9, activeParams: 3.6, isMoE: true },
-  { hfId: 'openai/gpt-oss-120b', family: 'gpt_oss', params: 116.8, activeParams: 5.1, isMoE: true },
+  // gpt-oss model card (arXiv:2508.10925), table 1; MoE weights in MXFP4.
+  { hfId: 'openai/gpt-oss-20b', family: 'gpt_oss', params: 20.91, activeParams: 3.61, isMoE: true, nativeBitsPerWeight: 4.25 },
+  { hfId: 'openai/gpt-oss-120b', family: 'gpt_oss', params: 116.83, activeParams: 5.13, isMoE: true, nativeBitsPerWeight: 4.25 },
   { hfId: 'deepseek-ai/DeepSeek-R1-Distill-Llama-8B', family: 'llama', params: 8.03, base: { hfId: 'meta-llama/Llama-3.1-8B', relation: 'finetune' } },
 ];
 
@@ -44,6 +47,7 @@ export async function seedDemoCatalogue(db: Db): Promise<void> {
           params: model.params,
           active_params: model.activeParams ?? null,
           is_moe: model.isMoE ?? false,
+          native_bits_per_weight: model.nativeBitsPerWeight ?? null,
           base_relation: model.base?.relation ?? null,
           base_hf_id: model.base?.hfId ?? null,
         })
