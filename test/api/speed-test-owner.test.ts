@@ -113,6 +113,16 @@ for (const c of CASES) {
       expect(res.body).to.include({ notes: null, contextLength: 2048, ttftMs: 180 });
     });
 
+    it('keeps what a correction does not name, down to the same hardware profile and engine row (a mixed-GPU run too)', async () => {
+      const gpus = [{ gpuName: 'NVIDIA GeForce RTX 4090', count: 1, vramGb: 24 }, { gpuName: 'NVIDIA GeForce RTX 3090', count: 2, vramGb: 24 }];
+      const run = await submit(owner, { hardware: { hwClass: 'DISCRETE_GPU', gpus, os: 'Ubuntu 24.04' }, engineVersion: 'b4500', backend: 'cuda', modelRevision: 'abc123' });
+      const res = await patch(owner, run.id, { tokSOut: 30 });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body).to.include({ hardwareId: run.hardwareId, engineId: run.engineId, modelId: run.modelId, engineVersion: 'b4500', backend: 'cuda', modelRevision: 'abc123', tokSOut: 30 });
+      expect(res.body.hardware).to.deep.equal(run.hardware);
+      expect(res.body.engineFlags).to.deep.equal(run.engineFlags);
+    });
+
     it('moves the run between the models\' run counts and filters when the model changes', async () => {
       const run = await submit(owner);
       const [denseBefore, quantBefore] = [await benchmarkCount(fakeHubModels.dense), await benchmarkCount(fakeHubModels.ggufQuant)];

@@ -100,6 +100,19 @@ describe('owners fix their runs on the pages', () => {
     expect(entry.reason).to.include('tokSOut: 42.5 -> 38.2');
   });
 
+  it('leaves a mixed-GPU run\'s cards as they are: described on the form, kept by the correction', async () => {
+    const gpus = [{ gpuName: 'RTX 4090', count: 1, vramGb: 24 }, { gpuName: 'RTX 3090', count: 1, vramGb: 24 }];
+    const run = await newRun({ hardware: { hwClass: 'DISCRETE_GPU', gpus } });
+    const form = (await owner.agent.get(`/runs/${run.id}/correct`).expect(200)).text;
+    expect(form).to.include('id="fixed-hardware"');
+    expect(form).to.not.include('name="hardware.hwClass"');
+    const posted = Object.fromEntries(Object.entries(correctionForm({ tokSOut: '40' })).filter(([name]) => !name.startsWith('hardware.')));
+    await owner.agent.post(`/runs/${run.id}/correct`).type('form').send(posted).expect(303);
+    const corrected = await apiRun(run.id);
+    expect(corrected.tokSOut).to.equal(40);
+    expect(corrected.hardware).to.deep.equal(run.hardware);
+  });
+
   it('shows field errors inline and keeps what was typed; without the CSRF token nothing changes', async () => {
     const run = await newRun();
     const res = await owner.agent.post(`/runs/${run.id}/correct`).type('form').send(correctionForm({ tokSOut: '-3', 'hardware.vramGb': '' })).expect(400);
