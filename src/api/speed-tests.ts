@@ -156,11 +156,6 @@ export const speedTestsApi: ApiResource = {
     }
 
     const ownRunId = idParam(messages.speedTestNotFound, 'Run id');
-    const ownRunNotFound: ResponseSpec = {
-      description: 'No such run among yours: missing, or another user\'s (which is never revealed).',
-      body: 'Error',
-      examples: { notFound: example('Unknown run', errorBody(messages.speedTestNotFound)) },
-    };
     ops.push(
       // Declared before `${base}/:id`, so `mine` is never read as a run id.
       operation({
@@ -183,10 +178,10 @@ export const speedTestsApi: ApiResource = {
       operation({
         operationId: 'correctSpeedTest',
         route: `PATCH ${base}/:id`,
-        summary: 'Correct your own run (within 24 hours)',
+        summary: `Correct your own run (within ${RUN_CORRECTION_WINDOW_HOURS} hours)`,
         description:
           `Within ${RUN_CORRECTION_WINDOW_HOURS} hours of submitting, the owner may correct an approved run: send any subset of the submission fields. ` +
-          'Each field given replaces the stored one (`hardware` and `engineFlags` as a whole); `null` drops an optional field (a defaulted one goes back to its default). ' +
+          'Each field given replaces the stored one (`hardware` and `engineFlags` as a whole); `null` drops a field (a defaulted one goes back to its default, a required one is reported missing). ' +
           'The merged run goes through exactly the validation and normalisation of a submission (hub check included when `hfId` changes), and its plausibility verdict is recomputed. ' +
           'Audited; does not use the submission rate limit.',
         auth: 'key|session',
@@ -201,7 +196,9 @@ export const speedTestsApi: ApiResource = {
             examples: { notFound: example('Unknown run', errorBody(messages.speedTestNotFound)), ...hubNotFound.examples },
           },
           409: {
-            description: `The run can no longer be corrected: it is older than ${RUN_CORRECTION_WINDOW_HOURS} hours, rejected or withdrawn (withdraw it and submit a new run instead).`,
+            description:
+              `The run can no longer be corrected: it is older than ${RUN_CORRECTION_WINDOW_HOURS} hours, rejected or withdrawn (withdraw it and submit a new run instead); ` +
+              'or another correction of it landed while this one was checked (load it again and retry).',
             body: 'Error',
             examples: {
               tooOld: example('Older than the window', errorBody(messages.correctionWindowClosed(RUN_CORRECTION_WINDOW_HOURS))),
@@ -226,7 +223,11 @@ export const speedTestsApi: ApiResource = {
         pathParams: ownRunId,
         responses: {
           200: { description: 'The run, now WITHDRAWN.', body: 'OwnSpeedTestRun' },
-          404: ownRunNotFound,
+          404: {
+            description: 'No such run among yours: missing, or another user\'s (which is never revealed).',
+            body: 'Error',
+            examples: { notFound: example('Unknown run', errorBody(messages.speedTestNotFound)) },
+          },
         },
         async handle({ res, app, params, userId }) {
           res.json(await app.services.speedTestOwners.withdraw(userId(), params.id));

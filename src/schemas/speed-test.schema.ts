@@ -297,7 +297,7 @@ function buildCorrectionSchema(profile: RevisionProfile) {
   });
   return z.strictObject(Object.fromEntries(fields) as Record<string, z.ZodType>).meta({
     description:
-      'Any subset of the submission fields. Each field given replaces the stored one (hardware and engineFlags as a whole); null drops an optional field (a defaulted one goes back to its default). The merged run is validated and normalised exactly as a submission.',
+      'Any subset of the submission fields. Each field given replaces the stored one (hardware and engineFlags as a whole); null drops a field (a defaulted one goes back to its default, a required one is reported missing). The merged run is validated and normalised exactly as a submission.',
   });
 }
 
