@@ -138,6 +138,9 @@ describe('owners fix their runs on the pages', () => {
     expect(page).to.include('id="status-banner"');
     expect(page).to.include('This run is withdrawn');
     expect(page).to.not.match(/action="\/runs\/[^"]+\/withdraw"/);
+    // Its JSON is among the owner's runs (the public address answers 404 now).
+    expect(page).to.include('href="/api/speed-tests/mine"');
+    expect(page).to.not.include(`href="/api/speed-tests/${run.id}"`);
     await other.agent.get(`/runs/${run.id}`).expect(404);
     await request(ctx.app).get(`/runs/${run.id}`).expect(404);
     await other.agent.post(`/runs/${run.id}/withdraw`).type('form').send({ _csrf: other.csrf, confirm: 'yes' }).expect(404);
