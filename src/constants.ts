@@ -129,3 +129,6 @@ export const API_KEYS_PER_ACCOUNT = 10;
 
 /** Saved setups per account; saving one more is a 409. Also the largest page of `GET /api/setups`. */
 export const SETUPS_PER_ACCOUNT = 50;
+
+/** How long after submitting an owner may correct a speed-test run (DECISIONS.md "Speed-test ranking"). */
+export const RUN_CORRECTION_WINDOW_HOURS = 24;

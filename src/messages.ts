@@ -62,6 +62,10 @@ export const messages = {
   idempotencyInFlight: 'A request with this Idempotency-Key is still in progress; retry shortly',
   cannotReject: (status: string) => `This run is ${status.toLowerCase()}, not approved, so it cannot be rejected.`,
   cannotRestore: (status: string) => `This run is ${status.toLowerCase()}, not rejected, so there is nothing to restore.`,
+  correctionWindowClosed: (hours: number) =>
+    `Runs can be corrected within ${hours} hours of submitting, and this one is older. It can still be withdrawn (DELETE), and a new run submitted.`,
+  runChangedMeanwhile: 'This run was corrected by another request meanwhile; load it again and retry.',
+  cannotCorrect: (status: string) => `This run is ${status.toLowerCase()}, so it cannot be corrected. Submit a new run instead.`,
 
   // Models, hardware and the hub
   modelNotCatalogued: (hfId: string) => `Model '${hfId}' is not in the catalogue`,

@@ -1,3 +1,4 @@
+import { RUN_CORRECTION_WINDOW_HOURS } from '../constants.ts';
 import { contentHash } from '../lib/canonical-json.ts';
 import { sendRunExport } from '../web/speed-test-export.ts';
 import { messages } from '../messages.ts';
@@ -7,8 +8,8 @@ import type { RevisionProfile } from '../revisions.ts';
 import { submissionHeadersSchema } from '../schemas/headers.schema.ts';
 import { idParam } from '../schemas/path-params.schema.ts';
 import { dryRunResponseSchema, runResponseSchemas } from '../schemas/responses.schema.ts';
-import { speedTestListQuerySchema } from '../schemas/speed-test-query.schema.ts';
-import { speedTestSubmissionSchema } from '../schemas/speed-test.schema.ts';
+import { ownSpeedTestsQuerySchema, speedTestListQuerySchema } from '../schemas/speed-test-query.schema.ts';
+import { speedTestCorrectionSchema, speedTestSubmissionSchema } from '../schemas/speed-test.schema.ts';
 import { speedTestJson } from '../services/speed-test-reads.ts';
 import { speedTestListJson } from '../services/speed-tests.service.ts';
 import {
@@ -30,9 +31,9 @@ import {
   type ResponseSpec,
 } from './operation.ts';
 
-/** Speed-test runs: submit, dry-run, list (with exports) and one run, under the revision's results path. */
+/** Speed-test runs: submit, dry-run, list (with exports), one run, and the owner's list, correction and withdrawal, under the revision's results path. */
 export const speedTestsApi: ApiResource = {
-  tag: { name: 'Speed tests', description: 'Submit, dry-run and list speed-test runs.' },
+  tag: { name: 'Speed tests', description: 'Submit, dry-run and list speed-test runs; owners list, correct and withdraw their own.' },
 
   responses(profile) {
     const runs = runResponseSchemas(profile);
@@ -40,6 +41,8 @@ export const speedTestsApi: ApiResource = {
       SpeedTestRun: runs.run,
       SpeedTestList: runs.runList,
       DryRunResult: dryRunResponseSchema(profile),
+      OwnSpeedTestRun: runs.ownRun,
+      OwnSpeedTestList: runs.ownRunList,
     };
   },
 
@@ -51,6 +54,8 @@ export const speedTestsApi: ApiResource = {
     const submission = { component: 'SpeedTestSubmission', schema: speedTestSubmissionSchema(profile), examples: bodyExamples(profile) };
 
     const metricExample: Record<string, Example> = 'status' in rule ? { metric: example('Metric rule', errorBody(rule.message)) } : {};
+    const metricRuleResponse = (description: string): Record<number, ResponseSpec> =>
+      'status' in rule ? { [rule.status]: { description, body: 'Error', examples: metricExample } } : {};
     const hubNotFound: ResponseSpec = {
       description: 'The model id does not exist on the hub (or the hub is offline and the model is not catalogued).',
       body: 'Error',
@@ -129,7 +134,7 @@ export const speedTestsApi: ApiResource = {
         400: badRequest('The body fails validation (see `details`) or is not JSON.', { 'hardware.vramGb': ['Required unless gpus is given'] }, { malformed: malformedJson }),
         404: hubNotFound,
       };
-      if ('status' in rule) errors[rule.status] = { description: "The revision's metric rule is not met.", body: 'Error', examples: metricExample };
+      Object.assign(errors, metricRuleResponse("The revision's metric rule is not met."));
       errors[503] = hubUnavailable;
       ops.push(
         operation({
@@ -150,7 +155,84 @@ export const speedTestsApi: ApiResource = {
       );
     }
 
+    const ownRunId = idParam(messages.speedTestNotFound, 'Run id');
     ops.push(
+      // Declared before `${base}/:id`, so `mine` is never read as a run id.
+      operation({
+        operationId: 'listMySpeedTests',
+        route: `GET ${base}/mine`,
+        summary: 'Your own runs, in every status',
+        description:
+          'The runs you submitted, newest first, whatever their status (APPROVED, REJECTED with the admin\'s reason, WITHDRAWN), ' +
+          'each with `correctableUntil` (PATCH it until then) and when it was corrected or withdrawn.',
+        auth: 'key|session',
+        query: { schema: ownSpeedTestsQuerySchema(profile), descriptions: { limit: parameterDescriptions.results.limit!, offset: parameterDescriptions.results.offset! } },
+        responses: {
+          200: { description: 'One page of your runs.', body: 'OwnSpeedTestList' },
+          400: invalidQuery({ limit: [`Must be at most ${profile.speedTests.resultsList.limit.max}`] }),
+        },
+        async handle({ res, app, query, userId }) {
+          res.json(await app.services.speedTestOwners.mine(userId(), query));
+        },
+      }),
+      operation({
+        operationId: 'correctSpeedTest',
+        route: `PATCH ${base}/:id`,
+        summary: `Correct your own run (within ${RUN_CORRECTION_WINDOW_HOURS} hours)`,
+        description:
+          `Within ${RUN_CORRECTION_WINDOW_HOURS} hours of submitting, the owner may correct an approved run: send any subset of the submission fields. ` +
+          'Each field given replaces the stored one (`hardware` and `engineFlags` as a whole); `null` drops a field (a defaulted one goes back to its default, a required one is reported missing). ' +
+          'The merged run goes through exactly the validation and normalisation of a submission (hub check included when `hfId` changes), and its plausibility verdict is recomputed. ' +
+          'Audited; does not use the submission rate limit.',
+        auth: 'key|session',
+        pathParams: ownRunId,
+        body: { component: 'SpeedTestCorrection', schema: speedTestCorrectionSchema(profile), examples: { tokSOut: example('A mistyped speed', { tokSOut: 38.2, notes: 'Measured again with llama-bench' }) } },
+        responses: {
+          200: { description: 'The corrected run.', body: 'OwnSpeedTestRun' },
+          400: badRequest('The merged run fails validation (see `details`), or the body is not JSON.', { tokSOut: ['Must be positive'] }, { malformed: malformedJson }),
+          404: {
+            description: 'No such run among yours (missing, or another user\'s, which is never revealed), or the corrected `hfId` does not exist on the hub.',
+            body: 'Error',
+            examples: { notFound: example('Unknown run', errorBody(messages.speedTestNotFound)), ...hubNotFound.examples },
+          },
+          409: {
+            description:
+              `The run can no longer be corrected: it is older than ${RUN_CORRECTION_WINDOW_HOURS} hours, rejected or withdrawn (withdraw it and submit a new run instead); ` +
+              'or another correction of it landed while this one was checked (load it again and retry).',
+            body: 'Error',
+            examples: {
+              tooOld: example('Older than the window', errorBody(messages.correctionWindowClosed(RUN_CORRECTION_WINDOW_HOURS))),
+              withdrawn: example('Withdrawn', errorBody(messages.cannotCorrect('WITHDRAWN'))),
+            },
+          },
+          ...metricRuleResponse("The merged run does not meet the revision's metric rule."),
+          503: hubUnavailable,
+        },
+        async handle({ res, app, params, body, userId }) {
+          res.json(await app.services.speedTestOwners.correct(userId(), params.id, body as Record<string, unknown>));
+        },
+      }),
+      operation({
+        operationId: 'withdrawSpeedTest',
+        route: `DELETE ${base}/:id`,
+        summary: 'Withdraw your own run',
+        description:
+          'At any time, the owner may withdraw a run: its status becomes WITHDRAWN and it leaves every public list, the leaderboard, the counts and its model\'s run count, ' +
+          `as a rejected run does. You still see it (${base}/mine and its page). Withdrawing it again answers the same. Audited.`,
+        auth: 'key|session',
+        pathParams: ownRunId,
+        responses: {
+          200: { description: 'The run, now WITHDRAWN.', body: 'OwnSpeedTestRun' },
+          404: {
+            description: 'No such run among yours: missing, or another user\'s (which is never revealed).',
+            body: 'Error',
+            examples: { notFound: example('Unknown run', errorBody(messages.speedTestNotFound)) },
+          },
+        },
+        async handle({ res, app, params, userId }) {
+          res.json(await app.services.speedTestOwners.withdraw(userId(), params.id));
+        },
+      }),
       operation({
         operationId: 'getSpeedTest',
         route: `GET ${base}/:id`,

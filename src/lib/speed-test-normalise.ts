@@ -75,6 +75,13 @@ export function normaliseHardware(hardware: SubmittedHardware): NormalisedHardwa
   return { ...rest, gpuName: MULTI_GPU, gpuCount: totalCards, vramGb: totalVram, totalVramGb: totalVram, isHeterogeneousGpu: true, gpus };
 }
 
+/** A stored (normalised) hardware profile in the form a submission gives it: normaliseHardware's inverse. */
+export function submittedHardware(hardware: NormalisedHardware): SubmittedHardware {
+  if (hardware.hwClass !== 'DISCRETE_GPU') return hardware;
+  const { totalVramGb: _total, isHeterogeneousGpu, gpus, gpuName, gpuCount, vramGb, ...rest } = hardware;
+  return isHeterogeneousGpu && gpus ? { ...rest, gpus } : { ...rest, gpuName, gpuCount, vramGb };
+}
+
 const SPECULATIVE_FIELDS = ['specMethod', 'specModel', 'specNumTokens', 'specNgramSize', 'specDraftTp', 'specDraftWindowSize'] as const;
 
 /**

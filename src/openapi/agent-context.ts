@@ -3,7 +3,7 @@ import { cpus, gpus, unifiedChips } from '../data/hardware-catalogue.ts';
 import { compareHardwareNames, hardwareNames } from '../lib/hardware-lookup.ts';
 import { DEFAULT_SUSPECT_FACTOR, SUSPECT_FACTORS, methodology } from '../lib/roofline.ts';
 import { MAX_INPUT_DEPTH } from '../lib/validation.ts';
-import { API_KEYS_PER_ACCOUNT, buckets, hardwareCostRules, hwClasses, reactionEmojis } from '../constants.ts';
+import { API_KEYS_PER_ACCOUNT, buckets, hardwareCostRules, hwClasses, reactionEmojis, RUN_CORRECTION_WINDOW_HOURS } from '../constants.ts';
 import { type MetricRule, type RateLimitRule, type RevisionProfile } from '../revisions.ts';
 import { speedTestStatuses } from '../schemas/admin.schema.ts';
 import { API_KEY_PATTERN } from '../schemas/api-key.schema.ts';
@@ -135,6 +135,8 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       dryRun ? `POST it to ${dryRun.url} first: 200 { valid: true, parsed } shows how it will be stored; 400 lists every field error.` : 'This revision has no dry-run: validate against the schema before submitting.',
       `POST it to ${submit.url} with an Idempotency-Key header; retry with the same key and body after a network error.`,
       `One submission per ${seconds(limit.windowMs)} s per account: on 429 wait Retry-After seconds.`,
+      `A mistake in a stored run? Within ${RUN_CORRECTION_WINDOW_HOURS} hours of submitting, PATCH ${url(`${profile.speedTests.resultsPath}/{id}`)} with the fields to change (the same validation as a submission; no rate-limit use); ` +
+        `DELETE it to withdraw it at any time; GET ${url(`${profile.speedTests.resultsPath}/mine`)} lists your runs in every status, with the admin's reason for a rejected one.`,
       ...(quality ? ['Quality evaluations (suites, runs with per-task scores): see quality, whose quickStart has the steps for running and for authoring a suite.'] : []),
     ],
     endpoints: Object.fromEntries(
@@ -253,6 +255,7 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       { status: 404, when: 'hfId does not exist on the model hub.', body: { error: messages.hubNotFound('someorg/No-Such-Model', 'https://huggingface.co') } },
       { status: 404, when: 'An unknown id or path.', body: { error: messages.notFound } },
       { status: 409, when: 'A name or limit conflict (setup name taken, key or setup limit), or the same Idempotency-Key still in flight.', body: { error: messages.apiKeyLimit(API_KEYS_PER_ACCOUNT) } },
+      { status: 409, when: `A correction (PATCH) of a run older than ${RUN_CORRECTION_WINDOW_HOURS} hours, rejected or withdrawn.`, body: { error: messages.correctionWindowClosed(RUN_CORRECTION_WINDOW_HOURS) } },
       ...('status' in profile.speedTests.metricRule ? [{ status: profile.speedTests.metricRule.status, when: 'The metric rule is not met.', body: { error: profile.speedTests.metricRule.message } }] : []),
       { status: 422, when: 'Idempotency-Key reused with a different body.', body: { error: messages.idempotencyOtherBody } },
       {

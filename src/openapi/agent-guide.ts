@@ -1,3 +1,4 @@
+import { RUN_CORRECTION_WINDOW_HOURS } from '../constants.ts';
 import type { RevisionProfile } from '../revisions.ts';
 import { METHODOLOGY_TIPS } from './agent-context.ts';
 import { curlExample, submissionExamples } from './examples.ts';
@@ -28,6 +29,10 @@ export function agentGuide(profile: RevisionProfile, baseUrl: string) {
     rateLimitMessage: limit.message,
     dryRunCurl: dryRun ? curlExample('POST', dryRun, example) : undefined,
     submitCurl: curlExample('POST', submit, example, { 'Idempotency-Key': 'qwen3-8b-4090-2026-01-31-1' }),
+    /** Correct (PATCH, within the window) and withdraw (DELETE) a run: `{id}` stands for its id. */
+    ownRunUrl: `${baseUrl}${profile.speedTests.resultsPath}/{id}`,
+    mineUrl: url('listMySpeedTests')!,
+    correctionHours: RUN_CORRECTION_WINDOW_HOURS,
     tips: METHODOLOGY_TIPS,
     /** The same quality guide as the agent-context's `quality` section; null without quality evaluations. */
     quality: qualityGuide(profile, baseUrl),

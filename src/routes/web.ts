@@ -88,6 +88,10 @@ export function webRoutes(app: AppContext): Router {
   router.post('/submit/parse-command', session, speedTests.parseCommand);
   router.post('/submit/validate', session, speedTests.validate);
   router.get('/runs/:id', id.speedTest, speedTests.show);
+  router.get('/runs/:id/correct', session, id.speedTest, speedTests.correctForm);
+  router.post('/runs/:id/correct', session, id.speedTest, speedTests.correct);
+  router.post('/runs/:id/withdraw', session, id.speedTest, speedTests.withdraw);
+  router.get('/settings/runs', session, speedTests.ownRuns);
   router.post('/runs/:id/setup', session, id.speedTest, setups.saveFromRun);
   router.post('/runs/:id/react', session, id.speedTest, reactions.react);
 

@@ -24,7 +24,7 @@ export const userAdminRoleSchema = z.object({
   admin: z.enum(['true', 'false'], { error: 'Must be true or false' }).transform((v) => v === 'true'),
 });
 
-export const speedTestStatuses = ['APPROVED', 'REJECTED', 'PENDING'] as const;
+export const speedTestStatuses = ['APPROVED', 'REJECTED', 'PENDING', 'WITHDRAWN'] as const;
 
 export const adminSpeedTestsQuerySchema = z.object({
   /** Substring of the model's hub id. */

@@ -179,11 +179,23 @@ function runShape(profile: RevisionProfile) {
 /** Names of fields of the revision that took the spec's default. */
 const defaultedFieldList = (profile: RevisionProfile) => z.array(z.enum(defaultableFields(profile) as [string, ...string[]]));
 
+/** What a run's owner sees of it beyond its document (GET {results_path}/mine, PATCH and DELETE answers). */
+const ownRunFacts = {
+  rejectedReason: nullable(z.string()).meta({ description: "The admin's reason, when the run was rejected" }),
+  rejectedAt: nullable(timestamp),
+  withdrawnAt: nullable(timestamp).meta({ description: 'When its owner withdrew it' }),
+  correctedAt: nullable(timestamp).meta({ description: 'When its owner last corrected it' }),
+  correctableUntil: nullable(timestamp).meta({ description: 'Until when its owner may correct it (PATCH); null once it is too old, rejected or withdrawn' }),
+};
+
 function buildRunSchemas(profile: RevisionProfile) {
   const run = z.object(runShape(profile)).meta({ description: 'A stored speed-test run' });
   const rankedRun = z.object({ rank: z.int().min(1), ...runShape(profile) });
+  const ownRun = z.object({ ...runShape(profile), ...ownRunFacts }).meta({ description: "One of the caller's own runs, in any status, with what only its owner sees" });
   return {
     run,
+    ownRun,
+    ownRunList: z.object({ benchmarks: z.array(ownRun), total: count, limit: z.int().min(1), offset: count }),
     runList: z.object({ benchmarks: z.array(run), total: count, limit: z.int().min(1), offset: count }),
     leaderboardPage: z.object({ rows: z.array(rankedRun), total: count, limit: z.int().min(1), offset: count }),
   };

@@ -40,3 +40,11 @@ function buildListQuerySchema(profile: RevisionProfile) {
 export const speedTestListQuerySchema = perRevision(buildListQuerySchema);
 
 export type SpeedTestListQuery = Partial<z.output<ReturnType<typeof buildListQuerySchema>>> & { limit: number; offset: number };
+
+/** Query parameters of GET {results_path}/mine: a page, sized like the results list. */
+function buildOwnListQuerySchema(profile: RevisionProfile) {
+  const limits = profile.speedTests.resultsList.limit;
+  return z.strictObject({ limit: wholeNumber(limits.min, limits.max).default(limits.default), offset: wholeNumber(0, 10_000_000).default(0) });
+}
+
+export const ownSpeedTestsQuerySchema = perRevision(buildOwnListQuerySchema);

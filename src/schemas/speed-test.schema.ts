@@ -307,6 +307,27 @@ function buildSubmissionSchema(profile: RevisionProfile) {
 /** The submission schema of a revision (built once). */
 export const speedTestSubmissionSchema = perRevision(buildSubmissionSchema);
 
+/**
+ * An owner's correction of a stored run (PATCH): any subset of the submission's fields.
+ * Each field given replaces the stored one (`hardware` and `engineFlags` as a whole);
+ * `null` drops a field (a defaulted one goes back to its default; a required one is then
+ * reported missing). The merged whole is then checked exactly as a submission.
+ */
+function buildCorrectionSchema(profile: RevisionProfile) {
+  const gated = new Set<string>(profile.speedTests.revisionOnlyFields);
+  const fields = Object.entries(speedTestSubmissionSchema(profile).shape).map(([field, schema]: [string, z.ZodType]) => {
+    if (gated.has(field)) return [field, schema];
+    const withoutDefault = schema instanceof z.ZodDefault ? (schema.unwrap() as z.ZodType) : schema;
+    return [field, withoutDefault.nullable().optional()];
+  });
+  return z.strictObject(Object.fromEntries(fields) as Record<string, z.ZodType>).meta({
+    description:
+      'Any subset of the submission fields. Each field given replaces the stored one (hardware and engineFlags as a whole); null drops a field (a defaulted one goes back to its default, a required one is reported missing). The merged run is validated and normalised exactly as a submission.',
+  });
+}
+
+export const speedTestCorrectionSchema = perRevision(buildCorrectionSchema);
+
 /** Engine flags alone, to re-check the merge of explicit and parsed flags against the bounds. */
 export function engineFlagsSchema(profile: RevisionProfile) {
   return speedTestSubmissionSchema(profile).shape.engineFlags.unwrap();

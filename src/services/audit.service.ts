@@ -1,7 +1,8 @@
 import type { ServiceDeps } from './deps.ts';
 
 /**
- * The admin audit log. Every admin action writes its entry with an audit service built on
+ * The audit log: every admin action, and the owners' corrections and withdrawals of their
+ * own runs. Every admin action writes its entry with an audit service built on
  * the action's own transaction, so an entry exists exactly when the change does.
  */
 export const auditActions = [
@@ -11,6 +12,9 @@ export const auditActions = [
   'user.revoke_admin',
   'run.reject',
   'run.restore',
+  // Owners' own actions on their runs (actor = the owner).
+  'speed_test.corrected',
+  'speed_test.withdrawn',
   'suite.approve',
   'suite.reject',
   'suite.official',
@@ -23,7 +27,7 @@ export const auditActions = [
 export type AuditAction = (typeof auditActions)[number];
 export type AuditTargetKind = 'user' | 'speed_test_run' | 'quality_suite' | 'quality_dataset' | 'quality_run';
 
-/** Who acted: the signed-in admin (or the owner of the admin's API key). */
+/** Who acted: the signed-in admin (or the owner of the admin's API key), or a run's owner acting on it. */
 export interface AdminActor {
   id: string;
   username: string;

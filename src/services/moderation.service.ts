@@ -56,7 +56,7 @@ async function countAdminSpeedTests(db: Db, reads: SpeedTestReads, query: Omit<A
   if (!filtered && !query.status) {
     const [approved, [{ others }]] = await Promise.all([
       reads.counted('all', ''),
-      db('speed_test_runs').whereIn('status', ['REJECTED', 'PENDING']).count<{ others: number }[]>('* as others'),
+      db('speed_test_runs').whereNot('status', 'APPROVED').count<{ others: number }[]>('* as others'),
     ]);
     return approved + others;
   }
@@ -64,23 +64,29 @@ async function countAdminSpeedTests(db: Db, reads: SpeedTestReads, query: Omit<A
   return total;
 }
 
-interface LockedSpeedTest {
+export interface LockedSpeedTest {
   id: string;
   status: string;
+  user_id: string;
   model_id: string;
+  created_at: Date;
+  corrected_at: Date | null;
   hf_id: string;
   username: string;
 }
 
 /** The run row, locked for the rest of the transaction, with what its audit label needs. */
-async function lockSpeedTest(trx: Db, id: string): Promise<LockedSpeedTest> {
+export async function lockSpeedTest(trx: Db, id: string): Promise<LockedSpeedTest> {
   const row: LockedSpeedTest | undefined = await trx('speed_test_runs as r')
     .where('r.id', id)
     .forUpdate()
     .first(
       'r.id',
       'r.status',
+      'r.user_id',
       'r.model_id',
+      'r.created_at',
+      'r.corrected_at',
       trx.raw('(select m.hf_id from models m where m.id = r.model_id) as hf_id'),
       trx.raw('(select u.username from users u where u.id = r.user_id) as username'),
     );
@@ -88,7 +94,17 @@ async function lockSpeedTest(trx: Db, id: string): Promise<LockedSpeedTest> {
   return row;
 }
 
-const speedTestLabel = (row: LockedSpeedTest) => `${row.hf_id} by @${row.username} (${row.id.slice(0, 8)})`;
+export const speedTestLabel = (row: LockedSpeedTest) => `${row.hf_id} by @${row.username} (${row.id.slice(0, 8)})`;
+
+/**
+ * Takes a locked run out of public view (rejected by an admin, withdrawn by its owner) in
+ * the caller's transaction: its status columns, and its model's run count when it was
+ * approved. The count tables, its document and the read index follow by triggers.
+ */
+export async function hideSpeedTest(trx: Db, row: LockedSpeedTest, columns: { status: 'REJECTED' | 'WITHDRAWN' } & Record<string, unknown>): Promise<void> {
+  await trx('speed_test_runs').where({ id: row.id }).update(columns);
+  if (row.status === 'APPROVED') await trx('models').where({ id: row.model_id }).decrement('benchmark_count', 1);
+}
 
 export function createModerationService(deps: Pick<ServiceDeps, 'db' | 'profile' | 'readIndex'>) {
   const { db } = deps;
@@ -128,8 +144,7 @@ export function createModerationService(deps: Pick<ServiceDeps, 'db' | 'profile'
     async rejectSpeedTest(actor: AdminActor, id: string, reason: string): Promise<void> {
       await moveSpeedTest(actor, id, async (trx, row) => {
         if (row.status !== 'APPROVED') throw new Conflict(messages.cannotReject(row.status));
-        await trx('speed_test_runs').where({ id }).update({ status: 'REJECTED', rejected_reason: reason, rejected_at: trx.fn.now(), rejected_by: actor.id });
-        await trx('models').where({ id: row.model_id }).decrement('benchmark_count', 1);
+        await hideSpeedTest(trx, row, { status: 'REJECTED', rejected_reason: reason, rejected_at: trx.fn.now(), rejected_by: actor.id });
         return { action: 'run.reject', reason };
       });
     },

@@ -4,17 +4,17 @@ import { NotFound } from '../lib/errors.ts';
 import { jsonArray, jsonObject } from '../lib/json-text.ts';
 import { publicCatalogueEntry } from '../lib/model-metadata.ts';
 import { speedTestFacets } from '../lib/speed-test-facets.ts';
-import { normaliseParsedSubmission, type NormalisedSpeedTest } from '../lib/speed-test-normalise.ts';
+import { normaliseParsedSubmission, submittedHardware, type NormalisedHardware, type NormalisedSpeedTest } from '../lib/speed-test-normalise.ts';
 import { submissionVerdict, verdictColumns } from '../lib/speed-test-verdict.ts';
 import { messages } from '../messages.ts';
 import type { RevisionProfile } from '../revisions.ts';
 import type { SpeedTestListQuery } from '../schemas/speed-test-query.schema.ts';
-import type { SpeedTestSubmission } from '../schemas/speed-test.schema.ts';
+import { speedTestSubmissionSchema, type SpeedTestSubmission } from '../schemas/speed-test.schema.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { CreatedWindow, IndexFilter, RunIndex } from '../read-index/run-index.ts';
 import { noReadIndex, type RunReadIndex } from '../read-index/read-index.ts';
 import { upsertByContentHash, upsertHardwareProfile } from './hardware.service.ts';
-import { createModelsService, toModelSummary, type ModelRow, type ResolvedModel } from './models.service.ts';
+import { createModelsService, toModelSummary, type ModelRow, type ModelsService, type ResolvedModel } from './models.service.ts';
 import { createSpeedTestReads, speedTestJson, toSpeedTestRun, type CountFact, type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
 import { createSubmissionWindowService, submitInWindow, type WindowState } from './submission-window.service.ts';
 
@@ -23,7 +23,7 @@ export type { SpeedTestRun };
 /** Idempotency keys of speed-test submissions never meet those of other writes. */
 const IDEMPOTENCY_SCOPE = 'speed-test';
 
-interface ValidatedSubmission {
+export interface ValidatedSubmission {
   normalised: NormalisedSpeedTest;
   model: ResolvedModel;
 }
@@ -55,44 +55,107 @@ function submittedColumns(normalised: NormalisedSpeedTest): Record<string, unkno
   return columns;
 }
 
+/** Every run column a submission may fill: the schema's fields as submittedColumns names them, and the summed power. */
+function submittableColumns(profile: RevisionProfile): string[] {
+  return [...Object.keys(speedTestSubmissionSchema(profile).shape).filter((field) => !NOT_RUN_COLUMNS.has(field)), 'totalPowerWatts'].map(snakeCase);
+}
+
 /**
- * Writes validated runs; build it on the writing transaction. Submissions and the demo
- * seeder both store runs through it.
+ * The stored run's submission: hfId, the hardware in its submitted form, the engine row's
+ * fields and the run's own columns (submittedColumns read back). What an owner's
+ * correction is merged over; fields this revision does not take are left out.
+ */
+export function submissionOfStoredRun(
+  profile: RevisionProfile,
+  run: Record<string, unknown>,
+  stored: { hfId: string; hardware: NormalisedHardware; engine: { name: string; version: string | null; repository: string | null; build: string | null; commit: string | null } },
+): Record<string, unknown> {
+  const { engine } = stored;
+  const submission: Record<string, unknown> = { hfId: stored.hfId, hardware: submittedHardware(stored.hardware), engineName: engine.name };
+  const engineFields = { engineVersion: engine.version, engineRepository: engine.repository, engineBuild: engine.build, engineCommit: engine.commit };
+  const gated = new Set<string>(profile.speedTests.revisionOnlyFields);
+  // A field the submitter never gave stays not given: the correction's normalisation then
+  // defaults it again and lists it, instead of taking the stored default as stated.
+  const defaulted = new Set<string>(Array.isArray(run.defaulted_fields) ? (run.defaulted_fields as string[]) : []);
+  for (const field of Object.keys(speedTestSubmissionSchema(profile).shape)) {
+    if (gated.has(field) || defaulted.has(field) || field in submission) continue;
+    const value = field in engineFields ? engineFields[field as keyof typeof engineFields] : NOT_RUN_COLUMNS.has(field) ? undefined : run[snakeCase(field)];
+    if (value !== null && value !== undefined) submission[field] = value;
+  }
+  return submission;
+}
+
+/** The model row of a validated submission: the catalogued one, or the hub's entry catalogued now (in `deps`' transaction). */
+export async function catalogueModel(deps: ServiceDeps, model: ResolvedModel): Promise<ModelRow> {
+  return 'catalogued' in model ? model.catalogued : createModelsService(deps).catalogue(model.fromHub);
+}
+
+/**
+ * Writes validated runs; build it on the writing transaction. Submissions, owners'
+ * corrections and the demo seeder all store runs through it.
  */
 export function createSpeedTestWriter({ db }: Pick<ServiceDeps, 'db'>) {
+  /**
+   * The run's columns from a normalised submission: the de-duplicated hardware and engine
+   * rows, the leaderboard facts and the roofline verdict, and the submitted fields.
+   */
+  async function runColumns(normalised: NormalisedSpeedTest, modelRow: ModelRow, userId: string): Promise<Record<string, unknown>> {
+    const hardwareId = await upsertHardwareProfile(db, normalised.hardware);
+    const engine = {
+      name: normalised.engineName,
+      version: normalised.engineVersion ?? null,
+      repository: normalised.engineRepository ?? null,
+      build: normalised.engineBuild ?? null,
+      commit: normalised.engineCommit ?? null,
+    };
+    const engineId = await upsertByContentHash(db, 'engines', engine, engine);
+    const { is_verified: userVerified } = await db('users').where({ id: userId }).first('is_verified');
+    return {
+      ...speedTestFacets(normalised, modelRow, userVerified),
+      ...verdictColumns(submissionVerdict(normalised, modelRow)),
+      ...submittedColumns(normalised),
+      model_id: modelRow.id,
+      hardware_id: hardwareId,
+      engine_id: engineId,
+    };
+  }
+
   return {
-    /**
-     * One run: the de-duplicated hardware and engine rows, the run with its leaderboard
-     * facts and roofline verdict, and the model's run count.
-     */
+    /** One new run, APPROVED, and its model's run count. */
     async store({ normalised, model: modelRow, userId, createdAt }: { normalised: NormalisedSpeedTest; model: ModelRow; userId: string; createdAt: Date }): Promise<string> {
-      const hardwareId = await upsertHardwareProfile(db, normalised.hardware);
-      const engine = {
-        name: normalised.engineName,
-        version: normalised.engineVersion ?? null,
-        repository: normalised.engineRepository ?? null,
-        build: normalised.engineBuild ?? null,
-        commit: normalised.engineCommit ?? null,
-      };
-      const engineId = await upsertByContentHash(db, 'engines', engine, engine);
-      const { is_verified: userVerified } = await db('users').where({ id: userId }).first('is_verified');
       const [{ id }] = await db('speed_test_runs')
-        .insert({
-          ...speedTestFacets(normalised, modelRow, userVerified),
-          ...verdictColumns(submissionVerdict(normalised, modelRow)),
-          ...submittedColumns(normalised),
-          user_id: userId,
-          model_id: modelRow.id,
-          hardware_id: hardwareId,
-          engine_id: engineId,
-          status: 'APPROVED',
-          created_at: createdAt,
-        })
+        .insert({ ...(await runColumns(normalised, modelRow, userId)), user_id: userId, status: 'APPROVED', created_at: createdAt })
         .returning('id');
       await db('models').where({ id: modelRow.id }).increment('benchmark_count', 1);
       return id;
     },
+
+    /**
+     * An approved run rewritten from a corrected submission: every submitted column (those
+     * the correction left out cleared), its facts and verdict; a change of model moves the
+     * run between the models' run counts. The triggers follow with the document and counts.
+     */
+    async rewrite(
+      profile: RevisionProfile,
+      { id, normalised, model: modelRow, userId, previousModelId, correctedAt }: { id: string; normalised: NormalisedSpeedTest; model: ModelRow; userId: string; previousModelId: string; correctedAt: Date },
+    ): Promise<void> {
+      const cleared = Object.fromEntries(submittableColumns(profile).map((column) => [column, null]));
+      await db('speed_test_runs')
+        .where({ id })
+        .update({ ...cleared, ...(await runColumns(normalised, modelRow, userId)), corrected_at: correctedAt });
+      if (previousModelId !== modelRow.id) {
+        await db('models').where({ id: previousModelId }).decrement('benchmark_count', 1);
+        await db('models').where({ id: modelRow.id }).increment('benchmark_count', 1);
+      }
+    },
   };
+}
+
+/** Everything a submission must pass beyond its schema, the hub check included; writes nothing. */
+export async function validateSubmission(profile: RevisionProfile, models: ModelsService, submission: SpeedTestSubmission): Promise<ValidatedSubmission> {
+  const normalised = normaliseParsedSubmission(profile, submission);
+  const model = await models.resolve(normalised.hfId);
+  return { normalised, model };
 }
 
 /**
@@ -106,12 +169,7 @@ export function createSpeedTestsService(deps: ServiceDeps) {
   const models = createModelsService(deps);
   const submissionRule = profile.speedTests.submissionLimit;
 
-  /** Everything a submission must pass beyond its schema, the hub check included; writes nothing. */
-  async function validate(submission: SpeedTestSubmission): Promise<ValidatedSubmission> {
-    const normalised = normaliseParsedSubmission(profile, submission);
-    const model = await models.resolve(normalised.hfId);
-    return { normalised, model };
-  }
+  const validate = (submission: SpeedTestSubmission) => validateSubmission(profile, models, submission);
 
   /** One approved run's stored document; `viewerId` fills `myEmoji`. */
   async function getDocument(id: string, viewerId: string | null = null): Promise<SpeedTestDocumentRow> {
@@ -152,7 +210,7 @@ export function createSpeedTestsService(deps: ServiceDeps) {
         prepare: () => validate(submission),
         store: async (trx, { normalised, model }, now) => {
           const inTransaction = { ...deps, db: trx };
-          const modelRow = 'catalogued' in model ? model.catalogued : await createModelsService(inTransaction).catalogue(model.fromHub);
+          const modelRow = await catalogueModel(inTransaction, model);
           const id = await createSpeedTestWriter(inTransaction).store({ normalised, model: modelRow, userId, createdAt: now });
           return (await createSpeedTestReads(inTransaction).find((q) => q.where('r.id', id)))[0]!;
         },

@@ -75,6 +75,33 @@ export function withCommandFields(values: Record<string, string>): { values: Rec
   return { values: { ...values, ...Object.fromEntries(filled.map((field) => [field, fields[field]!])) }, filled };
 }
 
+/**
+ * An owner's correction from the same form: what it holds, and `null` (drop the stored
+ * value) for each field it shows empty. `hardware` and `engineFlags` are sent whole, as
+ * the form has them; fields the form does not show are left as stored.
+ */
+export function correctionFromForm(form: Record<string, unknown>): Record<string, unknown> {
+  const body = submissionFromForm(form);
+  for (const name of Object.keys(form)) {
+    const [head] = name.split('.', 1) as [string];
+    if (FIELD_NAME.test(name) && !Object.hasOwn(body, head)) body[head] = null;
+  }
+  return body;
+}
+
+/** A stored submission as the form's values (`hardware.gpuName`, `engineFlags.gpuLayers`, ...): submissionFromForm's inverse for what the form shows. */
+export function formValuesOf(submission: Record<string, unknown>): Record<string, string> {
+  const values: Record<string, string> = {};
+  const text = (value: unknown) => (value === null || value === undefined || typeof value === 'object' ? undefined : String(value));
+  for (const [name, value] of Object.entries(submission)) {
+    if (NUMBER_LIST_FIELDS.has(name) && Array.isArray(value)) values[name] = value.join(', ');
+    else if (value && typeof value === 'object' && !Array.isArray(value)) {
+      for (const [field, inner] of Object.entries(value)) if (text(inner) !== undefined) values[`${name}.${field}`] = text(inner)!;
+    } else if (text(value) !== undefined) values[name] = text(value)!;
+  }
+  return values;
+}
+
 /** The names the form uses, for showing a field error next to its input. */
 export function formFieldErrors(fieldErrors: Record<string, string[]>): Record<string, string> {
   return Object.fromEntries(Object.entries(fieldErrors).map(([path, messages]) => [path, messages.join(' ')]));

@@ -22,7 +22,7 @@ const REVISIONS = [
     windowSeconds: 300,
     engines: ['llama.cpp', 'vllm', 'sglang', 'ollama', 'lmstudio', 'exllamav2', 'tgi', 'tensorrt-llm', 'mlx', 'text-generation-webui', 'lmdeploy', 'mlc-llm', 'hipfire', 'tinygrad'],
     costs: false,
-    requestBodies: ['CreateApiKey', 'ExecuteRequest', 'QualityRunSubmission', 'QualitySuiteRegistration', 'Reaction', 'SetupCreate', 'SetupPatch', 'SpeedTestSubmission'],
+    requestBodies: ['CreateApiKey', 'ExecuteRequest', 'QualityRunSubmission', 'QualitySuiteRegistration', 'Reaction', 'SetupCreate', 'SetupPatch', 'SpeedTestCorrection', 'SpeedTestSubmission'],
     quality: { root: '/api/evals', oldRoots: [], datasets: false },
   },
   {
@@ -34,7 +34,7 @@ const REVISIONS = [
       'exllamav3', 'bunn-llama', 'freetoken', 'llmd', 'ninfer', 'atlas', 'lucebox', 'dwarfstar', 'ember',
     ],
     costs: true,
-    requestBodies: ['CreateApiKey', 'ExecuteRequest', 'QualityDatasetSubmission', 'QualityRunSubmission', 'QualitySuiteRegistration', 'Reaction', 'SetupCreate', 'SetupPatch', 'SpeedTestSubmission'],
+    requestBodies: ['CreateApiKey', 'ExecuteRequest', 'QualityDatasetSubmission', 'QualityRunSubmission', 'QualitySuiteRegistration', 'Reaction', 'SetupCreate', 'SetupPatch', 'SpeedTestCorrection', 'SpeedTestSubmission'],
     quality: { root: '/api/benchmarks', oldRoots: ['/api/evals'], datasets: true },
   },
 ] as const;
@@ -113,6 +113,10 @@ for (const rev of REVISIONS) {
       expect(listed.sort()).to.deep.equal(documented.sort());
       expect(context.endpoints.submitSpeedTest).to.deep.include({ method: 'POST', url: `${BASE}${rev.results}`, auth: 'key|session' });
       expect(context.endpoints.dryRunSpeedTest).to.deep.include({ method: 'POST', url: `${BASE}${rev.results}/dry-run` });
+      expect(context.endpoints.correctSpeedTest).to.deep.include({ method: 'PATCH', url: `${BASE}${rev.results}/{id}`, auth: 'key|session' });
+      expect(context.endpoints.withdrawSpeedTest).to.deep.include({ method: 'DELETE', url: `${BASE}${rev.results}/{id}`, auth: 'key|session' });
+      expect(context.endpoints.listMySpeedTests).to.deep.include({ method: 'GET', url: `${BASE}${rev.results}/mine`, auth: 'key|session' });
+      expect(context.quickStart.join(' ')).to.include(`PATCH ${BASE}${rev.results}/{id}`);
       expect(context.documentation.openapi).to.equal(`${BASE}/api/openapi.json`);
     });
 

@@ -102,6 +102,13 @@ function submit(call: Call, body: Body = validSubmission(), headers: Record<stri
   return request(call.ctx.app).post(call.path()).set({ ...bearer(call), ...headers }).send(body);
 }
 
+/** A new run of the owner's (outside the window), for the operations that change one. */
+async function freshRun(call: Call): Promise<string> {
+  nextWindow(call);
+  const res = await request(call.ctx.app).post(getRevisionProfile(call.revision).speedTests.resultsPath).set(bearer(call)).send(validSubmission()).expect(201);
+  return res.body.id;
+}
+
 /** Path parameters that name nothing. */
 const NOTHING = { id: MISSING_ID, kind: 'suite', slug: 'no-such-thing' };
 
@@ -411,6 +418,33 @@ const producers: Record<string, Producer> = {
   'dryRunSpeedTest 404': (call) => submit(call, validSubmission({ hfId: fakeHubModels.deleted })),
   'dryRunSpeedTest 422': (call) => submit(call, failingMetricRule(call)),
   'dryRunSpeedTest 503': (call) => submit(call, validSubmission({ hfId: fakeHubModels.down })),
+
+  'listMySpeedTests 200': (call) => asOwner(call, call.path()),
+  'listMySpeedTests 400': (call) => asOwner(call, call.path()).query({ limit: '101' }),
+  'listMySpeedTests 401': (call) => anonymous(call),
+
+  'correctSpeedTest 200': async (call) => asOwner(call, call.path({ id: await freshRun(call) })).send({ tokSOut: 38.2 }),
+  'correctSpeedTest 400': async (call) => asOwner(call, call.path({ id: await freshRun(call) })).send({ tokSOut: -1 }),
+  'correctSpeedTest 401': (call) => anonymous(call, { tokSOut: 38.2 }),
+  'correctSpeedTest 403': (call) => withoutCsrf(call, call.path({ id: call.fx.runId }), { tokSOut: 38.2 }),
+  'correctSpeedTest 404': (call) => asOwner(call, call.path({ id: MISSING_ID })).send({ tokSOut: 38.2 }),
+  'correctSpeedTest 409': async (call) => {
+    const id = await freshRun(call);
+    call.ctx.clock.advance(24 * 3_600_000 + 1000);
+    return asOwner(call, call.path({ id })).send({ tokSOut: 38.2 });
+  },
+  'correctSpeedTest 422': async (call) => {
+    // Every metric of the any-of rule dropped.
+    const rule = getRevisionProfile(call.revision).speedTests.metricRule;
+    const dropped = rule.kind === 'anyOf' ? rule.fields : rule.kind === 'requiredPlusOneOf' ? rule.oneOf : [];
+    return asOwner(call, call.path({ id: await freshRun(call) })).send(Object.fromEntries(dropped.map((field) => [field, null])));
+  },
+  'correctSpeedTest 503': async (call) => asOwner(call, call.path({ id: await freshRun(call) })).send({ hfId: fakeHubModels.down }),
+
+  'withdrawSpeedTest 200': async (call) => asOwner(call, call.path({ id: await freshRun(call) })),
+  'withdrawSpeedTest 401': (call) => anonymous(call),
+  'withdrawSpeedTest 403': (call) => withoutCsrf(call, call.path({ id: call.fx.runId })),
+  'withdrawSpeedTest 404': (call) => asOwner(call, call.path({ id: MISSING_ID })),
 
   'getSpeedTest 200': (call) => request(call.ctx.app).get(call.path({ id: call.fx.runId })),
   'getSpeedTest 404': (call) => request(call.ctx.app).get(call.path({ id: MISSING_ID })),

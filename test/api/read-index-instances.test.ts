@@ -63,6 +63,24 @@ describe('Read index: two instances on one database', function () {
     await within1s(other, async (app) => !(await boardIds(app)).includes(run.id) && !(await listIds(app)).includes(run.id));
   });
 
+  it('follows an owner\'s correction (moved, new figures) and withdrawal in both: the owner\'s instance at once, the other within a second', async () => {
+    const run = await submitRun(ctx, submitter, { tokSOut: 64 });
+    const tokSOutOf = async (app: Express, query: string) =>
+      ((await request(app).get(`/api/leaderboard${query}`).expect(200)).body.rows as { id: string; tokSOut: number }[]).find((row) => row.id === run.id)?.tokSOut;
+    // The other instance has read (and cached) the run's document before it changes.
+    await within1s(other, async (app) => (await tokSOutOf(app, '')) === 64);
+    const owner = { Authorization: `Bearer ${submitter.key}` };
+    await request(ctx.app).patch(`/api/speed-tests/${run.id}`).set(owner).send({ tokSOut: 12.5, hardware: { hwClass: 'CPU_ONLY', cpu: 'AMD EPYC 9654', ramGb: 384 } }).expect(200);
+    expect(await tokSOutOf(ctx.app, '?hwClass=CPU_ONLY'), 'the owner\'s instance').to.equal(12.5);
+    expect(await boardIds(ctx.app, '?hwClass=DISCRETE_GPU')).not.to.include(run.id);
+    await within1s(other, async (app) => (await tokSOutOf(app, '?hwClass=CPU_ONLY')) === 12.5 && !(await boardIds(app, '?hwClass=DISCRETE_GPU')).includes(run.id));
+
+    await request(ctx.app).delete(`/api/speed-tests/${run.id}`).set(owner).expect(200);
+    expect(await boardIds(ctx.app)).not.to.include(run.id);
+    expect(await listIds(ctx.app)).not.to.include(run.id);
+    await within1s(other, async (app) => !(await boardIds(app)).includes(run.id) && !(await listIds(app)).includes(run.id));
+  });
+
   it('moves runs between verified and unverified in both when their user is verified', async () => {
     expect(await boardIds(other, '?verified=true')).to.deep.equal([]);
     // Through the other instance this time: it applies the change before answering.

@@ -113,6 +113,24 @@ describe('exact totals from the run-count table', () => {
     expect((await request(ctx.app).get('/api/leaderboard').query({ hwClass: 'DISCRETE_GPU' }).expect(200)).body.total).to.equal(0);
   });
 
+  it('follows an owner\'s correction of filter facts and withdrawal: table, cube and day counts stay exact', async () => {
+    // A new run, corrected onto another model, class, tier, context, quantization and stream count, then withdrawn.
+    const unified = async () => (await request(ctx.app).get('/api/leaderboard').query({ hwClass: 'UNIFIED' }).expect(200)).body.total;
+    const id = await submit({ hfId: fakeHubModels.dense, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 } });
+    await expectTableMatchesRuns();
+    const before = await unified();
+    await request(ctx.app)
+      .patch(`/api/speed-tests/${id}`)
+      .set('Authorization', `Bearer ${key}`)
+      .send({ hfId: fakeHubModels.moeByArchitecture, hardware: { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M3', chipVariant: 'Ultra', unifiedMemoryGb: 192, os: 'macOS' }, contextLength: 32768, quantization: 'Q8_0', engineFlags: { commandSnippet: 'llama-server -np 4' } })
+      .expect(200);
+    await expectTableMatchesRuns();
+    expect(await unified()).to.equal(before + 1);
+    await request(ctx.app).delete(`/api/speed-tests/${id}`).set('Authorization', `Bearer ${key}`).expect(200);
+    await expectTableMatchesRuns();
+    expect(await unified()).to.equal(before);
+  });
+
   it('answers every pair of filters from the table exactly as counting would', async () => {
     const values: Record<string, string[]> = {
       hwClass: ['DISCRETE_GPU', 'UNIFIED', 'CPU_ONLY'],

@@ -115,6 +115,10 @@ describe('e2e: accessibility and validity of every page type', () => {
         request: JSON.stringify({ suiteSlug: 'arithmetic-qa-mini', baseUrl: 'https://llm.example.net', model: 'demo', hfId: 'Qwen/Qwen2.5-7B', autoSubmit: false, hardware: null, quantization: null, modelRevision: 'main', notes: null, taskKeys: null, tasks: [{ key: 'arithmetic', displayName: 'Arithmetic word problems', weight: 1, total: 12 }], aggregation: 'weighted_mean', judged: false }),
       })
       .returning('id');
+    // Two demo runs made the user's: one fresh (correctable), one withdrawn, for the owner's pages.
+    const [own, withdrawn] = await e2e.db('speed_test_runs').where({ status: 'APPROVED' }).orderBy('created_at', 'asc').limit(2).pluck('id');
+    await e2e.db('speed_test_runs').where({ id: own }).update({ user_id: user.id, created_at: e2e.clock.now() });
+    await e2e.db('speed_test_runs').where({ id: withdrawn }).update({ user_id: user.id, status: 'WITHDRAWN', withdrawn_at: e2e.clock.now() });
     const qualityRun = await e2e.db('quality_runs as q').join('models as m', 'm.id', 'q.model_id').where('q.status', 'APPROVED').first('q.id', 'm.hf_id');
     pages.push(
       { name: 'leaderboard', path: '/', as: 'visitor' },
@@ -126,6 +130,10 @@ describe('e2e: accessibility and validity of every page type', () => {
       { name: 'hardware', path: `/hardware/${top.hardware_id}`, as: 'visitor' },
       { name: 'run', path: `/runs/${top.id}`, as: 'user' },
       { name: 'run, signed out', path: `/runs/${top.id}`, as: 'visitor' },
+      { name: 'own run (correct, withdraw)', path: `/runs/${own}`, as: 'user' },
+      { name: 'own withdrawn run', path: `/runs/${withdrawn}`, as: 'user' },
+      { name: 'correct own run', path: `/runs/${own}/correct`, as: 'user' },
+      { name: 'own runs', path: '/settings/runs', as: 'user' },
       { name: 'profile', path: `/u/${username}`, as: 'visitor' },
       { name: 'methodology', path: '/methodology', as: 'visitor' },
       { name: 'API reference', path: '/docs/api', as: 'visitor' },

@@ -115,6 +115,8 @@ function pageForms(examplesOf: (operationId: string) => unknown[], ids: FixtureI
     '/submit': submissions,
     '/submit/parse-command': [{ engineName: 'llama.cpp', 'engineFlags.commandSnippet': 'llama-server -m model.gguf -ngl 99 -c 8192 -fa --temp 0.7' }],
     '/submit/validate': submissions,
+    '/runs/:id/correct': submissions,
+    '/runs/:id/withdraw': [{}, { confirm: 'yes' }, { confirm: 'yes', from: 'list' }],
     '/runs/:id/setup': [{ name: 'saved from a run', description: 'fuzz', isDefault: 'true' }],
     '/runs/:id/react': examplesOf('reactToRun').map((example) => ({ ...asForm(example), back: `/runs/${ids.runId}` })),
     '/evals/runs/:id/react': examplesOf('reactToRun').map((example) => ({ ...asForm(example), back: `/evals/runs/${ids.runId}` })),

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { submissionFromForm } from '../../src/web/submission-form.ts';
+import { correctionFromForm, formValuesOf, submissionFromForm } from '../../src/web/submission-form.ts';
 
 describe('submissionFromForm', () => {
   it('nests dotted names, converts numbers, booleans and number lists, and drops empty inputs', () => {
@@ -43,5 +43,46 @@ describe('submissionFromForm', () => {
     expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
     expect(Object.keys(body)).to.deep.equal(['constructor']);
     expect(body.constructor).to.deep.equal({ prototype: 'x' });
+  });
+});
+
+describe('correctionFromForm and formValuesOf', () => {
+  const stored = {
+    hfId: 'org/model',
+    hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', gpuCount: 2, vramGb: 24 },
+    engineName: 'vllm',
+    quantization: 'fp8',
+    tokSOut: 50,
+    gpuPowerWatts: [300, 250.5],
+    hardwareCost: [{ component: 'NVIDIA GeForce RTX 4090', condition: 'NEW', yearPurchased: 2024, price: 1800, currency: 'USD' }],
+    engineFlags: { commandSnippet: 'vllm serve org/model -tp 2', tensorParallel: 2, flashAttn: true },
+  };
+
+  it('fills the form from a stored submission; what the form cannot show (hardwareCost) is left out', () => {
+    expect(formValuesOf(stored)).to.deep.equal({
+      hfId: 'org/model',
+      'hardware.hwClass': 'DISCRETE_GPU',
+      'hardware.gpuName': 'RTX 4090',
+      'hardware.gpuCount': '2',
+      'hardware.vramGb': '24',
+      engineName: 'vllm',
+      quantization: 'fp8',
+      tokSOut: '50',
+      gpuPowerWatts: '300, 250.5',
+      'engineFlags.commandSnippet': 'vllm serve org/model -tp 2',
+      'engineFlags.tensorParallel': '2',
+      'engineFlags.flashAttn': 'true',
+    });
+  });
+
+  it('sends the filled form back as the same fields, and null for each field the form shows empty', () => {
+    const { hardwareCost: _notInTheForm, ...shown } = stored;
+    expect(correctionFromForm({ _csrf: 'token', ...formValuesOf(stored) })).to.deep.equal(shown);
+    expect(correctionFromForm({ _csrf: 'token', ...formValuesOf(stored), tokSOut: '', notes: ' ', 'engineFlags.commandSnippet': '', 'engineFlags.tensorParallel': '', 'engineFlags.flashAttn': '' })).to.deep.equal({
+      ...shown,
+      tokSOut: null,
+      notes: null,
+      engineFlags: null,
+    });
   });
 });

@@ -40,7 +40,8 @@ describe('admin: speed-test runs, overview and audit log', () => {
     const home = await request(ctx.app).get('/').expect(200);
     const single = await request(ctx.app).get(`/api/speed-tests/${id}`);
     const page = await request(ctx.app).get(`/runs/${id}`);
-    const memberPage = await member.agent.get(`/runs/${id}`);
+    // Signed in, but not the run's owner (the owner sees their run in any status).
+    const otherPage = await other.agent.get(`/runs/${id}`);
     const profile = await request(ctx.app).get(`/u/${member.username}`).expect(200);
     return {
       list: list.body.benchmarks.some((r: { id: string }) => r.id === id),
@@ -51,7 +52,7 @@ describe('admin: speed-test runs, overview and audit log', () => {
       home: home.text.includes(`/runs/${id}`),
       apiStatus: single.status,
       pageStatus: page.status,
-      memberPageStatus: memberPage.status,
+      otherPageStatus: otherPage.status,
       profile: profile.text.includes(`/runs/${id}`),
     };
   }
@@ -166,7 +167,7 @@ describe('admin: speed-test runs, overview and audit log', () => {
 
     it('a rejected run leaves every public list, the leaderboard, the model count and its page; restore brings it back', async () => {
       const before = await publicSightings(runA.id);
-      expect(before).to.deep.include({ list: true, filtered: true, board: true, home: true, apiStatus: 200, pageStatus: 200, memberPageStatus: 200, profile: true });
+      expect(before).to.deep.include({ list: true, filtered: true, board: true, home: true, apiStatus: 200, pageStatus: 200, otherPageStatus: 200, profile: true });
       const countBefore = await benchmarkCount(fakeHubModels.dense);
       expect(countBefore).to.equal(2);
 
@@ -183,10 +184,16 @@ describe('admin: speed-test runs, overview and audit log', () => {
         home: false,
         apiStatus: 404,
         pageStatus: 404,
-        memberPageStatus: 404,
+        otherPageStatus: 404,
         profile: false,
       });
       expect(await benchmarkCount(fakeHubModels.dense)).to.equal(countBefore - 1);
+
+      // Its owner still opens it: the status and the admin's reason instead of a 404.
+      const ownerPage = await member.agent.get(`/runs/${runA.id}`).expect(200);
+      expect(ownerPage.text).to.include('id="status-banner"');
+      expect(ownerPage.text).to.include('This run is rejected');
+      expect(ownerPage.text).to.include('Impossible numbers for this card');
 
       // Admins still open it, with a banner that gives the reason.
       const adminPage = await admin.agent.get(`/runs/${runA.id}`).expect(200);

@@ -1,7 +1,9 @@
 import type { Request, Response } from 'express';
 import type { AppContext } from '../../app-context.ts';
 import { parseCommandSnippet } from '../../lib/command-snippet.ts';
-import { HttpError, ValidationFailed } from '../../lib/errors.ts';
+import { Conflict, HttpError, ValidationFailed } from '../../lib/errors.ts';
+import { parseOrThrow } from '../../lib/validation.ts';
+import { RUN_CORRECTION_WINDOW_HOURS } from '../../constants.ts';
 import { hardwareNames } from '../../lib/hardware-lookup.ts';
 import { hardwareLabel } from '../../lib/labels.ts';
 import { normaliseSubmission, resolveFlagAliases } from '../../lib/speed-test-normalise.ts';
@@ -10,11 +12,13 @@ import { messages } from '../../messages.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { existingId } from '../../schemas/path-params.schema.ts';
 import { setupSchemas } from '../../schemas/setup.schema.ts';
-import { speedTestSubmissionSchema } from '../../schemas/speed-test.schema.ts';
+import { PROFILE_RUNS_PAGE_SIZE, profileQuerySchema } from '../../schemas/profile.schema.ts';
+import { speedTestCorrectionSchema, speedTestSubmissionSchema } from '../../schemas/speed-test.schema.ts';
+import type { OwnRun } from '../../services/speed-test-owners.service.ts';
 import type { Setup } from '../../services/setups.service.ts';
 import { HW_CLASS_OPTIONS, knownHwClass, parseForm, postedValues } from '../../web/forms.ts';
 import { otherFlagNames, submitFormValues } from '../../web/setup-form.ts';
-import { submissionFromForm, withCommandFields } from '../../web/submission-form.ts';
+import { correctionFromForm, formValuesOf, submissionFromForm, withCommandFields } from '../../web/submission-form.ts';
 import { render } from '../../web/views.ts';
 
 const hwClassFrom = (value: unknown) => knownHwClass(value) ?? 'DISCRETE_GPU';
@@ -23,6 +27,20 @@ const hwClassFrom = (value: unknown) => knownHwClass(value) ?? 'DISCRETE_GPU';
 function flagValues(flags: object): Record<string, string> {
   return Object.fromEntries(Object.entries(flags).map(([key, value]) => [`engineFlags.${key}`, String(value)]));
 }
+
+/** Where the form posts and what it says: the submit page, or an owner's correction of a run. */
+interface FormTarget {
+  template: string;
+  title: string;
+  formPath: string;
+  submitLabel: string;
+  /** The run being corrected. */
+  run?: OwnRun;
+  /** A mixed-GPU run's hardware, which the form cannot edit: described, and kept. */
+  fixedHardware?: string;
+}
+
+const SUBMIT_TARGET: FormTarget = { template: 'pages/speed-tests/submit', title: 'Submit a run', formPath: '/submit', submitLabel: 'Submit run' };
 
 interface FormState {
   values?: Record<string, string>;
@@ -35,18 +53,24 @@ interface FormState {
   filledFromCommand?: string[];
 }
 
-/** The submit form (with its htmx helpers) and a run's page. */
+/** What a run's page says to its owner after a correction or a withdrawal (`?done=`). */
+const OWNER_NOTICES: Record<string, string> = {
+  corrected: 'Correction saved: the run was checked again, and its plausibility verdict recomputed.',
+  withdrawn: 'Run withdrawn: it is hidden from every public list, the leaderboard and the counts. You still see it here.',
+};
+
+/** The submit form (with its htmx helpers), a run's page, and its owner's correction, withdrawal and list of runs. */
 export function speedTestPagesController({ services, profile, clock, config }: AppContext) {
   const { configFields } = setupSchemas(profile);
 
-  async function showForm(req: Request, res: Response, state: FormState = {}, status = 200, template = 'pages/speed-tests/submit') {
+  async function showForm(req: Request, res: Response, state: FormState = {}, status = 200, target: FormTarget = SUBMIT_TARGET) {
     ensureCsrfToken(req);
     const values = state.values ?? {};
     render(
       res,
-      template,
+      target.template,
       {
-        title: 'Submit a run',
+        ...target,
         values,
         setups: (await services.setups.list(req.actor!.user.id)).setups,
         setupId: state.setupId ?? '',
@@ -79,7 +103,7 @@ export function speedTestPagesController({ services, profile, clock, config }: A
       if (typeof chosen === 'string' && chosen !== '') setup = await services.setups.get(userId, existingId(chosen, messages.setupNotFound));
       else if (chosen === undefined) setup = await services.setups.findDefault(userId);
       const state: FormState = setup ? { values: submitFormValues(setup, configFields), setupId: setup.id } : {};
-      await showForm(req, res, state, 200, isHtmxRequest(req) ? 'partials/speed-tests/submit-form' : 'pages/speed-tests/submit');
+      await showForm(req, res, state, 200, isHtmxRequest(req) ? { ...SUBMIT_TARGET, template: 'partials/speed-tests/submit-form' } : SUBMIT_TARGET);
     },
 
     /** htmx: the fieldset of one hardware class. */
@@ -131,20 +155,117 @@ export function speedTestPagesController({ services, profile, clock, config }: A
     },
 
     async show(req: Request, res: Response) {
-      // Admins also see rejected runs, with their moderation facts; everyone else only approved ones.
+      // The owner sees their run in any status, with what only they see; admins see every
+      // run with its moderation facts; everyone else only approved runs.
       const id = String(req.params.id);
       const viewerId = req.actor?.user.id ?? null;
+      const own = viewerId ? await services.speedTestOwners.findOwnRun(viewerId, id) : null;
       const { run, moderation } = req.actor?.user.isAdmin
         ? await services.moderation.getSpeedTest(id, viewerId)
-        : { run: await services.speedTests.get(id, viewerId), moderation: undefined };
+        : { run: own ?? (await services.speedTests.get(id, viewerId)), moderation: undefined };
+      ensureCsrfToken(req);
       render(res, 'pages/speed-tests/show', {
         title: `${run.hfId} · ${hardwareLabel(run.hardware as { hwClass: string })}`,
         run,
         moderation,
+        own,
+        notice: typeof req.query.done === 'string' ? OWNER_NOTICES[req.query.done] : undefined,
         hubUrl: config.hfEndpoint,
         resultsPath: profile.speedTests.resultsPath,
         hardwareNames: hardwareNames(),
       });
     },
+
+    /** The correction form of one of the viewer's runs, filled with what it holds (within the window). */
+    async correctForm(req: Request, res: Response) {
+      const target = await correctionTarget(req);
+      const { submission } = await services.speedTestOwners.storedSubmission(req.actor!.user.id, target.run!.id);
+      const values = formValuesOf(submission);
+      // A class picked without JavaScript (the noscript links) starts that class's fields empty.
+      const pickedClass = knownHwClass(req.query.hwClass);
+      if (pickedClass && pickedClass !== values['hardware.hwClass']) {
+        for (const name of Object.keys(values)) if (name.startsWith('hardware.')) delete values[name];
+        values['hardware.hwClass'] = pickedClass;
+      }
+      await showForm(req, res, { values, otherFlags: otherFlagNames(values, 'engineFlags.', configFields) } as FormState, 200, target);
+    },
+
+    async correct(req: Request, res: Response) {
+      const target = await correctionTarget(req);
+      const values = postedValues(req.body);
+      const failed = (state: FormState, status: number) => showForm(req, res, { values, message: 'Some fields need attention.', ...state }, status, target);
+      const parsed = parseForm(speedTestCorrectionSchema(profile), correctionFromForm(values));
+      if (!parsed.ok) return failed(parsed, 400);
+      try {
+        await services.speedTestOwners.correct(req.actor!.user.id, target.run!.id, parsed.data as Record<string, unknown>);
+        res.redirect(303, `/runs/${target.run!.id}?done=corrected`);
+      } catch (error) {
+        if (!(error instanceof HttpError)) throw error;
+        if (error instanceof ValidationFailed) return failed(error.details, 400);
+        await failed({ message: error.message }, error.status);
+      }
+    },
+
+    /**
+     * Withdraws one of the viewer's runs. The forms ask first (htmx's confirm sends
+     * `confirm=yes`); without JavaScript an unconfirmed post gets a page that asks.
+     * From the runs list htmx gets the list back; otherwise the run's page (303, or
+     * HX-Redirect for htmx).
+     */
+    async withdraw(req: Request, res: Response) {
+      const userId = req.actor!.user.id;
+      const id = String(req.params.id);
+      const fromList = req.body?.from === 'list';
+      if (req.body?.confirm !== 'yes') {
+        const run = await services.speedTestOwners.ownRun(userId, id);
+        ensureCsrfToken(req);
+        return render(res, 'pages/speed-tests/withdraw', { title: 'Withdraw this run?', run, from: fromList ? 'list' : '' });
+      }
+      await services.speedTestOwners.withdraw(userId, id);
+      if (isHtmxRequest(req) && fromList) return showOwnRuns(req, res, { kind: 'ok', text: 'Run withdrawn: it is hidden from every public list. You still see it here.' });
+      const next = fromList ? '/settings/runs?done=withdrawn' : `/runs/${id}?done=withdrawn`;
+      if (isHtmxRequest(req)) {
+        res.set('HX-Redirect', next);
+        return void res.status(200).end();
+      }
+      res.redirect(303, next);
+    },
+
+    /** /settings/runs: the viewer's runs in every status with the admins' reasons (htmx: the list alone). */
+    async ownRuns(req: Request, res: Response) {
+      const notice = req.query.done === 'withdrawn' ? { kind: 'ok' as const, text: 'Run withdrawn: it is hidden from every public list. You still see it here.' } : null;
+      await showOwnRuns(req, res, notice);
+    },
   };
+
+  /** The viewer's run to correct, as the correction form's target; 409 once it cannot be corrected. */
+  async function correctionTarget(req: Request): Promise<FormTarget> {
+    const run = await services.speedTestOwners.ownRun(req.actor!.user.id, String(req.params.id));
+    if (!run.correctableUntil) throw new Conflict(run.status === 'APPROVED' ? messages.correctionWindowClosed(RUN_CORRECTION_WINDOW_HOURS) : messages.cannotCorrect(run.status as string));
+    const hardware = run.hardware as { hwClass: string; isHeterogeneousGpu?: boolean };
+    return {
+      template: 'pages/speed-tests/correct',
+      title: 'Correct your run',
+      formPath: `/runs/${run.id}/correct`,
+      submitLabel: 'Save the correction',
+      run,
+      ...(hardware.isHeterogeneousGpu ? { fixedHardware: hardwareLabel(hardware) } : {}),
+    };
+  }
+
+  async function showOwnRuns(req: Request, res: Response, notice: { kind: 'ok' | 'error'; text: string } | null) {
+    const { page } = parseOrThrow(profileQuerySchema, req.query);
+    const list = await services.speedTestOwners.mine(req.actor!.user.id, { limit: PROFILE_RUNS_PAGE_SIZE, offset: (page - 1) * PROFILE_RUNS_PAGE_SIZE });
+    ensureCsrfToken(req);
+    render(res, isHtmxRequest(req) ? 'partials/speed-tests/own-runs' : 'pages/settings/runs', {
+      title: 'Your runs',
+      runs: list.benchmarks,
+      total: list.total,
+      page,
+      pages: Math.max(1, Math.ceil(list.total / PROFILE_RUNS_PAGE_SIZE)),
+      notice,
+      correctionHours: RUN_CORRECTION_WINDOW_HOURS,
+      resultsPath: profile.speedTests.resultsPath,
+    });
+  }
 }

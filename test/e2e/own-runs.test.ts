@@ -1,0 +1,58 @@
+import { expect } from 'chai';
+import { fakeHubModels } from '../helpers/fake-hub.ts';
+import { useE2eApp } from './harness.ts';
+
+describe('e2e: an owner corrects and withdraws a run', () => {
+  const e2e = useE2eApp(import.meta.filename);
+
+  it('submits, corrects the speed on the prefilled form, withdraws after the confirmation and finds it among their runs', async () => {
+    const page = await e2e.newPage();
+    await e2e.signUp(page);
+    await page.goto('/submit');
+    await page.getByLabel('Model id on the hub').fill(fakeHubModels.dense);
+    await page.getByLabel('Quantization', { exact: true }).fill('Q4_K_M');
+    await page.getByLabel('Engine', { exact: true }).selectOption('llama.cpp');
+    await page.getByLabel('GPU', { exact: true }).fill('NVIDIA GeForce RTX 4090');
+    await page.getByLabel('VRAM per GPU (GB)').fill('24');
+    await page.getByLabel('Output tokens per second').fill('83');
+    await page.getByRole('button', { name: 'Submit run' }).click();
+    await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
+    const runUrl = page.url();
+
+    // The correction form comes filled with the run; one field changed, saved.
+    await page.getByRole('link', { name: 'Correct this run' }).click();
+    await page.waitForURL(/\/correct$/);
+    expect(await page.getByLabel('Model id on the hub').inputValue()).to.equal(fakeHubModels.dense);
+    expect(await page.getByLabel('GPU', { exact: true }).inputValue()).to.equal('NVIDIA GeForce RTX 4090');
+    await page.getByLabel('Output tokens per second').fill('38.5');
+    await page.getByRole('button', { name: 'Save the correction' }).click();
+    await page.waitForURL(/\?done=corrected$/);
+    expect(await page.getByText('Correction saved').isVisible()).to.equal(true);
+    expect(await page.locator('p.lead').innerText()).to.include('38.5');
+    await e2e.screenshot(page, 'corrected');
+
+    // Withdraw asks first; dismissed, nothing happens.
+    page.once('dialog', (dialog) => void dialog.dismiss());
+    await page.getByRole('button', { name: 'Withdraw' }).click();
+    await page.waitForTimeout(300);
+    expect(page.url()).to.match(/\?done=corrected$/);
+
+    let asked = '';
+    page.once('dialog', (dialog) => {
+      asked = dialog.message();
+      void dialog.accept();
+    });
+    await page.getByRole('button', { name: 'Withdraw' }).click();
+    await page.waitForURL(/\?done=withdrawn$/);
+    expect(asked).to.include('Withdraw this run?');
+    expect(await page.locator('#status-banner').innerText()).to.include('This run is withdrawn');
+    await e2e.screenshot(page, 'withdrawn');
+
+    // Gone for everyone else; listed among the owner's runs.
+    const anonymous = await fetch(runUrl);
+    expect(anonymous.status).to.equal(404);
+    await page.getByRole('link', { name: 'Your runs', exact: true }).click();
+    await page.waitForURL('**/settings/runs');
+    expect(await page.locator('table.own-runs tbody tr').first().innerText()).to.include('withdrawn');
+  });
+});
