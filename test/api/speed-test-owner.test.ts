@@ -107,10 +107,24 @@ for (const c of CASES) {
     });
 
     it('drops an optional field given as null and puts a defaulted one back to its default', async () => {
-      const run = await submit(owner, { contextLength: 8192, notes: 'first try' });
+      // A command that states no context, so nothing but the default can fill it.
+      const run = await submit(owner, { contextLength: 8192, notes: 'first try', engineFlags: { commandSnippet: 'llama-server -m model.gguf' } });
       const res = await patch(owner, run.id, { notes: null, contextLength: null });
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       expect(res.body).to.include({ notes: null, contextLength: 2048, ttftMs: 180 });
+      expect(res.body.defaultedFields).to.include('contextLength');
+    });
+
+    it('keeps a field the submitter never gave as not stated through a correction of other fields', async () => {
+      const run = await submit(owner, { contextLength: undefined, engineFlags: { commandSnippet: 'llama-server -m model.gguf' } });
+      expect(run.defaultedFields).to.include('contextLength');
+      const res = await patch(owner, run.id, { tokSOut: 120 });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body).to.include({ tokSOut: 120, contextLength: 2048 });
+      expect(res.body.defaultedFields).to.include('contextLength');
+      // Stated in a correction, it is stated from then on.
+      const stated = await patch(owner, run.id, { contextLength: 2048 });
+      expect(stated.body.defaultedFields).not.to.include('contextLength');
     });
 
     it('keeps what a correction does not name, down to the same hardware profile and engine row (a mixed-GPU run too)', async () => {
