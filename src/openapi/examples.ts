@@ -305,6 +305,10 @@ export function answerExamples(profile: RevisionProfile) {
   const run = Object.fromEntries(
     Object.keys(runResponseSchemas(profile).run.shape).map((field) => [field, field in stored ? stored[field] : (submitted[field] ?? null)]),
   );
-  const dryRun = { valid: true, parsed: { ...normalised, model: { ...model, catalogued: true } } };
+  const dryRun = {
+    valid: true,
+    parsed: { ...normalised, model: { ...model, catalogued: true } },
+    plausibility: { verdict: verdict.plausibility, decodeBoundTokS: verdict.boundTokS, reason: verdict.reason },
+  };
   return { run, dryRun };
 }

@@ -255,8 +255,15 @@ function buildDryRunSchema(profile: RevisionProfile) {
       .meta({ description: 'Flags (and environment settings) of `commandSnippet` that were mapped to fields, those that were not, and the top-level fields it filled' }),
     model: dryRunModel,
   });
+  const plausibility = z
+    .object({
+      verdict: z.enum(['plausible', 'suspect', 'unknown']),
+      decodeBoundTokS: nullable(z.number()),
+      reason: z.string(),
+    })
+    .meta({ description: 'The decode-speed roofline verdict the run would be stored with (see /methodology): its bound and the reason' });
   return z
-    .object({ valid: z.literal(true), parsed })
+    .object({ valid: z.literal(true), parsed, plausibility })
     .meta({ description: 'The submission passed every check a real submission meets (hub included); nothing was written.' });
 }
 

@@ -3,6 +3,7 @@ import { NotFound } from '../lib/errors.ts';
 import { containsLowercase, escapeLike } from '../lib/like-patterns.ts';
 import { curatedModelFacts } from '../lib/curated-models.ts';
 import { catalogueEntryFromHub, catalogueFacts, type CatalogueEntry } from '../lib/model-metadata.ts';
+import type { RunForVerdict } from '../lib/speed-test-verdict.ts';
 import { messages } from '../messages.ts';
 import type { ServiceDeps } from './deps.ts';
 import { createPlausibilityService } from './plausibility.service.ts';
@@ -122,6 +123,17 @@ export function createModelsService({ db, hub, hubMode }: Pick<ServiceDeps, 'db'
       // The hub may spell the id differently (case); that spelling may already be catalogued.
       const bySpelling = entry.hfId.toLowerCase() === hfId.toLowerCase() ? undefined : await findByHfId(db, entry.hfId);
       return bySpelling ? { catalogued: bySpelling } : { fromHub: entry };
+    },
+
+    /**
+     * The model facts a run's verdict reads (size, MoE, active count, native bits): the
+     * catalogued row's, or those cataloguing the hub's entry would store, without writing.
+     */
+    async verdictFacts(model: ResolvedModel): Promise<RunForVerdict['model']> {
+      if ('catalogued' in model) return model.catalogued;
+      const entry = model.fromHub;
+      const facts = catalogueFacts(entry, entry.base ? await findByHfId(db, entry.base.hfId) : undefined);
+      return { params: facts.params, active_params: facts.activeParams, is_moe: facts.isMoE, native_bits_per_weight: facts.nativeBitsPerWeight };
     },
 
     /**

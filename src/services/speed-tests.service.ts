@@ -192,7 +192,13 @@ export function createSpeedTestsService(deps: ServiceDeps) {
         'catalogued' in model
           ? { ...toModelSummary(model.catalogued), catalogued: true }
           : { ...publicCatalogueEntry(model.fromHub), catalogued: false };
-      return { valid: true as const, parsed: { ...normalised, hfId: summary.hfId, model: summary } };
+      // The verdict the run would get, so an agent sees a doubtful figure before submitting it.
+      const verdict = submissionVerdict(normalised, await models.verdictFacts(model));
+      return {
+        valid: true as const,
+        parsed: { ...normalised, hfId: summary.hfId, model: summary },
+        plausibility: { verdict: verdict.plausibility, decodeBoundTokS: verdict.boundTokS, reason: verdict.reason },
+      };
     },
 
     /**

@@ -68,6 +68,25 @@ describe('decode-speed roofline on stored runs', () => {
     expect(unknownBuild.decodeBoundTokS).to.be.within(450, 480);
   });
 
+  it('answers in the dry-run the verdict the run will be stored with, for a model not yet catalogued too', async () => {
+    const dryRun = async (body: Record<string, unknown>) => {
+      const res = await request(ctx.app).post('/api/speed-tests/dry-run').set('Authorization', `Bearer ${key}`).send(validSubmission({ ttftMs: undefined, ...body }));
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      return res.body.plausibility;
+    };
+    const suspect = await dryRun({ tokSOut: 400 });
+    expect(suspect.verdict).to.equal('suspect');
+    expect(suspect.decodeBoundTokS).to.be.within(225, 240);
+    expect(suspect.reason).to.match(/^above /);
+    // An AWQ quantization the catalogue does not hold: sized by its catalogued base, as it will be stored.
+    const awq = { hfId: fakeHubModels.awqQuant, quantization: 'AWQ', tokSOut: 200 };
+    const predicted = await dryRun(awq);
+    expect(await ctx.db('models').where({ hf_id: fakeHubModels.awqQuant }).first('id')).to.equal(undefined);
+    const stored = await submit(awq);
+    expect(predicted).to.deep.equal({ verdict: stored.plausibility, decodeBoundTokS: stored.decodeBoundTokS, reason: stored.plausibilityReason });
+    expect(predicted.verdict).to.equal('plausible');
+  });
+
   it('lets the leaderboard hide suspect runs with plausible=true, and marks rows', async () => {
     const all = await request(ctx.app).get('/api/leaderboard').expect(200);
     const suspects = all.body.rows.filter((row: { plausibility: string }) => row.plausibility === 'suspect').length;
