@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { createPlausibilityService } from '../../src/services/plausibility.service.ts';
 import { fillCuratedModelFacts } from '../../src/services/models.service.ts';
-import { createKey, signedUpAgent, useTestApp } from '../helpers/app.ts';
+import { useTestApp } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
-import { validSubmission } from '../helpers/fixtures.ts';
+import { useSubmitter } from '../helpers/submitter.ts';
 
 /**
  * The model side of the decode-speed roofline (issue 16, part 2): MoE active counts without
@@ -13,22 +13,7 @@ import { validSubmission } from '../helpers/fixtures.ts';
  */
 describe('decode-speed roofline: model facts from the hub', () => {
   const ctx = useTestApp({}, { fakeHub: true });
-  let key: string;
-
-  before(async () => {
-    const { agent, csrf } = await signedUpAgent(ctx.app);
-    ({ key } = await createKey(agent, csrf));
-  });
-
-  async function submit(overrides: Record<string, unknown>) {
-    ctx.clock.advance(61_000);
-    const res = await request(ctx.app)
-      .post('/api/speed-tests')
-      .set('Authorization', `Bearer ${key}`)
-      .send(validSubmission({ ttftMs: undefined, ...overrides }))
-      .expect(201);
-    return res.body;
-  }
+  const { submit, dryRun: sendDryRun } = useSubmitter(ctx);
 
   it('judges an MoE without an active count in its name (Mixtral 8x7B) by the count computed from its config.json', async () => {
     const run = await submit({ hfId: fakeHubModels.moeByArchitecture, tokSOut: 100 });
@@ -55,13 +40,9 @@ describe('decode-speed roofline: model facts from the hub', () => {
   });
 
   it('reads a gpt-oss GGUF labelled F16 at its native MXFP4 bits, with the curated active count', async () => {
-    const dryRun = await request(ctx.app)
-      .post('/api/speed-tests/dry-run')
-      .set('Authorization', `Bearer ${key}`)
-      .send(validSubmission({ hfId: fakeHubModels.gptOssGguf, quantization: 'F16', tokSOut: 200 }))
-      .expect(200);
-    expect(dryRun.body.parsed.model).to.include({ catalogued: false, isMoE: true, activeParams: 3.61 });
-    expect(dryRun.body.parsed.model).to.not.have.property('nativeBitsPerWeight');
+    const dryRun = await sendDryRun({ hfId: fakeHubModels.gptOssGguf, quantization: 'F16', tokSOut: 200 });
+    expect(dryRun.parsed.model).to.include({ catalogued: false, isMoE: true, activeParams: 3.61 });
+    expect(dryRun.parsed.model).to.not.have.property('nativeBitsPerWeight');
 
     const run = await submit({ hfId: fakeHubModels.gptOssGguf, quantization: 'F16', tokSOut: 200 });
     // At 16 bits the bound would be 139.6 tok/s and flag this run; MXFP4 (4.25 bits) gives 525.6.
@@ -75,10 +56,9 @@ describe('decode-speed roofline: model facts from the hub', () => {
 
 describe('decode-speed roofline: catalogue rows made before the curated table', () => {
   const ctx = useTestApp({}, { fakeHub: true });
+  const submitter = useSubmitter(ctx);
 
   it('fills them from the curated table and their runs are judged again after recompute', async () => {
-    const { agent, csrf } = await signedUpAgent(ctx.app);
-    const { key } = await createKey(agent, csrf);
     // As the old cataloguing left them: gpt-oss taken for a dense 20.9 B model, a packed
     // Qwen3 AWQ count, and a dense model the table does not know.
     await ctx.db('models').insert([
@@ -86,15 +66,7 @@ describe('decode-speed roofline: catalogue rows made before the curated table', 
       { hf_id: 'someone/Qwen3-30B-A3B-AWQ', display_name: 'Qwen3-30B-A3B-AWQ', family: 'qwen3_moe', params: 4.6, is_moe: true, active_params: 3 },
       { hf_id: 'org/Plain-8B', display_name: 'Plain-8B', family: 'llama', params: 8.03 },
     ]);
-    const submit = async (hfId: string, quantization: string) => {
-      ctx.clock.advance(61_000);
-      const res = await request(ctx.app)
-        .post('/api/speed-tests')
-        .set('Authorization', `Bearer ${key}`)
-        .send(validSubmission({ hfId, quantization, tokSOut: 120, ttftMs: undefined }))
-        .expect(201);
-      return res.body;
-    };
+    const submit = (hfId: string, quantization: string) => submitter.submit({ hfId, quantization, tokSOut: 120 });
     const gptOss = await submit('unsloth/gpt-oss-20b-GGUF', 'F16');
     expect(gptOss.plausibility).to.equal('suspect'); // the false alarm the old facts raise
 

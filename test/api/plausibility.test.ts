@@ -1,31 +1,16 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { createKey, signedUpAgent, useTestApp } from '../helpers/app.ts';
+import { useTestApp } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
-import { validSubmission } from '../helpers/fixtures.ts';
+import { useSubmitter } from '../helpers/submitter.ts';
 import { verdictRulesFingerprint } from '../../src/lib/speed-test-verdict.ts';
 import { createPlausibilityService } from '../../src/services/plausibility.service.ts';
 
 describe('decode-speed roofline on stored runs', () => {
   const ctx = useTestApp({}, { fakeHub: true });
-  let key: string;
-
-  before(async () => {
-    const { agent, csrf } = await signedUpAgent(ctx.app);
-    ({ key } = await createKey(agent, csrf));
-  });
-
-  /** Submits one run (a window later than the last) and returns the 201 body. */
-  async function submit(overrides: Record<string, unknown>) {
-    ctx.clock.advance(61_000);
-    const res = await request(ctx.app)
-      .post('/api/speed-tests')
-      .set('Authorization', `Bearer ${key}`)
-      // fakeHubModels.dense: 7.24 B parameters.
-      .send(validSubmission({ tokSOut: 150, ttftMs: undefined, ...overrides }))
-      .expect(201);
-    return res.body;
-  }
+  const submitter = useSubmitter(ctx);
+  // fakeHubModels.dense (the default model): 7.24 B parameters.
+  const submit = (overrides: Record<string, unknown>) => submitter.submit({ tokSOut: 150, ...overrides });
 
   it('judges a 4090 run on a 7B Q4_K_M model against a bound near 230 tok/s', async () => {
     const fine = await submit({ tokSOut: 150 });
@@ -69,11 +54,7 @@ describe('decode-speed roofline on stored runs', () => {
   });
 
   it('answers in the dry-run the verdict the run will be stored with, for a model not yet catalogued too', async () => {
-    const dryRun = async (body: Record<string, unknown>) => {
-      const res = await request(ctx.app).post('/api/speed-tests/dry-run').set('Authorization', `Bearer ${key}`).send(validSubmission({ ttftMs: undefined, ...body }));
-      expect(res.status, JSON.stringify(res.body)).to.equal(200);
-      return res.body.plausibility;
-    };
+    const dryRun = async (body: Record<string, unknown>) => (await submitter.dryRun(body)).plausibility;
     const suspect = await dryRun({ tokSOut: 400 });
     expect(suspect.verdict).to.equal('suspect');
     expect(suspect.decodeBoundTokS).to.be.within(225, 240);
@@ -111,19 +92,10 @@ describe('decode-speed roofline on stored runs', () => {
 
 describe('decode-speed roofline after the catalogue learns more', () => {
   const ctx = useTestApp({}, { fakeHub: true });
+  const submitter = useSubmitter(ctx);
 
   it('re-judges a finetune’s runs when its base is catalogued and gives it an exact size', async () => {
-    const { agent, csrf } = await signedUpAgent(ctx.app);
-    const { key } = await createKey(agent, csrf);
-    const submit = async (hfId: string) => {
-      ctx.clock.advance(61_000);
-      const res = await request(ctx.app)
-        .post('/api/speed-tests')
-        .set('Authorization', `Bearer ${key}`)
-        .send(validSubmission({ hfId, tokSOut: 150, ttftMs: undefined }))
-        .expect(201);
-      return res.body;
-    };
+    const submit = (hfId: string) => submitter.submit({ hfId, tokSOut: 150 });
     // No base in the catalogue yet: the size is read from the name ("7B"), approximately.
     const finetune = await submit(fakeHubModels.finetune);
     expect(finetune.model).to.include({ params: 7, paramsApproximate: true });
@@ -140,16 +112,11 @@ describe('decode-speed roofline after the catalogue learns more', () => {
 
 describe('stored verdicts after the rules change', () => {
   const ctx = useTestApp({}, { fakeHub: true });
+  const submitter = useSubmitter(ctx);
 
   it('re-judges stored runs once when the rules fingerprint changes, writing only the runs whose verdict changed', async () => {
-    const { agent, csrf } = await signedUpAgent(ctx.app);
-    const { key } = await createKey(agent, csrf);
     const ids: string[] = [];
-    for (const tokSOut of [150, 160]) {
-      ctx.clock.advance(61_000);
-      const res = await request(ctx.app).post('/api/speed-tests').set('Authorization', `Bearer ${key}`).send(validSubmission({ tokSOut, ttftMs: undefined })).expect(201);
-      ids.push(res.body.id);
-    }
+    for (const tokSOut of [150, 160]) ids.push((await submitter.submit({ tokSOut })).id);
     const plausibility = createPlausibilityService({ db: ctx.db });
     // A fresh database has no fingerprint: the first start judges and records it.
     expect(await plausibility.rejudgeIfRulesChanged()).to.deep.equal({ rejudged: true, changed: 0 });
