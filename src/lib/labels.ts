@@ -71,3 +71,12 @@ const VERDICT_LABELS: Record<string, string> = { plausible: 'Plausible', suspect
 export function verdictLabel(plausibility: string): string {
   return VERDICT_LABELS[plausibility] ?? plausibility;
 }
+
+/**
+ * The verdict's reason as a sentence after its label: capitalised, without a leading "not
+ * judged:" the label already says ("Not judged. Speculative decoding can accept ...").
+ */
+export function verdictReason(reason: string | null | undefined): string {
+  const text = (reason ?? '').replace(/^not judged:\s*/i, '');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -51,8 +51,8 @@ describe('public pages', () => {
 
     it('marks a run above the roofline as suspect, and gives every row its verdict and reason', async () => {
       const res = await request(ctx.app).get('/').expect(200);
-      expect(res.text).to.match(/title="Suspect: above [^"]+">900<\/a> <span class="badge badge-warn" title="Above the [\d.,]+ tok\/s memory-bandwidth bound: above [^"]+">suspect<\/span>/);
-      expect(res.text).to.match(new RegExp(`href="/runs/${runIds[0]}" title="Plausible: within [^"]+">150</a>`));
+      expect(res.text).to.match(/title="Suspect: Above [^"]+">900<\/a> <span class="badge badge-warn" title="Above the [\d.,]+ tok\/s memory-bandwidth bound: above [^"]+">suspect<\/span>/);
+      expect(res.text).to.match(new RegExp(`href="/runs/${runIds[0]}" title="Plausible: Within [^"]+">150</a>`));
     });
 
     it('answers htmx with only the results region, for the same URL', async () => {
