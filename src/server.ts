@@ -50,7 +50,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   createPlausibilityService({ db })
     .rejudgeIfRulesChanged()
     .then(
-      (result) => result.rejudged && logger.info({ changed: result.changed }, 'plausibility rules changed: stored runs re-judged'),
+      (result) => result.rejudged && logger.info({ changed: result.changed }, 'stored runs judged by the current plausibility rules'),
       (error) => logger.warn({ err: error }, 're-judging stored runs failed; it is tried again at the next start'),
     );
   // Old rate-limit counters and idempotency keys only take space; clear them now and then.

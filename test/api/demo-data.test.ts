@@ -31,7 +31,8 @@ describe('demo data', () => {
   it('teaches what real runs look like: commands that match their engine, speeds within the roofline, throughput runs marked', async () => {
     const runs = await ctx.db('speed_test_runs as r')
       .join('engines as e', 'e.id', 'r.engine_id')
-      .select('e.name as engine', 'r.engine_flags', 'r.context_length', 'r.active_sequences', 'r.spec_decoding', 'r.plausibility', 'r.plausibility_reason', 'r.quantization');
+      .join('models as m', 'm.id', 'r.model_id')
+      .select('e.name as engine', 'm.native_bits_per_weight', 'r.engine_flags', 'r.context_length', 'r.active_sequences', 'r.spec_decoding', 'r.plausibility', 'r.plausibility_reason', 'r.quantization');
     // The launch command is the one the engine is started with, and says what the run says.
     const binaries: Record<string, RegExp> = {
       'llama.cpp': /^llama-server /,
@@ -42,11 +43,14 @@ describe('demo data', () => {
       lmstudio: /^lms load /,
     };
     for (const run of runs) {
+      // A natively quantized model (gpt-oss) is served as published.
+      if (run.native_bits_per_weight !== null && ['vllm', 'sglang'].includes(run.engine)) expect(run.quantization).to.equal('MXFP4');
       const command: string = run.engine_flags.commandSnippet;
       expect(command, run.engine).to.match(binaries[run.engine]!);
       const context = /(?:-c|--max-model-len|--context-length) (\d+)/.exec(command);
       if (context) expect(Number(context[1])).to.equal(run.context_length);
     }
+    expect(runs.filter((run) => run.native_bits_per_weight !== null && ['vllm', 'sglang'].includes(run.engine)).length).to.be.greaterThan(0);
     const singleStream = runs.filter((run) => run.active_sequences === 1 && !run.spec_decoding);
     const throughput = runs.filter((run) => run.active_sequences > 1);
     const speculative = runs.filter((run) => run.spec_decoding);

@@ -227,7 +227,9 @@ export async function seedDemoRuns(
       const setup = rng.weighted(SETUPS.map((s) => [s, s.weight] as const));
       const model = rng.weighted(weightedModels);
       const engineName = rng.weighted(setup.engines.filter(([engine]) => engines.has(engine)));
-      const quantization = rng.weighted(QUANTS_BY_ENGINE[engineName] ?? GGUF);
+      const drawn = rng.weighted(QUANTS_BY_ENGINE[engineName] ?? GGUF);
+      // Servers load a natively quantized release (gpt-oss: MXFP4) as published.
+      const quantization = model.native_bits_per_weight != null && (engineName === 'vllm' || engineName === 'sglang') ? 'MXFP4' : drawn;
       const bits = bitsPerWeight(quantization)!;
       const weightsGb = (model.params! * bits) / 8;
       if (weightsGb > setup.memoryGb * 0.9) continue; // would not fit
