@@ -315,11 +315,10 @@ export const speedTestSubmissionSchema = perRevision(buildSubmissionSchema);
  */
 function buildCorrectionSchema(profile: RevisionProfile) {
   const gated = new Set<string>(profile.speedTests.revisionOnlyFields);
-  const fields = Object.entries(speedTestSubmissionSchema(profile).shape).map(([field, schema]: [string, z.ZodType]) => {
-    if (gated.has(field)) return [field, schema];
-    const withoutDefault = schema instanceof z.ZodDefault ? (schema.unwrap() as z.ZodType) : schema;
-    return [field, withoutDefault.nullable().optional()];
-  });
+  const fields = Object.entries(speedTestSubmissionSchema(profile).shape).map(([field, schema]: [string, z.ZodType]) => [
+    field,
+    gated.has(field) ? schema : schema.nullable().optional(),
+  ]);
   return z.strictObject(Object.fromEntries(fields) as Record<string, z.ZodType>).meta({
     description:
       'Any subset of the submission fields. Each field given replaces the stored one (hardware and engineFlags as a whole); null drops a field (a defaulted one goes back to its default, a required one is reported missing). The merged run is validated and normalised exactly as a submission.',

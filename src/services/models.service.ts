@@ -80,8 +80,9 @@ const PACKED_COUNT_RATIO = 0.75;
  * family) from `curatedModelFacts`: the MoE flag, the smaller active count, the lower
  * native bits, and the published total where the row has none, a guess from the name,
  * or a packed count (under 3/4 of the published total). Their runs' model facets follow.
- * Returns the ids of the rows changed: their runs' verdicts are then stale, so call
- * `createPlausibilityService({ db }).recompute(ids)`.
+ * Returns the ids of the rows changed. The rules' re-judge calls it before re-judging every
+ * run (`plausibility.rejudgeIfRulesChanged`); a caller on its own must then recompute the
+ * runs of those ids.
  */
 export async function fillCuratedModelFacts(db: Db): Promise<string[]> {
   const rows: ModelRow[] = await db('models').select('*');

@@ -1,5 +1,6 @@
 import { runVerdict, verdictColumns, verdictRulesFingerprint } from '../lib/speed-test-verdict.ts';
 import type { ServiceDeps } from './deps.ts';
+import { fillCuratedModelFacts } from './models.service.ts';
 
 /** Runs read and re-judged per statement. */
 const BATCH = 1000;
@@ -57,7 +58,8 @@ export function createPlausibilityService({ db }: Pick<ServiceDeps, 'db'>) {
     recompute,
 
     /**
-     * After a deploy that changed the rules, re-judges every stored run once and records
+     * After a deploy that changed the rules, fills catalogue rows from the curated table of
+     * model facts (`fillCuratedModelFacts`), re-judges every stored run once and records
      * the rules' fingerprint; a no-op when the stored verdicts already follow these rules,
      * or while another instance holds the lock (it is doing the same work).
      */
@@ -68,6 +70,8 @@ export function createPlausibilityService({ db }: Pick<ServiceDeps, 'db'>) {
       return db.transaction(async (trx) => {
         const { rows } = await trx.raw('select pg_try_advisory_xact_lock(hashtext(?)) as locked', [REJUDGE_LOCK]);
         if (!rows[0].locked) return { rejudged: false, changed: 0 };
+        // Model facts first (the curated table is part of the rules), then every verdict.
+        await fillCuratedModelFacts(trx);
         const changed = await createPlausibilityService({ db: trx }).recompute();
         await trx('verdict_rules').insert({ id: 1, fingerprint, judged_at: trx.fn.now() }).onConflict('id').merge();
         return { rejudged: true, changed };

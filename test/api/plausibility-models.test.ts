@@ -58,7 +58,7 @@ describe('decode-speed roofline: catalogue rows made before the curated table', 
   const ctx = useTestApp({}, { fakeHub: true });
   const submitter = useSubmitter(ctx);
 
-  it('fills them from the curated table and their runs are judged again after recompute', async () => {
+  it('fills them from the curated table and re-judges their runs when the rules change', async () => {
     // As the old cataloguing left them: gpt-oss taken for a dense 20.9 B model, a packed
     // Qwen3 AWQ count, and a dense model the table does not know.
     await ctx.db('models').insert([
@@ -70,9 +70,11 @@ describe('decode-speed roofline: catalogue rows made before the curated table', 
     const gptOss = await submit('unsloth/gpt-oss-20b-GGUF', 'F16');
     expect(gptOss.plausibility).to.equal('suspect'); // the false alarm the old facts raise
 
-    const changed = await fillCuratedModelFacts(ctx.db);
-    const byId = await ctx.db('models').whereIn('id', changed).orderBy('hf_id').select('hf_id', 'params', 'params_approximate', 'active_params', 'is_moe', 'native_bits_per_weight');
+    // The start-up step after a deploy whose rules (the curated table among them) changed.
+    expect((await createPlausibilityService({ db: ctx.db }).rejudgeIfRulesChanged()).rejudged).to.equal(true);
+    const byId = await ctx.db('models').whereIn('hf_id', ['someone/Qwen3-30B-A3B-AWQ', 'unsloth/gpt-oss-20b-GGUF', 'org/Plain-8B']).orderBy('hf_id').select('hf_id', 'params', 'params_approximate', 'active_params', 'is_moe', 'native_bits_per_weight');
     expect(byId).to.deep.equal([
+      { hf_id: 'org/Plain-8B', params: 8.03, params_approximate: false, active_params: null, is_moe: false, native_bits_per_weight: null },
       { hf_id: 'someone/Qwen3-30B-A3B-AWQ', params: 30.5, params_approximate: false, active_params: 3, is_moe: true, native_bits_per_weight: null },
       { hf_id: 'unsloth/gpt-oss-20b-GGUF', params: 20.91, params_approximate: false, active_params: 3.61, is_moe: true, native_bits_per_weight: 4.25 },
     ]);
@@ -81,7 +83,6 @@ describe('decode-speed roofline: catalogue rows made before the curated table', 
     // A second pass changes nothing.
     expect(await fillCuratedModelFacts(ctx.db)).to.deep.equal([]);
 
-    await createPlausibilityService({ db: ctx.db }).recompute(changed);
     const after = await request(ctx.app).get(`/api/speed-tests/${gptOss.id}`).expect(200);
     expect(after.body).to.include({ plausibility: 'plausible', decodeBoundTokS: 525.6 });
   });
