@@ -15,6 +15,7 @@ import { setupSchemas } from '../../schemas/setup.schema.ts';
 import { PROFILE_RUNS_PAGE_SIZE, profileQuerySchema } from '../../schemas/profile.schema.ts';
 import { speedTestCorrectionSchema, speedTestSubmissionSchema } from '../../schemas/speed-test.schema.ts';
 import type { OwnRun } from '../../services/speed-test-owners.service.ts';
+import type { SpeedTestRun } from '../../services/speed-tests.service.ts';
 import type { Setup } from '../../services/setups.service.ts';
 import { HW_CLASS_OPTIONS, knownHwClass, parseForm, postedValues } from '../../web/forms.ts';
 import { otherFlagNames, submitFormValues } from '../../web/setup-form.ts';
@@ -54,9 +55,10 @@ interface FormState {
 }
 
 /** What a run's page says to its owner after a correction or a withdrawal (`?done=`). */
+const WITHDRAWN_NOTICE = 'Run withdrawn: it is hidden from every public list, the leaderboard and the counts. You still see it here.';
 const OWNER_NOTICES: Record<string, string> = {
   corrected: 'Correction saved: the run was checked again, and its plausibility verdict recomputed.',
-  withdrawn: 'Run withdrawn: it is hidden from every public list, the leaderboard and the counts. You still see it here.',
+  withdrawn: WITHDRAWN_NOTICE,
 };
 
 /** The submit form (with its htmx helpers), a run's page, and its owner's correction, withdrawal and list of runs. */
@@ -159,10 +161,9 @@ export function speedTestPagesController({ services, profile, clock, config }: A
       // run with its moderation facts; everyone else only approved runs.
       const id = String(req.params.id);
       const viewerId = req.actor?.user.id ?? null;
-      const own = viewerId ? await services.speedTestOwners.findOwnRun(viewerId, id) : null;
-      const { run, moderation } = req.actor?.user.isAdmin
-        ? await services.moderation.getSpeedTest(id, viewerId)
-        : { run: own ?? (await services.speedTests.get(id, viewerId)), moderation: undefined };
+      const { run, moderation, own } = req.actor?.user.isAdmin
+        ? { ...(await services.moderation.getSpeedTest(id, viewerId)), own: viewerId ? await services.speedTestOwners.findOwnRun(viewerId, id) : null }
+        : await publicOrOwnRun(id, viewerId);
       ensureCsrfToken(req);
       render(res, 'pages/speed-tests/show', {
         title: `${run.hfId} · ${hardwareLabel(run.hardware as { hwClass: string })}`,
@@ -222,7 +223,7 @@ export function speedTestPagesController({ services, profile, clock, config }: A
         return render(res, 'pages/speed-tests/withdraw', { title: 'Withdraw this run?', run, from: fromList ? 'list' : '' });
       }
       await services.speedTestOwners.withdraw(userId, id);
-      if (isHtmxRequest(req) && fromList) return showOwnRuns(req, res, { kind: 'ok', text: 'Run withdrawn: it is hidden from every public list. You still see it here.' });
+      if (isHtmxRequest(req) && fromList) return showOwnRuns(req, res, { kind: 'ok', text: WITHDRAWN_NOTICE });
       const next = fromList ? '/settings/runs?done=withdrawn' : `/runs/${id}?done=withdrawn`;
       if (isHtmxRequest(req)) {
         res.set('HX-Redirect', next);
@@ -233,10 +234,26 @@ export function speedTestPagesController({ services, profile, clock, config }: A
 
     /** /settings/runs: the viewer's runs in every status with the admins' reasons (htmx: the list alone). */
     async ownRuns(req: Request, res: Response) {
-      const notice = req.query.done === 'withdrawn' ? { kind: 'ok' as const, text: 'Run withdrawn: it is hidden from every public list. You still see it here.' } : null;
+      const notice = req.query.done === 'withdrawn' ? { kind: 'ok' as const, text: WITHDRAWN_NOTICE } : null;
       await showOwnRuns(req, res, notice);
     },
   };
+
+  /**
+   * An approved run as anyone sees it, with the owner-only facts when the viewer owns it;
+   * a hidden run only for its owner (a 404 for everyone else). Non-owners cost one read.
+   */
+  async function publicOrOwnRun(id: string, viewerId: string | null): Promise<{ run: SpeedTestRun; moderation: undefined; own: OwnRun | null }> {
+    try {
+      const run = await services.speedTests.get(id, viewerId);
+      const own = viewerId !== null && run.userId === viewerId ? await services.speedTestOwners.findOwnRun(viewerId, id) : null;
+      return { run: own ?? run, moderation: undefined, own };
+    } catch (error) {
+      const own = error instanceof HttpError && error.status === 404 && viewerId !== null ? await services.speedTestOwners.findOwnRun(viewerId, id) : null;
+      if (!own) throw error;
+      return { run: own, moderation: undefined, own };
+    }
+  }
 
   /** The viewer's run to correct, as the correction form's target; 409 once it cannot be corrected. */
   async function correctionTarget(req: Request): Promise<FormTarget> {
