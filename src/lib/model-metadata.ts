@@ -342,7 +342,8 @@ function groupedBits(bits: number, group: number | undefined, scaleBits = 16): n
   return group && group > 0 ? bits + scaleBits / group : bits;
 }
 
-function lowest(values: (number | null | undefined)[]): number | null {
+/** The smallest positive figure known, or null: a smaller count or fewer bits gives a higher bound. */
+export function lowest(values: (number | null | undefined)[]): number | null {
   const known = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0);
   return known.length === 0 ? null : Math.min(...known);
 }

@@ -2,7 +2,7 @@ import type { Db } from '../db/knex.ts';
 import { NotFound } from '../lib/errors.ts';
 import { containsLowercase, escapeLike } from '../lib/like-patterns.ts';
 import { curatedModelFacts } from '../lib/curated-models.ts';
-import { catalogueEntryFromHub, catalogueFacts, type CatalogueEntry } from '../lib/model-metadata.ts';
+import { catalogueEntryFromHub, catalogueFacts, lowest, type CatalogueEntry } from '../lib/model-metadata.ts';
 import type { RunForVerdict } from '../lib/speed-test-verdict.ts';
 import { messages } from '../messages.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -90,13 +90,12 @@ export async function fillCuratedModelFacts(db: Db): Promise<string[]> {
   for (const row of rows) {
     const curated = curatedModelFacts(row.hf_id, row.base_hf_id, row.family, row.params_approximate ? null : row.params);
     if (!curated) continue;
-    const lower = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
     // Packed counts are at least 2x low (two 4-bit weights per byte); honest counts differ by a few %.
     const takeTotal = row.params === null || row.params_approximate || row.params < PACKED_COUNT_RATIO * curated.totalB;
     const update = {
       is_moe: true,
-      active_params: lower(row.active_params, curated.activeB),
-      native_bits_per_weight: lower(row.native_bits_per_weight ?? null, curated.nativeBitsPerWeight),
+      active_params: lowest([row.active_params, curated.activeB]),
+      native_bits_per_weight: lowest([row.native_bits_per_weight, curated.nativeBitsPerWeight]),
       params: takeTotal ? curated.totalB : row.params,
       params_approximate: takeTotal ? false : row.params_approximate,
     };
