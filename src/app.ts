@@ -15,6 +15,7 @@ import { readLimits } from './middleware/read-limits.ts';
 import { apiOperations } from './api/index.ts';
 import { parserLimit } from './api/operation.ts';
 import { SUITE_FORM_PATHS, suiteFormUpload, uploadError } from './web/suite-form.ts';
+import { imageUpload, LISTING_IMAGE_FORM_PATH } from './web/image-upload.ts';
 import { sessions } from './middleware/session.ts';
 import { refuseDeepJson, rejectUnstorableInput } from './middleware/validate.ts';
 import { apiRoutes } from './routes/api.ts';
@@ -171,6 +172,10 @@ export function createApp(input: AppDepsInput): express.Express {
       if (!req.actor) return next();
       suiteFormUpload(req, res, (error?: unknown) => next(error ? uploadError(error) : undefined));
     });
+  }
+  // The listing page's photo form is multipart too: parsed the same way (signed-in users only), before the CSRF check.
+  if (profile.marketplace) {
+    app.post(LISTING_IMAGE_FORM_PATH, (req, res, next) => (req.actor ? imageUpload(req, res, next) : next()));
   }
   app.use(privateWhenSignedIn);
   app.use(verifyCsrf);

@@ -20,6 +20,7 @@ import {
   listingCreateSchema,
   listingEnvelopeSchema,
   listingImageOrderSchema,
+  listingImagePathParams,
   listingImageResponseSchema,
   listingPatchSchema,
   myListingsQuerySchema,
@@ -132,10 +133,6 @@ export function listingJson(listing: Listing, origin: string) {
 }
 
 const listingPathParams = z.object({ id: idSchema(messages.listingNotFound, 'Listing id') });
-const listingImagePathParams = z.object({
-  id: idSchema(messages.listingNotFound, 'Listing id'),
-  imageId: idSchema(messages.imageNotFound, 'Image id of the listing'),
-});
 
 const exampleListing = {
   title: 'RTX 4090 Founders Edition, 14 months old',

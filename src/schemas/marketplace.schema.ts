@@ -3,6 +3,8 @@ import { hwClasses } from '../constants.ts';
 import { usdPerUnit } from '../data/fx-rates.ts';
 import { IMAGE_CONTENT_TYPES } from '../lib/image-pipeline.ts';
 import type { MarketplaceRules } from '../revisions.ts';
+import { messages } from '../messages.ts';
+import { idSchema } from './path-params.schema.ts';
 import { queryText, wholeNumber } from './query-params.ts';
 import { count, timestamp } from './responses.schema.ts';
 
@@ -78,6 +80,12 @@ export type ListingPatch = z.output<typeof listingPatchSchema>;
 /** PUT .../images/order: every image id of the listing, in the new order. */
 export const listingImageOrderSchema = z.strictObject({
   imageIds: z.array(z.uuid({ error: 'Must be an image id' })).max(LISTING_MAX_IMAGES, `At most ${LISTING_MAX_IMAGES} images`),
+});
+
+/** `:id/images/:imageId` of the seller's paths (API and pages). */
+export const listingImagePathParams = z.object({
+  id: idSchema(messages.listingNotFound, 'Listing id'),
+  imageId: idSchema(messages.imageNotFound, 'Image id of the listing'),
 });
 
 /** The feed's query. */

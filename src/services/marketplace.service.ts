@@ -411,6 +411,17 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
       return { listings: await hydrate(rows), total: Number(total) };
     },
 
+    /** The seller's latest APPROVED runs, to choose proof from (the listing form). */
+    async proofCandidates(sellerId: string, limit = 50): Promise<SpeedTestRun[]> {
+      const rows = await db('speed_test_runs as r')
+        .join('speed_test_run_documents as d', 'd.run_id', 'r.id')
+        .where({ 'r.user_id': sellerId, 'r.status': 'APPROVED' })
+        .orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id', order: 'desc' }])
+        .limit(limit)
+        .select('d.document');
+      return rows.map((row: { document: string }) => JSON.parse(row.document) as SpeedTestRun);
+    },
+
     /** Adds a photo at the end (at most 12; not to a removed or sold listing). */
     async addImage(sellerId: string, listingId: string, image: ProcessedImage): Promise<ListingImage> {
       return db.transaction(async (trx) => {
