@@ -175,7 +175,7 @@ export function createApp(input: AppDepsInput): express.Express {
   }
   // The listing page's photo form is multipart too: parsed the same way (signed-in users only), before the CSRF check.
   if (profile.marketplace) {
-    app.post(LISTING_IMAGE_FORM_PATH, (req, res, next) => (req.actor ? imageUpload(req, res, next) : next()));
+    app.use(LISTING_IMAGE_FORM_PATH, (req, res, next) => (req.actor && req.method === 'POST' && (req.path === '/' || req.path === '') ? imageUpload(req, res, next) : next()));
   }
   app.use(privateWhenSignedIn);
   app.use(verifyCsrf);
