@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { expect } from 'chai';
 import { HtmlValidate, type ConfigData } from 'html-validate';
 import type { Page } from 'playwright-core';
+import { createMarketplaceService } from '../../src/services/marketplace.service.ts';
 import { useE2eApp } from './harness.ts';
 
 const require = createRequire(import.meta.url);
@@ -119,6 +120,20 @@ describe('e2e: accessibility and validity of every page type', () => {
     const [own, withdrawn] = await e2e.db('speed_test_runs').where({ status: 'APPROVED' }).orderBy('created_at', 'asc').limit(2).pluck('id');
     await e2e.db('speed_test_runs').where({ id: own }).update({ user_id: user.id, created_at: e2e.clock.now() });
     await e2e.db('speed_test_runs').where({ id: withdrawn }).update({ user_id: user.id, status: 'WITHDRAWN', withdrawn_at: e2e.clock.now() });
+    // A draft listing of the user's with their run as proof; a demo listing for the public page.
+    const ownListing = await createMarketplaceService({ db: e2e.db, clock: e2e.clock }).create(user.id, {
+      title: 'Desk box GPU',
+      description: 'For the accessibility pass.',
+      condition: 'USED',
+      price: 700,
+      currency: 'EUR',
+      hwClass: 'DISCRETE_GPU',
+      hardwareName: 'RTX 4090',
+      hardwareDetails: '',
+      contactUrl: 'mailto:a11y@example.com',
+      benchmarkRunIds: [own],
+    });
+    const demoListing = await e2e.db('marketplace_listings').where({ status: 'ACTIVE' }).first('id');
     const qualityRun = await e2e.db('quality_runs as q').join('models as m', 'm.id', 'q.model_id').where('q.status', 'APPROVED').first('q.id', 'm.hf_id');
     pages.push(
       { name: 'leaderboard', path: '/', as: 'visitor' },
@@ -159,11 +174,17 @@ describe('e2e: accessibility and validity of every page type', () => {
       { name: 'quality submissions', path: '/settings/submissions', as: 'user' },
       { name: 'run a suite', path: '/evals/arithmetic-qa-mini/run', as: 'user' },
       { name: 'an execution', path: `/evals/executions/${execution.id}`, as: 'user' },
+      { name: 'marketplace', path: '/marketplace', as: 'visitor' },
+      { name: 'marketplace, filtered', path: '/marketplace?hwClass=DISCRETE_GPU&sort=usd_per_tok_s', as: 'user' },
+      { name: 'a listing', path: `/marketplace/${demoListing.id}`, as: 'visitor' },
+      { name: 'own listings', path: '/settings/listings', as: 'user' },
+      { name: 'edit own listing', path: `/settings/listings/${ownListing.id}`, as: 'user' },
+      { name: 'admin listings', path: '/admin/listings', as: 'admin' },
     );
   });
 
   it('every page type: no serious or critical axe violation, valid HTML, labelled controls, visible focus', async function () {
-    this.timeout(120_000);
+    this.timeout(240_000);
     const visitor = await e2e.newPage();
     const problems: string[] = [];
     const pageFor = { visitor, user: userPage, admin: adminPage };
