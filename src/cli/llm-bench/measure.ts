@@ -13,7 +13,7 @@
  * Each figure is reported as the median over iterations, with its min, max and spread.
  */
 import { performance } from 'node:perf_hooks';
-import { benchPrompt, extendPrompt, newNonce, promptWords, wordsFor } from './prompt.ts';
+import { extendPrompt, newNonce, promptOf, promptWords, wordsFor } from './prompt.ts';
 import type { EngineTimings, Streamer, StreamSample } from './stream.ts';
 
 export interface MeasureOptions {
@@ -158,12 +158,12 @@ export async function measure(streamer: Streamer, options: MeasureOptions): Prom
   async function stream(depth: number) {
     const nonce = newNonce();
     if (depth === 0) {
-      const prompt = benchPrompt(nonce, wordsFor(options.promptTokens, tokensPerWord));
+      const prompt = promptOf(nonce, options.promptTokens, tokensPerWord);
       const sample = await streamer.run(prompt, options.maxTokens);
       learn(prompt, sample.promptTokens);
       return { sample, newPromptTokens: sample.promptTokens ?? Math.round(promptWords(prompt) * tokensPerWord), contextTokens: 0 };
     }
-    const context = benchPrompt(nonce, wordsFor(depth, tokensPerWord));
+    const context = promptOf(nonce, depth, tokensPerWord);
     const primed = await streamer.run(context, 1);
     learn(context, primed.promptTokens);
     const prompt = extendPrompt(context, nonce, wordsFor(options.promptTokens, tokensPerWord));

@@ -14,9 +14,15 @@ const WORDS = (
 
 export const newNonce = (): string => randomUUID();
 
-/** The words that make a prompt of about `tokens` tokens at `tokensPerWord`. */
+/** The words that make about `tokens` tokens at `tokensPerWord`. */
 export function wordsFor(tokens: number, tokensPerWord: number): number {
   return Math.max(1, Math.round(tokens / tokensPerWord));
+}
+
+/** A whole prompt of about `tokens` tokens: the nonce and instruction count too. */
+export function promptOf(nonce: string, tokens: number, tokensPerWord: number): string {
+  const overhead = promptWords(benchPrompt(nonce, 0));
+  return benchPrompt(nonce, Math.max(1, wordsFor(tokens, tokensPerWord) - overhead));
 }
 
 /** `nonce instruction\n\nfiller...`: `words` filler words after the nonce and the instruction. */
