@@ -19,12 +19,15 @@ export const TEST_MACHINE: DetectedHardware = {
  * Runs `llm-bench <args>` in-process (as the bin does, minus process.exit), with its own
  * environment (no config file, no key unless given) and the test machine as hardware.
  */
-export async function llmBench(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+export async function llmBench(args: string[], env: Record<string, string> = {}, onStderr?: (text: string) => void): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const code = await run(args, {
     stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
+    stderr: (text) => {
+      stderr += text;
+      onStderr?.(text);
+    },
     env: { LLM_BENCH_CONFIG: '/nonexistent/llm-bench.json', LLM_BENCH_URL: `http://127.0.0.1:${await closedPort()}`, ...env },
     detectHardware: async () => TEST_MACHINE,
   });

@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { startFakeOpenAi, type FakeEngine, type FakeOpenAi, type FakeTiming } from '../helpers/fake-openai.ts';
 import { closedPort, lastLine, llmBench } from '../helpers/llm-bench.ts';
@@ -191,6 +193,14 @@ describe('llm-bench measure: bad input is one line naming what to fix', function
     expectOneLine(await llmBench(['measure']), 2, /needs --base-url/);
     expectOneLine(await llmBench(['measure', '--base-url', fake.url, '--submit', '--api-key', `bhk_${'a'.repeat(40)}`]), 2, /also pass --hf-id/);
     expect(fake.completions()).to.have.length(0);
+  });
+
+  it('the installed command (bin/llm-bench.js) exits with the code and one line, no stack trace', async () => {
+    const port = await closedPort();
+    const child = spawnSync(process.execPath, [fileURLToPath(new URL('../../bin/llm-bench.js', import.meta.url)), 'measure', '--base-url', `http://127.0.0.1:${port}`], { encoding: 'utf8' });
+    expect(child.status).to.equal(5);
+    expect(child.stderr.trim().split('\n')).to.deep.equal([`llm-bench: Cannot reach the engine at http://127.0.0.1:${port} (connection refused): is it running? Check --base-url.`]);
+    expect(child.stdout).to.equal('');
   });
 
   it('--help per command documents the exit codes', async () => {
