@@ -212,7 +212,7 @@ async function measureCommand(args: string[], io: Io): Promise<number> {
   }
   if (streamer.extrasRefused) io.stderr('note: the engine refused stream_options / ignore_eos; measured without them\n');
 
-  const facts2 = {
+  const runFacts = {
     ...facts,
     hardware,
     backend: flags.backend ?? detected?.backend ?? setup?.backend,
@@ -222,7 +222,7 @@ async function measureCommand(args: string[], io: Io): Promise<number> {
     power: sampler?.summary(windows),
     notes: flags.notes,
   };
-  const payloads = results.map((result) => buildPayload(result, facts2));
+  const payloads = results.map((result) => buildPayload(result, runFacts));
 
   if (flags.out) {
     try {

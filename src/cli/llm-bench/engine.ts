@@ -75,6 +75,12 @@ async function reachable(baseUrl: string, timeoutMs: number): Promise<void> {
 }
 
 export async function detectEngine(baseUrl: string, options: { api?: ApiKind; apiKey?: string; timeoutMs?: number } = {}): Promise<EngineInfo> {
+  const info = await probe(baseUrl, options);
+  // --api wins over what the probes suggest (an Ollama server asked through its /v1 API).
+  return options.api ? { ...info, api: options.api } : info;
+}
+
+async function probe(baseUrl: string, options: { api?: ApiKind; apiKey?: string; timeoutMs?: number }): Promise<EngineInfo> {
   const timeoutMs = options.timeoutMs ?? 5000;
   await reachable(baseUrl, timeoutMs);
   const get = (path: string) => getJson(`${baseUrl}${path}`, options.apiKey, timeoutMs);
@@ -83,7 +89,7 @@ export async function detectEngine(baseUrl: string, options: { api?: ApiKind; ap
   if (ollama && typeof ollama.version === 'string') {
     const tags = await get('/api/tags');
     const models = Array.isArray(tags?.models) ? tags.models.map((m: Json) => m.name ?? m.model).filter((n: unknown): n is string => typeof n === 'string') : [];
-    return { api: options.api ?? 'ollama', engineName: 'ollama', engineVersion: ollama.version, detectedBy: '/api/version', models };
+    return { api: 'ollama', engineName: 'ollama', engineVersion: ollama.version, detectedBy: '/api/version', models };
   }
 
   const listing = await get('/v1/models');
