@@ -36,7 +36,9 @@ export function decodeFeedCursor(cursor: string): FeedPosition | null {
   if (!Array.isArray(pair) || pair.length !== 2) return null;
   const [updatedAt, id] = pair as unknown[];
   if (typeof updatedAt !== 'string' || typeof id !== 'string' || !STORED_TIMESTAMP.test(updatedAt) || !UUID.test(id)) return null;
-  if (Number.isNaN(Date.parse(updatedAt))) return null;
+  // A real instant (not 30 February, which Date.parse rolls over but Postgres refuses).
+  const instant = Date.parse(updatedAt);
+  if (Number.isNaN(instant) || new Date(instant).toISOString().slice(0, 19) !== updatedAt.slice(0, 19)) return null;
   return { updatedAt, id };
 }
 

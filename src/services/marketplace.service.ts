@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { convertToUsd, fxRatesDate } from '../data/fx-rates.ts';
 import { NotFound, Conflict, ValidationFailed } from '../lib/errors.ts';
-import { decodeFeedCursor, encodeFeedCursor, summariseProof, type FeedPosition, type ProofSummary } from '../lib/marketplace.ts';
+import { decodeFeedCursor, encodeFeedCursor, summariseProof, type FeedPosition, type ProofRun, type ProofSummary } from '../lib/marketplace.ts';
 import type { ProcessedImage } from '../lib/image-pipeline.ts';
 import { messages } from '../messages.ts';
 import {
@@ -185,7 +185,7 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
         images: imagesOf.get(row.id) ?? [],
         benchmarkRunIds: runs.map((run) => run.id),
         benchmarkRuns: runs,
-        proof: summariseProof(runs as never[], { hardwareName: row.hardware_name, priceUsd }),
+        proof: summariseProof(runs as unknown as ProofRun[], { hardwareName: row.hardware_name, priceUsd }),
         listingUrl: row.listing_url,
         contactUrl: row.contact_url,
         createdAt: row.created_at,

@@ -387,6 +387,15 @@ describe('marketplace API', () => {
     });
   });
 
+  it('tells agents the feed\u2019s paging, the seller\u2019s steps and the image rules in the agent-context', async () => {
+    const context = (await request(ctx.app).get('/api/agent-context').expect(200)).body;
+    expect(context.marketplace.images).to.include({ maxBytes: IMAGE_MAX_BYTES, maxPixels: 40_000_000, thumbnailMaxWidth: 480 });
+    expect(context.marketplace.limits).to.deep.equal({ title: 200, description: 10_000, hardwareDetails: 2_000, imagesPerListing: 12, proofRuns: 10 });
+    expect(context.endpoints.uploadListingImage).to.include({ method: 'POST', auth: 'key|session' });
+    const older = (await request(ctx.appWith({ API_REVISION: '2' })).get('/api/agent-context').expect(200)).body;
+    expect(older).to.not.have.property('marketplace');
+  });
+
   describe('in revisions 1 and 2', () => {
     for (const revision of ['1', '2']) {
       it(`answers 404 on every marketplace path (revision ${revision})`, async () => {

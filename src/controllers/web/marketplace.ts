@@ -38,7 +38,7 @@ const SORT_LABELS: Record<(typeof browseSorts)[number], string> = {
 const priceParam = z
   .string()
   .trim()
-  .regex(/^\d+(\.\d+)?$/, 'Must be a number of US dollars')
+  .regex(/^\d{1,12}(\.\d{1,2})?$/, 'Must be a number of US dollars')
   .transform(Number)
   .optional();
 /** A filter left empty in the form is no filter. */
