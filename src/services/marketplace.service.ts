@@ -333,15 +333,13 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
     getActive: (id: string) => readWhere({ 'l.id': id, 'l.status': 'ACTIVE' }),
 
     async mine(sellerId: string, query: { status?: ListingStatus; limit: number; offset: number }): Promise<{ listings: Listing[]; total: number }> {
-      const base = db('marketplace_listings as l').where('l.seller_id', sellerId).modify((q) => query.status && q.where('l.status', query.status));
+      const filter = (q: Knex.QueryBuilder) => {
+        q.where('l.seller_id', sellerId);
+        if (query.status) q.where('l.status', query.status);
+      };
       const [rows, [{ total }]] = await Promise.all([
-        listingRows(db)
-          .where('l.seller_id', sellerId)
-          .modify((q) => query.status && q.where('l.status', query.status))
-          .orderBy([{ column: 'l.updated_at', order: 'desc' }, { column: 'l.id', order: 'desc' }])
-          .limit(query.limit)
-          .offset(query.offset),
-        base.clone().count<{ total: string }[]>('* as total'),
+        listingRows(db).modify(filter).orderBy([{ column: 'l.updated_at', order: 'desc' }, { column: 'l.id', order: 'desc' }]).limit(query.limit).offset(query.offset),
+        db('marketplace_listings as l').modify(filter).count<{ total: string }[]>('* as total'),
       ]);
       return { listings: await hydrate(rows), total: Number(total) };
     },

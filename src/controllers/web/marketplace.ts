@@ -275,17 +275,12 @@ export function marketplacePagesController({ services }: AppContext) {
     remove: sellerAction((sellerId, id) => marketplace.remove(sellerId, id), 'removed', 'list'),
 
     /** POST /settings/listings/:id/images (multipart, parsed before the CSRF check). */
-    upload: sellerAction(async (sellerId, id, req) => {
-      // The listing must still take photos before the pixels are worked on.
-      const listing = await marketplace.getOwn(sellerId, id);
-      if (listing.status === 'REMOVED' || listing.status === 'SOLD') throw new Conflict(messages.listingCannot(listing.status, 'edited'));
-      await marketplace.addImage(sellerId, id, await processImageUpload(uploadedImage(req)));
-    }, 'uploaded'),
+    upload: sellerAction(async (sellerId, id, req) => marketplace.addImage(sellerId, id, await processImageUpload(uploadedImage(req))), 'uploaded'),
 
     /** POST /settings/listings/:id/images/:imageId/move (direction=up|down) */
     moveImage: sellerAction(async (sellerId, id, req) => {
       const form = parseForm(moveSchema, postedFields(req));
-      if (!form.ok) throw new NotFound(messages.notFound);
+      if (!form.ok) throw new ValidationFailed({ fieldErrors: form.fieldErrors, formErrors: form.formErrors });
       await marketplace.moveImage(sellerId, id, String(req.params.imageId), form.data.direction);
     }, 'photo'),
 
