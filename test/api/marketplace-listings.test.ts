@@ -182,6 +182,8 @@ describe('marketplace API', () => {
       await ctx.db('speed_test_runs').where({ id: second.id }).update({ status: 'WITHDRAWN' });
       let read = (await request(ctx.app).get(`/api/marketplace/${listing.id}`).expect(200)).body.listing;
       expect(read.benchmarkRunIds).to.deep.equal([first.id]);
+      // The listing changed with its proof: a client syncing with updatedSince fetches it again.
+      expect(Date.parse(read.updatedAt)).to.be.above(Date.parse(listing.updatedAt));
       expect(read.proof.bestTokSOut).to.equal(80);
 
       await ctx.db('speed_test_runs').where({ id: first.id }).update({ status: 'REJECTED' });
