@@ -81,6 +81,14 @@ describe('e2e: a seller lists a GPU with photos and a proof run, and buyers find
     expect(await visitor.getByText('Stock clocks.').isVisible()).to.equal(true);
     expect(await visitor.getByRole('link', { name: 'Contact the seller' }).getAttribute('href')).to.equal('mailto:seller@example.com');
 
+    // A refusal under htmx (sold meanwhile, elsewhere) shows in the editor, not as a page inside the form.
+    await e2e.db('marketplace_listings').where({ id }).update({ status: 'SOLD' });
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Mark sold' }).click();
+    await page.getByText('This listing is sold, so it cannot be marked sold').waitFor();
+    expect(await page.locator('h1').count()).to.equal(1);
+    expect(await page.locator('#listing-editor').count()).to.equal(1);
+
     // On a phone: nothing sticks out sideways.
     const phone = await e2e.newPage(PHONE);
     for (const path of ['/marketplace', `/marketplace/${id}`]) {
