@@ -107,6 +107,30 @@ describe('marketplace pages', () => {
     expect(fragment.text).to.match(/^<div id="listing-results">/).and.not.include('<html');
   });
 
+  it('pages through the cards, keeping the filters in the page links', async () => {
+    const rows = Array.from({ length: 30 }, (_, i) => ({
+      seller_id: seller.id,
+      status: 'ACTIVE',
+      title: `Paged card ${i}`,
+      condition: 'NEW',
+      price: 10 + i,
+      currency: 'USD',
+      price_usd: 10 + i,
+      hw_class: 'CPU_ONLY',
+      hardware_name: 'Ryzen 9 7950X',
+      contact_url: 'mailto:paged@example.com',
+      published_at: ctx.db.fn.now(),
+    }));
+    await ctx.db('marketplace_listings').insert(rows);
+    const cards = (html: string) => [...html.matchAll(/<article class="listing-card">/g)].length;
+    const first = (await request(ctx.app).get('/marketplace?hwClass=CPU_ONLY&sort=price_asc').expect(200)).text;
+    expect(cards(first)).to.equal(24);
+    expect(first).to.include('Page 1 of 2').and.include('href="/marketplace?hwClass=CPU_ONLY&amp;sort=price_asc&amp;page=2"');
+    const second = (await request(ctx.app).get('/marketplace?hwClass=CPU_ONLY&sort=price_asc&page=2').expect(200)).text;
+    expect(cards(second)).to.equal(6);
+    expect(second).to.include('Paged card 29').and.not.include('Paged card 0<');
+  });
+
   it('keeps drafts and other sellers\u2019 pages private', async () => {
     const id = await createdByForm({ title: 'Secret draft' });
     await request(ctx.app).get(`/marketplace/${id}`).expect(404);
