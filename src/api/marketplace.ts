@@ -27,7 +27,7 @@ import {
   myListingsResponseSchema,
 } from '../schemas/marketplace.schema.ts';
 import { idSchema } from '../schemas/path-params.schema.ts';
-import type { Listing } from '../services/marketplace.service.ts';
+import type { Listing, ListingImage } from '../services/marketplace.service.ts';
 import { uploadedImage } from '../web/image-upload.ts';
 import {
   badRequest,
@@ -113,21 +113,26 @@ function imageOperations(): ApiOperation[] {
 // Listings
 // ---------------------------------------------------------------------------
 
+/** A listing's photo as the API answers it: absolute addresses of the image and its thumbnail. */
+function listingImageJson(image: ListingImage, origin: string) {
+  return {
+    id: image.id,
+    url: `${origin}${imageContentPath(image.id)}`,
+    thumbnailUrl: `${origin}${imageContentPath(image.id, 'thumb')}`,
+    contentType: image.contentType,
+    width: image.width,
+    height: image.height,
+    sortOrder: image.sortOrder,
+  };
+}
+
 /** A listing as the API answers it: absolute URLs for the seller, the images and (without its own) the listing. */
 export function listingJson(listing: Listing, origin: string) {
   const { seller, images, removedReason: _private, ...rest } = listing;
   return {
     ...rest,
     seller: { username: seller.username, displayName: seller.displayName, profileUrl: `${origin}/u/${encodeURIComponent(seller.username)}` },
-    images: images.map((image) => ({
-      id: image.id,
-      url: `${origin}${imageContentPath(image.id)}`,
-      thumbnailUrl: `${origin}${imageContentPath(image.id, 'thumb')}`,
-      contentType: image.contentType,
-      width: image.width,
-      height: image.height,
-      sortOrder: image.sortOrder,
-    })),
+    images: images.map((image) => listingImageJson(image, origin)),
     listingUrl: listing.listingUrl ?? `${origin}/marketplace/${listing.id}`,
   };
 }
@@ -317,16 +322,7 @@ function sellerOperations(): ApiOperation[] {
         // Refuse an unknown listing before spending time on the pixels.
         await app.services.marketplace.getOwn(sellerId, params.id);
         const image = await app.services.marketplace.addImage(sellerId, params.id, await processImageUpload(uploadedImage(req)));
-        const origin = baseUrlOf(req, app.config);
-        res.status(201).location(imageContentPath(image.id)).json({
-          id: image.id,
-          url: `${origin}${imageContentPath(image.id)}`,
-          thumbnailUrl: `${origin}${imageContentPath(image.id, 'thumb')}`,
-          contentType: image.contentType,
-          width: image.width,
-          height: image.height,
-          sortOrder: image.sortOrder,
-        });
+        res.status(201).location(imageContentPath(image.id)).json(listingImageJson(image, baseUrlOf(req, app.config)));
       },
     }),
     operation({
