@@ -5,6 +5,13 @@ import { reactionEmojis, type ReactionEmoji } from '../constants.ts';
 /** What a label needs of a hardware profile: the lookup's facts plus total VRAM and RAM. */
 type HardwareLike = HardwareForBandwidth & { totalVramGb?: number; ramGb?: number };
 
+/** Hardware classes as people say them (the API's codes stay in URLs and exports). */
+const HW_CLASS_LABELS: Readonly<Record<string, string>> = { DISCRETE_GPU: 'Discrete GPU', UNIFIED: 'Unified memory', CPU_ONLY: 'CPU only' };
+
+export function hwClassLabel(hwClass: string): string {
+  return HW_CLASS_LABELS[hwClass] ?? hwClass;
+}
+
 export function hardwareLabel(hw: HardwareLike): string {
   if (hw.hwClass === 'UNIFIED') return `${hw.chipVendor} ${hw.chipFamily} ${hw.chipVariant} · ${formatNumber(hw.unifiedMemoryGb)} GB`;
   if (hw.hwClass === 'CPU_ONLY') return `${hw.cpu} · ${formatNumber(hw.ramGb)} GB RAM`;

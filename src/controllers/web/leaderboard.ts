@@ -6,7 +6,7 @@ import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { buckets, hwClasses } from '../../constants.ts';
 import { leaderboardQuerySchema, leaderboardSorts, type LeaderboardQuery } from '../../schemas/leaderboard-query.schema.ts';
 import { leaderboardRuns } from '../../services/leaderboard.service.ts';
-import { speedVersusMemoryChart } from '../../web/charts/speed-test-charts.ts';
+import { leaderboardChart } from '../../web/charts/speed-test-charts.ts';
 import { cleanFilterUrl, filledParams, queryString } from '../../web/query.ts';
 import { render } from '../../web/views.ts';
 
@@ -56,7 +56,7 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
           query.offset === 0 && query.limit >= CHART_RUNS ? undefined : services.leaderboard.page({ ...query, offset: 0, limit: CHART_RUNS }, { withTotal: false }),
         ]);
         page = { ...current, rows: leaderboardRuns(profile, current) };
-        chart = speedVersusMemoryChart(top ? leaderboardRuns(profile, top) : page.rows.slice(0, CHART_RUNS), 'the filtered leaderboard');
+        chart = leaderboardChart(top ? leaderboardRuns(profile, top) : page.rows.slice(0, CHART_RUNS), 'the filtered leaderboard');
       } catch (error) {
         if (!(error instanceof ValidationFailed)) throw error;
         fieldErrors = error.details.fieldErrors;
