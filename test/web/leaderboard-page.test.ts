@@ -172,6 +172,15 @@ describe('the leaderboard page', () => {
       expect(res.text).to.include('aria-describedby="lb-engineName-error"');
     });
 
+    it('the model list\'s too-long search too: its page, its form and the message', async () => {
+      const res = await request(ctx.app).get('/models').query({ search: 'x'.repeat(300) }).expect(400);
+      expect(res.text).to.include('<form class="inline model-search"');
+      expect(res.text).to.match(/<div class="alert alert-error" role="alert" id="model-search-errors"><p>Search: Must be at most \d+ characters <a href="\/models">Show every model<\/a>\.<\/p><\/div>/);
+      const fragment = await request(ctx.app).get('/models').query({ search: 'x'.repeat(300) }).set('HX-Request', 'true').expect(400);
+      expect(fragment.text).not.to.include('<html');
+      expect(fragment.text).to.include('id="model-search-errors"');
+    });
+
     it('a bad page number is named, with a way back', async () => {
       const res = await request(ctx.app).get('/?offset=-3').expect(400);
       expect(res.text).to.include('The page number in the address is not valid: Must be a whole number <a href="/">Show the ranking without it</a>.');
