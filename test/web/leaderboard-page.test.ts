@@ -126,7 +126,8 @@ describe('the leaderboard page', () => {
       const res = await request(ctx.app).get('/?quantization=q4_k_m').expect(200);
       expect(rankedIds(res.text)).to.deep.equal(['rtx', 'mac'].map(idOf));
       expect(res.text).to.include('<p class="view-note" id="quantization-read">Quantization “q4_k_m” read as <strong>Q4_K_M</strong>.</p>');
-      expect(res.text).to.include('name="quantization" type="text" placeholder="Q4_K_M, q8_0" value="Q4_K_M"');
+      expect(res.text).to.include('name="quantization" type="text" list="lb-quantizations" placeholder="Q4_K_M, q8_0" value="Q4_K_M"');
+      expect(res.text).to.include('<datalist id="lb-quantizations"><option value="Q4_K_M"></option>');
       const exact = await request(ctx.app).get('/?quantization=Q8_0').expect(200);
       expect(rankedIds(exact.text)).to.deep.equal(['two'].map(idOf));
       expect(exact.text).not.to.include('quantization-read');
