@@ -91,7 +91,9 @@ export function marketplacePagesController({ services }: AppContext) {
   /** The seller's listing page (edit form, photos, actions), with a form's errors when there are some. */
   async function showEdit(req: Request, res: Response, listing: Listing, state: { fieldErrors?: Record<string, string[]>; formErrors?: string[]; values?: Record<string, unknown>; notice?: string } = {}, status = 200) {
     ensureCsrfToken(req);
-    const candidates = await marketplace.proofCandidates(req.actor!.user.id);
+    // The listing's own proof first, so a run older than the latest ones stays ticked (and kept on save).
+    const latest = await marketplace.proofCandidates(req.actor!.user.id);
+    const candidates = [...listing.benchmarkRuns, ...latest.filter((run) => !listing.benchmarkRunIds.includes(run.id))];
     render(
       res,
       'pages/marketplace/edit',
