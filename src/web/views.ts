@@ -10,7 +10,7 @@ function reactor(it: { currentUser?: unknown; csrfToken?: string; currentUrl: st
 }
 
 /** Small formatting functions templates may call as `it.h.*`. */
-const helpers = { activeSequences, formatNumber, hardwareLabel, notStated, reactionChoices, reactor, streamsLabel, verdictLabel, verdictReason };
+export const helpers = { activeSequences, formatNumber, hardwareLabel, notStated, reactionChoices, reactor, streamsLabel, verdictLabel, verdictReason };
 
 export const viewsDirectory = fileURLToPath(new URL('../../views', import.meta.url));
 

@@ -7,6 +7,7 @@ import { buckets, hwClasses } from '../../constants.ts';
 import { leaderboardQuerySchema, leaderboardSorts, type LeaderboardQuery } from '../../schemas/leaderboard-query.schema.ts';
 import { leaderboardRuns } from '../../services/leaderboard.service.ts';
 import { speedVersusMemoryChart } from '../../web/charts/speed-test-charts.ts';
+import { leaderboardPageView } from '../../web/leaderboard-view.ts';
 import { cleanFilterUrl, filledParams, queryString } from '../../web/query.ts';
 import { render } from '../../web/views.ts';
 
@@ -26,24 +27,11 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
     streamsCounted: profile.speedTests.batchSizeTimesConcurrency,
   };
 
-  /**
-   * Like-for-like by default (issue 16): where the revision has the batchSize filter, the
-   * page shows single-stream runs (batchSize=1) unless one is chosen, and `batchSize=all`
-   * shows every run, throughput runs included. The API keeps its own default (every run).
-   */
-  function streamsView(params: Record<string, unknown>) {
-    if (!options.extended) return { view: null, apiParams: params };
-    const { batchSize, ...rest } = params;
-    if (batchSize === 'all') return { view: 'all' as const, apiParams: rest };
-    if (batchSize === undefined) return { view: 'single' as const, apiParams: { ...rest, batchSize: '1' } };
-    return { view: String(batchSize) === '1' ? ('single' as const) : ('chosen' as const), apiParams: params };
-  }
-
   return {
     async show(req: Request, res: Response) {
       const params = filledParams(req.query);
       if (cleanFilterUrl(req, res, params)) return;
-      const { view, apiParams } = streamsView(params);
+      const { view, apiParams } = leaderboardPageView(profile, params);
       let page: { rows: ReturnType<typeof leaderboardRuns>; total: number; limit: number; offset: number } | undefined;
       let chart: string | undefined;
       let fieldErrors: Record<string, string[]> = {};
