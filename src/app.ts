@@ -69,6 +69,20 @@ function withoutMadeUpError(_req: unknown, res: { statusCode: number; err?: unkn
   return rest;
 }
 
+/** How often images of removed listings past their grace period are deleted (they stop being served at once). */
+const IMAGE_SWEEP_INTERVAL_MS = 10 * 60_000;
+
+function startImageSweep({ services, clock, logger }: ReturnType<typeof createAppContext>): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    services.images.sweepRemoved(clock.now()).then(
+      (deleted) => deleted > 0 && logger.info({ deleted }, 'Image sweep: deleted images of removed listings'),
+      (error: unknown) => logger.warn({ err: error }, 'Image sweep failed; it runs again later'),
+    );
+  }, IMAGE_SWEEP_INTERVAL_MS);
+  timer.unref();
+  return timer;
+}
+
 /** Builds the Express app (never listens). `app.locals.close()` releases what it opened. */
 export function createApp(input: AppDepsInput): express.Express {
   const context = createAppContext(input);
@@ -123,10 +137,12 @@ export function createApp(input: AppDepsInput): express.Express {
     logger.warn({ allowHosts: config.execute.allowHosts }, 'EXECUTE_ALLOW_HOSTS is set: executions may reach these hosts even on private addresses');
   }
   context.readIndexKeeper?.start();
+  const imageSweep = profile.marketplace ? startImageSweep(context) : undefined;
   let closing: Promise<void> | undefined;
   app.locals.close = () =>
     (closing ??= (async () => {
       // Running executions go back to the queue before the database goes.
+      clearInterval(imageSweep);
       await workers.stop();
       await context.readIndexKeeper?.close();
       if (context.ownsOutbound) await context.outbound.close();

@@ -125,4 +125,12 @@ export const messages = {
   executionJudgeUnparsed: (unparsed: number, total: number) => `The judge's answer could not be read as a score for ${unparsed} of ${total} judged items (more than 10%)`,
   executionKeyLost: "The server instance holding this execution's API key stopped (keys are never stored): start the execution again",
   executionSuiteGone: 'The suite is no longer approved',
+  // Marketplace (and the images it shares with reports)
+  imageNotFound: 'Image not found',
+  listingNotFound: 'Listing not found',
+  listingImageLimit: (max: number) => `A listing has at most ${max} images: delete one first`,
+  listingProofRunsNotYours: (ids: string[]) => `Not your approved speed-test runs: ${ids.join(', ')}`,
+  listingCannot: (status: string, action: string) => `This listing is ${status.toLowerCase()}, so it cannot be ${action}`,
+  listingCursorInvalid: 'Not a cursor this feed gave out: start again without cursor',
+  listingImagesNotOfListing: 'Give every image id of the listing exactly once',
 } as const;

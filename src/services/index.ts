@@ -4,6 +4,7 @@ import type { ServiceDeps } from './deps.ts';
 import type { ExecutionDeps } from './execution-runtime.ts';
 import { createExecutionsService } from './executions.service.ts';
 import { createHardwareService } from './hardware.service.ts';
+import { createImagesService } from './images.service.ts';
 import { createLeaderboardService } from './leaderboard.service.ts';
 import { createModelsService } from './models.service.ts';
 import { createModerationService } from './moderation.service.ts';
@@ -34,6 +35,7 @@ export function createServices(deps: ServiceDeps & { execution: ExecutionDeps; p
     apiKeys: createApiKeysService(deps),
     audit: createAuditService(deps),
     hardware: createHardwareService(deps),
+    images: createImagesService(deps),
     leaderboard: createLeaderboardService(deps),
     models: createModelsService(deps),
     moderation: createModerationService(deps),

@@ -2,13 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
+import sharp from 'sharp';
 import { seedDemoCatalogue } from '../../src/db/seeds/demo-models.ts';
 import { contentHash } from '../../src/lib/canonical-json.ts';
 import { submissionExamples } from '../../src/openapi/examples.ts';
 import { apiOperations, openApiPath } from '../../src/api/index.ts';
 import { responseHeaders, type ApiOperation, type HeaderName } from '../../src/api/operation.ts';
 import { QUALITY_BODY_LIMITS } from '../../src/api/quality.ts';
+import { processImageUpload } from '../../src/lib/image-pipeline.ts';
 import { getRevisionProfile, type RevisionNumber } from '../../src/revisions.ts';
+import { createImagesService } from '../../src/services/images.service.ts';
 import { createKey, signedUpAgent, useTestApp, type Agent, type TestContext } from '../helpers/app.ts';
 import { executeBody } from '../helpers/executions.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
@@ -58,6 +61,7 @@ interface Fixtures {
   runId: string;
   setups: { alpha: string; beta: string };
   quality?: QualityFixtures;
+  marketplace?: MarketplaceFixtures;
 }
 
 interface Call {
@@ -220,6 +224,36 @@ async function qualityFixtures(ctx: TestContext, owner: Account, revision: Revis
   await approveQualityRun(ctx, run.id);
   return { suite: { id: suite.id, slug: suite.slug }, pendingSuite, runBody: body, runId: run.id, rejectedSuite, approvedDataset, pendingDataset };
 }
+
+// ---------------------------------------------------------------------------
+// Marketplace (revision 3)
+// ---------------------------------------------------------------------------
+
+interface MarketplaceFixtures {
+  /** A stored listing image of the owner's. */
+  imageId: string;
+}
+
+async function marketplaceFixtures(ctx: TestContext, owner: Account, revision: RevisionNumber): Promise<MarketplaceFixtures | undefined> {
+  if (!getRevisionProfile(revision).marketplace) return undefined;
+  const bytes = await sharp({ create: { width: 640, height: 320, channels: 3, background: '#2a6' } }).png().toBuffer();
+  const image = await createImagesService({ db: ctx.db, clock: ctx.clock }).store(owner.id, 'listing', await processImageUpload(bytes));
+  return { imageId: image.id };
+}
+
+const market = (call: Call) => call.fx.marketplace!;
+const imageContent = (call: Call, query = '') => request(call.ctx.app).get(`${call.path({ imageId: market(call).imageId })}${query}`);
+
+/** Keyed like `producers`: every documented answer of the marketplace operations. */
+const marketplaceProducers: Record<string, Producer> = {
+  'getMarketplaceImageContent 200': (call) => imageContent(call, '?variant=thumb'),
+  'getMarketplaceImageContent 304': async (call) => {
+    const first = await imageContent(call).expect(200);
+    return imageContent(call).set('If-None-Match', first.headers.etag);
+  },
+  'getMarketplaceImageContent 400': (call) => imageContent(call, '?variant=large'),
+  'getMarketplaceImageContent 404': (call) => request(call.ctx.app).get(call.path({ imageId: MISSING_ID })),
+};
 
 /** Keyed like `producers`: every documented answer of the quality operations. */
 const qualityProducers: Record<string, Producer> = {
@@ -565,6 +599,7 @@ const producers: Record<string, Producer> = {
   ...qualityProducers,
   ...executeProducers,
   ...reportProducers,
+  ...marketplaceProducers,
 };
 
 // Every GET counts against the per-address read limit: an app whose limit is one read
@@ -594,12 +629,16 @@ function fillPath(op: ApiOperation, params: Record<string, string> = {}): string
 
 function expectDocumentedAnswer(res: request.Response, op: ApiOperation, status: number, document: Record<string, any>, checker: SchemaChecker) {
   const label = `${op.method.toUpperCase()} ${op.path} -> ${status}`;
-  expect(res.status, `${label}: ${res.text.slice(0, 400)}`).to.equal(status);
+  expect(res.status, `${label}: ${(res.text ?? '').slice(0, 400)}`).to.equal(status);
   const documented = document.paths[openApiPath(op.path)][op.method].responses[String(status)];
   const json = documented.content?.['application/json'];
   if (json) {
     expect(res.headers['content-type'], label).to.match(/^application\/json/);
     checker.expectValid(String(json.schema.$ref).replace('#/components/schemas/', ''), res.body, label);
+  } else if (documented.content) {
+    // A body in another media type (an image): one of those documented.
+    expect(Object.keys(documented.content), label).to.include(String(res.headers['content-type']).split(';')[0]);
+    expect(Number(res.headers['content-length']), `${label} has a body`).to.be.above(0);
   } else {
     expect(res.text ?? '', `${label} has no body`).to.equal('');
   }
@@ -632,6 +671,7 @@ for (const revision of [1, 2, 3] as const) {
         runId: run.body.id,
         setups: { alpha: (await setup('alpha')).body.id, beta: (await setup('beta')).body.id },
         quality: await qualityFixtures(ctx, owner, revision),
+        marketplace: await marketplaceFixtures(ctx, owner, revision),
       };
     });
 
