@@ -1,10 +1,13 @@
 import { z } from 'zod';
+import { IMAGE_FIELD, imageMessages, imageRules, processImageUpload } from '../lib/image-pipeline.ts';
 import { messages } from '../messages.ts';
+import { uploadedImage } from '../web/image-upload.ts';
 import { reportFormat } from '../openapi/report-format.ts';
 import { idParam, modelPathParams } from '../schemas/path-params.schema.ts';
 import {
   reportEnvelopeSchema,
   reportFormatResponseSchema,
+  reportImageResponseSchema,
   reportListResponseSchema,
   reportSchemas,
 } from '../schemas/report.schema.ts';
@@ -16,7 +19,7 @@ export const reportsApi: ApiResource = {
 
   responses(profile): Record<string, z.ZodType> {
     if (!profile.reports) return {};
-    return { Report: reportEnvelopeSchema(profile), ReportList: reportListResponseSchema(profile), ReportFormat: reportFormatResponseSchema };
+    return { Report: reportEnvelopeSchema(profile), ReportList: reportListResponseSchema(profile), ReportFormat: reportFormatResponseSchema, ReportImage: reportImageResponseSchema };
   },
 
   operations(profile) {
@@ -124,6 +127,25 @@ export const reportsApi: ApiResource = {
         async handle({ res, app, params, userId }) {
           await app.services.reports.remove(userId(), params.id);
           res.status(204).end();
+        },
+      }),
+      operation({
+        operationId: 'uploadReportImage',
+        route: 'POST /api/reports/images',
+        summary: 'Upload an image for your reports',
+        description:
+          `multipart/form-data with one file in the field \`${IMAGE_FIELD}\`: ${imageRules.contentTypes.join(', ')} (judged by content), at most ${imageRules.maxBytesLabel} and ${imageRules.maxPixelsLabel}; ` +
+          'it is re-encoded without metadata. Put `[[report-image:<id>]]` in a report\'s content: only your own images render.',
+        auth: 'key|session',
+        upload: { field: IMAGE_FIELD, description: 'The image file' },
+        responses: {
+          201: { description: 'The stored image: its id for the token, and its addresses.', body: 'ReportImage', headers: ['Location'] },
+          400: badRequest('No file in the field, or not a PNG, JPEG or WebP, over 40 megapixels, or corrupt.', { [IMAGE_FIELD]: [imageMessages.wrongType] }),
+          413: { description: `The file is larger than ${imageRules.maxBytesLabel}.`, body: 'Error', examples: { tooLarge: example('Too large', errorBody(imageMessages.tooLarge)) } },
+        },
+        async handle({ req, res, app, userId }) {
+          const image = await app.services.reports.storeImage(userId(), await processImageUpload(uploadedImage(req)));
+          res.status(201).location(image.url).json(image);
         },
       }),
       operation({

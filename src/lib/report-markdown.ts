@@ -198,6 +198,9 @@ function standaloneTokenRule(state: StateCore): void {
 
 const LINK_REL = 'nofollow ugc noopener';
 
+/** A standalone token (its paragraph's tags dropped) that stays inline content gets its paragraph back. */
+const asParagraph = (token: Token, html: string) => (token.block ? `<p>${html}</p>\n` : html);
+
 function createMarkdown() {
   const md = new MarkdownIt('default', { html: false, linkify: true, typographer: false });
   md.use(footnote);
@@ -227,7 +230,7 @@ function createMarkdown() {
   rules.report_image = (tokens, idx, _options, env) => {
     const token = tokens[idx]!;
     const image = (env as unknown as RenderEnv).resolutions.images.get(String(token.meta?.id));
-    if (!image) return escape(token.content);
+    if (!image) return asParagraph(token, escape(token.content));
     const img = `<img src="${escape(image.url)}" alt="${escape(image.alt)}" width="${image.width}" height="${image.height}" loading="lazy" decoding="async" class="report-image">`;
     return token.block ? `<figure class="report-figure"><a href="${escape(image.url)}">${img}</a></figure>\n` : img;
   };
@@ -241,7 +244,7 @@ function createMarkdown() {
       return `<div data-report-card="${nonce}-${cards.length - 1}"></div>\n`;
     }
     // Inside a sentence, or a URL without a card: a plain link.
-    return `<a href="${escape(url)}" rel="${LINK_REL}" class="report-embed-link">${escape(url)}</a>`;
+    return asParagraph(token, `<a href="${escape(url)}" rel="${LINK_REL}" class="report-embed-link">${escape(url)}</a>`);
   };
   return md;
 }

@@ -1,3 +1,4 @@
+import { IMAGE_FIELD, imageRules } from '../lib/image-pipeline.ts';
 import { REPORT_ID_PREFIX, REPORT_RENDERER_VERSION, reportTokenGrammar } from '../lib/report-markdown.ts';
 import type { ReportRules } from '../revisions.ts';
 
@@ -127,9 +128,13 @@ export function reportFormat(rules: ReportRules) {
       'benchmarkRunIds (speed-test runs) and evalRunIds (quality runs) must be APPROVED runs of the report\'s model or of its finetunes and quantizations; ' +
       'a run rejected or withdrawn later disappears from the report.',
     images: {
-      upload: 'POST /api/reports/images, multipart/form-data with one file in field "image" (Bearer key or session + X-CSRF-Token)',
+      upload: `POST /api/reports/images, multipart/form-data with one file in field "${IMAGE_FIELD}" (Bearer key, or session + X-CSRF-Token)`,
       response: '201 { id, url, thumbnailUrl, contentType, width, height }',
-      accepted: 'PNG, JPEG or WebP (checked by content), at most 8 MiB and 40 megapixels; re-encoded without metadata',
+      contentTypes: imageRules.contentTypes,
+      maxBytes: imageRules.maxBytes,
+      maxPixels: imageRules.maxPixels,
+      thumbnailMaxWidth: imageRules.thumbMaxWidth,
+      accepted: `${imageRules.contentTypes.join(', ')} (checked by content), at most ${imageRules.maxBytesLabel} and ${imageRules.maxPixelsLabel}; re-encoded without metadata`,
       use: 'put [[report-image:<id>]] in the content (and the id in imageIds); only your own uploads render',
     },
     lifecycle: {

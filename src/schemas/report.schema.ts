@@ -143,3 +143,14 @@ export const reportFormatResponseSchema = z
     examples: z.array(z.object({ name: text, content: text, html: text.optional(), renders: text.optional() })),
   })
   .meta({ description: 'The format contract of model reports' });
+
+export const reportImageResponseSchema = z
+  .object({
+    id: z.uuid().meta({ description: 'Use it in `[[report-image:<id>]]` and in `imageIds`' }),
+    url: z.string(),
+    thumbnailUrl: z.string(),
+    contentType: z.enum(['image/png', 'image/jpeg', 'image/webp']),
+    width: z.int().min(1),
+    height: z.int().min(1),
+  })
+  .meta({ description: 'An uploaded report image' });

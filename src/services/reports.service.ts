@@ -1,11 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/knex.ts';
+import type { ProcessedImage } from '../lib/image-pipeline.ts';
 import { Conflict, NotFound, ValidationFailed } from '../lib/errors.ts';
 import { parseReport, renderReport, REPORT_RENDERER_VERSION, type ReportHeading, type ReportImage } from '../lib/report-markdown.ts';
 import { messages } from '../messages.ts';
 import type { ReportRules } from '../revisions.ts';
 import type { ReportCreateInput, ReportPatchInput } from '../schemas/report.schema.ts';
+import { imageContentPath } from '../api/marketplace.ts';
 import { createAuditService, type AdminActor } from './audit.service.ts';
+import { createImagesService, type StoredImage } from './images.service.ts';
 import { createModelsService, type ModelRow } from './models.service.ts';
 import { createReportCardsService, type ReportDeps } from './report-cards.service.ts';
 import { catalogueModel } from './speed-tests.service.ts';
@@ -113,6 +116,7 @@ export function createReportsService(deps: ReportDeps) {
   const rules = profile.reports as ReportRules;
   const cards = createReportCardsService(deps);
   const reads = createSpeedTestReads(deps);
+  const images = createImagesService(deps);
 
   const joined = () =>
     db('model_reports as r')
@@ -120,9 +124,14 @@ export function createReportsService(deps: ReportDeps) {
       .join('models as m', 'm.id', 'r.model_id')
       .select('r.*', 'u.username', 'u.display_name', 'm.hf_id', 'm.display_name as model_display_name');
 
-  /** The author's own uploaded images among `ids`, as a report shows them. */
-  async function authorImages(_authorId: string, _ids: readonly string[]): Promise<Map<string, ReportImage>> {
-    return new Map();
+  /** The author's own uploaded images among `ids` (still served), as a report shows them. */
+  async function authorImages(authorId: string, ids: readonly string[]): Promise<Map<string, ReportImage>> {
+    const stored = await images.describe(ids);
+    return new Map(
+      stored
+        .filter((image) => image.ownerUserId === authorId)
+        .map((image) => [image.id, { id: image.id, url: imageContentPath(image.id), thumbnailUrl: imageContentPath(image.id, 'thumb'), width: image.width, height: image.height, alt: 'Image uploaded by the author' }]),
+    );
   }
 
   /** Renders content as the author's report would show it: their images, live cards. */
@@ -335,6 +344,19 @@ export function createReportsService(deps: ReportDeps) {
       ).map((doc: { document: string }) => JSON.parse(doc.document) as SpeedTestRun);
       const evalRuns = await evalRunsWhere((q) => q.whereIn('q.model_id', tree).orderBy('q.score', 'desc').limit(100));
       return { speedTests, evalRuns };
+    },
+
+    /** POST /api/reports/images: stores an upload (already checked and re-encoded) as the author's report image. */
+    async storeImage(authorId: string, image: ProcessedImage) {
+      const stored: StoredImage = await images.store(authorId, 'report', image);
+      return {
+        id: stored.id,
+        url: `${publicUrl}${imageContentPath(stored.id)}`,
+        thumbnailUrl: `${publicUrl}${imageContentPath(stored.id, 'thumb')}`,
+        contentType: stored.contentType,
+        width: stored.width,
+        height: stored.height,
+      };
     },
 
     /** Admin: unpublishes a report with a reason, audited in the same transaction. */

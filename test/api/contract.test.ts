@@ -451,6 +451,12 @@ const reportProducers: Record<string, Producer> = {
   'deleteReport 403': async (call) => withoutCsrf(call, call.path({ id: await ownReport(call) })),
   'deleteReport 404': (call) => withCsrf(call),
   'getReportFormat 200': (call) => request(call.ctx.app).get(call.path()),
+  'uploadReportImage 201': async (call) =>
+    request(call.ctx.app).post(call.path()).set(bearer(call)).attach('image', await sharp({ create: { width: 8, height: 6, channels: 3, background: '#336699' } }).png().toBuffer(), 'chart.png'),
+  'uploadReportImage 400': (call) => request(call.ctx.app).post(call.path()).set(bearer(call)).attach('image', Buffer.from('not an image at all'), 'chart.png'),
+  'uploadReportImage 401': (call) => request(call.ctx.app).post(call.path()).attach('image', Buffer.from('x'), 'chart.png'),
+  'uploadReportImage 403': (call) => call.fx.owner.agent.post(call.path()).attach('image', Buffer.from('x'), 'chart.png'),
+  'uploadReportImage 413': (call) => request(call.ctx.app).post(call.path()).set(bearer(call)).attach('image', Buffer.alloc(8 * 1024 * 1024 + 1), 'big.png'),
 };
 
 /** Keyed by operationId (an alias uses its operation's producers) and status. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import request from 'supertest';
+import sharp from 'sharp';
 import { useTestApp } from '../helpers/app.ts';
 import { expectValidationFailed } from '../helpers/assertions.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
@@ -166,6 +167,41 @@ describe('Model reports API (revision 3)', () => {
     it('answers 404 for a path id that is not an id, and for the list of a model not catalogued', async () => {
       expect((await request(ctx.app).get('/api/reports/not-an-id')).body).to.deep.equal({ error: 'Report not found' });
       expect((await request(ctx.app).get(reportsOf('nobody/nothing'))).status).to.equal(404);
+    });
+  });
+
+  describe('images', () => {
+    const png = () => sharp({ create: { width: 30, height: 20, channels: 3, background: '#cc3366' } }).png().toBuffer();
+    const upload = async (who: Account) => request(ctx.app).post('/api/reports/images').set(bearer(who)).attach('image', await png(), 'x.png');
+
+    it('uploads an image and answers its id, addresses and size', async () => {
+      const res = await upload(author);
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      expect(res.body).to.have.all.keys('id', 'url', 'thumbnailUrl', 'contentType', 'width', 'height');
+      expect(res.body).to.include({ contentType: 'image/png', width: 30, height: 20, url: `${ctx.config.publicUrl}/api/marketplace/images/${res.body.id}/content` });
+      const bytes = await request(ctx.app).get(`/api/marketplace/images/${res.body.id}/content`).expect(200);
+      expect(bytes.headers['content-type']).to.equal('image/png');
+    });
+
+    it('refuses a file that is not an image by its content', async () => {
+      const res = await request(ctx.app).post('/api/reports/images').set(bearer(author)).attach('image', Buffer.from('<svg onload="alert(1)"></svg>'), 'x.png');
+      expectValidationFailed(res, ['image']);
+    });
+
+    it("renders the author's own image as a lazy figure with its size; another user's stays text", async () => {
+      const mine = (await upload(author)).body.id;
+      const theirs = (await upload(other)).body.id;
+      const res = await create(author, reportBody({ content: `[[report-image:${mine}]]\n\n[[report-image:${theirs}]]`, imageIds: [mine] }));
+      expect(res.status).to.equal(201);
+      expect(res.body.report.contentHtml).to.equal(
+        `<figure class="report-figure"><a href="/api/marketplace/images/${mine}/content" rel="nofollow ugc noopener"><img src="/api/marketplace/images/${mine}/content" alt="Image uploaded by the author" width="30" height="20" loading="lazy" decoding="async" class="report-image" /></a></figure>\n` +
+          `<p>[[report-image:${theirs}]]</p>\n`,
+      );
+    });
+
+    it("refuses another user's image in imageIds", async () => {
+      const theirs = (await upload(other)).body.id;
+      expectValidationFailed(await create(author, reportBody({ imageIds: [theirs] })), ['imageIds.0']);
     });
   });
 
