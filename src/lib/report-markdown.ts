@@ -199,10 +199,12 @@ function standaloneTokenRule(state: StateCore): void {
 const LINK_REL = 'nofollow ugc noopener';
 
 /** A standalone token (its paragraph's tags dropped) that stays inline content gets its paragraph back. */
-const asParagraph = (token: Token, html: string) => (token.block ? `<p>${html}</p>\n` : html);
+const asParagraph = (token: Token, html: string) => (token.block ? `<p>${html}</p>` : html);
 
 function createMarkdown() {
   const md = new MarkdownIt('default', { html: false, linkify: true, typographer: false });
+  // Autolinks need a scheme (https://...): fuzzy links would also link pieces of tokens and file names.
+  md.linkify.set({ fuzzyLink: false, fuzzyEmail: false });
   md.use(footnote);
   md.inline.ruler.before('link', 'report_token', reportTokenRule);
   md.core.ruler.after('inline', 'report_task_lists', taskListRule);
@@ -232,7 +234,7 @@ function createMarkdown() {
     const image = (env as unknown as RenderEnv).resolutions.images.get(String(token.meta?.id));
     if (!image) return asParagraph(token, escape(token.content));
     const img = `<img src="${escape(image.url)}" alt="${escape(image.alt)}" width="${image.width}" height="${image.height}" loading="lazy" decoding="async" class="report-image">`;
-    return token.block ? `<figure class="report-figure"><a href="${escape(image.url)}">${img}</a></figure>\n` : img;
+    return token.block ? `<figure class="report-figure"><a href="${escape(image.url)}">${img}</a></figure>` : img;
   };
   rules.report_embed = (tokens, idx, _options, env) => {
     const token = tokens[idx]!;
@@ -241,7 +243,7 @@ function createMarkdown() {
     const card = resolutions.cards.get(url);
     if (card && token.block) {
       cards.push(card);
-      return `<div data-report-card="${nonce}-${cards.length - 1}"></div>\n`;
+      return `<div data-report-card="${nonce}-${cards.length - 1}"></div>`;
     }
     // Inside a sentence, or a URL without a card: a plain link.
     return asParagraph(token, `<a href="${escape(url)}" rel="${LINK_REL}" class="report-embed-link">${escape(url)}</a>`);
@@ -273,6 +275,7 @@ export function parseReport(content: string): ParsedReport {
   return { tokens, env, imageIds: [...imageIds], embedUrls: [...embedUrls], headings: (env.headings as ReportHeading[]) ?? [] };
 }
 
+const SAFE_HREF = /^(https?:|mailto:|#|\/(?!\/))/i;
 const HEADING_TAGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'];
 const ALLOWED_ID = /^(report-[\p{L}\p{N}-]+|fn(ref)?-report-\d+(:\d+)?)$/u;
 
@@ -329,7 +332,11 @@ const sanitizeOptions: sanitizeHtml.IOptions = {
   transformTags: {
     ...Object.fromEntries(HEADING_TAGS.map((tag) => [tag, prefixedIdOnly])),
     li: prefixedIdOnly,
-    a: (tagName, attribs) => ({ tagName, attribs: { ...prefixedIdOnly(tagName, attribs).attribs, rel: LINK_REL } }),
+    a: (tagName, attribs) => {
+      const { href, ...rest } = prefixedIdOnly(tagName, attribs).attribs;
+      // Absolute http(s) and mailto, this page's fragments and this service's paths; nothing relative to guess about.
+      return { tagName, attribs: { ...(href !== undefined && SAFE_HREF.test(href) ? { href } : {}), ...rest, rel: LINK_REL } };
+    },
   },
   // Only our own uploaded images, by their same-origin path; never an address from the content.
   exclusiveFilter: (frame) => frame.tag === 'img' && !/^\/api\/marketplace\/images\/[A-Za-z0-9_-]+\/content(\?variant=thumb)?$/.test(frame.attribs.src ?? ''),
