@@ -1,0 +1,90 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { useTestApp } from '../helpers/app.ts';
+import { fakeHubModels } from '../helpers/fake-hub.ts';
+import { account, submitRun, type Account } from '../helpers/moderation.ts';
+import { bearer } from '../helpers/quality.ts';
+import { activeHtmlProblems } from '../fixtures/report-xss-corpus.ts';
+
+const DENSE = fakeHubModels.dense;
+const embed = (url: string) => `[[report-embed:${encodeURIComponent(url)}]]`;
+
+describe('Model reports: live cards of embedded pages', () => {
+  const ctx = useTestApp({}, { fakeHub: true });
+  let author: Account;
+  const runs: Record<string, any>[] = [];
+  before(async () => {
+    author = await account(ctx, 'embedder');
+    // Six runs of one model on one GPU, 10 to 60 tok/s; the board's top five leaves out the slowest.
+    for (const tokSOut of [10, 20, 30, 40, 50, 60]) runs.push(await submitRun(ctx, author, { hfId: DENSE, tokSOut }));
+  });
+
+  async function rendered(content: string, who = author): Promise<{ id: string; html: string }> {
+    const res = await request(ctx.app).post(`/api/models/${DENSE}/reports`).set(bearer(who)).send({ title: 'Embeds', content, published: true });
+    expect(res.status, JSON.stringify(res.body)).to.equal(201);
+    expect(activeHtmlProblems(res.body.report.contentHtml, { allowSvgCharts: true })).to.deep.equal([]);
+    return { id: res.body.report.id, html: res.body.report.contentHtml };
+  }
+  const own = (path: string) => `${ctx.config.publicUrl}${path}`;
+
+  it('a run: model, hardware, tok/s and verdict, linked to the run; never an iframe', async () => {
+    const run = runs[2]!;
+    const { html } = await rendered(embed(own(`/runs/${run.id}`)));
+    expect(html).to.contain('report-card-run').and.contain(`href="/runs/${run.id}"`).and.contain('<strong>30</strong> tok/s out');
+    expect(html).to.contain(run.model.displayName).and.contain('RTX 4090 · 24 GB');
+    expect(html).to.match(/report-card-note">[A-Z]/);
+    expect(html).to.not.contain('<iframe');
+  });
+
+  it('a run rejected later: the next read shows it is no longer public (the cached HTML is refreshed)', async () => {
+    const run = await submitRun(ctx, author, { hfId: DENSE, tokSOut: 33.3 });
+    const { id, html } = await rendered(embed(own(`/runs/${run.id}`)));
+    expect(html).to.contain('33.3');
+    await ctx.db('speed_test_runs').where({ id: run.id }).update({ status: 'REJECTED' });
+    const after = (await request(ctx.app).get(`/api/reports/${id}`).expect(200)).body.report.contentHtml;
+    expect(after).to.contain('report-card-gone').and.contain('no longer public').and.not.contain('33.3');
+    await ctx.db('speed_test_runs').where({ id: run.id }).update({ status: 'APPROVED' });
+    expect((await request(ctx.app).get(`/api/reports/${id}`).expect(200)).body.report.contentHtml).to.contain('33.3');
+  });
+
+  it('a leaderboard address: its top five with the filters, fastest first', async () => {
+    const { html } = await rendered(embed(own(`/?hfId=${encodeURIComponent(DENSE)}&hwClass=DISCRETE_GPU`)));
+    expect(html).to.contain('report-card-leaderboard').and.contain(`hfId=${DENSE}`).and.contain('hwClass=DISCRETE_GPU');
+    const figures = [...html.matchAll(/href="\/runs\/[^"]+">([\d.]+)<\/a><\/td>/g)].map((m) => Number(m[1]));
+    expect(figures).to.have.length(5);
+    expect(figures.slice(0, 3)).to.deep.equal([60, 50, 40]);
+    expect(figures).to.deep.equal([...figures].sort((a, b) => b - a));
+    expect(figures).to.not.include(10);
+  });
+
+  it('a leaderboard address whose filters fail validation: a plain link card', async () => {
+    const { html } = await rendered(embed(own('/?memTier=7')));
+    expect(html).to.contain('report-card-link').and.not.contain('report-card-leaderboard');
+  });
+
+  it('a model page: best run by hardware class and a bar chart of its hardware', async () => {
+    const { html } = await rendered(embed(own(`/models/${DENSE}`)));
+    expect(html).to.contain('report-card-model').and.contain('DISCRETE_GPU').and.contain('<svg').and.contain('Output tok/s by hardware');
+    expect(html).to.match(/<td class="num">60<\/td>/);
+  });
+
+  it('a hardware page: its best runs', async () => {
+    const { html } = await rendered(embed(own(`/hardware/${runs[0]!.hardwareId}`)));
+    expect(html).to.contain('report-card-hardware').and.contain('RTX 4090');
+    const first = /href="\/runs\/[^"]+">([\d.]+)<\/a><\/td>/.exec(html);
+    expect(Number(first?.[1])).to.equal(60);
+  });
+
+  it('another https address: a plain link card; an http one: a plain link; an unknown run of ours: a link card', async () => {
+    const { html } = await rendered(`${embed('https://example.com/notes?a=1')}\n\n${embed('http://example.com/insecure')}\n\n${embed(own('/runs/00000000-0000-4000-8000-000000000000'))}`);
+    expect(html).to.contain('<div class="report-card report-card-link">').and.contain('href="https://example.com/notes?a=1"');
+    expect(html).to.contain('<p><a href="http://example.com/insecure" rel="nofollow ugc noopener" class="report-embed-link">');
+    expect(html.match(/report-card-link/g)).to.have.length(2);
+  });
+
+  it('the same content from a draft is not shown to others, and a card never leaks a draft', async () => {
+    const res = await request(ctx.app).post(`/api/models/${DENSE}/reports`).set(bearer(author)).send({ title: 'Draft', content: 'secret' });
+    const { html } = await rendered(embed(own(`/reports/${res.body.report.id}`)));
+    expect(html).to.contain('report-card-link').and.not.contain('secret');
+  });
+});
