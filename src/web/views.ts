@@ -36,7 +36,7 @@ export function render(res: Response, template: string, data: Record<string, unk
     currentUrl: req.originalUrl,
     revision: profile.revision,
     /** Resources this revision has, for the links to their pages. */
-    features: { quality: profile.quality !== null },
+    features: { quality: profile.quality !== null, reports: profile.reports !== null },
     h: helpers,
     ...data,
   });
