@@ -342,9 +342,10 @@ const sanitizeOptions: sanitizeHtml.IOptions = {
   exclusiveFilter: (frame) => frame.tag === 'img' && !/^\/api\/marketplace\/images\/[A-Za-z0-9_-]+\/content(\?variant=thumb)?$/.test(frame.attribs.src ?? ''),
 };
 
-/** Sanitises HTML built from author text (the content, or a field shown as markdown). */
+/** Sanitises HTML built from author text. Void elements come out as HTML (`<hr>`), not XHTML (`<hr />`). */
 export function sanitizeReportHtml(html: string): string {
-  return sanitizeHtml(html, sanitizeOptions);
+  // The sanitiser's output escapes < and > inside attribute values, so this only meets real tag ends.
+  return sanitizeHtml(html, sanitizeOptions).replace(/<(img|br|hr|input)\b([^<>]*?) \/>/g, '<$1$2>');
 }
 
 /** The report's HTML: markdown with the tokens resolved, sanitised, then the live cards spliced in. */

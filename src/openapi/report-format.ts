@@ -34,8 +34,8 @@ export const reportFormatExamples: readonly ReportFormatExample[] = [
     content: '- [x] flash attention\n- [ ] speculative decoding',
     html:
       '<ul class="contains-task-list">\n' +
-      '<li class="task-list-item"><label class="task-list-item-label"><input class="task-list-item-checkbox" type="checkbox" disabled checked /> flash attention</label></li>\n' +
-      '<li class="task-list-item"><label class="task-list-item-label"><input class="task-list-item-checkbox" type="checkbox" disabled /> speculative decoding</label></li>\n' +
+      '<li class="task-list-item"><label class="task-list-item-label"><input class="task-list-item-checkbox" type="checkbox" disabled checked> flash attention</label></li>\n' +
+      '<li class="task-list-item"><label class="task-list-item-label"><input class="task-list-item-checkbox" type="checkbox" disabled> speculative decoding</label></li>\n' +
       '</ul>\n',
   },
   { name: 'Strikethrough', content: '~~70 tok/s~~ 64 tok/s', html: '<p><s>70 tok/s</s> 64 tok/s</p>\n' },
@@ -49,7 +49,7 @@ export const reportFormatExamples: readonly ReportFormatExample[] = [
     content: '- GPU\n  - 24 GB\n- CPU',
     html: '<ul>\n<li>GPU\n<ul>\n<li>24 GB</li>\n</ul>\n</li>\n<li>CPU</li>\n</ul>\n',
   },
-  { name: 'Horizontal rule', content: 'before\n\n---\n\nafter', html: '<p>before</p>\n<hr />\n<p>after</p>\n' },
+  { name: 'Horizontal rule', content: 'before\n\n---\n\nafter', html: '<p>before</p>\n<hr>\n<p>after</p>\n' },
   {
     name: 'Fenced code',
     content: '```sh\nllama-server -m model.gguf -fa\n```',

@@ -194,7 +194,7 @@ describe('Model reports API (revision 3)', () => {
       const res = await create(author, reportBody({ content: `[[report-image:${mine}]]\n\n[[report-image:${theirs}]]`, imageIds: [mine] }));
       expect(res.status).to.equal(201);
       expect(res.body.report.contentHtml).to.equal(
-        `<figure class="report-figure"><a href="/api/marketplace/images/${mine}/content" rel="nofollow ugc noopener"><img src="/api/marketplace/images/${mine}/content" alt="Image uploaded by the author" width="30" height="20" loading="lazy" decoding="async" class="report-image" /></a></figure>` +
+        `<figure class="report-figure"><a href="/api/marketplace/images/${mine}/content" rel="nofollow ugc noopener"><img src="/api/marketplace/images/${mine}/content" alt="Image uploaded by the author" width="30" height="20" loading="lazy" decoding="async" class="report-image"></a></figure>` +
           `<p>[[report-image:${theirs}]]</p>`,
       );
     });

@@ -147,7 +147,7 @@ function pageForms(examplesOf: (operationId: string) => unknown[], ids: FixtureI
 
 /** The report editor's forms (draft, publish, preview), its live preview, delete and the admin's unpublish. */
 function reportForms(ids: FixtureIds): Record<string, Record<string, string>[]> {
-  const report = { title: 'Fuzzed report', summary: 'A summary', tags: 'gpu, 4090', content: '## Results\n\n| a | b |\n|--|--:|\n| 1 | 2 |\n\n- [ ] todo', benchmarkRunIds: ids.runId };
+  const report = { title: 'Fuzzed report', summary: 'A summary', tags: 'gpu, 4090', content: '## Results\n\n| a | b |\n|--|--:|\n| 1 | 2 |\n\n- [ ] todo', 'benchmarkRunIds[]': ids.runId };
   const editor = ['draft', 'publish', 'preview'].map((action) => ({ ...report, action }));
   return {
     '/reports/new': editor.map((form) => ({ ...form, model: `${ids.modelOrg}/${ids.modelName}` })),

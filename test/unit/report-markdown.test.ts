@@ -30,13 +30,13 @@ describe('Report markdown: GitHub Flavored Markdown, feature by feature', () => 
     ['mailto link', '[mail](mailto:a@example.com)', '<p><a href="mailto:a@example.com" rel="nofollow ugc noopener">mail</a></p>\n'],
     ['duplicate headings get numbered ids', '# Setup\n# Setup', '<h1 id="report-setup">Setup</h1>\n<h1 id="report-setup-2">Setup</h1>\n'],
     ['heading ids keep letters of any script', '## Über 3090 — 速度', '<h2 id="report-über-3090-速度">Über 3090 — 速度</h2>\n'],
-    ['nested task list', '- [ ] outer\n  - [x] inner', '<ul class="contains-task-list">\n<li class="task-list-item"><label class="task-list-item-label"><input class="task-list-item-checkbox" type="checkbox" disabled /> outer</label>\n<ul class="contains-task-list">\n<li class="task-list-item"><label class="task-list-item-label"><input class="task-list-item-checkbox" type="checkbox" disabled checked /> inner</label></li>\n</ul>\n</li>\n</ul>\n'],
+    ['nested task list', '- [ ] outer\n  - [x] inner', '<ul class="contains-task-list">\n<li class="task-list-item"><label class="task-list-item-label"><input class="task-list-item-checkbox" type="checkbox" disabled> outer</label>\n<ul class="contains-task-list">\n<li class="task-list-item"><label class="task-list-item-label"><input class="task-list-item-checkbox" type="checkbox" disabled checked> inner</label></li>\n</ul>\n</li>\n</ul>\n'],
     ['a bracket that is not a task stays text', '- [y] maybe', '<ul>\n<li>[y] maybe</li>\n</ul>\n'],
     ['a link to a heading', '[see](#report-setup)', '<p><a href="#report-setup" rel="nofollow ugc noopener">see</a></p>\n'],
     [
       'footnotes with prefixed ids',
       'Fast[^1].\n\n[^1]: Measured twice.',
-      '<p>Fast<sup class="footnote-ref"><a href="#fn-report-1" id="fnref-report-1" rel="nofollow ugc noopener">[1]</a></sup>.</p>\n<hr class="footnotes-sep" />\n<section class="footnotes">\n<ol class="footnotes-list">\n<li class="footnote-item" id="fn-report-1"><p>Measured twice. <a href="#fnref-report-1" class="footnote-backref" rel="nofollow ugc noopener">\u21a9\uFE0E</a></p>\n</li>\n</ol>\n</section>\n',
+      '<p>Fast<sup class="footnote-ref"><a href="#fn-report-1" id="fnref-report-1" rel="nofollow ugc noopener">[1]</a></sup>.</p>\n<hr class="footnotes-sep">\n<section class="footnotes">\n<ol class="footnotes-list">\n<li class="footnote-item" id="fn-report-1"><p>Measured twice. <a href="#fnref-report-1" class="footnote-backref" rel="nofollow ugc noopener">\u21a9\uFE0E</a></p>\n</li>\n</ol>\n</section>\n',
     ],
   ];
   for (const [name, content, html] of cases) {
@@ -54,13 +54,13 @@ describe('Report markdown: GitHub Flavored Markdown, feature by feature', () => 
 describe('Report markdown: the report tokens', () => {
   it('an image token alone in its paragraph becomes a lazy figure with the size', () => {
     expect(render(`[[report-image:${IMAGE_ID}]]`)).to.equal(
-      `<figure class="report-figure"><a href="${image.url}" rel="nofollow ugc noopener"><img src="${image.url}" alt="A chart" width="640" height="480" loading="lazy" decoding="async" class="report-image" /></a></figure>`,
+      `<figure class="report-figure"><a href="${image.url}" rel="nofollow ugc noopener"><img src="${image.url}" alt="A chart" width="640" height="480" loading="lazy" decoding="async" class="report-image"></a></figure>`,
     );
   });
 
   it('an image token inside a sentence stays an inline image', () => {
     expect(render(`see [[report-image:${IMAGE_ID.toUpperCase()}]] here`)).to.equal(
-      `<p>see <img src="${image.url}" alt="A chart" width="640" height="480" loading="lazy" decoding="async" class="report-image" /> here</p>\n`,
+      `<p>see <img src="${image.url}" alt="A chart" width="640" height="480" loading="lazy" decoding="async" class="report-image"> here</p>\n`,
     );
   });
 

@@ -31,7 +31,7 @@ describe('Model report pages', () => {
     const form = await author.agent.get(`/reports/new?model=${encodeURIComponent(DENSE)}`).expect(200);
     expect(form.text).to.contain('name="content"').and.contain('hx-post="/reports/preview"').and.contain(`value="${runId}"`);
 
-    const draft = await postForm(author, '/reports/new', { model: DENSE, title: 'Dense on a 4090', summary: 'Plenty fast', tags: 'gpu, 4090', content: LONG_REPORT, benchmarkRunIds: runId, action: 'draft' });
+    const draft = await postForm(author, '/reports/new', { model: DENSE, title: 'Dense on a 4090', summary: 'Plenty fast', tags: 'gpu, 4090', content: LONG_REPORT, 'benchmarkRunIds[]': runId, action: 'draft' });
     expect(draft.status, draft.text.slice(0, 500)).to.equal(303);
     const id = /\/reports\/([0-9a-f-]+)\/edit$/.exec(draft.headers.location)![1]!;
     expect((await request(ctx.app).get(`/reports/${id}`)).status).to.equal(404);
@@ -39,7 +39,7 @@ describe('Model report pages', () => {
     expect((await author.agent.get(`/reports/${id}`).expect(200)).text).to.contain('draft');
     expect((await author.agent.get('/settings/reports').expect(200)).text).to.contain('Dense on a 4090').and.contain('draft');
 
-    const published = await postForm(author, `/reports/${id}/edit`, { title: 'Dense on a 4090', tags: 'gpu', content: LONG_REPORT, benchmarkRunIds: runId, action: 'publish' });
+    const published = await postForm(author, `/reports/${id}/edit`, { title: 'Dense on a 4090', tags: 'gpu', content: LONG_REPORT, 'benchmarkRunIds[]': runId, action: 'publish' });
     expect(published.status).to.equal(303);
     expect(published.headers.location).to.equal(`/reports/${id}`);
     const page = (await request(ctx.app).get(`/reports/${id}`).expect(200)).text;

@@ -27,8 +27,9 @@ function reportFromForm(body: Record<string, unknown>) {
       .split(',')
       .map((tag) => tag.trim())
       .filter(Boolean),
-    benchmarkRunIds: list(body.benchmarkRunIds),
-    evalRunIds: list(body.evalRunIds),
+    // Checkbox lists are posted as `name[]` (one control name, many values).
+    benchmarkRunIds: list(body['benchmarkRunIds[]']),
+    evalRunIds: list(body['evalRunIds[]']),
     published: body.action === 'publish',
   };
 }
