@@ -5,6 +5,10 @@ import { fakeHubModels } from '../helpers/fake-hub.ts';
 import { account, submitRun, type Account } from '../helpers/moderation.ts';
 import { bearer } from '../helpers/quality.ts';
 import { activeHtmlProblems } from '../fixtures/report-xss-corpus.ts';
+import { seedDemoCatalogue } from '../../src/db/seeds/demo-models.ts';
+import { seedDemoReport } from '../../src/db/seeds/demo-reports.ts';
+import { seedDemoRuns } from '../../src/db/seeds/demo-runs.ts';
+import { getRevisionProfile } from '../../src/revisions.ts';
 
 const DENSE = fakeHubModels.dense;
 const embed = (url: string) => `[[report-embed:${encodeURIComponent(url)}]]`;
@@ -86,5 +90,26 @@ describe('Model reports: live cards of embedded pages', () => {
     const res = await request(ctx.app).post(`/api/models/${DENSE}/reports`).set(bearer(author)).send({ title: 'Draft', content: 'secret' });
     const { html } = await rendered(embed(own(`/reports/${res.body.report.id}`)));
     expect(html).to.contain('report-card-link').and.not.contain('secret');
+  });
+});
+
+describe('Model reports: the demo report of the quick start', () => {
+  const ctx = useTestApp();
+
+  it('is seeded once, published, and shows a table, a task list, the image, a footnote and live cards', async () => {
+    const profile = getRevisionProfile(3);
+    await seedDemoCatalogue(ctx.db);
+    await seedDemoRuns(ctx.db, profile, { runs: 40, now: ctx.clock.now() });
+    expect(await seedDemoReport(ctx.db, profile, ctx.config.publicUrl, ctx.clock)).to.deep.equal({ reports: 1 });
+    expect(await seedDemoReport(ctx.db, profile, ctx.config.publicUrl, ctx.clock)).to.deep.equal({ reports: 0 });
+    const { id } = await ctx.db('model_reports').first('id');
+    const { report } = (await request(ctx.app).get(`/api/reports/${id}`).expect(200)).body;
+    expect(report.status).to.equal('published');
+    const html: string = report.contentHtml;
+    expect(html).to.contain('<table>').and.contain('task-list-item-checkbox').and.contain('<figure class="report-figure">').and.contain('footnote-ref');
+    expect(html).to.contain('report-card-leaderboard').and.contain('report-card-run');
+    expect(activeHtmlProblems(html, { allowSvgCharts: true })).to.deep.equal([]);
+    const image = /<img src="([^"]+)"/.exec(html)![1]!;
+    expect((await request(ctx.app).get(image).expect(200)).headers['content-type']).to.equal('image/png');
   });
 });
