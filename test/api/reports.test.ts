@@ -215,6 +215,12 @@ describe('Model reports API (revision 3)', () => {
       expect(res.body.lifecycle.create).to.contain('POST /api/models/{org}/{model}/reports');
     });
 
+    it('is also the agent-context\'s reports section', async () => {
+      const format = (await request(ctx.app).get('/api/report-format').expect(200)).body;
+      expect((await request(ctx.app).get('/api/agent-context').expect(200)).body.reports).to.deep.equal(format);
+      expect((await request(ctx.appWith({ API_REVISION: '2' })).get('/api/agent-context').expect(200)).body).to.not.have.property('reports');
+    });
+
     it('renders each worked example exactly as it says', async () => {
       const { examples } = (await request(ctx.app).get('/api/report-format').expect(200)).body;
       const exact = examples.filter((e: { html?: string }) => e.html !== undefined);

@@ -53,6 +53,15 @@ describe('Model report pages', () => {
     expect((await request(ctx.app).get(`/models/${DENSE}/reports`).expect(200)).text).to.contain(`href="/reports/${id}"`);
   });
 
+  it('lists an attached run only while it is approved', async () => {
+    const run = await submitRun(ctx, author, { hfId: DENSE, tokSOut: 77.7 });
+    const { report } = (await request(ctx.app).post(`/api/models/${DENSE}/reports`).set(bearer(author)).send({ title: 'Attached', content: 'x', benchmarkRunIds: [run.id], published: true })).body;
+    expect((await request(ctx.app).get(`/reports/${report.id}`).expect(200)).text).to.contain(`href="/runs/${run.id}"`);
+    await ctx.db('speed_test_runs').where({ id: run.id }).update({ status: 'WITHDRAWN' });
+    const page = (await request(ctx.app).get(`/reports/${report.id}`).expect(200)).text;
+    expect(page).to.not.contain(`href="/runs/${run.id}"`).and.not.contain('Attached runs');
+  });
+
   it('shows the form again with the field errors, writing nothing', async () => {
     const before = await ctx.db('model_reports').count<{ n: string }[]>('* as n');
     const res = await postForm(author, '/reports/new', { model: DENSE, title: '', content: 'x', tags: 'a'.repeat(40), action: 'publish' });
