@@ -60,6 +60,7 @@ function buildReportSchemas(profile: RevisionProfile) {
     imageIds: fields.imageIds.default([]),
     published: fields.published.default(false),
   });
+  // Like the setups' PATCH: `{}` is a valid request that changes nothing.
   const patch = z
     .strictObject({
       title: fields.title.optional(),
@@ -71,8 +72,7 @@ function buildReportSchemas(profile: RevisionProfile) {
       evalRunIds: fields.evalRunIds.optional(),
       imageIds: fields.imageIds.optional(),
       published: fields.published.optional(),
-    })
-    .refine((body) => Object.keys(body).length > 0, 'Give at least one field to change');
+    });
   const listQuery = z.strictObject({
     limit: wholeNumber(rules.listLimit.min, rules.listLimit.max).default(rules.listLimit.default),
     offset: wholeNumber(0, 1_000_000).default(0),

@@ -156,7 +156,8 @@ export function createReportsService(deps: ReportDeps) {
       if (fresh && statusStamp(statuses) === row.render_stamp) return row.content_html;
     }
     const rendered = await render(row.user_id, row.content);
-    await db('model_reports').where({ id: row.id }).update(renderColumns(rendered));
+    // Only over the version it was rendered from: an edit meanwhile keeps its own (newer) state.
+    await db('model_reports').where({ id: row.id, updated_at: row.updated_at }).update(renderColumns(rendered));
     return rendered.html;
   }
 
@@ -285,6 +286,7 @@ export function createReportsService(deps: ReportDeps) {
           const value = patch[field as keyof typeof names];
           if (value !== undefined) columns[column] = value;
         }
+        if (Object.keys(columns).length === 1) return;
         if (patch.published === true && !row.published_at) columns.published_at = now;
         // New content renders on the next read.
         if (patch.content !== undefined) columns.content_html = null;
