@@ -10,6 +10,8 @@ import { createExecutionWorkers } from './services/execution-worker.ts';
 import { healthController } from './controllers/health.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { verifyCsrf } from './middleware/csrf.ts';
+import { REPORT_IMAGE_FORM_PATH } from './controllers/web/reports.ts';
+import { imageUpload } from './web/image-upload.ts';
 import { errorHandler, notFound } from './middleware/errors.ts';
 import { readLimits } from './middleware/read-limits.ts';
 import { apiOperations } from './api/index.ts';
@@ -171,6 +173,10 @@ export function createApp(input: AppDepsInput): express.Express {
       if (!req.actor) return next();
       suiteFormUpload(req, res, (error?: unknown) => next(error ? uploadError(error) : undefined));
     });
+  }
+  // The report editor's image upload without JavaScript: parsed before the CSRF check reads its `_csrf` field.
+  if (profile.reports) {
+    app.use(REPORT_IMAGE_FORM_PATH, (req, res, next) => (req.actor && req.method === 'POST' && (req.path === '/' || req.path === '') ? imageUpload(req, res, next) : next()));
   }
   app.use(privateWhenSignedIn);
   app.use(verifyCsrf);

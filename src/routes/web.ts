@@ -137,6 +137,7 @@ export function webRoutes(app: AppContext): Router {
     router.get('/reports/:id/edit', session, id.report, reports.editForm);
     router.post('/reports/:id/edit', session, id.report, reports.update);
     router.post('/reports/:id/delete', session, id.report, reports.remove);
+    router.post('/reports/:id/images', session, id.report, reports.uploadImage);
     router.get('/settings/reports', session, reports.own);
     router.post('/admin/reports/:id/unpublish', requireAdmin, id.report, reports.unpublish);
   }

@@ -154,6 +154,8 @@ function reportForms(ids: FixtureIds): Record<string, Record<string, string>[]> 
     '/reports/preview': [{ content: report.content }],
     '/reports/:id/edit': editor,
     '/reports/:id/delete': [{}],
+    // Multipart with a file in the page; a form body has none, so these exercise the refusals.
+    '/reports/:id/images': [{}, { image: 'not a file' }],
     '/admin/reports/:id/unpublish': [{ reason: 'Off topic' }],
   };
 }

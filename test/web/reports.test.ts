@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
+import sharp from 'sharp';
 import { useTestApp } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
 import { account, auditRowsFor, submitRun, type Account } from '../helpers/moderation.ts';
@@ -51,6 +52,23 @@ describe('Model report pages', () => {
     const modelPage = (await request(ctx.app).get(`/models/${DENSE}`).expect(200)).text;
     expect(modelPage).to.contain('id="model-reports-heading"').and.contain(`href="/reports/${id}"`);
     expect((await request(ctx.app).get(`/models/${DENSE}/reports`).expect(200)).text).to.contain(`href="/reports/${id}"`);
+  });
+
+  it('uploads an image without JavaScript: the token is appended to the saved content', async () => {
+    const { report } = (await request(ctx.app).post(`/api/models/${DENSE}/reports`).set(bearer(author)).send({ title: 'With a picture', content: 'Text' })).body;
+    const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#118844' } }).png().toBuffer();
+    const res = await author.agent.post(`/reports/${report.id}/images`).field('_csrf', author.csrf).attach('image', png, 'bench.png');
+    expect(res.status, res.text.slice(0, 300)).to.equal(303);
+    expect(res.headers.location).to.equal(`/reports/${report.id}/edit`);
+    const stored = (await request(ctx.app).get(`/api/reports/${report.id}`).set(bearer(author)).expect(200)).body.report;
+    expect(stored.content).to.match(/^Text\n\n\[\[report-image:[0-9a-f-]{36}\]\]\n$/);
+    expect(stored.imageIds).to.have.length(1);
+    expect(stored.contentHtml).to.contain('width="40" height="30" loading="lazy"');
+    const notImage = await author.agent.post(`/reports/${report.id}/images`).field('_csrf', author.csrf).attach('image', Buffer.from('plain text'), 'x.png');
+    expect(notImage.status).to.equal(400);
+    expect(notImage.text).to.contain('PNG, JPEG or WebP');
+    expect((await other.agent.post(`/reports/${report.id}/images`).field('_csrf', other.csrf).attach('image', png, 'x.png')).status).to.equal(404);
+    expect((await author.agent.post(`/reports/${report.id}/images`).attach('image', png, 'x.png')).status).to.equal(403);
   });
 
   it('lists an attached run only while it is approved', async () => {

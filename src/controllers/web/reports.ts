@@ -6,8 +6,13 @@ import { messages } from '../../messages.ts';
 import { rejectSpeedTestSchema } from '../../schemas/admin.schema.ts';
 import { reportSchemas } from '../../schemas/report.schema.ts';
 import type { Report } from '../../services/reports.service.ts';
+import { processImageUpload } from '../../lib/image-pipeline.ts';
 import { postedFields } from '../../web/forms.ts';
+import { uploadedImage } from '../../web/image-upload.ts';
 import { render } from '../../web/views.ts';
+
+/** The editor's image upload without JavaScript (multipart, parsed in src/app.ts before the CSRF check). */
+export const REPORT_IMAGE_FORM_PATH = '/reports/:id/images';
 
 /** Reports with at least this many headings get a table of contents. */
 const TOC_MIN_HEADINGS = 3;
@@ -134,6 +139,23 @@ export function reportPagesController({ services, profile }: AppContext) {
         res.redirect(303, report.published ? `/reports/${report.id}` : `/reports/${report.id}/edit`);
       } catch (error) {
         await editor(res, { ...chrome, values, ...problems(error) }, 400);
+      }
+    },
+
+    /** POST /reports/{id}/images without JavaScript: stores the image, appends its token to the content, back to the editor. */
+    async uploadImage(req: Request, res: Response) {
+      const id = String(req.params.id);
+      const userId = req.actor!.user.id;
+      const current = await reports.get(id, userId);
+      if (current.author.username !== req.actor!.user.username) throw new NotFound(messages.reportNotFound);
+      try {
+        const image = await reports.storeImage(userId, await processImageUpload(uploadedImage(req)));
+        await reports.update(userId, id, { content: `${current.content.trimEnd()}\n\n[[report-image:${image.id}]]\n`, imageIds: [...current.imageIds, image.id] });
+        res.redirect(303, `/reports/${id}/edit`);
+      } catch (error) {
+        const chrome = { hfId: current.model.hfId, reportId: id, published: current.published, unpublishedReason: current.unpublishedReason };
+        const { fieldErrors, formErrors } = problems(error);
+        await editor(res, { ...chrome, values: valuesOf(current), fieldErrors: {}, formErrors: [...formErrors, ...Object.values(fieldErrors).flat()] }, 400);
       }
     },
 
