@@ -325,6 +325,23 @@ export function createReportsService(deps: ReportDeps) {
       return { reports: await Promise.all(rows.map(toReport)), total: Number(total), limit: page.limit, offset: page.offset };
     },
 
+    /** The newest published reports of a model for its page's section: titles and summaries, no HTML rendered. */
+    async latestForModel(modelId: string, limit: number) {
+      const [rows, [{ total }]] = await Promise.all([
+        joined().where({ 'r.model_id': modelId, 'r.published': true }).orderBy([{ column: 'r.published_at', order: 'desc' }, { column: 'r.id', order: 'desc' }]).limit(limit),
+        db('model_reports').where({ model_id: modelId, published: true }).count<{ total: number }[]>('* as total'),
+      ]);
+      const reports = (rows as JoinedRow[]).map((row) => ({
+        id: row.id,
+        title: row.title,
+        summary: row.summary,
+        tags: row.tags,
+        author: { username: row.username },
+        publishedAt: row.published_at ? row.published_at.toISOString() : null,
+      }));
+      return { reports, total: Number(total) };
+    },
+
     /** The author's reports, drafts included, most recently changed first (no HTML: a list). */
     async listOwn(authorId: string) {
       const rows: JoinedRow[] = await joined().where('r.user_id', authorId).orderBy([{ column: 'r.updated_at', order: 'desc' }, { column: 'r.id', order: 'desc' }]);

@@ -61,6 +61,17 @@ describe('Model reports: live cards of embedded pages', () => {
     expect(figures).to.not.include(10);
   });
 
+  it('a leaderboard card is live: a new top run shows once the cached HTML ages out (five minutes)', async () => {
+    const { id, html } = await rendered(embed(own(`/?hfId=${encodeURIComponent(DENSE)}&engineName=vllm`)));
+    expect(html).to.contain('No runs match these filters yet.');
+    // Another account submits (the helper's clock jump would age the cache out by itself).
+    const submitter = await account(ctx, 'vllmuser');
+    await request(ctx.app).post('/api/speed-tests').set(bearer(submitter)).send({ hfId: DENSE, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', vramGb: 24 }, engineName: 'vllm', quantization: 'AWQ', tokSOut: 15.5, ttftMs: 90 }).expect(201);
+    expect((await request(ctx.app).get(`/api/reports/${id}`).expect(200)).body.report.contentHtml).to.contain('No runs match these filters yet.');
+    ctx.clock.advance(6 * 60_000);
+    expect((await request(ctx.app).get(`/api/reports/${id}`).expect(200)).body.report.contentHtml).to.contain('>15.5</a>').and.not.contain('No runs match');
+  });
+
   it('a leaderboard address whose filters fail validation: a plain link card', async () => {
     const { html } = await rendered(embed(own('/?memTier=7')));
     expect(html).to.contain('report-card-link').and.not.contain('report-card-leaderboard');

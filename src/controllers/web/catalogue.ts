@@ -59,7 +59,7 @@ export function cataloguePagesController({ services, profile, config }: AppConte
         services.leaderboard.page({ ...chartQuery, bestPer: 'hardware', limit: 20 }, { withTotal: false }),
         services.leaderboard.page({ ...chartQuery, limit: 200 }, { withTotal: false }),
         profile.quality ? modelQuality(model.id, model.displayName) : undefined,
-        profile.reports ? services.reports.listForModel(model.hfId, { limit: 3, offset: 0 }) : undefined,
+        profile.reports ? services.reports.latestForModel(model.id, 3) : undefined,
       ]);
       render(res, 'pages/models/show', {
         title: model.hfId,
