@@ -97,6 +97,16 @@ describe('Model reports: live cards of embedded pages', () => {
     expect(html.match(/report-card-link/g)).to.have.length(2);
   });
 
+  it('hostile addresses of our own pages render inert cards', async () => {
+    const hostile = ['/?hfId="><script>alert(1)</script>&engineName=<img src=x onerror=alert(1)>', '/models/"><svg onload=alert(1)>/x', '/hardware/%E0%A4%A', `/runs/${runs[0]!.id}?"><script>`, '/?hwClass=DISCRETE_GPU&hwClass=CPU_ONLY'];
+    const { html } = await rendered(hostile.map((path) => embed(own(path))).join('\n\n'));
+    // rendered() has checked the HTML for active content; the hostile text is there only as escaped text.
+    expect(html).to.not.contain('<script').and.not.contain('<img src=x').and.not.contain('<svg');
+    // A path with broken percent-encoding names no page: a plain link; the others get link or run cards.
+    expect(html.match(/class="report-card /g)).to.have.length(hostile.length - 1);
+    expect(html.match(/class="report-embed-link"/g)).to.have.length(1);
+  });
+
   it('the same content from a draft is not shown to others, and a card never leaks a draft', async () => {
     const res = await request(ctx.app).post(`/api/models/${DENSE}/reports`).set(bearer(author)).send({ title: 'Draft', content: 'secret' });
     const { html } = await rendered(embed(own(`/reports/${res.body.report.id}`)));
