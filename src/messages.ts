@@ -79,6 +79,13 @@ export const messages = {
 
   // Saved setups
   setupNotFound: 'Setup not found',
+
+  // Model reports
+  reportNotFound: 'Report not found',
+  reportRunNotAttachable: (what: string, hfId: string) => `Must be an approved ${what} of ${hfId} or of one of its finetunes or quantizations`,
+  reportImageNotYours: 'Must be an image you uploaded (POST /api/reports/images)',
+  reportTooManyTokens: (kind: 'image' | 'embed', max: number) => `At most ${max} different report-${kind} tokens`,
+  reportUnpublishedByAdmin: (reason: string) => `An admin unpublished this report (${reason}); edit it, but it cannot be published again`,
   setupNameTaken: 'You already have a setup with this name',
   setupLimit: (max: number) => `Setup limit reached (${max}): delete one you no longer use first`,
   setupFromOthersRun: 'Only the submitter of a run can save it as a setup',

@@ -6,6 +6,7 @@ import { openDatabase } from './db/open.ts';
 import { seedDemoCatalogue } from './db/seeds/demo-models.ts';
 import { seedDemoListings } from './db/seeds/demo-listings.ts';
 import { seedDemoQuality } from './db/seeds/demo-quality.ts';
+import { seedDemoReport } from './db/seeds/demo-reports.ts';
 import { seedDemoRuns } from './db/seeds/demo-runs.ts';
 import { systemClock } from './lib/clock.ts';
 import { getRevisionProfile } from './revisions.ts';
@@ -37,6 +38,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       if (quality.runs > 0) logger.info(quality, 'seeded demo quality suites and runs');
       const market = await seedDemoListings(db, profile, systemClock);
       if (market.listings > 0) logger.info(market, 'seeded demo marketplace listings');
+      const reports = await seedDemoReport(db, profile, config.publicUrl, systemClock);
+      if (reports.reports > 0) logger.info(reports, 'seeded a demo model report');
     }
     if (config.admin) {
       await createUsersService({ db }).ensureAdmin(config.admin.username, config.admin.password);

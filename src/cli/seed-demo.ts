@@ -6,6 +6,7 @@ import { openDatabase } from '../db/open.ts';
 import { seedDemoCatalogue } from '../db/seeds/demo-models.ts';
 import { seedDemoListings } from '../db/seeds/demo-listings.ts';
 import { seedDemoQuality } from '../db/seeds/demo-quality.ts';
+import { seedDemoReport } from '../db/seeds/demo-reports.ts';
 import { seedDemoRuns } from '../db/seeds/demo-runs.ts';
 import { systemClock } from '../lib/clock.ts';
 import { createLogger } from '../logger.ts';
@@ -35,6 +36,7 @@ async function main(): Promise<number> {
     );
     if (quality.runs > 0) process.stdout.write(`Added ${quality.suites} demo quality suites and ${quality.runs} demo quality runs.\n`);
     if (market.listings > 0) process.stdout.write(`Added ${market.listings} demo marketplace listings.\n`);
+    if ((await seedDemoReport(database.db, profile, config.publicUrl, systemClock)).reports > 0) process.stdout.write('Added a demo model report.\n');
     return 0;
   } finally {
     await database.close();

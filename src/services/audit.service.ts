@@ -24,9 +24,10 @@ export const auditActions = [
   'quality_run.approve',
   'quality_run.reject',
   'listing.remove',
+  'report.unpublish',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
-export type AuditTargetKind = 'user' | 'speed_test_run' | 'quality_suite' | 'quality_dataset' | 'quality_run' | 'marketplace_listing';
+export type AuditTargetKind = 'user' | 'speed_test_run' | 'quality_suite' | 'quality_dataset' | 'quality_run' | 'marketplace_listing' | 'model_report';
 
 /** Who acted: the signed-in admin (or the owner of the admin's API key), or a run's owner acting on it. */
 export interface AdminActor {

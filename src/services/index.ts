@@ -15,6 +15,7 @@ import { createQualityReviewService } from './quality-review.service.ts';
 import { createQualityRunsService } from './quality-runs.service.ts';
 import { createQualitySuitesService } from './quality-suites.service.ts';
 import { createReactionsService } from './reactions.service.ts';
+import { createReportsService } from './reports.service.ts';
 import { createSetupsService } from './setups.service.ts';
 import { createSpeedTestOwnersService } from './speed-test-owners.service.ts';
 import { createSpeedTestsService } from './speed-tests.service.ts';
@@ -29,7 +30,7 @@ export type { ServiceDeps } from './deps.ts';
  * Work outside requests (start-up, the housekeeping timer, the CLI) builds the one service
  * it needs from its database.
  */
-export function createServices(deps: ServiceDeps & { execution: ExecutionDeps }) {
+export function createServices(deps: ServiceDeps & { execution: ExecutionDeps; publicUrl: string }) {
   return {
     executions: createExecutionsService(deps),
     apiKeys: createApiKeysService(deps),
@@ -46,6 +47,7 @@ export function createServices(deps: ServiceDeps & { execution: ExecutionDeps })
     qualityRuns: createQualityRunsService(deps),
     qualitySuites: createQualitySuitesService(deps),
     reactions: createReactionsService(deps),
+    reports: createReportsService(deps),
     setups: createSetupsService(deps),
     speedTests: createSpeedTestsService(deps),
     speedTestOwners: createSpeedTestOwnersService(deps),

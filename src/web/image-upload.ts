@@ -33,6 +33,13 @@ export const imageUpload: RequestHandler = (req, res, next) => {
   parseOneImage(req, res, (error?: unknown) => next(error ? imageUploadError(error) : undefined));
 };
 
+/**
+ * A page form's upload, mounted at its path before the CSRF check: parsed only for a POST to
+ * exactly that path by a signed-in user (nobody else gets to make the server buffer a file).
+ */
+export const imageFormUpload: RequestHandler = (req, res, next) =>
+  req.actor && req.method === 'POST' && (req.path === '/' || req.path === '') ? imageUpload(req, res, next) : next();
+
 /** The uploaded image's bytes, or the 400 saying where to put it. */
 export function uploadedImage(req: Request): Buffer {
   const file = (req as Request & { file?: { buffer: Buffer } }).file;

@@ -500,6 +500,54 @@ const executeProducers: Record<string, Producer> = {
   },
 };
 
+/** Model reports (revision 3): a report of the owner's about the fake hub's dense model. */
+const DENSE_REPORTS = `/api/models/${fakeHubModels.dense}/reports`;
+const reportBody = (overrides: Body = {}): Body => ({ title: `Contract report ${randomUUID()}`, content: '## Results\n\n- [x] measured', ...overrides });
+async function ownReport(call: Call, overrides: Body = {}): Promise<string> {
+  const res = await request(call.ctx.app).post(DENSE_REPORTS).set(bearer(call)).send(reportBody(overrides)).expect(201);
+  return res.body.report.id;
+}
+const modelPath = (call: Call, hfId: string = fakeHubModels.dense) => call.path({ org: hfId.split('/')[0]!, model: hfId.split('/')[1]! });
+
+/** Keyed like `producers`: every documented answer of the report operations. */
+const reportProducers: Record<string, Producer> = {
+  'createReport 201': (call) => request(call.ctx.app).post(modelPath(call)).set(bearer(call)).send(reportBody()),
+  'createReport 400': (call) => request(call.ctx.app).post(modelPath(call)).set(bearer(call)).send(reportBody({ contentFormat: 'html' })),
+  'createReport 401': (call) => request(call.ctx.app).post(modelPath(call)).send(reportBody()),
+  'createReport 403': (call) => withoutCsrf(call, modelPath(call), reportBody()),
+  'createReport 404': (call) => request(call.ctx.app).post(modelPath(call, fakeHubModels.missing)).set(bearer(call)).send(reportBody()),
+  'createReport 503': (call) => request(call.ctx.app).post(modelPath(call, fakeHubModels.rateLimited)).set(bearer(call)).send(reportBody()),
+  'listModelReports 200': async (call) => {
+    await ownReport(call, { published: true });
+    return request(call.ctx.app).get(modelPath(call));
+  },
+  'listModelReports 400': (call) => request(call.ctx.app).get(modelPath(call)).query({ limit: '0' }),
+  'listModelReports 404': (call) => request(call.ctx.app).get(modelPath(call, 'nobody/nothing')),
+  'getReport 200': async (call) => request(call.ctx.app).get(call.path({ id: await ownReport(call, { published: true }) })),
+  'getReport 404': async (call) => request(call.ctx.app).get(call.path({ id: await ownReport(call) })),
+  'updateReport 200': async (call) => request(call.ctx.app).patch(call.path({ id: await ownReport(call) })).set(bearer(call)).send({ published: true }),
+  'updateReport 400': async (call) => request(call.ctx.app).patch(call.path({ id: await ownReport(call) })).set(bearer(call)).send({ tags: [''] }),
+  'updateReport 401': (call) => anonymous(call, { title: 'x' }),
+  'updateReport 403': async (call) => withoutCsrf(call, call.path({ id: await ownReport(call) }), { title: 'x' }),
+  'updateReport 404': (call) => withCsrf(call).send({ title: 'x' }),
+  'updateReport 409': async (call) => {
+    const id = await ownReport(call);
+    await call.ctx.db('model_reports').where({ id }).update({ unpublished_reason: 'spam', unpublished_at: call.ctx.db.fn.now() });
+    return request(call.ctx.app).patch(call.path({ id })).set(bearer(call)).send({ published: true });
+  },
+  'deleteReport 204': async (call) => request(call.ctx.app).delete(call.path({ id: await ownReport(call) })).set(bearer(call)),
+  'deleteReport 401': (call) => anonymous(call),
+  'deleteReport 403': async (call) => withoutCsrf(call, call.path({ id: await ownReport(call) })),
+  'deleteReport 404': (call) => withCsrf(call),
+  'getReportFormat 200': (call) => request(call.ctx.app).get(call.path()),
+  'uploadReportImage 201': async (call) =>
+    request(call.ctx.app).post(call.path()).set(bearer(call)).attach('image', await sharp({ create: { width: 8, height: 6, channels: 3, background: '#336699' } }).png().toBuffer(), 'chart.png'),
+  'uploadReportImage 400': (call) => request(call.ctx.app).post(call.path()).set(bearer(call)).attach('image', Buffer.from('not an image at all'), 'chart.png'),
+  'uploadReportImage 401': (call) => request(call.ctx.app).post(call.path()).attach('image', Buffer.from('x'), 'chart.png'),
+  'uploadReportImage 403': (call) => call.fx.owner.agent.post(call.path()).attach('image', Buffer.from('x'), 'chart.png'),
+  'uploadReportImage 413': (call) => request(call.ctx.app).post(call.path()).set(bearer(call)).attach('image', Buffer.alloc(8 * 1024 * 1024 + 1), 'big.png'),
+};
+
 /** Keyed by operationId (an alias uses its operation's producers) and status. */
 const producers: Record<string, Producer> = {
   'listSpeedTests 200': (call) => request(call.ctx.app).get(call.path()),
@@ -645,6 +693,7 @@ const producers: Record<string, Producer> = {
 
   ...qualityProducers,
   ...executeProducers,
+  ...reportProducers,
   ...marketplaceProducers,
 };
 
