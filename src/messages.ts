@@ -118,4 +118,11 @@ export const messages = {
   executionJudgeUnparsed: (unparsed: number, total: number) => `The judge's answer could not be read as a score for ${unparsed} of ${total} judged items (more than 10%)`,
   executionKeyLost: "The server instance holding this execution's API key stopped (keys are never stored): start the execution again",
   executionSuiteGone: 'The suite is no longer approved',
+  // Pages: model scope, compare view, hardware devices.
+  modelScopeInvalid: "Must be 'model' (this model) or 'tree' (with its finetunes and quantizations); showing this model",
+  compareNeedsRuns: (min: number, max: number) => `Pick ${min} to ${max} runs to compare: tick "compare" in a table of runs, or list their ids as /compare?runs=<id>,<id>`,
+  compareTooManyRuns: (max: number) => `At most ${max} runs side by side; remove some ids from the address`,
+  compareBadIds: (ids: string) => `Not run ids: ${ids}`,
+  compareUnknownRuns: (ids: string) => `No approved run has the id ${ids}`,
+  hardwareDeviceNotFound: 'No runs on a device by that name: see the hardware index',
 } as const;

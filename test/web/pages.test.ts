@@ -135,13 +135,16 @@ describe('public pages', () => {
       expect(res.text).to.include('<span class="badge badge-muted">quantized</span>');
     });
 
-    it('shows one model: hub link, figures, derived models and runs including its quantization', async () => {
+    it('shows one model: hub link, figures, derived models and runs; its quantization\'s runs under the tree scope', async () => {
       const res = await request(ctx.app).get(`/models/${fakeHubModels.dense}`).expect(200);
       expect(res.text).to.include(`href="${ctx.hub.url}/${fakeHubModels.dense}"`);
       expect(res.text).to.include('<strong>3</strong> approved runs');
       expect(res.text).to.include(`href="/models/${fakeHubModels.ggufQuant}"`);
-      expect(res.text).to.include(`/runs/${runIds[2]}`); // the quant's run is listed with the base
+      expect(res.text).not.to.include(`/runs/${runIds[2]}`);
       expect(res.text).to.include('DISCRETE_GPU');
+      const tree = await request(ctx.app).get(`/models/${fakeHubModels.dense}?scope=tree`).expect(200);
+      expect(tree.text).to.include('<strong>4</strong> approved runs');
+      expect(tree.text).to.include(`/runs/${runIds[2]}`); // the quant's run is listed with the base
       await request(ctx.app).get('/models/nobody/nothing').expect(404);
     });
 
