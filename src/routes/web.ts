@@ -55,6 +55,7 @@ export function webRoutes(app: AppContext): Router {
   const adminSpeedTests = adminSpeedTestsController(app);
 
   router.get('/', leaderboard.show);
+  router.get('/leaderboard/model-suggestions', leaderboard.modelSuggestions);
   router.get('/models', catalogue.models);
   router.get('/models/:org/:model', catalogue.model);
   // A device's readable address (`/hardware/nvidia-rtx-4090`) and a profile's uuid share the path.

@@ -1,4 +1,4 @@
-import { activeSequences, formatNumber, hardwareLabel, notStated, verdictLabel } from '../lib/labels.ts';
+import { activeSequences, formatNumber, hardwareLabel, hwClassLabel, notStated, verdictLabel } from '../lib/labels.ts';
 
 /** A run as the API returns it. */
 type Run = Record<string, any> & { id: string };
@@ -30,7 +30,7 @@ interface FigureRow {
 const TEXT_ROWS: { label: string; cell: (run: Run) => CompareCell }[] = [
   { label: 'Model', cell: (run) => ({ text: run.model.displayName, href: `/models/${run.model.hfId}` }) },
   { label: 'Hardware', cell: (run) => ({ text: hardwareLabel(run.hardware), href: `/hardware/${run.hardwareId}` }) },
-  { label: 'Hardware class', cell: (run) => ({ text: run.hardware.hwClass }) },
+  { label: 'Hardware class', cell: (run) => ({ text: hwClassLabel(run.hardware.hwClass) }) },
   { label: 'Engine', cell: (run) => ({ text: [run.engineName, run.engineVersion].filter(Boolean).join(' ') }) },
   { label: 'Quantization', cell: (run) => ({ text: run.quantization ?? '' }) },
 ];

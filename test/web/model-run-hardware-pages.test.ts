@@ -58,7 +58,20 @@ describe('model, run, compare and hardware pages', () => {
       expect(res.text).to.match(/<a href="\/models\/fakeorg\/Dense-7B" aria-current="page">This model<\/a>/);
       // The charts sit above the table and draw the same runs (the throughput leader included).
       expect(res.text.indexOf('Prefill against decode speed')).to.be.lessThan(res.text.indexOf('id="model-runs"'));
-      expect(res.text).to.include('Speed against context depth');
+      // Prefill against decode, and speed against depth: the runs that state them, drawn for wide screens and phones.
+      const chart = (title: string) => {
+        const at = res.text.indexOf(`${title}: Dense-7B</title>`);
+        expect(at, title).to.be.greaterThan(-1);
+        return res.text.slice(at, res.text.indexOf('</svg>', at));
+      };
+      for (const title of ['Prefill against decode speed', 'Output speed against context depth']) {
+        const svg = chart(title);
+        expect(svg, title).to.include(`href="/runs/${ids.dense4090}"`);
+        expect(svg, title).to.include(`href="/runs/${ids.dense4090win}"`);
+        expect(svg, title).not.to.include(`href="/runs/${ids.denseM4}"`);
+      }
+      expect(chart('Output speed against context depth')).to.include('at 16,384 tokens deep');
+      expect(res.text.match(/<title id="[^"]+">Prefill against decode speed: Dense-7B<\/title>/g)).to.have.length(2);
     });
 
     it('counts the model with its finetunes and quantizations under ?scope=tree, figures and table alike', async () => {
@@ -70,7 +83,7 @@ describe('model, run, compare and hardware pages', () => {
       expect(region(res.text, 'model-runs')).to.include(`/runs/${ids.quantEpyc}"`);
       expect(res.text).to.match(/href="\/models\/fakeorg\/Dense-7B\?scope=tree" aria-current="page">With its finetunes and quantizations/);
       // The tree's best-by-class counts the CPU run of the quantization.
-      expect(res.text).to.match(/<th scope="row">CPU_ONLY<\/th><td class="num">12 tok\/s<\/td><td class="num muted">1 run<\/td>/);
+      expect(res.text).to.match(/<th scope="row">CPU only<\/th><td class="num">12 tok\/s<\/td><td class="num muted">1 run<\/td>/);
     });
 
     it('pages the table with links that keep the scope; htmx gets the table region alone', async () => {
