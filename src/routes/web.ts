@@ -61,7 +61,8 @@ export function webRoutes(app: AppContext): Router {
   // A device's readable address (`/hardware/nvidia-rtx-4090`) and a profile's uuid share the path.
   const hardware = hardwarePagesController(app);
   router.get('/hardware', hardware.index);
-  router.get('/hardware/:id', hardware.device, id.hardware, hardware.profile);
+  router.get('/hardware/:device', hardware.device);
+  router.get('/hardware/:id', id.hardware, hardware.profile);
   router.get('/compare', comparePagesController(app).show);
   router.get('/methodology', catalogue.methodology);
 

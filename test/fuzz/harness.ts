@@ -21,6 +21,7 @@ import { TestClock } from '../helpers/clock.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startFakeHub, type FakeHub } from '../helpers/fake-hub.ts';
 import { validSubmission } from '../helpers/fixtures.ts';
+import { deviceOf, type DeviceFacts } from '../../src/lib/hardware-devices.ts';
 import { demoSuiteBodies } from '../../src/db/seeds/demo-suites.ts';
 import { exampleQualityRun } from '../../src/openapi/quality-examples.ts';
 import { getRevisionProfile } from '../../src/revisions.ts';
@@ -38,6 +39,8 @@ interface Account {
 export interface FixtureIds {
   runId: string;
   hardwareId: string;
+  /** The device page's slug of the fixture run's hardware (`/hardware/:device`). */
+  deviceSlug: string;
   setupId: string;
   /** A key of the fuzz account that is not the one its requests authenticate with. */
   spareKeyId: string;
@@ -172,6 +175,7 @@ export class FuzzApp {
     this.ids = {
       runId: run.id,
       hardwareId: run.hardwareId,
+      deviceSlug: deviceOf(validSubmission().hardware as DeviceFacts).slug,
       setupId: await this.createSetup(),
       spareKeyId: spare.id,
       otherUserId: other.id,

@@ -29,10 +29,10 @@ export function hardwarePagesController({ services }: AppContext) {
 
     /**
      * `/hardware/<slug>`: a device's page. A uuid is a hardware profile's address and goes on
-     * to the profile's page; anything that is not a slug names no device.
+     * to the profile's route (`/hardware/:id`); anything that is not a slug names no device.
      */
     async device(req: Request, res: Response, next: NextFunction) {
-      const key = String(req.params.id);
+      const key = String(req.params.device);
       if (UUID_SHAPED.test(key)) return next();
       if (!DEVICE_SLUG.test(key)) throw new NotFound(messages.hardwareDeviceNotFound);
       const { offset } = parseOrThrow(offsetQuerySchema, req.query);
