@@ -33,13 +33,14 @@ export interface DeviceFacts {
 }
 
 /** Brand words that only lengthen an address ('NVIDIA GeForce RTX 4090' -> nvidia-rtx-4090). */
-const BRAND_WORDS = /\b(geforce|radeon)\b|\((tm|r)\)/gi;
+const BRAND_WORDS = /\b(geforce|radeon)\b|\((tm|r)\)|[™®©]/gi;
 
 /** `nvidia-rtx-4090`: lower case letters and digits joined by single dashes. */
 export function deviceSlug(name: string): string {
   return name
     .replace(BRAND_WORDS, ' ')
     .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
     .toLowerCase()
     .replace(/\+/g, ' plus ')
     .replace(/[^a-z0-9]+/g, '-')
