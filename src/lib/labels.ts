@@ -19,6 +19,14 @@ export function hardwareLabel(hw: HardwareLike): string {
   return gpusLabel(hw.gpuCount ?? 1, hw.gpuName, hw.vramGb);
 }
 
+/** Makers' and brand names that tight spaces leave out (the model names say enough). */
+const MAKER_WORDS = /\b(NVIDIA|GeForce|AMD|Radeon|Apple|Intel)\s+/g;
+
+/** The hardware label without makers' names, for table cells and chart labels: "4× RTX 3090 · 24 GB each". */
+export function shortHardwareLabel(hw: HardwareLike): string {
+  return hardwareLabel(hw).replace(MAKER_WORDS, '');
+}
+
 /** "RTX 4090 · 24 GB", or "2× RTX 4090 · 24 GB each": vramGb is per card. */
 function gpusLabel(count: number, gpuName: string | undefined, vramGb: number | undefined): string {
   return count > 1 ? `${count}× ${gpuName} · ${formatNumber(vramGb)} GB each` : `${gpuName} · ${formatNumber(vramGb)} GB`;

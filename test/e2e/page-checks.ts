@@ -1,10 +1,9 @@
+/** Checks e2e journeys run on pages: axe-core in the page, html-validate on the HTML as sent. */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { expect } from 'chai';
 import { HtmlValidate, type ConfigData } from 'html-validate';
 import type { Page } from 'playwright-core';
-
-/** Checks of a page shared by the e2e journeys: axe-core in the browser, html-validate on the HTML as sent. */
 
 const require = createRequire(import.meta.url);
 const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -40,4 +39,3 @@ export async function validityProblems(page: Page, path: string): Promise<string
     result.messages.filter((m) => m.severity === 2).map((m) => `${m.ruleId} at ${m.line}:${m.column}: ${m.message}${m.selector ? ` (${m.selector})` : ''}`),
   );
 }
-

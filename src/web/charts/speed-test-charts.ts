@@ -1,5 +1,5 @@
 import { hwClasses } from '../../constants.ts';
-import { formatNumber, hardwareLabel, hwClassLabel, streamsLabel } from '../../lib/labels.ts';
+import { formatNumber, hardwareLabel, hwClassLabel, shortHardwareLabel, streamsLabel } from '../../lib/labels.ts';
 import { DEFAULT_WIDTH, horizontalBarChart, NARROW_WIDTH, responsiveChart, scatterChart, type ScatterSeries } from './svg-charts.ts';
 
 /** A run as the API returns it; the charts read its speed, hardware, engine and model. */
@@ -12,6 +12,9 @@ export const HW_CLASS_SERIES: readonly ScatterSeries[] = hwClasses.map((key) => 
 
 /** Leading points labelled beside them in run scatters. */
 const DIRECT_LABELS = 5;
+
+/** A hardware name for labels beside points and above bars: without makers' names and memory ("4× RTX 3090"). */
+const shortHardwareName = (hardware: Record<string, any>) => shortHardwareLabel(hardware as never).split(' · ')[0]!;
 
 /** The bar of one run: hardware, with engine, quantization and streams under it. */
 const runBar = (run: ChartRun, label = hardwareLabel(run.hardware)) => ({
@@ -40,7 +43,7 @@ export function bestByHardwareChart(runs: readonly ChartRun[], subject: string, 
 export function speedVersusMemoryChart(runs: readonly ChartRun[], subject: string, width = DEFAULT_WIDTH): string {
   return scatterChart({
     title: `Output tok/s against memory: ${subject}`,
-    description: `Each point is one run of ${subject}: memory of the machine (GB, log scale) across, output tokens per second up, coloured and shaped by hardware class. Runs above the decode-speed bound are marked suspect.`,
+    description: `Each point is one run of ${subject}: memory of the machine (GB, log scale) across, output tokens per second up, each kind of hardware (discrete GPU, unified memory, CPU) in its own colour and shape. Runs above the decode-speed bound are marked suspect.`,
     xLabel: 'memory (GB)',
     yLabel: 'output tok/s',
     xLog: true,
@@ -58,7 +61,7 @@ export function speedVersusMemoryChart(runs: readonly ChartRun[], subject: strin
           x: memory,
           y: run.tokSOut,
           label: `${model}${hardwareLabel(run.hardware)}: ${formatNumber(run.tokSOut, 1)} tok/s${streams ? ` (${streams}, aggregate)` : ''}`,
-          shortLabel: `${hardwareLabel(run.hardware).split(' · ')[0]} ${formatNumber(run.tokSOut, 0)}`,
+          shortLabel: `${formatNumber(run.tokSOut, 0)} · ${shortHardwareName(run.hardware)}`,
           href: `/runs/${run.id}`,
           suspect: run.plausibility === 'suspect',
           series: run.hardware?.hwClass,
@@ -85,7 +88,7 @@ export function leaderboardChart(runs: readonly ChartRun[], subject: string): st
     maxBars: PHONE_BARS,
     data: runs
       .filter((run) => typeof run.tokSOut === 'number')
-      .map((run) => runBar(run, `${run.model?.displayName ?? ''} · ${hardwareLabel(run.hardware).split(' · ')[0]}`)),
+      .map((run) => runBar(run, `${run.model?.displayName ?? ''} · ${shortHardwareName(run.hardware)}`)),
   });
   return responsiveChart(speedVersusMemoryChart(runs, subject), fastest);
 }

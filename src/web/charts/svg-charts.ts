@@ -409,7 +409,7 @@ export function horizontalBarChart(options: HorizontalBarChartOptions): string {
       Math.max(estimateWidth(d.label, FONT), d.note ? estimateWidth(d.note, noteFont) : 0),
     ),
   );
-  const labelW = above ? 4 : Math.round(Math.min(Math.floor(width * 0.4), Math.max(60, longest + 14)));
+  const labelW = above ? 2 : Math.round(Math.min(Math.floor(width * 0.4), Math.max(60, longest + 14)));
   const labelChars = Math.max(4, Math.floor(((above ? width : labelW) - 12) / (FONT * CHAR_EM)));
   const noteChars = Math.max(4, Math.floor(((above ? width : labelW) - 12) / (noteFont * CHAR_EM)));
 
@@ -444,8 +444,9 @@ export function horizontalBarChart(options: HorizontalBarChartOptions): string {
     const tooltip = `${d.label}${note ? ` (${note})` : ''}: ${values[i]} ${valueLabel}`.trim();
     const row: string[] = [];
     if (above) {
-      row.push(text(x0, rowTop + 12, truncateText(d.label, labelChars), 'chart-label', { anchor: 'start' }));
-      if (note) row.push(text(x0, rowTop + 26, truncateText(note, noteChars), 'chart-note', { anchor: 'start', size: noteFont }));
+      // Clear of the value axis drawn at x0.
+      row.push(text(x0 + 4, rowTop + 12, truncateText(d.label, labelChars), 'chart-label', { anchor: 'start' }));
+      if (note) row.push(text(x0 + 4, rowTop + 26, truncateText(note, noteChars), 'chart-note', { anchor: 'start', size: noteFont }));
     } else if (note) {
       row.push(text(labelW - 8, mid - 2, truncateText(d.label, labelChars), 'chart-label', { anchor: 'end' }));
       row.push(
