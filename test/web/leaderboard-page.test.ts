@@ -126,7 +126,8 @@ describe('the leaderboard page', () => {
       const res = await request(ctx.app).get('/?quantization=q4_k_m').expect(200);
       expect(rankedIds(res.text)).to.deep.equal(['rtx', 'mac'].map(idOf));
       expect(res.text).to.include('<p class="view-note" id="quantization-read">Quantization “q4_k_m” read as <strong>Q4_K_M</strong>.</p>');
-      expect(res.text).to.include('name="quantization" type="text" placeholder="Q4_K_M, q8_0" value="Q4_K_M"');
+      expect(res.text).to.include('name="quantization" type="text" list="lb-quantizations" placeholder="Q4_K_M, q8_0" value="Q4_K_M"');
+      expect(res.text).to.include('<datalist id="lb-quantizations"><option value="Q4_K_M"></option>');
       const exact = await request(ctx.app).get('/?quantization=Q8_0').expect(200);
       expect(rankedIds(exact.text)).to.deep.equal(['two'].map(idOf));
       expect(exact.text).not.to.include('quantization-read');
@@ -170,6 +171,15 @@ describe('the leaderboard page', () => {
       expect(res.text.match(/“turbo” is not one of the choices/g)).to.have.length(1);
       expect(res.text).not.to.include('Must be one of: llama.cpp');
       expect(res.text).to.include('aria-describedby="lb-engineName-error"');
+    });
+
+    it('the model list\'s too-long search too: its page, its form and the message', async () => {
+      const res = await request(ctx.app).get('/models').query({ search: 'x'.repeat(300) }).expect(400);
+      expect(res.text).to.include('<form class="inline model-search"');
+      expect(res.text).to.match(/<div class="alert alert-error" role="alert" id="model-search-errors"><p>Search: Must be at most \d+ characters <a href="\/models">Show every model<\/a>\.<\/p><\/div>/);
+      const fragment = await request(ctx.app).get('/models').query({ search: 'x'.repeat(300) }).set('HX-Request', 'true').expect(400);
+      expect(fragment.text).not.to.include('<html');
+      expect(fragment.text).to.include('id="model-search-errors"');
     });
 
     it('a bad page number is named, with a way back', async () => {
