@@ -1,7 +1,7 @@
 /**
  * Searches as people type them: words in any order, each of which must appear in the
  * searched text (a superset of the old one-substring match: every word of a matching
- * substring is itself a substring). Pure: the services turn the words into SQL.
+ * substring is itself a substring). Pure: conditions come back as SQL text and bindings for the services to run.
  */
 import { escapeLike } from './like-patterns.ts';
 

@@ -11,7 +11,7 @@ function reactor(it: { currentUser?: unknown; csrfToken?: string; currentUrl: st
 }
 
 /** Small formatting functions templates may call as `it.h.*`. */
-const helpers = { activeSequences, formatNumber, hardwareLabel, hwClassLabel, knownQuantizations, notStated, reactionChoices, reactor, shortHardwareLabel, streamsLabel, verdictLabel, verdictReason };
+export const helpers = { activeSequences, formatNumber, hardwareLabel, hwClassLabel, knownQuantizations, notStated, reactionChoices, reactor, shortHardwareLabel, streamsLabel, verdictLabel, verdictReason };
 
 export const viewsDirectory = fileURLToPath(new URL('../../views', import.meta.url));
 
@@ -37,7 +37,7 @@ export function render(res: Response, template: string, data: Record<string, unk
     currentUrl: req.originalUrl,
     revision: profile.revision,
     /** Resources this revision has, for the links to their pages. */
-    features: { quality: profile.quality !== null },
+    features: { quality: profile.quality !== null, reports: profile.reports !== null },
     h: helpers,
     ...data,
   });

@@ -152,6 +152,15 @@ describe('e2e: leaderboard filters, history, sort, paging and export', () => {
     // Throughput runs carry their streams on the row.
     expect(await page.locator('#results tbody .badge', { hasText: 'streams' }).count()).to.be.above(0);
     await e2e.screenshot(page, 'all-runs');
+    // The form followed the link: another filter keeps "all runs".
+    expect(await page.getByLabel(/^(Streams|Batch size)/).inputValue()).to.equal('all');
+    const allRuns = await summary(page);
+    await page.getByLabel('Hardware class').selectOption('CPU_ONLY');
+    await page.waitForURL((url) => url.searchParams.get('batchSize') === 'all' && url.searchParams.get('hwClass') === 'CPU_ONLY');
+    await resultsChangedFrom(page, allRuns);
+    await page.getByLabel('Hardware class').selectOption('');
+    await page.waitForURL((url) => url.search === '?batchSize=all');
+    await page.waitForFunction((text) => document.querySelector('#results > p.muted')?.textContent?.trim() === text, allRuns);
     await page.getByRole('link', { name: 'Single-stream runs only' }).click();
     await page.waitForURL((url) => url.search === '');
     await page.waitForFunction((text) => document.querySelector('#results > p.muted')?.textContent?.trim() === text, singles);

@@ -185,6 +185,9 @@ describe('the leaderboard page', () => {
     it('a bad page number is named, with a way back', async () => {
       const res = await request(ctx.app).get('/?offset=-3').expect(400);
       expect(res.text).to.include('The page number in the address is not valid: Must be a whole number <a href="/">Show the ranking without it</a>.');
+      // Any other parameter the form does not hold is named the same way, with a link without it.
+      const sort = await request(ctx.app).get('/?sort=fastest&hwClass=UNIFIED').expect(400);
+      expect(sort.text).to.include('<code>sort</code>: Must be one of tokSOut, tokSPrefill, ttftMs, tokPerWatt, tokPerDollar <a href="/?hwClass=UNIFIED">Show the ranking without it</a>.');
     });
   });
 

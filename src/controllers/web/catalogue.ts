@@ -74,10 +74,11 @@ export function cataloguePagesController({ services, profile, config }: AppConte
       const pageParams = { ...params, scope: scope === 'tree' ? 'tree' : undefined };
       const runsRegion = { model, runs, scope, fieldErrors, params: pageParams, queryString };
       if (isHtmxRequest(req)) return render(res, 'partials/models/runs', runsRegion);
-      const [figures, leaders, quality] = await Promise.all([
+      const [figures, leaders, quality, reports] = await Promise.all([
         services.models.scopeFigures(model, scope),
         services.speedTestContext.fastestOfModel(model, scope, MODEL_CHART_RUNS),
         profile.quality ? modelQuality(model.id, model.displayName) : undefined,
+        profile.reports ? services.reports.latestForModel(model.id, 3) : undefined,
       ]);
       const subject = scope === 'tree' ? `${model.displayName} and derived models` : model.displayName;
       render(res, 'pages/models/show', {
@@ -87,6 +88,7 @@ export function cataloguePagesController({ services, profile, config }: AppConte
         charts: modelCharts(leaders, subject),
         chartRuns: MODEL_CHART_RUNS,
         quality,
+        reports,
         hubUrl,
       });
     },
