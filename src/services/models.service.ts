@@ -111,6 +111,22 @@ export async function fillCuratedModelFacts(db: Db): Promise<string[]> {
 }
 
 export function createModelsService({ db, hub, hubMode }: Pick<ServiceDeps, 'db' | 'hub' | 'hubMode'>) {
+  /** A catalogued model with its base and its children (NotFound when not catalogued). */
+  async function withTree(hfId: string) {
+    const row = (await findByHfId(db, hfId)) as CountedRow | undefined;
+    if (!row) throw new NotFound(messages.modelNotCatalogued(hfId));
+    const [base, children] = await Promise.all([
+      row.base_model_id ? db<CountedRow>('models').where({ id: row.base_model_id }).first() : undefined,
+      db<CountedRow>('models').where({ base_model_id: row.id }).orderBy([...BY_RUN_COUNT]),
+    ]);
+    return {
+      ...toCatalogueModel(row),
+      hubSha: row.hub_sha,
+      base: base ? toCatalogueModel(base) : null,
+      children: children.map((child) => ({ ...toCatalogueModel(child), relation: child.base_relation })),
+    };
+  }
+
   return {
     findByHfId: (hfId: string) => findByHfId(db, hfId),
 
@@ -249,23 +265,14 @@ export function createModelsService({ db, hub, hubMode }: Pick<ServiceDeps, 'db'
 
     /** One model with its base, its children and summary figures of its approved runs. */
     async detail(hfId: string) {
-      const row = (await findByHfId(db, hfId)) as CountedRow | undefined;
-      if (!row) throw new NotFound(messages.modelNotCatalogued(hfId));
-      const [base, children, figures] = await Promise.all([
-        row.base_model_id ? db<CountedRow>('models').where({ id: row.base_model_id }).first() : undefined,
-        db<CountedRow>('models').where({ base_model_id: row.id }).orderBy([...BY_RUN_COUNT]),
-        runFigures(db, { id: row.id, hfId: row.hf_id }, 'model'),
-      ]);
-      // The API's summary keeps its shape; the page reads the scope's figures (`scopeFigures`).
-      const { fastest: _fastest, fastestSingleStream: _single, models: _models, ...summary } = figures;
-      return {
-        ...toCatalogueModel(row),
-        hubSha: row.hub_sha,
-        base: base ? toCatalogueModel(base) : null,
-        children: children.map((child) => ({ ...toCatalogueModel(child), relation: child.base_relation })),
-        summary,
-      };
+      const entry = await withTree(hfId);
+      // The API's summary keeps its shape; the page reads its scope's figures (`scopeFigures`).
+      const { fastest: _fastest, fastestSingleStream: _single, models: _models, ...summary } = await runFigures(db, entry, 'model', { fastest: false });
+      return { ...entry, summary };
     },
+
+    /** One model with its base and its children, without figures (a model page counts its own scope). */
+    withTree,
 
     /**
      * The figures of a model page's scope (the model alone, or its tree of finetunes and
@@ -282,7 +289,7 @@ export function createModelsService({ db, hub, hubMode }: Pick<ServiceDeps, 'db'
  * of any run listed (throughput runs included, as the table lists them); the fastest
  * single-stream run is given apart, since that is what the leaderboard ranks by default.
  */
-async function runFigures(db: Db, model: { id: string; hfId: string }, scope: ModelScope) {
+async function runFigures(db: Db, model: { id: string; hfId: string }, scope: ModelScope, { fastest: withFastest = true } = {}) {
   const [condition, bindings] = scopeCondition(model, scope);
   const runs = () => db('speed_test_runs as r').where('r.status', 'APPROVED').whereRaw(condition, bindings);
   const fastestOf = (q: Knex.QueryBuilder) =>
@@ -296,8 +303,8 @@ async function runFigures(db: Db, model: { id: string; hfId: string }, scope: Mo
       db.raw('max(r.created_at) as latest_run_at'),
     ),
     runs().groupBy('r.hw_class').orderBy('r.hw_class').select('r.hw_class', db.raw('count(*)::int as runs'), db.raw('max(r.tok_s_out) as best_tok_s_out')),
-    fastestOf(runs()),
-    fastestOf(runs().where('r.active_sequences', 1)),
+    withFastest ? fastestOf(runs()) : undefined,
+    withFastest ? fastestOf(runs().where('r.active_sequences', 1)) : undefined,
   ]);
   const runOf = (row: { id: string; tok_s_out: number; active_sequences: number } | undefined) =>
     row ? { id: row.id, tokSOut: row.tok_s_out, activeSequences: row.active_sequences } : null;

@@ -58,7 +58,7 @@ export function cataloguePagesController({ services, profile, config }: AppConte
      * table pages (htmx swaps only the table's region).
      */
     async model(req: Request, res: Response) {
-      const model = await services.models.detail(`${req.params.org}/${req.params.model}`);
+      const model = await services.models.withTree(`${req.params.org}/${req.params.model}`);
       const { scope: scopeParam, ...params } = filledParams(req.query);
       const scope: ModelScope = scopeParam === 'tree' ? 'tree' : 'model';
       let runs;
