@@ -4,6 +4,8 @@ declare module 'express-session' {
   interface SessionData {
     userId?: string;
     csrfToken?: string;
+    /** The run this session just submitted through the form: its page confirms it once. */
+    submittedRunId?: string;
   }
 }
 
