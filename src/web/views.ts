@@ -2,6 +2,7 @@ import { Eta } from 'eta';
 import type { Response } from 'express';
 import { fileURLToPath } from 'node:url';
 import type { RevisionProfile } from '../revisions.ts';
+import type { StaticAssets } from './assets.ts';
 import { activeSequences, formatNumber, hardwareLabel, notStated, reactionChoices, streamsLabel, verdictLabel, verdictReason } from '../lib/labels.ts';
 
 /** What a reaction bar needs of the page it is on: whether the reader may react, and where its form comes back to. */
@@ -28,6 +29,7 @@ export function render(res: Response, template: string, data: Record<string, unk
   const req = res.req;
   const eta = res.app.locals.eta as Eta;
   const profile = res.app.locals.profile as RevisionProfile;
+  const assets = res.app.locals.assets as StaticAssets;
   const html = eta.render(template, {
     currentUser: req.actor?.via === 'session' ? req.actor.user : undefined,
     csrfToken: req.session?.csrfToken,
@@ -38,6 +40,8 @@ export function render(res: Response, template: string, data: Record<string, unk
     /** Resources this revision has, for the links to their pages. */
     features: { quality: profile.quality !== null },
     h: helpers,
+    /** The fingerprinted address of a static file (`it.asset('/css/site.css')`). */
+    asset: (assetPath: string) => assets.url(assetPath),
     ...data,
   });
   res.vary('HX-Request');
