@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { demoSuiteBodies } from '../../src/db/seeds/demo-suites.ts';
+import { fakeHubModels } from '../helpers/fake-hub.ts';
+import { validSubmission } from '../helpers/fixtures.ts';
+import { registeredRoutes } from '../helpers/openapi.ts';
+import { useE2eApp } from './harness.ts';
+
+const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+
+/** GET routes that answer an htmx fragment even to a plain request (the class fieldsets of the forms). */
+const FRAGMENT_ROUTES = ['/submit/hardware-fields', '/settings/setups/new/hardware-fields', '/settings/setups/:id/hardware-fields'];
+
+/** What a route's path parameters are filled with: real rows of the demo data and of the signed-in admin. */
+interface Fixtures {
+  runId: string;
+  hardwareId: string;
+  modelHfId: string;
+  username: string;
+  setupId: string;
+  suiteSlug: string;
+  qualityRunId: string;
+  executionId: string;
+  suiteSubmissionId: string;
+}
+
+/**
+ * The address of a page route with its parameters filled in. A route this does not know
+ * fails the test: add its parameter here (a new page with a new kind of id).
+ */
+function addressOf(route: string, f: Fixtures): string {
+  const [org, model] = f.modelHfId.split('/') as [string, string];
+  const byRoute: Record<string, string> = {
+    '/evals/executions/:id': f.executionId,
+    '/evals/runs/:id': f.qualityRunId,
+    '/settings/submissions/suites/:id/edit': f.suiteSubmissionId,
+  };
+  const byResource: Record<string, string> = { runs: f.runId, hardware: f.hardwareId, setups: f.setupId };
+  const byName: Record<string, string> = { org, model, username: f.username, slug: f.suiteSlug };
+  const segments = route.split('/');
+  return segments
+    .map((segment, index) => {
+      if (!segment.startsWith(':')) return segment;
+      const name = segment.slice(1);
+      const value = byRoute[route] ?? byName[name] ?? byResource[segments[index - 1] ?? ''];
+      if (value === undefined) throw new Error(`page-width: no fixture for :${name} in ${route}; add one in addressOf (test/e2e/page-width.test.ts)`);
+      return encodeURIComponent(value);
+    })
+    .join('/');
+}
+
+/**
+ * How wide the document is, and the first elements or texts that stick out of a 390 px
+ * screen outside a box that scrolls or clips (a long unbroken word overflows its element).
+ */
+async function widthOf(page: Page) {
+  return page.evaluate(() => {
+    // Not innerWidth: a phone's layout viewport grows with a page that is too wide.
+    const right = (node: Node) => {
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      return node instanceof Element ? node.getBoundingClientRect().right : range.getBoundingClientRect().right;
+    };
+    const inScrollBox = (el: Element | null) => {
+      for (let parent = el; parent && parent !== document.body; parent = parent.parentElement) {
+        if (getComputedStyle(parent).overflowX !== 'visible') return true;
+      }
+      return false;
+    };
+    const describe = (el: Element) => `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}${[...el.classList].map((c) => '.' + c).join('')}`;
+    const sticking: string[] = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node && sticking.length < 5; node = walker.nextNode()) {
+      if (right(node) <= 390.5) continue;
+      const el = node instanceof Element ? node : node.parentElement;
+      if (!el || inScrollBox(node instanceof Element ? node.parentElement : el)) continue;
+      sticking.push(node instanceof Element ? describe(el) : `text in ${describe(el)}: “${(node.textContent ?? '').trim().slice(0, 40)}”`);
+    }
+    return { scrollWidth: document.documentElement.scrollWidth, sticking };
+  });
+}
+
+describe('e2e: no page wider than a 390 px phone', () => {
+  const e2e = useE2eApp(import.meta.filename, { demoRuns: 60 });
+
+  it('every page GET route the app registers fits 390 px (signed in as an admin, demo data)', async function () {
+    this.timeout(240_000);
+    const page = await e2e.newPage(PHONE);
+    // tsx keeps function names with a helper (`__name`) that the page does not have.
+    await page.addInitScript('window.__name = (fn) => fn');
+    await e2e.signInAsAdmin(page);
+    const csrf = (await page.locator('meta[name="csrf-token"]').getAttribute('content'))!;
+    const headers = { 'X-CSRF-Token': csrf };
+    // The admin's own run (so /runs/:id/correct is open), setup and suite submission.
+    const run = await page.request.post('/api/speed-tests', { headers, data: validSubmission({ hfId: fakeHubModels.dense }) });
+    expect(run.status(), await run.text()).to.equal(201);
+    const setup = await page.request.post('/api/setups', { headers, data: { name: 'Phone test box', hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 } });
+    expect(setup.status(), await setup.text()).to.equal(201);
+    const suite = await page.request.post('/api/benchmarks/suites', { headers, data: { ...demoSuiteBodies[0], slug: `phone-${randomUUID().slice(0, 8)}` } });
+    expect(suite.status(), await suite.text()).to.equal(201);
+    const admin = await e2e.db('users').where({ is_admin: true }).first('id');
+    const approved = await e2e.db('quality_suites').where({ status: 'APPROVED', runner: 'CUSTOM' }).first('id', 'slug');
+    const [execution] = await e2e
+      .db('quality_executions')
+      .insert({
+        user_id: admin.id,
+        suite_id: approved.id,
+        total: 1,
+        request: JSON.stringify({ suiteSlug: approved.slug, baseUrl: 'https://llm.example.net', model: 'phone', hfId: 'phone/model', autoSubmit: false, hardware: null, quantization: null, modelRevision: 'main', notes: null, taskKeys: null, tasks: [], aggregation: 'mean', judged: false }),
+      })
+      .returning('id');
+    const demoRun = await e2e.db('speed_test_runs as r').join('models as m', 'm.id', 'r.model_id').join('users as u', 'u.id', 'r.user_id').where('r.status', 'APPROVED').whereNot('r.user_id', admin.id).first('r.hardware_id', 'm.hf_id', 'u.username');
+    const fixtures: Fixtures = {
+      runId: (await run.json()).id,
+      hardwareId: demoRun.hardware_id,
+      modelHfId: demoRun.hf_id,
+      username: demoRun.username,
+      setupId: (await setup.json()).id,
+      suiteSlug: approved.slug,
+      qualityRunId: (await e2e.db('quality_runs').where({ status: 'APPROVED' }).first('id')).id,
+      executionId: execution.id,
+      suiteSubmissionId: (await suite.json()).id,
+    };
+
+    const routes = registeredRoutes(e2e.app).filter((route) => route.method === 'get' && !route.path.startsWith('/api/') && route.path !== '/healthz');
+    expect(routes.length, 'page routes found').to.be.above(20);
+    const tooWide: string[] = [];
+    for (const route of routes) {
+      const address = addressOf(route.path, fixtures);
+      const response = await page.goto(address);
+      expect(response?.status(), `${address} answers`).to.be.below(400);
+      // htmx fragments (no layout, no viewport) are checked inside the pages that swap them in.
+      const isPage = (await page.locator('meta[name="viewport"]').count()) > 0;
+      if (!isPage) {
+        expect(FRAGMENT_ROUTES, `${route.path} answers without the page layout`).to.include(route.path);
+        continue;
+      }
+      const { scrollWidth, sticking } = await widthOf(page);
+      if (scrollWidth > 390) {
+        tooWide.push(`${route.path} (${address}): ${scrollWidth} px, sticking out: ${sticking.join(', ')}`);
+        await e2e.screenshot(page, route.path.replace(/[^a-z0-9]+/gi, '-'), { fullPage: false });
+      }
+    }
+    expect(tooWide, 'pages wider than 390 px').to.deep.equal([]);
+  });
+});
