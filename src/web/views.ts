@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import { fileURLToPath } from 'node:url';
 import type { RevisionProfile } from '../revisions.ts';
 import type { StaticAssets } from './assets.ts';
+import { isHtmxRequest } from '../middleware/request-kind.ts';
 import { activeSequences, formatNumber, hardwareLabel, notStated, reactionChoices, streamsLabel, verdictLabel, verdictReason } from '../lib/labels.ts';
 
 /** What a reaction bar needs of the page it is on: whether the reader may react, and where its form comes back to. */
@@ -30,6 +31,9 @@ export function render(res: Response, template: string, data: Record<string, unk
   const eta = res.app.locals.eta as Eta;
   const profile = res.app.locals.profile as RevisionProfile;
   const assets = res.app.locals.assets as StaticAssets;
+  // Shown once, on the first whole page after sign-up (never spent on an htmx fragment).
+  const firstSteps = Boolean(req.session?.firstSteps) && !isHtmxRequest(req) && status < 300;
+  if (firstSteps) delete req.session.firstSteps;
   const html = eta.render(template, {
     currentUser: req.actor?.via === 'session' ? req.actor.user : undefined,
     csrfToken: req.session?.csrfToken,
@@ -42,6 +46,7 @@ export function render(res: Response, template: string, data: Record<string, unk
     h: helpers,
     /** The fingerprinted address of a static file (`it.asset('/css/site.css')`). */
     asset: (assetPath: string) => assets.url(assetPath),
+    firstSteps,
     ...data,
   });
   res.vary('HX-Request');

@@ -101,8 +101,8 @@ describe('Auth forms', () => {
     expect(res.headers.location).to.equal('/signin?next=%2Fsubmit%2Fhardware-fields');
     const hugePath = `/settings/setups/${'a'.repeat(2100)}/edit`;
     expect((await request(ctx.app).get(hugePath).expect(303)).headers.location).to.equal('/signin');
-    const short = await request(ctx.app).get('/submit?hwClass=CPU_ONLY').expect(303);
-    expect(short.headers.location).to.equal(`/signin?next=${encodeURIComponent('/submit?hwClass=CPU_ONLY')}`);
+    const short = await request(ctx.app).get('/settings/setups?hwClass=CPU_ONLY').expect(303);
+    expect(short.headers.location).to.equal(`/signin?next=${encodeURIComponent('/settings/setups?hwClass=CPU_ONLY')}`);
   });
 
   it('GET /signin keeps a same-site next in the form and drops an off-site one', async () => {

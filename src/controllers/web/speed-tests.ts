@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import type { AppContext } from '../../app-context.ts';
 import { parseCommandSnippet } from '../../lib/command-snippet.ts';
 import { Conflict, HttpError, ValidationFailed } from '../../lib/errors.ts';
@@ -94,6 +94,12 @@ export function speedTestPagesController({ services, profile, clock, config }: A
   }
 
   return {
+    /** A signed-out visitor gets what submitting takes and the way in (sign up, or the agent guide) instead of the sign-in form. */
+    introWhenSignedOut(req: Request, res: Response, next: NextFunction) {
+      if (req.actor) return next();
+      render(res, 'pages/start/submit-intro', { title: 'Submit a run' });
+    },
+
     /**
      * The form, filled from a saved setup: `?setup=<id>` picks one (empty: a blank form),
      * otherwise the default setup. The picker asks with htmx and gets the form alone.
