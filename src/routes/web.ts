@@ -87,6 +87,7 @@ export function webRoutes(app: AppContext): Router {
   router.get('/submit/hardware-fields', session, speedTests.hardwareFields);
   router.post('/submit/parse-command', session, speedTests.parseCommand);
   router.post('/submit/validate', session, speedTests.validate);
+  router.post('/submit/check-model', session, speedTests.checkModel);
   router.get('/runs/:id', id.speedTest, speedTests.show);
   router.get('/runs/:id/correct', session, id.speedTest, speedTests.correctForm);
   router.post('/runs/:id/correct', session, id.speedTest, speedTests.correct);

@@ -79,7 +79,8 @@ export function setupFormValues(setup: Record<string, unknown>, configFields: re
 
 /**
  * A setup as the submit form's values (`hardware.gpuName`, `engineFlags.gpuLayers`, ...).
- * The form has no `gpus` rows: one kind of card in several slots becomes the flat fields.
+ * One kind of card in several slots becomes the single-GPU fields; mixed cards fill those
+ * with the first slot and the rows (`hardware.gpus.1.gpuName`, ...) with the others.
  */
 export function submitFormValues(setup: Record<string, unknown>, configFields: readonly string[]): Record<string, string> {
   const values: Record<string, string> = {};
@@ -97,8 +98,23 @@ export function submitFormValues(setup: Record<string, unknown>, configFields: r
       values['hardware.gpuName'] = first!.gpuName;
       values['hardware.vramGb'] = String(first!.vramGb);
       values['hardware.gpuCount'] = String(gpus.reduce((sum, slot) => sum + slot.count, 0));
+    } else {
+      Object.assign(values, gpuSlotValues(gpus, 'hardware.'));
     }
   }
+  return values;
+}
+
+/** GPU slots as form values: the first in the single-GPU fields (`<prefix>gpuName`), the others as rows (`<prefix>gpus.1.gpuName`). */
+export function gpuSlotValues(gpus: readonly { gpuName: string; count: number; vramGb: number }[], prefix: '' | 'hardware.'): Record<string, string> {
+  const values: Record<string, string> = {};
+  gpus.forEach((slot, index) => {
+    if (index === 0) {
+      Object.assign(values, { [`${prefix}gpuName`]: slot.gpuName, [`${prefix}gpuCount`]: String(slot.count), [`${prefix}vramGb`]: String(slot.vramGb) });
+      return;
+    }
+    Object.assign(values, { [`${prefix}gpus.${index}.gpuName`]: slot.gpuName, [`${prefix}gpus.${index}.count`]: String(slot.count), [`${prefix}gpus.${index}.vramGb`]: String(slot.vramGb) });
+  });
   return values;
 }
 
