@@ -57,11 +57,29 @@ export const SUBMIT_FIELD_LABELS: Record<string, string> = {
 };
 
 /** Labels of the fields inside a repeated row (`hardware.gpus.1.vramGb`, `hardwareCost.0.price`). */
+const GPU_ROW_LABELS = { gpuName: 'GPU', count: 'Number of cards', vramGb: 'VRAM per card (GB)' };
 const ROW_FIELD_LABELS: Record<string, Record<string, string>> = {
-  'hardware.gpus': { gpuName: 'GPU', count: 'Number of cards', vramGb: 'VRAM per card (GB)' },
+  'hardware.gpus': GPU_ROW_LABELS,
+  gpus: GPU_ROW_LABELS,
   hardwareCost: { component: 'Part', condition: 'Condition', yearPurchased: 'Year bought', price: 'Price', currency: 'Currency' },
 };
-const ROW_NAMES: Record<string, string> = { 'hardware.gpus': 'Other GPUs, row', hardwareCost: 'Purchase' };
+const ROW_NAMES: Record<string, string> = { 'hardware.gpus': 'Other GPUs, row', gpus: 'Other GPUs, row', hardwareCost: 'Purchase' };
+
+/**
+ * The saved-setup form's labels: the same fields under their flat setup names (`gpuName`,
+ * `gpuLayers`), plus the setup's own.
+ */
+export const SETUP_FIELD_LABELS: Record<string, string> = {
+  name: 'Name',
+  description: 'Description',
+  hwClass: 'Hardware class',
+  ...Object.fromEntries(
+    Object.entries(SUBMIT_FIELD_LABELS)
+      .filter(([name]) => name.startsWith('hardware.') || name.startsWith('engineFlags.') || ['engineName', 'engineVersion', 'backend', 'quantization', 'contextLength', 'batchSize'].includes(name))
+      .map(([name, label]) => [name.replace(/^(hardware|engineFlags)\./, ''), label]),
+  ),
+  commandSnippet: 'Launch command',
+};
 
 /** What a person is asked to do when a field is missing, where "Fill in the <label>." reads badly. */
 const MISSING: Record<string, string> = {
@@ -90,20 +108,21 @@ export function fieldLabel(field: string, labels: Record<string, string> = SUBMI
   if (row && ROW_FIELD_LABELS[row[1]!]) {
     const [, list, index, inner] = row as unknown as [string, string, string, string];
     // GPU row 0 is the single-GPU fields above the rows; the rows people see start at 1.
-    const number = list === 'hardware.gpus' ? Number(index) : Number(index) + 1;
+    const number = list === 'hardwareCost' ? Number(index) + 1 : Number(index);
     return `${ROW_NAMES[list]} ${number}: ${ROW_FIELD_LABELS[list]![inner] ?? inner}`;
   }
   return labels[field.replace(/^hardware\./, '')] ?? field;
 }
 
-const lower = (label: string) => label.charAt(0).toLowerCase() + label.slice(1);
+/** "Engine version" -> "engine version"; "GPU", "CPU", "VRAM ..." keep their capitals. */
+const lower = (label: string) => (/^[A-Z]{2}/.test(label) ? label : label.charAt(0).toLowerCase() + label.slice(1));
 
 /** One API message about `field` as a plain sentence. */
 export function plainMessage(field: string, message: string, labels: Record<string, string> = SUBMIT_FIELD_LABELS): string {
   const label = fieldLabel(field, labels);
   let match: RegExpExecArray | null;
   if (message === 'Required' || /^Required unless /.test(message) || /must not be empty$/.test(message)) {
-    return MISSING[field] ?? `Fill in the ${lower(label.replace(/^.*: /, ''))}.`;
+    return MISSING[field] ?? MISSING[`hardware.${field}`] ?? `Fill in the ${lower(label.replace(/^.*: /, ''))}.`;
   }
   if (message === 'Must be a number' || message === 'Must be a finite number') return 'Type a number, like 42.5.';
   if (message === 'Must be an integer') return 'Type a whole number, without decimals.';
@@ -139,7 +158,11 @@ export function plainMessage(field: string, message: string, labels: Record<stri
 export function formProblems(fieldErrors: Record<string, string[]>, labels: Record<string, string> = SUBMIT_FIELD_LABELS): { fieldErrors: Record<string, string[]>; problems: FieldProblem[] } {
   const plain = new Map<string, string[]>();
   for (const [path, messages] of Object.entries(fieldErrors)) {
-    const field = path.replace(/^hardware\.gpus\.0\.(gpuName|vramGb)$/, 'hardware.$1').replace(/^hardware\.gpus\.0\.count$/, 'hardware.gpuCount');
+    const field = path
+      .replace(/^(hardware\.)?gpus\.0\.(gpuName|vramGb)$/, '$1$2')
+      .replace(/^(hardware\.)?gpus\.0\.count$/, '$1gpuCount')
+      // One of a list of numbers (gpuPowerWatts.1) is about the list's field.
+      .replace(/^([A-Za-z]+)\.\d+$/, (whole, list: string) => (labels[list] ? list : whole));
     const sentences = messages.map((message) => plainMessage(field, message, labels));
     plain.set(field, [...new Set([...(plain.get(field) ?? []), ...sentences])]);
   }
