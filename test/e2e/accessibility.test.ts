@@ -1,44 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { expect } from 'chai';
 import { HtmlValidate, type ConfigData } from 'html-validate';
 import type { Page } from 'playwright-core';
+import { axeProblems, validityProblems } from './checks.ts';
 import { useE2eApp } from './harness.ts';
-
-const require = createRequire(import.meta.url);
-const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const htmlvalidate = new HtmlValidate(JSON.parse(readFileSync('.htmlvalidate.json', 'utf8')) as ConfigData);
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[]; failureSummary?: string }[];
-}
-
-/** axe-core in the page: serious and critical violations, one line each. */
-async function axeProblems(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol: the page's CSP (script-src 'self') stays on.
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
-  const violations = (await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: unknown[] }> } }).axe;
-    const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations;
-  })) as AxeViolation[];
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}${v.nodes[0]?.failureSummary ? ` (${v.nodes[0].failureSummary.replace(/\s+/g, ' ').slice(0, 200)})` : ''}`);
-}
-
-/** html-validate on the HTML exactly as the server sent it. */
-async function validityProblems(page: Page, path: string): Promise<string[]> {
-  const response = await page.context().request.get(path, { maxRedirects: 0 });
-  expect(response.headers()['content-type'], path).to.match(/^text\/html/);
-  const report = await htmlvalidate.validateString(await response.text(), path);
-  return report.results.flatMap((result) =>
-    result.messages.filter((m) => m.severity === 2).map((m) => `${m.ruleId} at ${m.line}:${m.column}: ${m.message}${m.selector ? ` (${m.selector})` : ''}`),
-  );
-}
 
 /** Form controls a person can use that have no label of any kind. */
 async function unlabelledControls(page: Page): Promise<string[]> {
@@ -142,6 +107,7 @@ describe('e2e: accessibility and validity of every page type', () => {
       { name: 'sign up', path: '/signup', as: 'visitor' },
       { name: 'not found', path: '/no/such/page', as: 'visitor' },
       { name: 'submit', path: '/submit', as: 'user' },
+      { name: 'submit, signed out (what it takes)', path: '/submit', as: 'visitor' },
       { name: 'submit, unified memory', path: '/submit?setup=&hwClass=UNIFIED', as: 'user' },
       { name: 'API keys', path: '/settings/keys', as: 'user' },
       { name: 'setups', path: '/settings/setups', as: 'user' },
@@ -205,7 +171,7 @@ describe('e2e: accessibility and validity of every page type', () => {
 
   it('htmx fragments are valid markup on their own', async () => {
     const page = userPage;
-    const fragments = ['/?hwClass=CPU_ONLY', '/models?search=qwen', '/submit/hardware-fields?hardware.hwClass=UNIFIED'];
+    const fragments = ['/?hwClass=CPU_ONLY', '/models?search=qwen', '/submit/hardware-fields?hardware.hwClass=UNIFIED', '/submit/hardware-fields?hardware.hwClass=DISCRETE_GPU'];
     const problems: string[] = [];
     // A fragment is swapped into a page that has the doctype; every other rule applies.
     const fragmentValidator = new HtmlValidate({
