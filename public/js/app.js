@@ -55,7 +55,7 @@ function showLiveProblems(check) {
 }
 document.addEventListener('htmx:after:swap', () => {
   const check = document.querySelector('#validation.live-check');
-  if (check && check.querySelector('li[data-field], .alert-success')) showLiveProblems(check);
+  if (check && check.hasAttribute('data-checked')) showLiveProblems(check);
 });
 
 // Repeated rows (other GPUs, purchases): without JavaScript every row shows; here the empty ones

@@ -117,8 +117,8 @@ describe('owners fix their runs on the pages', () => {
     const run = await newRun();
     const res = await owner.agent.post(`/runs/${run.id}/correct`).type('form').send(correctionForm({ tokSOut: '-3', 'hardware.vramGb': '' })).expect(400);
     expect(res.text).to.include('Some fields need attention.');
-    expect(res.text).to.include('Must be positive');
-    expect(res.text).to.include('Required unless gpus is given');
+    expect(res.text).to.include('id="f-tokSOut-error">Must be more than 0.</p>');
+    expect(res.text).to.include('id="f-hardware-vramGb-error">Type how much memory one GPU has, in GB.</p>');
     expect(fieldValue(res.text, 'tokSOut')).to.equal('-3');
     await owner.agent.post(`/runs/${run.id}/correct`).type('form').send({ ...correctionForm({ tokSOut: '1' }), _csrf: undefined }).expect(403);
     await other.agent.post(`/runs/${run.id}/correct`).type('form').send({ ...correctionForm({ tokSOut: '1' }), _csrf: other.csrf }).expect(404);
