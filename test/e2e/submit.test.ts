@@ -127,10 +127,11 @@ describe('e2e: submitting a run through /submit', () => {
       expect(await page.locator('#validation').innerText()).not.to.match(/hardware\.|Required unless|gpus/);
       expect(await axeProblems(page), 'axe with a problem shown').to.deep.equal([]);
       await e2e.screenshot(page, `first-field-${width}`);
-      // Fixing it clears its message, though other fields are still to do.
+      // Fixing it clears its message, though other fields are still to do (the engine, left on the way back, is now named).
       await page.getByLabel('Quantization', { exact: true }).fill('Q4_K_M');
       await afterLiveCheck(page, () => page.getByLabel('Quantization', { exact: true }).press('Tab'));
-      expect(await page.locator('.field-error').count()).to.equal(0);
+      expect(await page.locator('#f-quantization-error').count()).to.equal(0);
+      expect(await page.locator('.field-error').allInnerTexts()).to.deep.equal(['Choose the engine you ran.']);
       expect(await page.getByLabel('Quantization', { exact: true }).getAttribute('aria-invalid')).to.equal(null);
       // Submitting names everything that is missing, each linked from the summary to its field.
       await page.getByRole('button', { name: 'Submit run' }).click();
