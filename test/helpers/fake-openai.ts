@@ -7,7 +7,9 @@
  *
  * Outside the tests (a manual check against `npm start`):
  *   node --import tsx test/helpers/fake-openai.ts 18080
- * serves on 127.0.0.1:18080, answering "B" to everything.
+ * serves on 127.0.0.1:18080, answering "B" to everything;
+ *   node --import tsx test/helpers/fake-openai.ts 18080 llama.cpp
+ * plays a streaming llama.cpp server (TTFT 80 ms, 120 tok/s) for `llm-bench measure`.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,13 +28,48 @@ export type FakeOpenAiMode =
   /** The answer preceded by a <think> block that mentions a wrong answer. */
   | 'think'
   /** Never answers (until the client gives up). */
-  | 'hang';
+  | 'hang'
+  /**
+   * A streaming engine with set timings (`timing`): asked to stream, it sends the first
+   * token after `ttftMs` and then tokens at `tokensPerSecond`, as the engine in `engine`
+   * would (Ollama's native API, llama.cpp's `timings`, OpenAI-style usage).
+   */
+  | 'timed';
+
+/** How a `timed` fake streams. */
+export interface FakeTiming {
+  /** Time to the first generated token, ms (plus prompt tokens / prefillTokensPerSecond when that is set). */
+  ttftMs: number;
+  prefillTokensPerSecond?: number;
+  tokensPerSecond: number;
+  /** Tokens per streamed event (a server that batches its deltas). */
+  tokensPerChunk: number;
+  /** Output length; the request's max tokens when lower. */
+  outputTokens: number;
+  /** 'end': usage in a final event (OpenAI style, when asked); 'none': never. */
+  usage: 'end' | 'none';
+  /** Answers 400 to a request carrying stream_options or ignore_eos. */
+  refuseExtras: boolean;
+}
+
+/** Which engine a `timed` fake plays: its info endpoints and extras. */
+export type FakeEngine = 'generic' | 'llama.cpp' | 'vllm' | 'ollama';
 
 export interface FakeOpenAiRequest {
   method: string;
   path: string;
   authorization: string | undefined;
-  body: { model?: string; messages?: { role: string; content: string }[]; temperature?: number; max_tokens?: number; stream?: boolean; stop?: string[] } | null;
+  body: {
+    model?: string;
+    messages?: { role: string; content: string }[];
+    temperature?: number;
+    max_tokens?: number;
+    stream?: boolean;
+    stop?: string[];
+    stream_options?: { include_usage?: boolean };
+    ignore_eos?: boolean;
+    options?: { num_predict?: number };
+  } | null;
 }
 
 export interface FakeOpenAi {
@@ -47,16 +84,22 @@ export interface FakeOpenAi {
   models: string[];
   /** The answer text to a prompt. */
   answer: (prompt: string) => string;
+  timing: FakeTiming;
+  engine: FakeEngine;
   requests: FakeOpenAiRequest[];
   connections: number;
   /** The most completions being answered at once (how many items a client sends in parallel). */
   maxInFlight: number;
-  /** Completions only. */
+  /** Completions only (Ollama's /api/chat too). */
   completions(): FakeOpenAiRequest[];
   close(): Promise<void>;
 }
 
-export async function startFakeOpenAi(options: Partial<Pick<FakeOpenAi, 'mode' | 'slowMs' | 'models' | 'answer' | 'port'>> = {}): Promise<FakeOpenAi> {
+export const DEFAULT_TIMING: FakeTiming = { ttftMs: 50, tokensPerSecond: 200, tokensPerChunk: 1, outputTokens: 32, usage: 'end', refuseExtras: false };
+
+export async function startFakeOpenAi(
+  options: Partial<Pick<FakeOpenAi, 'mode' | 'slowMs' | 'models' | 'answer' | 'port' | 'engine'>> & { timing?: Partial<FakeTiming> } = {},
+): Promise<FakeOpenAi> {
   const sockets = new Set<import('node:net').Socket>();
   let inFlight = 0;
   const fake = {
@@ -68,11 +111,13 @@ export async function startFakeOpenAi(options: Partial<Pick<FakeOpenAi, 'mode' |
     redirectTo: 'http://127.0.0.1:9/',
     models: options.models ?? ['fake-model'],
     answer: options.answer ?? (() => 'I do not know'),
+    timing: { ...DEFAULT_TIMING, ...options.timing },
+    engine: options.engine ?? 'generic',
     requests: [] as FakeOpenAiRequest[],
     connections: 0,
     maxInFlight: 0,
     completions() {
-      return fake.requests.filter((request) => request.path.endsWith('/chat/completions'));
+      return fake.requests.filter((request) => request.path.endsWith('/chat/completions') || request.path === '/api/chat');
     },
     close: async () => {
       for (const socket of sockets) socket.destroy();
@@ -112,6 +157,7 @@ export async function startFakeOpenAi(options: Partial<Pick<FakeOpenAi, 'mode' |
     }
     if (mode === 'hang') return;
     if (mode === 'slow') await new Promise((resolve) => setTimeout(resolve, fake.slowMs));
+    if (mode === 'timed' && (await timedEngine(method, path, body, res))) return;
     if (method === 'GET' && /\/v1\/models$/.test(path)) {
       json(res, 200, { object: 'list', data: fake.models.map((id) => ({ id, object: 'model', owned_by: 'fake' })) });
       return;
@@ -144,13 +190,74 @@ export async function startFakeOpenAi(options: Partial<Pick<FakeOpenAi, 'mode' |
     });
   }
 
+  /** The `timed` engine's endpoints; false when the path is the plain fake's to answer. */
+  async function timedEngine(method: string, path: string, body: FakeOpenAiRequest['body'], res: http.ServerResponse): Promise<boolean> {
+    const engine = fake.engine;
+    if (method === 'GET') {
+      if (engine === 'ollama' && path === '/api/version') return json(res, 200, { version: '0.5.7' }), true;
+      if (engine === 'ollama' && path === '/api/tags') return json(res, 200, { models: fake.models.map((name) => ({ name, model: name })) }), true;
+      if (engine === 'llama.cpp' && path === '/props') {
+        return json(res, 200, { build_info: 'b4500-1a2b3c4d', model_path: `/models/${fake.models[0]}-Q4_K_M.gguf`, default_generation_settings: { n_ctx: 8192 } }), true;
+      }
+      if (engine === 'vllm' && path === '/version') return json(res, 200, { version: '0.6.3' }), true;
+      if (path === '/v1/models' && engine !== 'ollama') {
+        const owner = { generic: 'fake', 'llama.cpp': 'llamacpp', vllm: 'vllm', ollama: 'library' }[engine];
+        return json(res, 200, { object: 'list', data: fake.models.map((id) => ({ id, object: 'model', owned_by: owner })) }), true;
+      }
+      return json(res, 404, { error: { message: 'not found' } }), true;
+    }
+    if (method === 'POST' && engine === 'ollama' && path === '/api/show') return json(res, 200, { details: { quantization_level: 'Q4_0' } }), true;
+    const ollamaChat = engine === 'ollama' && path === '/api/chat';
+    if (method !== 'POST' || !(ollamaChat || /\/v1\/chat\/completions$/.test(path))) return false;
+    if (!body?.stream) return false;
+    if (body.model && !fake.models.includes(body.model)) return json(res, 404, { error: { message: `model '${body.model}' not found` } }), true;
+    const timing = fake.timing;
+    if (timing.refuseExtras && (body.stream_options || body.ignore_eos !== undefined)) return json(res, 400, { error: { message: 'unknown field: stream_options' } }), true;
+    await streamTimed(res, body, ollamaChat ? 'ollama' : engine === 'llama.cpp' ? 'llama.cpp' : 'openai');
+    return true;
+  }
+
+  /** Token j leaves at ttft + j / rate; an event carries `tokensPerChunk` tokens and leaves with its last one. */
+  async function streamTimed(res: http.ServerResponse, body: NonNullable<FakeOpenAiRequest['body']>, style: 'openai' | 'llama.cpp' | 'ollama') {
+    const timing = fake.timing;
+    const started = Date.now();
+    const prompt = body.messages?.at(-1)?.content ?? '';
+    const promptTokens = prompt.split(/\s+/).filter(Boolean).length;
+    const maxTokens = (style === 'ollama' ? body.options?.num_predict : body.max_tokens) ?? timing.outputTokens;
+    const tokens = Math.min(maxTokens, timing.outputTokens);
+    const ttftMs = timing.ttftMs + (timing.prefillTokensPerSecond ? (promptTokens / timing.prefillTokensPerSecond) * 1000 : 0);
+    const decodeMs = (tokens / timing.tokensPerSecond) * 1000;
+    const until = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, started + ms - Date.now())));
+    const send = (event: unknown) => res.write(style === 'ollama' ? `${JSON.stringify(event)}\n` : `data: ${JSON.stringify(event)}\n\n`);
+    res.writeHead(200, { 'content-type': style === 'ollama' ? 'application/x-ndjson' : 'text/event-stream' });
+    for (let first = 0; first < tokens; first += timing.tokensPerChunk) {
+      const count = Math.min(timing.tokensPerChunk, tokens - first);
+      await until(ttftMs + ((first + count - 1) / timing.tokensPerSecond) * 1000);
+      if (res.destroyed) return;
+      const text = ' tok'.repeat(count);
+      send(style === 'ollama' ? { model: body.model, message: { role: 'assistant', content: text }, done: false } : { choices: [{ index: 0, delta: { content: text } }] });
+    }
+    if (style === 'ollama') {
+      res.end(`${JSON.stringify({
+        model: body.model, message: { role: 'assistant', content: '' }, done: true,
+        prompt_eval_count: promptTokens, prompt_eval_duration: Math.round(ttftMs * 1e6), eval_count: tokens, eval_duration: Math.round(decodeMs * 1e6),
+      })}\n`);
+      return;
+    }
+    const usage = { prompt_tokens: promptTokens, completion_tokens: tokens, total_tokens: promptTokens + tokens };
+    const timings = style === 'llama.cpp' ? { timings: { prompt_n: promptTokens, prompt_ms: ttftMs, predicted_n: tokens, predicted_ms: decodeMs } } : {};
+    send({ choices: [{ index: 0, delta: {}, finish_reason: 'length' }], ...timings });
+    if (timing.usage === 'end' && body.stream_options?.include_usage) send({ choices: [], usage });
+    res.end('data: [DONE]\n\n');
+  }
+
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   fake.port = (server.address() as AddressInfo).port;
   fake.url = `http://127.0.0.1:${fake.port}`;
   return fake;
 }
 
-function json(res: http.ServerResponse, status: number, body: unknown) {
+function json(res: http.ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
@@ -170,8 +277,13 @@ export function arithmeticAnswers(overrides: Record<string, string> = {}): (prom
   };
 }
 
-// Run directly: a fake server on the given port for a manual end-to-end check.
+// Run directly: a fake server on the given port for a manual end-to-end check; with an
+// engine name (llama.cpp, vllm, ollama, generic) a timed streaming engine for llm-bench.
 if (process.argv[1]?.endsWith('test/helpers/fake-openai.ts')) {
-  const fake = await startFakeOpenAi({ port: Number(process.argv[2] ?? 18080), models: ['demo-model'], answer: () => 'B' });
-  process.stdout.write(`fake OpenAI-compatible server at ${fake.url} (answers "B")\n`);
+  const engine = process.argv[3] as FakeEngine | undefined;
+  const port = Number(process.argv[2] ?? 18080);
+  const fake = engine
+    ? await startFakeOpenAi({ port, mode: 'timed', engine, models: ['demo-model'], timing: { ttftMs: 80, tokensPerSecond: 120, outputTokens: 256 } })
+    : await startFakeOpenAi({ port, models: ['demo-model'], answer: () => 'B' });
+  process.stdout.write(engine ? `fake ${engine} engine at ${fake.url} (TTFT 80 ms, 120 tok/s)\n` : `fake OpenAI-compatible server at ${fake.url} (answers "B")\n`);
 }

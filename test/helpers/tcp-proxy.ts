@@ -4,7 +4,9 @@ import net from 'node:net';
  * A TCP proxy on 127.0.0.1 in front of a real Postgres, to cut the app off from its database
  * and reconnect it on cue: `forward` passes connections through, `refuse` closes the port
  * (and cuts the connections open through it), `silent` accepts connections and never
- * answers (a database host that stopped responding).
+ * answers (a database host that stopped responding). In front of an HTTP server,
+ * `cutAnswers` drops the connection instead of relaying an answer: the server did the work,
+ * the client never hears of it.
  */
 export type ProxyMode = 'forward' | 'refuse' | 'silent';
 
@@ -12,6 +14,8 @@ export interface TcpProxy {
   /** The Postgres URL through the proxy (the target's, with the proxy's port). */
   url: string;
   setMode(mode: ProxyMode): Promise<void>;
+  /** The next `count` requests whose first bytes are `requestStart` (e.g. 'POST /api/x ') get their connection cut when the answer arrives. */
+  cutAnswers(requestStart: string, count?: number): void;
   close(): Promise<void>;
 }
 
@@ -19,6 +23,7 @@ export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
   const target = new URL(targetUrl);
   const sockets = new Set<net.Socket>();
   let mode: ProxyMode = 'forward';
+  const cut = { requestStart: '', remaining: 0 };
   const track = (socket: net.Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -30,6 +35,17 @@ export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
     if (mode === 'silent') return;
     const upstream = net.connect(Number(target.port || 5432), target.hostname);
     track(upstream);
+    let cutting = false;
+    client.on('data', (chunk: Buffer) => {
+      if (cut.remaining > 0 && chunk.toString('latin1').startsWith(cut.requestStart)) {
+        cut.remaining -= 1;
+        cutting = true;
+      }
+    });
+    // Registered before the pipe, so an answer to cut is never relayed.
+    upstream.on('data', () => {
+      if (cutting) client.destroy();
+    });
     client.pipe(upstream).pipe(client);
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
@@ -55,6 +71,9 @@ export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
 
   return {
     url: url.toString(),
+    cutAnswers(requestStart, count = 1) {
+      Object.assign(cut, { requestStart, remaining: count });
+    },
     async setMode(next) {
       if (next === mode) return;
       const wasListening = mode !== 'refuse';
