@@ -84,7 +84,7 @@ async function widthOf(page: Page) {
 describe('e2e: no page wider than a 390 px phone', () => {
   const e2e = useE2eApp(import.meta.filename, { demoRuns: 60 });
 
-  it('every page GET route the app registers fits 390 px (signed in as an admin, demo data)', async function () {
+  it('every page GET route the app registers fits 390 px (signed in as an admin and signed out, demo data)', async function () {
     this.timeout(240_000);
     const page = await e2e.newPage(PHONE);
     // tsx keeps function names with a helper (`__name`) that the page does not have.
@@ -126,20 +126,28 @@ describe('e2e: no page wider than a 390 px phone', () => {
     const routes = registeredRoutes(e2e.app).filter((route) => route.method === 'get' && !route.path.startsWith('/api/') && route.path !== '/healthz');
     expect(routes.length, 'page routes found').to.be.above(20);
     const tooWide: string[] = [];
-    for (const route of routes) {
-      const address = addressOf(route.path, fixtures);
-      const response = await page.goto(address);
-      expect(response?.status(), `${address} answers`).to.be.below(400);
-      // htmx fragments (no layout, no viewport) are checked inside the pages that swap them in.
-      const isPage = (await page.locator('meta[name="viewport"]').count()) > 0;
-      if (!isPage) {
-        expect(FRAGMENT_ROUTES, `${route.path} answers without the page layout`).to.include(route.path);
-        continue;
-      }
-      const { scrollWidth, sticking } = await widthOf(page);
-      if (scrollWidth > 390) {
-        tooWide.push(`${route.path} (${address}): ${scrollWidth} px, sticking out: ${sticking.join(', ')}`);
-        await e2e.screenshot(page, route.path.replace(/[^a-z0-9]+/gi, '-'), { fullPage: false });
+    // Signed in as an admin every page is reachable; signed out, the pages that differ for a
+    // visitor (the submit page's explanation, sign-in and sign-up) are measured too.
+    const visitor = await e2e.newPage(PHONE);
+    await visitor.addInitScript('window.__name = (fn) => fn');
+    for (const [who, browser] of [['admin', page], ['visitor', visitor]] as const) {
+      for (const route of routes) {
+        const address = addressOf(route.path, fixtures);
+        const response = await browser.goto(address);
+        expect(response?.status(), `${address} answers the ${who}`).to.be.below(400);
+        // A visitor sent to sign in: that page is measured once, as itself.
+        if (who === 'visitor' && new URL(browser.url()).pathname === '/signin' && route.path !== '/signin') continue;
+        // htmx fragments (no layout, no viewport) are checked inside the pages that swap them in.
+        const isPage = (await browser.locator('meta[name="viewport"]').count()) > 0;
+        if (!isPage) {
+          expect(FRAGMENT_ROUTES, `${route.path} answers without the page layout`).to.include(route.path);
+          continue;
+        }
+        const { scrollWidth, sticking } = await widthOf(browser);
+        if (scrollWidth > 390) {
+          tooWide.push(`${route.path} (${address}, ${who}): ${scrollWidth} px, sticking out: ${sticking.join(', ')}`);
+          await e2e.screenshot(browser, `${who}${route.path.replace(/[^a-z0-9]+/gi, '-')}`, { fullPage: false });
+        }
       }
     }
     expect(tooWide, 'pages wider than 390 px').to.deep.equal([]);
