@@ -48,8 +48,6 @@ interface FormTarget {
   submitLabel: string;
   /** The run being corrected. */
   run?: OwnRun;
-  /** A mixed-GPU run's hardware, which the form cannot edit: described, and kept. */
-  fixedHardware?: string;
 }
 
 const SUBMIT_TARGET: FormTarget = { template: 'pages/speed-tests/submit', title: 'Submit a run', formPath: '/submit', submitLabel: 'Submit run' };
@@ -318,14 +316,12 @@ export function speedTestPagesController({ services, profile, clock, config }: A
   async function correctionTarget(req: Request): Promise<FormTarget> {
     const run = await services.speedTestOwners.ownRun(req.actor!.user.id, String(req.params.id));
     if (!run.correctableUntil) throw new Conflict(run.status === 'APPROVED' ? messages.correctionWindowClosed(RUN_CORRECTION_WINDOW_HOURS) : messages.cannotCorrect(run.status as string));
-    const hardware = run.hardware as { hwClass: string; isHeterogeneousGpu?: boolean };
     return {
       template: 'pages/speed-tests/correct',
       title: 'Correct your run',
       formPath: `/runs/${run.id}/correct`,
       submitLabel: 'Save the correction',
       run,
-      ...(hardware.isHeterogeneousGpu ? { fixedHardware: hardwareLabel(hardware) } : {}),
     };
   }
 
