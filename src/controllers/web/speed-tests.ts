@@ -175,7 +175,8 @@ export function speedTestPagesController({ services, profile, clock, config }: A
      */
     validate(req: Request, res: Response) {
       const posted = compactRows(postedValues(req.body));
-      const touched = new Set((posted._touched ?? '').split(',').filter(Boolean));
+      // A form has a few dozen fields: a longer list is not a browser's, and is cut short.
+      const touched = new Set((posted._touched ?? '').split(',', 200).filter(Boolean));
       const { values, filled } = withCommandFields(posted);
       let parsed: ReturnType<typeof normaliseSubmission> | undefined;
       let details: { fieldErrors: Record<string, string[]>; formErrors: string[] } = { fieldErrors: {}, formErrors: [] };
