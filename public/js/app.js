@@ -18,6 +18,18 @@ document.addEventListener('click', async (event) => {
   }
 });
 
+// The leaderboard's links in its results (views, pages, ranking) change the filters
+// outside the form: keep the form's fields in step, so the next filter change keeps them.
+document.addEventListener('click', (event) => {
+  const link = event.target instanceof Element ? event.target.closest('#results a[hx-get]') : null;
+  const form = document.getElementById('leaderboard-filters');
+  if (!link || !form) return;
+  const params = new URL(link.href).searchParams;
+  for (const field of form.elements) {
+    if (field.name && field.type !== 'hidden' && (field.tagName === 'SELECT' || field.tagName === 'INPUT')) field.value = params.get(field.name) ?? '';
+  }
+});
+
 // == start: the submit and setup forms ==
 
 // Fields a person has left: the live check (hx-post to /submit/validate) names problems only for these.

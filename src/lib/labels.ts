@@ -5,11 +5,31 @@ import { reactionEmojis, type ReactionEmoji } from '../constants.ts';
 /** What a label needs of a hardware profile: the lookup's facts plus total VRAM and RAM. */
 type HardwareLike = HardwareForBandwidth & { totalVramGb?: number; ramGb?: number };
 
+/** Hardware classes as people say them (the API's codes stay in URLs and exports). */
+const HW_CLASS_LABELS: Readonly<Record<string, string>> = { DISCRETE_GPU: 'Discrete GPU', UNIFIED: 'Unified memory', CPU_ONLY: 'CPU only' };
+
+export function hwClassLabel(hwClass: string): string {
+  return HW_CLASS_LABELS[hwClass] ?? hwClass;
+}
+
 export function hardwareLabel(hw: HardwareLike): string {
   if (hw.hwClass === 'UNIFIED') return `${hw.chipVendor} ${hw.chipFamily} ${hw.chipVariant} · ${formatNumber(hw.unifiedMemoryGb)} GB`;
   if (hw.hwClass === 'CPU_ONLY') return `${hw.cpu} · ${formatNumber(hw.ramGb)} GB RAM`;
-  if (hw.isHeterogeneousGpu && hw.gpus) return hw.gpus.map((slot) => `${slot.count}× ${slot.gpuName}`).join(' + ');
-  return `${hw.gpuCount && hw.gpuCount > 1 ? `${hw.gpuCount}× ` : ''}${hw.gpuName} · ${formatNumber(hw.vramGb)} GB`;
+  if (hw.isHeterogeneousGpu && hw.gpus) return hw.gpus.map((slot) => gpusLabel(slot.count, slot.gpuName, slot.vramGb)).join(' + ');
+  return gpusLabel(hw.gpuCount ?? 1, hw.gpuName, hw.vramGb);
+}
+
+/** Makers' and brand names that tight spaces leave out (the model names say enough). */
+const MAKER_WORDS = /\b(NVIDIA|GeForce|AMD|Radeon|Apple|Intel)\s+/g;
+
+/** The hardware label without makers' names, for table cells and chart labels: "4× RTX 3090 · 24 GB each". */
+export function shortHardwareLabel(hw: HardwareLike): string {
+  return hardwareLabel(hw).replace(MAKER_WORDS, '');
+}
+
+/** "RTX 4090 · 24 GB", or "2× RTX 4090 · 24 GB each": vramGb is per card. */
+function gpusLabel(count: number, gpuName: string | undefined, vramGb: number | undefined): string {
+  return count > 1 ? `${count}× ${gpuName} · ${formatNumber(vramGb)} GB each` : `${gpuName} · ${formatNumber(vramGb)} GB`;
 }
 
 /** What `activeSequences` reads of a run (as the API returns it). */
@@ -79,4 +99,15 @@ export function verdictLabel(plausibility: string): string {
 export function verdictReason(reason: string | null | undefined): string {
   const text = (reason ?? '').replace(/^not judged:\s*/i, '');
   return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** The engines most runs use, in the order people look for them. */
+const COMMON_ENGINES = ['llama.cpp', 'ollama', 'vllm', 'lmstudio', 'mlx', 'sglang', 'exllamav2', 'tensorrt-llm', 'tgi'];
+
+/** Engine choices for a picker: the common ones first (in that order), then the rest alphabetically. */
+export function engineChoices(engines: readonly string[]): { common: string[]; others: string[] } {
+  return {
+    common: COMMON_ENGINES.filter((name) => engines.includes(name)),
+    others: engines.filter((name) => !COMMON_ENGINES.includes(name)).sort((a, b) => a.localeCompare(b)),
+  };
 }

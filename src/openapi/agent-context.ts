@@ -58,7 +58,7 @@ function bucketRules(profile: RevisionProfile): Record<string, string> {
       `and ${buckets.contextLen.at(-1)} also takes everything above.`;
   }
   if (has.has('os')) rules.os = `os=${buckets.os.join('|')} matches the operating-system family read from hardware.os (e.g. "Ubuntu 24.04" is linux).`;
-  if (has.has('hardwareName')) rules.hardwareName = 'hardwareName is a case-insensitive substring of the GPU name, chip vendor/family/variant or CPU name.';
+  if (has.has('hardwareName')) rules.hardwareName = 'hardwareName matches the GPU name, chip vendor/family/variant and CPU name case-insensitively: every word must appear, in any order; a maker word (nvidia, amd, apple, ...) is optional next to others.';
   return rules;
 }
 

@@ -139,7 +139,7 @@ export const parameterDescriptions: Record<'results' | 'leaderboard' | 'models' 
     since: 'Only runs created in the last 7 or 30 days; omit for all time.',
     limit: 'Page size.',
     offset: 'Rows to skip.',
-    hardwareName: 'Case-insensitive substring of the GPU name, chip family/variant/vendor or CPU name.',
+    hardwareName: 'Case-insensitive match over the GPU name, chip family/variant/vendor and CPU name: every word must appear, in any order (`4090 rtx`, `Apple M4 Max`); a maker word (nvidia, amd, intel, apple, qualcomm, geforce) is optional next to other words. Any substring of those names still matches.',
     paramSize: 'Model size bucket in billions: 1 = (0,2], 3 = (2,5], 7 = (5,10], 13 = (10,20], 30 = (20,50], 70 = (50,90], 110 = above 90.',
     os: 'Operating-system family.',
     backend: 'Exact backend.',
@@ -159,7 +159,7 @@ export const parameterDescriptions: Record<'results' | 'leaderboard' | 'models' 
     offset: 'Models to skip.',
   },
   modelSearch: {
-    q: 'Case-insensitive text over hfId, display name and family (required).',
+    q: 'Case-insensitive words over hfId, display name and family (required): every word must appear, in any order, with `-` and `_` ignored (`llama 3.1 8b instruct`, `qwen3moe` finds `qwen3_moe`).',
     limit: 'Most results to return.',
   },
   setups: {

@@ -53,6 +53,7 @@ export function webRoutes(app: AppContext): Router {
   const adminSpeedTests = adminSpeedTestsController(app);
 
   router.get('/', leaderboard.show);
+  router.get('/leaderboard/model-suggestions', leaderboard.modelSuggestions);
   router.get('/models', catalogue.models);
   router.get('/models/:org/:model', catalogue.model);
   router.get('/hardware/:id', id.hardware, catalogue.hardware);

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { queryPrepared } from '../db/knex.ts';
 import { JsonText, jsonArray, jsonObject } from '../lib/json-text.ts';
 import { containsLowercase } from '../lib/like-patterns.ts';
+import { everyTokenSql, hardwareNameTokens } from '../lib/search-tokens.ts';
 import { buckets } from '../constants.ts';
 import { type RevisionProfile } from '../revisions.ts';
 import type { LeaderboardQuery, LeaderboardSort } from '../schemas/leaderboard-query.schema.ts';
@@ -42,7 +43,7 @@ function orderSql(sort: LeaderboardSort, alias: string): string {
 
 /**
  * A query with its hardware filters resolved to the matching hardware profiles, when
- * `hardwareName` is given (see the hardware-facets migration): a substring match over a
+ * `hardwareName` is given (see the hardware-facets migration): a match of its words over a
  * few hundred profiles instead of a million runs.
  */
 interface ResolvedQuery {
@@ -92,7 +93,9 @@ async function resolveQuery(deps: LeaderboardDeps, query: LeaderboardQuery, read
 function hardwareProfilesMatching(db: LeaderboardDeps['db'], query: LeaderboardQuery): Promise<string[]> {
   return db('hardware_profiles')
     .modify((q) => {
-      q.whereRaw('hardware_search like ?', [containsLowercase(query.hardwareName!)]);
+      // Words in any order, the vendor optional ("Apple M4 Max", "4090 rtx"), as the API documents.
+      const { sql, bindings } = everyTokenSql('hardware_search', hardwareNameTokens(query.hardwareName!));
+      q.whereRaw(sql, bindings);
       if (query.hwClass) q.where('hw_class', query.hwClass);
       if (query.memTier !== undefined) {
         const [above, upTo] = memTierRange(query.memTier);

@@ -1,6 +1,7 @@
 import type { Db } from '../db/knex.ts';
 import { NotFound } from '../lib/errors.ts';
 import { containsLowercase, escapeLike } from '../lib/like-patterns.ts';
+import { everyTokenSql, searchTokens } from '../lib/search-tokens.ts';
 import { curatedModelFacts } from '../lib/curated-models.ts';
 import { catalogueEntryFromHub, catalogueFacts, lowest, type CatalogueEntry } from '../lib/model-metadata.ts';
 import type { RunForVerdict } from '../lib/speed-test-verdict.ts';
@@ -219,12 +220,17 @@ export function createModelsService({ db, hub, hubMode }: Pick<ServiceDeps, 'db'
       return { models: kept.slice(query.offset, query.offset + query.limit), total: kept.length, limit: query.limit, offset: query.offset };
     },
 
-    /** Exact id first, then prefix matches, then any substring; each group by run count. */
+    /**
+     * Every word of `q` in the id, name or family, in any order and with `-`/`_` ignored
+     * ("llama 3.1 8b instruct", `qwen3moe` for `qwen3_moe`). Exact id first, then prefix
+     * matches, then the rest; each group by run count.
+     */
     async search(query: { q: string; limit: number }) {
       const q = query.q.toLowerCase();
       const prefix = `${escapeLike(q)}%`;
+      const words = everyTokenSql(SEARCH_TEXT, searchTokens(q), { squashed: true });
       const rows: CountedRow[] = await db('models')
-        .whereRaw(`${SEARCH_TEXT} like ?`, [containsLowercase(q)])
+        .whereRaw(words.sql, words.bindings)
         .orderByRaw(
           `case when lower(hf_id) = ? then 0 when lower(hf_id) like ? or lower(display_name) like ? then 1 else 2 end, benchmark_count desc, hf_id`,
           [q, prefix, prefix],

@@ -107,6 +107,27 @@ for (const revision of [1, 2, 3] as const) {
         expect(prefix.body[0]).to.deep.equal({ hfId: 'meta/Llama-8B-Instruct', displayName: 'Llama-8B-Instruct', family: 'llama', params: 7, benchmarkCount: 9 });
       });
 
+      it('searches by words in any order, with - and _ ignored (qwen3moe finds qwen3_moe)', async () => {
+        await catalogue(ctx.db, [
+          { hfId: 'meta-llama/Llama-3.1-8B-Instruct', count: 3 },
+          { hfId: 'Qwen/Qwen3-30B-A3B', family: 'qwen3_moe', count: 4 },
+        ]);
+        try {
+          const ids = async (q: string) => (await request(ctx.app).get('/api/models/search').query({ q }).expect(200)).body.map((m: { hfId: string }) => m.hfId);
+          expect(await ids('llama 3.1 8b instruct')).to.deep.equal(['meta-llama/Llama-3.1-8B-Instruct']);
+          expect(await ids('instruct 3.1')).to.deep.equal(['meta-llama/Llama-3.1-8B-Instruct']);
+          expect(await ids('llama3.1')).to.deep.equal(['meta-llama/Llama-3.1-8B-Instruct']);
+          expect(await ids('qwen3moe')).to.deep.equal(['Qwen/Qwen3-30B-A3B']);
+          expect(await ids('qwen3-moe')).to.deep.equal(['Qwen/Qwen3-30B-A3B']);
+          expect(await ids('qwen3_moe')).to.deep.equal(['Qwen/Qwen3-30B-A3B']);
+          expect(await ids('llama 3.1 70b')).to.deep.equal([]);
+          // `%` and `_` stay literal.
+          expect(await ids('%')).to.deep.equal([]);
+        } finally {
+          await ctx.db('models').whereIn('hf_id', ['meta-llama/Llama-3.1-8B-Instruct', 'Qwen/Qwen3-30B-A3B']).delete();
+        }
+      });
+
       it('limits search results to 1-25 (default 10) and requires q', async () => {
         const limited = await request(ctx.app).get('/api/models/search').query({ q: 'a', limit: '2' }).expect(200);
         expect(limited.body).to.have.length(2);

@@ -68,7 +68,12 @@ describe('Read index: the same answers as the SQL path', function () {
       os: await distinct('os_family'),
       backend: await distinct('backend'),
       modelFamily: (await distinct('model_family')).map((family) => String(family).slice(1, 4).toUpperCase()),
-      hardwareName: profiles.map((row) => String(row.hardware_search).slice(2, 8)),
+      // A piece of a name, and names typed as people do: words reversed, the vendor in front.
+      hardwareName: profiles.flatMap((row) => [
+        String(row.hardware_search).slice(2, 8),
+        String(row.gpu_name ?? row.chip_family ?? '').split(' ').reverse().join(' ') || 'cpu',
+        ...(row.chip_family ? [`${row.chip_vendor} ${row.chip_family} ${row.chip_variant}`] : []),
+      ]),
       contextLen: await distinct('ctx_bucket'),
       // The query takes 1-8 (8: eight or more).
       batchSize: [...(await distinct('batch_size')).filter((size) => Number(size) < buckets.batchSizeOpenEnded), buckets.batchSizeOpenEnded],

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { HtmlValidate, type ConfigData } from 'html-validate';
 import type { Page } from 'playwright-core';
-import { axeProblems, validityProblems } from './checks.ts';
 import { useE2eApp } from './harness.ts';
+import { axeProblems, validityProblems } from './page-checks.ts';
 
 /** Form controls a person can use that have no label of any kind. */
 async function unlabelledControls(page: Page): Promise<string[]> {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { axeProblems } from './checks.ts';
+import { axeProblems } from './page-checks.ts';
 import { TEST_PASSWORD, uniqueName, useE2eApp } from './harness.ts';
 
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };

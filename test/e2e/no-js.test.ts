@@ -43,16 +43,22 @@ describe('e2e: without JavaScript', () => {
     const page = await noJs();
     await page.goto('/');
     await page.getByLabel('Hardware class').selectOption('DISCRETE_GPU');
-    await page.getByLabel('Rank by').selectOption('ttftMs');
     await page.getByRole('button', { name: 'Apply' }).click();
     // The empty fields are dropped from the address.
+    await page.waitForURL((url) => url.search === '?hwClass=DISCRETE_GPU');
+    // A column header ranks by its metric: a plain link keeping the filters.
+    await page.locator('#results thead').getByRole('link', { name: 'TTFT ms' }).click();
     await page.waitForURL((url) => url.search === '?hwClass=DISCRETE_GPU&sort=ttftMs');
     expect(await page.getByLabel('Hardware class').inputValue()).to.equal('DISCRETE_GPU');
+    // The form keeps the ranking when applied again (a new page load, same address).
+    await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Apply' }).click()]);
+    expect(new URL(page.url()).search).to.equal('?hwClass=DISCRETE_GPU&sort=ttftMs');
+    expect(await page.locator('#results thead th.sorted').innerText()).to.include('TTFT');
     const summary = await page.locator('#results > p.muted').first().innerText();
     const res = await fetch(`${e2e.baseUrl}/api/leaderboard?hwClass=DISCRETE_GPU&batchSize=1&limit=1`);
     const { total } = (await res.json()) as { total: number };
     expect(summary).to.match(new RegExp(`^${total} runs`));
-    const ttft = (await page.locator('#results tbody tr td:nth-child(7)').allInnerTexts()).map((t) => Number(t.replace(/,/g, '')));
+    const ttft = (await page.locator('#results tbody tr td.sorted').allInnerTexts()).map((t) => Number(t.replace(/,/g, '')));
     expect(ttft).to.deep.equal([...ttft].sort((a, b) => a - b));
     await e2e.screenshot(page, 'leaderboard');
 

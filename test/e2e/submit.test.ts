@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
 import type { Page } from 'playwright-core';
-import { axeProblems, validityProblems } from './checks.ts';
+import { axeProblems, validityProblems } from './page-checks.ts';
 import { markWindow, useE2eApp, windowStillMarked } from './harness.ts';
 
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };

@@ -214,8 +214,25 @@ function allOutputs(): string[] {
     scatter(POINTS),
     scatter(POINTS, { xLog: true }),
     scatter([]),
+    scatter(SERIES_POINTS, { xLog: true, series: SERIES, directLabels: 3 }),
+    scatter(SERIES_POINTS, { width: 340, series: SERIES, directLabels: 2 }),
+    barChart(bars(12), { labelsAbove: true, width: 340 }),
   ];
 }
+
+const SERIES = [
+  { key: 'GPU', label: 'Discrete GPU' },
+  { key: 'UNI', label: 'Unified memory' },
+  { key: 'CPU', label: 'CPU only' },
+];
+const SERIES_POINTS: PointDatum[] = [
+  { x: 24, y: 150, label: 'RTX 4090 run', shortLabel: 'RTX 4090', series: 'GPU', href: '/runs/g1' },
+  { x: 48, y: 140, label: 'two cards', shortLabel: '2x 3090', series: 'GPU' },
+  { x: 128, y: 90, label: 'M4 Max run', shortLabel: 'M4 Max', series: 'UNI' },
+  { x: 64, y: 700, label: 'too fast', shortLabel: 'suspect one', series: 'UNI', suspect: true },
+  { x: 256, y: 12, label: 'EPYC run', shortLabel: 'EPYC', series: 'CPU' },
+  { x: 16, y: 5, label: 'mystery', series: 'NPU' },
+];
 
 // ---------------------------------------------------------------------------------
 
@@ -547,6 +564,77 @@ describe('svg-charts', () => {
     it('is deterministic', () => {
       expect(scatter(POINTS, { xLog: true })).to.equal(scatter(POINTS, { xLog: true }));
     });
+
+    describe('with series', () => {
+      const marksOf = (root: XmlElement) => findAll(root, (el) => /\bchart-point(-suspect)? chart-series-\d\b/.test(el.attrs.class ?? ''));
+
+      it('colours and shapes each series differently', () => {
+        const root = parseXml(scatter(SERIES_POINTS, { xLog: true, series: SERIES }));
+        const marks = marksOf(root);
+        expect(marks).to.have.length(SERIES_POINTS.length);
+        const byTitle = (start: string) => marks.find((m) => titleOf(m)!.startsWith(start))!;
+        expect(byTitle('RTX 4090 run').attrs.class).to.equal('chart-point chart-series-0');
+        expect(byTitle('RTX 4090 run').name).to.equal('circle');
+        expect(byTitle('M4 Max run').attrs.class).to.equal('chart-point chart-series-1');
+        expect(byTitle('M4 Max run').name).to.equal('path');
+        expect(byTitle('EPYC run').attrs.class).to.equal('chart-point chart-series-2');
+        // A series not listed follows the listed ones, named by its key.
+        expect(byTitle('mystery').attrs.class).to.equal('chart-point chart-series-3');
+        const shapes = new Set(['RTX 4090 run', 'M4 Max run', 'EPYC run', 'mystery'].map((t) => byTitle(t).attrs.d ? byTitle(t).attrs.d!.replace(/[\d.\s-]+/g, '') : 'circle'));
+        expect(shapes.size).to.equal(4);
+        expect(titleOf(byTitle('M4 Max run'))).to.equal('M4 Max run: 128 memory (GB), 90 output tok/s · Unified memory');
+      });
+
+      it('draws suspect points hollow in their series and names every series in a legend', () => {
+        const root = parseXml(scatter(SERIES_POINTS, { xLog: true, series: SERIES }));
+        const suspect = marksOf(root).find((m) => titleOf(m)!.startsWith('too fast'))!;
+        expect(suspect.attrs.class).to.equal('chart-point-suspect chart-series-1');
+        expect(suspect.attrs.fill).to.equal('none');
+        expect(suspect.attrs.stroke).to.equal('currentColor');
+        const legend = findAll(root, (el) => hasClass(el, 'chart-legend'));
+        expect(legend).to.have.length(1);
+        expect(findAll(legend[0]!, (el) => el.name === 'text').map(textOf)).to.deep.equal(['Discrete GPU', 'Unified memory', 'CPU only', 'NPU', 'hollow: suspect']);
+        // Only series present in the data are listed.
+        const gpuOnly = parseXml(scatter(SERIES_POINTS.filter((p) => p.series === 'GPU'), { xLog: true, series: SERIES }));
+        expect(findAll(gpuOnly, (el) => el.name === 'text' && hasClass(el, 'chart-label') && textOf(el) === 'Unified memory')).to.have.length(0);
+      });
+
+      it('labels the leading points beside them, without overlaps', () => {
+        const root = parseXml(scatter(SERIES_POINTS, { xLog: true, series: SERIES, directLabels: 3 }));
+        const labels = findAll(root, (el) => hasClass(el, 'chart-direct-label')).map(textOf);
+        expect(labels).to.deep.equal(['suspect one', 'RTX 4090', '2x 3090'].filter((l) => labels.includes(l)));
+        expect(labels).to.include('suspect one');
+        expect(labels).to.include('RTX 4090');
+        expect(labels.length).to.be.within(2, 3);
+        expect(findAll(parseXml(scatter(SERIES_POINTS, { xLog: true, series: SERIES })), (el) => hasClass(el, 'chart-direct-label'))).to.have.length(0);
+        // Two points at the same place: the second label would overlap the first, so it is skipped.
+        const twins = parseXml(scatter([{ x: 10, y: 10, label: 'one', series: 'GPU' }, { x: 10, y: 10, label: 'two', series: 'GPU' }], { series: SERIES, directLabels: 2 }));
+        expect(findAll(twins, (el) => hasClass(el, 'chart-direct-label')).map(textOf)).to.deep.equal(['one']);
+      });
+
+      it('keeps its text at 11 units or more when drawn narrow', () => {
+        const root = parseXml(scatter(SERIES_POINTS, { width: 340, series: SERIES, directLabels: 2 }));
+        expect(root.attrs.viewBox).to.match(/^0 0 340 /);
+        const sizes = findAll(root, (el) => el.name === 'text').map((el) => Number(el.attrs['font-size']));
+        expect(Math.min(...sizes)).to.be.at.least(11);
+      });
+    });
+  });
+
+  describe('horizontalBarChart with labels above', () => {
+    it('puts each label and note on lines above a full-width bar, text 11 units or more', () => {
+      const root = parseXml(barChart(bars(3).map((b) => ({ ...b, note: 'llama.cpp · Q4_K_M' })), { labelsAbove: true, width: 340 }));
+      const bar = findAll(root, (el) => el.name === 'rect' && hasClass(el, 'chart-bar'))[0]!;
+      const label = findAll(root, (el) => el.name === 'text' && hasClass(el, 'chart-label') && el.attrs['text-anchor'] === 'start')[0]!;
+      expect(Number(label.attrs.y)).to.be.lessThan(Number(bar.attrs.y));
+      expect(Number(label.attrs.x)).to.be.within(Number(bar.attrs.x), Number(bar.attrs.x) + 8);
+      // Without a label column the bar starts at the left edge.
+      expect(Number(bar.attrs.x)).to.be.below(10);
+      const sizes = findAll(root, (el) => el.name === 'text').map((el) => Number(el.attrs['font-size']));
+      expect(Math.min(...sizes)).to.be.at.least(11);
+      const side = parseXml(barChart(bars(3)));
+      expect(Number(findAll(side, (el) => el.name === 'rect' && hasClass(el, 'chart-bar'))[0]!.attrs.x)).to.be.above(40);
+    });
   });
 
   describe('all outputs', () => {
@@ -598,7 +686,8 @@ describe('svg-charts', () => {
         walk(root, (el) => {
           for (const name of ['fill', 'stroke']) {
             const v = el.attrs[name];
-            if (v !== undefined) expect(v).to.equal('currentColor');
+            // "none": the hollow marks of suspect points in a scatter with series.
+            if (v !== undefined) expect(['currentColor', 'none']).to.include(v);
           }
         });
       }

@@ -34,13 +34,14 @@ describe('public pages', () => {
     it('renders the whole page with the filter form, ranked rows and links', async () => {
       const res = await request(ctx.app).get('/').expect(200);
       expect(res.headers.vary).to.match(/HX-Request/);
-      expect(res.text).to.include('<form class="filters" method="get" action="/"');
+      expect(res.text).to.include('<form class="filters leaderboard-filters" id="leaderboard-filters" method="get" action="/"');
       expect(res.text).to.include('hx-push-url="true"');
-      for (const name of ['hfId', 'hwClass', 'memTier', 'engineName', 'quantization', 'verified', 'since', 'hardwareName', 'paramSize', 'os', 'backend', 'modelFamily', 'isMoE', 'batchSize', 'contextLen', 'sort']) {
+      for (const name of ['hfId', 'hwClass', 'memTier', 'engineName', 'quantization', 'verified', 'since', 'hardwareName', 'paramSize', 'os', 'backend', 'modelFamily', 'isMoE', 'batchSize', 'contextLen', 'bestPer', 'plausible']) {
         expect(res.text, name).to.include(`name="${name}"`);
       }
       expect(res.text).to.include('4 runs, showing 1–4');
-      expect(res.text.indexOf(`/runs/${runIds[3]}`)).to.be.lessThan(res.text.indexOf(`/runs/${runIds[0]}`));
+      const table = res.text.slice(res.text.indexOf('<table'));
+      expect(table.indexOf(`/runs/${runIds[3]}`)).to.be.lessThan(table.indexOf(`/runs/${runIds[0]}`));
       expect(res.text).to.include(`href="/hardware/${hardwareId}"`);
       expect(res.text).to.include(`href="/models/${fakeHubModels.dense}"`);
       // Single-stream runs by default: the view says so, and the export carries the same filter.
@@ -88,13 +89,16 @@ describe('public pages', () => {
 
     it('shows bad filters next to the form with a 400, not a crash', async () => {
       const res = await request(ctx.app).get('/?memTier=7&nonsense=1').expect(400);
-      expect(res.text).to.include('Some filters are not valid');
-      expect(res.text).to.include('<code>memTier</code>: Must be one of 8, 12, 16, 24, 32, 48, 80, 96, 128');
+      expect(res.text).to.include('Some filters are not valid: see the marked fields above.');
+      // A filter of the form: its message by its field (once), the choices being in the select.
+      expect(res.text).to.include('<p class="field-error" id="lb-memTier-error">“7” is not one of the choices; pick one from the list.</p>');
+      expect(res.text.match(/is not one of the choices/g)).to.have.length(1);
+      // A parameter the form does not have: named in the message.
       expect(res.text).to.include('<code>nonsense</code>: Unknown field');
       // A streams value the page does not know (it knows 1-8 and `all`) is a field error too.
       for (const batchSize of ['x', '0', 'ALL']) {
         const bad = await request(ctx.app).get('/').query({ batchSize }).expect(400);
-        expect(bad.text, batchSize).to.include('<code>batchSize</code>:');
+        expect(bad.text, batchSize).to.include('id="lb-batchSize-error"');
       }
     });
 

@@ -10,6 +10,7 @@ import { leaderboardRuns } from '../../services/leaderboard.service.ts';
 import { speedTestListRuns } from '../../services/speed-tests.service.ts';
 import { scoreByQuantizationChart, scoreText } from '../../web/charts/quality-charts.ts';
 import { bestByHardwareChart, speedVersusMemoryChart } from '../../web/charts/speed-test-charts.ts';
+import { parseForm } from '../../web/forms.ts';
 import { cleanFilterUrl, filledParams, queryString } from '../../web/query.ts';
 import { render } from '../../web/views.ts';
 
@@ -34,10 +35,17 @@ export function cataloguePagesController({ services, profile, config }: AppConte
     async models(req: Request, res: Response) {
       const params = filledParams(req.query);
       if (cleanFilterUrl(req, res, params)) return;
-      const { tree, ...query } = parseOrThrow(modelsListQuerySchema(profile), { limit: String(PAGE_SIZE), ...params });
-      const result = tree ? await services.models.tree(query) : await services.models.list(query);
-      const data = { title: 'Models', result, tree: Boolean(tree), search: query.search ?? '', params, queryString };
-      render(res, isHtmxRequest(req) ? 'partials/models/list' : 'pages/models/index', data);
+      // A bad query (a search too long, say) is shown by the form, not as a bare error page.
+      const parsed = parseForm(modelsListQuerySchema(profile), { limit: String(PAGE_SIZE), ...params });
+      const fieldErrors = parsed.ok ? {} : parsed.fieldErrors;
+      let result = { models: [] as unknown[], total: 0, limit: PAGE_SIZE, offset: 0 };
+      if (parsed.ok) {
+        const { tree: _tree, ...query } = parsed.data;
+        result = parsed.data.tree ? await services.models.tree(query) : await services.models.list(query);
+      }
+      const search = typeof params.search === 'string' ? params.search : '';
+      const data = { title: 'Models', result, tree: params.tree === 'true', search, params, queryString, fieldErrors };
+      render(res, isHtmxRequest(req) ? 'partials/models/list' : 'pages/models/index', data, parsed.ok ? 200 : 400);
     },
 
     /** One model: hub facts, tree neighbours, charts and its runs (finetunes included). */

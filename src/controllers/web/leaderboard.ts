@@ -1,29 +1,81 @@
 import type { Request, Response } from 'express';
 import type { AppContext } from '../../app-context.ts';
 import { ValidationFailed } from '../../lib/errors.ts';
+import { engineChoices, hwClassLabel } from '../../lib/labels.ts';
+import { canonicalQuantization } from '../../lib/quantization-labels.ts';
 import { parseOrThrow } from '../../lib/validation.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { buckets, hwClasses } from '../../constants.ts';
-import { leaderboardQuerySchema, leaderboardSorts, type LeaderboardQuery } from '../../schemas/leaderboard-query.schema.ts';
+import { leaderboardQuerySchema, leaderboardSorts, type LeaderboardQuery, type LeaderboardSort } from '../../schemas/leaderboard-query.schema.ts';
 import { leaderboardRuns } from '../../services/leaderboard.service.ts';
-import { speedVersusMemoryChart } from '../../web/charts/speed-test-charts.ts';
+import { leaderboardChart } from '../../web/charts/speed-test-charts.ts';
 import { cleanFilterUrl, filledParams, queryString } from '../../web/query.ts';
 import { render } from '../../web/views.ts';
 
 const CHART_RUNS = 200;
+/** Suggestions the model field offers, and the shortest text worth suggesting for. */
+const MODEL_SUGGESTIONS = 10;
+const MODEL_SUGGESTION_MIN = 2;
+
+/**
+ * The ranking's metric columns. Every sort has its column, highlighted when it ranks;
+ * the efficiency ones appear only when they rank (most runs lack their inputs), and say
+ * what a run lacks instead of a blank.
+ */
+export interface MetricColumn {
+  sort: LeaderboardSort;
+  heading: string;
+  /** What the heading abbreviates, and the "Rank by" link's text. */
+  name: string;
+  digits: number;
+  /** Shown for a run without the figure. */
+  missing: string;
+  onlyWhenRanked?: boolean;
+}
+const METRIC_COLUMNS: readonly MetricColumn[] = [
+  { sort: 'tokSOut', heading: 'tok/s out', name: 'output tok/s', digits: 1, missing: '—' },
+  { sort: 'tokSPrefill', heading: 'prefill tok/s', name: 'prefill tok/s', digits: 0, missing: 'not measured' },
+  { sort: 'ttftMs', heading: 'TTFT ms', name: 'time to first token', digits: 0, missing: 'not measured' },
+  { sort: 'tokPerWatt', heading: 'tok/W', name: 'tok/s per watt', digits: 3, missing: 'no power figure', onlyWhenRanked: true },
+  { sort: 'tokPerDollar', heading: 'tok/$', name: 'tok/s per dollar', digits: 4, missing: 'no price given', onlyWhenRanked: true },
+];
+
+/** The filters the page's form has (the others, such as `offset`, are named in the results' message). */
+const MAIN_FILTERS = ['hfId', 'hardwareName', 'hwClass', 'engineName', 'quantization'] as const;
+const MORE_FILTERS = ['memTier', 'verified', 'since', 'paramSize', 'os', 'backend', 'modelFamily', 'isMoE', 'batchSize', 'contextLen', 'bestPer', 'plausible'] as const;
+const FORM_FILTERS = new Set<string>([...MAIN_FILTERS, ...MORE_FILTERS]);
+/** Filters offered as a fixed list: a bad value is "not one of the choices", not the API's list of every value. */
+const CHOICE_FILTERS = new Set<string>(['hwClass', 'engineName', 'memTier', 'verified', 'since', 'paramSize', 'os', 'isMoE', 'batchSize', 'contextLen', 'bestPer', 'plausible']);
+
+/**
+ * The page's field errors from the API's: a choice field says the URL's value is not one
+ * of its choices (the select shows them); the rest keep the API's words.
+ */
+function pageFieldErrors(fieldErrors: Record<string, string[]>, params: Record<string, unknown>) {
+  const fields: Record<string, string[]> = {};
+  const others: Record<string, string[]> = {};
+  for (const [name, messages] of Object.entries(fieldErrors)) {
+    if (!FORM_FILTERS.has(name)) others[name] = messages;
+    else if (CHOICE_FILTERS.has(name) && typeof params[name] === 'string') fields[name] = [`“${params[name]}” is not one of the choices; pick one from the list.`];
+    else fields[name] = messages;
+  }
+  return { fields, others };
+}
 
 /** `/`: the leaderboard page with every filter, its chart, paging and the CSV export link. */
 export function leaderboardPagesController({ services, profile }: AppContext) {
+  const sorts = leaderboardSorts.filter((sort) => sort !== 'tokSPrefill' || profile.speedTests.prefillFields);
   const options = {
-    hwClasses,
+    hwClasses: hwClasses.map((value) => ({ value, label: hwClassLabel(value) })),
     memTiers: buckets.memTier,
     paramSizes: buckets.paramSize.map((b) => b.bucket),
     contextLens: buckets.contextLen,
     oses: buckets.os,
-    engines: profile.speedTests.engines,
-    sorts: leaderboardSorts,
+    engines: engineChoices(profile.speedTests.engines),
+    metrics: METRIC_COLUMNS.filter((column) => sorts.includes(column.sort)),
     extended: profile.speedTests.leaderboard.extendedFilters,
     streamsCounted: profile.speedTests.batchSizeTimesConcurrency,
+    moreFilters: MORE_FILTERS,
   };
 
   /**
@@ -39,27 +91,43 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
     return { view: String(batchSize) === '1' ? ('single' as const) : ('chosen' as const), apiParams: params };
   }
 
+  /**
+   * The API's quantization filter is exact; the page reads a known label however it is
+   * spelled (`q4_k_m` is Q4_K_M) and says so.
+   */
+  function loosenQuantization(params: Record<string, unknown>) {
+    const typed = params.quantization;
+    if (typeof typed !== 'string') return null;
+    const canonical = canonicalQuantization(typed);
+    if (canonical === typed) return null;
+    params.quantization = canonical;
+    return { typed, canonical };
+  }
+
   return {
     async show(req: Request, res: Response) {
       const params = filledParams(req.query);
       if (cleanFilterUrl(req, res, params)) return;
+      const quantizationRead = loosenQuantization(params);
       const { view, apiParams } = streamsView(params);
       let page: { rows: ReturnType<typeof leaderboardRuns>; total: number; limit: number; offset: number } | undefined;
       let chart: string | undefined;
-      let fieldErrors: Record<string, string[]> = {};
+      let sort: LeaderboardSort = 'tokSOut';
+      let errors: ReturnType<typeof pageFieldErrors> = { fields: {}, others: {} };
       let status = 200;
       try {
         const query: LeaderboardQuery = parseOrThrow(leaderboardQuerySchema(profile), apiParams);
+        sort = query.sort;
         // The chart shows the top of the filtered set, whatever page is being read.
         const [current, top] = await Promise.all([
           services.leaderboard.page(query, { viewerId: req.actor?.user.id ?? null }),
           query.offset === 0 && query.limit >= CHART_RUNS ? undefined : services.leaderboard.page({ ...query, offset: 0, limit: CHART_RUNS }, { withTotal: false }),
         ]);
         page = { ...current, rows: leaderboardRuns(profile, current) };
-        chart = speedVersusMemoryChart(top ? leaderboardRuns(profile, top) : page.rows.slice(0, CHART_RUNS), 'the filtered leaderboard');
+        chart = leaderboardChart(top ? leaderboardRuns(profile, top) : page.rows.slice(0, CHART_RUNS), 'the filtered leaderboard');
       } catch (error) {
         if (!(error instanceof ValidationFailed)) throw error;
-        fieldErrors = error.details.fieldErrors;
+        errors = pageFieldErrors(error.details.fieldErrors, params);
         status = 400;
       }
       const data = {
@@ -67,13 +135,24 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
         params,
         page,
         chart,
-        fieldErrors,
+        fieldErrors: errors.fields,
+        otherErrors: errors.others,
         options,
+        sort,
+        metrics: options.metrics.filter((column) => !column.onlyWhenRanked || column.sort === sort),
+        quantizationRead,
         queryString,
         view,
         exportHref: `/api/leaderboard?${queryString(apiParams, { format: 'csv', limit: undefined, offset: undefined })}`,
       };
       render(res, isHtmxRequest(req) ? 'partials/leaderboard/results' : 'pages/leaderboard', data, status);
+    },
+
+    /** The model field's suggestions (a datalist's options), by the words typed: the catalogue search `/api/models/search` answers. */
+    async modelSuggestions(req: Request, res: Response) {
+      const typed = typeof req.query.hfId === 'string' ? req.query.hfId.trim().slice(0, 256) : '';
+      const models = typed.length >= MODEL_SUGGESTION_MIN ? await services.models.search({ q: typed, limit: MODEL_SUGGESTIONS }) : [];
+      render(res, 'partials/leaderboard/model-options', { models });
     },
   };
 }

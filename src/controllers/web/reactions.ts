@@ -31,6 +31,8 @@ export function reactionPagesController({ services }: AppContext) {
         counts: state.reactionCounts,
         myEmoji: state.myEmoji,
         reactor: { signedIn: true, csrfToken: req.session.csrfToken, back },
+        // A table row's bar stays compact after a click.
+        compact: body.compact === '1',
       });
     };
   }

@@ -8,7 +8,11 @@
  * - Strict CSP: no `style` attributes and no <style> elements. Colours come from
  *   `currentColor` (presentation attributes act as fallbacks) and class names the site
  *   stylesheet defines: chart, chart-bar, chart-point, chart-point-suspect, chart-axis,
- *   chart-grid, chart-label, chart-value, chart-note, chart-axis-title, chart-caption.
+ *   chart-grid, chart-label, chart-value, chart-note, chart-axis-title, chart-caption,
+ *   chart-series-0 ... chart-series-5 (one colour per series), chart-direct-label.
+ * - Phones: a chart drawn for a 720-wide viewBox shrinks its text below legibility at
+ *   390 px, so pages draw a second, narrow variant (`NARROW_WIDTH`) and `responsiveChart`
+ *   lets the stylesheet show the one that fits.
  * - Deterministic: same input, same string (ids derive from a hash of the input, not a
  *   counter); coordinates are rounded to one decimal.
  * - Text widths are estimated (no font metrics on the server): labels longer than the
@@ -35,6 +39,8 @@ export interface HorizontalBarChartOptions {
   width?: number;
   /** Bars shown (highest values first); default 20. */
   maxBars?: number;
+  /** Labels (and notes) on a line above each bar, the bar using the full width: the layout for narrow screens. */
+  labelsAbove?: boolean;
   /** Optional explicit id prefix ([A-Za-z][A-Za-z0-9_-]*); default: hash of the input. */
   id?: string;
 }
@@ -45,6 +51,16 @@ export interface PointDatum {
   label: string;
   href?: string;
   suspect?: boolean;
+  /** The series (e.g. a hardware class) the point belongs to: its colour, shape and legend entry. */
+  series?: string;
+  /** Short text drawn next to the point when it is among the leading points (default: `label`). */
+  shortLabel?: string;
+}
+
+/** A series of a scatter chart, in legend order. */
+export interface ScatterSeries {
+  key: string;
+  label: string;
 }
 
 export interface ScatterChartOptions {
@@ -61,11 +77,20 @@ export interface ScatterChartOptions {
   width?: number;
   /** viewBox height; default 400. */
   height?: number;
+  /**
+   * Legend order and names of the points' series; series met in the data but not listed
+   * follow, named by their key. Without any series, points are one colour with no legend.
+   */
+  series?: readonly ScatterSeries[];
+  /** How many of the highest points get their `shortLabel` drawn beside them; default 0. */
+  directLabels?: number;
   /** Optional explicit id prefix ([A-Za-z][A-Za-z0-9_-]*); default: hash of the input. */
   id?: string;
 }
 
 export const DEFAULT_WIDTH = 720;
+/** viewBox width of the phone variant: about the CSS pixels a 390 px screen gives a chart, so 12-unit text stays 12 px. */
+export const NARROW_WIDTH = 340;
 export const DEFAULT_HEIGHT = 400;
 export const DEFAULT_MAX_BARS = 20;
 
@@ -358,6 +383,7 @@ export function horizontalBarChart(options: HorizontalBarChartOptions): string {
     valueLabel,
     width,
     maxBars,
+    options.labelsAbove === true,
     shown.map((d) => [d.label, d.value, d.href ?? null, d.note ?? null, errorOf(d) ?? null]),
   ]);
   const id = chartId(options.id, seed);
@@ -369,19 +395,23 @@ export function horizontalBarChart(options: HorizontalBarChartOptions): string {
     : description;
 
   const hasNotes = shown.some((d) => d.note !== undefined && d.note !== '');
-  const rowH = hasNotes ? 36 : 26;
-  const barH = hasNotes ? 20 : 18;
+  const above = options.labelsAbove === true;
+  const noteFont = above ? SMALL_FONT + 1 : SMALL_FONT;
+  // Labels above: a label line (and a note line) over each full-width bar.
+  const textLines = above ? (hasNotes ? 2 : 1) : 0;
+  const barH = hasNotes && !above ? 20 : 18;
+  const rowH = above ? textLines * 15 + barH + 8 : hasNotes ? 36 : 26;
   const top = 8;
 
-  // Label column: fits the longest label (or note), at most 40% of the width.
+  // Label column: fits the longest label (or note), at most 40% of the width; none when labels sit above.
   const longest = Math.max(
     ...shown.map((d) =>
-      Math.max(estimateWidth(d.label, FONT), d.note ? estimateWidth(d.note, SMALL_FONT) : 0),
+      Math.max(estimateWidth(d.label, FONT), d.note ? estimateWidth(d.note, noteFont) : 0),
     ),
   );
-  const labelW = Math.round(Math.min(Math.floor(width * 0.4), Math.max(60, longest + 14)));
-  const labelChars = Math.max(4, Math.floor((labelW - 12) / (FONT * CHAR_EM)));
-  const noteChars = Math.max(4, Math.floor((labelW - 12) / (SMALL_FONT * CHAR_EM)));
+  const labelW = above ? 2 : Math.round(Math.min(Math.floor(width * 0.4), Math.max(60, longest + 14)));
+  const labelChars = Math.max(4, Math.floor(((above ? width : labelW) - 12) / (FONT * CHAR_EM)));
+  const noteChars = Math.max(4, Math.floor(((above ? width : labelW) - 12) / (noteFont * CHAR_EM)));
 
   const values = shown.map((d) => formatValue(d.value) + (errorOf(d) === undefined ? '' : ` ± ${formatValue(errorOf(d)!)}`));
   const valueW = Math.max(...values.map((v) => estimateWidth(v, FONT))) + 12;
@@ -408,12 +438,16 @@ export function horizontalBarChart(options: HorizontalBarChartOptions): string {
   parts.push('<g class="chart-bars">');
   shown.forEach((d, i) => {
     const rowTop = top + i * rowH;
-    const mid = rowTop + rowH / 2;
+    const mid = above ? rowTop + textLines * 15 + barH / 2 + 2 : rowTop + rowH / 2;
     const barEnd = sx(d.value);
     const note = d.note !== undefined && d.note !== '' ? d.note : undefined;
     const tooltip = `${d.label}${note ? ` (${note})` : ''}: ${values[i]} ${valueLabel}`.trim();
     const row: string[] = [];
-    if (note) {
+    if (above) {
+      // Clear of the value axis drawn at x0.
+      row.push(text(x0 + 4, rowTop + 12, truncateText(d.label, labelChars), 'chart-label', { anchor: 'start' }));
+      if (note) row.push(text(x0 + 4, rowTop + 26, truncateText(note, noteChars), 'chart-note', { anchor: 'start', size: noteFont }));
+    } else if (note) {
       row.push(text(labelW - 8, mid - 2, truncateText(d.label, labelChars), 'chart-label', { anchor: 'end' }));
       row.push(
         text(labelW - 8, mid + 11, truncateText(note, noteChars), 'chart-note', { anchor: 'end', size: SMALL_FONT }),
@@ -464,22 +498,80 @@ export function horizontalBarChart(options: HorizontalBarChartOptions): string {
 // ---------------------------------------------------------------------------------
 // Scatter chart
 
+/** Marks per series, told apart by shape as well as colour (colour-blind readers); series beyond them reuse them. */
+const SERIES_SHAPES = ['circle', 'square', 'triangle', 'diamond', 'triangle-down', 'cross'] as const;
+type Shape = (typeof SERIES_SHAPES)[number];
+
+/** The path (or circle) of a mark of `shape` centred on (x, y), radius about `r`. */
+function markShape(shape: Shape, x: number, y: number, r: number): { tag: 'circle' | 'path'; geometry: string } {
+  if (shape === 'circle') return { tag: 'circle', geometry: `cx="${c(x)}" cy="${c(y)}" r="${c(r)}"` };
+  const s = r * 0.9;
+  const d =
+    shape === 'square' ? `M${c(x - s)} ${c(y - s)}H${c(x + s)}V${c(y + s)}H${c(x - s)}Z`
+    : shape === 'triangle' ? `M${c(x)} ${c(y - r * 1.15)}L${c(x + r * 1.1)} ${c(y + r * 0.8)}H${c(x - r * 1.1)}Z`
+    : shape === 'triangle-down' ? `M${c(x)} ${c(y + r * 1.15)}L${c(x + r * 1.1)} ${c(y - r * 0.8)}H${c(x - r * 1.1)}Z`
+    : shape === 'diamond' ? diamond(x, y, r * 1.25)
+    : `M${c(x - r)} ${c(y - r / 3)}H${c(x - r / 3)}V${c(y - r)}H${c(x + r / 3)}V${c(y - r / 3)}H${c(x + r)}V${c(y + r / 3)}H${c(x + r / 3)}V${c(y + r)}H${c(x - r / 3)}V${c(y + r / 3)}H${c(x - r)}Z`;
+  return { tag: 'path', geometry: `d="${d}"` };
+}
+
+/** A series mark: filled, or hollow (outlined) for a suspect point, so suspicion keeps the series' colour and shape. */
+function seriesMark(shape: Shape, x: number, y: number, r: number, cls: string, hollow: boolean, inner = ''): string {
+  const { tag, geometry } = markShape(shape, x, y, r);
+  const paint = hollow ? 'fill="none" stroke="currentColor" stroke-width="2"' : 'fill="currentColor" fill-opacity="0.8"';
+  return inner ? `<${tag} class="${cls}" ${geometry} ${paint}>${inner}</${tag}>` : `<${tag} class="${cls}" ${geometry} ${paint}/>`;
+}
+
+/** The series of the points, in legend order: the listed ones present in the data, then unlisted keys as met. */
+function seriesOf(points: readonly PointDatum[], listed: readonly ScatterSeries[] = []): ScatterSeries[] {
+  const present = new Set(points.map((d) => d.series).filter((key): key is string => key !== undefined));
+  const ordered = listed.filter((entry) => present.has(entry.key));
+  for (const key of present) if (!ordered.some((entry) => entry.key === key)) ordered.push({ key, label: key });
+  return ordered;
+}
+
+/** Legend items laid out left to right, wrapping to new rows within `width`. */
+function legendLayout(items: readonly string[], x0: number, width: number): { x: number; row: number }[] {
+  const out: { x: number; row: number }[] = [];
+  let x = x0;
+  let row = 0;
+  for (const label of items) {
+    const w = 16 + estimateWidth(label, SMALL_FONT + 1) + 14;
+    if (x > x0 && x + w > width) {
+      x = x0;
+      row += 1;
+    }
+    out.push({ x, row });
+    x += w;
+  }
+  return out;
+}
+
+const LEGEND_ROW = 18;
+
 /**
  * Scatter plot: y linear from 0, x linear from 0 or logarithmic (`xLog`). Points with a
- * non-finite or negative coordinate (or x <= 0 on a log axis) are skipped. Suspect
- * points are drawn as diamonds with class `chart-point-suspect` (shape as well as
- * colour, so they are told apart without colour vision) and listed in a legend.
+ * non-finite or negative coordinate (or x <= 0 on a log axis) are skipped.
+ *
+ * Without series, points are one colour and suspect points are diamonds with class
+ * `chart-point-suspect`. With series (`PointDatum.series`), each series has its colour
+ * class `chart-series-N` and its own shape, a legend above the plot names them, and
+ * suspect points are drawn hollow (listed in the legend too). `directLabels` writes the
+ * short label of the highest points beside them, skipping any that would overlap.
  */
 export function scatterChart(options: ScatterChartOptions): string {
   const { title, description, xLabel, yLabel } = options;
   const xLog = options.xLog === true;
   const width = clampSize(options.width, DEFAULT_WIDTH, MIN_WIDTH);
   const height = clampSize(options.height, DEFAULT_HEIGHT, MIN_HEIGHT);
+  const directLabels = options.directLabels !== undefined && Number.isFinite(options.directLabels) ? Math.max(0, Math.floor(options.directLabels)) : 0;
 
   const points = options.data.filter(
     (d) =>
       Number.isFinite(d.x) && Number.isFinite(d.y) && d.y >= 0 && (xLog ? d.x > 0 : d.x >= 0),
   );
+  const series = seriesOf(points, options.series);
+  const seriesIndex = new Map(series.map((entry, i) => [entry.key, i]));
 
   const seed = JSON.stringify([
     'scatter',
@@ -490,13 +582,19 @@ export function scatterChart(options: ScatterChartOptions): string {
     xLog,
     width,
     height,
-    points.map((d) => [d.x, d.y, d.label, d.href ?? null, d.suspect === true]),
+    series,
+    directLabels,
+    points.map((d) => [d.x, d.y, d.label, d.href ?? null, d.suspect === true, d.series ?? null, d.shortLabel ?? null]),
   ]);
   const id = chartId(options.id, seed);
   if (points.length === 0) return emptyChart(id, 'scatter', width, title, description);
 
   const anySuspect = points.some((d) => d.suspect === true);
-  const top = anySuspect ? 30 : 14;
+  const withSeries = series.length > 0;
+  const legendItems = withSeries ? [...series.map((entry) => entry.label), ...(anySuspect ? ['hollow: suspect'] : [])] : [];
+  const legend = legendLayout(legendItems, 8, width - 8);
+  const legendRows = legend.length ? legend[legend.length - 1]!.row + 1 : 0;
+  const top = withSeries ? 10 + legendRows * LEGEND_ROW + 6 : anySuspect ? 30 : 14;
   const bottom = 46;
   const plotHGuess = height - top - bottom;
 
@@ -529,6 +627,10 @@ export function scatterChart(options: ScatterChartOptions): string {
     xTickLabels = xTicks.map((t) => formatFixed(t, decimals));
     sxRaw = (v) => (v - lt.min) / (lt.max - lt.min);
   }
+  // Narrow charts keep every other tick label, so neighbours never run into each other.
+  const tickSpace = (width - left) / Math.max(1, xTicks.length);
+  const widestTick = Math.max(...xTickLabels.map((l) => estimateWidth(l, SMALL_FONT + 1)));
+  const tickEvery = widestTick + 6 > tickSpace ? 2 : 1;
   const lastXLabelW = estimateWidth(xTickLabels[xTickLabels.length - 1] ?? '', SMALL_FONT + 1);
   const right = Math.round(Math.max(14, lastXLabelW / 2 + 6));
   const plotW = Math.max(40, width - left - right);
@@ -554,7 +656,7 @@ export function scatterChart(options: ScatterChartOptions): string {
   });
   xTicks.forEach((t, i) => {
     parts.push(line(sx(t), yBase, sx(t), yBase + 4, 'chart-axis'));
-    parts.push(text(sx(t), yBase + 16, xTickLabels[i]!, 'chart-label', { anchor: 'middle', size: SMALL_FONT + 1 }));
+    if (i % tickEvery === 0) parts.push(text(sx(t), yBase + 16, xTickLabels[i]!, 'chart-label', { anchor: 'middle', size: SMALL_FONT + 1 }));
   });
   parts.push(
     text(left + plotW / 2, yBase + 36, xLog ? `${xLabel} (log scale)` : xLabel, 'chart-axis-title', { anchor: 'middle' }),
@@ -563,22 +665,47 @@ export function scatterChart(options: ScatterChartOptions): string {
   parts.push(text(-yMid, 14, yLabel, 'chart-axis-title', { anchor: 'middle', transform: 'rotate(-90)' }));
   parts.push('</g>');
 
+  const seriesClass = (d: PointDatum) => {
+    const at = d.series === undefined ? undefined : seriesIndex.get(d.series);
+    return at === undefined ? { shape: SERIES_SHAPES[0], cls: '' } : { shape: SERIES_SHAPES[at % SERIES_SHAPES.length]!, cls: ` chart-series-${at % 6}` };
+  };
+
   // Normal points first, suspect points on top (stable within each group).
   const ordered = [...points.filter((d) => d.suspect !== true), ...points.filter((d) => d.suspect === true)];
   parts.push('<g class="chart-points">');
   for (const d of ordered) {
     const px = sx(d.x);
     const py = sy(d.y);
+    const seriesName = d.series === undefined ? '' : ` · ${series[seriesIndex.get(d.series)!]!.label}`;
     const tip =
-      `${d.label}: ${formatValue(d.x)} ${xLabel}, ${formatValue(d.y)} ${yLabel}` + (d.suspect ? ' (suspect)' : '');
-    const mark = d.suspect
-      ? `<path class="chart-point-suspect" d="${diamond(px, py, 6)}" fill="currentColor"><title>${escapeXml(tip)}</title></path>`
-      : `<circle class="chart-point" cx="${c(px)}" cy="${c(py)}" r="4.5" fill="currentColor" fill-opacity="0.75"><title>${escapeXml(tip)}</title></circle>`;
+      `${d.label}: ${formatValue(d.x)} ${xLabel}, ${formatValue(d.y)} ${yLabel}${seriesName}` + (d.suspect ? ' (suspect)' : '');
+    const tipTag = `<title>${escapeXml(tip)}</title>`;
+    let mark: string;
+    if (withSeries) {
+      const { shape, cls } = seriesClass(d);
+      mark = seriesMark(shape, px, py, 4.5, `${d.suspect ? 'chart-point-suspect' : 'chart-point'}${cls}`, d.suspect === true, tipTag);
+    } else {
+      mark = d.suspect
+        ? `<path class="chart-point-suspect" d="${diamond(px, py, 6)}" fill="currentColor">${tipTag}</path>`
+        : `<circle class="chart-point" cx="${c(px)}" cy="${c(py)}" r="4.5" fill="currentColor" fill-opacity="0.75">${tipTag}</circle>`;
+    }
     parts.push(wrapLink(d.href, mark));
   }
   parts.push('</g>');
 
-  if (anySuspect) {
+  if (directLabels > 0) parts.push(directLabelsOf(points, directLabels, { sx, sy, left, top, right: left + plotW, bottom: yBase }));
+
+  if (withSeries) {
+    const items = legend.map(({ x, row }, i) => {
+      const ly = 10 + row * LEGEND_ROW + 6;
+      const isSuspectItem = i >= series.length;
+      const mark = isSuspectItem
+        ? seriesMark('circle', x + 6, ly, 4.5, 'chart-legend-mark', true)
+        : seriesMark(SERIES_SHAPES[i % SERIES_SHAPES.length]!, x + 6, ly, 4.5, `chart-legend-mark chart-series-${i % 6}`, false);
+      return mark + text(x + 16, ly + 4, legendItems[i]!, 'chart-label', { anchor: 'start', size: SMALL_FONT + 1 });
+    });
+    parts.push(`<g class="chart-legend">${items.join('')}</g>`);
+  } else if (anySuspect) {
     const lx = left + plotW - 70;
     const ly = 14;
     parts.push(
@@ -590,6 +717,50 @@ export function scatterChart(options: ScatterChartOptions): string {
   }
   parts.push('</svg>');
   return parts.join('');
+}
+
+/**
+ * The short labels of the `count` highest points, beside them: right of the point, or
+ * left of it near the right edge; a label that would overlap one already drawn (or leave
+ * the plot) is skipped, so the leading points stay readable.
+ */
+function directLabelsOf(
+  points: readonly PointDatum[],
+  count: number,
+  plot: { sx: (v: number) => number; sy: (v: number) => number; left: number; top: number; right: number; bottom: number },
+): string {
+  const size = SMALL_FONT + 1;
+  const leading = points
+    .map((d, i) => ({ d, i }))
+    .sort((a, b) => b.d.y - a.d.y || a.i - b.i)
+    .slice(0, count)
+    .map((entry) => entry.d);
+  const placed: { x1: number; y1: number; x2: number; y2: number }[] = [];
+  const out: string[] = [];
+  for (const d of leading) {
+    const label = truncateText(d.shortLabel ?? d.label, 28);
+    const w = estimateWidth(label, size);
+    const px = plot.sx(d.x);
+    const py = plot.sy(d.y);
+    const toLeft = px + 8 + w > plot.right;
+    const x1 = toLeft ? px - 8 - w : px + 8;
+    // Level with the point, or just under it at the top of the plot (the legend is above).
+    const baseline = py + 4 - size < plot.top ? py + size + 2 : py + 4;
+    const box = { x1, y1: baseline - size, x2: x1 + w, y2: baseline + 2 };
+    const inside = box.x1 >= plot.left && box.y1 >= plot.top && box.y2 <= plot.bottom;
+    if (!inside || placed.some((b) => box.x1 < b.x2 && b.x1 < box.x2 && box.y1 < b.y2 && b.y1 < box.y2)) continue;
+    placed.push(box);
+    out.push(text(toLeft ? px - 8 : px + 8, baseline, label, 'chart-direct-label', { anchor: toLeft ? 'end' : 'start', size }));
+  }
+  return `<g class="chart-direct-labels">${out.join('')}</g>`;
+}
+
+/**
+ * One chart drawn twice: for wide screens and for phones (`NARROW_WIDTH`); the stylesheet
+ * shows the one that fits, so text keeps its size instead of shrinking with the viewBox.
+ */
+export function responsiveChart(wide: string, narrow: string): string {
+  return `<div class="chart-responsive"><div class="chart-wide">${wide}</div><div class="chart-narrow">${narrow}</div></div>`;
 }
 
 function diamond(x: number, y: number, r: number): string {

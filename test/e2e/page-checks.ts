@@ -1,4 +1,4 @@
-/** Page checks the e2e journeys share: axe-core in the page, and html-validate on the HTML as sent. */
+/** Checks e2e journeys run on pages: axe-core in the page, html-validate on the HTML as sent. */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { expect } from 'chai';
@@ -39,4 +39,3 @@ export async function validityProblems(page: Page, path: string): Promise<string
     result.messages.filter((m) => m.severity === 2).map((m) => `${m.ruleId} at ${m.line}:${m.column}: ${m.message}${m.selector ? ` (${m.selector})` : ''}`),
   );
 }
-
