@@ -81,7 +81,7 @@ export function createAppContext(input: AppDepsInput): AppContext {
     execution,
     ownsOutbound: !input.outbound,
     readIndexKeeper,
-    services: createServices({ ...deps, hubMode: deps.config.hubMode, execution, readIndex: readIndexKeeper ?? noReadIndex }),
+    services: createServices({ ...deps, hubMode: deps.config.hubMode, execution, readIndex: readIndexKeeper ?? noReadIndex, publicUrl: deps.config.publicUrl }),
     documents: apiDocuments(deps.profile),
   };
 }

@@ -10,6 +10,8 @@ import { createExecutionWorkers } from './services/execution-worker.ts';
 import { healthController } from './controllers/health.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { verifyCsrf } from './middleware/csrf.ts';
+import { REPORT_IMAGE_FORM_PATH } from './controllers/web/reports.ts';
+import { imageUpload } from './web/image-upload.ts';
 import { errorHandler, notFound } from './middleware/errors.ts';
 import { readLimits } from './middleware/read-limits.ts';
 import { compress } from './middleware/compression.ts';
@@ -69,6 +71,20 @@ function withoutMadeUpError(_req: unknown, res: { statusCode: number; err?: unkn
   if (res.statusCode !== 503 || res.err) return fields;
   const { err: _madeUp, ...rest } = fields;
   return rest;
+}
+
+/** How often images of removed listings past their grace period are deleted (they stop being served at once). */
+const IMAGE_SWEEP_INTERVAL_MS = 10 * 60_000;
+
+function startImageSweep({ services, clock, logger }: ReturnType<typeof createAppContext>): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    services.images.sweepRemoved(clock.now()).then(
+      (deleted) => deleted > 0 && logger.info({ deleted }, 'Image sweep: deleted images of removed listings'),
+      (error: unknown) => logger.warn({ err: error }, 'Image sweep failed; it runs again later'),
+    );
+  }, IMAGE_SWEEP_INTERVAL_MS);
+  timer.unref();
+  return timer;
 }
 
 /** Builds the Express app (never listens). `app.locals.close()` releases what it opened. */
@@ -136,10 +152,12 @@ export function createApp(input: AppDepsInput): express.Express {
     logger.warn({ allowHosts: config.execute.allowHosts }, 'EXECUTE_ALLOW_HOSTS is set: executions may reach these hosts even on private addresses');
   }
   context.readIndexKeeper?.start();
+  const imageSweep = profile.marketplace ? startImageSweep(context) : undefined;
   let closing: Promise<void> | undefined;
   app.locals.close = () =>
     (closing ??= (async () => {
       // Running executions go back to the queue before the database goes.
+      clearInterval(imageSweep);
       await workers.stop();
       await context.readIndexKeeper?.close();
       if (context.ownsOutbound) await context.outbound.close();
@@ -168,6 +186,10 @@ export function createApp(input: AppDepsInput): express.Express {
       if (!req.actor) return next();
       suiteFormUpload(req, res, (error?: unknown) => next(error ? uploadError(error) : undefined));
     });
+  }
+  // The report editor's image upload without JavaScript: parsed before the CSRF check reads its `_csrf` field.
+  if (profile.reports) {
+    app.use(REPORT_IMAGE_FORM_PATH, (req, res, next) => (req.actor && req.method === 'POST' && (req.path === '/' || req.path === '') ? imageUpload(req, res, next) : next()));
   }
   app.use(privateWhenSignedIn);
   app.use(verifyCsrf);

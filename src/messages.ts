@@ -79,6 +79,13 @@ export const messages = {
 
   // Saved setups
   setupNotFound: 'Setup not found',
+
+  // Model reports
+  reportNotFound: 'Report not found',
+  reportRunNotAttachable: (what: string, hfId: string) => `Must be an approved ${what} of ${hfId} or of one of its finetunes or quantizations`,
+  reportImageNotYours: 'Must be an image you uploaded (POST /api/reports/images)',
+  reportTooManyTokens: (kind: 'image' | 'embed', max: number) => `At most ${max} different report-${kind} tokens`,
+  reportUnpublishedByAdmin: (reason: string) => `An admin unpublished this report (${reason}); edit it, but it cannot be published again`,
   setupNameTaken: 'You already have a setup with this name',
   setupLimit: (max: number) => `Setup limit reached (${max}): delete one you no longer use first`,
   setupFromOthersRun: 'Only the submitter of a run can save it as a setup',
@@ -118,4 +125,12 @@ export const messages = {
   executionJudgeUnparsed: (unparsed: number, total: number) => `The judge's answer could not be read as a score for ${unparsed} of ${total} judged items (more than 10%)`,
   executionKeyLost: "The server instance holding this execution's API key stopped (keys are never stored): start the execution again",
   executionSuiteGone: 'The suite is no longer approved',
+  // Marketplace (and the images it shares with reports)
+  imageNotFound: 'Image not found',
+  listingNotFound: 'Listing not found',
+  listingImageLimit: (max: number) => `A listing has at most ${max} images: delete one first`,
+  listingProofRunsNotYours: (ids: string[]) => `Not your approved speed-test runs: ${ids.join(', ')}`,
+  listingCannot: (status: string, action: string) => `This listing is ${status.toLowerCase()}, so it cannot be ${action}`,
+  listingCursorInvalid: 'Not a cursor this feed gave out: start again without cursor',
+  listingImagesNotOfListing: 'Give every image id of the listing exactly once',
 } as const;

@@ -228,8 +228,26 @@ export interface MarketplaceRules {
   readonly feedLimit: LimitRange;
 }
 
-/** Model reports (/api/reports/*, /api/report-format); their rules come with the reports issue. */
-export type ReportRules = Readonly<Record<string, never>>;
+/**
+ * Model reports (/api/models/{org}/{model}/reports, /api/reports/*, /api/report-format). The
+ * limits are DECISIONS.md "Limits not shown"; validation and the format contract read them here.
+ */
+export interface ReportRules {
+  /** Accepted `contentFormat` values. */
+  readonly contentFormats: readonly ['gfm'];
+  readonly title: { readonly min: number; readonly max: number };
+  readonly summaryMax: number;
+  readonly contentMax: number;
+  readonly tags: { readonly max: number; readonly minLength: number; readonly maxLength: number };
+  readonly benchmarkRunsMax: number;
+  readonly evalRunsMax: number;
+  /** Image ids listed on a report, and distinct image tokens in its content. */
+  readonly imagesMax: number;
+  /** Embed tokens in one report (each is a card rendered by the server). */
+  readonly embedsMax: number;
+  /** GET /api/models/{org}/{model}/reports. */
+  readonly listLimit: LimitRange;
+}
 
 export interface RevisionProfile {
   readonly revision: RevisionNumber;
@@ -448,7 +466,18 @@ export const revision3Profile: RevisionProfile = deepFreeze<RevisionProfile>({
     submissionLimit: qualitySubmissionLimit,
   },
   marketplace: { feedLimit: { min: 1, max: 100, default: 50 } },
-  reports: {},
+  reports: {
+    contentFormats: ['gfm'],
+    title: { min: 1, max: 200 },
+    summaryMax: 500,
+    contentMax: 100_000,
+    tags: { max: 10, minLength: 1, maxLength: 32 },
+    benchmarkRunsMax: 50,
+    evalRunsMax: 50,
+    imagesMax: 20,
+    embedsMax: 20,
+    listLimit: { min: 1, max: 100, default: 20 },
+  },
 });
 
 export const revisionProfiles: Readonly<Record<RevisionNumber, RevisionProfile>> = Object.freeze({

@@ -5,6 +5,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase } from './db/open.ts';
 import { seedDemoCatalogue } from './db/seeds/demo-models.ts';
 import { seedDemoQuality } from './db/seeds/demo-quality.ts';
+import { seedDemoReport } from './db/seeds/demo-reports.ts';
 import { seedDemoRuns } from './db/seeds/demo-runs.ts';
 import { systemClock } from './lib/clock.ts';
 import { getRevisionProfile } from './revisions.ts';
@@ -34,6 +35,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       if (seeded.runs > 0) logger.info(seeded, 'seeded demo users and runs');
       const quality = await seedDemoQuality(db, profile, systemClock);
       if (quality.runs > 0) logger.info(quality, 'seeded demo quality suites and runs');
+      const reports = await seedDemoReport(db, profile, config.publicUrl, systemClock);
+      if (reports.reports > 0) logger.info(reports, 'seeded a demo model report');
     }
     if (config.admin) {
       await createUsersService({ db }).ensureAdmin(config.admin.username, config.admin.password);

@@ -14,10 +14,12 @@ import { agentMetadataApi } from './agent-metadata.ts';
 import { apiKeysApi } from './api-keys.ts';
 import { executeApi } from './execute.ts';
 import { leaderboardApi } from './leaderboard.ts';
+import { marketplaceApi } from './marketplace.ts';
 import { modelsApi } from './models.ts';
 import type { ApiOperation, ApiResource, HeaderName } from './operation.ts';
 import { qualityApi } from './quality.ts';
 import { reactionsApi } from './reactions.ts';
+import { reportsApi } from './reports.ts';
 import { setupsApi } from './setups.ts';
 import { speedTestsApi } from './speed-tests.ts';
 
@@ -35,7 +37,7 @@ const sharedApi: ApiResource = {
 };
 
 /** Every resource of the API, in the order the documents list them. A new resource is added here. */
-const resources: readonly ApiResource[] = [sharedApi, speedTestsApi, leaderboardApi, modelsApi, reactionsApi, qualityApi, executeApi, accountApi, apiKeysApi, setupsApi, agentMetadataApi];
+const resources: readonly ApiResource[] = [sharedApi, speedTestsApi, leaderboardApi, modelsApi, reactionsApi, qualityApi, executeApi, accountApi, apiKeysApi, setupsApi, marketplaceApi, reportsApi, agentMetadataApi];
 
 /** Every tag, in the order the documents list them. */
 export const apiTags = resources.flatMap((resource) => (resource.tag ? [resource.tag] : []));

@@ -35,6 +35,9 @@ export const responseHeaders = {
   'Cache-Control': { description: 'How long the answer may be cached.', schema: z.string() },
   RateLimit: { description: 'The per-address read limit left, as the IETF RateLimit draft gives it: `"reads"; r=<left>; t=<seconds to reset>`.', schema: z.string() },
   'RateLimit-Policy': { description: 'The per-address read limit: `"reads"; q=<requests>; w=<window seconds>` (and `"exports"` for exports).', schema: z.string() },
+  'Cross-Origin-Resource-Policy': { description: 'Other sites may embed the answer (`cross-origin`).', schema: z.literal('cross-origin') },
+  'Access-Control-Allow-Origin': { description: 'Any origin may read the answer (`*`).', schema: z.literal('*') },
+  'X-Content-Type-Options': { description: 'Browsers must not guess another type (`nosniff`).', schema: z.literal('nosniff') },
 } satisfies Record<string, { description: string; schema: z.ZodType; optional?: true }>;
 export type HeaderName = keyof typeof responseHeaders;
 
@@ -77,6 +80,12 @@ interface DeclaredFields {
    * with it, and its 413 is documented from it.
    */
   bodyLimit?: `${number} MB`;
+  /**
+   * The request is `multipart/form-data` with one file in this field (an image upload): the
+   * route mounting parses it (src/web/image-upload.ts) after the auth check, and the
+   * document describes that body instead of a JSON one.
+   */
+  upload?: { field: string; description: string };
   responses: Record<number, ResponseSpec>;
 }
 

@@ -5,6 +5,7 @@ import { runCli } from './run-cli.ts';
 import { openDatabase } from '../db/open.ts';
 import { seedDemoCatalogue } from '../db/seeds/demo-models.ts';
 import { seedDemoQuality } from '../db/seeds/demo-quality.ts';
+import { seedDemoReport } from '../db/seeds/demo-reports.ts';
 import { seedDemoRuns } from '../db/seeds/demo-runs.ts';
 import { systemClock } from '../lib/clock.ts';
 import { createLogger } from '../logger.ts';
@@ -32,6 +33,7 @@ async function main(): Promise<number> {
       seeded.runs > 0 ? `Added ${seeded.users} demo users and ${seeded.runs} demo runs.\n` : 'Demo data is already there; nothing added.\n',
     );
     if (quality.runs > 0) process.stdout.write(`Added ${quality.suites} demo quality suites and ${quality.runs} demo quality runs.\n`);
+    if ((await seedDemoReport(database.db, profile, config.publicUrl, systemClock)).reports > 0) process.stdout.write('Added a demo model report.\n');
     return 0;
   } finally {
     await database.close();

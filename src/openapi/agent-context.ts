@@ -13,6 +13,7 @@ import { messages } from '../messages.ts';
 import { describeProperties } from './descriptions.ts';
 import { commandSnippetExample, curlExample, submissionExamples } from './examples.ts';
 import { qualityGuide } from './quality-guide.ts';
+import { reportFormat } from './report-format.ts';
 import { apiOperations, openApiPath, requestComponents } from '../api/index.ts';
 
 /**
@@ -272,6 +273,7 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       { status: 503, when: 'The database is briefly unreachable; nothing was written. Retry after Retry-After (seconds).', body: { error: messages.databaseUnavailable } },
     ],
     ...(quality ? { quality } : {}),
+    ...(profile.reports ? { reports: reportFormat(profile.reports) } : {}),
   };
 }
 

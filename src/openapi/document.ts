@@ -70,6 +70,22 @@ function operation(op: ApiOperation) {
     ...(op.aliasOf ? { deprecated: true } : {}),
     ...(auth ? { security: auth } : {}),
     ...(params.length ? { parameters: params } : {}),
+    ...(op.upload
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'multipart/form-data': {
+                schema: {
+                  type: 'object',
+                  required: [op.upload.field],
+                  properties: { [op.upload.field]: { type: 'string', contentMediaType: 'application/octet-stream', description: op.upload.description } },
+                },
+              },
+            },
+          },
+        }
+      : {}),
     ...(op.body
       ? {
           requestBody: {

@@ -5,6 +5,7 @@ import type { AppContext } from '../app-context.ts';
 import { notFound } from '../middleware/errors.ts';
 import { requireAuth } from '../middleware/require-auth.ts';
 import { validate, validated } from '../middleware/validate.ts';
+import { imageUpload } from '../web/image-upload.ts';
 import { deprecationHeaders } from '../constants.ts';
 
 /** Marks every answer given on a revision-2 path that a revision-3 deployment keeps. */
@@ -13,11 +14,12 @@ const markDeprecated: RequestHandler = (_req, res, next) => {
   next();
 };
 
-/** What runs before an operation's handler, all from its declaration: alias headers, auth, validation. */
+/** What runs before an operation's handler, all from its declaration: alias headers, auth, an upload's parsing, validation. */
 function middlewareOf(op: ApiOperation): RequestHandler[] {
   return [
     ...(op.aliasOf ? [markDeprecated] : []),
     ...(op.auth === 'public' ? [] : [requireAuth(op.auth)]),
+    ...(op.upload ? [imageUpload] : []),
     validate({ params: op.pathParams, query: op.query?.schema, headers: op.headers, body: op.body?.schema }),
   ];
 }

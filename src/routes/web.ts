@@ -13,6 +13,7 @@ import { qualitySubmissionsController } from '../controllers/web/quality-submiss
 import { executionPagesController } from '../controllers/web/executions.ts';
 import { qualityPagesController } from '../controllers/web/quality.ts';
 import { reactionPagesController } from '../controllers/web/reactions.ts';
+import { reportPagesController } from '../controllers/web/reports.ts';
 import { settingsKeysController } from '../controllers/web/keys.ts';
 import { settingsSetupsController } from '../controllers/web/setups.ts';
 import { speedTestPagesController } from '../controllers/web/speed-tests.ts';
@@ -32,6 +33,7 @@ const id = {
   qualitySubmission: validate({ params: idParam(messages.qualitySubmissionNotFound, 'Quality suite or dataset id') }),
   qualityRun: validate({ params: idParam(messages.qualityRunNotFound, 'Quality run id') }),
   execution: validate({ params: idParam(messages.executionNotFound, 'Execution id') }),
+  report: validate({ params: idParam(messages.reportNotFound, 'Report id') }),
   suiteSlug: validate({ params: slugParam(messages.qualitySuiteNotFound('that slug'), 'Suite slug') }),
 };
 
@@ -124,6 +126,22 @@ export function webRoutes(app: AppContext): Router {
     router.post('/evals/:slug/run', session, id.suiteSlug, executions.submit);
     router.get('/evals/executions/:id', session, id.execution, executions.page);
     router.post('/evals/executions/:id/cancel', session, id.execution, executions.cancel);
+  }
+
+  // Model reports (revision 3); `/reports/new` and `/reports/preview` before `/reports/:id`.
+  if (app.profile.reports) {
+    const reports = reportPagesController(app);
+    router.get('/models/:org/:model/reports', reports.forModel);
+    router.get('/reports/new', session, reports.newForm);
+    router.post('/reports/new', session, reports.create);
+    router.post('/reports/preview', session, reports.preview);
+    router.get('/reports/:id', id.report, reports.show);
+    router.get('/reports/:id/edit', session, id.report, reports.editForm);
+    router.post('/reports/:id/edit', session, id.report, reports.update);
+    router.post('/reports/:id/delete', session, id.report, reports.remove);
+    router.post('/reports/:id/images', session, id.report, reports.uploadImage);
+    router.get('/settings/reports', session, reports.own);
+    router.post('/admin/reports/:id/unpublish', requireAdmin, id.report, reports.unpublish);
   }
 
   router.get('/u/:username', profiles.show);

@@ -3,6 +3,7 @@ import { hardwareCostRules, hwClasses, reactionEmojis } from '../constants.ts';
 import { type RevisionProfile } from '../revisions.ts';
 import { speedTestStatuses } from './admin.schema.ts';
 import { perRevision } from './query-params.ts';
+import { reportFormatResponseSchema } from './report.schema.ts';
 import { setupSchemas } from './setup.schema.ts';
 import { defaultableFields, engineFlagsSchema, speedTestSubmissionSchema } from './speed-test.schema.ts';
 
@@ -550,5 +551,6 @@ export const agentContextResponseSchema = z
     }),
     errors: z.array(documentedError),
     quality: qualityGuideSchema.optional(),
+    reports: reportFormatResponseSchema.optional().meta({ description: 'The model report format (revision 3), as GET /api/report-format answers it' }),
   })
   .meta({ description: 'Accepted values, schemas, worked examples, methodology, limits and error shapes for agents' });

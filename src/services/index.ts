@@ -4,6 +4,7 @@ import type { ServiceDeps } from './deps.ts';
 import type { ExecutionDeps } from './execution-runtime.ts';
 import { createExecutionsService } from './executions.service.ts';
 import { createHardwareService } from './hardware.service.ts';
+import { createImagesService } from './images.service.ts';
 import { createLeaderboardService } from './leaderboard.service.ts';
 import { createModelsService } from './models.service.ts';
 import { createModerationService } from './moderation.service.ts';
@@ -13,6 +14,7 @@ import { createQualityReviewService } from './quality-review.service.ts';
 import { createQualityRunsService } from './quality-runs.service.ts';
 import { createQualitySuitesService } from './quality-suites.service.ts';
 import { createReactionsService } from './reactions.service.ts';
+import { createReportsService } from './reports.service.ts';
 import { createSetupsService } from './setups.service.ts';
 import { createSpeedTestOwnersService } from './speed-test-owners.service.ts';
 import { createSpeedTestsService } from './speed-tests.service.ts';
@@ -27,12 +29,13 @@ export type { ServiceDeps } from './deps.ts';
  * Work outside requests (start-up, the housekeeping timer, the CLI) builds the one service
  * it needs from its database.
  */
-export function createServices(deps: ServiceDeps & { execution: ExecutionDeps }) {
+export function createServices(deps: ServiceDeps & { execution: ExecutionDeps; publicUrl: string }) {
   return {
     executions: createExecutionsService(deps),
     apiKeys: createApiKeysService(deps),
     audit: createAuditService(deps),
     hardware: createHardwareService(deps),
+    images: createImagesService(deps),
     leaderboard: createLeaderboardService(deps),
     models: createModelsService(deps),
     moderation: createModerationService(deps),
@@ -42,6 +45,7 @@ export function createServices(deps: ServiceDeps & { execution: ExecutionDeps })
     qualityRuns: createQualityRunsService(deps),
     qualitySuites: createQualitySuitesService(deps),
     reactions: createReactionsService(deps),
+    reports: createReportsService(deps),
     setups: createSetupsService(deps),
     speedTests: createSpeedTestsService(deps),
     speedTestOwners: createSpeedTestOwnersService(deps),

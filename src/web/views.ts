@@ -13,7 +13,7 @@ function reactor(it: { currentUser?: unknown; csrfToken?: string; currentUrl: st
 }
 
 /** Small formatting functions templates may call as `it.h.*`. */
-const helpers = { activeSequences, formatNumber, hardwareLabel, hwClassLabel, knownQuantizations, notStated, reactionChoices, reactor, shortHardwareLabel, streamsLabel, verdictLabel, verdictReason };
+export const helpers = { activeSequences, formatNumber, hardwareLabel, hwClassLabel, knownQuantizations, notStated, reactionChoices, reactor, shortHardwareLabel, streamsLabel, verdictLabel, verdictReason };
 
 export const viewsDirectory = fileURLToPath(new URL('../../views', import.meta.url));
 
@@ -43,7 +43,7 @@ export function render(res: Response, template: string, data: Record<string, unk
     currentUrl: req.originalUrl,
     revision: profile.revision,
     /** Resources this revision has, for the links to their pages. */
-    features: { quality: profile.quality !== null },
+    features: { quality: profile.quality !== null, reports: profile.reports !== null },
     h: helpers,
     /** The fingerprinted address of a static file (`it.asset('/css/site.css')`). */
     asset: (assetPath: string) => assets.url(assetPath),

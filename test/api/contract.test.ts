@@ -2,13 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
+import sharp from 'sharp';
 import { seedDemoCatalogue } from '../../src/db/seeds/demo-models.ts';
 import { contentHash } from '../../src/lib/canonical-json.ts';
 import { submissionExamples } from '../../src/openapi/examples.ts';
 import { apiOperations, openApiPath } from '../../src/api/index.ts';
 import { responseHeaders, type ApiOperation, type HeaderName } from '../../src/api/operation.ts';
 import { QUALITY_BODY_LIMITS } from '../../src/api/quality.ts';
+import { processImageUpload } from '../../src/lib/image-pipeline.ts';
 import { getRevisionProfile, type RevisionNumber } from '../../src/revisions.ts';
+import { createImagesService } from '../../src/services/images.service.ts';
 import { createKey, signedUpAgent, useTestApp, type Agent, type TestContext } from '../helpers/app.ts';
 import { executeBody } from '../helpers/executions.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
@@ -58,6 +61,7 @@ interface Fixtures {
   runId: string;
   setups: { alpha: string; beta: string };
   quality?: QualityFixtures;
+  marketplace?: MarketplaceFixtures;
 }
 
 interface Call {
@@ -221,6 +225,36 @@ async function qualityFixtures(ctx: TestContext, owner: Account, revision: Revis
   return { suite: { id: suite.id, slug: suite.slug }, pendingSuite, runBody: body, runId: run.id, rejectedSuite, approvedDataset, pendingDataset };
 }
 
+// ---------------------------------------------------------------------------
+// Marketplace (revision 3)
+// ---------------------------------------------------------------------------
+
+interface MarketplaceFixtures {
+  /** A stored listing image of the owner's. */
+  imageId: string;
+}
+
+async function marketplaceFixtures(ctx: TestContext, owner: Account, revision: RevisionNumber): Promise<MarketplaceFixtures | undefined> {
+  if (!getRevisionProfile(revision).marketplace) return undefined;
+  const bytes = await sharp({ create: { width: 640, height: 320, channels: 3, background: '#2a6' } }).png().toBuffer();
+  const image = await createImagesService({ db: ctx.db, clock: ctx.clock }).store(owner.id, 'listing', await processImageUpload(bytes));
+  return { imageId: image.id };
+}
+
+const market = (call: Call) => call.fx.marketplace!;
+const imageContent = (call: Call, query = '') => request(call.ctx.app).get(`${call.path({ imageId: market(call).imageId })}${query}`);
+
+/** Keyed like `producers`: every documented answer of the marketplace operations. */
+const marketplaceProducers: Record<string, Producer> = {
+  'getMarketplaceImageContent 200': (call) => imageContent(call, '?variant=thumb'),
+  'getMarketplaceImageContent 304': async (call) => {
+    const first = await imageContent(call).expect(200);
+    return imageContent(call).set('If-None-Match', first.headers.etag);
+  },
+  'getMarketplaceImageContent 400': (call) => imageContent(call, '?variant=large'),
+  'getMarketplaceImageContent 404': (call) => request(call.ctx.app).get(call.path({ imageId: MISSING_ID })),
+};
+
 /** Keyed like `producers`: every documented answer of the quality operations. */
 const qualityProducers: Record<string, Producer> = {
   'listQualitySuites 200': (call) => request(call.ctx.app).get(call.path()).query({ runner: 'CUSTOM' }),
@@ -377,6 +411,54 @@ const executeProducers: Record<string, Producer> = {
   },
 };
 
+/** Model reports (revision 3): a report of the owner's about the fake hub's dense model. */
+const DENSE_REPORTS = `/api/models/${fakeHubModels.dense}/reports`;
+const reportBody = (overrides: Body = {}): Body => ({ title: `Contract report ${randomUUID()}`, content: '## Results\n\n- [x] measured', ...overrides });
+async function ownReport(call: Call, overrides: Body = {}): Promise<string> {
+  const res = await request(call.ctx.app).post(DENSE_REPORTS).set(bearer(call)).send(reportBody(overrides)).expect(201);
+  return res.body.report.id;
+}
+const modelPath = (call: Call, hfId: string = fakeHubModels.dense) => call.path({ org: hfId.split('/')[0]!, model: hfId.split('/')[1]! });
+
+/** Keyed like `producers`: every documented answer of the report operations. */
+const reportProducers: Record<string, Producer> = {
+  'createReport 201': (call) => request(call.ctx.app).post(modelPath(call)).set(bearer(call)).send(reportBody()),
+  'createReport 400': (call) => request(call.ctx.app).post(modelPath(call)).set(bearer(call)).send(reportBody({ contentFormat: 'html' })),
+  'createReport 401': (call) => request(call.ctx.app).post(modelPath(call)).send(reportBody()),
+  'createReport 403': (call) => withoutCsrf(call, modelPath(call), reportBody()),
+  'createReport 404': (call) => request(call.ctx.app).post(modelPath(call, fakeHubModels.missing)).set(bearer(call)).send(reportBody()),
+  'createReport 503': (call) => request(call.ctx.app).post(modelPath(call, fakeHubModels.rateLimited)).set(bearer(call)).send(reportBody()),
+  'listModelReports 200': async (call) => {
+    await ownReport(call, { published: true });
+    return request(call.ctx.app).get(modelPath(call));
+  },
+  'listModelReports 400': (call) => request(call.ctx.app).get(modelPath(call)).query({ limit: '0' }),
+  'listModelReports 404': (call) => request(call.ctx.app).get(modelPath(call, 'nobody/nothing')),
+  'getReport 200': async (call) => request(call.ctx.app).get(call.path({ id: await ownReport(call, { published: true }) })),
+  'getReport 404': async (call) => request(call.ctx.app).get(call.path({ id: await ownReport(call) })),
+  'updateReport 200': async (call) => request(call.ctx.app).patch(call.path({ id: await ownReport(call) })).set(bearer(call)).send({ published: true }),
+  'updateReport 400': async (call) => request(call.ctx.app).patch(call.path({ id: await ownReport(call) })).set(bearer(call)).send({ tags: [''] }),
+  'updateReport 401': (call) => anonymous(call, { title: 'x' }),
+  'updateReport 403': async (call) => withoutCsrf(call, call.path({ id: await ownReport(call) }), { title: 'x' }),
+  'updateReport 404': (call) => withCsrf(call).send({ title: 'x' }),
+  'updateReport 409': async (call) => {
+    const id = await ownReport(call);
+    await call.ctx.db('model_reports').where({ id }).update({ unpublished_reason: 'spam', unpublished_at: call.ctx.db.fn.now() });
+    return request(call.ctx.app).patch(call.path({ id })).set(bearer(call)).send({ published: true });
+  },
+  'deleteReport 204': async (call) => request(call.ctx.app).delete(call.path({ id: await ownReport(call) })).set(bearer(call)),
+  'deleteReport 401': (call) => anonymous(call),
+  'deleteReport 403': async (call) => withoutCsrf(call, call.path({ id: await ownReport(call) })),
+  'deleteReport 404': (call) => withCsrf(call),
+  'getReportFormat 200': (call) => request(call.ctx.app).get(call.path()),
+  'uploadReportImage 201': async (call) =>
+    request(call.ctx.app).post(call.path()).set(bearer(call)).attach('image', await sharp({ create: { width: 8, height: 6, channels: 3, background: '#336699' } }).png().toBuffer(), 'chart.png'),
+  'uploadReportImage 400': (call) => request(call.ctx.app).post(call.path()).set(bearer(call)).attach('image', Buffer.from('not an image at all'), 'chart.png'),
+  'uploadReportImage 401': (call) => request(call.ctx.app).post(call.path()).attach('image', Buffer.from('x'), 'chart.png'),
+  'uploadReportImage 403': (call) => call.fx.owner.agent.post(call.path()).attach('image', Buffer.from('x'), 'chart.png'),
+  'uploadReportImage 413': (call) => request(call.ctx.app).post(call.path()).set(bearer(call)).attach('image', Buffer.alloc(8 * 1024 * 1024 + 1), 'big.png'),
+};
+
 /** Keyed by operationId (an alias uses its operation's producers) and status. */
 const producers: Record<string, Producer> = {
   'listSpeedTests 200': (call) => request(call.ctx.app).get(call.path()),
@@ -522,6 +604,8 @@ const producers: Record<string, Producer> = {
 
   ...qualityProducers,
   ...executeProducers,
+  ...reportProducers,
+  ...marketplaceProducers,
 };
 
 // Every GET counts against the per-address read limit: an app whose limit is one read
@@ -551,12 +635,16 @@ function fillPath(op: ApiOperation, params: Record<string, string> = {}): string
 
 function expectDocumentedAnswer(res: request.Response, op: ApiOperation, status: number, document: Record<string, any>, checker: SchemaChecker) {
   const label = `${op.method.toUpperCase()} ${op.path} -> ${status}`;
-  expect(res.status, `${label}: ${res.text.slice(0, 400)}`).to.equal(status);
+  expect(res.status, `${label}: ${(res.text ?? '').slice(0, 400)}`).to.equal(status);
   const documented = document.paths[openApiPath(op.path)][op.method].responses[String(status)];
   const json = documented.content?.['application/json'];
   if (json) {
     expect(res.headers['content-type'], label).to.match(/^application\/json/);
     checker.expectValid(String(json.schema.$ref).replace('#/components/schemas/', ''), res.body, label);
+  } else if (documented.content) {
+    // A body in another media type (an image): one of those documented.
+    expect(Object.keys(documented.content), label).to.include(String(res.headers['content-type']).split(';')[0]);
+    expect(Number(res.headers['content-length']), `${label} has a body`).to.be.above(0);
   } else {
     expect(res.text ?? '', `${label} has no body`).to.equal('');
   }
@@ -589,6 +677,7 @@ for (const revision of [1, 2, 3] as const) {
         runId: run.body.id,
         setups: { alpha: (await setup('alpha')).body.id, beta: (await setup('beta')).body.id },
         quality: await qualityFixtures(ctx, owner, revision),
+        marketplace: await marketplaceFixtures(ctx, owner, revision),
       };
     });
 

@@ -84,6 +84,14 @@ describe('e2e: accessibility and validity of every page type', () => {
     const [own, withdrawn] = await e2e.db('speed_test_runs').where({ status: 'APPROVED' }).orderBy('created_at', 'asc').limit(2).pluck('id');
     await e2e.db('speed_test_runs').where({ id: own }).update({ user_id: user.id, created_at: e2e.clock.now() });
     await e2e.db('speed_test_runs').where({ id: withdrawn }).update({ user_id: user.id, status: 'WITHDRAWN', withdrawn_at: e2e.clock.now() });
+    // A published report of the user's (table, task list, footnote, a live card) and a draft, for the report pages.
+    const csrf = (await userPage.locator('meta[name="csrf-token"]').getAttribute('content'))!;
+    const writeReport = async (published: boolean) => {
+      const content = `## Results\n\n| quant | tok/s |\n|:--|--:|\n| Q4_K_M | 48 |\n\n- [x] flash attention\n\nMeasured twice[^1].\n\n## Card\n\n[[report-embed:${encodeURIComponent(`${e2e.config.publicUrl}/models/${model}`)}]]\n\n## Notes\n\n[^1]: Same prompt.`;
+      const res = await userPage.request.post(`/api/models/${model}/reports`, { headers: { 'X-CSRF-Token': csrf }, data: { title: published ? 'Qwen2.5 on a desk box' : 'Draft notes', content, tags: ['desk'], published } });
+      return ((await res.json()) as { report: { id: string } }).report.id;
+    };
+    const [report, draft] = [await writeReport(true), await writeReport(false)];
     const qualityRun = await e2e.db('quality_runs as q').join('models as m', 'm.id', 'q.model_id').where('q.status', 'APPROVED').first('q.id', 'm.hf_id');
     pages.push(
       { name: 'leaderboard', path: '/', as: 'visitor' },
@@ -125,11 +133,19 @@ describe('e2e: accessibility and validity of every page type', () => {
       { name: 'quality submissions', path: '/settings/submissions', as: 'user' },
       { name: 'run a suite', path: '/evals/arithmetic-qa-mini/run', as: 'user' },
       { name: 'an execution', path: `/evals/executions/${execution.id}`, as: 'user' },
+      { name: 'report', path: `/reports/${report}`, as: 'visitor' },
+      { name: 'report, as an admin', path: `/reports/${report}`, as: 'admin' },
+      { name: 'own draft report', path: `/reports/${draft}`, as: 'user' },
+      { name: 'report editor', path: `/reports/${draft}/edit`, as: 'user' },
+      { name: 'new report', path: `/reports/new?model=${model}`, as: 'user' },
+      { name: 'reports on a model', path: `/models/${model}/reports`, as: 'visitor' },
+      { name: 'own reports', path: '/settings/reports', as: 'user' },
     );
   });
 
   it('every page type: no serious or critical axe violation, valid HTML, labelled controls, visible focus', async function () {
-    this.timeout(120_000);
+    // Over forty page types, each validated, checked by axe and tabbed through.
+    this.timeout(180_000);
     const visitor = await e2e.newPage();
     const problems: string[] = [];
     const pageFor = { visitor, user: userPage, admin: adminPage };

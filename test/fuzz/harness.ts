@@ -39,6 +39,8 @@ export interface FixtureIds {
   runId: string;
   hardwareId: string;
   setupId: string;
+  /** A published report of the fuzz account's (revision 3; empty elsewhere). */
+  reportId: string;
   /** A key of the fuzz account that is not the one its requests authenticate with. */
   spareKeyId: string;
   /** Another account, for the admin actions on users. */
@@ -173,6 +175,7 @@ export class FuzzApp {
       runId: run.id,
       hardwareId: run.hardwareId,
       setupId: await this.createSetup(),
+      reportId: await this.createReport(),
       spareKeyId: spare.id,
       otherUserId: other.id,
       username,
@@ -257,6 +260,15 @@ export class FuzzApp {
     return jsonOf(res) as { id: string; key: string };
   }
 
+  /** A published report with a table, a task list and an embed, where the revision has reports. */
+  private async createReport(): Promise<string> {
+    if (!getRevisionProfile(this.revision).reports) return '';
+    const content = '## Results\n\n| a | b |\n|--|--:|\n| 1 | 2 |\n\n- [x] done\n\n[[report-embed:https%3A%2F%2Fexample.com%2F]]';
+    const res = await this.http.postJson(`/api/models/${String(validSubmission().hfId)}/reports`, { title: 'Fuzz report', content, published: true }, this.keyHeaders());
+    expectStatus(res, 201, 'report creation');
+    return (jsonOf(res) as { report: { id: string } }).report.id;
+  }
+
   private async createSetup(): Promise<string> {
     const res = await this.http.postJson('/api/setups', { name: `fuzz setup ${randomUUID()}`, hwClass: 'CPU_ONLY', cpu: 'AMD Ryzen 9 7950X', ramGb: 64 }, this.sessionHeaders());
     expectStatus(res, 201, 'setup creation');
@@ -274,6 +286,10 @@ export class FuzzApp {
     if (me.status !== 200 || (jsonOf(me) as { id?: string }).id !== this.admin.id) await this.signIn();
 
     if (!(await this.db('setups').where({ id: this.ids.setupId }).first('id'))) this.ids.setupId = await this.createSetup();
+    if (this.ids.reportId && !(await this.db('model_reports').where({ id: this.ids.reportId, published: true }).first('id'))) {
+      await this.db('model_reports').where({ id: this.ids.reportId }).delete();
+      this.ids.reportId = await this.createReport();
+    }
 
     const spare = await this.db('api_keys').where({ id: this.ids.spareKeyId }).first('revoked_at');
     const live = this.db('api_keys').where({ user_id: this.admin.id }).whereNull('revoked_at');

@@ -142,6 +142,22 @@ function pageForms(examplesOf: (operationId: string) => unknown[], ids: FixtureI
     '/settings/submissions/suites/:id/edit': suiteForms,
     '/settings/submissions/suites/:id/check': suiteForms,
     '/settings/submissions/:kind/:id/withdraw': [{}],
+    ...reportForms(ids),
+  };
+}
+
+/** The report editor's forms (draft, publish, preview), its live preview, delete and the admin's unpublish. */
+function reportForms(ids: FixtureIds): Record<string, Record<string, string>[]> {
+  const report = { title: 'Fuzzed report', summary: 'A summary', tags: 'gpu, 4090', content: '## Results\n\n| a | b |\n|--|--:|\n| 1 | 2 |\n\n- [ ] todo', 'benchmarkRunIds[]': ids.runId };
+  const editor = ['draft', 'publish', 'preview'].map((action) => ({ ...report, action }));
+  return {
+    '/reports/new': editor.map((form) => ({ ...form, model: `${ids.modelOrg}/${ids.modelName}` })),
+    '/reports/preview': [{ content: report.content }],
+    '/reports/:id/edit': editor,
+    '/reports/:id/delete': [{}],
+    // Multipart with a file in the page; a form body has none, so these exercise the refusals.
+    '/reports/:id/images': [{}, { image: 'not a file' }],
+    '/admin/reports/:id/unpublish': [{ reason: 'Off topic' }],
   };
 }
 
@@ -195,6 +211,7 @@ function fixtureValue(param: string, resource: string, ids: FixtureIds, path: st
     benchmarks: ids.runId,
     hardware: ids.hardwareId,
     setups: ids.setupId,
+    reports: ids.reportId,
     keys: ids.spareKeyId,
     users: ids.otherUserId,
   };

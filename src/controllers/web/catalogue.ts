@@ -63,10 +63,11 @@ export function cataloguePagesController({ services, profile, config }: AppConte
         fieldErrors = error.details.fieldErrors;
       }
       const chartQuery = { hfId: model.hfId, sort: 'tokSOut', format: 'json', offset: 0 } as const;
-      const [best, spread, quality] = await Promise.all([
+      const [best, spread, quality, reports] = await Promise.all([
         services.leaderboard.page({ ...chartQuery, bestPer: 'hardware', limit: 20 }, { withTotal: false }),
         services.leaderboard.page({ ...chartQuery, limit: 200 }, { withTotal: false }),
         profile.quality ? modelQuality(model.id, model.displayName) : undefined,
+        profile.reports ? services.reports.latestForModel(model.id, 3) : undefined,
       ]);
       render(res, 'pages/models/show', {
         title: model.hfId,
@@ -77,6 +78,7 @@ export function cataloguePagesController({ services, profile, config }: AppConte
           scatter: speedVersusMemoryChart(leaderboardRuns(profile, spread), model.displayName),
         },
         quality,
+        reports,
         fieldErrors,
         params,
         queryString,

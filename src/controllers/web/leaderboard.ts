@@ -9,6 +9,7 @@ import { buckets, hwClasses } from '../../constants.ts';
 import { leaderboardQuerySchema, leaderboardSorts, type LeaderboardQuery, type LeaderboardSort } from '../../schemas/leaderboard-query.schema.ts';
 import { leaderboardRuns } from '../../services/leaderboard.service.ts';
 import { leaderboardChart } from '../../web/charts/speed-test-charts.ts';
+import { leaderboardPageView } from '../../web/leaderboard-view.ts';
 import { cleanFilterUrl, filledParams, queryString } from '../../web/query.ts';
 import { render } from '../../web/views.ts';
 
@@ -79,19 +80,6 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
   };
 
   /**
-   * Like-for-like by default (issue 16): where the revision has the batchSize filter, the
-   * page shows single-stream runs (batchSize=1) unless one is chosen, and `batchSize=all`
-   * shows every run, throughput runs included. The API keeps its own default (every run).
-   */
-  function streamsView(params: Record<string, unknown>) {
-    if (!options.extended) return { view: null, apiParams: params };
-    const { batchSize, ...rest } = params;
-    if (batchSize === 'all') return { view: 'all' as const, apiParams: rest };
-    if (batchSize === undefined) return { view: 'single' as const, apiParams: { ...rest, batchSize: '1' } };
-    return { view: String(batchSize) === '1' ? ('single' as const) : ('chosen' as const), apiParams: params };
-  }
-
-  /**
    * The API's quantization filter is exact; the page reads a known label however it is
    * spelled (`q4_k_m` is Q4_K_M) and says so.
    */
@@ -109,7 +97,7 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
       const params = filledParams(req.query);
       if (cleanFilterUrl(req, res, params)) return;
       const quantizationRead = loosenQuantization(params);
-      const { view, apiParams } = streamsView(params);
+      const { view, apiParams } = leaderboardPageView(profile, params);
       let page: { rows: ReturnType<typeof leaderboardRuns>; total: number; limit: number; offset: number } | undefined;
       let chart: string | undefined;
       let sort: LeaderboardSort = 'tokSOut';

@@ -1,0 +1,28 @@
+// The report editor's image upload: sends the file to POST /api/reports/images and inserts
+// its token where the cursor is in the content. The rest of the editor works without this file.
+document.addEventListener('submit', async (event) => {
+  const form = event.target instanceof HTMLFormElement && event.target.matches('[data-report-image-upload]') ? event.target : null;
+  if (!form) return;
+  event.preventDefault();
+  const status = form.querySelector('[data-report-image-status]');
+  const content = document.getElementById('report-content');
+  const csrf = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') ?? '';
+  status.textContent = 'Uploading…';
+  try {
+    const response = await fetch(form.dataset.api, { method: 'POST', body: new FormData(form), headers: { 'X-CSRF-Token': csrf }, credentials: 'same-origin' });
+    const body = await response.json();
+    if (!response.ok) {
+      const details = body.details?.fieldErrors ? Object.values(body.details.fieldErrors).flat().join(' ') : '';
+      status.textContent = `Not uploaded: ${details || body.error}`;
+      return;
+    }
+    const token = `\n\n[[report-image:${body.id}]]\n\n`;
+    const at = content.selectionStart ?? content.value.length;
+    content.value = content.value.slice(0, at) + token + content.value.slice(content.selectionEnd ?? at);
+    content.dispatchEvent(new Event('input', { bubbles: true }));
+    status.textContent = `Inserted image ${body.width}×${body.height}.`;
+    form.reset();
+  } catch {
+    status.textContent = 'Not uploaded: the server could not be reached.';
+  }
+});

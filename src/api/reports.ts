@@ -1,0 +1,164 @@
+import { z } from 'zod';
+import { IMAGE_FIELD, imageMessages, imageRules, processImageUpload } from '../lib/image-pipeline.ts';
+import { messages } from '../messages.ts';
+import { uploadedImage } from '../web/image-upload.ts';
+import { reportFormat } from '../openapi/report-format.ts';
+import { idParam, modelPathParams } from '../schemas/path-params.schema.ts';
+import {
+  reportEnvelopeSchema,
+  reportFormatResponseSchema,
+  reportImageResponseSchema,
+  reportListResponseSchema,
+  reportSchemas,
+} from '../schemas/report.schema.ts';
+import { badRequest, errorBody, example, invalidQuery, malformedJson, notFound, operation, type ApiResource, type ResponseSpec } from './operation.ts';
+
+/** Model reports (revision 3): GitHub Flavored Markdown write-ups about a model, with live cards of this service's pages. */
+export const reportsApi: ApiResource = {
+  tag: { name: 'Model reports', description: 'Write-ups about a model in GitHub Flavored Markdown, citing runs and embedding live cards (revision 3).' },
+
+  responses(profile): Record<string, z.ZodType> {
+    if (!profile.reports) return {};
+    return { Report: reportEnvelopeSchema(profile), ReportList: reportListResponseSchema(profile), ReportFormat: reportFormatResponseSchema, ReportImage: reportImageResponseSchema };
+  },
+
+  operations(profile) {
+    if (!profile.reports) return [];
+    const schemas = reportSchemas(profile);
+    const rules = schemas.rules;
+    const reportId = idParam(messages.reportNotFound, 'Report id');
+    const unknownReport = notFound('Report', messages.reportNotFound);
+    const invalid = badRequest(
+      'The body fails validation (limits, contentFormat other than gfm, runs that are not approved runs of the model, images that are not yours).',
+      { contentFormat: ["Must be 'gfm'"], 'benchmarkRunIds.0': [messages.reportRunNotAttachable('speed-test run', 'Qwen/Qwen3-30B-A3B')] },
+      { malformed: malformedJson },
+    );
+    const unknownModel: ResponseSpec = {
+      description: 'The model is neither in the catalogue nor on the model hub.',
+      body: 'Error',
+      examples: { notFound: example('Unknown model', errorBody(messages.modelNotCatalogued('nobody/nothing'))) },
+    };
+    const hubDown: ResponseSpec = {
+      description: 'The model hub could not be asked about a model new to the catalogue; retry later.',
+      body: 'Error',
+      headers: ['Retry-After'],
+      examples: { hub: example('Hub unavailable', errorBody(messages.hubUnavailable)) },
+    };
+    const published = example('A published report', {
+      title: 'Qwen3-30B-A3B on a 3090: which quant and flags',
+      summary: 'Q4_K_M with flash attention is the sweet spot on 24 GB.',
+      contentFormat: 'gfm',
+      content: '## Results\n\n| quant | tok/s |\n|:--|--:|\n| Q4_K_M | 112 |\n\n- [x] flash attention\n\n[[report-embed:https%3A%2F%2Fbench.example%2F%3FhfId%3DQwen%252FQwen3-30B-A3B]]',
+      tags: ['3090', 'quantization'],
+      benchmarkRunIds: [],
+      evalRunIds: [],
+      published: true,
+    });
+    return [
+      operation({
+        operationId: 'createReport',
+        route: 'POST /api/models/:org/:model/reports',
+        summary: 'Write a report about a model',
+        description:
+          'The path carries the hfId as two segments; the model must be in the catalogue or on the model hub (then it is catalogued, as a submission does). ' +
+          '`published` false (the default) keeps a draft only you see. The format (features, tokens, limits) is at GET /api/report-format.',
+        auth: 'key|session',
+        pathParams: modelPathParams,
+        body: { component: 'ReportCreate', schema: schemas.create, examples: { published } },
+        responses: { 201: { description: 'The stored report.', body: 'Report', headers: ['Location'] }, 400: invalid, 404: unknownModel, 503: hubDown },
+        async handle({ res, app, params, body, userId }) {
+          const report = await app.services.reports.create(userId(), `${params.org}/${params.model}`, body);
+          res.status(201).location(`/api/reports/${report.id}`).json({ report });
+        },
+      }),
+      operation({
+        operationId: 'listModelReports',
+        route: 'GET /api/models/:org/:model/reports',
+        summary: 'Published reports about a model',
+        auth: 'public',
+        pathParams: modelPathParams,
+        query: { schema: schemas.listQuery, descriptions: { limit: `Reports per page (${rules.listLimit.min}-${rules.listLimit.max}, default ${rules.listLimit.default})`, offset: 'Reports to skip' } },
+        responses: {
+          200: { description: 'A page of published reports, newest first.', body: 'ReportList' },
+          400: invalidQuery({ limit: [`Must be at most ${rules.listLimit.max}`] }),
+          404: { description: 'The model is not in the catalogue.', body: 'Error', examples: { notFound: example('Unknown model', errorBody(messages.modelNotCatalogued('nobody/nothing'))) } },
+        },
+        async handle({ res, app, params, query }) {
+          res.json(await app.services.reports.listForModel(`${params.org}/${params.model}`, query));
+        },
+      }),
+      operation({
+        operationId: 'getReport',
+        route: 'GET /api/reports/:id',
+        summary: 'One report',
+        description: 'A published report, or your own draft (anyone else gets 404).',
+        auth: 'public',
+        pathParams: reportId,
+        responses: { 200: { description: 'The report.', body: 'Report' }, 404: unknownReport },
+        async handle({ res, app, params, viewerId }) {
+          res.json({ report: await app.services.reports.get(params.id, viewerId) });
+        },
+      }),
+      operation({
+        operationId: 'updateReport',
+        route: 'PATCH /api/reports/:id',
+        summary: 'Change your report',
+        description: 'Only the fields given change (lists are replaced whole). `published: true` publishes a draft, `false` takes it back to a draft.',
+        auth: 'key|session',
+        pathParams: reportId,
+        body: { component: 'ReportPatch', schema: schemas.patch, examples: { publish: example('Publish a draft', { published: true }), retitle: example('New title and tags', { title: 'Qwen3 on a 3090, revisited', tags: ['3090'] }) } },
+        responses: {
+          200: { description: 'The report as stored now.', body: 'Report' },
+          400: invalid,
+          404: unknownReport,
+          409: { description: 'An admin unpublished the report: it cannot be published again.', body: 'Error', examples: { unpublished: example('Unpublished by an admin', errorBody(messages.reportUnpublishedByAdmin('spam'))) } },
+        },
+        async handle({ res, app, params, body, userId }) {
+          res.json({ report: await app.services.reports.update(userId(), params.id, body) });
+        },
+      }),
+      operation({
+        operationId: 'deleteReport',
+        route: 'DELETE /api/reports/:id',
+        summary: 'Delete your report',
+        auth: 'key|session',
+        pathParams: reportId,
+        responses: { 204: { description: 'Deleted (no body).' }, 404: unknownReport },
+        async handle({ res, app, params, userId }) {
+          await app.services.reports.remove(userId(), params.id);
+          res.status(204).end();
+        },
+      }),
+      operation({
+        operationId: 'uploadReportImage',
+        route: 'POST /api/reports/images',
+        summary: 'Upload an image for your reports',
+        description:
+          `multipart/form-data with one file in the field \`${IMAGE_FIELD}\`: ${imageRules.contentTypes.join(', ')} (judged by content), at most ${imageRules.maxBytesLabel} and ${imageRules.maxPixelsLabel}; ` +
+          'it is re-encoded without metadata. Put `[[report-image:<id>]]` in a report\'s content: only your own images render.',
+        auth: 'key|session',
+        upload: { field: IMAGE_FIELD, description: 'The image file' },
+        responses: {
+          201: { description: 'The stored image: its id for the token, and its addresses.', body: 'ReportImage', headers: ['Location'] },
+          400: badRequest('No file in the field, or not a PNG, JPEG or WebP, over 40 megapixels, or corrupt.', { [IMAGE_FIELD]: [imageMessages.wrongType] }),
+          413: { description: `The file is larger than ${imageRules.maxBytesLabel}.`, body: 'Error', examples: { tooLarge: example('Too large', errorBody(imageMessages.tooLarge)) } },
+        },
+        async handle({ req, res, app, userId }) {
+          const image = await app.services.reports.storeImage(userId(), await processImageUpload(uploadedImage(req)));
+          res.status(201).location(image.url).json(image);
+        },
+      }),
+      operation({
+        operationId: 'getReportFormat',
+        route: 'GET /api/report-format',
+        summary: 'The report format contract',
+        description: 'Features, token grammar, limits, the image protocol, lifecycle endpoints and worked examples, from the constants validation uses.',
+        auth: 'public',
+        responses: { 200: { description: 'The format contract.', body: 'ReportFormat' } },
+        handle({ res }) {
+          res.json(reportFormat(rules));
+        },
+      }),
+    ];
+  },
+};

@@ -1,0 +1,111 @@
+import { fileTypeFromBuffer } from 'file-type';
+import sharp, { type Metadata, type Sharp } from 'sharp';
+import { PayloadTooLarge, ValidationFailed } from './errors.ts';
+
+/**
+ * Uploaded images (listing photos, report images): the type is judged by the content
+ * (file-type), the pixels are decoded and re-encoded by sharp with a pixel limit, so what we
+ * store and serve is always an image we made: EXIF orientation applied, every piece of
+ * metadata (EXIF, GPS, XMP, ICC, comments) gone, and a thumbnail beside it. Nothing here is
+ * hand-rolled: file-type reads the magic bytes, libvips reads the headers and the pixels.
+ * The rules are exported from here so the format documents and the pages quote them.
+ */
+
+/** Largest upload accepted (the multipart limit too). */
+export const IMAGE_MAX_BYTES = 8 * 1024 * 1024;
+export const IMAGE_MAX_BYTES_LABEL = '8 MiB';
+/** Largest image by pixel count, checked from the header before any pixel is decoded. */
+export const IMAGE_MAX_PIXELS = 40_000_000;
+export const IMAGE_MAX_PIXELS_LABEL = '40 megapixels';
+/** Thumbnails are at most this wide (never enlarged). */
+export const IMAGE_THUMB_MAX_WIDTH = 480;
+/** The content types accepted, and the only ones served. */
+export const IMAGE_CONTENT_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
+export type ImageContentType = (typeof IMAGE_CONTENT_TYPES)[number];
+
+/** The image rules as one value (documents, agent-context, pages). */
+export const imageRules = Object.freeze({
+  maxBytes: IMAGE_MAX_BYTES,
+  maxBytesLabel: IMAGE_MAX_BYTES_LABEL,
+  maxPixels: IMAGE_MAX_PIXELS,
+  maxPixelsLabel: IMAGE_MAX_PIXELS_LABEL,
+  thumbMaxWidth: IMAGE_THUMB_MAX_WIDTH,
+  contentTypes: IMAGE_CONTENT_TYPES,
+});
+
+/** The field a multipart upload carries the image in. */
+export const IMAGE_FIELD = 'image';
+
+export const imageMessages = {
+  missing: `Attach one image file in the multipart field "${IMAGE_FIELD}"`,
+  tooLarge: `Image is larger than ${IMAGE_MAX_BYTES_LABEL}`,
+  wrongType: 'Image must be PNG, JPEG or WebP (judged by its content, not its name)',
+  tooManyPixels: `Image has more than ${IMAGE_MAX_PIXELS_LABEL}`,
+  corrupt: 'Image could not be decoded (corrupt or truncated file)',
+} as const;
+
+export interface ProcessedImageVariant {
+  contentType: ImageContentType;
+  bytes: Buffer;
+  width: number;
+  height: number;
+}
+
+export interface ProcessedImage extends ProcessedImageVariant {
+  thumb: ProcessedImageVariant;
+}
+
+/** A 400 naming the broken image rule, in the contract's validation shape. */
+export function imageRuleBroken(message: string): ValidationFailed {
+  return new ValidationFailed({ fieldErrors: { [IMAGE_FIELD]: [message] }, formErrors: [] });
+}
+
+const OUTPUT: Record<ImageContentType, (pipeline: Sharp) => Sharp> = {
+  'image/png': (pipeline) => pipeline.png(),
+  'image/jpeg': (pipeline) => pipeline.jpeg({ quality: 85 }),
+  'image/webp': (pipeline) => pipeline.webp({ quality: 85 }),
+};
+
+function isAccepted(mime: string | undefined): mime is ImageContentType {
+  return (IMAGE_CONTENT_TYPES as readonly string[]).includes(mime ?? '');
+}
+
+async function encode(source: Buffer, contentType: ImageContentType, width?: number): Promise<ProcessedImageVariant> {
+  // limitInputPixels makes libvips refuse a bomb from its header; failOn 'error' refuses truncated data.
+  let pipeline = sharp(source, { limitInputPixels: IMAGE_MAX_PIXELS, failOn: 'error' }).rotate();
+  if (width !== undefined) pipeline = pipeline.resize({ width, withoutEnlargement: true });
+  // No withMetadata()/keepExif(): sharp writes none of the input's metadata.
+  const { data, info } = await OUTPUT[contentType](pipeline).toBuffer({ resolveWithObject: true });
+  return { contentType, bytes: data, width: info.width, height: info.height };
+}
+
+/**
+ * Checks and re-encodes an upload. Throws a 413 over 8 MiB, and a 400 naming the rule for
+ * anything that is not a PNG, JPEG or WebP by content, is over 40 MP, or cannot be decoded.
+ */
+export async function processImageUpload(bytes: Buffer): Promise<ProcessedImage> {
+  if (bytes.length > IMAGE_MAX_BYTES) throw new PayloadTooLarge(imageMessages.tooLarge);
+  if (bytes.length === 0) throw imageRuleBroken(imageMessages.missing);
+  const detected = await fileTypeFromBuffer(bytes);
+  if (!isAccepted(detected?.mime)) throw imageRuleBroken(imageMessages.wrongType);
+  const contentType = detected.mime;
+
+  let header: Metadata;
+  try {
+    // Reads only the header: a bomb (huge declared size, tiny file) is refused here.
+    header = await sharp(bytes, { limitInputPixels: false }).metadata();
+  } catch {
+    throw imageRuleBroken(imageMessages.corrupt);
+  }
+  if (!header.width || !header.height) throw imageRuleBroken(imageMessages.corrupt);
+  if (header.width * header.height > IMAGE_MAX_PIXELS) throw imageRuleBroken(imageMessages.tooManyPixels);
+
+  try {
+    const full = await encode(bytes, contentType);
+    const thumb = await encode(full.bytes, contentType, IMAGE_THUMB_MAX_WIDTH);
+    return { ...full, thumb };
+  } catch (error) {
+    if (/pixel limit/i.test((error as Error).message)) throw imageRuleBroken(imageMessages.tooManyPixels);
+    throw imageRuleBroken(imageMessages.corrupt);
+  }
+}

@@ -1,0 +1,138 @@
+import { createHash } from 'node:crypto';
+import type { ImageContentType, ProcessedImage } from '../lib/image-pipeline.ts';
+import type { ServiceDeps } from './deps.ts';
+
+/**
+ * The image store: images the pipeline (src/lib/image-pipeline.ts) re-encoded, by an
+ * unguessable id. Today the bytes are Postgres `bytea` rows (table `images`); nothing outside
+ * this service knows, so an object store could take its place behind the same interface.
+ * An image that has lost its use (its listing was removed) gets an expiry: from then on it is
+ * not served, and `sweepRemoved` deletes it.
+ */
+
+export type ImagePurpose = 'listing' | 'report';
+export type ImageVariant = 'full' | 'thumb';
+
+/** How long an image of a removed listing is still served (caches and open pages keep working a while). */
+export const REMOVED_IMAGE_GRACE_MS = 24 * 60 * 60_000;
+
+export interface StoredImage {
+  id: string;
+  ownerUserId: string;
+  purpose: ImagePurpose;
+  contentType: ImageContentType;
+  width: number;
+  height: number;
+  thumbWidth: number;
+  thumbHeight: number;
+  createdAt: Date;
+}
+
+export interface ImageContent {
+  bytes: Buffer;
+  contentType: ImageContentType;
+  etag: string;
+}
+
+interface ImageRow {
+  id: string;
+  owner_user_id: string;
+  purpose: ImagePurpose;
+  content_type: ImageContentType;
+  width: number;
+  height: number;
+  thumb_width: number;
+  thumb_height: number;
+  created_at: Date;
+}
+
+const DESCRIPTION_COLUMNS = ['id', 'owner_user_id', 'purpose', 'content_type', 'width', 'height', 'thumb_width', 'thumb_height', 'created_at'] as const;
+
+function toStoredImage(row: ImageRow): StoredImage {
+  return {
+    id: row.id,
+    ownerUserId: row.owner_user_id,
+    purpose: row.purpose,
+    contentType: row.content_type,
+    width: row.width,
+    height: row.height,
+    thumbWidth: row.thumb_width,
+    thumbHeight: row.thumb_height,
+    createdAt: row.created_at,
+  };
+}
+
+/** A strong validator of the bytes: they never change under an id. */
+const etagOf = (bytes: Buffer) => `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"`;
+
+export function createImagesService({ db, clock }: Pick<ServiceDeps, 'db' | 'clock'>) {
+  /** Rows still served at `now`. */
+  const live = (now: Date) => db('images').where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now));
+
+  return {
+    async store(ownerUserId: string, purpose: ImagePurpose, image: ProcessedImage): Promise<StoredImage> {
+      const [row] = await db('images')
+        .insert({
+          owner_user_id: ownerUserId,
+          purpose,
+          content_type: image.contentType,
+          width: image.width,
+          height: image.height,
+          bytes: image.bytes,
+          etag: etagOf(image.bytes),
+          thumb_width: image.thumb.width,
+          thumb_height: image.thumb.height,
+          thumb_bytes: image.thumb.bytes,
+          thumb_etag: etagOf(image.thumb.bytes),
+        })
+        .returning<ImageRow[]>([...DESCRIPTION_COLUMNS]);
+      return toStoredImage(row);
+    },
+
+    /** The bytes to serve, or null when the id is unknown, deleted or expired. */
+    async content(id: string, variant: ImageVariant): Promise<ImageContent | null> {
+      const [bytes, etag] = variant === 'thumb' ? ['thumb_bytes', 'thumb_etag'] : ['bytes', 'etag'];
+      const row = await live(clock.now()).where({ id }).first<{ bytes: Buffer; etag: string; content_type: ImageContentType } | undefined>(`${bytes} as bytes`, `${etag} as etag`, 'content_type');
+      return row ? { bytes: row.bytes, contentType: row.content_type, etag: row.etag } : null;
+    },
+
+    /** Just the ETag (a conditional request answers 304 without reading the bytes). */
+    async etag(id: string, variant: ImageVariant): Promise<string | null> {
+      const row = await live(clock.now()).where({ id }).first<{ etag: string } | undefined>(variant === 'thumb' ? 'thumb_etag as etag' : 'etag');
+      return row?.etag ?? null;
+    },
+
+    /** The live images among `ids`, in the order given (unknown or expired ids are left out). */
+    async describe(ids: readonly string[]): Promise<StoredImage[]> {
+      if (ids.length === 0) return [];
+      const rows = await live(clock.now()).whereIn('id', ids).select<ImageRow[]>([...DESCRIPTION_COLUMNS]);
+      const byId = new Map(rows.map((row) => [row.id, toStoredImage(row)]));
+      return ids.flatMap((id) => byId.get(id) ?? []);
+    },
+
+    /** Deletes images at once (the owner deleted them). */
+    async remove(ids: readonly string[]): Promise<number> {
+      if (ids.length === 0) return 0;
+      return db('images').whereIn('id', ids).delete();
+    },
+
+    /** Stops serving `ids` from `at` on (their listing was removed); the sweep deletes them later. */
+    async expire(ids: readonly string[], at: Date): Promise<void> {
+      if (ids.length === 0) return;
+      await db('images').whereIn('id', ids).whereNull('expires_at').update({ expires_at: at });
+    },
+
+    /** Serves `ids` again (a removal was undone before the sweep). */
+    async unexpire(ids: readonly string[]): Promise<void> {
+      if (ids.length === 0) return;
+      await db('images').whereIn('id', ids).update({ expires_at: null });
+    },
+
+    /** The scheduled sweep: deletes every image whose expiry has passed; returns how many went. */
+    async sweepRemoved(now: Date): Promise<number> {
+      return db('images').where('expires_at', '<=', now).delete();
+    },
+  };
+}
+
+export type ImagesService = ReturnType<typeof createImagesService>;

@@ -1,0 +1,38 @@
+import type { Request, RequestHandler } from 'express';
+import multer from 'multer';
+import { BadRequest, HttpError, PayloadTooLarge } from '../lib/errors.ts';
+import { IMAGE_FIELD, IMAGE_MAX_BYTES, imageMessages, imageRuleBroken } from '../lib/image-pipeline.ts';
+import { messages } from '../messages.ts';
+
+/**
+ * Multipart parsing of one image upload (multer): the file in field `image`, at most 8 MiB,
+ * in memory, with a handful of short text fields (the pages' `_csrf`, a return address).
+ * Used by the API's image uploads (after auth) and by the pages' upload forms (before the
+ * CSRF check, which reads the `_csrf` field, like src/web/suite-form.ts).
+ */
+
+const parseOneImage = multer({
+  storage: multer.memoryStorage(),
+  limits: { fileSize: IMAGE_MAX_BYTES, files: 1, fields: 4, fieldSize: 4096, parts: 5, headerPairs: 50 },
+}).single(IMAGE_FIELD);
+
+/** multer's errors as the contract's: a file over 8 MiB is a 413, other limits and a wrong field name a 400 naming the rule. */
+export function imageUploadError(error: unknown): HttpError {
+  const code = (error as { code?: string } | null)?.code;
+  if (code === 'LIMIT_FILE_SIZE') return new PayloadTooLarge(imageMessages.tooLarge);
+  if (code === 'LIMIT_UNEXPECTED_FILE' || code === 'LIMIT_FILE_COUNT') return imageRuleBroken(imageMessages.missing);
+  if (typeof code === 'string' && code.startsWith('LIMIT_')) return new BadRequest(messages.tooManyFormFields);
+  return new BadRequest(messages.malformedMultipart);
+}
+
+/** Parses a multipart image upload (a request of another type passes untouched; the handler then finds no file). */
+export const imageUpload: RequestHandler = (req, res, next) => {
+  parseOneImage(req, res, (error?: unknown) => next(error ? imageUploadError(error) : undefined));
+};
+
+/** The uploaded image's bytes, or the 400 saying where to put it. */
+export function uploadedImage(req: Request): Buffer {
+  const file = (req as Request & { file?: { buffer: Buffer } }).file;
+  if (!file || file.buffer.length === 0) throw imageRuleBroken(imageMessages.missing);
+  return file.buffer;
+}
