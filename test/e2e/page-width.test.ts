@@ -20,6 +20,7 @@ interface Fixtures {
   qualityRunId: string;
   executionId: string;
   suiteSubmissionId: string;
+  reportId: string;
 }
 
 /**
@@ -33,10 +34,13 @@ function addressOf(route: string, f: Fixtures): string {
     '/evals/runs/:id': f.qualityRunId,
     '/settings/submissions/suites/:id/edit': f.suiteSubmissionId,
   };
-  const byResource: Record<string, string> = { runs: f.runId, hardware: f.hardwareId, setups: f.setupId };
+  const byResourceMore: Record<string, string> = { reports: f.reportId };
+  const byResource: Record<string, string> = { runs: f.runId, hardware: f.hardwareId, setups: f.setupId, ...byResourceMore };
   const byName: Record<string, string> = { org, model, username: f.username, slug: f.suiteSlug };
+  // Pages that need a query to be a page at all (the report editor names its model).
+  const queries: Record<string, string> = { '/reports/new': `?model=${encodeURIComponent(f.modelHfId)}` };
   const segments = route.split('/');
-  return segments
+  const path = segments
     .map((segment, index) => {
       if (!segment.startsWith(':')) return segment;
       const name = segment.slice(1);
@@ -45,6 +49,7 @@ function addressOf(route: string, f: Fixtures): string {
       return encodeURIComponent(value);
     })
     .join('/');
+  return `${path}${queries[route] ?? ''}`;
 }
 
 /**
@@ -107,6 +112,12 @@ describe('e2e: no page wider than a 390 px phone', () => {
         request: JSON.stringify({ suiteSlug: approved.slug, baseUrl: 'https://llm.example.net', model: 'phone', hfId: 'phone/model', autoSubmit: false, hardware: null, quantization: null, modelRevision: 'main', notes: null, taskKeys: null, tasks: [], aggregation: 'mean', judged: false }),
       })
       .returning('id');
+    // A long unbroken word and a wide table in the admin's own report (its page and its editor).
+    const report = await page.request.post(`/api/models/${fakeHubModels.dense}/reports`, {
+      headers,
+      data: { title: 'Phone width', content: `# Phone width\n\n${'a'.repeat(120)}\n\n| ${Array.from({ length: 12 }, (_, i) => `column ${i}`).join(' | ')} |\n|${' --- |'.repeat(12)}\n| ${Array.from({ length: 12 }, () => '1234567').join(' | ')} |\n`, published: true },
+    });
+    expect(report.status(), await report.text()).to.equal(201);
     const demoRun = await e2e.db('speed_test_runs as r').join('models as m', 'm.id', 'r.model_id').join('users as u', 'u.id', 'r.user_id').where('r.status', 'APPROVED').whereNot('r.user_id', admin.id).first('r.hardware_id', 'm.hf_id', 'u.username');
     const fixtures: Fixtures = {
       runId: (await run.json()).id,
@@ -118,6 +129,7 @@ describe('e2e: no page wider than a 390 px phone', () => {
       qualityRunId: (await e2e.db('quality_runs').where({ status: 'APPROVED' }).first('id')).id,
       executionId: execution.id,
       suiteSubmissionId: (await suite.json()).id,
+      reportId: (await report.json()).report?.id ?? (await report.json()).id,
     };
 
     const routes = registeredRoutes(e2e.app).filter((route) => route.method === 'get' && !route.path.startsWith('/api/') && route.path !== '/healthz');
