@@ -133,4 +133,11 @@ export const messages = {
   listingCannot: (status: string, action: string) => `This listing is ${status.toLowerCase()}, so it cannot be ${action}`,
   listingCursorInvalid: 'Not a cursor this feed gave out: start again without cursor',
   listingImagesNotOfListing: 'Give every image id of the listing exactly once',
+  // Pages: model scope, compare view, hardware devices.
+  modelScopeInvalid: "Must be 'model' (this model) or 'tree' (with its finetunes and quantizations); showing this model",
+  compareNeedsRuns: (min: number, max: number) => `Pick ${min} to ${max} runs to compare: tick "compare" in a table of runs, or list their ids as /compare?runs=<id>,<id>`,
+  compareTooManyRuns: (max: number) => `At most ${max} runs side by side; remove some ids from the address`,
+  compareBadIds: (ids: string) => `Not run ids: ${ids}`,
+  compareUnknownRuns: (ids: string) => `No approved run has the id ${ids}`,
+  hardwareDeviceNotFound: 'No runs on a device by that name: see the hardware index',
 } as const;

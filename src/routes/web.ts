@@ -7,6 +7,8 @@ import { adminUsersController } from '../controllers/web/admin-users.ts';
 import { authController } from '../controllers/web/auth.ts';
 import { cataloguePagesController } from '../controllers/web/catalogue.ts';
 import { docsPagesController } from '../controllers/web/docs.ts';
+import { comparePagesController } from '../controllers/web/compare.ts';
+import { hardwarePagesController } from '../controllers/web/hardware.ts';
 import { leaderboardPagesController } from '../controllers/web/leaderboard.ts';
 import { profilesController } from '../controllers/web/profiles.ts';
 import { qualitySubmissionsController } from '../controllers/web/quality-submissions.ts';
@@ -58,7 +60,12 @@ export function webRoutes(app: AppContext): Router {
   router.get('/leaderboard/model-suggestions', leaderboard.modelSuggestions);
   router.get('/models', catalogue.models);
   router.get('/models/:org/:model', catalogue.model);
-  router.get('/hardware/:id', id.hardware, catalogue.hardware);
+  // A device's readable address (`/hardware/nvidia-rtx-4090`) and a profile's uuid share the path.
+  const hardware = hardwarePagesController(app);
+  router.get('/hardware', hardware.index);
+  router.get('/hardware/:device', hardware.device);
+  router.get('/hardware/:id', id.hardware, hardware.profile);
+  router.get('/compare', comparePagesController(app).show);
   router.get('/methodology', catalogue.methodology);
 
   router.get('/docs', docs.index);

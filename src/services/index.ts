@@ -16,6 +16,7 @@ import { createQualitySuitesService } from './quality-suites.service.ts';
 import { createReactionsService } from './reactions.service.ts';
 import { createReportsService } from './reports.service.ts';
 import { createSetupsService } from './setups.service.ts';
+import { createSpeedTestContextService } from './speed-test-context.service.ts';
 import { createSpeedTestOwnersService } from './speed-test-owners.service.ts';
 import { createSpeedTestsService } from './speed-tests.service.ts';
 import { createUsersService } from './users.service.ts';
@@ -49,6 +50,7 @@ export function createServices(deps: ServiceDeps & { execution: ExecutionDeps; p
     setups: createSetupsService(deps),
     speedTests: createSpeedTestsService(deps),
     speedTestOwners: createSpeedTestOwnersService(deps),
+    speedTestContext: createSpeedTestContextService(deps),
     users: createUsersService(deps),
   };
 }

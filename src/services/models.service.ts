@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
 import { NotFound } from '../lib/errors.ts';
 import { containsLowercase, escapeLike } from '../lib/like-patterns.ts';
@@ -8,6 +9,7 @@ import type { RunForVerdict } from '../lib/speed-test-verdict.ts';
 import { messages } from '../messages.ts';
 import type { ServiceDeps } from './deps.ts';
 import { createPlausibilityService } from './plausibility.service.ts';
+import { scopeCondition, type ModelScope } from './model-tree.ts';
 
 /**
  * The model catalogue: built from the hub as runs arrive (a model is looked up once, then
@@ -109,6 +111,22 @@ export async function fillCuratedModelFacts(db: Db): Promise<string[]> {
 }
 
 export function createModelsService({ db, hub, hubMode }: Pick<ServiceDeps, 'db' | 'hub' | 'hubMode'>) {
+  /** A catalogued model with its base and its children (NotFound when not catalogued). */
+  async function withTree(hfId: string) {
+    const row = (await findByHfId(db, hfId)) as CountedRow | undefined;
+    if (!row) throw new NotFound(messages.modelNotCatalogued(hfId));
+    const [base, children] = await Promise.all([
+      row.base_model_id ? db<CountedRow>('models').where({ id: row.base_model_id }).first() : undefined,
+      db<CountedRow>('models').where({ base_model_id: row.id }).orderBy([...BY_RUN_COUNT]),
+    ]);
+    return {
+      ...toCatalogueModel(row),
+      hubSha: row.hub_sha,
+      base: base ? toCatalogueModel(base) : null,
+      children: children.map((child) => ({ ...toCatalogueModel(child), relation: child.base_relation })),
+    };
+  }
+
   return {
     findByHfId: (hfId: string) => findByHfId(db, hfId),
 
@@ -247,39 +265,62 @@ export function createModelsService({ db, hub, hubMode }: Pick<ServiceDeps, 'db'
 
     /** One model with its base, its children and summary figures of its approved runs. */
     async detail(hfId: string) {
-      const row = (await findByHfId(db, hfId)) as CountedRow | undefined;
-      if (!row) throw new NotFound(messages.modelNotCatalogued(hfId));
-      const [base, children, figures, byClass] = await Promise.all([
-        row.base_model_id ? db<CountedRow>('models').where({ id: row.base_model_id }).first() : undefined,
-        db<CountedRow>('models').where({ base_model_id: row.id }).orderBy([...BY_RUN_COUNT]),
-        db('speed_test_runs')
-          .where({ model_id: row.id, status: 'APPROVED' })
-          .first(
-            db.raw('count(*)::int as runs'),
-            db.raw('max(tok_s_out) as best_tok_s_out'),
-            db.raw('count(distinct hardware_id)::int as hardware_profiles'),
-            db.raw('max(created_at) as latest_run_at'),
-          ),
-        db('speed_test_runs')
-          .where({ model_id: row.id, status: 'APPROVED' })
-          .groupBy('hw_class')
-          .select('hw_class', db.raw('count(*)::int as runs'), db.raw('max(tok_s_out) as best_tok_s_out')),
-      ]);
-      return {
-        ...toCatalogueModel(row),
-        hubSha: row.hub_sha,
-        base: base ? toCatalogueModel(base) : null,
-        children: children.map((child) => ({ ...toCatalogueModel(child), relation: child.base_relation })),
-        summary: {
-          runs: figures.runs,
-          bestTokSOut: figures.best_tok_s_out,
-          hardwareProfiles: figures.hardware_profiles,
-          latestRunAt: figures.latest_run_at ? figures.latest_run_at.toISOString() : null,
-          byHardwareClass: Object.fromEntries(byClass.map((c: { hw_class: string; runs: number; best_tok_s_out: number | null }) => [c.hw_class, { runs: c.runs, bestTokSOut: c.best_tok_s_out }])),
-        },
-      };
+      const entry = await withTree(hfId);
+      // The API's summary keeps its shape; the page reads its scope's figures (`scopeFigures`).
+      const { fastest: _fastest, fastestSingleStream: _single, models: _models, ...summary } = await runFigures(db, entry, 'model', { fastest: false });
+      return { ...entry, summary };
+    },
+
+    /** One model with its base and its children, without figures (a model page counts its own scope). */
+    withTree,
+
+    /**
+     * The figures of a model page's scope (the model alone, or its tree of finetunes and
+     * quantizations): the same runs its table lists, so counts and "fastest" agree with it.
+     */
+    scopeFigures(model: { id: string; hfId: string }, scope: ModelScope) {
+      return runFigures(db, model, scope);
     },
   };
 }
+
+/**
+ * Counts and bests of the approved runs in a scope. "Fastest" is the highest output tok/s
+ * of any run listed (throughput runs included, as the table lists them); the fastest
+ * single-stream run is given apart, since that is what the leaderboard ranks by default.
+ */
+async function runFigures(db: Db, model: { id: string; hfId: string }, scope: ModelScope, { fastest: withFastest = true } = {}) {
+  const [condition, bindings] = scopeCondition(model, scope);
+  const runs = () => db('speed_test_runs as r').where('r.status', 'APPROVED').whereRaw(condition, bindings);
+  const fastestOf = (q: Knex.QueryBuilder) =>
+    q.whereNotNull('r.tok_s_out').orderByRaw('r.tok_s_out desc, r.created_at asc, r.id asc').first('r.id', 'r.tok_s_out', 'r.active_sequences');
+  const [figures, byClass, fastest, fastestSingleStream] = await Promise.all([
+    runs().first(
+      db.raw('count(*)::int as runs'),
+      db.raw('max(r.tok_s_out) as best_tok_s_out'),
+      db.raw('count(distinct r.hardware_id)::int as hardware_profiles'),
+      db.raw('count(distinct r.model_id)::int as models'),
+      db.raw('max(r.created_at) as latest_run_at'),
+    ),
+    runs().groupBy('r.hw_class').orderBy('r.hw_class').select('r.hw_class', db.raw('count(*)::int as runs'), db.raw('max(r.tok_s_out) as best_tok_s_out')),
+    withFastest ? fastestOf(runs()) : undefined,
+    withFastest ? fastestOf(runs().where('r.active_sequences', 1)) : undefined,
+  ]);
+  const runOf = (row: { id: string; tok_s_out: number; active_sequences: number } | undefined) =>
+    row ? { id: row.id, tokSOut: row.tok_s_out, activeSequences: row.active_sequences } : null;
+  return {
+    runs: figures.runs as number,
+    bestTokSOut: figures.best_tok_s_out as number | null,
+    hardwareProfiles: figures.hardware_profiles as number,
+    /** Models of the scope with at least one run. */
+    models: figures.models as number,
+    latestRunAt: figures.latest_run_at ? (figures.latest_run_at as Date).toISOString() : null,
+    byHardwareClass: Object.fromEntries(byClass.map((c: { hw_class: string; runs: number; best_tok_s_out: number | null }) => [c.hw_class, { runs: c.runs, bestTokSOut: c.best_tok_s_out }])),
+    fastest: runOf(fastest),
+    fastestSingleStream: runOf(fastestSingleStream),
+  };
+}
+
+export type ModelScopeFigures = Awaited<ReturnType<typeof runFigures>>;
 
 export type ModelsService = ReturnType<typeof createModelsService>;

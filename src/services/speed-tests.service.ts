@@ -14,6 +14,7 @@ import type { ServiceDeps } from './deps.ts';
 import type { CreatedWindow, IndexFilter, RunIndex } from '../read-index/run-index.ts';
 import { noReadIndex, type RunReadIndex } from '../read-index/read-index.ts';
 import { upsertByContentHash, upsertHardwareProfile } from './hardware.service.ts';
+import { MODEL_TREE_SQL } from './model-tree.ts';
 import { createModelsService, toModelSummary, type ModelRow, type ModelsService, type ResolvedModel } from './models.service.ts';
 import { createSpeedTestReads, speedTestJson, toSpeedTestRun, type CountFact, type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
 import { createSubmissionWindowService, submitInWindow, type WindowState } from './submission-window.service.ts';
@@ -237,16 +238,6 @@ export function createSpeedTestsService(deps: ServiceDeps) {
 
 export type SpeedTestsService = ReturnType<typeof createSpeedTestsService>;
 
-/**
- * The models in the tree under a base: itself, its finetunes, their quants, ... Children
- * are linked by row id, or by the base id the hub named when the base is not catalogued.
- */
-const MODEL_TREE_SQL = `with recursive tree(id, hf_id) as (
-    select id, hf_id from models where lower(hf_id) = lower(?) or lower(base_hf_id) = lower(?)
-    union
-    select child.id, child.hf_id from models child
-      join tree on child.base_model_id = tree.id or lower(child.base_hf_id) = lower(tree.hf_id)
-  ) select id from tree`;
 
 /** Hardware filters of the list and the profile columns they match. */
 const HARDWARE_LIST_FILTERS = [['gpuName', 'gpu_name'], ['chipVendor', 'chip_vendor'], ['chipFamily', 'chip_family'], ['chipVariant', 'chip_variant']] as const;
@@ -262,10 +253,17 @@ interface ResolvedListQuery {
   hardwareIds?: string[];
 }
 
-async function resolveListQuery(db: Db, query: SpeedTestListQuery, readIndex: RunReadIndex = noReadIndex): Promise<ResolvedListQuery> {
+export type { ModelScope } from './model-tree.ts';
+import type { ModelScope } from './model-tree.ts';
+
+
+async function resolveListQuery(db: Db, query: SpeedTestListQuery, readIndex: RunReadIndex = noReadIndex, modelScope: ModelScope = 'tree'): Promise<ResolvedListQuery> {
   const resolved: ResolvedListQuery = { query };
   const { hfId } = query;
-  if (hfId) {
+  if (hfId && modelScope === 'model') {
+    const model = await db('models').whereRaw('lower(hf_id) = lower(?)', [hfId]).first('id');
+    resolved.modelIds = model ? [model.id as string] : [];
+  } else if (hfId) {
     resolved.modelIds = await readIndex.resolved(`model-tree:${hfId}`, async () =>
       (await db.raw(MODEL_TREE_SQL, [hfId, hfId])).rows.map((row: { id: string }) => row.id as string),
     );
@@ -392,11 +390,11 @@ function listReads({ db, profile, readIndex }: Pick<ServiceDeps, 'db' | 'profile
   }
 
   return {
-    async list(query: SpeedTestListQuery, viewerId: string | null = null): Promise<SpeedTestList> {
+    async list(query: SpeedTestListQuery, viewerId: string | null = null, modelScope: ModelScope = 'tree'): Promise<SpeedTestList> {
       const page = { limit: query.limit, offset: query.offset };
       // The index first: a strict read catches up before names are resolved through it.
       const index = await readIndex?.current();
-      const resolved = await resolveListQuery(db, query, readIndex);
+      const resolved = await resolveListQuery(db, query, readIndex, modelScope);
       if (matchesNothing(resolved)) return { benchmarks: [], total: 0, ...page };
       if (index) return indexedList(index, resolved, viewerId);
       const filter = (q: Knex.QueryBuilder) => applyListFilters(q, resolved);

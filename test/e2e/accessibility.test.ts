@@ -3,7 +3,10 @@ import { expect } from 'chai';
 import { HtmlValidate, type ConfigData } from 'html-validate';
 import type { Page } from 'playwright-core';
 import { useE2eApp } from './harness.ts';
+import { deviceOf } from '../../src/lib/hardware-devices.ts';
 import { axeProblems, validityProblems } from './page-checks.ts';
+
+const deviceSlugOf = (details: Parameters<typeof deviceOf>[0]) => deviceOf(details).slug;
 
 /** Form controls a person can use that have no label of any kind. */
 async function unlabelledControls(page: Page): Promise<string[]> {
@@ -101,6 +104,11 @@ describe('e2e: accessibility and validity of every page type', () => {
       { name: 'models as a tree', path: '/models?tree=true', as: 'visitor' },
       { name: 'model', path: `/models/${model}`, as: 'visitor' },
       { name: 'hardware', path: `/hardware/${top.hardware_id}`, as: 'visitor' },
+      { name: 'hardware index', path: '/hardware', as: 'visitor' },
+      { name: 'hardware device', path: `/hardware/${deviceSlugOf((await e2e.db('hardware_profiles').where({ id: top.hardware_id }).first('details')).details)}`, as: 'visitor' },
+      { name: 'model, with its finetunes', path: `/models/${model}?scope=tree`, as: 'visitor' },
+      { name: 'compare runs', path: `/compare?runs=${(await e2e.db('speed_test_runs').where({ status: 'APPROVED' }).orderBy('tok_s_out', 'desc').limit(3).pluck('id')).join(',')}`, as: 'user' },
+      { name: 'compare, bad address', path: '/compare?runs=nope', as: 'visitor' },
       { name: 'run', path: `/runs/${top.id}`, as: 'user' },
       { name: 'run, signed out', path: `/runs/${top.id}`, as: 'visitor' },
       { name: 'own run (correct, withdraw)', path: `/runs/${own}`, as: 'user' },
@@ -187,7 +195,7 @@ describe('e2e: accessibility and validity of every page type', () => {
 
   it('htmx fragments are valid markup on their own', async () => {
     const page = userPage;
-    const fragments = ['/?hwClass=CPU_ONLY', '/models?search=qwen', '/submit/hardware-fields?hardware.hwClass=UNIFIED', '/submit/hardware-fields?hardware.hwClass=DISCRETE_GPU'];
+    const fragments = ['/?hwClass=CPU_ONLY', '/models?search=qwen', '/submit/hardware-fields?hardware.hwClass=UNIFIED', '/submit/hardware-fields?hardware.hwClass=DISCRETE_GPU', '/models/Qwen/Qwen2.5-7B?scope=tree&offset=1'];
     const problems: string[] = [];
     // A fragment is swapped into a page that has the doctype; every other rule applies.
     const fragmentValidator = new HtmlValidate({

@@ -21,6 +21,7 @@ import { TestClock } from '../helpers/clock.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { startFakeHub, type FakeHub } from '../helpers/fake-hub.ts';
 import { validSubmission } from '../helpers/fixtures.ts';
+import { deviceOf, type DeviceFacts } from '../../src/lib/hardware-devices.ts';
 import { demoSuiteBodies } from '../../src/db/seeds/demo-suites.ts';
 import { exampleQualityRun } from '../../src/openapi/quality-examples.ts';
 import { getRevisionProfile } from '../../src/revisions.ts';
@@ -38,6 +39,8 @@ interface Account {
 export interface FixtureIds {
   runId: string;
   hardwareId: string;
+  /** The device page's slug of the fixture run's hardware (`/hardware/:device`). */
+  deviceSlug: string;
   setupId: string;
   /** A published report of the fuzz account's (revision 3; empty elsewhere). */
   reportId: string;
@@ -174,6 +177,7 @@ export class FuzzApp {
     this.ids = {
       runId: run.id,
       hardwareId: run.hardwareId,
+      deviceSlug: deviceOf(validSubmission().hardware as DeviceFacts).slug,
       setupId: await this.createSetup(),
       reportId: await this.createReport(),
       spareKeyId: spare.id,

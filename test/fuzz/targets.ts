@@ -204,7 +204,7 @@ export function pathWith(path: string, ids: FixtureIds, override: (param: string
 function fixtureValue(param: string, resource: string, ids: FixtureIds, path: string): string {
   const quality = qualityFixture(param, resource, ids, path);
   if (quality !== undefined) return quality;
-  const byName: Record<string, string> = { username: ids.username, org: ids.modelOrg, model: ids.modelName };
+  const byName: Record<string, string> = { username: ids.username, org: ids.modelOrg, model: ids.modelName, device: ids.deviceSlug };
   const byResource: Record<string, string> = {
     runs: ids.runId,
     'speed-tests': ids.runId,

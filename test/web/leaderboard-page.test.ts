@@ -56,6 +56,18 @@ describe('the leaderboard page', () => {
       expect(res.text).to.match(/<nav class="rank-by" aria-label="Rank by">[\s\S]*<strong aria-current="true">time to first token<\/strong>/);
     });
 
+    it('lets any row be ticked for the compare view: one box per row, sent by one GET form to /compare', async () => {
+      const res = await request(ctx.app).get('/').expect(200);
+      const rows = rowsOf(res.text);
+      expect(rows).to.have.length(3);
+      rows.forEach((row, i) => {
+        const box = /<input type="checkbox" name="runs" value="([^"]+)" form="compare-runs">/.exec(row);
+        expect(box, `row ${i + 1}`).to.not.equal(null);
+        expect(box![1]).to.equal(rankedIds(res.text)[i]);
+      });
+      expect(res.text).to.match(/<form id="compare-runs" class="compare-form" method="get" action="\/compare">/);
+    });
+
     it('explains tok/W and tok/$, and names what a run lacks instead of a blank', async () => {
       const watts = await request(ctx.app).get('/?sort=tokPerWatt').expect(200);
       expect(watts.text).to.match(/<p class="metric-note" id="metric-note"><strong>tok\/W<\/strong> is output tokens per second divided by the power in watts/);

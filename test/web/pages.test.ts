@@ -139,21 +139,25 @@ describe('public pages', () => {
       expect(res.text).to.include('<span class="badge badge-muted">quantized</span>');
     });
 
-    it('shows one model: hub link, figures, derived models and runs including its quantization', async () => {
+    it('shows one model: hub link, figures, derived models and runs; its quantization\'s runs under the tree scope', async () => {
       const res = await request(ctx.app).get(`/models/${fakeHubModels.dense}`).expect(200);
       expect(res.text).to.include(`href="${ctx.hub.url}/${fakeHubModels.dense}"`);
       expect(res.text).to.include('<strong>3</strong> approved runs');
       expect(res.text).to.include(`href="/models/${fakeHubModels.ggufQuant}"`);
-      expect(res.text).to.include(`/runs/${runIds[2]}`); // the quant's run is listed with the base
-      expect(res.text).to.include('DISCRETE_GPU');
+      expect(res.text).not.to.include(`/runs/${runIds[2]}`);
+      expect(res.text).to.include('<th scope="row">Discrete GPU</th>');
+      const tree = await request(ctx.app).get(`/models/${fakeHubModels.dense}?scope=tree`).expect(200);
+      expect(tree.text).to.include('<strong>4</strong> approved runs');
+      expect(tree.text).to.include(`/runs/${runIds[2]}`); // the quant's run is listed with the base
       await request(ctx.app).get('/models/nobody/nothing').expect(404);
     });
 
     it('draws server-side SVG charts with titles: best run per hardware, and speed against memory', async () => {
       const res = await request(ctx.app).get(`/models/${fakeHubModels.dense}`).expect(200);
       // Charts whose bars and points link to runs are named groups (an image would hide its links).
+      // Each is drawn for wide screens and again for phones; the runs state no prefill speed or depth, so those two charts are empty.
       const svgs = res.text.match(/<svg [^>]*role="group"[^>]*aria-labelledby="[^"]+"[^>]*>/g) ?? [];
-      expect(svgs).to.have.length(2);
+      expect(svgs).to.have.length(4);
       expect(res.text).to.match(/<title id="[^"]+">Output tok\/s by hardware: Dense-7B<\/title>/);
       expect(res.text).to.match(/<title id="[^"]+">Output tok\/s against memory: Dense-7B<\/title>/);
       expect(res.text).to.include('<desc id=');

@@ -3,20 +3,23 @@ import type { AppContext } from '../../app-context.ts';
 import { ValidationFailed } from '../../lib/errors.ts';
 import { methodology } from '../../lib/roofline.ts';
 import { parseOrThrow } from '../../lib/validation.ts';
+import { messages } from '../../messages.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { modelsListQuerySchema } from '../../schemas/models-query.schema.ts';
 import { speedTestListQuerySchema } from '../../schemas/speed-test-query.schema.ts';
-import { leaderboardRuns } from '../../services/leaderboard.service.ts';
+import type { ModelScope } from '../../services/model-tree.ts';
 import { speedTestListRuns } from '../../services/speed-tests.service.ts';
 import { scoreByQuantizationChart, scoreText } from '../../web/charts/quality-charts.ts';
-import { bestByHardwareChart, speedVersusMemoryChart } from '../../web/charts/speed-test-charts.ts';
+import { modelCharts } from '../../web/charts/model-charts.ts';
 import { parseForm } from '../../web/forms.ts';
 import { cleanFilterUrl, filledParams, queryString } from '../../web/query.ts';
 import { render } from '../../web/views.ts';
 
 const PAGE_SIZE = 50;
+/** Runs a model page's charts draw: the scope's fastest, so the leaders are always in. */
+const MODEL_CHART_RUNS = 200;
 
-/** The model catalogue, one model's page, one hardware profile's page and the methodology. */
+/** The model catalogue, one model's page and the methodology (hardware pages: hardware.ts). */
 export function cataloguePagesController({ services, profile, config }: AppContext) {
   const hubUrl = config.hfEndpoint;
 
@@ -48,49 +51,46 @@ export function cataloguePagesController({ services, profile, config }: AppConte
       render(res, isHtmxRequest(req) ? 'partials/models/list' : 'pages/models/index', data, parsed.ok ? 200 : 400);
     },
 
-    /** One model: hub facts, tree neighbours, charts and its runs (finetunes included). */
+    /**
+     * One model: hub facts, tree neighbours, charts and its runs, in one scope for the whole
+     * page (`?scope=model`, the default: this model; `?scope=tree`: with its finetunes and
+     * quantizations), so the figures, the charts and the table count the same runs. The
+     * table pages (htmx swaps only the table's region).
+     */
     async model(req: Request, res: Response) {
-      const model = await services.models.detail(`${req.params.org}/${req.params.model}`);
-      const params = filledParams(req.query);
+      const model = await services.models.withTree(`${req.params.org}/${req.params.model}`);
+      const { scope: scopeParam, ...params } = filledParams(req.query);
+      const scope: ModelScope = scopeParam === 'tree' ? 'tree' : 'model';
       let runs;
-      let fieldErrors: Record<string, string[]> = {};
+      let fieldErrors: Record<string, string[]> = scopeParam === undefined || scopeParam === 'model' || scope === 'tree' ? {} : { scope: [messages.modelScopeInvalid] };
       try {
         const query = parseOrThrow(speedTestListQuerySchema(profile), { ...params, hfId: model.hfId, limit: params.limit ?? String(PAGE_SIZE) });
-        const list = await services.speedTests.list(query, req.actor?.user.id ?? null);
+        const list = await services.speedTests.list(query, req.actor?.user.id ?? null, scope);
         runs = { ...list, benchmarks: speedTestListRuns(profile, list) };
       } catch (error) {
         if (!(error instanceof ValidationFailed)) throw error;
-        fieldErrors = error.details.fieldErrors;
+        fieldErrors = { ...fieldErrors, ...error.details.fieldErrors };
       }
-      const chartQuery = { hfId: model.hfId, sort: 'tokSOut', format: 'json', offset: 0 } as const;
-      const [best, spread, quality, reports] = await Promise.all([
-        services.leaderboard.page({ ...chartQuery, bestPer: 'hardware', limit: 20 }, { withTotal: false }),
-        services.leaderboard.page({ ...chartQuery, limit: 200 }, { withTotal: false }),
+      const pageParams = { ...params, scope: scope === 'tree' ? 'tree' : undefined };
+      const runsRegion = { model, runs, scope, fieldErrors, params: pageParams, queryString };
+      if (isHtmxRequest(req)) return render(res, 'partials/models/runs', runsRegion);
+      const [figures, leaders, quality, reports] = await Promise.all([
+        services.models.scopeFigures(model, scope),
+        services.speedTestContext.fastestOfModel(model, scope, MODEL_CHART_RUNS),
         profile.quality ? modelQuality(model.id, model.displayName) : undefined,
         profile.reports ? services.reports.latestForModel(model.id, 3) : undefined,
       ]);
+      const subject = scope === 'tree' ? `${model.displayName} and derived models` : model.displayName;
       render(res, 'pages/models/show', {
+        ...runsRegion,
         title: model.hfId,
-        model,
-        runs,
-        charts: {
-          bars: bestByHardwareChart(leaderboardRuns(profile, best), model.displayName),
-          scatter: speedVersusMemoryChart(leaderboardRuns(profile, spread), model.displayName),
-        },
+        figures,
+        charts: modelCharts(leaders, subject),
+        chartRuns: MODEL_CHART_RUNS,
         quality,
         reports,
-        fieldErrors,
-        params,
-        queryString,
         hubUrl,
       });
-    },
-
-    /** One hardware profile and its runs across models. */
-    async hardware(req: Request, res: Response) {
-      const offset = Math.max(0, Number.parseInt(String(req.query.offset ?? '0'), 10) || 0);
-      const { hardware, runs, total } = await services.hardware.get(String(req.params.id), { limit: PAGE_SIZE, offset }, req.actor?.user.id ?? null);
-      render(res, 'pages/hardware/show', { title: 'Hardware profile', hardware, runs, total, offset, limit: PAGE_SIZE });
     },
 
     methodology(_req: Request, res: Response) {

@@ -4,10 +4,12 @@ import { parseCommandSnippet } from '../../lib/command-snippet.ts';
 import { Conflict, HttpError, NotFound, Unavailable, ValidationFailed } from '../../lib/errors.ts';
 import { parseOrThrow } from '../../lib/validation.ts';
 import { RUN_CORRECTION_WINDOW_HOURS } from '../../constants.ts';
+import { deviceOf, type DeviceFacts } from '../../lib/hardware-devices.ts';
 import { hardwareNames } from '../../lib/hardware-lookup.ts';
 import { hardwareLabel } from '../../lib/labels.ts';
 import { normaliseSubmission, resolveFlagAliases } from '../../lib/speed-test-normalise.ts';
 import { ensureCsrfToken } from '../../middleware/csrf.ts';
+import { baseUrlOf } from '../../openapi/cache.ts';
 import { messages } from '../../messages.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { existingId } from '../../schemas/path-params.schema.ts';
@@ -23,6 +25,9 @@ import { compactRows, correctionFromForm, FORM_ROWS, formValuesOf, submissionFro
 import { formProblems, plainFormErrors, SUBMIT_FIELD_LABELS } from '../../web/field-messages.ts';
 import { hardwareCostRules } from '../../constants.ts';
 import { render } from '../../web/views.ts';
+
+/** Runs like this one (same model, same class of hardware) listed on a run's page. */
+const SIMILAR_RUNS = 5;
 
 const hwClassFrom = (value: unknown) => knownHwClass(value) ?? 'DISCRETE_GPU';
 
@@ -65,6 +70,7 @@ interface FormState {
 
 /** What a run's page says to its owner after a correction or a withdrawal (`?done=`). */
 const WITHDRAWN_NOTICE = 'Run withdrawn: it is hidden from every public list, the leaderboard and the counts. You still see it here.';
+const SUBMITTED_NOTICE = 'Run submitted: it is on the leaderboard now. Share its link below, or compare it with similar runs.';
 const OWNER_NOTICES: Record<string, string> = {
   corrected: 'Correction saved: the run was checked again, and its plausibility verdict recomputed.',
   withdrawn: WITHDRAWN_NOTICE,
@@ -206,6 +212,8 @@ export function speedTestPagesController({ services, profile, clock, config }: A
       if (!parsed.ok) return showForm(req, res, { values, filledFromCommand, ...parsed, message: 'Some fields need attention.' }, 400);
       try {
         const { run } = await services.speedTests.submit(req.actor!.user.id, parsed.data);
+        // A one-time confirmation on the run's page (the session, not the address: a shared link says nothing).
+        req.session.submittedRunId = run.id;
         res.redirect(303, `/runs/${run.id}`);
       } catch (error) {
         if (!(error instanceof HttpError)) throw error;
@@ -222,13 +230,24 @@ export function speedTestPagesController({ services, profile, clock, config }: A
       const { run, moderation, own } = req.actor?.user.isAdmin
         ? { ...(await services.moderation.getSpeedTest(id, viewerId)), own: viewerId ? await services.speedTestOwners.findOwnRun(viewerId, id) : null }
         : await publicOrOwnRun(id, viewerId);
+      const approved = run.status === 'APPROVED';
+      const [standings, similar] = approved
+        ? await Promise.all([
+            services.speedTestContext.standings(id),
+            services.speedTestContext.similar(run as SpeedTestRun & { modelId: string; hardware: { hwClass: string } }, SIMILAR_RUNS, viewerId),
+          ])
+        : [null, []];
       ensureCsrfToken(req);
       render(res, 'pages/speed-tests/show', {
         title: `${run.hfId} · ${hardwareLabel(run.hardware as { hwClass: string })}`,
         run,
         moderation,
         own,
-        notice: typeof req.query.done === 'string' ? OWNER_NOTICES[req.query.done] : undefined,
+        notice: justSubmitted(req, id) ? SUBMITTED_NOTICE : typeof req.query.done === 'string' ? OWNER_NOTICES[req.query.done] : undefined,
+        standings,
+        similar,
+        shareUrl: `${baseUrlOf(req, config)}/runs/${id}`,
+        device: deviceOf(run.hardware as unknown as DeviceFacts),
         hubUrl: config.hfEndpoint,
         resultsPath: profile.speedTests.resultsPath,
         hardwareNames: hardwareNames(),
@@ -296,6 +315,13 @@ export function speedTestPagesController({ services, profile, clock, config }: A
       await showOwnRuns(req, res, notice);
     },
   };
+
+  /** Whether this session just submitted run `id` (said once: the flag is dropped as it is read). */
+  function justSubmitted(req: Request, id: string): boolean {
+    if (!req.session || req.session.submittedRunId !== id) return false;
+    delete req.session.submittedRunId;
+    return true;
+  }
 
   /**
    * An approved run as anyone sees it, with the owner-only facts when the viewer owns it;

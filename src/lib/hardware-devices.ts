@@ -1,0 +1,75 @@
+/**
+ * Devices: the GPU, unified-memory chip or CPU a hardware profile runs on, named as the
+ * hardware catalogue names it (a name the catalogue does not know is kept as submitted), with
+ * a readable address (`/hardware/nvidia-rtx-4090`). Many profiles (one card with different
+ * CPUs, RAM or OS; one, two or four cards) share one device.
+ */
+import type { CpuSpec, GpuSpec, UnifiedChipSpec } from '../data/hardware-catalogue.ts';
+import { findCpu, findGpu, findUnifiedChip } from './hardware-lookup.ts';
+
+export type DeviceKind = 'GPU' | 'chip' | 'CPU';
+
+export type DeviceSpec =
+  | { kind: 'GPU'; spec: GpuSpec }
+  | { kind: 'chip'; spec: UnifiedChipSpec }
+  | { kind: 'CPU'; spec: CpuSpec };
+
+export interface Device {
+  slug: string;
+  name: string;
+  kind: DeviceKind;
+  /** The catalogue's entry, when it knows the device. */
+  catalogue: DeviceSpec | null;
+}
+
+/** The facts of a profile that name its device (the profile columns, camel-cased). */
+export interface DeviceFacts {
+  hwClass: string;
+  gpuName?: string | null;
+  chipVendor?: string | null;
+  chipFamily?: string | null;
+  chipVariant?: string | null;
+  cpu?: string | null;
+}
+
+/** Brand words that only lengthen an address ('NVIDIA GeForce RTX 4090' -> nvidia-rtx-4090). */
+const BRAND_WORDS = /\b(geforce|radeon)\b|\((tm|r)\)|[™®©]/gi;
+
+/** `nvidia-rtx-4090`: lower case letters and digits joined by single dashes. */
+export function deviceSlug(name: string): string {
+  return name
+    .replace(BRAND_WORDS, ' ')
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/\+/g, ' plus ')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+/** A slug as `deviceSlug` writes them (anything else names no device). */
+export const DEVICE_SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+function named(name: string, kind: DeviceKind, catalogue: DeviceSpec | null): Device {
+  return { slug: deviceSlug(name) || 'unnamed', name, kind, catalogue };
+}
+
+/** The device of a hardware profile. */
+export function deviceOf(facts: DeviceFacts): Device {
+  if (facts.hwClass === 'UNIFIED') {
+    const [vendor, family, variant] = [facts.chipVendor ?? '', facts.chipFamily ?? '', facts.chipVariant ?? ''];
+    const found = findUnifiedChip(vendor, family, variant);
+    if (found) return named(found.spec.name, 'chip', { kind: 'chip', spec: found.spec });
+    return named([vendor, family, variant === 'Base' ? '' : variant].filter(Boolean).join(' ').trim() || 'Unknown chip', 'chip', null);
+  }
+  if (facts.hwClass === 'CPU_ONLY') {
+    const cpu = (facts.cpu ?? '').trim();
+    const found = cpu ? findCpu(cpu) : null;
+    if (found) return named(found.spec.name, 'CPU', { kind: 'CPU', spec: found.spec });
+    return named(cpu || 'Unknown CPU', 'CPU', null);
+  }
+  const gpu = (facts.gpuName ?? '').trim();
+  const found = gpu ? findGpu(gpu) : null;
+  if (found) return named(found.spec.name, 'GPU', { kind: 'GPU', spec: found.spec });
+  return named(gpu || 'Unknown GPU', 'GPU', null);
+}
