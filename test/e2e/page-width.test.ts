@@ -21,6 +21,10 @@ interface Fixtures {
   executionId: string;
   suiteSubmissionId: string;
   reportId: string;
+  /** A device page's slug, as the hardware index links it. */
+  deviceSlug: string;
+  /** Two runs for the compare view. */
+  compareRunIds: string[];
 }
 
 /**
@@ -36,9 +40,9 @@ function addressOf(route: string, f: Fixtures): string {
   };
   const byResourceMore: Record<string, string> = { reports: f.reportId };
   const byResource: Record<string, string> = { runs: f.runId, hardware: f.hardwareId, setups: f.setupId, ...byResourceMore };
-  const byName: Record<string, string> = { org, model, username: f.username, slug: f.suiteSlug };
+  const byName: Record<string, string> = { org, model, username: f.username, slug: f.suiteSlug, device: f.deviceSlug };
   // Pages that need a query to be a page at all (the report editor names its model).
-  const queries: Record<string, string> = { '/reports/new': `?model=${encodeURIComponent(f.modelHfId)}` };
+  const queries: Record<string, string> = { '/reports/new': `?model=${encodeURIComponent(f.modelHfId)}`, '/compare': `?runs=${f.compareRunIds.join(',')}` };
   const segments = route.split('/');
   const path = segments
     .map((segment, index) => {
@@ -119,6 +123,9 @@ describe('e2e: no page wider than a 390 px phone', () => {
     });
     expect(report.status(), await report.text()).to.equal(201);
     const demoRun = await e2e.db('speed_test_runs as r').join('models as m', 'm.id', 'r.model_id').join('users as u', 'u.id', 'r.user_id').where('r.status', 'APPROVED').whereNot('r.user_id', admin.id).first('r.hardware_id', 'm.hf_id', 'u.username');
+    await page.goto('/hardware');
+    const deviceLink = await page.locator('main a[href^="/hardware/"]').first().getAttribute('href');
+    const compareRunIds = await e2e.db('speed_test_runs').where({ status: 'APPROVED' }).orderBy('created_at').limit(2).pluck('id');
     const fixtures: Fixtures = {
       runId: (await run.json()).id,
       hardwareId: demoRun.hardware_id,
@@ -130,6 +137,8 @@ describe('e2e: no page wider than a 390 px phone', () => {
       executionId: execution.id,
       suiteSubmissionId: (await suite.json()).id,
       reportId: (await report.json()).report?.id ?? (await report.json()).id,
+      deviceSlug: decodeURIComponent(deviceLink!.split('/')[2]!),
+      compareRunIds,
     };
 
     const routes = registeredRoutes(e2e.app).filter((route) => route.method === 'get' && !route.path.startsWith('/api/') && route.path !== '/healthz');
