@@ -13,6 +13,8 @@ import { verifyCsrf } from './middleware/csrf.ts';
 import { REPORT_IMAGE_FORM_PATH } from './controllers/web/reports.ts';
 import { errorHandler, notFound } from './middleware/errors.ts';
 import { readLimits } from './middleware/read-limits.ts';
+import { compress } from './middleware/compression.ts';
+import { createStaticAssets, PLAIN_STATIC_MAX_AGE_SECONDS, publicAssetSources } from './web/assets.ts';
 import { apiOperations } from './api/index.ts';
 import { parserLimit } from './api/operation.ts';
 import { SUITE_FORM_PATHS, suiteFormUpload, uploadError } from './web/suite-form.ts';
@@ -98,6 +100,12 @@ export function createApp(input: AppDepsInput): express.Express {
   app.set('env', 'production');
   app.locals.eta = createViewEngine(production);
   app.locals.profile = profile;
+  // Fingerprints from the files' content; during development an edited file gets a new one.
+  const assets = createStaticAssets(
+    [...publicAssetSources(publicDirectory), { path: '/vendor/htmx/htmx.min.js', file: path.join(htmxDirectory, 'htmx.min.js') }],
+    { recheck: !production },
+  );
+  app.locals.assets = assets;
 
   app.use(pinoHttp({ logger, genReqId: requestId, customLogLevel: requestLogLevel, customErrorObject: withoutMadeUpError }));
   app.use(
@@ -125,8 +133,13 @@ export function createApp(input: AppDepsInput): express.Express {
   );
   app.use(permissionsPolicy);
 
-  app.use(express.static(publicDirectory, { maxAge: production ? '1h' : 0, index: false }));
-  app.use('/vendor/htmx', express.static(htmxDirectory, { maxAge: production ? '1d' : 0, index: false }));
+  // Before everything that answers: pages, JSON, CSV and static files all go out compressed.
+  app.use(compress());
+  // Pages link the fingerprinted addresses (kept a year); the plain ones are for anything linking by name.
+  app.use('/static', assets.handler);
+  const plainStatic = { maxAge: PLAIN_STATIC_MAX_AGE_SECONDS * 1000, index: false };
+  app.use(express.static(publicDirectory, plainStatic));
+  app.use('/vendor/htmx', express.static(htmxDirectory, plainStatic));
 
   app.get('/healthz', healthController(context).show);
   // Before the session: a client over its budget costs no database work.

@@ -96,11 +96,12 @@ export function webRoutes(app: AppContext): Router {
   router.post('/settings/setups/:id/default', session, id.setup, setups.makeDefault);
   router.post('/settings/setups/:id/delete', session, id.setup, setups.remove);
 
-  router.get('/submit', session, speedTests.form);
+  router.get('/submit', speedTests.introWhenSignedOut, session, speedTests.form);
   router.post('/submit', session, speedTests.submit);
   router.get('/submit/hardware-fields', session, speedTests.hardwareFields);
   router.post('/submit/parse-command', session, speedTests.parseCommand);
   router.post('/submit/validate', session, speedTests.validate);
+  router.post('/submit/check-model', session, speedTests.checkModel);
   router.get('/runs/:id', id.speedTest, speedTests.show);
   router.get('/runs/:id/correct', session, id.speedTest, speedTests.correctForm);
   router.post('/runs/:id/correct', session, id.speedTest, speedTests.correct);

@@ -54,6 +54,19 @@ export function setupFromForm(form: Record<string, unknown>, { mode, configField
     body[name] = convert(name, value);
   }
   const hwClass = body.hwClass;
+  const otherGpus = gpuRows(form);
+  if (otherGpus.length > 0 && hwClass === 'DISCRETE_GPU') {
+    // Several kinds of cards: the single-GPU fields are the first slot, the rows the others.
+    const first = Object.fromEntries(Object.entries({ gpuName: body.gpuName, count: body.gpuCount, vramGb: body.vramGb }).filter(([, value]) => value !== undefined && value !== null));
+    body.gpus = [first, ...otherGpus];
+    for (const field of ['gpuName', 'gpuCount', 'vramGb']) {
+      if (mode === 'edit') body[field] = null;
+      else delete body[field];
+    }
+  } else if (mode === 'edit' && hwClass === 'DISCRETE_GPU') {
+    // No rows: the single-GPU fields say it all, and any stored slots go.
+    body.gpus = null;
+  }
   if (mode === 'edit' && typeof hwClass === 'string' && classFields.has(hwClass)) {
     const accepted = classFields.get(hwClass)!;
     for (const field of setupHardwareFields) {
@@ -61,6 +74,19 @@ export function setupFromForm(form: Record<string, unknown>, { mode, configField
     }
   }
   return body;
+}
+
+/** The filled rows of other GPUs (`gpus.1.gpuName`, ...), in form order. */
+function gpuRows(form: Record<string, unknown>): Record<string, unknown>[] {
+  const rows = new Map<number, Record<string, unknown>>();
+  for (const [name, raw] of Object.entries(form)) {
+    const match = /^gpus\.(\d{1,2})\.(gpuName|count|vramGb)$/.exec(name);
+    if (!match || typeof raw !== 'string' || raw.trim() === '') continue;
+    const row = rows.get(Number(match[1])) ?? {};
+    row[match[2]!] = match[2] === 'gpuName' ? raw.trim() : formNumber(raw.trim());
+    rows.set(Number(match[1]), row);
+  }
+  return [...rows.entries()].sort(([a], [b]) => a - b).map(([, row]) => row);
 }
 
 const asText = (value: unknown) => (typeof value === 'boolean' ? String(value) : typeof value === 'number' ? String(value) : (value as string));
@@ -74,12 +100,15 @@ export function setupFormValues(setup: Record<string, unknown>, configFields: re
     if (value === null || value === undefined || field === 'gpus') continue;
     values[field] = asText(value);
   }
+  const gpus = setup.gpus as { gpuName: string; count: number; vramGb: number }[] | null | undefined;
+  if (gpus?.length) Object.assign(values, gpuSlotValues(gpus, ''));
   return values;
 }
 
 /**
  * A setup as the submit form's values (`hardware.gpuName`, `engineFlags.gpuLayers`, ...).
- * The form has no `gpus` rows: one kind of card in several slots becomes the flat fields.
+ * One kind of card in several slots becomes the single-GPU fields; mixed cards fill those
+ * with the first slot and the rows (`hardware.gpus.1.gpuName`, ...) with the others.
  */
 export function submitFormValues(setup: Record<string, unknown>, configFields: readonly string[]): Record<string, string> {
   const values: Record<string, string> = {};
@@ -97,8 +126,23 @@ export function submitFormValues(setup: Record<string, unknown>, configFields: r
       values['hardware.gpuName'] = first!.gpuName;
       values['hardware.vramGb'] = String(first!.vramGb);
       values['hardware.gpuCount'] = String(gpus.reduce((sum, slot) => sum + slot.count, 0));
+    } else {
+      Object.assign(values, gpuSlotValues(gpus, 'hardware.'));
     }
   }
+  return values;
+}
+
+/** GPU slots as form values: the first in the single-GPU fields (`<prefix>gpuName`), the others as rows (`<prefix>gpus.1.gpuName`). */
+export function gpuSlotValues(gpus: readonly { gpuName: string; count: number; vramGb: number }[], prefix: '' | 'hardware.'): Record<string, string> {
+  const values: Record<string, string> = {};
+  gpus.forEach((slot, index) => {
+    if (index === 0) {
+      Object.assign(values, { [`${prefix}gpuName`]: slot.gpuName, [`${prefix}gpuCount`]: String(slot.count), [`${prefix}vramGb`]: String(slot.vramGb) });
+      return;
+    }
+    Object.assign(values, { [`${prefix}gpus.${index}.gpuName`]: slot.gpuName, [`${prefix}gpus.${index}.count`]: String(slot.count), [`${prefix}gpus.${index}.vramGb`]: String(slot.vramGb) });
+  });
   return values;
 }
 

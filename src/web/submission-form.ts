@@ -40,6 +40,42 @@ function convert(name: string, raw: string): unknown {
   return raw;
 }
 
+/** Repeated rows of the form: the other GPUs of a mixed machine, and purchase records. */
+const ROW_FIELD = /^(hardware\.gpus|hardwareCost)\.(\d{1,2})\.([A-Za-z]+)$/;
+const ROW_NUMBER_FIELDS = new Set(['count', 'vramGb', 'yearPurchased', 'price']);
+/** How many rows each list offers without JavaScript (GPU row 0 is the single-GPU fields). */
+export const FORM_ROWS = { gpus: 3, hardwareCost: 2 } as const;
+
+/** The filled rows of one list, in form order: `{ index: { field: value } }` -> `[{ field: value }]`. */
+function filledRows(form: Record<string, unknown>, list: string): Record<string, unknown>[] {
+  const rows = new Map<number, Record<string, unknown>>();
+  for (const [name, value] of Object.entries(form)) {
+    const match = ROW_FIELD.exec(name);
+    if (!match || match[1] !== list || typeof value !== 'string' || value.trim() === '') continue;
+    const index = Number(match[2]);
+    const row = rows.get(index) ?? {};
+    row[match[3]!] = ROW_NUMBER_FIELDS.has(match[3]!) ? formNumber(value.trim()) : value.trim();
+    rows.set(index, row);
+  }
+  return [...rows.entries()].sort(([a], [b]) => a - b).map(([, row]) => row);
+}
+
+/**
+ * The form's values with each list's filled rows numbered from the first row on, as the
+ * API body numbers them, so an error about `hardwareCost.0.price` lands on the row shown first.
+ */
+export function compactRows(values: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(values)) if (!ROW_FIELD.test(name)) out[name] = value;
+  for (const list of ['hardware.gpus', 'hardwareCost']) {
+    const first = list === 'hardware.gpus' ? 1 : 0;
+    filledRows(values, list).forEach((row, position) => {
+      for (const [field, value] of Object.entries(row)) out[`${list}.${position + first}.${field}`] = String(value);
+    });
+  }
+  return out;
+}
+
 export function submissionFromForm(form: Record<string, unknown>): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(form)) {
@@ -56,6 +92,16 @@ export function submissionFromForm(form: Record<string, unknown>): Record<string
   }
   // Flags without a launch command are only sent when some flag was filled in.
   if (body.engineFlags && Object.keys(body.engineFlags).length === 0) delete body.engineFlags;
+  const hardware = body.hardware as Record<string, unknown> | undefined;
+  const otherGpus = filledRows(form, 'hardware.gpus');
+  if (hardware?.hwClass === 'DISCRETE_GPU' && otherGpus.length > 0) {
+    // Several kinds of cards: the single-GPU fields are the first slot, the rows the others.
+    const { gpuName, gpuCount, vramGb, ...rest } = hardware;
+    const first = Object.fromEntries(Object.entries({ gpuName, count: gpuCount, vramGb }).filter(([, value]) => value !== undefined));
+    body.hardware = { ...rest, gpus: [first, ...otherGpus] };
+  }
+  const costs = filledRows(form, 'hardwareCost');
+  if (costs.length > 0) body.hardwareCost = costs;
   return body;
 }
 
@@ -84,7 +130,7 @@ export function correctionFromForm(form: Record<string, unknown>): Record<string
   const body = submissionFromForm(form);
   for (const name of Object.keys(form)) {
     const [head] = name.split('.', 1) as [string];
-    if (FIELD_NAME.test(name) && !Object.hasOwn(body, head)) body[head] = null;
+    if ((FIELD_NAME.test(name) || ROW_FIELD.test(name)) && !Object.hasOwn(body, head)) body[head] = null;
   }
   return body;
 }
@@ -93,10 +139,24 @@ export function correctionFromForm(form: Record<string, unknown>): Record<string
 export function formValuesOf(submission: Record<string, unknown>): Record<string, string> {
   const values: Record<string, string> = {};
   const text = (value: unknown) => (value === null || value === undefined || typeof value === 'object' ? undefined : String(value));
+  const rows = (list: string, items: unknown[], first: number) =>
+    items.forEach((item, index) => {
+      for (const [field, inner] of Object.entries(item as object)) if (text(inner) !== undefined) values[`${list}.${index + first}.${field}`] = text(inner)!;
+    });
   for (const [name, value] of Object.entries(submission)) {
     if (NUMBER_LIST_FIELDS.has(name) && Array.isArray(value)) values[name] = value.join(', ');
+    else if (name === 'hardwareCost' && Array.isArray(value)) rows(name, value, 0);
     else if (value && typeof value === 'object' && !Array.isArray(value)) {
       for (const [field, inner] of Object.entries(value)) if (text(inner) !== undefined) values[`${name}.${field}`] = text(inner)!;
+      const gpus = (value as { gpus?: { gpuName?: unknown; count?: unknown; vramGb?: unknown }[] }).gpus;
+      if (name === 'hardware' && Array.isArray(gpus) && gpus.length > 0) {
+        // The first slot in the single-GPU fields, the others as rows.
+        const [first, ...others] = gpus;
+        for (const [field, inner] of Object.entries({ gpuName: first!.gpuName, gpuCount: first!.count, vramGb: first!.vramGb })) {
+          if (text(inner) !== undefined) values[`hardware.${field}`] = text(inner)!;
+        }
+        rows('hardware.gpus', others, 1);
+      }
     } else if (text(value) !== undefined) values[name] = text(value)!;
   }
   return values;

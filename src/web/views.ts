@@ -2,6 +2,8 @@ import { Eta } from 'eta';
 import type { Response } from 'express';
 import { fileURLToPath } from 'node:url';
 import type { RevisionProfile } from '../revisions.ts';
+import type { StaticAssets } from './assets.ts';
+import { isHtmxRequest } from '../middleware/request-kind.ts';
 import { activeSequences, formatNumber, hardwareLabel, hwClassLabel, notStated, reactionChoices, shortHardwareLabel, streamsLabel, verdictLabel, verdictReason } from '../lib/labels.ts';
 import { KNOWN_QUANTIZATIONS as knownQuantizations } from '../lib/quantization-labels.ts';
 
@@ -29,6 +31,10 @@ export function render(res: Response, template: string, data: Record<string, unk
   const req = res.req;
   const eta = res.app.locals.eta as Eta;
   const profile = res.app.locals.profile as RevisionProfile;
+  const assets = res.app.locals.assets as StaticAssets;
+  // Shown once, on the first whole page after sign-up (never spent on an htmx fragment).
+  const firstSteps = Boolean(req.session?.firstSteps) && !isHtmxRequest(req) && status < 300;
+  if (firstSteps) delete req.session.firstSteps;
   const html = eta.render(template, {
     currentUser: req.actor?.via === 'session' ? req.actor.user : undefined,
     csrfToken: req.session?.csrfToken,
@@ -39,6 +45,9 @@ export function render(res: Response, template: string, data: Record<string, unk
     /** Resources this revision has, for the links to their pages. */
     features: { quality: profile.quality !== null, marketplace: profile.marketplace !== null, reports: profile.reports !== null },
     h: helpers,
+    /** The fingerprinted address of a static file (`it.asset('/css/site.css')`). */
+    asset: (assetPath: string) => assets.url(assetPath),
+    firstSteps,
     ...data,
   });
   res.vary('HX-Request');

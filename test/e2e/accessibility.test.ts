@@ -138,6 +138,7 @@ describe('e2e: accessibility and validity of every page type', () => {
       { name: 'sign up', path: '/signup', as: 'visitor' },
       { name: 'not found', path: '/no/such/page', as: 'visitor' },
       { name: 'submit', path: '/submit', as: 'user' },
+      { name: 'submit, signed out (what it takes)', path: '/submit', as: 'visitor' },
       { name: 'submit, unified memory', path: '/submit?setup=&hwClass=UNIFIED', as: 'user' },
       { name: 'API keys', path: '/settings/keys', as: 'user' },
       { name: 'setups', path: '/settings/setups', as: 'user' },
@@ -215,7 +216,7 @@ describe('e2e: accessibility and validity of every page type', () => {
 
   it('htmx fragments are valid markup on their own', async () => {
     const page = userPage;
-    const fragments = ['/?hwClass=CPU_ONLY', '/models?search=qwen', '/submit/hardware-fields?hardware.hwClass=UNIFIED', '/models/Qwen/Qwen2.5-7B?scope=tree&offset=1'];
+    const fragments = ['/?hwClass=CPU_ONLY', '/models?search=qwen', '/submit/hardware-fields?hardware.hwClass=UNIFIED', '/submit/hardware-fields?hardware.hwClass=DISCRETE_GPU', '/models/Qwen/Qwen2.5-7B?scope=tree&offset=1'];
     const problems: string[] = [];
     // A fragment is swapped into a page that has the doctype; every other rule applies.
     const fragmentValidator = new HtmlValidate({

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { expect } from 'chai';
 import { createApp } from '../../src/app.ts';
@@ -56,6 +57,8 @@ export interface E2eOptions {
 
 export interface E2eContext {
   baseUrl: string;
+  /** The app under test (its router lists the pages). */
+  app: Express;
   db: Db;
   config: Config;
   clock: TestClock;
@@ -148,6 +151,7 @@ export function useE2eApp(file: string, options: E2eOptions = {}): E2eContext {
       hub: createHubClient({ endpoint: ctx.hub.url, timeoutMs: 3000 }),
       ...(options.executionTiming ? { executionTiming: options.executionTiming } : {}),
     });
+    ctx.app = app;
     closeApp = app.locals.close as () => Promise<void>;
     server = http.createServer(app);
     await new Promise<void>((resolve, reject) => {

@@ -89,4 +89,31 @@ describe('e2e: saved setups fill the submit form', () => {
     expect(await page.getByLabel('Paste your launch command').inputValue()).to.equal('vllm serve m --tensor-parallel-size 2');
     expect(await windowStillMarked(page)).to.equal(true);
   });
+
+  it('saves a machine with two kinds of GPUs through the rows, and the submit form opens with them', async () => {
+    const page = await e2e.newPage();
+    await e2e.signUp(page);
+    await page.goto('/settings/setups');
+    const form = page.locator('form.setup-form').last();
+    await saveSetup(
+      page,
+      async () => {
+        await form.getByLabel('Hardware class').selectOption('DISCRETE_GPU');
+        await form.getByLabel('GPU', { exact: true }).fill('NVIDIA GeForce RTX 4090');
+        await form.getByLabel('VRAM per GPU (GB)').fill('24');
+        // The rows wait behind the button once htmx has swapped the class's inputs in.
+        await form.getByRole('button', { name: 'Add another kind of GPU' }).click();
+        await form.locator('#f-gpus-1-gpuName').fill('NVIDIA GeForce RTX 3090');
+        await form.locator('#f-gpus-1-count').fill('2');
+        await form.locator('#f-gpus-1-vramGb').fill('24');
+      },
+      'Mixed box',
+    );
+    expect(await page.locator('.setup-row', { hasText: 'Mixed box' }).innerText()).to.include('1× NVIDIA GeForce RTX 4090 (24 GB) + 2× NVIDIA GeForce RTX 3090 (24 GB)');
+    await page.locator('.setup-row', { hasText: 'Mixed box' }).getByRole('link', { name: 'Submit a run with it' }).click();
+    await page.waitForURL('**/submit?setup=*');
+    expect(await page.getByLabel('GPU', { exact: true }).inputValue()).to.equal('NVIDIA GeForce RTX 4090');
+    expect(await page.locator('#f-hardware-gpus-1-gpuName').inputValue()).to.equal('NVIDIA GeForce RTX 3090');
+    expect(await page.locator('#f-hardware-gpus-1-count').isVisible(), 'a filled row shows').to.equal(true);
+  });
 });

@@ -115,6 +115,7 @@ function pageForms(examplesOf: (operationId: string) => unknown[], ids: FixtureI
     '/submit': submissions,
     '/submit/parse-command': [{ engineName: 'llama.cpp', 'engineFlags.commandSnippet': 'llama-server -m model.gguf -ngl 99 -c 8192 -fa --temp 0.7' }],
     '/submit/validate': submissions,
+    '/submit/check-model': [{ hfId: validSubmission().hfId as string }],
     '/runs/:id/correct': submissions,
     '/runs/:id/withdraw': [{}, { confirm: 'yes' }, { confirm: 'yes', from: 'list' }],
     '/runs/:id/setup': [{ name: 'saved from a run', description: 'fuzz', isDefault: 'true' }],

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { correctionFromForm, formValuesOf, submissionFromForm } from '../../src/web/submission-form.ts';
+import { compactRows, correctionFromForm, formValuesOf, submissionFromForm } from '../../src/web/submission-form.ts';
 
 describe('submissionFromForm', () => {
   it('nests dotted names, converts numbers, booleans and number lists, and drops empty inputs', () => {
@@ -58,7 +58,7 @@ describe('correctionFromForm and formValuesOf', () => {
     engineFlags: { commandSnippet: 'vllm serve org/model -tp 2', tensorParallel: 2, flashAttn: true },
   };
 
-  it('fills the form from a stored submission; what the form cannot show (hardwareCost) is left out', () => {
+  it('fills the form from a stored submission, purchases as rows', () => {
     expect(formValuesOf(stored)).to.deep.equal({
       hfId: 'org/model',
       'hardware.hwClass': 'DISCRETE_GPU',
@@ -69,6 +69,11 @@ describe('correctionFromForm and formValuesOf', () => {
       quantization: 'fp8',
       tokSOut: '50',
       gpuPowerWatts: '300, 250.5',
+      'hardwareCost.0.component': 'NVIDIA GeForce RTX 4090',
+      'hardwareCost.0.condition': 'NEW',
+      'hardwareCost.0.yearPurchased': '2024',
+      'hardwareCost.0.price': '1800',
+      'hardwareCost.0.currency': 'USD',
       'engineFlags.commandSnippet': 'vllm serve org/model -tp 2',
       'engineFlags.tensorParallel': '2',
       'engineFlags.flashAttn': 'true',
@@ -76,7 +81,7 @@ describe('correctionFromForm and formValuesOf', () => {
   });
 
   it('sends the filled form back as the same fields, and null for each field the form shows empty', () => {
-    const { hardwareCost: _notInTheForm, ...shown } = stored;
+    const shown = stored;
     expect(correctionFromForm({ _csrf: 'token', ...formValuesOf(stored) })).to.deep.equal(shown);
     expect(correctionFromForm({ _csrf: 'token', ...formValuesOf(stored), tokSOut: '', notes: ' ', 'engineFlags.commandSnippet': '', 'engineFlags.tensorParallel': '', 'engineFlags.flashAttn': '' })).to.deep.equal({
       ...shown,
@@ -84,5 +89,23 @@ describe('correctionFromForm and formValuesOf', () => {
       notes: null,
       engineFlags: null,
     });
+  });
+});
+
+describe('the form\'s rows: other GPUs and purchases', () => {
+  it('turns GPU rows into gpus, the single-GPU fields first, and ignores them for another class', () => {
+    const form = { 'hardware.hwClass': 'DISCRETE_GPU', 'hardware.gpuName': 'RTX 4090', 'hardware.vramGb': '24', 'hardware.gpus.1.gpuName': 'RTX 3090', 'hardware.gpus.1.count': '2', 'hardware.gpus.1.vramGb': '24', 'hardware.gpus.2.gpuName': ' ' };
+    expect(submissionFromForm(form).hardware).to.deep.equal({ hwClass: 'DISCRETE_GPU', gpus: [{ gpuName: 'RTX 4090', vramGb: 24 }, { gpuName: 'RTX 3090', count: 2, vramGb: 24 }] });
+    expect(submissionFromForm({ ...form, 'hardware.hwClass': 'CPU_ONLY' }).hardware).to.not.have.property('gpus');
+  });
+
+  it('numbers filled rows from the first, so errors land on the rows shown, and drops empty ones', () => {
+    const values = compactRows({ hfId: 'a/b', 'hardwareCost.0.price': '', 'hardwareCost.1.price': '10', 'hardwareCost.1.currency': 'EUR', 'hardware.gpus.3.gpuName': 'RTX 3090' });
+    expect(values).to.deep.equal({ hfId: 'a/b', 'hardwareCost.0.price': '10', 'hardwareCost.0.currency': 'EUR', 'hardware.gpus.1.gpuName': 'RTX 3090' });
+    expect(submissionFromForm(values).hardwareCost).to.deep.equal([{ price: 10, currency: 'EUR' }]);
+  });
+
+  it('sends null for purchases when every row is emptied in a correction', () => {
+    expect(correctionFromForm({ hfId: 'a/b', 'hardwareCost.0.price': '', 'hardwareCost.0.component': '' })).to.deep.equal({ hfId: 'a/b', hardwareCost: null });
   });
 });

@@ -101,8 +101,8 @@ describe('Auth forms', () => {
     expect(res.headers.location).to.equal('/signin?next=%2Fsubmit%2Fhardware-fields');
     const hugePath = `/settings/setups/${'a'.repeat(2100)}/edit`;
     expect((await request(ctx.app).get(hugePath).expect(303)).headers.location).to.equal('/signin');
-    const short = await request(ctx.app).get('/submit?hwClass=CPU_ONLY').expect(303);
-    expect(short.headers.location).to.equal(`/signin?next=${encodeURIComponent('/submit?hwClass=CPU_ONLY')}`);
+    const short = await request(ctx.app).get('/settings/setups?hwClass=CPU_ONLY').expect(303);
+    expect(short.headers.location).to.equal(`/signin?next=${encodeURIComponent('/settings/setups?hwClass=CPU_ONLY')}`);
   });
 
   it('GET /signin keeps a same-site next in the form and drops an off-site one', async () => {
@@ -348,11 +348,13 @@ describe('Layout', () => {
 
   it('links the stylesheet and htmx, and both are served with the right types', async () => {
     const page = await request(ctx.app).get('/').expect(200);
-    expect(page.text).to.include('<link rel="stylesheet" href="/css/site.css">');
-    expect(page.text).to.include('<script src="/vendor/htmx/htmx.min.js" defer></script>');
-    const css = await request(ctx.app).get('/css/site.css').expect(200);
+    const cssAddress = /<link rel="stylesheet" href="(\/static\/css\/site\.[0-9a-f]{12}\.css)">/.exec(page.text)?.[1];
+    const htmxAddress = /<script src="(\/static\/vendor\/htmx\/htmx\.min\.[0-9a-f]{12}\.js)" defer><\/script>/.exec(page.text)?.[1];
+    expect(cssAddress, 'fingerprinted stylesheet').to.be.a('string');
+    expect(htmxAddress, 'fingerprinted htmx').to.be.a('string');
+    const css = await request(ctx.app).get(cssAddress!).expect(200);
     expect(css.headers['content-type']).to.match(/^text\/css/);
-    const js = await request(ctx.app).get('/vendor/htmx/htmx.min.js').expect(200);
+    const js = await request(ctx.app).get(htmxAddress!).expect(200);
     expect(js.headers['content-type']).to.match(/javascript/);
     expect(js.text.length).to.be.greaterThan(1000);
   });

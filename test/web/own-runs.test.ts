@@ -100,25 +100,29 @@ describe('owners fix their runs on the pages', () => {
     expect(entry.reason).to.include('tokSOut: 42.5 -> 38.2');
   });
 
-  it('leaves a mixed-GPU run\'s cards as they are: described on the form, kept by the correction', async () => {
+  it('edits a mixed-GPU run\'s cards in the form: the first kind in the single-GPU fields, the others as rows', async () => {
     const gpus = [{ gpuName: 'RTX 4090', count: 1, vramGb: 24 }, { gpuName: 'RTX 3090', count: 1, vramGb: 24 }];
     const run = await newRun({ hardware: { hwClass: 'DISCRETE_GPU', gpus } });
     const form = (await owner.agent.get(`/runs/${run.id}/correct`).expect(200)).text;
-    expect(form).to.include('id="fixed-hardware"');
-    expect(form).to.not.include('name="hardware.hwClass"');
-    const posted = Object.fromEntries(Object.entries(correctionForm({ tokSOut: '40' })).filter(([name]) => !name.startsWith('hardware.')));
-    await owner.agent.post(`/runs/${run.id}/correct`).type('form').send(posted).expect(303);
+    expect(fieldValue(form, 'hardware.gpuName')).to.equal('RTX 4090');
+    expect(fieldValue(form, 'hardware.gpus.1.gpuName')).to.equal('RTX 3090');
+    const row = (count: string) => ({ 'hardware.gpus.1.gpuName': 'RTX 3090', 'hardware.gpus.1.count': count, 'hardware.gpus.1.vramGb': '24' });
+    // Posted back as shown, with the speed changed: the cards stay as they were.
+    await owner.agent.post(`/runs/${run.id}/correct`).type('form').send(correctionForm({ tokSOut: '40', ...row('1') })).expect(303);
     const corrected = await apiRun(run.id);
     expect(corrected.tokSOut).to.equal(40);
     expect(corrected.hardware).to.deep.equal(run.hardware);
+    // A second 3090 in the row: the machine now has three cards.
+    await owner.agent.post(`/runs/${run.id}/correct`).type('form').send(correctionForm({ tokSOut: '40', ...row('2') })).expect(303);
+    expect((await apiRun(run.id)).hardware.gpuCount).to.equal(3);
   });
 
   it('shows field errors inline and keeps what was typed; without the CSRF token nothing changes', async () => {
     const run = await newRun();
     const res = await owner.agent.post(`/runs/${run.id}/correct`).type('form').send(correctionForm({ tokSOut: '-3', 'hardware.vramGb': '' })).expect(400);
     expect(res.text).to.include('Some fields need attention.');
-    expect(res.text).to.include('Must be positive');
-    expect(res.text).to.include('Required unless gpus is given');
+    expect(res.text).to.include('id="f-tokSOut-error">Must be more than 0.</p>');
+    expect(res.text).to.include('id="f-hardware-vramGb-error">Type how much memory one GPU has, in GB.</p>');
     expect(fieldValue(res.text, 'tokSOut')).to.equal('-3');
     await owner.agent.post(`/runs/${run.id}/correct`).type('form').send({ ...correctionForm({ tokSOut: '1' }), _csrf: undefined }).expect(403);
     await other.agent.post(`/runs/${run.id}/correct`).type('form').send({ ...correctionForm({ tokSOut: '1' }), _csrf: other.csrf }).expect(404);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { plainMessage, SETUP_FIELD_LABELS } from '../../src/web/field-messages.ts';
 import request from 'supertest';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
 import { signedUpAgent, useTestApp, type Agent, type TestContext } from '../helpers/app.ts';
@@ -150,18 +151,20 @@ describe('saved setups in the pages', () => {
       expect(res.text).to.match(/<p class="field-error" id="f-name-error">Name is required<\/p>/);
       expect(res.text).to.match(/name="vramGb"[^>]*value="lots"[^>]*aria-invalid="true"/);
       expect(res.text).to.match(/name="temperature"[^>]*aria-invalid="true"/);
-      // The same messages the API gives for the same values.
+      // The messages the API gives for the same values, in the form's plain words.
       const api = await alice.agent.post('/api/setups').set('X-CSRF-Token', alice.csrf).send({ name: '', vramGb: 'lots', temperature: 500 }).expect(400);
       for (const field of ['name', 'vramGb', 'temperature']) {
-        expect(res.text).to.include(`id="f-${field}-error">${api.body.details.fieldErrors[field].join(' ')}</p>`);
+        const plain = api.body.details.fieldErrors[field].map((message: string) => plainMessage(field, message, SETUP_FIELD_LABELS)).join(' ');
+        expect(res.text).to.include(`id="f-${field}-error">${plain}</p>`);
       }
+      expect(res.text).to.include('id="f-vramGb-error">Type a number, like 42.5.</p>');
       expect((await setupsOf(ctx, alice.username)).length).to.equal(before);
     });
 
     it('shows the class rule inline: a GPU setup needs its GPU and VRAM', async () => {
       const res = await form(alice, '/settings/setups', setupForm({ name: 'no gpu', gpuName: '', vramGb: '' }), true).expect(400);
-      expect(res.text).to.match(/<p class="field-error" id="f-gpuName-error">Required unless gpus is given<\/p>/);
-      expect(res.text).to.match(/<p class="field-error" id="f-vramGb-error">Required unless gpus is given<\/p>/);
+      expect(res.text).to.match(/<p class="field-error" id="f-gpuName-error">Type the GPU’s name, like NVIDIA GeForce RTX 4090\.<\/p>/);
+      expect(res.text).to.match(/<p class="field-error" id="f-vramGb-error">Type how much memory one GPU has, in GB\.<\/p>/);
     });
 
     it('answers a name the user already has with 409 and the message on the name field', async () => {
@@ -241,8 +244,8 @@ describe('saved setups in the pages', () => {
         const res = await form(alice, `/settings/setups/${setup.id}`, { name: '', hwClass: 'DISCRETE_GPU', gpuName: 'X', vramGb: '-4', gpuLayers: 'all' }, true).expect(400);
         expect(res.text.trimStart()).to.match(/^<article class="card setup-row editing"/);
         expect(res.text).to.include(`<p class="field-error" id="s-${setup.id}-name-error">Name is required</p>`);
-        expect(res.text).to.include(`<p class="field-error" id="s-${setup.id}-vramGb-error">Must be positive</p>`);
-        expect(res.text).to.include(`<p class="field-error" id="s-${setup.id}-gpuLayers-error">Must be a number</p>`);
+        expect(res.text).to.include(`<p class="field-error" id="s-${setup.id}-vramGb-error">Must be more than 0.</p>`);
+        expect(res.text).to.include(`<p class="field-error" id="s-${setup.id}-gpuLayers-error">Type a number, like 42.5.</p>`);
         expect(inputValue(res.text, 'gpuLayers')).to.equal('all');
         const row = await setupRow(ctx, setup.id);
         expect(row.name).to.equal(setup.name);
@@ -255,7 +258,7 @@ describe('saved setups in the pages', () => {
         expect(await setupRow(ctx, setup.id)).to.include({ name: 'Plain edit', description: 'now described' });
         const bad = await form(alice, `/settings/setups/${setup.id}`, { name: 'Plain edit', contextLength: '0' }).expect(400);
         expect(bad.text).to.include('<html');
-        expect(bad.text).to.include(`<p class="field-error" id="s-${setup.id}-contextLength-error">Must be at least 1</p>`);
+        expect(bad.text).to.include(`<p class="field-error" id="s-${setup.id}-contextLength-error">Must be 1 or more.</p>`);
       });
 
       it('answers the htmx Cancel with the plain card', async () => {
@@ -466,5 +469,49 @@ describe('saved setups in the pages', () => {
       await dave.agent.post(`${runPath}/setup`).type('form').send({ name: 'Forged' }).expect(403);
       expect((await setupsOf(ctx, dave.username)).map((s) => s.name)).not.to.include('Forged');
     });
+  });
+});
+
+describe('saved setups: other kinds of GPUs as rows', () => {
+  const ctx = useTestApp();
+  let carol: Browser;
+
+  before(async () => {
+    carol = await signedUpAgent(ctx.app);
+  });
+
+  const post = (path: string, fields: Record<string, string>) => carol.agent.post(path).type('form').send({ ...fields, _csrf: carol.csrf });
+
+  it('offers rows for other GPUs in the new-setup form, and saves them as gpus with the single-GPU fields first', async () => {
+    const page = await carol.agent.get('/settings/setups?hwClass=DISCRETE_GPU').expect(200);
+    for (const row of [1, 2, 3]) expect(page.text).to.include(`name="gpus.${row}.gpuName"`);
+    await post('/settings/setups', setupForm({ name: 'Mixed rig', gpuCount: '1', 'gpus.1.gpuName': 'NVIDIA GeForce RTX 3090', 'gpus.1.count': '2', 'gpus.1.vramGb': '24', 'gpus.2.gpuName': '' })).expect(303);
+    const [saved] = await setupsOf(ctx, carol.username);
+    expect(saved!.config.gpus).to.deep.equal([
+      { gpuName: 'NVIDIA GeForce RTX 3090', count: 1, vramGb: 24 },
+      { gpuName: 'NVIDIA GeForce RTX 3090', count: 2, vramGb: 24 },
+    ]);
+    expect(saved!.config).to.not.have.property('gpuName');
+  });
+
+  it('edits the slots in the form: the first in the single-GPU fields, the others as rows; emptied rows drop them', async () => {
+    const setup = await apiSetup(carol, { name: 'Two kinds', hwClass: 'DISCRETE_GPU', gpus: [{ gpuName: 'NVIDIA GeForce RTX 4090', count: 1, vramGb: 24 }, { gpuName: 'NVIDIA GeForce RTX 3090', count: 2, vramGb: 24 }] });
+    const editor = await carol.agent.get(`/settings/setups/${setup.id}/edit`).set('HX-Request', 'true').expect(200);
+    expect(inputValue(editor.text, 'gpuName')).to.equal('NVIDIA GeForce RTX 4090');
+    expect(inputValue(editor.text, 'gpus.1.gpuName')).to.equal('NVIDIA GeForce RTX 3090');
+    expect(inputValue(editor.text, 'gpus.1.count')).to.equal('2');
+    expect(editor.text).to.not.include('edited through the API');
+
+    await post(`/settings/setups/${setup.id}`, { name: 'Two kinds', hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', gpuCount: '1', vramGb: '24', 'gpus.1.gpuName': 'NVIDIA GeForce RTX 3090', 'gpus.1.count': '3', 'gpus.1.vramGb': '24' }).expect(303);
+    expect((await setupRow(ctx, setup.id)).config.gpus[1].count).to.equal(3);
+    await post(`/settings/setups/${setup.id}`, { name: 'Two kinds', hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', gpuCount: '1', vramGb: '24', 'gpus.1.gpuName': '', 'gpus.1.count': '', 'gpus.1.vramGb': '' }).expect(303);
+    const single = (await setupRow(ctx, setup.id)).config;
+    expect(single).to.include({ gpuName: 'NVIDIA GeForce RTX 4090', gpuCount: 1, vramGb: 24 });
+    expect(single).to.not.have.property('gpus');
+  });
+
+  it('names a problem in a row by its row and label', async () => {
+    const res = await post('/settings/setups', setupForm({ name: 'Bad row', 'gpus.1.gpuName': 'NVIDIA GeForce RTX 3090', 'gpus.1.vramGb': '-1' })).expect(400);
+    expect(res.text).to.include('<a href="#f-gpus-1-vramGb">Other GPUs, row 1: VRAM per card (GB)</a>: Must be more than 0.');
   });
 });

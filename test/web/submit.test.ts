@@ -35,18 +35,15 @@ describe('submit page (/submit) and run page (/runs/:id)', () => {
     return htmx ? req.set('HX-Request', 'true') : req;
   };
 
-  it('sends a signed-out visitor to sign in', async () => {
-    const res = await request(ctx.app).get('/submit').expect(303);
-    expect(res.headers.location).to.equal('/signin?next=%2Fsubmit');
-  });
 
-  it('renders one form with the engine list, the discrete-GPU fieldset and the open window', async () => {
+  it('renders one form with the engine list and the discrete-GPU fieldset, and no banner while submitting is open', async () => {
     const res = await browser.agent.get('/submit').expect(200);
     expect(res.text).to.include('<form class="stack submit-form" method="post" action="/submit"');
     expect(res.text).to.include('<option value="exllamav3">');
     expect(res.text).to.include('name="hardware.gpuName"');
     expect(res.text).not.to.include('name="hardware.chipVendor"');
-    expect(res.text).to.include('You can submit now.');
+    expect(res.text).not.to.include('You can submit now.');
+    expect(res.text).not.to.include('next submission is possible');
     expect(res.text).to.include('hx-post="/submit/validate"');
     // Auto-complete from the hardware catalogue.
     expect(res.text).to.match(/name="hardware\.gpuName"[^>]*list="gpu-names"/);
@@ -72,20 +69,56 @@ describe('submit page (/submit) and run page (/runs/:id)', () => {
     expect(res.text).to.include('Not mapped (kept in the command): --weird');
   });
 
-  it('validates as you type: problems listed by field, or a green light', async () => {
-    const bad = await post('/submit/validate', formFields({ tokSOut: '-1', 'hardware.vramGb': '' }), true).expect(200);
-    expect(bad.text).to.include('Not valid yet');
-    expect(bad.text).to.include('<code>tokSOut</code>: Must be positive');
-    expect(bad.text).to.include('<code>hardware.vramGb</code>: Required unless gpus is given');
-    const good = await post('/submit/validate', formFields(), true).expect(200);
-    expect(good.text).to.include('Looks valid');
+  it('marks every optional field, and no required one', async () => {
+    const res = await browser.agent.get('/submit').expect(200);
+    const label = (id: string) => new RegExp(`<label for="${id}">([^]*?)</label>`).exec(res.text)?.[1];
+    for (const id of ['f-hfId', 'f-quantization', 'f-engineName', 'f-hardware-gpuName', 'f-hardware-vramGb', 'f-tokSOut']) expect(label(id), id).to.not.include('optional');
+    for (const id of ['f-modelRevision', 'f-engineVersion', 'f-backend', 'f-hardware-gpuCount', 'f-hardware-cpu', 'f-hardware-os', 'f-tokSPrefill', 'f-ttftMs', 'f-contextLength', 'f-batchSize', 'f-engineFlags-gpuLayers', 'f-engineFlags-flashAttn', 'f-gpuPowerWatts', 'f-notes']) {
+      expect(label(id), id).to.match(/<span class="optional">\(optional\)<\/span>$/);
+    }
+  });
+
+  it('validates as you type, naming problems in plain words only for the fields already left', async () => {
+    // Typing the first field: nothing is named as wrong, the rest is only listed as still to do.
+    const first = await post('/submit/validate', { hfId: 'fakeorg/Dense', 'hardware.hwClass': 'DISCRETE_GPU', _touched: '' }, true).expect(200);
+    expect(first.text).not.to.include('alert-error');
+    expect(first.text).not.to.include('data-field=');
+    expect(first.text).to.match(/Still to fill in or fix: Quantization, Engine, GPU, VRAM per GPU \(GB\)\./);
+    // Left fields are named with their labels and a plain sentence; no API paths or field names.
+    const bad = await post('/submit/validate', formFields({ tokSOut: '-1', 'hardware.vramGb': '', _touched: 'hfId,tokSOut,hardware.vramGb' }), true).expect(200);
+    expect(bad.text).to.include('<li data-field="tokSOut"><a href="#f-tokSOut">Output tokens per second</a>: <span class="problem-text">Must be more than 0.</span></li>');
+    expect(bad.text).to.include('<li data-field="hardware.vramGb"><a href="#f-hardware-vramGb">VRAM per GPU (GB)</a>: <span class="problem-text">Type how much memory one GPU has, in GB.</span></li>');
+    expect(bad.text).not.to.match(/hardware\.vramGb<\/code>|gpus is given|Required unless/);
+    // A field not left yet stays unnamed.
+    const partly = await post('/submit/validate', formFields({ tokSOut: '-1', 'hardware.vramGb': '', _touched: 'tokSOut' }), true).expect(200);
+    expect(partly.text).to.include('data-field="tokSOut"');
+    expect(partly.text).not.to.include('data-field="hardware.vramGb"');
+    expect(partly.text).to.include('Still to fill in or fix: VRAM per GPU (GB).');
+    const good = await post('/submit/validate', { ...formFields(), _touched: '*' }, true).expect(200);
+    expect(good.text).to.include('Everything filled in checks out');
+    expect(good.text).to.include('Not checked here: whether the model exists on the hub');
+  });
+
+  it('asks the model hub about the model id when the field is left, and says what it found or that it was not reached', async () => {
+    const check = (hfId: string) => post('/submit/check-model', { hfId }, true).expect(200);
+    expect((await browser.agent.get('/submit').expect(200)).text).to.include('The model hub was not asked yet');
+    expect((await check(fakeHubModels.dense)).text).to.include(`<span class="badge badge-ok">found</span> ${fakeHubModels.dense} is on the model hub.`);
+    const missing = await check(fakeHubModels.missing);
+    expect(missing.text).to.include('<span class="badge badge-warn">not found</span>');
+    expect(missing.text).to.include('not found on the model hub');
+    const down = await check(fakeHubModels.rateLimited);
+    expect(down.text).to.include('Couldn’t reach the model hub just now; you can still submit');
+    expect((await check('no-slash')).text).to.include('The model hub was not asked yet');
   });
 
   it('re-renders the form with inline errors and the typed values on a bad post, writing nothing', async () => {
     const res = await post('/submit', formFields({ tokSOut: 'fast', quantization: '' })).expect(400);
     expect(res.text).to.match(/name="tokSOut"[^>]*value="fast"[^>]*aria-invalid="true"/);
-    expect(res.text).to.include('Must be a number');
+    expect(res.text).to.match(/id="f-tokSOut-error">Type a number, like 42\.5\.<\/p>/);
     expect(res.text).to.match(/name="quantization"[^>]*aria-invalid="true"/);
+    // A summary at the top links each problem to its field; the live check then keeps showing them all.
+    expect(res.text).to.include('<li><a href="#f-quantization">Quantization</a>: Say which quantization you ran, like Q4_K_M or fp16.</li>');
+    expect(res.text).to.include('<input type="hidden" name="_touched" value="*">');
     expect(res.text).to.match(/name="hardware\.gpuName"[^>]*value="NVIDIA GeForce RTX 4090"/);
     expect((await ctx.db('speed_test_runs').count('* as n').first())!.n).to.equal(0);
   });
@@ -127,7 +160,7 @@ describe('submit page (/submit) and run page (/runs/:id)', () => {
     const res = await post('/submit', formFields()).expect(429);
     expect(res.text).to.include('Rate limit exceeded. You may submit once every 1 minute.');
     ctx.clock.advance(60_000);
-    expect((await browser.agent.get('/submit')).text).to.include('You can submit now.');
+    expect((await browser.agent.get('/submit')).text).not.to.include('next submission is possible');
   });
 
   it('needs the CSRF token to submit', async () => {
@@ -160,7 +193,7 @@ describe('submit page (/submit) and run page (/runs/:id)', () => {
 
     it('validates as you type with the model and engine from the command, naming what it read and what is not stated', async () => {
       const res = await post('/submit/validate', formFields({ hfId: '', engineName: '', 'engineFlags.commandSnippet': vllmCommand }), true).expect(200);
-      expect(res.text).to.include('Looks valid');
+      expect(res.text).to.include('Everything filled in checks out');
       expect(res.text).to.include(`Read from your launch command: model id ${fakeHubModels.dense}, engine vllm, context length 8192.`);
       expect(res.text).to.include('Not stated (shown as “not stated”): model revision, prompt tokens, output tokens, batch size, cached tokens.');
     });
@@ -206,5 +239,64 @@ describe('submit page (/submit) and run page (/runs/:id)', () => {
       expect(old).to.not.include('not stated');
       expect(old).to.match(/<th scope="row">Batch size<\/th><td class="num">1<\/td>/);
     });
+  });
+});
+
+describe('submit form: other GPUs, power and cost (revision 3 fields)', () => {
+  const ctx = useTestApp({}, { fakeHub: true });
+
+  const submitAs = async (fields: Record<string, string>) => {
+    const browser = await signedUpAgent(ctx.app);
+    return browser.agent.post('/submit').type('form').send({ ...formFields(), ...fields, _csrf: browser.csrf });
+  };
+
+  it('offers rows for other kinds of GPUs and for purchases (a fixed number without JavaScript), and the power field', async () => {
+    const { agent } = await signedUpAgent(ctx.app);
+    const res = await agent.get('/submit').expect(200);
+    for (const row of [1, 2, 3]) expect(res.text).to.include(`name="hardware.gpus.${row}.vramGb"`);
+    expect(res.text).not.to.include('name="hardware.gpus.4.');
+    for (const row of [0, 1]) expect(res.text).to.include(`name="hardwareCost.${row}.price"`);
+    expect(res.text).to.match(/<select id="f-hardwareCost-0-currency" name="hardwareCost\.0\.currency">[^]*<option value="EUR">EUR<\/option>/);
+    expect(res.text).to.include('<datalist id="component-names">');
+    expect(res.text).to.include('name="gpuPowerWatts"');
+  });
+
+  it('stores mixed GPUs from the rows, with the single-GPU fields as the first kind', async () => {
+    const res = await submitAs({ 'hardware.gpuCount': '2', 'hardware.gpus.1.gpuName': 'NVIDIA GeForce RTX 3090', 'hardware.gpus.1.count': '1', 'hardware.gpus.1.vramGb': '24', 'hardware.gpus.2.gpuName': '' });
+    expect(res.status, res.text.slice(0, 300)).to.equal(303);
+    const run = await ctx.db('speed_test_runs as r').join('hardware_profiles as h', 'h.id', 'r.hardware_id').where('r.id', res.headers.location!.split('/').pop()).first('h.*');
+    expect(run.is_heterogeneous_gpu).to.equal(true);
+    expect(run.gpu_count).to.equal(3);
+  });
+
+  it('names a problem in a GPU row by its row and label, and keeps the rows as typed', async () => {
+    const before = (await ctx.db('speed_test_runs').count('* as n').first())!.n;
+    const res = await submitAs({ 'hardware.gpus.1.gpuName': 'NVIDIA GeForce RTX 3090', 'hardware.gpus.1.vramGb': 'lots' });
+    expect(res.status).to.equal(400);
+    expect(res.text).to.include('<li><a href="#f-hardware-gpus-1-vramGb">Other GPUs, row 1: VRAM per card (GB)</a>: Type a number, like 42.5.</li>');
+    expect(res.text).to.match(/name="hardware\.gpus\.1\.vramGb"[^>]*value="lots"[^>]*aria-invalid="true"/);
+    expect((await ctx.db('speed_test_runs').count('* as n').first())!.n).to.equal(before);
+  });
+
+  it('stores measured watts and purchases, a purchase typed in the second row counting as the first', async () => {
+    const res = await submitAs({
+      gpuPowerWatts: '350',
+      'hardwareCost.1.component': 'NVIDIA GeForce RTX 4090',
+      'hardwareCost.1.price': '1599',
+      'hardwareCost.1.currency': 'USD',
+      'hardwareCost.1.condition': 'NEW',
+      'hardwareCost.1.yearPurchased': '2024',
+    });
+    expect(res.status, res.text.slice(0, 300)).to.equal(303);
+    const run = await ctx.db('speed_test_runs').where({ id: res.headers.location!.split('/').pop() }).first('gpu_power_watts', 'hardware_cost');
+    expect(run.gpu_power_watts.map(Number)).to.deep.equal([350]);
+    expect(run.hardware_cost).to.deep.equal([{ component: 'NVIDIA GeForce RTX 4090', price: 1599, currency: 'USD', condition: 'NEW', yearPurchased: 2024 }]);
+  });
+
+  it('says in plain words what is wrong with a purchase, on its row', async () => {
+    const res = await submitAs({ 'hardwareCost.0.component': 'My GPU', 'hardwareCost.0.price': '10', 'hardwareCost.0.currency': 'USD', 'hardwareCost.0.condition': 'NEW', 'hardwareCost.0.yearPurchased': '2999' });
+    expect(res.status).to.equal(400);
+    expect(res.text).to.include('<a href="#f-hardwareCost-0-component">Purchase 1: Part</a>: Pick the part’s name from the suggestions (the hardware catalogue).');
+    expect(res.text).to.include('<a href="#f-hardwareCost-0-yearPurchased">Purchase 1: Year bought</a>: That year has not happened yet.');
   });
 });

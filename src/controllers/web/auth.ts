@@ -8,9 +8,10 @@ import { safeNextPath } from '../../web/query.ts';
 import { render } from '../../web/views.ts';
 
 /** A fresh session id at sign-in (no fixation), with its own CSRF token. */
-async function startSession(req: Request, userId: string): Promise<void> {
+async function startSession(req: Request, userId: string, { newAccount = false } = {}): Promise<void> {
   await new Promise<void>((resolve, reject) => req.session.regenerate((err) => (err ? reject(err) : resolve())));
   req.session.userId = userId;
+  if (newAccount) req.session.firstSteps = true;
   ensureCsrfToken(req);
   await new Promise<void>((resolve, reject) => req.session.save((err) => (err ? reject(err) : resolve())));
 }
@@ -46,7 +47,7 @@ export function authController({ services }: AppContext) {
         const parsed = parseForm(signUpSchema, body);
         if (!parsed.ok) return showForm(req, res, 'signup', { ...state, fieldErrors: parsed.fieldErrors }, 400);
         const user = await users.create(parsed.data);
-        await startSession(req, user.id);
+        await startSession(req, user.id, { newAccount: true });
         res.redirect(303, state.next);
       } catch (error) {
         if (error instanceof RateLimited) return showRefusal(req, res, 'signup', state, error);

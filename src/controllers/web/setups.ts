@@ -10,6 +10,7 @@ import { SetupLimitReached, type Setup } from '../../services/setups.service.ts'
 import { HW_CLASS_OPTIONS, knownHwClass, postedFields, postedValues } from '../../web/forms.ts';
 import { FORM_FLAGS, otherFlagNames, setupFormValues, setupFromForm, setupSummary } from '../../web/setup-form.ts';
 import { render } from '../../web/views.ts';
+import { formProblems as plainProblems, plainFormErrors, SETUP_FIELD_LABELS } from '../../web/field-messages.ts';
 
 /** A setup need not name its class: the setup forms offer "not saved" first. */
 const SETUP_HW_CLASS_OPTIONS = [{ value: '', label: 'Not saved' }, ...HW_CLASS_OPTIONS];
@@ -42,10 +43,13 @@ export function settingsSetupsController({ services, profile }: AppContext) {
 
   /** What a setup form shows: its values, errors and the class whose inputs it holds. */
   function formState(values: Record<string, string>, problems?: Partial<FormProblems>) {
+    // The API's messages as plain sentences about the setup form's fields.
+    const plain = plainProblems(problems?.fieldErrors ?? {}, SETUP_FIELD_LABELS);
     return {
       values,
-      fieldErrors: problems?.fieldErrors ?? {},
-      formErrors: problems?.formErrors ?? [],
+      fieldErrors: plain.fieldErrors,
+      problems: plain.problems,
+      formErrors: plainFormErrors(problems?.formErrors ?? [], SETUP_FIELD_LABELS),
       message: problems?.message,
       hwClass: knownClass(values.hwClass),
       otherFlags: otherFlagNames(values, '', configFields),

@@ -1,7 +1,7 @@
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import type { AppContext } from '../../app-context.ts';
 import { parseCommandSnippet } from '../../lib/command-snippet.ts';
-import { Conflict, HttpError, ValidationFailed } from '../../lib/errors.ts';
+import { Conflict, HttpError, NotFound, Unavailable, ValidationFailed } from '../../lib/errors.ts';
 import { parseOrThrow } from '../../lib/validation.ts';
 import { RUN_CORRECTION_WINDOW_HOURS } from '../../constants.ts';
 import { deviceOf, type DeviceFacts } from '../../lib/hardware-devices.ts';
@@ -21,13 +21,24 @@ import type { SpeedTestRun } from '../../services/speed-tests.service.ts';
 import type { Setup } from '../../services/setups.service.ts';
 import { HW_CLASS_OPTIONS, knownHwClass, parseForm, postedValues } from '../../web/forms.ts';
 import { otherFlagNames, submitFormValues } from '../../web/setup-form.ts';
-import { correctionFromForm, formValuesOf, submissionFromForm, withCommandFields } from '../../web/submission-form.ts';
+import { compactRows, correctionFromForm, FORM_ROWS, formValuesOf, submissionFromForm, withCommandFields } from '../../web/submission-form.ts';
+import { formProblems, plainFormErrors, SUBMIT_FIELD_LABELS } from '../../web/field-messages.ts';
+import { hardwareCostRules } from '../../constants.ts';
 import { render } from '../../web/views.ts';
 
 /** Runs like this one (same model, same class of hardware) listed on a run's page. */
 const SIMILAR_RUNS = 5;
 
 const hwClassFrom = (value: unknown) => knownHwClass(value) ?? 'DISCRETE_GPU';
+
+/** How many rows of other GPUs and of purchases the form offers: the fixed number, or more when the values fill them. */
+function rowCounts(values: Record<string, string>) {
+  const highest = (pattern: RegExp) => Math.max(-1, ...Object.keys(values).map((name) => Number(pattern.exec(name)?.[1] ?? -1)));
+  return {
+    gpuRows: Math.max(FORM_ROWS.gpus, highest(/^hardware\.gpus\.(\d+)\./) + 1),
+    costRows: Math.max(FORM_ROWS.hardwareCost, highest(/^hardwareCost\.(\d+)\./) + 2),
+  };
+}
 
 /** The launch command's flags as form values (`engineFlags.gpuLayers` → '99'). */
 function flagValues(flags: object): Record<string, string> {
@@ -42,8 +53,6 @@ interface FormTarget {
   submitLabel: string;
   /** The run being corrected. */
   run?: OwnRun;
-  /** A mixed-GPU run's hardware, which the form cannot edit: described, and kept. */
-  fixedHardware?: string;
 }
 
 const SUBMIT_TARGET: FormTarget = { template: 'pages/speed-tests/submit', title: 'Submit a run', formPath: '/submit', submitLabel: 'Submit run' };
@@ -74,6 +83,9 @@ export function speedTestPagesController({ services, profile, clock, config }: A
   async function showForm(req: Request, res: Response, state: FormState = {}, status = 200, target: FormTarget = SUBMIT_TARGET) {
     ensureCsrfToken(req);
     const values = state.values ?? {};
+    // The API's messages as plain sentences about the visible fields, inline and in a summary.
+    const { fieldErrors, problems } = formProblems(state.fieldErrors ?? {});
+    const formErrors = plainFormErrors(state.formErrors ?? []);
     render(
       res,
       target.template,
@@ -83,8 +95,15 @@ export function speedTestPagesController({ services, profile, clock, config }: A
         setups: (await services.setups.list(req.actor!.user.id)).setups,
         setupId: state.setupId ?? '',
         otherFlags: otherFlagNames(values, 'engineFlags.', configFields),
-        fieldErrors: state.fieldErrors ?? {},
-        formErrors: state.formErrors ?? [],
+        fieldErrors,
+        problems,
+        formErrors,
+        // After a submission with problems every field counts as visited: the live check keeps showing them all.
+        touchedAll: problems.length > 0 || formErrors.length > 0,
+        labels: SUBMIT_FIELD_LABELS,
+        ...rowCounts(values),
+        currencies: hardwareCostRules.currencies.map((code) => ({ value: code, label: code })),
+        conditions: hardwareCostRules.conditions.map((condition) => ({ value: condition, label: condition.charAt(0) + condition.slice(1).toLowerCase() })),
         message: state.message,
         filledFromCommand: state.filledFromCommand ?? [],
         hwClass: hwClassFrom(values['hardware.hwClass'] ?? req.query.hwClass),
@@ -100,6 +119,12 @@ export function speedTestPagesController({ services, profile, clock, config }: A
   }
 
   return {
+    /** A signed-out visitor gets what submitting takes and the way in (sign up, or the agent guide) instead of the sign-in form. */
+    introWhenSignedOut(req: Request, res: Response, next: NextFunction) {
+      if (req.actor) return next();
+      render(res, 'pages/start/submit-intro', { title: 'Submit a run' });
+    },
+
     /**
      * The form, filled from a saved setup: `?setup=<id>` picks one (empty: a blank form),
      * otherwise the default setup. The picker asks with htmx and gets the form alone.
@@ -116,7 +141,22 @@ export function speedTestPagesController({ services, profile, clock, config }: A
 
     /** htmx: the fieldset of one hardware class. */
     hardwareFields(req: Request, res: Response) {
-      render(res, 'partials/speed-tests/hardware-fields', { hwClass: hwClassFrom(req.query['hardware.hwClass'] ?? req.query.hwClass), values: {}, fieldErrors: {} });
+      render(res, 'partials/speed-tests/hardware-fields', { hwClass: hwClassFrom(req.query['hardware.hwClass'] ?? req.query.hwClass), values: {}, fieldErrors: {}, labels: SUBMIT_FIELD_LABELS, ...rowCounts({}) });
+    },
+
+    /** htmx, when the model field is left: what the model hub says about the id (the catalogue first, as a submission does). */
+    async checkModel(req: Request, res: Response) {
+      const hfId = (postedValues(req.body).hfId ?? '').trim();
+      const syntax = speedTestSubmissionSchema(profile).shape.hfId.safeParse(hfId);
+      if (!syntax.success) return render(res, 'partials/speed-tests/model-check', { state: 'not-asked' });
+      try {
+        await services.models.resolve(syntax.data);
+        render(res, 'partials/speed-tests/model-check', { state: 'found', hfId: syntax.data });
+      } catch (error) {
+        if (error instanceof NotFound) return render(res, 'partials/speed-tests/model-check', { state: 'missing', hfId: syntax.data, message: error.message });
+        if (error instanceof Unavailable) return render(res, 'partials/speed-tests/model-check', { state: 'unreachable', hfId: syntax.data });
+        throw error;
+      }
     },
 
     /** htmx: "paste your launch command" fills the flag fields. */
@@ -134,22 +174,40 @@ export function speedTestPagesController({ services, profile, clock, config }: A
       });
     },
 
-    /** htmx: the whole validation of the form as it stands (no hub lookup while typing). */
+    /**
+     * htmx: the whole validation of the form as it stands (no hub lookup while typing). Problems
+     * are named only for the fields the person has left (`_touched`, kept by public/js/app.js;
+     * `*` after a submission): nobody is told off about fields they have not reached yet.
+     */
     validate(req: Request, res: Response) {
-      const { values, filled } = withCommandFields(postedValues(req.body));
+      const posted = compactRows(postedValues(req.body));
+      // A form has a few dozen fields: a longer list is not a browser's, and is cut short.
+      const touched = new Set((posted._touched ?? '').split(',', 200).filter(Boolean));
+      const { values, filled } = withCommandFields(posted);
+      let parsed: ReturnType<typeof normaliseSubmission> | undefined;
+      let details: { fieldErrors: Record<string, string[]>; formErrors: string[] } = { fieldErrors: {}, formErrors: [] };
       try {
-        const parsed = normaliseSubmission(profile, submissionFromForm(values));
-        render(res, 'partials/speed-tests/validation', { ok: true, parsed, filledFromCommand: [...filled, ...(parsed.commandSnippetFlags?.filledFields ?? [])] });
+        parsed = normaliseSubmission(profile, submissionFromForm(values));
       } catch (error) {
         if (!(error instanceof HttpError)) throw error;
-        const details = error instanceof ValidationFailed ? error.details : { fieldErrors: {}, formErrors: [error.message] };
-        render(res, 'partials/speed-tests/validation', { ok: false, ...details });
+        details = error instanceof ValidationFailed ? error.details : { fieldErrors: {}, formErrors: [error.message] };
       }
+      const left = (field: string) => touched.has('*') || touched.has(field) || [...touched].some((name) => name.startsWith(`${field}.`));
+      const { problems } = formProblems(details.fieldErrors);
+      render(res, 'partials/speed-tests/validation', {
+        state: 'checked',
+        ok: parsed !== undefined,
+        parsed,
+        filledFromCommand: parsed ? [...filled, ...(parsed.commandSnippetFlags?.filledFields ?? [])] : [],
+        problems: problems.filter((problem) => left(problem.field)),
+        formErrors: touched.size > 0 ? plainFormErrors(details.formErrors) : [],
+        waiting: problems.filter((problem) => !left(problem.field)).map((problem) => problem.label),
+      });
     },
 
     async submit(req: Request, res: Response) {
       // An empty model id or engine comes from the launch command; the form shows which when it comes back.
-      const { values, filled: filledFromCommand } = withCommandFields(postedValues(req.body));
+      const { values, filled: filledFromCommand } = withCommandFields(compactRows(postedValues(req.body)));
       const parsed = parseForm(speedTestSubmissionSchema(profile), submissionFromForm(values));
       if (!parsed.ok) return showForm(req, res, { values, filledFromCommand, ...parsed, message: 'Some fields need attention.' }, 400);
       try {
@@ -212,7 +270,7 @@ export function speedTestPagesController({ services, profile, clock, config }: A
 
     async correct(req: Request, res: Response) {
       const target = await correctionTarget(req);
-      const values = postedValues(req.body);
+      const values = compactRows(postedValues(req.body));
       const failed = (state: FormState, status: number) => showForm(req, res, { values, message: 'Some fields need attention.', ...state }, status, target);
       const parsed = parseForm(speedTestCorrectionSchema(profile), correctionFromForm(values));
       if (!parsed.ok) return failed(parsed, 400);
@@ -285,14 +343,12 @@ export function speedTestPagesController({ services, profile, clock, config }: A
   async function correctionTarget(req: Request): Promise<FormTarget> {
     const run = await services.speedTestOwners.ownRun(req.actor!.user.id, String(req.params.id));
     if (!run.correctableUntil) throw new Conflict(run.status === 'APPROVED' ? messages.correctionWindowClosed(RUN_CORRECTION_WINDOW_HOURS) : messages.cannotCorrect(run.status as string));
-    const hardware = run.hardware as { hwClass: string; isHeterogeneousGpu?: boolean };
     return {
       template: 'pages/speed-tests/correct',
       title: 'Correct your run',
       formPath: `/runs/${run.id}/correct`,
       submitLabel: 'Save the correction',
       run,
-      ...(hardware.isHeterogeneousGpu ? { fixedHardware: hardwareLabel(hardware) } : {}),
     };
   }
 
