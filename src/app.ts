@@ -11,7 +11,6 @@ import { healthController } from './controllers/health.ts';
 import { authenticate } from './middleware/authenticate.ts';
 import { verifyCsrf } from './middleware/csrf.ts';
 import { REPORT_IMAGE_FORM_PATH } from './controllers/web/reports.ts';
-import { imageUpload } from './web/image-upload.ts';
 import { errorHandler, notFound } from './middleware/errors.ts';
 import { readLimits } from './middleware/read-limits.ts';
 import { compress } from './middleware/compression.ts';
@@ -19,6 +18,7 @@ import { createStaticAssets, PLAIN_STATIC_MAX_AGE_SECONDS, publicAssetSources } 
 import { apiOperations } from './api/index.ts';
 import { parserLimit } from './api/operation.ts';
 import { SUITE_FORM_PATHS, suiteFormUpload, uploadError } from './web/suite-form.ts';
+import { imageFormUpload, LISTING_IMAGE_FORM_PATH } from './web/image-upload.ts';
 import { sessions } from './middleware/session.ts';
 import { refuseDeepJson, rejectUnstorableInput } from './middleware/validate.ts';
 import { apiRoutes } from './routes/api.ts';
@@ -187,10 +187,10 @@ export function createApp(input: AppDepsInput): express.Express {
       suiteFormUpload(req, res, (error?: unknown) => next(error ? uploadError(error) : undefined));
     });
   }
-  // The report editor's image upload without JavaScript: parsed before the CSRF check reads its `_csrf` field.
-  if (profile.reports) {
-    app.use(REPORT_IMAGE_FORM_PATH, (req, res, next) => (req.actor && req.method === 'POST' && (req.path === '/' || req.path === '') ? imageUpload(req, res, next) : next()));
-  }
+  // The listing page's photo form and the report editor's image upload are multipart: parsed the same way
+  // (signed-in users only), before the CSRF check reads their `_csrf` field.
+  if (profile.marketplace) app.use(LISTING_IMAGE_FORM_PATH, imageFormUpload);
+  if (profile.reports) app.use(REPORT_IMAGE_FORM_PATH, imageFormUpload);
   app.use(privateWhenSignedIn);
   app.use(verifyCsrf);
 

@@ -4,6 +4,7 @@ import { createApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase } from './db/open.ts';
 import { seedDemoCatalogue } from './db/seeds/demo-models.ts';
+import { seedDemoListings } from './db/seeds/demo-listings.ts';
 import { seedDemoQuality } from './db/seeds/demo-quality.ts';
 import { seedDemoReport } from './db/seeds/demo-reports.ts';
 import { seedDemoRuns } from './db/seeds/demo-runs.ts';
@@ -35,6 +36,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       if (seeded.runs > 0) logger.info(seeded, 'seeded demo users and runs');
       const quality = await seedDemoQuality(db, profile, systemClock);
       if (quality.runs > 0) logger.info(quality, 'seeded demo quality suites and runs');
+      const market = await seedDemoListings(db, profile, systemClock);
+      if (market.listings > 0) logger.info(market, 'seeded demo marketplace listings');
       const reports = await seedDemoReport(db, profile, config.publicUrl, systemClock);
       if (reports.reports > 0) logger.info(reports, 'seeded a demo model report');
     }

@@ -1,9 +1,10 @@
-// Adds the demo catalogue and sample runs to a database: npm run seed:demo [-- --runs N]
+// Adds the demo catalogue, sample runs and (revision 3) marketplace listings to a database: npm run seed:demo [-- --runs N]
 // Uses DATABASE_URL, or the embedded database under DATA_DIR. Refused when NODE_ENV=production.
 import { loadConfig } from '../config.ts';
 import { runCli } from './run-cli.ts';
 import { openDatabase } from '../db/open.ts';
 import { seedDemoCatalogue } from '../db/seeds/demo-models.ts';
+import { seedDemoListings } from '../db/seeds/demo-listings.ts';
 import { seedDemoQuality } from '../db/seeds/demo-quality.ts';
 import { seedDemoReport } from '../db/seeds/demo-reports.ts';
 import { seedDemoRuns } from '../db/seeds/demo-runs.ts';
@@ -29,10 +30,12 @@ async function main(): Promise<number> {
     const profile = getRevisionProfile(config.revision);
     const seeded = await seedDemoRuns(database.db, profile, { runs });
     const quality = await seedDemoQuality(database.db, profile, systemClock);
+    const market = await seedDemoListings(database.db, profile, systemClock);
     process.stdout.write(
       seeded.runs > 0 ? `Added ${seeded.users} demo users and ${seeded.runs} demo runs.\n` : 'Demo data is already there; nothing added.\n',
     );
     if (quality.runs > 0) process.stdout.write(`Added ${quality.suites} demo quality suites and ${quality.runs} demo quality runs.\n`);
+    if (market.listings > 0) process.stdout.write(`Added ${market.listings} demo marketplace listings.\n`);
     if ((await seedDemoReport(database.db, profile, config.publicUrl, systemClock)).reports > 0) process.stdout.write('Added a demo model report.\n');
     return 0;
   } finally {

@@ -4,6 +4,9 @@
  * for the `tokPerDollar` ranking; they are not financial data. Every currency that
  * `hardwareCost.currency` accepts is here.
  */
+/** The day the rates below were taken: pages show it beside converted prices. */
+export const fxRatesDate = '2026-11-01';
+
 export const usdPerUnit: Readonly<Record<string, number>> = Object.freeze({
   USD: 1,
   EUR: 1.08,

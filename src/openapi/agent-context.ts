@@ -1,4 +1,15 @@
 import { commonValues } from '../data/common-values.ts';
+import { IMAGE_FIELD, imageRules } from '../lib/image-pipeline.ts';
+import {
+  LISTING_DESCRIPTION_MAX,
+  LISTING_HARDWARE_DETAILS_MAX,
+  LISTING_MAX_IMAGES,
+  LISTING_MAX_PROOF_RUNS,
+  LISTING_TITLE_MAX,
+  listingConditions,
+  listingCurrencies,
+  listingStatuses,
+} from '../schemas/marketplace.schema.ts';
 import { cpus, gpus, unifiedChips } from '../data/hardware-catalogue.ts';
 import { compareHardwareNames, hardwareNames } from '../lib/hardware-lookup.ts';
 import { DEFAULT_SUSPECT_FACTOR, SUSPECT_FACTORS, methodology } from '../lib/roofline.ts';
@@ -274,6 +285,30 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
     ],
     ...(quality ? { quality } : {}),
     ...(profile.reports ? { reports: reportFormat(profile.reports) } : {}),
+    ...(profile.marketplace ? { marketplace: marketplaceGuide(url) } : {}),
+  };
+}
+
+/** Revision 3's marketplace for agents: the feed's paging, the seller's steps and the listing and image rules. */
+function marketplaceGuide(url: (path: string) => string) {
+  return {
+    feed: `GET ${url('/api/marketplace/feed')} (public): repeat with cursor = pagination.nextCursor while hasMore. updatedSince (ISO-8601 with a timezone, inclusive) fetches only what changed; a listing updated while you page comes again later with its new content.`,
+    sell: [
+      `POST ${url('/api/marketplace/listings')} creates a DRAFT (key or session); benchmarkRunIds: up to ${LISTING_MAX_PROOF_RUNS} of your own APPROVED speed-test runs as proof.`,
+      `POST ${url('/api/marketplace/listings/{id}/images')} with multipart/form-data, one file in field "${IMAGE_FIELD}" per call; reorder with POST .../images/order, delete with DELETE .../images/{imageId}.`,
+      `POST ${url('/api/marketplace/listings/{id}/publish')} makes it ACTIVE (public); POST .../sold marks it sold; DELETE removes it.`,
+    ],
+    states: [...listingStatuses],
+    conditions: [...listingConditions],
+    currencies: [...listingCurrencies],
+    limits: { title: LISTING_TITLE_MAX, description: LISTING_DESCRIPTION_MAX, hardwareDetails: LISTING_HARDWARE_DETAILS_MAX, imagesPerListing: LISTING_MAX_IMAGES, proofRuns: LISTING_MAX_PROOF_RUNS },
+    images: {
+      contentTypes: [...imageRules.contentTypes],
+      maxBytes: imageRules.maxBytes,
+      maxPixels: imageRules.maxPixels,
+      thumbnailMaxWidth: imageRules.thumbMaxWidth,
+      processing: 'The type is judged by content; the image is re-encoded with the EXIF rotation applied and all metadata (EXIF, GPS) removed. Over the byte limit: 413; anything else refused: 400 naming the rule.',
+    },
   };
 }
 

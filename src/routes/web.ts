@@ -10,6 +10,7 @@ import { docsPagesController } from '../controllers/web/docs.ts';
 import { comparePagesController } from '../controllers/web/compare.ts';
 import { hardwarePagesController } from '../controllers/web/hardware.ts';
 import { leaderboardPagesController } from '../controllers/web/leaderboard.ts';
+import { marketplacePagesController } from '../controllers/web/marketplace.ts';
 import { profilesController } from '../controllers/web/profiles.ts';
 import { qualitySubmissionsController } from '../controllers/web/quality-submissions.ts';
 import { executionPagesController } from '../controllers/web/executions.ts';
@@ -24,6 +25,7 @@ import { validate } from '../middleware/validate.ts';
 import { messages } from '../messages.ts';
 import { idParam } from '../schemas/path-params.schema.ts';
 import { slugParam } from '../schemas/quality.schema.ts';
+import { listingImagePathParams } from '../schemas/marketplace.schema.ts';
 
 /** A path id that names nothing is the resource's 404 page, before any other work. */
 const id = {
@@ -37,6 +39,8 @@ const id = {
   execution: validate({ params: idParam(messages.executionNotFound, 'Execution id') }),
   report: validate({ params: idParam(messages.reportNotFound, 'Report id') }),
   suiteSlug: validate({ params: slugParam(messages.qualitySuiteNotFound('that slug'), 'Suite slug') }),
+  listing: validate({ params: idParam(messages.listingNotFound, 'Listing id') }),
+  listingImage: validate({ params: listingImagePathParams }),
 };
 
 /** Server-rendered pages. */
@@ -179,6 +183,26 @@ export function webRoutes(app: AppContext): Router {
     }
     router.post('/admin/quality/runs/:id/approve', requireAdmin, id.qualityRun, adminQuality.approveRun);
     router.post('/admin/quality/runs/:id/reject', requireAdmin, id.qualityRun, adminQuality.rejectRun);
+  }
+
+  // The hardware marketplace: only where the revision has it.
+  if (app.profile.marketplace) {
+    const market = marketplacePagesController(app);
+    router.get('/marketplace', market.browse);
+    router.get('/marketplace/:id', id.listing, market.show);
+    router.get('/settings/listings', session, market.mine);
+    router.post('/settings/listings', session, market.create);
+    router.get('/settings/listings/:id', session, id.listing, market.edit);
+    router.post('/settings/listings/:id', session, id.listing, market.update);
+    router.post('/settings/listings/:id/publish', session, id.listing, market.publish);
+    router.post('/settings/listings/:id/sold', session, id.listing, market.sold);
+    router.post('/settings/listings/:id/remove', session, id.listing, market.remove);
+    // Multipart: parsed in src/app.ts before the CSRF check (LISTING_IMAGE_FORM_PATH).
+    router.post('/settings/listings/:id/images', session, id.listing, market.upload);
+    router.post('/settings/listings/:id/images/:imageId/move', session, id.listingImage, market.moveImage);
+    router.post('/settings/listings/:id/images/:imageId/delete', session, id.listingImage, market.deleteImage);
+    router.get('/admin/listings', requireAdmin, market.adminList);
+    router.post('/admin/listings/:id/remove', requireAdmin, id.listing, market.adminRemove);
   }
 
   return router;

@@ -551,6 +551,18 @@ export const agentContextResponseSchema = z
     }),
     errors: z.array(documentedError),
     quality: qualityGuideSchema.optional(),
+    marketplace: z
+      .object({
+        feed: z.string(),
+        sell: texts,
+        states: texts,
+        conditions: texts,
+        currencies: texts,
+        limits: z.record(z.string(), z.int()),
+        images: z.object({ contentTypes: texts, maxBytes: z.int(), maxPixels: z.int(), thumbnailMaxWidth: z.int(), processing: z.string() }),
+      })
+      .optional()
+      .meta({ description: 'The hardware marketplace (revision 3): the feed\u2019s paging, the seller\u2019s steps, listing limits and image rules' }),
     reports: reportFormatResponseSchema.optional().meta({ description: 'The model report format (revision 3), as GET /api/report-format answers it' }),
   })
   .meta({ description: 'Accepted values, schemas, worked examples, methodology, limits and error shapes for agents' });

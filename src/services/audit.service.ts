@@ -23,10 +23,11 @@ export const auditActions = [
   'dataset.reject',
   'quality_run.approve',
   'quality_run.reject',
+  'listing.remove',
   'report.unpublish',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
-export type AuditTargetKind = 'user' | 'speed_test_run' | 'quality_suite' | 'quality_dataset' | 'quality_run' | 'model_report';
+export type AuditTargetKind = 'user' | 'speed_test_run' | 'quality_suite' | 'quality_dataset' | 'quality_run' | 'marketplace_listing' | 'model_report';
 
 /** Who acted: the signed-in admin (or the owner of the admin's API key), or a run's owner acting on it. */
 export interface AdminActor {

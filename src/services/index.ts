@@ -6,6 +6,7 @@ import { createExecutionsService } from './executions.service.ts';
 import { createHardwareService } from './hardware.service.ts';
 import { createImagesService } from './images.service.ts';
 import { createLeaderboardService } from './leaderboard.service.ts';
+import { createMarketplaceService } from './marketplace.service.ts';
 import { createModelsService } from './models.service.ts';
 import { createModerationService } from './moderation.service.ts';
 import { createProfilesService } from './profiles.service.ts';
@@ -38,6 +39,7 @@ export function createServices(deps: ServiceDeps & { execution: ExecutionDeps; p
     hardware: createHardwareService(deps),
     images: createImagesService(deps),
     leaderboard: createLeaderboardService(deps),
+    marketplace: createMarketplaceService(deps),
     models: createModelsService(deps),
     moderation: createModerationService(deps),
     profiles: createProfilesService(deps),

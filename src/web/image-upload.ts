@@ -16,6 +16,9 @@ const parseOneImage = multer({
   limits: { fileSize: IMAGE_MAX_BYTES, files: 1, fields: 4, fieldSize: 4096, parts: 5, headerPairs: 50 },
 }).single(IMAGE_FIELD);
 
+/** The page form that uploads a listing's photo (src/routes/web.ts). */
+export const LISTING_IMAGE_FORM_PATH = '/settings/listings/:id/images';
+
 /** multer's errors as the contract's: a file over 8 MiB is a 413, other limits and a wrong field name a 400 naming the rule. */
 export function imageUploadError(error: unknown): HttpError {
   const code = (error as { code?: string } | null)?.code;
@@ -29,6 +32,13 @@ export function imageUploadError(error: unknown): HttpError {
 export const imageUpload: RequestHandler = (req, res, next) => {
   parseOneImage(req, res, (error?: unknown) => next(error ? imageUploadError(error) : undefined));
 };
+
+/**
+ * A page form's upload, mounted at its path before the CSRF check: parsed only for a POST to
+ * exactly that path by a signed-in user (nobody else gets to make the server buffer a file).
+ */
+export const imageFormUpload: RequestHandler = (req, res, next) =>
+  req.actor && req.method === 'POST' && (req.path === '/' || req.path === '') ? imageUpload(req, res, next) : next();
 
 /** The uploaded image's bytes, or the 400 saying where to put it. */
 export function uploadedImage(req: Request): Buffer {

@@ -43,7 +43,7 @@ export function render(res: Response, template: string, data: Record<string, unk
     currentUrl: req.originalUrl,
     revision: profile.revision,
     /** Resources this revision has, for the links to their pages. */
-    features: { quality: profile.quality !== null, reports: profile.reports !== null },
+    features: { quality: profile.quality !== null, marketplace: profile.marketplace !== null, reports: profile.reports !== null },
     h: helpers,
     /** The fingerprinted address of a static file (`it.asset('/css/site.css')`). */
     asset: (assetPath: string) => assets.url(assetPath),

@@ -34,7 +34,7 @@ const REVISIONS = [
       'exllamav3', 'bunn-llama', 'freetoken', 'llmd', 'ninfer', 'atlas', 'lucebox', 'dwarfstar', 'ember',
     ],
     costs: true,
-    requestBodies: ['CreateApiKey', 'ExecuteRequest', 'QualityDatasetSubmission', 'QualityRunSubmission', 'QualitySuiteRegistration', 'Reaction', 'ReportCreate', 'ReportPatch', 'SetupCreate', 'SetupPatch', 'SpeedTestCorrection', 'SpeedTestSubmission'],
+    requestBodies: ['CreateApiKey', 'ExecuteRequest', 'ListingCreate', 'ListingImageOrder', 'ListingPatch', 'QualityDatasetSubmission', 'QualityRunSubmission', 'QualitySuiteRegistration', 'Reaction', 'ReportCreate', 'ReportPatch', 'SetupCreate', 'SetupPatch', 'SpeedTestCorrection', 'SpeedTestSubmission'],
     quality: { root: '/api/benchmarks', oldRoots: ['/api/evals'], datasets: true },
   },
 ] as const;

@@ -9,9 +9,8 @@ import { submissionExamples } from '../../src/openapi/examples.ts';
 import { apiOperations, openApiPath } from '../../src/api/index.ts';
 import { responseHeaders, type ApiOperation, type HeaderName } from '../../src/api/operation.ts';
 import { QUALITY_BODY_LIMITS } from '../../src/api/quality.ts';
-import { processImageUpload } from '../../src/lib/image-pipeline.ts';
+import { IMAGE_MAX_BYTES } from '../../src/lib/image-pipeline.ts';
 import { getRevisionProfile, type RevisionNumber } from '../../src/revisions.ts';
-import { createImagesService } from '../../src/services/images.service.ts';
 import { createKey, signedUpAgent, useTestApp, type Agent, type TestContext } from '../helpers/app.ts';
 import { executeBody } from '../helpers/executions.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
@@ -114,7 +113,7 @@ async function freshRun(call: Call): Promise<string> {
 }
 
 /** Path parameters that name nothing. */
-const NOTHING = { id: MISSING_ID, kind: 'suite', slug: 'no-such-thing' };
+const NOTHING = { id: MISSING_ID, imageId: MISSING_ID, kind: 'suite', slug: 'no-such-thing' };
 
 const anonymous = (call: Call, body?: Body) => {
   const req = request(call.ctx.app)[call.op.method](call.path(NOTHING));
@@ -232,17 +231,43 @@ async function qualityFixtures(ctx: TestContext, owner: Account, revision: Revis
 interface MarketplaceFixtures {
   /** A stored listing image of the owner's. */
   imageId: string;
+  /** An ACTIVE listing of the owner's with a proof run and `imageId` as its photo. */
+  listingId: string;
 }
 
-async function marketplaceFixtures(ctx: TestContext, owner: Account, revision: RevisionNumber): Promise<MarketplaceFixtures | undefined> {
+const listingBody = (runId: string): Body => ({
+  title: 'RTX 4090',
+  condition: 'USED',
+  price: 1200,
+  currency: 'EUR',
+  hwClass: 'DISCRETE_GPU',
+  hardwareName: 'RTX 4090',
+  contactUrl: 'mailto:seller@example.com',
+  benchmarkRunIds: [runId],
+});
+const smallPng = () => sharp({ create: { width: 640, height: 320, channels: 3, background: '#2a6' } }).png().toBuffer();
+
+async function marketplaceFixtures(ctx: TestContext, owner: Account, runId: string, revision: RevisionNumber): Promise<MarketplaceFixtures | undefined> {
   if (!getRevisionProfile(revision).marketplace) return undefined;
-  const bytes = await sharp({ create: { width: 640, height: 320, channels: 3, background: '#2a6' } }).png().toBuffer();
-  const image = await createImagesService({ db: ctx.db, clock: ctx.clock }).store(owner.id, 'listing', await processImageUpload(bytes));
-  return { imageId: image.id };
+  const auth = { Authorization: `Bearer ${owner.key}` };
+  const listing = (await request(ctx.app).post('/api/marketplace/listings').set(auth).send(listingBody(runId)).expect(201)).body.listing;
+  const image = await request(ctx.app).post(`/api/marketplace/listings/${listing.id}/images`).set(auth).attach('image', await smallPng(), 'photo.png').expect(201);
+  await request(ctx.app).post(`/api/marketplace/listings/${listing.id}/publish`).set(auth).expect(200);
+  return { imageId: image.body.id, listingId: listing.id };
 }
 
 const market = (call: Call) => call.fx.marketplace!;
 const imageContent = (call: Call, query = '') => request(call.ctx.app).get(`${call.path({ imageId: market(call).imageId })}${query}`);
+/** A new DRAFT listing of the owner's (published when asked), for the operations that change one. */
+async function ownListing(call: Call, status: 'DRAFT' | 'ACTIVE' = 'DRAFT'): Promise<string> {
+  const res = await request(call.ctx.app).post('/api/marketplace/listings').set(bearer(call)).send(listingBody(call.fx.runId)).expect(201);
+  if (status === 'ACTIVE') await request(call.ctx.app).post(`/api/marketplace/listings/${res.body.listing.id}/publish`).set(bearer(call)).expect(200);
+  return res.body.listing.id;
+}
+const onListing = async (call: Call, status: 'DRAFT' | 'ACTIVE' = 'DRAFT') => asOwner(call, call.path({ id: await ownListing(call, status), imageId: MISSING_ID }));
+const onActive = (call: Call) => asOwner(call, call.path({ id: market(call).listingId, imageId: market(call).imageId }));
+const missingListing = (call: Call) => asOwner(call, call.path({ id: MISSING_ID, imageId: MISSING_ID }));
+const uploadTo = (call: Call, id: string, bytes: Buffer, name = 'photo.png') => asOwner(call, call.path({ id })).attach('image', bytes, name);
 
 /** Keyed like `producers`: every documented answer of the marketplace operations. */
 const marketplaceProducers: Record<string, Producer> = {
@@ -253,6 +278,70 @@ const marketplaceProducers: Record<string, Producer> = {
   },
   'getMarketplaceImageContent 400': (call) => imageContent(call, '?variant=large'),
   'getMarketplaceImageContent 404': (call) => request(call.ctx.app).get(call.path({ imageId: MISSING_ID })),
+
+  'getMarketplaceFeed 200': (call) => request(call.ctx.app).get(`${call.path()}?limit=1`),
+  'getMarketplaceFeed 400': (call) => request(call.ctx.app).get(`${call.path()}?cursor=bm90LWEtY3Vyc29y`),
+  'getMarketplaceListing 200': (call) => request(call.ctx.app).get(call.path({ id: market(call).listingId })),
+  'getMarketplaceListing 404': async (call) => request(call.ctx.app).get(call.path({ id: await ownListing(call) })),
+
+  'listMyListings 200': (call) => asOwner(call, `${call.path()}?status=ACTIVE`),
+  'listMyListings 400': (call) => asOwner(call, `${call.path()}?limit=500`),
+  'listMyListings 401': (call) => anonymous(call),
+  'createListing 201': (call) => asOwner(call, call.path()).send(listingBody(call.fx.runId)),
+  'createListing 400': (call) => asOwner(call, call.path()).send({ ...listingBody(call.fx.runId), benchmarkRunIds: [MISSING_ID] }),
+  'createListing 401': (call) => anonymous(call, listingBody(call.fx.runId)),
+  'createListing 403': (call) => withoutCsrf(call, call.path(), listingBody(call.fx.runId)),
+  'getMyListing 200': (call) => onActive(call),
+  'getMyListing 401': (call) => anonymous(call),
+  'getMyListing 404': (call) => missingListing(call),
+  'updateListing 200': (call) => onActive(call).send({ description: 'Updated' }),
+  'updateListing 400': (call) => onActive(call).send({ condition: 'MINT' }),
+  'updateListing 401': (call) => anonymous(call, { price: 1 }),
+  'updateListing 403': (call) => withoutCsrf(call, call.path({ id: market(call).listingId }), { price: 1 }),
+  'updateListing 404': (call) => missingListing(call).send({ price: 1 }),
+  'updateListing 409': async (call) => {
+    const id = await ownListing(call, 'ACTIVE');
+    await request(call.ctx.app).post(`/api/marketplace/listings/${id}/sold`).set(bearer(call)).expect(200);
+    return asOwner(call, call.path({ id })).send({ price: 1 });
+  },
+  'publishListing 200': (call) => onListing(call),
+  'publishListing 401': (call) => anonymous(call),
+  'publishListing 403': (call) => withoutCsrf(call, call.path({ id: market(call).listingId })),
+  'publishListing 404': (call) => missingListing(call),
+  'publishListing 409': (call) => onActive(call),
+  'markListingSold 200': (call) => onListing(call, 'ACTIVE'),
+  'markListingSold 401': (call) => anonymous(call),
+  'markListingSold 403': (call) => withoutCsrf(call, call.path({ id: market(call).listingId })),
+  'markListingSold 404': (call) => missingListing(call),
+  'markListingSold 409': (call) => onListing(call),
+  'removeListing 204': (call) => onListing(call),
+  'removeListing 401': (call) => anonymous(call),
+  'removeListing 403': (call) => withoutCsrf(call, call.path({ id: market(call).listingId })),
+  'removeListing 404': (call) => missingListing(call),
+  'uploadListingImage 201': async (call) => uploadTo(call, await ownListing(call), await smallPng()),
+  'uploadListingImage 400': async (call) => uploadTo(call, await ownListing(call), Buffer.from('plain text, not an image'), 'photo.jpg'),
+  'uploadListingImage 401': (call) => anonymous(call),
+  'uploadListingImage 403': (call) => withoutCsrf(call, call.path({ id: market(call).listingId })),
+  'uploadListingImage 404': async (call) => uploadTo(call, MISSING_ID, await smallPng()),
+  'uploadListingImage 409': async (call) => {
+    const id = await ownListing(call);
+    await request(call.ctx.app).delete(`/api/marketplace/listings/${id}`).set(bearer(call)).expect(204);
+    return uploadTo(call, id, await smallPng());
+  },
+  'uploadListingImage 413': async (call) => uploadTo(call, await ownListing(call), Buffer.alloc(IMAGE_MAX_BYTES + 1)),
+  'deleteListingImage 204': async (call) => {
+    const id = await ownListing(call);
+    const image = await request(call.ctx.app).post(`/api/marketplace/listings/${id}/images`).set(bearer(call)).attach('image', await smallPng(), 'photo.png').expect(201);
+    return asOwner(call, call.path({ id, imageId: image.body.id }));
+  },
+  'deleteListingImage 401': (call) => anonymous(call),
+  'deleteListingImage 403': (call) => withoutCsrf(call, call.path({ id: market(call).listingId, imageId: market(call).imageId })),
+  'deleteListingImage 404': (call) => missingListing(call),
+  'reorderListingImages 200': (call) => onActive(call).send({ imageIds: [market(call).imageId] }),
+  'reorderListingImages 400': (call) => onActive(call).send({ imageIds: [] }),
+  'reorderListingImages 401': (call) => anonymous(call, { imageIds: [] }),
+  'reorderListingImages 403': (call) => withoutCsrf(call, call.path({ id: market(call).listingId }), { imageIds: [] }),
+  'reorderListingImages 404': (call) => missingListing(call).send({ imageIds: [] }),
 };
 
 /** Keyed like `producers`: every documented answer of the quality operations. */
@@ -677,7 +766,7 @@ for (const revision of [1, 2, 3] as const) {
         runId: run.body.id,
         setups: { alpha: (await setup('alpha')).body.id, beta: (await setup('beta')).body.id },
         quality: await qualityFixtures(ctx, owner, revision),
-        marketplace: await marketplaceFixtures(ctx, owner, revision),
+        marketplace: await marketplaceFixtures(ctx, owner, run.body.id, revision),
       };
     });
 

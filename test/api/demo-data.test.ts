@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import request from 'supertest';
 import { seedDemoCatalogue } from '../../src/db/seeds/demo-models.ts';
+import { seedDemoListings } from '../../src/db/seeds/demo-listings.ts';
 import { seedDemoQuality } from '../../src/db/seeds/demo-quality.ts';
 import { seedDemoRuns } from '../../src/db/seeds/demo-runs.ts';
 import { getRevisionProfile } from '../../src/revisions.ts';
@@ -103,6 +104,23 @@ describe('demo data', () => {
     expect(best.body.suites.length).to.be.greaterThan(0);
     expect(await seedDemoQuality(ctx.db, getRevisionProfile(3), ctx.clock)).to.deep.equal({ suites: 0, runs: 0 });
     expect(await seedDemoQuality(ctx.db, getRevisionProfile(1), ctx.clock)).to.deep.equal({ suites: 0, runs: 0 });
+  });
+
+  it('adds demo marketplace listings with generated photos and the sellers\u2019 demo runs as proof (revision 3 only)', async function () {
+    this.timeout(60_000);
+    expect(await seedDemoListings(ctx.db, getRevisionProfile(2), ctx.clock)).to.deep.equal({ listings: 0 });
+    expect(await seedDemoListings(ctx.db, getRevisionProfile(3), ctx.clock)).to.deep.equal({ listings: 6 });
+    const feed = (await request(ctx.app).get('/api/marketplace/feed').expect(200)).body;
+    expect(feed.listings).to.have.length(6);
+    for (const listing of feed.listings) {
+      expect(listing.images).to.have.length(2);
+      expect(listing.benchmarkRuns.length).to.be.at.least(1);
+      for (const run of listing.benchmarkRuns) expect(run.user.username).to.equal(listing.seller.username);
+      const photo = await request(ctx.app).get(new URL(listing.images[0].thumbnailUrl).pathname + '?variant=thumb').buffer(true).expect(200);
+      expect(photo.headers['content-type']).to.match(/^image\/(png|jpeg)$/);
+    }
+    expect(feed.listings.map((listing: { proof: { matchesListing: boolean } }) => listing.proof.matchesListing).sort()).to.deep.equal([false, true, true, true, true, true]);
+    expect(await seedDemoListings(ctx.db, getRevisionProfile(3), ctx.clock)).to.deep.equal({ listings: 0 });
   });
 
   it('marks demo runs and users as demo in the API and on the pages', async () => {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { HtmlValidate, type ConfigData } from 'html-validate';
 import type { Page } from 'playwright-core';
+import { createMarketplaceService } from '../../src/services/marketplace.service.ts';
 import { useE2eApp } from './harness.ts';
 import { deviceOf } from '../../src/lib/hardware-devices.ts';
 import { axeProblems, validityProblems } from './page-checks.ts';
@@ -87,6 +88,20 @@ describe('e2e: accessibility and validity of every page type', () => {
     const [own, withdrawn] = await e2e.db('speed_test_runs').where({ status: 'APPROVED' }).orderBy('created_at', 'asc').limit(2).pluck('id');
     await e2e.db('speed_test_runs').where({ id: own }).update({ user_id: user.id, created_at: e2e.clock.now() });
     await e2e.db('speed_test_runs').where({ id: withdrawn }).update({ user_id: user.id, status: 'WITHDRAWN', withdrawn_at: e2e.clock.now() });
+    // A draft listing of the user's with their run as proof; a demo listing for the public page.
+    const ownListing = await createMarketplaceService({ db: e2e.db, clock: e2e.clock }).create(user.id, {
+      title: 'Desk box GPU',
+      description: 'For the accessibility pass.',
+      condition: 'USED',
+      price: 700,
+      currency: 'EUR',
+      hwClass: 'DISCRETE_GPU',
+      hardwareName: 'RTX 4090',
+      hardwareDetails: '',
+      contactUrl: 'mailto:a11y@example.com',
+      benchmarkRunIds: [own],
+    });
+    const demoListing = await e2e.db('marketplace_listings').where({ status: 'ACTIVE' }).first('id');
     // A published report of the user's (table, task list, footnote, a live card) and a draft, for the report pages.
     const csrf = (await userPage.locator('meta[name="csrf-token"]').getAttribute('content'))!;
     const writeReport = async (published: boolean) => {
@@ -141,6 +156,12 @@ describe('e2e: accessibility and validity of every page type', () => {
       { name: 'quality submissions', path: '/settings/submissions', as: 'user' },
       { name: 'run a suite', path: '/evals/arithmetic-qa-mini/run', as: 'user' },
       { name: 'an execution', path: `/evals/executions/${execution.id}`, as: 'user' },
+      { name: 'marketplace', path: '/marketplace', as: 'visitor' },
+      { name: 'marketplace, filtered', path: '/marketplace?hwClass=DISCRETE_GPU&sort=usd_per_tok_s', as: 'user' },
+      { name: 'a listing', path: `/marketplace/${demoListing.id}`, as: 'visitor' },
+      { name: 'own listings', path: '/settings/listings', as: 'user' },
+      { name: 'edit own listing', path: `/settings/listings/${ownListing.id}`, as: 'user' },
+      { name: 'admin listings', path: '/admin/listings', as: 'admin' },
       { name: 'report', path: `/reports/${report}`, as: 'visitor' },
       { name: 'report, as an admin', path: `/reports/${report}`, as: 'admin' },
       { name: 'own draft report', path: `/reports/${draft}`, as: 'user' },
@@ -153,7 +174,7 @@ describe('e2e: accessibility and validity of every page type', () => {
 
   it('every page type: no serious or critical axe violation, valid HTML, labelled controls, visible focus', async function () {
     // Over forty page types, each validated, checked by axe and tabbed through.
-    this.timeout(180_000);
+    this.timeout(240_000);
     const visitor = await e2e.newPage();
     const problems: string[] = [];
     const pageFor = { visitor, user: userPage, admin: adminPage };

@@ -17,6 +17,7 @@ import type { Config } from '../../src/config.ts';
 import type { Db } from '../../src/db/knex.ts';
 import { seedDemoCatalogue } from '../../src/db/seeds/demo-models.ts';
 import { seedDemoQuality } from '../../src/db/seeds/demo-quality.ts';
+import { seedDemoListings } from '../../src/db/seeds/demo-listings.ts';
 import { seedDemoRuns } from '../../src/db/seeds/demo-runs.ts';
 import { createLogger } from '../../src/logger.ts';
 import { getRevisionProfile } from '../../src/revisions.ts';
@@ -129,9 +130,10 @@ export function useE2eApp(file: string, options: E2eOptions = {}): E2eContext {
     if (options.demoRuns !== undefined) {
       await seedDemoCatalogue(ctx.db);
       if (options.demoRuns > 0) {
-        // As the quick start does: sample runs, then the demo quality suites and runs on their setups.
+        // As the quick start does: sample runs, then the demo quality suites and runs on their setups, and the demo listings.
         await seedDemoRuns(ctx.db, getRevisionProfile(ctx.config.revision), { runs: options.demoRuns, now: ctx.clock.now() });
         await seedDemoQuality(ctx.db, getRevisionProfile(ctx.config.revision), ctx.clock);
+        await seedDemoListings(ctx.db, getRevisionProfile(ctx.config.revision), ctx.clock);
       }
     }
     const sink = new Writable({

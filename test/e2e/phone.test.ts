@@ -42,6 +42,8 @@ describe('e2e: phone width (390 px)', () => {
     { name: 'model', path: '/models/Qwen/Qwen2.5-7B', signedIn: false },
     { name: 'submit', path: '/submit', signedIn: true },
     { name: 'run', path: 'first-run', signedIn: true },
+    { name: 'marketplace', path: '/marketplace', signedIn: false },
+    { name: 'listing', path: 'first-listing', signedIn: false },
   ]) {
     it(`${name}: no sideways page scroll; wide tables scroll in their own box (the leaderboard's are cards)`, async () => {
       const page = await e2e.newPage(PHONE);
@@ -50,6 +52,10 @@ describe('e2e: phone width (390 px)', () => {
       if (path === 'first-run') {
         const run = await e2e.db('speed_test_runs').first('id').orderBy('created_at', 'desc');
         target = `/runs/${run.id}`;
+      }
+      if (path === 'first-listing') {
+        const listing = await e2e.db('marketplace_listings').where({ status: 'ACTIVE' }).first('id').orderBy('updated_at', 'desc');
+        target = `/marketplace/${listing.id}`;
       }
       await page.goto(target);
       const result = await layout(page);

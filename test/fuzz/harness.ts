@@ -25,6 +25,9 @@ import { deviceOf, type DeviceFacts } from '../../src/lib/hardware-devices.ts';
 import { demoSuiteBodies } from '../../src/db/seeds/demo-suites.ts';
 import { exampleQualityRun } from '../../src/openapi/quality-examples.ts';
 import { getRevisionProfile } from '../../src/revisions.ts';
+import { processImageUpload } from '../../src/lib/image-pipeline.ts';
+import { createMarketplaceService } from '../../src/services/marketplace.service.ts';
+import sharp from 'sharp';
 import { HttpClient, jsonOf, sessionCookieOf, type RawResponse } from './http.ts';
 
 /** Longer than every submission window the app's clock measures (1 h at most). */
@@ -65,6 +68,8 @@ export interface FixtureIds {
     /** A queued execution of the fuzz account's (no workers run in the fuzz app). */
     executionId: string;
   };
+  /** An ACTIVE listing of the fuzz account's with one photo (revision 3; empty strings elsewhere). */
+  marketplace: { listingId: string; imageId: string };
 }
 
 export class FuzzApp {
@@ -186,7 +191,23 @@ export class FuzzApp {
       modelOrg,
       modelName,
       quality: await this.createQualityFixtures(),
+      marketplace: await this.createMarketplaceFixtures(run.id),
     };
+  }
+
+  /** A listing of the fuzz account's with the fuzz run as proof and one photo, published. */
+  private async createMarketplaceFixtures(runId: string): Promise<FixtureIds['marketplace']> {
+    if (!getRevisionProfile(this.revision).marketplace) return { listingId: '', imageId: '' };
+    const listing = jsonOf(
+      await this.expectCreated('/api/marketplace/listings', { title: 'Fuzz GPU', condition: 'USED', price: 100, currency: 'USD', hwClass: 'DISCRETE_GPU', hardwareName: 'RTX 4090', contactUrl: 'mailto:fuzz@example.com', benchmarkRunIds: [runId] }, 'listing'),
+    ) as { listing: { id: string } };
+    const id = listing.listing.id;
+    // Written through the service: the fuzz client sends no multipart bodies.
+    const marketplace = createMarketplaceService({ db: this.db, clock: this.clock });
+    const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } }).png().toBuffer();
+    const image = await marketplace.addImage(this.admin.id, id, await processImageUpload(photo));
+    await marketplace.publish(this.admin.id, id);
+    return { listingId: id, imageId: image.id };
   }
 
   /**

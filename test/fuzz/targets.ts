@@ -142,7 +142,26 @@ function pageForms(examplesOf: (operationId: string) => unknown[], ids: FixtureI
     '/settings/submissions/suites/:id/edit': suiteForms,
     '/settings/submissions/suites/:id/check': suiteForms,
     '/settings/submissions/:kind/:id/withdraw': [{}],
+    ...marketplaceForms(examplesOf, ids),
     ...reportForms(ids),
+  };
+}
+
+/** The marketplace's page forms (revision 3): the listing form as the page posts it (ticked runs, a text price), and the actions. */
+function marketplaceForms(examplesOf: (operationId: string) => unknown[], ids: FixtureIds): Record<string, Record<string, string>[]> {
+  if (!ids.marketplace.listingId) return {};
+  const listings = examplesOf('createListing').map((example) => ({ ...asForm(example), benchmarkRunIds: ids.runId, listingUrl: '' }));
+  return {
+    '/settings/listings': listings,
+    '/settings/listings/:id': listings,
+    '/settings/listings/:id/publish': [{}],
+    '/settings/listings/:id/sold': [{}],
+    '/settings/listings/:id/remove': [{}],
+    // Multipart on the page; a urlencoded body has no file (a 400 naming the field).
+    '/settings/listings/:id/images': [{}],
+    '/settings/listings/:id/images/:imageId/move': [{ direction: 'up' }, { direction: 'down' }],
+    '/settings/listings/:id/images/:imageId/delete': [{}],
+    '/admin/listings/:id/remove': [{ reason: 'Counterfeit', back: 'status=ACTIVE' }],
   };
 }
 
@@ -204,7 +223,7 @@ export function pathWith(path: string, ids: FixtureIds, override: (param: string
 function fixtureValue(param: string, resource: string, ids: FixtureIds, path: string): string {
   const quality = qualityFixture(param, resource, ids, path);
   if (quality !== undefined) return quality;
-  const byName: Record<string, string> = { username: ids.username, org: ids.modelOrg, model: ids.modelName, device: ids.deviceSlug };
+  const byName: Record<string, string> = { username: ids.username, org: ids.modelOrg, model: ids.modelName, device: ids.deviceSlug, imageId: ids.marketplace.imageId };
   const byResource: Record<string, string> = {
     runs: ids.runId,
     'speed-tests': ids.runId,
@@ -214,6 +233,8 @@ function fixtureValue(param: string, resource: string, ids: FixtureIds, path: st
     reports: ids.reportId,
     keys: ids.spareKeyId,
     users: ids.otherUserId,
+    marketplace: ids.marketplace.listingId,
+    listings: ids.marketplace.listingId,
   };
   const value = byName[param] ?? byResource[resource];
   if (value === undefined) throw new Error(`fuzz: no fixture for :${param} in ${path}; add one in test/fuzz/targets.ts (fixtureValue)`);
