@@ -6,6 +6,7 @@ import {
   IMAGE_MAX_BYTES_LABEL,
   IMAGE_MAX_PIXELS_LABEL,
   IMAGE_THUMB_MAX_WIDTH,
+  imageContentPath,
   imageMessages,
   processImageUpload,
 } from '../lib/image-pipeline.ts';
@@ -53,10 +54,6 @@ export const IMAGE_CONTENT_HEADERS = {
 } as const;
 
 const CONTENT_HEADER_NAMES: HeaderName[] = ['ETag', 'Cache-Control', 'Cross-Origin-Resource-Policy', 'Access-Control-Allow-Origin', 'X-Content-Type-Options'];
-
-/** `/api/marketplace/images/{id}/content` of an image, with `?variant=thumb` for its thumbnail. */
-export const imageContentPath = (imageId: string, variant: 'full' | 'thumb' = 'full') =>
-  `/api/marketplace/images/${imageId}/content${variant === 'thumb' ? '?variant=thumb' : ''}`;
 
 /** Whether the request's If-None-Match names `etag` (a list, or `*`). */
 function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {

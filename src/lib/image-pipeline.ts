@@ -33,6 +33,13 @@ export const imageRules = Object.freeze({
   contentTypes: IMAGE_CONTENT_TYPES,
 });
 
+/**
+ * `/api/marketplace/images/{id}/content` of an image, with `?variant=thumb` for its
+ * thumbnail: the one address of every stored image (listing photos and report images alike).
+ */
+export const imageContentPath = (imageId: string, variant: 'full' | 'thumb' = 'full') =>
+  `/api/marketplace/images/${imageId}/content${variant === 'thumb' ? '?variant=thumb' : ''}`;
+
 /** The field a multipart upload carries the image in. */
 export const IMAGE_FIELD = 'image';
 

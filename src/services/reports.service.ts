@@ -6,7 +6,7 @@ import { parseReport, renderReport, REPORT_RENDERER_VERSION, type ReportHeading,
 import { messages } from '../messages.ts';
 import type { ReportRules } from '../revisions.ts';
 import type { ReportCreateInput, ReportPatchInput } from '../schemas/report.schema.ts';
-import { imageContentPath } from '../api/marketplace.ts';
+import { imageContentPath } from '../lib/image-pipeline.ts';
 import { createAuditService, type AdminActor } from './audit.service.ts';
 import { createImagesService, type StoredImage } from './images.service.ts';
 import { createModelsService, type ModelRow } from './models.service.ts';

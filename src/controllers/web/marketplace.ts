@@ -9,7 +9,7 @@ import { parseOrThrow } from '../../lib/validation.ts';
 import { ensureCsrfToken } from '../../middleware/csrf.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { messages } from '../../messages.ts';
-import { imageContentPath } from '../../api/marketplace.ts';
+import { imageContentPath } from '../../lib/image-pipeline.ts';
 import { rejectSpeedTestSchema } from '../../schemas/admin.schema.ts';
 import { LISTING_MAX_IMAGES, LISTING_MAX_PROOF_RUNS, listingStatuses, type ListingStatus } from '../../schemas/marketplace.schema.ts';
 import { wholeNumber } from '../../schemas/query-params.ts';
