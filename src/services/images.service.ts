@@ -34,7 +34,7 @@ export interface ImageContent {
   etag: string;
 }
 
-interface ImageRow {
+export interface ImageRow {
   id: string;
   owner_user_id: string;
   purpose: ImagePurpose;
@@ -46,9 +46,10 @@ interface ImageRow {
   created_at: Date;
 }
 
-const DESCRIPTION_COLUMNS = ['id', 'owner_user_id', 'purpose', 'content_type', 'width', 'height', 'thumb_width', 'thumb_height', 'created_at'] as const;
+/** The columns that describe a stored image (everything but its bytes). */
+export const DESCRIPTION_COLUMNS = ['id', 'owner_user_id', 'purpose', 'content_type', 'width', 'height', 'thumb_width', 'thumb_height', 'created_at'] as const;
 
-function toStoredImage(row: ImageRow): StoredImage {
+export function toStoredImage(row: ImageRow): StoredImage {
   return {
     id: row.id,
     ownerUserId: row.owner_user_id,

@@ -14,7 +14,7 @@ import {
 import type { HwClass } from '../constants.ts';
 import { createAuditService, type AdminActor } from './audit.service.ts';
 import type { ServiceDeps } from './deps.ts';
-import { createImagesService, REMOVED_IMAGE_GRACE_MS, type StoredImage } from './images.service.ts';
+import { createImagesService, DESCRIPTION_COLUMNS as IMAGE_COLUMNS, REMOVED_IMAGE_GRACE_MS, toStoredImage, type ImageRow, type StoredImage } from './images.service.ts';
 import type { SpeedTestRun } from './speed-test-reads.ts';
 
 /**
@@ -131,7 +131,7 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
         .join('images as i', 'i.id', 'li.image_id')
         .whereIn('li.listing_id', ids)
         .orderBy([{ column: 'li.listing_id' }, { column: 'li.sort_order' }])
-        .select('li.listing_id', 'li.sort_order', 'i.id', 'i.owner_user_id', 'i.purpose', 'i.content_type', 'i.width', 'i.height', 'i.thumb_width', 'i.thumb_height', 'i.created_at'),
+        .select<(ImageRow & { listing_id: string })[]>('li.listing_id', ...IMAGE_COLUMNS.map((column) => `i.${column}`)),
       conn('marketplace_listing_runs as lr')
         .join('marketplace_listings as l', 'l.id', 'lr.listing_id')
         .join('speed_test_runs as r', 'r.id', 'lr.run_id')
@@ -145,18 +145,7 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
     const imagesOf = new Map<string, ListingImage[]>();
     for (const row of imageRows) {
       const list = imagesOf.get(row.listing_id) ?? [];
-      list.push({
-        id: row.id,
-        ownerUserId: row.owner_user_id,
-        purpose: row.purpose,
-        contentType: row.content_type,
-        width: row.width,
-        height: row.height,
-        thumbWidth: row.thumb_width,
-        thumbHeight: row.thumb_height,
-        createdAt: row.created_at,
-        sortOrder: list.length,
-      });
+      list.push({ ...toStoredImage(row), sortOrder: list.length });
       imagesOf.set(row.listing_id, list);
     }
     const runsOf = new Map<string, SpeedTestRun[]>();
