@@ -25,6 +25,8 @@ interface Fixtures {
   deviceSlug: string;
   /** Two runs for the compare view. */
   compareRunIds: string[];
+  /** The admin's own published listing (its public page and its editor). */
+  listingId: string;
 }
 
 /**
@@ -38,7 +40,7 @@ function addressOf(route: string, f: Fixtures): string {
     '/evals/runs/:id': f.qualityRunId,
     '/settings/submissions/suites/:id/edit': f.suiteSubmissionId,
   };
-  const byResourceMore: Record<string, string> = { reports: f.reportId };
+  const byResourceMore: Record<string, string> = { reports: f.reportId, marketplace: f.listingId, listings: f.listingId };
   const byResource: Record<string, string> = { runs: f.runId, hardware: f.hardwareId, setups: f.setupId, ...byResourceMore };
   const byName: Record<string, string> = { org, model, username: f.username, slug: f.suiteSlug, device: f.deviceSlug };
   // Pages that need a query to be a page at all (the report editor names its model).
@@ -122,6 +124,15 @@ describe('e2e: no page wider than a 390 px phone', () => {
       data: { title: 'Phone width', content: `# Phone width\n\n${'a'.repeat(120)}\n\n| ${Array.from({ length: 12 }, (_, i) => `column ${i}`).join(' | ')} |\n|${' --- |'.repeat(12)}\n| ${Array.from({ length: 12 }, () => '1234567').join(' | ')} |\n`, published: true },
     });
     expect(report.status(), await report.text()).to.equal(201);
+    // The admin's own listing with the run as proof and a long unbroken word, published.
+    const listing = await page.request.post('/api/marketplace/listings', {
+      headers,
+      data: { title: 'Phone width listing', description: 'b'.repeat(120), condition: 'USED', price: 1200, currency: 'EUR', hwClass: 'DISCRETE_GPU', hardwareName: 'NVIDIA GeForce RTX 4090', contactUrl: 'mailto:seller@example.com', benchmarkRunIds: [(await run.json()).id] },
+    });
+    expect(listing.status(), await listing.text()).to.equal(201);
+    const listingId: string = (await listing.json()).listing.id;
+    const published = await page.request.post(`/api/marketplace/listings/${listingId}/publish`, { headers });
+    expect(published.status(), await published.text()).to.equal(200);
     const demoRun = await e2e.db('speed_test_runs as r').join('models as m', 'm.id', 'r.model_id').join('users as u', 'u.id', 'r.user_id').where('r.status', 'APPROVED').whereNot('r.user_id', admin.id).first('r.hardware_id', 'm.hf_id', 'u.username');
     await page.goto('/hardware');
     const deviceLink = await page.locator('main a[href^="/hardware/"]').first().getAttribute('href');
@@ -139,6 +150,7 @@ describe('e2e: no page wider than a 390 px phone', () => {
       reportId: (await report.json()).report?.id ?? (await report.json()).id,
       deviceSlug: decodeURIComponent(deviceLink!.split('/')[2]!),
       compareRunIds,
+      listingId,
     };
 
     const routes = registeredRoutes(e2e.app).filter((route) => route.method === 'get' && !route.path.startsWith('/api/') && route.path !== '/healthz');
