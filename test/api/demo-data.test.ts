@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { cardsStreamingAtOnce } from '../../src/lib/hardware-lookup.ts';
 import { spawnSync } from 'node:child_process';
 import request from 'supertest';
 import { seedDemoCatalogue } from '../../src/db/seeds/demo-models.ts';
@@ -65,6 +66,11 @@ describe('demo data', () => {
     }
     expect(speculative.length).to.be.greaterThan(0);
     for (const run of speculative) expect(run.engine_flags.specModel).to.be.a('string');
+    // llama.cpp runs name a build that splits layers by default, so a run on several cards is
+    // held to one card's bandwidth, as it decodes (not 4× RTX 3090 summed).
+    const llamaCpp = await ctx.db('speed_test_runs as r').join('engines as e', 'e.id', 'r.engine_id').where('e.name', 'llama.cpp').select('e.version', 'r.engine_flags');
+    expect(llamaCpp.length).to.be.greaterThan(0);
+    for (const run of llamaCpp) expect(cardsStreamingAtOnce({ engineName: 'llama.cpp', engineVersion: run.version, engineFlags: run.engine_flags }, 4), run.version).to.equal(1);
     // Spread like real traffic: llama.cpp and Q4_K_M lead, several engines appear.
     const mostCommon = (values: string[]) => {
       const counts = new Map<string, number>();

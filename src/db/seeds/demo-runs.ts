@@ -194,6 +194,9 @@ export function random(seed: number) {
   };
 }
 
+/** Builds the demo's llama.cpp runs were measured with. */
+const LLAMA_CPP_BUILDS = ['b6940', 'b7112', 'b7290', 'b7455'] as const;
+
 /** A draft model for the speculative-decoding runs (llama.cpp only). */
 const DRAFT_MODEL = 'models/Llama-3.2-1B-Instruct-Q8_0.gguf';
 
@@ -247,6 +250,11 @@ export async function seedDemoRuns(
         hfId: model.hf_id,
         hardware: { ...setup.hardware, os: setup.os },
         engineName,
+        // llama.cpp runs name a recent build, as llama-bench prints it: a build after b2000
+        // splits layers across cards by default, so several cards decode at one card's speed
+        // (without it the bound sums the cards, and the demo drew 4× RTX 3090 at 1,300 tok/s).
+        // Taken by position, not from the generator, so the rest of the sample stays the same.
+        ...(engineName === 'llama.cpp' ? { engineVersion: LLAMA_CPP_BUILDS[attempt % LLAMA_CPP_BUILDS.length] } : {}),
         quantization,
         backend: setup.backend,
         tokSOut: 1, // replaced below, once the run's own bound is known
