@@ -26,7 +26,12 @@ export interface AssetSource {
 interface Fingerprint {
   hash: string;
   mtimeMs: number;
+  /** When the file's modification time was last looked at (`recheck` only). */
+  checkedAt: number;
 }
+
+/** How often, at most, `recheck` looks at a file again: not a file-system call per page. */
+export const RECHECK_INTERVAL_MS = 1000;
 
 export interface StaticAssets {
   /** The fingerprinted address of a known asset; any other path comes back unchanged. */
@@ -42,21 +47,28 @@ function withHash(assetPath: string, hash: string): string {
 }
 
 /**
- * `recheck`: look at each file's modification time on use and hash it again when it
- * changed (development, where CSS is edited while the server runs); otherwise each file is
- * hashed once, at start-up.
+ * `recheck`: look at a file's modification time again on use, at most once a second, and
+ * hash it again when it changed (development, where CSS is edited while the server runs);
+ * otherwise each file is hashed once, at start-up. `now` is for tests.
  */
-export function createStaticAssets(sources: readonly AssetSource[], { recheck }: { recheck: boolean }): StaticAssets {
+export function createStaticAssets(
+  sources: readonly AssetSource[],
+  { recheck, now = Date.now }: { recheck: boolean; now?: () => number },
+): StaticAssets {
   const byPath = new Map(sources.map((source) => [source.path, source]));
   const fingerprints = new Map<string, Fingerprint>();
 
   function fingerprint(source: AssetSource): Fingerprint {
     const known = fingerprints.get(source.path);
-    if (known && !recheck) return known;
+    if (known && (!recheck || now() - known.checkedAt < RECHECK_INTERVAL_MS)) return known;
+    const checkedAt = now();
     const { mtimeMs } = statSync(source.file);
-    if (known && known.mtimeMs === mtimeMs) return known;
+    if (known && known.mtimeMs === mtimeMs) {
+      known.checkedAt = checkedAt;
+      return known;
+    }
     const hash = createHash('sha256').update(readFileSync(source.file)).digest('hex').slice(0, HASH_LENGTH);
-    const fresh = { hash, mtimeMs };
+    const fresh = { hash, mtimeMs, checkedAt };
     fingerprints.set(source.path, fresh);
     return fresh;
   }
