@@ -133,6 +133,47 @@ function figures(judged: Judged[]) {
   };
 }
 
+/**
+ * The most doubled runs any ceiling of the form 1 / (1 / (factor × bound) + floor) could flag
+ * per class without flagging a real run, with factor and floor fitted to this set itself (no
+ * headroom, so an upper limit of what class-level rules can reach: a per-token floor models
+ * the fixed cost of a decode step, kernel launches and sampling).
+ */
+function bestFittedCeiling(judged: Judged[]) {
+  const perClass = {} as Record<HwClass, { factor: number; floorMs: number; flagged: number }>;
+  let flagged = 0;
+  for (const hwClass of HW_CLASSES) {
+    const runs = judged.filter((j) => j.run.hardware.hwClass === hwClass).map((j) => ({ tokS: j.run.tokSOut, bound: j.at1x.boundTokS! }));
+    let best = { factor: SUSPECT_FACTORS[hwClass], floorMs: 0, flagged: -1 };
+    for (let factor = 0.8; factor <= 1.6 + 1e-9; factor += 0.01) {
+      for (let floorMs = 0; floorMs <= 6 + 1e-9; floorMs += 0.05) {
+        const ceiling = (bound: number) => 1 / (1 / (factor * bound) + floorMs / 1000);
+        if (runs.some((run) => run.tokS > ceiling(run.bound))) continue;
+        const count = runs.filter((run) => 2 * run.tokS > ceiling(run.bound)).length;
+        if (count > best.flagged) best = { factor, floorMs, flagged: count };
+      }
+    }
+    perClass[hwClass] = best;
+    flagged += Math.max(0, best.flagged);
+  }
+  return { flagged, perClass };
+}
+
+/** Real runs of the same model and quantization at the same bound, grouped: how far apart honest runs of one setup are. */
+function sameSetupSpread(judged: Judged[]) {
+  const groups = new Map<string, number[]>();
+  for (const j of judged) {
+    const key = `${j.run.hfId}|${j.run.quantization.toLowerCase()}|${j.at1x.boundTokS}`;
+    groups.set(key, [...(groups.get(key) ?? []), j.run.tokSOut]);
+  }
+  const shared = [...groups.values()].filter((speeds) => speeds.length >= 2);
+  return {
+    groups: shared.length,
+    runs: shared.reduce((sum, speeds) => sum + speeds.length, 0),
+    withinHalf: shared.reduce((sum, speeds) => sum + speeds.filter((speed) => 2 * speed > Math.max(...speeds)).length, 0),
+  };
+}
+
 function report(judged: Judged[]): string {
   const all = figures(judged);
   const lines: string[] = [];
@@ -149,6 +190,12 @@ function report(judged: Judged[]): string {
   lines.push(`Flagged when tripled: ${all.flaggedAt3x}/${all.single} = ${percent(all.flaggedAt3x, all.single)}`);
   // A judged run is flagged when doubled only if its ratio is above half its class's factor.
   lines.push(`Judged runs below half their factor (never flagged at 2x, whatever the names): ${all.judged.filter((j) => (2 * j.run.tokSOut) / j.at1x.boundTokS! <= SUSPECT_FACTORS[j.run.hardware.hwClass]).length}/${all.judged.length}`);
+  const fitted = bestFittedCeiling(all.judged);
+  lines.push(
+    `Best any class-level ceiling could do (factor × bound plus a per-token floor, fitted per class to this very set with no headroom, no false alarm): ${fitted.flagged}/${all.single} = ${percent(fitted.flagged, all.single)} flagged at 2x (${HW_CLASSES.map((c) => `${c} factor ${fitted.perClass[c].factor.toFixed(2)}, floor ${fitted.perClass[c].floorMs.toFixed(2)} ms`).join('; ')})`,
+  );
+  const setups = sameSetupSpread(all.judged);
+  lines.push(`Same setup (model, quantization and bound: same device class and bandwidth), groups of 2+: ${setups.runs} runs in ${setups.groups} groups, ${setups.withinHalf} within 2x of their group's fastest (a doubled copy of those would pass their fastest peer)`);
   lines.push('Per hardware class (single-stream): runs, unknown, flagged 2x, flagged 3x, tok/s ÷ bound of judged runs (max, p95, median, p10), factor');
   for (const hwClass of HW_CLASSES) {
     const inClass = figures(judged.filter((j) => j.run.hardware.hwClass === hwClass));
