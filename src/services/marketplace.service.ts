@@ -99,6 +99,14 @@ export interface BrowseQuery {
   offset: number;
 }
 
+/**
+ * Every transaction that writes listings takes this lock first, before any listing row lock
+ * and before its `clock_timestamp()` stamp, and holds it to commit, so stamps follow commit
+ * order and a feed cursor never passes a listing that commits later with an earlier stamp
+ * (migration 20261128010000).
+ */
+const lockListingWrites = (trx: Knex.Transaction) => trx.raw('select marketplace_listing_writes_lock()');
+
 const UPDATED_AT_TEXT = `to_char(l.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as updated_at_text`;
 
 /** The best approved proof run's output tok/s of listing `l` (null without one). */
@@ -189,6 +197,7 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
 
   /** The seller's listing, locked for the change (another user's, or none: 404). */
   async function lockOwn(trx: Knex.Transaction, sellerId: string, id: string): Promise<{ id: string; status: ListingStatus }> {
+    await lockListingWrites(trx);
     const row = await trx('marketplace_listings').where({ id, seller_id: sellerId }).forUpdate().first('id', 'status');
     if (!row) throw new NotFound(messages.listingNotFound);
     return row;
@@ -216,6 +225,7 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
     if (runIds.length > 0) await trx('marketplace_listing_runs').insert(runIds.map((runId, position) => ({ listing_id: listingId, run_id: runId, position })));
   }
 
+  /** A change feed clients should see again, stamped under the writes lock (`lockListingWrites`). */
   const touch = (trx: Knex, id: string, columns: Record<string, unknown> = {}) =>
     trx('marketplace_listings').where({ id }).update({ ...columns, updated_at: trx.raw('clock_timestamp()') });
 
@@ -242,6 +252,7 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
   return {
     async create(sellerId: string, input: ListingCreate): Promise<Listing> {
       return db.transaction(async (trx) => {
+        await lockListingWrites(trx);
         await checkProofRuns(trx, sellerId, input.benchmarkRunIds);
         const [{ id }] = await trx('marketplace_listings')
           .insert({
@@ -258,6 +269,7 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
             hardware_details: input.hardwareDetails,
             listing_url: input.listingUrl ?? null,
             contact_url: input.contactUrl,
+            updated_at: trx.raw('clock_timestamp()'),
           })
           .returning<{ id: string }[]>('id');
         await setProofRuns(trx, id, input.benchmarkRunIds);
@@ -304,6 +316,7 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
     /** Admin removal with a reason, audited in the same transaction. */
     async adminRemove(actor: AdminActor, id: string, reason: string): Promise<void> {
       await db.transaction(async (trx) => {
+        await lockListingWrites(trx);
         const row = await trx('marketplace_listings').where({ id }).forUpdate().first('id', 'status', 'title');
         if (!row) throw new NotFound(messages.listingNotFound);
         if (row.status === 'REMOVED') throw new Conflict(messages.listingCannot(row.status, 'removed'));

@@ -326,6 +326,45 @@ describe('marketplace API', () => {
       for (let i = 1; i < seen.length; i += 1) expect(Date.parse(seen[i]!.updatedAt)).to.be.at.least(Date.parse(seen[i - 1]!.updatedAt));
     });
 
+    it('never lets a client pass a listing that commits later with an earlier updatedAt', async () => {
+      // X changes in a transaction that stays open (its proof run is rejected, as an admin
+      // would), Y is edited by its seller meanwhile; a client reads the feed in between and
+      // then polls from the newest updatedAt it saw. Stamped at write time without ordering,
+      // Y would commit with a later stamp first and the poll would skip X's new version.
+      const run = await submitRun(ctx, alice);
+      const x = await seller(ctx, alice).published(listingBody({ title: 'X', benchmarkRunIds: [run.id] }));
+      const y = await seller(ctx, bob).published(listingBody({ title: 'Y' }));
+      const since = [x.updatedAt, y.updatedAt].sort()[0];
+
+      const slow = await ctx.db.transaction();
+      let editDone = false;
+      try {
+        await slow('speed_test_runs').where({ id: run.id }).update({ status: 'REJECTED' });
+        const edit = seller(ctx, bob).patch(y.id, { title: 'Y, edited' }).then((res) => {
+          editDone = true;
+          return res;
+        });
+        // Wait until the edit has either committed or is waiting for the listing writes lock.
+        const waitingForLock = async () =>
+          Number((await ctx.db.raw("select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted")).rows[0].n) > 0;
+        for (let tries = 0; !editDone && !(await waitingForLock()) && tries < 200; tries += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+
+        const seen: Body[] = (await feed(`?updatedSince=${encodeURIComponent(since)}`).expect(200)).body.listings;
+        await slow.commit();
+        expect((await edit).status).to.equal(200);
+        const newest = seen.map((l) => l.updatedAt).sort().at(-1);
+        seen.push(...(await feed(`?updatedSince=${encodeURIComponent(newest)}`).expect(200)).body.listings);
+
+        const now = (await request(ctx.app).get(`/api/marketplace/${x.id}`).expect(200)).body.listing;
+        expect(now.updatedAt, 'the proof change moved X').to.not.equal(x.updatedAt);
+        const versions = seen.map((l) => `${l.id}@${l.updatedAt}`);
+        expect(versions, "X's new version reached the client").to.include(`${x.id}@${now.updatedAt}`);
+        expect(seen.some((l) => l.id === y.id && l.title === 'Y, edited'), "Y's edit reached the client").to.equal(true);
+      } finally {
+        if (!slow.isCompleted()) await slow.rollback();
+      }
+    });
+
     it('keeps listings that share one updated_at (to the microsecond) apart by id', async () => {
       const ids = await manyActive(7);
       await ctx.db('marketplace_listings').whereIn('id', ids).update({ updated_at: '2031-01-01T00:00:00.123456Z' });
