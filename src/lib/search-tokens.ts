@@ -29,6 +29,12 @@ export function hardwareNameTokens(text: string): string[] {
  */
 export const squashSeparators = (text: string): string => text.replace(/[-_\s]/g, '');
 
+/** Whether lower-case `text` contains lower-case `token` with separators ignored (`everyTokenSql`'s squashed rule, in JS). */
+export function containsSquashed(text: string, token: string): boolean {
+  const bare = squashSeparators(token);
+  return bare ? squashSeparators(text).includes(bare) : text.includes(token);
+}
+
 /** The same, as SQL over a lower-case column expression. */
 export const squashSeparatorsSql = (expression: string): string => `regexp_replace(${expression}, '[-_[:space:]]', '', 'g')`;
 

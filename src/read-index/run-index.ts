@@ -8,6 +8,7 @@
  * thousand matches), the exact total from counting. Postgres stays the source of truth:
  * `build.ts` fills the index from it, `read-index.ts` keeps it fresh.
  */
+import { containsSquashed } from '../lib/search-tokens.ts';
 import { IdTable } from './id-table.ts';
 import { RankOrder, type SlotCompare } from './rank-order.ts';
 import { clearBit, countBits, fillBits, forEachBit, hasBit, resized, setBit, SlotList, wordsFor } from './slot-sets.ts';
@@ -601,8 +602,9 @@ export class RunIndex {
     atLeast(f.gpuLayers, filter.gpuLayersAtLeast);
     atLeast(f.tensorParallel, filter.tensorParallelAtLeast);
     if (filter.modelFamily !== undefined) {
+      // As the SQL path: separators ignored on both sides (`qwen3moe` = `qwen3_moe`).
       const needle = filter.modelFamily.toLowerCase();
-      among(f.family, codesWhere(f.family, (family) => (family as string).includes(needle)));
+      among(f.family, codesWhere(f.family, (family) => containsSquashed(family as string, needle)));
     }
     if (filter.plausible) among(f.plausibility, codesWhere(f.plausibility, (verdict) => verdict !== 'suspect'));
     if (filter.created) conditions.push(this.windowCondition(filter.created));

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { queryPrepared } from '../db/knex.ts';
 import { JsonText, jsonArray, jsonObject } from '../lib/json-text.ts';
-import { containsLowercase } from '../lib/like-patterns.ts';
 import { everyTokenSql, hardwareNameTokens } from '../lib/search-tokens.ts';
 import { buckets } from '../constants.ts';
 import { type RevisionProfile } from '../revisions.ts';
@@ -126,7 +125,11 @@ function applyFilters(q: Knex.QueryBuilder, { query, hardwareIds, createdBefore 
   if (query.paramSize !== undefined) q.where('r.param_bucket', query.paramSize);
   if (query.os) q.where('r.os_family', query.os);
   if (query.backend) q.where('r.backend', query.backend);
-  if (query.modelFamily) q.whereRaw('r.model_family like ?', [containsLowercase(query.modelFamily)]);
+  // Separators ignored on both sides: GGUF writes `qwen3moe` where config.json writes `qwen3_moe`.
+  if (query.modelFamily) {
+    const family = everyTokenSql('r.model_family', [query.modelFamily.toLowerCase()], { squashed: true });
+    q.whereRaw(family.sql, family.bindings);
+  }
   if (query.isMoE !== undefined) q.where('r.model_is_moe', query.isMoE);
   if (query.batchSize !== undefined) {
     const { column, atLeast, value } = batchBucket(deps.profile, query.batchSize);

@@ -180,6 +180,8 @@ describe('GET /api/leaderboard, revision 3: filters and bucket edges', () => {
       ['modelFamily substring', { modelFamily: 'tral' }, ['mix']],
       ['modelFamily qwen3', { modelFamily: 'qwen3' }, ['qmoe']],
       ['modelFamily qwen: qwen2 and qwen3_moe', { modelFamily: 'Qwen' }, (s) => [...PLAIN_MODEL_RUNS(s), 'qmoe']],
+      ['modelFamily qwen3moe as GGUF spells it: separators ignored', { modelFamily: 'qwen3moe' }, ['qmoe']],
+      ['modelFamily qwen3-moe', { modelFamily: 'QWEN3-MOE' }, ['qmoe']],
       ['modelFamily custom', { modelFamily: 'custom' }, ['sparse']],
       ['modelFamily: % is literal', { modelFamily: '%' }, []],
       ['modelFamily: _ is literal', { modelFamily: '_' }, ['qmoe']],

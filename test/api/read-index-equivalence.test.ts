@@ -67,7 +67,11 @@ describe('Read index: the same answers as the SQL path', function () {
       paramSize: await distinct('param_bucket'),
       os: await distinct('os_family'),
       backend: await distinct('backend'),
-      modelFamily: (await distinct('model_family')).map((family) => String(family).slice(1, 4).toUpperCase()),
+      // Substrings, and whole families written with other separators (`qwen3moe`, `qwen3-moe` for `qwen3_moe`).
+      modelFamily: (await distinct('model_family')).flatMap((family) => {
+        const text = String(family);
+        return [text.slice(1, 4).toUpperCase(), text.replace(/[-_]/g, ''), `${text.slice(0, 2)}-${text.slice(2)}`];
+      }),
       // A piece of a name, and names typed as people do: words reversed, the vendor in front.
       hardwareName: profiles.flatMap((row) => [
         String(row.hardware_search).slice(2, 8),
