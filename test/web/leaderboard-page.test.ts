@@ -217,4 +217,26 @@ describe('the leaderboard page', () => {
     expect(res.text).to.include('<details class="reaction-picker">');
     expect(res.text).to.match(/<span class="reaction" title="Fire">[\s\S]*?<span class="reaction-count">1<\/span>/);
   });
+  it('draws the chart of the runs at the top now: a run that arrives or leaves changes it (the drawn chart is remembered per set of runs)', async () => {
+    /** The run ids the chart links to (the scatter's points and the phone's bars). */
+    const chartRunIds = async () => {
+      const html = (await request(ctx.app).get('/').expect(200)).text;
+      const chart = html.slice(html.indexOf('<div class="chart-responsive">'), html.indexOf('<table'));
+      expect(chart, 'the page has its chart').to.have.length.above(100);
+      return new Set([...chart.matchAll(/href="\/runs\/([^"]+)"/g)].map((m) => m[1]));
+    };
+    const before = await chartRunIds();
+    expect(await chartRunIds(), 'the same runs, the same chart').to.deep.equal(before);
+    expect(before.has(idOf('rtx'))).to.equal(true);
+
+    const user = await seeder.signUp('charter');
+    const fast = await seeder.seedRun('chart-fast', user, { hfId: fakeHubModels.moeByConfig, hardware: RTX, tokSOut: 190, quantization: 'Q4_K_M' });
+    const arrived = await chartRunIds();
+    expect(arrived.has(fast.id), 'a new run is drawn').to.equal(true);
+
+    await ctx.db('speed_test_runs').where({ id: fast.id }).update({ status: 'REJECTED' });
+    const left = await chartRunIds();
+    expect(left.has(fast.id), 'a rejected run leaves the chart').to.equal(false);
+    expect(left).to.deep.equal(before);
+  });
 });
