@@ -240,3 +240,31 @@ export async function markWindow(page: Page): Promise<void> {
 export async function windowStillMarked(page: Page): Promise<boolean> {
   return page.evaluate(() => (window as unknown as { __e2eMarker?: boolean }).__e2eMarker === true);
 }
+
+/** The submit form's usual fields for one run on one GPU (/submit must be open); a field left out stays as it is. */
+export interface RunFormFields {
+  hfId: string;
+  quantization?: string;
+  engine?: string;
+  gpuName?: string;
+  vramGb?: number;
+  tokSOut?: number;
+}
+
+export async function fillRunForm(page: Page, run: RunFormFields): Promise<void> {
+  await page.getByLabel('Model id on the hub').fill(run.hfId);
+  if (run.quantization !== undefined) await page.getByLabel('Quantization', { exact: true }).fill(run.quantization);
+  if (run.engine !== undefined) await page.getByLabel('Engine', { exact: true }).selectOption(run.engine);
+  if (run.gpuName !== undefined) await page.getByLabel('GPU', { exact: true }).fill(run.gpuName);
+  if (run.vramGb !== undefined) await page.getByLabel('VRAM per GPU (GB)').fill(String(run.vramGb));
+  if (run.tokSOut !== undefined) await page.getByLabel('Output tokens per second').fill(String(run.tokSOut));
+}
+
+/** Submits a llama.cpp Q4_K_M run on an RTX 4090 through /submit and waits for its page; returns its address. */
+export async function submitRunThroughForm(page: Page, run: RunFormFields): Promise<string> {
+  await page.goto('/submit');
+  await fillRunForm(page, { quantization: 'Q4_K_M', engine: 'llama.cpp', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, ...run });
+  await page.getByRole('button', { name: 'Submit run' }).click();
+  await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
+  return page.url();
+}

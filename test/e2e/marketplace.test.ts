@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import sharp from 'sharp';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
-import { useE2eApp } from './harness.ts';
+import { submitRunThroughForm, useE2eApp } from './harness.ts';
 
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 
@@ -20,15 +20,7 @@ describe('e2e: a seller lists a GPU with photos and a proof run, and buyers find
     await e2e.signUp(page);
 
     // The proof: a run of the seller's own.
-    await page.goto('/submit');
-    await page.getByLabel('Model id on the hub').fill(fakeHubModels.dense);
-    await page.getByLabel('Quantization', { exact: true }).fill('Q4_K_M');
-    await page.getByLabel('Engine', { exact: true }).selectOption('llama.cpp');
-    await page.getByLabel('GPU', { exact: true }).fill('NVIDIA GeForce RTX 4090');
-    await page.getByLabel('VRAM per GPU (GB)').fill('24');
-    await page.getByLabel('Output tokens per second').fill('91.5');
-    await page.getByRole('button', { name: 'Submit run' }).click();
-    await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
+    await submitRunThroughForm(page, { hfId: fakeHubModels.dense, tokSOut: 91.5 });
 
     await page.getByRole('link', { name: 'Listings', exact: true }).click();
     await page.waitForURL('**/settings/listings');

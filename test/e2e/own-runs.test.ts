@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
-import { useE2eApp } from './harness.ts';
+import { submitRunThroughForm, useE2eApp } from './harness.ts';
 
 describe('e2e: an owner corrects and withdraws a run', () => {
   const e2e = useE2eApp(import.meta.filename);
@@ -8,16 +8,7 @@ describe('e2e: an owner corrects and withdraws a run', () => {
   it('submits, corrects the speed on the prefilled form, withdraws after the confirmation and finds it among their runs', async () => {
     const page = await e2e.newPage();
     await e2e.signUp(page);
-    await page.goto('/submit');
-    await page.getByLabel('Model id on the hub').fill(fakeHubModels.dense);
-    await page.getByLabel('Quantization', { exact: true }).fill('Q4_K_M');
-    await page.getByLabel('Engine', { exact: true }).selectOption('llama.cpp');
-    await page.getByLabel('GPU', { exact: true }).fill('NVIDIA GeForce RTX 4090');
-    await page.getByLabel('VRAM per GPU (GB)').fill('24');
-    await page.getByLabel('Output tokens per second').fill('83');
-    await page.getByRole('button', { name: 'Submit run' }).click();
-    await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
-    const runUrl = page.url();
+    const runUrl = await submitRunThroughForm(page, { hfId: fakeHubModels.dense, tokSOut: 83 });
 
     // The correction form comes filled with the run; one field changed, saved.
     await page.getByRole('link', { name: 'Correct this run' }).click();

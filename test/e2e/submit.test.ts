@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
 import type { Page } from 'playwright-core';
 import { axeProblems, validityProblems } from './page-checks.ts';
-import { markWindow, useE2eApp, windowStillMarked } from './harness.ts';
+import { fillRunForm, markWindow, useE2eApp, windowStillMarked } from './harness.ts';
 
 const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 
@@ -87,12 +87,7 @@ describe('e2e: submitting a run through /submit', () => {
     const page = await e2e.newPage();
     await e2e.signUp(page);
     await page.goto('/submit');
-    await page.getByLabel('Model id on the hub').fill(fakeHubModels.missing);
-    await page.getByLabel('Quantization', { exact: true }).fill('Q8_0');
-    await page.getByLabel('Engine', { exact: true }).selectOption('vllm');
-    await page.getByLabel('GPU', { exact: true }).fill('NVIDIA GeForce RTX 4090');
-    await page.getByLabel('VRAM per GPU (GB)').fill('24');
-    await page.getByLabel('Output tokens per second').fill('80');
+    await fillRunForm(page, { hfId: fakeHubModels.missing, quantization: 'Q8_0', engine: 'vllm', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, tokSOut: 80 });
     await page.getByRole('button', { name: 'Submit run' }).click();
     await page.waitForLoadState();
     expect(new URL(page.url()).pathname).to.equal('/submit');
@@ -160,11 +155,7 @@ describe('e2e: submitting a run through /submit', () => {
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).to.be.at.most(width);
       expect(await axeProblems(page), 'axe with a GPU row open').to.deep.equal([]);
 
-      await page.getByLabel('Model id on the hub').fill(fakeHubModels.dense);
-      await page.getByLabel('Quantization', { exact: true }).fill('Q4_K_M');
-      await page.getByLabel('Engine', { exact: true }).selectOption('llama.cpp');
-      await page.getByLabel('GPU', { exact: true }).fill('NVIDIA GeForce RTX 4090');
-      await page.getByLabel('VRAM per GPU (GB)').fill('24');
+      await fillRunForm(page, { hfId: fakeHubModels.dense, quantization: 'Q4_K_M', engine: 'llama.cpp', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 });
       await page.locator('#f-hardware-gpus-1-gpuName').fill('NVIDIA GeForce RTX 3090');
       await page.locator('#f-hardware-gpus-1-count').fill('2');
       await page.locator('#f-hardware-gpus-1-vramGb').fill('24');
