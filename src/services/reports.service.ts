@@ -148,12 +148,19 @@ export function createReportsService(deps: ReportDeps) {
     };
   }
 
-  /** The cached HTML while it is current, else renders and stores it again. */
-  async function contentHtml(row: ReportRow): Promise<string> {
+  /** The status now of every run the cached HTML of `rows` cites, in one query (a list of reports asks once). */
+  async function citedRunStatuses(rows: readonly ReportRow[]): Promise<Map<string, string>> {
+    const ids = [...new Set(rows.flatMap((row) => (row.content_html !== null ? row.cited_run_ids : [])))];
+    const found: { id: string; status: string }[] = ids.length > 0 ? await db('speed_test_runs').whereIn('id', ids).select('id', 'status') : [];
+    return new Map(found.map((run) => [run.id, run.status]));
+  }
+
+  /** The cached HTML while it is current (`statuses` from `citedRunStatuses`), else renders and stores it again. */
+  async function contentHtml(row: ReportRow, statuses: ReadonlyMap<string, string>): Promise<string> {
     if (row.content_html !== null && row.renderer_version === REPORT_RENDERER_VERSION) {
       const fresh = !row.has_live_cards || (row.rendered_at !== null && clock.now().getTime() - row.rendered_at.getTime() < LIVE_CARD_TTL_MS);
-      const statuses = row.cited_run_ids.length > 0 ? await db('speed_test_runs').whereIn('id', row.cited_run_ids).select('id', 'status') : [];
-      if (fresh && statusStamp(statuses) === row.render_stamp) return row.content_html;
+      const cited = row.cited_run_ids.flatMap((id) => (statuses.has(id) ? [{ id, status: statuses.get(id)! }] : []));
+      if (fresh && statusStamp(cited) === row.render_stamp) return row.content_html;
     }
     const rendered = await render(row.user_id, row.content);
     // Only over the version it was rendered from: an edit meanwhile keeps its own (newer) state.
@@ -172,7 +179,15 @@ export function createReportsService(deps: ReportDeps) {
     };
   }
 
-  async function toReport(row: JoinedRow): Promise<Report> {
+  /** Reports as answered, their HTML current; the cited runs' statuses are read once for all of them. */
+  async function toReports(rows: readonly JoinedRow[]): Promise<Report[]> {
+    const statuses = await citedRunStatuses(rows);
+    return Promise.all(rows.map((row) => toReport(row, statuses)));
+  }
+
+  const oneReport = async (row: JoinedRow): Promise<Report> => (await toReports([row]))[0]!;
+
+  async function toReport(row: JoinedRow, statuses: ReadonlyMap<string, string>): Promise<Report> {
     return {
       id: row.id,
       title: row.title,
@@ -189,7 +204,7 @@ export function createReportsService(deps: ReportDeps) {
       author: { username: row.username, displayName: row.display_name, profileUrl: `${publicUrl}/u/${encodeURIComponent(row.username)}` },
       model: { hfId: row.hf_id, displayName: row.model_display_name, url: `${publicUrl}/models/${row.hf_id}` },
       url: `${publicUrl}/reports/${row.id}`,
-      contentHtml: await contentHtml(row),
+      contentHtml: await contentHtml(row, statuses),
       createdAt: row.created_at.toISOString(),
       updatedAt: row.updated_at.toISOString(),
       publishedAt: row.published_at ? row.published_at.toISOString() : null,
@@ -268,7 +283,7 @@ export function createReportsService(deps: ReportDeps) {
           .returning('id');
         return row.id as string;
       });
-      return toReport((await findJoined(id))!);
+      return oneReport((await findJoined(id))!);
     },
 
     /** PATCH /api/reports/{id}: the author changes the fields given. */
@@ -292,17 +307,17 @@ export function createReportsService(deps: ReportDeps) {
         if (patch.content !== undefined) columns.content_html = null;
         await trx('model_reports').where({ id }).update(columns);
       });
-      return toReport((await findJoined(id))!);
+      return oneReport((await findJoined(id))!);
     },
 
     async get(id: string, viewerId: string | null): Promise<Report> {
-      return toReport(await readable(id, viewerId));
+      return oneReport(await readable(id, viewerId));
     },
 
     /** The reader's page: the report, its outline and its attached runs that are still approved. */
     async page(id: string, viewerId: string | null) {
       const row = await readable(id, viewerId);
-      const report = await toReport(row);
+      const report = await oneReport(row);
       const [benchmarkRuns, evalRuns] = await Promise.all([attachedSpeedTests(row.benchmark_run_ids), attachedEvalRuns(row.eval_run_ids)]);
       return { report, headings: parseReport(row.content).headings as ReportHeading[], benchmarkRuns, evalRuns, isAuthor: row.user_id === viewerId };
     },
@@ -322,7 +337,7 @@ export function createReportsService(deps: ReportDeps) {
         joined().where({ 'r.model_id': model.id, 'r.published': true }).orderBy([{ column: 'r.published_at', order: 'desc' }, { column: 'r.id', order: 'desc' }]).limit(page.limit).offset(page.offset),
         base.count<{ total: number }[]>('* as total'),
       ]);
-      return { reports: await Promise.all(rows.map(toReport)), total: Number(total), limit: page.limit, offset: page.offset };
+      return { reports: await toReports(rows), total: Number(total), limit: page.limit, offset: page.offset };
     },
 
     /** The newest published reports of a model for its page's section: titles and summaries, no HTML rendered. */

@@ -51,6 +51,30 @@ describe('Model reports: live cards of embedded pages', () => {
     expect((await request(ctx.app).get(`/api/reports/${id}`).expect(200)).body.report.contentHtml).to.contain('33.3');
   });
 
+  it("a model's report list: the cited runs' statuses read in one query for the whole page, a rejected run refreshed there too", async () => {
+    const cited = [];
+    for (const tokSOut of [7.7, 8.8, 8.1, 8.2]) cited.push(await submitRun(ctx, author, { hfId: DENSE, tokSOut }));
+    for (const run of cited) await rendered(embed(own(`/runs/${run.id}`)));
+    await ctx.db('speed_test_runs').where({ id: cited[0]!.id }).update({ status: 'REJECTED' });
+
+    const statusReads: string[] = [];
+    const count = (query: { sql: string }) => {
+      if (/from "speed_test_runs" where "id" in/.test(query.sql) && /select "id", "status"/.test(query.sql)) statusReads.push(query.sql);
+    };
+    ctx.db.on('query', count);
+    let list: Record<string, any>[];
+    try {
+      list = (await request(ctx.app).get(`/api/models/${DENSE}/reports?limit=100`).expect(200)).body.reports;
+    } finally {
+      ctx.db.removeListener('query', count);
+    }
+    const html = list.map((report) => report.contentHtml as string).join('\n');
+    expect(html).to.contain('<strong>8.8</strong>').and.contain('report-card-gone').and.not.contain('<strong>7.7</strong>');
+    // One read of the cached pages' cited runs, plus one for the page re-rendered (its run was rejected).
+    expect(list.length).to.be.at.least(4);
+    expect(statusReads).to.have.length(2);
+  });
+
   it('a leaderboard address: its top five with the filters, fastest first', async () => {
     const { html } = await rendered(embed(own(`/?hfId=${encodeURIComponent(DENSE)}&hwClass=DISCRETE_GPU`)));
     expect(html).to.contain('report-card-leaderboard').and.contain(`hfId=${DENSE}`).and.contain('hwClass=DISCRETE_GPU');
