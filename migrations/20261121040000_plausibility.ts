@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { createPlausibilityService } from '../src/services/plausibility.service.ts';
+import { createPlausibilityService } from '../src/runs/submission/plausibility.service.ts';
 
 /** The decode-speed roofline verdict of each run, judged at submission. */
 export async function up(knex: Knex): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { createRunCounts, dropRunCounts, runCountLayoutV1 } from '../src/db/read-models/run-counts.ts';
+import { createRunCounts, dropRunCounts, runCountLayoutV1 } from '../src/runs/read-models/run-counts.ts';
 
 /**
  * Exact numbers of approved runs per filter value, kept by statement-level triggers in

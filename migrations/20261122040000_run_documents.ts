@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { createRunDocuments, dropRunDocuments, runDocumentV1 } from '../src/db/read-models/run-document.ts';
+import { createRunDocuments, dropRunDocuments, runDocumentV1 } from '../src/runs/read-models/run-document.ts';
 
 /**
  * Each speed-test run's JSON, as the API returns it (revision 3 form), kept in its own

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { installRunCounts, runCountLayoutV2, runCountLayoutV3 } from '../src/db/read-models/run-counts.ts';
+import { installRunCounts, runCountLayoutV2, runCountLayoutV3 } from '../src/runs/read-models/run-counts.ts';
 
 /**
  * `hardwareName` (and the other hardware filters) resolve to a set of hardware profiles

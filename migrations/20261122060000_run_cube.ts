@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { createRunCube, dropRunCube } from '../src/db/read-models/run-cube.ts';
+import { createRunCube, dropRunCube } from '../src/runs/read-models/run-cube.ts';
 
 /**
  * Approved runs counted per cell of the five main leaderboard filters, so the exact total

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { installRunCounts, runCountLayoutV3, runCountLayoutV4 } from '../src/db/read-models/run-counts.ts';
+import { installRunCounts, runCountLayoutV3, runCountLayoutV4 } from '../src/runs/read-models/run-counts.ts';
 
 /**
  * The count table also counts runs per day (UTC), alone and paired with the five main

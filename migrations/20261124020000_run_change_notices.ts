@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Every app instance keeps a read index of the approved runs in memory (src/read-index).
+ * Every app instance keeps a read index of the approved runs in memory (src/runs/read-index).
  * These triggers tell the instances what changed: after each statement that writes runs
  * (or rewrites their stored documents, as a change to a model or a user does), the ids of
  * the rows it touched are sent with NOTIFY on `speed_test_runs_changed`, 200 ids per

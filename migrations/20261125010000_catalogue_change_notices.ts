@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * The read index (src/read-index) keeps what names resolve to: a model's tree, the hardware
+ * The read index (src/runs/read-index) keeps what names resolve to: a model's tree, the hardware
  * profiles a GPU or chip name matches, a username's user. These triggers tell every instance
  * when that may have changed, with `catalogue` on the runs' channel (so it is ordered with
  * the run notices and the writers' catch-up markers): after a statement that added or

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { installRunCounts, runCountLayoutV4, runCountLayoutV5 } from '../src/db/read-models/run-counts.ts';
+import { installRunCounts, runCountLayoutV4, runCountLayoutV5 } from '../src/runs/read-models/run-counts.ts';
 
 /**
  * The count table also counts runs per aggregate active sequences (revision 3's batchSize

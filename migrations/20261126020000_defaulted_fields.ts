@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { installRunDocument, runDocumentV1, runDocumentV2 } from '../src/db/read-models/run-document.ts';
+import { installRunDocument, runDocumentV1, runDocumentV2 } from '../src/runs/read-models/run-document.ts';
 
 /**
  * Stated vs defaulted (DECISIONS.md "Speed-test ranking"): each run keeps the list of

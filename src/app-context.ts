@@ -6,7 +6,7 @@ import type { Db } from './db/knex.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { Logger } from './logger.ts';
 import { apiDocuments, type ApiDocuments } from './openapi/documents.ts';
-import { noReadIndex, ReadIndexKeeper } from './read-index/read-index.ts';
+import { noReadIndex, ReadIndexKeeper } from './runs/read-index/read-index.ts';
 import { getRevisionProfile, type RevisionProfile } from './revisions.ts';
 import { EXECUTE_LIMITS } from './schemas/execute.schema.ts';
 import { DEFAULT_EXECUTION_TIMING, ExecutionRuntime, type ExecutionDeps, type ExecutionTiming } from './services/execution-runtime.ts';

@@ -12,7 +12,7 @@ import { systemClock } from './lib/clock.ts';
 import { getRevisionProfile } from './revisions.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createHousekeepingService } from './services/housekeeping.service.ts';
-import { createPlausibilityService } from './services/plausibility.service.ts';
+import { createPlausibilityService } from './runs/submission/plausibility.service.ts';
 import { createUsersService } from './services/users.service.ts';
 
 const DRAIN_TIMEOUT_MS = 10_000;

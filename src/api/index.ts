@@ -13,7 +13,7 @@ import { accountApi } from './account.ts';
 import { agentMetadataApi } from './agent-metadata.ts';
 import { apiKeysApi } from './api-keys.ts';
 import { executeApi } from './execute.ts';
-import { leaderboardApi } from './leaderboard.ts';
+import { leaderboardApi } from '../runs/http/leaderboard.api.ts';
 import { marketplaceApi } from './marketplace.ts';
 import { modelsApi } from './models.ts';
 import type { ApiOperation, ApiResource, HeaderName } from './operation.ts';
@@ -21,7 +21,7 @@ import { qualityApi } from './quality.ts';
 import { reactionsApi } from './reactions.ts';
 import { reportsApi } from './reports.ts';
 import { setupsApi } from './setups.ts';
-import { speedTestsApi } from './speed-tests.ts';
+import { speedTestsApi } from '../runs/http/speed-tests.api.ts';
 
 /** Error and acknowledgement bodies any resource may answer with. */
 const sharedApi: ApiResource = {

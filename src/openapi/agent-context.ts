@@ -19,7 +19,7 @@ import { type MetricRule, type RateLimitRule, type RevisionProfile } from '../re
 import { speedTestStatuses } from '../schemas/admin.schema.ts';
 import { API_KEY_PATTERN } from '../schemas/api-key.schema.ts';
 import { jsonSchemaOf } from '../schemas/json-schema.ts';
-import { exportFormats, leaderboardSorts } from '../schemas/leaderboard-query.schema.ts';
+import { exportFormats, leaderboardSorts } from '../runs/reads/leaderboard-query.schema.ts';
 import { messages } from '../messages.ts';
 import { describeProperties } from './descriptions.ts';
 import { commandSnippetExample, curlExample, submissionExamples } from './examples.ts';

@@ -1,10 +1,10 @@
 import { demoModels } from '../db/seeds/demo-models.ts';
 import { parseCommandSnippet } from '../lib/command-snippet.ts';
-import { speedTestFacets } from '../lib/speed-test-facets.ts';
-import { normaliseSubmission } from '../lib/speed-test-normalise.ts';
+import { speedTestFacets } from '../runs/submission/run-facts.ts';
+import { normaliseSubmission } from '../runs/submission/normalise.ts';
 import { hwClasses, type HwClass } from '../constants.ts';
 import { type MetricField, type RevisionProfile } from '../revisions.ts';
-import { runVerdict } from '../lib/speed-test-verdict.ts';
+import { runVerdict } from '../runs/submission/verdict.ts';
 import { runResponseSchemas } from '../schemas/responses.schema.ts';
 
 /**

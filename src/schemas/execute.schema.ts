@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { RevisionProfile } from '../revisions.ts';
 import { perRevision } from './query-params.ts';
 import { QUALITY_LIMITS, TASK_KEY_PATTERN } from './quality.schema.ts';
-import { hardwareSchema, hfIdSchema } from './speed-test.schema.ts';
+import { hardwareSchema, hfIdSchema } from '../runs/submission/speed-test.schema.ts';
 
 /**
  * The execute request (DECISIONS.md "Execute (server-side evaluation)"): which approved

@@ -3,7 +3,7 @@ import { userRegexProblem } from '../lib/quality-scoring.ts';
 import type { RevisionProfile } from '../revisions.ts';
 import { documentedAs } from './json-schema.ts';
 import { perRevision, queryFlag, queryText, wholeNumber } from './query-params.ts';
-import { hardwareSchema, hfIdSchema } from './speed-test.schema.ts';
+import { hardwareSchema, hfIdSchema } from '../runs/submission/speed-test.schema.ts';
 
 /**
  * Quality evaluations as clients send them (DECISIONS.md "Quality evaluations"): the suite

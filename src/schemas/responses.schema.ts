@@ -5,7 +5,7 @@ import { speedTestStatuses } from './admin.schema.ts';
 import { perRevision } from './query-params.ts';
 import { reportFormatResponseSchema } from './report.schema.ts';
 import { setupSchemas } from './setup.schema.ts';
-import { defaultableFields, engineFlagsSchema, speedTestSubmissionSchema } from './speed-test.schema.ts';
+import { defaultableFields, engineFlagsSchema, speedTestSubmissionSchema } from '../runs/submission/speed-test.schema.ts';
 
 /**
  * What the API answers, as zod schemas: the documentation of every response body (they

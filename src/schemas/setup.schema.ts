@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { hwClasses, SETUPS_PER_ACCOUNT, type HwClass } from '../constants.ts';
 import { type RevisionProfile } from '../revisions.ts';
 import { perRevision, wholeNumber } from './query-params.ts';
-import { engineFieldSchemas, engineFlagFieldSchemas, hardwareFieldSchemas, hardwareSchema, notInRevision } from './speed-test.schema.ts';
+import { engineFieldSchemas, engineFlagFieldSchemas, hardwareFieldSchemas, hardwareSchema, notInRevision } from '../runs/submission/speed-test.schema.ts';
 
 /**
  * A saved setup: a named, possibly partial hardware/engine configuration. Every field of

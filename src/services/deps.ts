@@ -1,7 +1,7 @@
 import type { HubClient } from '../clients/hub.ts';
 import type { Db } from '../db/knex.ts';
 import type { Clock } from '../lib/clock.ts';
-import type { RunReadIndex } from '../read-index/read-index.ts';
+import type { RunReadIndex } from '../runs/read-index/read-index.ts';
 import type { RevisionProfile } from '../revisions.ts';
 
 /**
@@ -18,7 +18,7 @@ export interface ServiceDeps {
   /** `offline`: only models already in the catalogue are accepted. */
   hubMode: 'online' | 'offline';
   /**
-   * The app's in-process read index of approved runs (src/read-index): the leaderboard and
+   * The app's in-process read index of approved runs (src/runs/read-index): the leaderboard and
    * the results list answer from it when it is ready; writers of runs wait on `caughtUp()`
    * so their own change is visible when they answer. Absent outside the app (CLI, seeds).
    */

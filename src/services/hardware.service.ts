@@ -2,11 +2,11 @@ import type { Db } from '../db/knex.ts';
 import { contentHash } from '../lib/canonical-json.ts';
 import { deviceOf, type Device } from '../lib/hardware-devices.ts';
 import { NotFound } from '../lib/errors.ts';
-import { hardwareProfileRow } from '../lib/speed-test-facets.ts';
-import type { NormalisedHardware } from '../lib/speed-test-normalise.ts';
+import { hardwareProfileRow } from '../runs/submission/run-facts.ts';
+import type { NormalisedHardware } from '../runs/submission/normalise.ts';
 import { messages } from '../messages.ts';
 import type { ServiceDeps } from './deps.ts';
-import { createSpeedTestReads, toSpeedTestRun, type Page, type SpeedTestDocumentRow, type SpeedTestFilter, type SpeedTestRun } from './speed-test-reads.ts';
+import { createSpeedTestReads, toSpeedTestRun, type Page, type SpeedTestDocumentRow, type SpeedTestFilter, type SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
 
 /** Identical setups share one row: insert by content hash, or find the existing one. */
 export async function upsertByContentHash(trx: Db, table: 'hardware_profiles' | 'engines', row: Record<string, unknown>, content: unknown): Promise<string> {

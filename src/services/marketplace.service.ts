@@ -15,7 +15,7 @@ import type { HwClass } from '../constants.ts';
 import { createAuditService, type AdminActor } from './audit.service.ts';
 import type { ServiceDeps } from './deps.ts';
 import { createImagesService, DESCRIPTION_COLUMNS as IMAGE_COLUMNS, REMOVED_IMAGE_GRACE_MS, toStoredImage, type ImageRow, type StoredImage } from './images.service.ts';
-import type { SpeedTestRun } from './speed-test-reads.ts';
+import type { SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
 
 /**
  * Marketplace listings: sellers create DRAFTs, edit, publish (ACTIVE), mark SOLD and remove

@@ -5,10 +5,10 @@ import { containsLowercase, escapeLike } from '../lib/like-patterns.ts';
 import { everyTokenSql, searchTokens } from '../lib/search-tokens.ts';
 import { curatedModelFacts } from '../lib/curated-models.ts';
 import { catalogueEntryFromHub, catalogueFacts, lowest, type CatalogueEntry } from '../lib/model-metadata.ts';
-import type { RunForVerdict } from '../lib/speed-test-verdict.ts';
+import type { RunForVerdict } from '../runs/submission/verdict.ts';
 import { messages } from '../messages.ts';
 import type { ServiceDeps } from './deps.ts';
-import { createPlausibilityService } from './plausibility.service.ts';
+import { createPlausibilityService } from '../runs/submission/plausibility.service.ts';
 import { scopeCondition, type ModelScope } from './model-tree.ts';
 
 /**

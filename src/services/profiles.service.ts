@@ -2,7 +2,7 @@ import { NotFound } from '../lib/errors.ts';
 import { messages } from '../messages.ts';
 import { USERNAME_PATTERN } from '../schemas/account.schema.ts';
 import type { ServiceDeps } from './deps.ts';
-import { createSpeedTestReads, type Page, type SpeedTestFilter, type SpeedTestRun } from './speed-test-reads.ts';
+import { createSpeedTestReads, type Page, type SpeedTestFilter, type SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
 import { createUsersService, type User } from './users.service.ts';
 
 export interface UserProfile {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../db/knex.ts';
 import { HttpError, NotFound, ValidationFailed } from '../lib/errors.ts';
 import { aggregateScores, scoreResponse, standardError, standardErrorOfScores, type ItemScoringRule, type TextScoringMethod } from '../lib/quality-scoring.ts';
-import { normaliseHardware } from '../lib/speed-test-normalise.ts';
+import { normaliseHardware } from '../runs/submission/normalise.ts';
 import { publicCatalogueEntry } from '../lib/model-metadata.ts';
 import { messages } from '../messages.ts';
 import type { Artifact, QualityItem, QualityRunSubmission, SuiteDoc, SuiteTask } from '../schemas/quality.schema.ts';

@@ -2,7 +2,7 @@ import { NotFound } from '../lib/errors.ts';
 import { messages } from '../messages.ts';
 import type { ReactionEmoji } from '../constants.ts';
 import type { ServiceDeps } from './deps.ts';
-import { SPEED_TEST_REACTION_KIND } from './speed-test-reads.ts';
+import { SPEED_TEST_REACTION_KIND } from '../runs/reads/speed-test-reads.ts';
 
 /**
  * Reactions: one per user per run, for speed-test and quality runs alike (one table keyed by

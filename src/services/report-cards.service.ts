@@ -1,12 +1,12 @@
 import { NotFound } from '../lib/errors.ts';
-import { leaderboardQuerySchema } from '../schemas/leaderboard-query.schema.ts';
-import { bestByHardwareChart } from '../web/charts/speed-test-charts.ts';
-import { leaderboardPageView } from '../web/leaderboard-view.ts';
+import { leaderboardQuerySchema } from '../runs/reads/leaderboard-query.schema.ts';
+import { bestByHardwareChart } from '../runs/presentation/charts.ts';
+import { leaderboardPageView } from '../runs/presentation/leaderboard-view.ts';
 import { renderReportCard, type ReportCardKind } from '../web/report-cards.ts';
 import type { ServiceDeps } from './deps.ts';
-import { createLeaderboardService, leaderboardRuns } from './leaderboard.service.ts';
+import { createLeaderboardService, leaderboardRuns } from '../runs/reads/leaderboard.service.ts';
 import { createModelsService } from './models.service.ts';
-import { createSpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
+import { createSpeedTestReads, type SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
 
 /**
  * The live cards of a report's embed tokens. An address of this service (its PUBLIC_URL

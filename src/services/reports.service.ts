@@ -11,8 +11,8 @@ import { createAuditService, type AdminActor } from './audit.service.ts';
 import { createImagesService, type StoredImage } from './images.service.ts';
 import { createModelsService, type ModelRow } from './models.service.ts';
 import { createReportCardsService, type ReportDeps } from './report-cards.service.ts';
-import { catalogueModel } from './speed-tests.service.ts';
-import { createSpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
+import { catalogueModel } from '../runs/submission/speed-tests.service.ts';
+import { createSpeedTestReads, type SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
 
 /**
  * Model reports (revision 3): a write-up about a model in GitHub Flavored Markdown, with its

@@ -7,7 +7,7 @@ import { messages } from '../messages.ts';
 import type { RevisionProfile } from '../revisions.ts';
 import { setupSchemas, type SetupCreateInput, type SetupPatchInput } from '../schemas/setup.schema.ts';
 import type { ServiceDeps } from './deps.ts';
-import type { SpeedTestRun } from './speed-test-reads.ts';
+import type { SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
 
 /**
  * Saved setups: named hardware/engine configurations a user keeps to fill the submit

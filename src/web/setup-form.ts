@@ -5,7 +5,7 @@
  */
 import { formatNumber } from '../lib/labels.ts';
 import { setupHardwareFields } from '../schemas/setup.schema.ts';
-import { BOOLEAN_FLAGS, formNumber, NUMERIC_FLAGS } from './submission-form.ts';
+import { BOOLEAN_FLAGS, formNumber, NUMERIC_FLAGS } from '../runs/presentation/submission-form.ts';
 
 const NUMBER_FIELDS = new Set<string>(['gpuCount', 'vramGb', 'unifiedMemoryGb', 'npuTops', 'ramGb', 'powerWatts', 'contextLength', 'batchSize', ...NUMERIC_FLAGS]);
 const BOOLEAN_FIELDS = new Set<string>(['isDefault', ...BOOLEAN_FLAGS]);

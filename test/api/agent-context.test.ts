@@ -3,7 +3,7 @@ import { EXECUTE_LIMITS } from '../../src/schemas/execute.schema.ts';
 import request from 'supertest';
 import { demoModels, seedDemoCatalogue } from '../../src/db/seeds/demo-models.ts';
 import { isCanonicalComponentName } from '../../src/lib/hardware-lookup.ts';
-import { normaliseSubmission } from '../../src/lib/speed-test-normalise.ts';
+import { normaliseSubmission } from '../../src/runs/submission/normalise.ts';
 import { submissionExamples } from '../../src/openapi/examples.ts';
 import { getRevisionProfile } from '../../src/revisions.ts';
 import { createKey, signedUpAgent, useTestApp } from '../helpers/app.ts';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { createPlausibilityService } from '../../src/services/plausibility.service.ts';
+import { createPlausibilityService } from '../../src/runs/submission/plausibility.service.ts';
 import { fillCuratedModelFacts } from '../../src/services/models.service.ts';
 import { useTestApp } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';

@@ -3,8 +3,8 @@ import request from 'supertest';
 import { useTestApp } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
 import { useSubmitter } from '../helpers/submitter.ts';
-import { verdictRulesFingerprint } from '../../src/lib/speed-test-verdict.ts';
-import { createPlausibilityService } from '../../src/services/plausibility.service.ts';
+import { verdictRulesFingerprint } from '../../src/runs/submission/verdict.ts';
+import { createPlausibilityService } from '../../src/runs/submission/plausibility.service.ts';
 
 describe('decode-speed roofline on stored runs', () => {
   const ctx = useTestApp({}, { fakeHub: true });

@@ -12,7 +12,7 @@ import type { Express } from 'express';
 import { useTestApp } from '../helpers/app.ts';
 import { account, submitRun, type Account } from '../helpers/moderation.ts';
 import { waitFor } from '../helpers/read-index.ts';
-import { RUN_CHANGES_CHANNEL } from '../../src/read-index/read-index.ts';
+import { RUN_CHANGES_CHANNEL } from '../../src/runs/read-index/read-index.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
 
 const NOTIFY = { READ_INDEX_FRESHNESS: 'notify' };

@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import type { z } from 'zod';
-import { currentRunDocument } from '../../src/db/read-models/run-document.ts';
+import { currentRunDocument } from '../../src/runs/read-models/run-document.ts';
 import { getRevisionProfile, revisionNumbers } from '../../src/revisions.ts';
 import { runResponseSchemas } from '../../src/schemas/responses.schema.ts';
-import { speedTestRunForRevision, type SpeedTestRun } from '../../src/services/speed-test-reads.ts';
+import { speedTestRunForRevision, type SpeedTestRun } from '../../src/runs/reads/speed-test-reads.ts';
 import { useTestApp } from '../helpers/app.ts';
 import { account, submitRun } from '../helpers/moderation.ts';
 
-// Guard: the stored run document (src/db/read-models/run-document.ts) and the run
+// Guard: the stored run document (src/runs/read-models/run-document.ts) and the run
 // response schema (src/schemas/responses.schema.ts) must name the same keys, so a field
 // added to one and not the other fails here rather than in an answer.
 

@@ -15,12 +15,12 @@ import type { Knex } from 'knex';
 import { cpus, gpus, unifiedChips, type CpuSpec, type GpuSpec, type UnifiedChipSpec } from '../../src/data/hardware-catalogue.ts';
 import type { Db } from '../../src/db/knex.ts';
 import { contentHash } from '../../src/lib/canonical-json.ts';
-import { rebuildReadModels } from '../../src/db/read-models/index.ts';
-import { hardwareProfileRow, hardwareSearchText, memoryGb, osFamily } from '../../src/lib/speed-test-facets.ts';
-import { normaliseHardware, type NormalisedHardware } from '../../src/lib/speed-test-normalise.ts';
+import { rebuildReadModels } from '../../src/runs/read-models/index.ts';
+import { hardwareProfileRow, hardwareSearchText, memoryGb, osFamily } from '../../src/runs/submission/run-facts.ts';
+import { normaliseHardware, type NormalisedHardware } from '../../src/runs/submission/normalise.ts';
 import type { ModelRow } from '../../src/services/models.service.ts';
 import type { RevisionProfile } from '../../src/revisions.ts';
-import type { SubmittedHardware } from '../../src/schemas/speed-test.schema.ts';
+import type { SubmittedHardware } from '../../src/runs/submission/speed-test.schema.ts';
 
 export interface SeedOptions {
   runs: number;

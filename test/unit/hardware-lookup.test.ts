@@ -9,7 +9,7 @@ import {
   memoryBandwidthUpperBoundOf,
   type HardwareForBandwidth,
 } from '../../src/lib/hardware-lookup.ts';
-import { runVerdict } from '../../src/lib/speed-test-verdict.ts';
+import { runVerdict } from '../../src/runs/submission/verdict.ts';
 
 /** [text as written, canonical product found, lower bandwidth, upper bandwidth]. */
 type Row = [string, string, number, number];

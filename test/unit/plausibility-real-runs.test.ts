@@ -21,11 +21,11 @@
 import { expect } from 'chai';
 import type { HubModelInfo } from '../../src/clients/hub.ts';
 import { catalogueEntryFromHub } from '../../src/lib/model-metadata.ts';
-import { normaliseHardware } from '../../src/lib/speed-test-normalise.ts';
-import { runVerdict } from '../../src/lib/speed-test-verdict.ts';
+import { normaliseHardware } from '../../src/runs/submission/normalise.ts';
+import { runVerdict } from '../../src/runs/submission/verdict.ts';
 import { SUSPECT_FACTORS } from '../../src/lib/roofline.ts';
 import type { RooflineVerdict } from '../../src/lib/roofline.ts';
-import type { SubmittedHardware } from '../../src/schemas/speed-test.schema.ts';
+import type { SubmittedHardware } from '../../src/runs/submission/speed-test.schema.ts';
 import { createModelsService, type ModelRow } from '../../src/services/models.service.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { realModels, type RealModel } from '../fixtures/real-runs/models.ts';

@@ -9,8 +9,8 @@ import {
   runCountLayoutV5,
   runCountSql,
   type RunCountLayout,
-} from '../../src/db/read-models/run-counts.ts';
-import { runCubeSyncFunctionSql } from '../../src/db/read-models/run-cube.ts';
+} from '../../src/runs/read-models/run-counts.ts';
+import { runCubeSyncFunctionSql } from '../../src/runs/read-models/run-cube.ts';
 import {
   currentRunDocument,
   extendRunDocument,
@@ -18,9 +18,9 @@ import {
   runDocumentV1,
   runDocumentV2,
   type RunDocumentVersion,
-} from '../../src/db/read-models/run-document.ts';
+} from '../../src/runs/read-models/run-document.ts';
 
-// Migrations install the read models from src/db/read-models/, so a shipped version must
+// Migrations install the read models from src/runs/read-models/, so a shipped version must
 // keep generating the SQL its migration installed: a fresh database must end up like the
 // live ones. Each frozen version's SQL is pinned here by its sha256.
 
@@ -61,7 +61,7 @@ describe('read-model versions', () => {
         expect(
           sha256(sql()),
           `${name} generates different SQL than its migration installed. A shipped version is frozen: ` +
-            'revert the edit, and add a new version (and a migration that installs it) in src/db/read-models/ instead.',
+            'revert the edit, and add a new version (and a migration that installs it) in src/runs/read-models/ instead.',
         ).to.equal(pinned);
       });
     }

@@ -6,8 +6,8 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { RankOrder } from '../../src/read-index/rank-order.ts';
-import { INDEX_SORTS, RunIndex, slotsByValue, type IndexedRun, type IndexFilter, type IndexOrder, type IndexSort } from '../../src/read-index/run-index.ts';
+import { RankOrder } from '../../src/runs/read-index/rank-order.ts';
+import { INDEX_SORTS, RunIndex, slotsByValue, type IndexedRun, type IndexFilter, type IndexOrder, type IndexSort } from '../../src/runs/read-index/run-index.ts';
 
 const DESCENDING: Record<IndexSort, boolean> = { tokSOut: true, tokSPrefill: true, ttftMs: false, tokPerWatt: true, tokPerDollar: true };
 

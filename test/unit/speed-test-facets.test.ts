@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { hardwareSearchText, memoryGb, osFamily } from '../../src/lib/speed-test-facets.ts';
+import { hardwareSearchText, memoryGb, osFamily } from '../../src/runs/submission/run-facts.ts';
 
 describe('run facets', () => {
   it('folds free-text OS names onto windows, linux and macos', () => {

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { activeSequences, streamsLabel } from '../../src/lib/labels.ts';
-import { bestByHardwareChart, speedVersusMemoryChart } from '../../src/web/charts/speed-test-charts.ts';
+import { bestByHardwareChart, speedVersusMemoryChart } from '../../src/runs/presentation/charts.ts';
 
 describe('activeSequences and streamsLabel', () => {
   const cases: [string, Record<string, unknown>, number][] = [

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { compactRows, correctionFromForm, formValuesOf, submissionFromForm } from '../../src/web/submission-form.ts';
+import { compactRows, correctionFromForm, formValuesOf, submissionFromForm } from '../../src/runs/presentation/submission-form.ts';
 
 describe('submissionFromForm', () => {
   it('nests dotted names, converts numbers, booleans and number lists, and drops empty inputs', () => {

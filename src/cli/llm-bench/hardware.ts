@@ -9,7 +9,7 @@ import { execFile, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import type { SubmittedHardware } from '../../schemas/speed-test.schema.ts';
+import type { SubmittedHardware } from '../../runs/submission/speed-test.schema.ts';
 
 export interface Gpu {
   name: string;

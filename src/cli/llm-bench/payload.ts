@@ -1,6 +1,6 @@
 /**
  * The submission bodies of a measurement: one per context depth, exactly the fields of the
- * revision-3 submission schema (src/schemas/speed-test.schema.ts). Client-side figures are
+ * revision-3 submission schema (src/runs/submission/speed-test.schema.ts). Client-side figures are
  * submitted (what a user of the server sees, comparable across engines); engine-reported
  * timings go into the notes next to them.
  */

@@ -1,10 +1,10 @@
 import type { Db } from '../knex.ts';
 import { bitsPerWeight } from '../../lib/roofline.ts';
-import { submissionVerdict } from '../../lib/speed-test-verdict.ts';
-import { normaliseSubmission } from '../../lib/speed-test-normalise.ts';
+import { submissionVerdict } from '../../runs/submission/verdict.ts';
+import { normaliseSubmission } from '../../runs/submission/normalise.ts';
 import type { RevisionProfile } from '../../revisions.ts';
 import type { ModelRow } from '../../services/models.service.ts';
-import { createSpeedTestWriter } from '../../services/speed-tests.service.ts';
+import { createSpeedTestWriter } from '../../runs/submission/speed-tests.service.ts';
 
 /**
  * Sample runs from demo users across every hardware class, so a newcomer's quick start

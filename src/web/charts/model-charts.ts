@@ -1,5 +1,5 @@
 import { formatNumber, hardwareLabel, notStated, streamsLabel } from '../../lib/labels.ts';
-import { bestByHardwareChart, HW_CLASS_SERIES, speedVersusMemoryChart } from './speed-test-charts.ts';
+import { bestByHardwareChart, HW_CLASS_SERIES, speedVersusMemoryChart } from '../../runs/presentation/charts.ts';
 import { DEFAULT_WIDTH, NARROW_WIDTH, responsiveChart, scatterChart, type PointDatum } from './svg-charts.ts';
 
 /** A run as the API returns it; the charts read its speeds, depth, hardware and model. */

@@ -1,4 +1,4 @@
-import { parseCommandSnippet } from '../lib/command-snippet.ts';
+import { parseCommandSnippet } from '../../lib/command-snippet.ts';
 
 /**
  * Turns the flat fields of the HTML submit form (`hardware.gpuName`, `engineFlags.gpuLayers`,

@@ -1,4 +1,4 @@
-import { activeSequences, formatNumber, hardwareLabel, hwClassLabel, notStated, verdictLabel } from '../lib/labels.ts';
+import { activeSequences, formatNumber, hardwareLabel, hwClassLabel, notStated, verdictLabel } from '../../lib/labels.ts';
 
 /** A run as the API returns it. */
 type Run = Record<string, any> & { id: string };

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { cpus, gpus, unifiedChips } from '../data/hardware-catalogue.ts';
-import { memoryBandwidthUpperBoundOf, type HardwareForBandwidth } from './hardware-lookup.ts';
-import { assessPlausibility, methodology, type RooflineVerdict } from './roofline.ts';
-import type { NormalisedSpeedTest } from './speed-test-normalise.ts';
+import { cpus, gpus, unifiedChips } from '../../data/hardware-catalogue.ts';
+import { memoryBandwidthUpperBoundOf, type HardwareForBandwidth } from '../../lib/hardware-lookup.ts';
+import { assessPlausibility, methodology, type RooflineVerdict } from '../../lib/roofline.ts';
+import type { NormalisedSpeedTest } from './normalise.ts';
 
 /** What the roofline needs to know about one run. */
 export interface RunForVerdict {

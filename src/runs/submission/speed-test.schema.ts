@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { isCanonicalComponentName } from '../lib/hardware-lookup.ts';
-import { hardwareCostRules, hwClasses } from '../constants.ts';
-import { type RevisionProfile } from '../revisions.ts';
-import { documentedAsAbsent } from './json-schema.ts';
-import { perRevision } from './query-params.ts';
+import { isCanonicalComponentName } from '../../lib/hardware-lookup.ts';
+import { hardwareCostRules, hwClasses } from '../../constants.ts';
+import { type RevisionProfile } from '../../revisions.ts';
+import { documentedAsAbsent } from '../../schemas/json-schema.ts';
+import { perRevision } from '../../schemas/query-params.ts';
 
 /**
  * The speed-test submission, built per revision from its profile: bounds, engine list and

@@ -1,15 +1,15 @@
-import { RUN_CORRECTION_WINDOW_HOURS } from '../constants.ts';
-import type { Db } from '../db/knex.ts';
-import { Conflict, NotFound } from '../lib/errors.ts';
-import type { NormalisedHardware } from '../lib/speed-test-normalise.ts';
-import { parseOrThrow } from '../lib/validation.ts';
-import { messages } from '../messages.ts';
-import { speedTestSubmissionSchema } from '../schemas/speed-test.schema.ts';
-import { createAuditService } from './audit.service.ts';
-import type { ServiceDeps } from './deps.ts';
+import { RUN_CORRECTION_WINDOW_HOURS } from '../../constants.ts';
+import type { Db } from '../../db/knex.ts';
+import { Conflict, NotFound } from '../../lib/errors.ts';
+import type { NormalisedHardware } from './normalise.ts';
+import { parseOrThrow } from '../../lib/validation.ts';
+import { messages } from '../../messages.ts';
+import { speedTestSubmissionSchema } from './speed-test.schema.ts';
+import { createAuditService } from '../../services/audit.service.ts';
+import type { ServiceDeps } from '../../services/deps.ts';
 import { hideSpeedTest, lockSpeedTest, speedTestLabel, type LockedSpeedTest } from './moderation.service.ts';
-import { createModelsService } from './models.service.ts';
-import { createSpeedTestReads, toSpeedTestRun, type Page, type SpeedTestFilter, type SpeedTestRun } from './speed-test-reads.ts';
+import { createModelsService } from '../../services/models.service.ts';
+import { createSpeedTestReads, toSpeedTestRun, type Page, type SpeedTestFilter, type SpeedTestRun } from '../reads/speed-test-reads.ts';
 import { catalogueModel, createSpeedTestWriter, submissionOfStoredRun, validateSubmission } from './speed-tests.service.ts';
 
 const CORRECTION_WINDOW_MS = RUN_CORRECTION_WINDOW_HOURS * 3_600_000;

@@ -1,7 +1,7 @@
-import { HttpError, ValidationFailed } from './errors.ts';
-import { parseOrThrow } from './validation.ts';
-import { parseCommandSnippet, type CommandStatedFields } from './command-snippet.ts';
-import type { MetricRule, RevisionProfile } from '../revisions.ts';
+import { HttpError, ValidationFailed } from '../../lib/errors.ts';
+import { parseOrThrow } from '../../lib/validation.ts';
+import { parseCommandSnippet, type CommandStatedFields } from '../../lib/command-snippet.ts';
+import type { MetricRule, RevisionProfile } from '../../revisions.ts';
 import {
   defaultableFields,
   engineFlagsSchema,
@@ -11,7 +11,7 @@ import {
   type SpeedTestSubmission,
   type SubmittedEngineFlags,
   type SubmittedHardware,
-} from '../schemas/speed-test.schema.ts';
+} from './speed-test.schema.ts';
 
 /** The hardware profile as stored and returned: the submitted union plus derived fields. */
 export type NormalisedHardware =

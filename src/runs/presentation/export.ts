@@ -2,8 +2,8 @@ import type { Response } from 'express';
 import { stringify } from 'csv-stringify';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
-import { defuseFormulas } from '../lib/csv-cells.ts';
-import { hardwareLabel, notStated } from '../lib/labels.ts';
+import { defuseFormulas } from '../../lib/csv-cells.ts';
+import { hardwareLabel, notStated } from '../../lib/labels.ts';
 
 type ExportedRun = Record<string, any> & { rank?: number };
 

@@ -1,5 +1,5 @@
-import { convertToUsd } from '../data/fx-rates.ts';
-import type { NormalisedSpeedTest } from './speed-test-normalise.ts';
+import { convertToUsd } from '../../data/fx-rates.ts';
+import type { NormalisedSpeedTest } from './normalise.ts';
 
 /**
  * The columns a run carries besides what was submitted: copies of the hardware, model,

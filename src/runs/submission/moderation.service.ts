@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
-import type { Db } from '../db/knex.ts';
-import { Conflict, NotFound } from '../lib/errors.ts';
-import { containsLowercase } from '../lib/like-patterns.ts';
-import { messages } from '../messages.ts';
-import type { AdminSpeedTestsQuery } from '../schemas/admin.schema.ts';
-import { createAuditService, type AdminActor } from './audit.service.ts';
-import type { ServiceDeps } from './deps.ts';
-import { createSpeedTestReads, type Page, type SpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
+import type { Db } from '../../db/knex.ts';
+import { Conflict, NotFound } from '../../lib/errors.ts';
+import { containsLowercase } from '../../lib/like-patterns.ts';
+import { messages } from '../../messages.ts';
+import type { AdminSpeedTestsQuery } from '../../schemas/admin.schema.ts';
+import { createAuditService, type AdminActor } from '../../services/audit.service.ts';
+import type { ServiceDeps } from '../../services/deps.ts';
+import { createSpeedTestReads, type Page, type SpeedTestReads, type SpeedTestRun } from '../reads/speed-test-reads.ts';
 
 /**
  * Admin moderation of speed-test runs: search across every status, reject with a reason

@@ -6,7 +6,7 @@ import { createSyncTriggers, dropSyncTriggers, syncFunctionSql, type ChangedRows
  * speed_test_run_counts, so the leaderboard answers `total` for no, one or two filters
  * without counting a million rows. A pair's dimension name is the two names sorted and
  * joined by '+', its value the two values joined by '|' in the same order; the reader is
- * countTableTotal in src/services/speed-test-reads.ts.
+ * countTableTotal in src/runs/reads/speed-test-reads.ts.
  *
  * A layout says what is counted. Each layout below is installed by a migration and is
  * frozen: a migration must do on a fresh database what it did on the live one, so a

@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
 import type { RunIndex } from '../read-index/run-index.ts';
-import type { RevisionProfile } from '../revisions.ts';
-import type { ServiceDeps } from './deps.ts';
+import type { RevisionProfile } from '../../revisions.ts';
+import type { ServiceDeps } from '../../services/deps.ts';
 
 /**
  * Reading speed-test runs back. Every run's JSON (revision 3 form) is kept ready in
- * speed_test_run_documents by triggers (see src/db/read-models), so lists, single runs,
+ * speed_test_run_documents by triggers (see src/runs/read-models), so lists, single runs,
  * the leaderboard and the pages all read the same text: JSON answers splice it in
  * unparsed; pages parse it. The services that read runs share these reads.
  */
@@ -146,7 +146,7 @@ export function createSpeedTestReads({ db, profile, readIndex }: Pick<ServiceDep
 
     /**
      * The number of approved runs matching every fact, from speed_test_run_counts (kept by
-     * triggers; see src/db/read-models), as a query of one row `{ total }`. Dimension names
+     * triggers; see src/runs/read-models), as a query of one row `{ total }`. Dimension names
      * are sorted and joined by '+', values by '|'; at most one fact may be a set, and at most
      * two facts can be given (the table keeps pairs).
      */

@@ -1,23 +1,23 @@
 import type { Knex } from 'knex';
-import type { Db } from '../db/knex.ts';
-import { NotFound } from '../lib/errors.ts';
-import { jsonArray, jsonObject } from '../lib/json-text.ts';
-import { publicCatalogueEntry } from '../lib/model-metadata.ts';
-import { speedTestFacets } from '../lib/speed-test-facets.ts';
-import { normaliseParsedSubmission, submittedHardware, type NormalisedHardware, type NormalisedSpeedTest } from '../lib/speed-test-normalise.ts';
-import { submissionVerdict, verdictColumns } from '../lib/speed-test-verdict.ts';
-import { messages } from '../messages.ts';
-import type { RevisionProfile } from '../revisions.ts';
-import type { SpeedTestListQuery } from '../schemas/speed-test-query.schema.ts';
-import { speedTestSubmissionSchema, type SpeedTestSubmission } from '../schemas/speed-test.schema.ts';
-import type { ServiceDeps } from './deps.ts';
+import type { Db } from '../../db/knex.ts';
+import { NotFound } from '../../lib/errors.ts';
+import { jsonArray, jsonObject } from '../../lib/json-text.ts';
+import { publicCatalogueEntry } from '../../lib/model-metadata.ts';
+import { speedTestFacets } from './run-facts.ts';
+import { normaliseParsedSubmission, submittedHardware, type NormalisedHardware, type NormalisedSpeedTest } from './normalise.ts';
+import { submissionVerdict, verdictColumns } from './verdict.ts';
+import { messages } from '../../messages.ts';
+import type { RevisionProfile } from '../../revisions.ts';
+import type { SpeedTestListQuery } from '../reads/speed-test-query.schema.ts';
+import { speedTestSubmissionSchema, type SpeedTestSubmission } from './speed-test.schema.ts';
+import type { ServiceDeps } from '../../services/deps.ts';
 import type { CreatedWindow, IndexFilter, RunIndex } from '../read-index/run-index.ts';
 import { noReadIndex, type RunReadIndex } from '../read-index/read-index.ts';
-import { upsertByContentHash, upsertHardwareProfile } from './hardware.service.ts';
-import { MODEL_TREE_SQL } from './model-tree.ts';
-import { createModelsService, toModelSummary, type ModelRow, type ModelsService, type ResolvedModel } from './models.service.ts';
-import { createSpeedTestReads, speedTestJson, toSpeedTestRun, type CountFact, type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
-import { createSubmissionWindowService, submitInWindow, type WindowState } from './submission-window.service.ts';
+import { upsertByContentHash, upsertHardwareProfile } from '../../services/hardware.service.ts';
+import { MODEL_TREE_SQL } from '../../services/model-tree.ts';
+import { createModelsService, toModelSummary, type ModelRow, type ModelsService, type ResolvedModel } from '../../services/models.service.ts';
+import { createSpeedTestReads, speedTestJson, toSpeedTestRun, type CountFact, type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from '../reads/speed-test-reads.ts';
+import { createSubmissionWindowService, submitInWindow, type WindowState } from '../../services/submission-window.service.ts';
 
 export type { SpeedTestRun };
 
@@ -253,8 +253,8 @@ interface ResolvedListQuery {
   hardwareIds?: string[];
 }
 
-export type { ModelScope } from './model-tree.ts';
-import type { ModelScope } from './model-tree.ts';
+export type { ModelScope } from '../../services/model-tree.ts';
+import type { ModelScope } from '../../services/model-tree.ts';
 
 
 async function resolveListQuery(db: Db, query: SpeedTestListQuery, readIndex: RunReadIndex = noReadIndex, modelScope: ModelScope = 'tree'): Promise<ResolvedListQuery> {

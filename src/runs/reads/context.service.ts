@@ -1,6 +1,6 @@
-import { buckets } from '../constants.ts';
-import type { ServiceDeps } from './deps.ts';
-import { scopeCondition, type ModelScope } from './model-tree.ts';
+import { buckets } from '../../constants.ts';
+import type { ServiceDeps } from '../../services/deps.ts';
+import { scopeCondition, type ModelScope } from '../../services/model-tree.ts';
 import { createSpeedTestReads, toSpeedTestRun, type SpeedTestRun } from './speed-test-reads.ts';
 
 /** Where a run stands: its place (1 = first) among `total` runs, as the leaderboard ranks them. */

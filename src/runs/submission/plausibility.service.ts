@@ -1,6 +1,6 @@
-import { runVerdict, verdictColumns, verdictRulesFingerprint } from '../lib/speed-test-verdict.ts';
-import type { ServiceDeps } from './deps.ts';
-import { fillCuratedModelFacts } from './models.service.ts';
+import { runVerdict, verdictColumns, verdictRulesFingerprint } from './verdict.ts';
+import type { ServiceDeps } from '../../services/deps.ts';
+import { fillCuratedModelFacts } from '../../services/models.service.ts';
 
 /** Runs read and re-judged per statement. */
 const BATCH = 1000;

@@ -12,10 +12,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { Config } from '../config.ts';
-import { describeFailure } from '../db/health.ts';
-import { preparedStatement, type Db } from '../db/knex.ts';
-import type { Logger } from '../logger.ts';
+import type { Config } from '../../config.ts';
+import { describeFailure } from '../../db/health.ts';
+import { preparedStatement, type Db } from '../../db/knex.ts';
+import type { Logger } from '../../logger.ts';
 import { buildRunIndex, readIndexedRuns } from './build.ts';
 import type { RunIndex } from './run-index.ts';
 

@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
-import { queryPrepared } from '../db/knex.ts';
-import { JsonText, jsonArray, jsonObject } from '../lib/json-text.ts';
-import { everyTokenSql, hardwareNameTokens } from '../lib/search-tokens.ts';
-import { buckets } from '../constants.ts';
-import { type RevisionProfile } from '../revisions.ts';
-import type { LeaderboardQuery, LeaderboardSort } from '../schemas/leaderboard-query.schema.ts';
-import type { ServiceDeps } from './deps.ts';
+import { queryPrepared } from '../../db/knex.ts';
+import { JsonText, jsonArray, jsonObject } from '../../lib/json-text.ts';
+import { everyTokenSql, hardwareNameTokens } from '../../lib/search-tokens.ts';
+import { buckets } from '../../constants.ts';
+import { type RevisionProfile } from '../../revisions.ts';
+import type { LeaderboardQuery, LeaderboardSort } from './leaderboard-query.schema.ts';
+import type { ServiceDeps } from '../../services/deps.ts';
 import type { IndexFilter, RunIndex } from '../read-index/run-index.ts';
 import { noReadIndex } from '../read-index/read-index.ts';
 import {
@@ -154,7 +154,7 @@ function rankedRuns(deps: LeaderboardDeps, resolved: ResolvedQuery) {
   return deps.db.from(best.as('b')).where('b.place', 1).select('b.id', `b.${column}`, 'b.created_at');
 }
 
-/** Filters whose totals the count table keeps, alone and in pairs (see src/db/read-models/run-counts.ts). */
+/** Filters whose totals the count table keeps, alone and in pairs (see src/runs/read-models/run-counts.ts). */
 const COUNTED_FILTERS = ['hfId', 'hwClass', 'memTier', 'engineName', 'quantization', 'verified', 'paramSize', 'os', 'backend', 'isMoE', 'contextLen', 'batchSize'] as const;
 /** Parameters that page, sort or format the ranking, and `since`, whose total has its own path: not filters of the runs themselves. */
 const NOT_RUN_FILTERS = new Set(['limit', 'offset', 'sort', 'format', 'since']);
@@ -176,7 +176,7 @@ async function countedValue(deps: LeaderboardDeps, query: LeaderboardQuery, name
   return modelId ? ['modelId', modelId] : null;
 }
 
-/** The cube's filters and columns (see src/db/read-models/run-cube.ts). */
+/** The cube's filters and columns (see src/runs/read-models/run-cube.ts). */
 const CUBE_COLUMNS = { hwClass: 'hw_class', memTier: 'mem_tier', engineName: 'engine_name', quantization: 'quantization', paramSize: 'param_bucket' } as const;
 
 /**

@@ -6,10 +6,10 @@ import { canonicalQuantization } from '../../lib/quantization-labels.ts';
 import { parseOrThrow } from '../../lib/validation.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { buckets, hwClasses } from '../../constants.ts';
-import { leaderboardQuerySchema, leaderboardSorts, type LeaderboardQuery, type LeaderboardSort } from '../../schemas/leaderboard-query.schema.ts';
-import { leaderboardRuns } from '../../services/leaderboard.service.ts';
-import { leaderboardChart } from '../../web/charts/speed-test-charts.ts';
-import { leaderboardPageView } from '../../web/leaderboard-view.ts';
+import { leaderboardQuerySchema, leaderboardSorts, type LeaderboardQuery, type LeaderboardSort } from '../reads/leaderboard-query.schema.ts';
+import { leaderboardRuns } from '../reads/leaderboard.service.ts';
+import { leaderboardChart } from '../presentation/charts.ts';
+import { leaderboardPageView } from '../presentation/leaderboard-view.ts';
 import { cleanFilterUrl, filledParams, queryString } from '../../web/query.ts';
 import { render } from '../../web/views.ts';
 

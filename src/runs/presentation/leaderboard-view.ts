@@ -1,4 +1,4 @@
-import type { RevisionProfile } from '../revisions.ts';
+import type { RevisionProfile } from '../../revisions.ts';
 
 /**
  * Like-for-like by default (issue 16): where the revision has the batchSize filter, the

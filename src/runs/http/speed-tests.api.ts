@@ -1,17 +1,17 @@
-import { RUN_CORRECTION_WINDOW_HOURS } from '../constants.ts';
-import { contentHash } from '../lib/canonical-json.ts';
-import { sendRunExport } from '../web/speed-test-export.ts';
-import { messages } from '../messages.ts';
-import { parameterDescriptions } from '../openapi/descriptions.ts';
-import { answerExamples, submissionExamples } from '../openapi/examples.ts';
-import type { RevisionProfile } from '../revisions.ts';
-import { submissionHeadersSchema } from '../schemas/headers.schema.ts';
-import { idParam } from '../schemas/path-params.schema.ts';
-import { dryRunResponseSchema, runResponseSchemas } from '../schemas/responses.schema.ts';
-import { ownSpeedTestsQuerySchema, speedTestListQuerySchema } from '../schemas/speed-test-query.schema.ts';
-import { speedTestCorrectionSchema, speedTestSubmissionSchema } from '../schemas/speed-test.schema.ts';
-import { speedTestJson } from '../services/speed-test-reads.ts';
-import { speedTestListJson } from '../services/speed-tests.service.ts';
+import { RUN_CORRECTION_WINDOW_HOURS } from '../../constants.ts';
+import { contentHash } from '../../lib/canonical-json.ts';
+import { sendRunExport } from '../presentation/export.ts';
+import { messages } from '../../messages.ts';
+import { parameterDescriptions } from '../../openapi/descriptions.ts';
+import { answerExamples, submissionExamples } from '../../openapi/examples.ts';
+import type { RevisionProfile } from '../../revisions.ts';
+import { submissionHeadersSchema } from '../../schemas/headers.schema.ts';
+import { idParam } from '../../schemas/path-params.schema.ts';
+import { dryRunResponseSchema, runResponseSchemas } from '../../schemas/responses.schema.ts';
+import { ownSpeedTestsQuerySchema, speedTestListQuerySchema } from '../reads/speed-test-query.schema.ts';
+import { speedTestCorrectionSchema, speedTestSubmissionSchema } from '../submission/speed-test.schema.ts';
+import { speedTestJson } from '../reads/speed-test-reads.ts';
+import { speedTestListJson } from '../submission/speed-tests.service.ts';
 import {
   answerSubmission,
   badRequest,
@@ -29,7 +29,7 @@ import {
   type ApiResource,
   type Example,
   type ResponseSpec,
-} from './operation.ts';
+} from '../../api/operation.ts';
 
 /** Speed-test runs: submit, dry-run, list (with exports), one run, and the owner's list, correction and withdrawal, under the revision's results path. */
 export const speedTestsApi: ApiResource = {

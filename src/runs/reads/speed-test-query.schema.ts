@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { hwClasses } from '../constants.ts';
-import { type RevisionProfile } from '../revisions.ts';
-import { perRevision, queryFlag, queryText, revisionParams, wholeNumber } from './query-params.ts';
+import { hwClasses } from '../../constants.ts';
+import { type RevisionProfile } from '../../revisions.ts';
+import { perRevision, queryFlag, queryText, revisionParams, wholeNumber } from '../../schemas/query-params.ts';
 
 /** Query parameters of GET {results_path}: only the revision's own; any other is a 400 naming it. */
 function buildListQuerySchema(profile: RevisionProfile) {

@@ -8,7 +8,7 @@
  * thousand matches), the exact total from counting. Postgres stays the source of truth:
  * `build.ts` fills the index from it, `read-index.ts` keeps it fresh.
  */
-import { containsSquashed } from '../lib/search-tokens.ts';
+import { containsSquashed } from '../../lib/search-tokens.ts';
 import { IdTable } from './id-table.ts';
 import { RankOrder, type SlotCompare } from './rank-order.ts';
 import { clearBit, countBits, fillBits, forEachBit, hasBit, resized, setBit, SlotList, wordsFor } from './slot-sets.ts';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { buckets, hwClasses } from '../constants.ts';
-import { type RevisionProfile } from '../revisions.ts';
-import { documentedAs } from './json-schema.ts';
-import { perRevision, queryFlag, queryText, revisionParams, wholeNumber } from './query-params.ts';
+import { buckets, hwClasses } from '../../constants.ts';
+import { type RevisionProfile } from '../../revisions.ts';
+import { documentedAs } from '../../schemas/json-schema.ts';
+import { perRevision, queryFlag, queryText, revisionParams, wholeNumber } from '../../schemas/query-params.ts';
 
 /** What the leaderboard can rank by; all but ttftMs rank higher values first. */
 export const leaderboardSorts = ['tokSOut', 'tokSPrefill', 'ttftMs', 'tokPerWatt', 'tokPerDollar'] as const;

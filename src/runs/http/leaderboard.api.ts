@@ -1,9 +1,9 @@
-import { sendRunExport } from '../web/speed-test-export.ts';
-import { parameterDescriptions } from '../openapi/descriptions.ts';
-import { leaderboardQuerySchema } from '../schemas/leaderboard-query.schema.ts';
-import { runResponseSchemas } from '../schemas/responses.schema.ts';
-import { leaderboardJson } from '../services/leaderboard.service.ts';
-import { exportAlternatives, invalidQuery, operation, type ApiResource } from './operation.ts';
+import { sendRunExport } from '../presentation/export.ts';
+import { parameterDescriptions } from '../../openapi/descriptions.ts';
+import { leaderboardQuerySchema } from '../reads/leaderboard-query.schema.ts';
+import { runResponseSchemas } from '../../schemas/responses.schema.ts';
+import { leaderboardJson } from '../reads/leaderboard.service.ts';
+import { exportAlternatives, invalidQuery, operation, type ApiResource } from '../../api/operation.ts';
 
 /** The ranking of approved runs, with every filter, sorts, best run per hardware and exports. */
 export const leaderboardApi: ApiResource = {

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.ts';
 import { messages } from '../../messages.ts';
-import { compareRows } from '../../web/compare-rows.ts';
+import { compareRows } from '../presentation/compare-rows.ts';
 import { render } from '../../web/views.ts';
 
 /** Runs the compare view puts side by side. */
