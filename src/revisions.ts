@@ -122,29 +122,6 @@ export type RevisionGatedSubmissionField =
 /** Engine flags that only some revisions accept. */
 export type RevisionGatedEngineFlag = 'specDraftWindowSize';
 
-const baseLeaderboardParams = ['hfId', 'hwClass', 'memTier', 'engineName', 'quantization', 'verified', 'since', 'limit', 'offset'] as const;
-const extendedLeaderboardParams = ['hardwareName', 'paramSize', 'os', 'backend', 'modelFamily', 'isMoE', 'batchSize', 'contextLen'] as const;
-export type LeaderboardParam = (typeof baseLeaderboardParams)[number] | (typeof extendedLeaderboardParams)[number];
-
-const baseResultsListParams = [
-  'hfId',
-  'hwClass',
-  'gpuName',
-  'chipVendor',
-  'chipFamily',
-  'chipVariant',
-  'kvCacheDtype',
-  'attentionBackend',
-  'gpuLayersMin',
-  'tensorParallelMin',
-  'specOnly',
-  'mtpOnly',
-  'verified',
-  'limit',
-  'offset',
-] as const;
-const userAndDateResultsListParams = ['date', 'dateFrom', 'dateTo', 'userId', 'username'] as const;
-export type ResultsListParam = (typeof baseResultsListParams)[number] | (typeof userAndDateResultsListParams)[number];
 
 /** Speed-test runs: submission, dry-run, the results list and the leaderboard. */
 export interface SpeedTestRules {
@@ -180,14 +157,12 @@ export interface SpeedTestRules {
   /** batchSize means sequences per request; aggregate active sequences = batchSize x concurrency. */
   readonly batchSizeTimesConcurrency: boolean;
   readonly leaderboard: {
-    readonly params: readonly LeaderboardParam[];
-    /** hardwareName, paramSize, os, backend, modelFamily, isMoE, batchSize, contextLen. */
+    /** The extended filters (hardware name, model size, OS, ...: the facet registry, src/runs/facets.ts, says which). */
     readonly extendedFilters: boolean;
     readonly limit: LimitRange;
   };
   readonly resultsList: {
-    readonly params: readonly ResultsListParam[];
-    /** date, dateFrom, dateTo, userId, username. */
+    /** The date and user filters (src/runs/facets.ts says which). */
     readonly userAndDateFilters: boolean;
     readonly limit: LimitRange;
   };
@@ -367,8 +342,8 @@ export const revision1Profile: RevisionProfile = deepFreeze<RevisionProfile>({
     // "in revision 1 every flag is optional"
     commandSnippetRequiredWithFlags: false,
     batchSizeTimesConcurrency: false,
-    leaderboard: { params: [...baseLeaderboardParams], extendedFilters: false, limit: leaderboardLimit },
-    resultsList: { params: [...baseResultsListParams], userAndDateFilters: false, limit: resultsListLimit },
+    leaderboard: { extendedFilters: false, limit: leaderboardLimit },
+    resultsList: { userAndDateFilters: false, limit: resultsListLimit },
   }),
   models: modelRules(false, 20),
   // The Versioning section names /api/openapi.json without limiting it to a revision.
@@ -402,8 +377,8 @@ export const revision2Profile: RevisionProfile = deepFreeze<RevisionProfile>({
     revision3Fields: false,
     commandSnippetRequiredWithFlags: true,
     batchSizeTimesConcurrency: false,
-    leaderboard: { params: [...baseLeaderboardParams, ...extendedLeaderboardParams], extendedFilters: true, limit: leaderboardLimit },
-    resultsList: { params: [...baseResultsListParams, ...userAndDateResultsListParams], userAndDateFilters: true, limit: resultsListLimit },
+    leaderboard: { extendedFilters: true, limit: leaderboardLimit },
+    resultsList: { userAndDateFilters: true, limit: resultsListLimit },
   }),
   models: modelRules(true, 200),
   apiDocuments: { openApi: true, agentContext: true },
@@ -450,8 +425,8 @@ export const revision3Profile: RevisionProfile = deepFreeze<RevisionProfile>({
     revision3Fields: true,
     commandSnippetRequiredWithFlags: true,
     batchSizeTimesConcurrency: true,
-    leaderboard: { params: [...baseLeaderboardParams, ...extendedLeaderboardParams], extendedFilters: true, limit: leaderboardLimit },
-    resultsList: { params: [...baseResultsListParams, ...userAndDateResultsListParams], userAndDateFilters: true, limit: resultsListLimit },
+    leaderboard: { extendedFilters: true, limit: leaderboardLimit },
+    resultsList: { userAndDateFilters: true, limit: resultsListLimit },
   }),
   models: modelRules(true, 200),
   apiDocuments: { openApi: true, agentContext: true },

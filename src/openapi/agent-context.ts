@@ -20,6 +20,7 @@ import { speedTestStatuses } from '../schemas/admin.schema.ts';
 import { API_KEY_PATTERN } from '../schemas/api-key.schema.ts';
 import { jsonSchemaOf } from '../schemas/json-schema.ts';
 import { exportFormats, leaderboardSorts } from '../runs/reads/leaderboard-query.schema.ts';
+import { facetEnums, facetRules } from '../runs/facets.ts';
 import { messages } from '../messages.ts';
 import { describeProperties } from './descriptions.ts';
 import { commandSnippetExample, curlExample, submissionExamples } from './examples.ts';
@@ -44,34 +45,6 @@ function metricRuleInWords(rule: MetricRule): string {
     case 'required':
       return `${rule.required} is required (400 when missing); the other metrics are optional.`;
   }
-}
-
-function bucketRules(profile: RevisionProfile): Record<string, string> {
-  const has = new Set<string>(profile.speedTests.leaderboard.params);
-  const range = (above: number, upTo: number | null) => (upTo === null ? `above ${above}` : `(${above}, ${upTo}]`);
-  const rules: Record<string, string> = {
-    memTier:
-      `Memory tiers in GB: ${buckets.memTier.join(', ')}. Tier T holds runs whose memory is in (previous tier, T]; the first tier is (0, ${buckets.memTier[0]}]. ` +
-      'Memory is the total VRAM across cards (DISCRETE_GPU), unifiedMemoryGb (UNIFIED) or ramGb (CPU_ONLY).',
-    since: `since=7d or since=30d keeps runs created in the last 7 or 30 days (by createdAt); omit it for all time.`,
-  };
-  if (has.has('paramSize')) {
-    rules.paramSize = `Model size buckets in billions of parameters: ${buckets.paramSize.map((b) => `${b.bucket} = ${range(b.aboveB, b.upToB)}`).join(', ')}.`;
-  }
-  if (has.has('batchSize')) {
-    const counted = profile.speedTests.batchSizeTimesConcurrency
-      ? 'aggregate active sequences (batchSize x engineFlags.concurrency; engineFlags.numParallel when concurrency is absent; 1 when neither), so a batch-1 run with 8 requests in flight is in bucket 8, not 1'
-      : 'batchSize alone';
-    rules.batchSize = `batchSize=N matches runs with exactly N, except ${buckets.batchSizeOpenEnded}, which matches ${buckets.batchSizeOpenEnded} or more. N counts ${counted}.`;
-  }
-  if (has.has('contextLen')) {
-    rules.contextLen =
-      `Context-length buckets: ${buckets.contextLen.join(', ')}. Bucket C holds contextLength in (previous bucket, C]; the first is (0, ${buckets.contextLen[0]}], ` +
-      `and ${buckets.contextLen.at(-1)} also takes everything above.`;
-  }
-  if (has.has('os')) rules.os = `os=${buckets.os.join('|')} matches the operating-system family read from hardware.os (e.g. "Ubuntu 24.04" is linux).`;
-  if (has.has('hardwareName')) rules.hardwareName = 'hardwareName matches the GPU name, chip vendor/family/variant and CPU name case-insensitively: every word must appear, in any order; a maker word (nvidia, amd, apple, ...) is optional next to others.';
-  return rules;
 }
 
 /** A per-user submission window in the words and numbers agents need; `appliesTo` lists the operations (aliases too) that use it. */
@@ -172,12 +145,9 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       engineName: [...profile.speedTests.engines],
       hwClass: [...hwClasses],
       reactionEmoji: [...reactionEmojis],
-      memTier: [...buckets.memTier],
-      paramSize: buckets.paramSize.map((b) => b.bucket),
-      contextLen: [...buckets.contextLen],
+      // The bucketed filters' values (the facet registry).
+      ...facetEnums(),
       batchSizeBucket: { min: 1, openEndedFrom: buckets.batchSizeOpenEnded },
-      os: [...buckets.os],
-      since: Object.keys(buckets.since),
       leaderboardSort: [...leaderboardSorts],
       exportFormat: [...exportFormats],
       runStatus: [...speedTestStatuses],
@@ -238,7 +208,7 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       sameKeyOtherBody: `422 { error: "${messages.idempotencyOtherBody}" }`,
       sameKeyInFlight: '409: the first request is still running; retry shortly.',
     },
-    bucketRules: bucketRules(profile),
+    bucketRules: facetRules(profile),
     limits: {
       maxLength: { ...profile.speedTests.bounds.maxLength },
       engineCommitHexLength: { ...profile.speedTests.bounds.engineCommitLength },

@@ -6,6 +6,7 @@ import { perRevision } from './query-params.ts';
 import { reportFormatResponseSchema } from './report.schema.ts';
 import { setupSchemas } from './setup.schema.ts';
 import { defaultableFields, engineFlagsSchema, speedTestSubmissionSchema } from '../runs/submission/speed-test.schema.ts';
+import { facetEnums } from '../runs/facets.ts';
 
 /**
  * What the API answers, as zod schemas: the documentation of every response body (they
@@ -482,12 +483,9 @@ export const agentContextResponseSchema = z
       engineName: texts,
       hwClass: z.array(z.enum(hwClasses)),
       reactionEmoji: z.array(z.enum(reactionEmojis)),
-      memTier: z.array(z.int()),
-      paramSize: z.array(z.int()),
-      contextLen: z.array(z.int()),
+      // The bucketed filters' values (the facet registry).
+      ...Object.fromEntries(Object.entries(facetEnums()).map(([name, values]) => [name, typeof values[0] === 'number' ? z.array(z.int()) : texts])),
       batchSizeBucket: z.object({ min: z.int(), openEndedFrom: z.int() }),
-      os: texts,
-      since: texts,
       leaderboardSort: texts,
       exportFormat: texts,
       runStatus: texts,

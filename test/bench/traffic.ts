@@ -8,6 +8,7 @@ import { buckets, hwClasses } from '../../src/constants.ts';
 import { type RevisionProfile } from '../../src/revisions.ts';
 import type { Db } from '../../src/db/knex.ts';
 import { pick, prng, weightedPick } from './seed.ts';
+import { facetNames, leaderboardFacets, resultsListFacets } from '../../src/runs/facets.ts';
 
 export interface Mix {
   paths: string[];
@@ -104,7 +105,7 @@ function filterCount(rng: () => number): number {
  */
 export function leaderboardMix(facts: TrafficFacts, profile: RevisionProfile, draws = 8000, seed = 7): Mix {
   const rng = prng(seed);
-  const accepted = new Set<string>(profile.speedTests.leaderboard.params);
+  const accepted = new Set<string>(facetNames(leaderboardFacets, profile));
   const filters: { name: string; weight: number; value: () => string | number }[] = [
     { name: 'hwClass', weight: 20, value: () => drawWeighted(rng, facts.hwClasses) },
     { name: 'hfId', weight: 18, value: () => drawWeighted(rng, facts.models) },
@@ -134,7 +135,7 @@ export function leaderboardMix(facts: TrafficFacts, profile: RevisionProfile, dr
 /** GET {resultsPath} with its own filters: class, GPU, chip vendor, model tree, user, verified. */
 export function resultsMix(facts: TrafficFacts, profile: RevisionProfile, draws = 4000, seed = 11): Mix {
   const rng = prng(seed);
-  const accepted = new Set<string>(profile.speedTests.resultsList.params);
+  const accepted = new Set<string>(facetNames(resultsListFacets, profile));
   const filters: { name: string; weight: number; value: () => string | number }[] = [
     { name: 'hwClass', weight: 20, value: () => pick(rng, hwClasses) },
     { name: 'gpuName', weight: 15, value: () => drawWeighted(rng, facts.gpuNames) },

@@ -12,6 +12,8 @@ import {
   revisionProfiles,
 } from '../../src/revisions.ts';
 import type { RevisionNumber, RevisionProfile } from '../../src/revisions.ts';
+import { leaderboardQuerySchema } from '../../src/runs/reads/leaderboard-query.schema.ts';
+import { speedTestListQuerySchema } from '../../src/runs/reads/speed-test-query.schema.ts';
 
 // Texts copied from the spec's Errors table; the service must answer them verbatim.
 const REV1_METRIC_MESSAGE = 'At least one performance metric (TTFT, tok/s output, or tok/s total) is required';
@@ -374,36 +376,32 @@ describe('revision profiles', () => {
   });
 
   describe('query parameters', () => {
+    // What each revision's query schema accepts: its filters (the facet registry) and how to page, rank and format.
+    const leaderboardParams = (p: RevisionProfile) => Object.keys(leaderboardQuerySchema(p).shape);
+    const listParams = (p: RevisionProfile) => Object.keys(speedTestListQuerySchema(p).shape);
     const shortLeaderboard = ['hfId', 'hwClass', 'memTier', 'engineName', 'quantization', 'verified', 'since', 'limit', 'offset'];
     const extraLeaderboard = ['hardwareName', 'paramSize', 'os', 'backend', 'modelFamily', 'isMoE', 'batchSize', 'contextLen'];
+    const beyondSpec = ['sort', 'bestPer', 'format', 'plausible'];
     const userAndDate = ['date', 'dateFrom', 'dateTo', 'userId', 'username'];
 
     it('revision 1 has the shorter leaderboard parameter list', () => {
-      expect(revision1Profile.speedTests.leaderboard.params).to.have.members(shortLeaderboard);
+      expect(leaderboardParams(revision1Profile)).to.have.members([...shortLeaderboard, ...beyondSpec]);
     });
 
     it('revisions 2 and 3 add the extended leaderboard filters', () => {
       for (const p of [revision2Profile, revision3Profile]) {
-        expect(p.speedTests.leaderboard.params).to.have.members([...shortLeaderboard, ...extraLeaderboard]);
+        expect(leaderboardParams(p)).to.have.members([...shortLeaderboard, ...extraLeaderboard, ...beyondSpec]);
       }
     });
 
     it('the results list takes date and user filters only from revision 2 on', () => {
       for (const name of userAndDate) {
-        expect(revision1Profile.speedTests.resultsList.params, name).to.not.include(name);
-        expect(revision2Profile.speedTests.resultsList.params, name).to.include(name);
-        expect(revision3Profile.speedTests.resultsList.params, name).to.include(name);
+        expect(listParams(revision1Profile), name).to.not.include(name);
+        expect(listParams(revision2Profile), name).to.include(name);
+        expect(listParams(revision3Profile), name).to.include(name);
       }
       for (const n of all) {
-        expect(getRevisionProfile(n).speedTests.resultsList.params).to.include.members([
-          'hfId',
-          'gpuName',
-          'specOnly',
-          'mtpOnly',
-          'verified',
-          'limit',
-          'offset',
-        ]);
+        expect(listParams(getRevisionProfile(n))).to.include.members(['hfId', 'gpuName', 'specOnly', 'mtpOnly', 'verified', 'limit', 'offset']);
       }
     });
   });

@@ -7,7 +7,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { RankOrder } from '../../src/runs/read-index/rank-order.ts';
-import { INDEX_SORTS, RunIndex, slotsByValue, type IndexedRun, type IndexFilter, type IndexOrder, type IndexSort } from '../../src/runs/read-index/run-index.ts';
+import type { Term } from '../../src/runs/facets.ts';
+import { INDEX_SORTS, RunIndex, slotsByValue, type IndexedRun, type IndexOrder, type IndexSort } from '../../src/runs/read-index/run-index.ts';
 
 const DESCENDING: Record<IndexSort, boolean> = { tokSOut: true, tokSPrefill: true, ttftMs: false, tokPerWatt: true, tokPerDollar: true };
 
@@ -45,36 +46,30 @@ function makeRun(id: string, rng: () => number, createdAtUs: number): IndexedRun
   };
 }
 
-function matches(run: IndexedRun, f: IndexFilter): boolean {
-  const created = f.created;
-  return (
-    (!f.modelIds || f.modelIds.includes(run.modelId)) &&
-    (!f.hardwareIds || f.hardwareIds.includes(run.hardwareId)) &&
-    (f.userId === undefined || run.userId === f.userId) &&
-    (f.hwClass === undefined || run.hwClass === f.hwClass) &&
-    (f.memTier === undefined || run.memTier === f.memTier) &&
-    (f.engineName === undefined || run.engineName === f.engineName) &&
-    (f.quantization === undefined || run.quantization === f.quantization) &&
-    (f.verified === undefined || run.userVerified === f.verified) &&
-    (f.paramBucket === undefined || run.paramBucket === f.paramBucket) &&
-    (f.osFamily === undefined || run.osFamily === f.osFamily) &&
-    (f.backend === undefined || run.backend === f.backend) &&
-    (f.modelFamily === undefined || (run.modelFamily !== null && run.modelFamily.includes(f.modelFamily))) &&
-    (f.isMoE === undefined || run.isMoE === f.isMoE) &&
-    (f.batchSize === undefined || run.batchSize === f.batchSize) &&
-    (f.batchSizeAtLeast === undefined || run.batchSize >= f.batchSizeAtLeast) &&
-    (f.activeSequences === undefined || run.activeSequences === f.activeSequences) &&
-    (f.activeSequencesAtLeast === undefined || run.activeSequences >= f.activeSequencesAtLeast) &&
-    (f.ctxBucket === undefined || run.ctxBucket === f.ctxBucket) &&
-    (!f.plausible || run.plausibility !== 'suspect') &&
-    (f.kvCacheDtype === undefined || run.kvCacheDtype === f.kvCacheDtype) &&
-    (f.gpuLayersAtLeast === undefined || (run.gpuLayers !== null && run.gpuLayers >= f.gpuLayersAtLeast)) &&
-    (f.specDecoding === undefined || run.specDecoding) &&
-    (!created ||
-      ((created.atOrAfter === undefined || run.createdAtUs >= created.atOrAfter) &&
-        (created.after === undefined || run.createdAtUs > created.after) &&
-        (created.before === undefined || run.createdAtUs < created.before)))
-  );
+/** Whether a run meets every term, by brute force (the index's compile and the SQL path's applyTerms are what is checked). */
+function matches(run: IndexedRun, terms: readonly Term[]): boolean {
+  const squash = (text: string) => text.replace(/[-_\s]/g, '');
+  return terms.every((term) => {
+    if (term.op === 'created') {
+      const { atOrAfter, after, before } = term.window;
+      const at = run.createdAtUs;
+      return (atOrAfter === undefined || at >= atOrAfter) && (after === undefined || at > after) && (before === undefined || at < before);
+    }
+    const value = run[term.fact];
+    if (value === null) return false;
+    switch (term.op) {
+      case 'equal':
+        return value === term.value;
+      case 'notEqual':
+        return value !== term.value;
+      case 'anyOf':
+        return term.values.includes(value as string);
+      case 'atLeast':
+        return (value as number) >= term.value;
+      case 'containsSquashed':
+        return squash(String(value)).includes(squash(term.value));
+    }
+  });
 }
 
 /** What the SQL path does: ORDER BY value (nulls last), created_at, id; newest: created_at desc, id desc. */
@@ -89,11 +84,11 @@ function referenceOrder(order: IndexOrder) {
   };
 }
 
-function reference(runs: Map<string, IndexedRun>, filter: IndexFilter, order: IndexOrder, offset: number, limit: number, bestPerHardware: boolean) {
-  let ranked = [...runs.values()].filter((run) => matches(run, filter)).sort(referenceOrder(order));
+function reference(runs: Map<string, IndexedRun>, terms: readonly Term[], order: IndexOrder, offset: number, limit: number, bestPerHardware: boolean) {
+  let ranked = [...runs.values()].filter((run) => matches(run, terms)).sort(referenceOrder(order));
   if (bestPerHardware) {
     const seen = new Set<string>();
-    ranked = ranked.filter((run) => !seen.has(run.hardwareId) && seen.add(run.hardwareId));
+    ranked = ranked.filter((run) => !seen.has(run.hardwareId as string) && seen.add(run.hardwareId as string));
   }
   return { ids: ranked.slice(offset, offset + limit).map((run) => run.id), total: ranked.length };
 }
@@ -154,42 +149,41 @@ describe('RunIndex against a brute-force reference', function () {
       }
     };
 
-    const filters = fc.record(
-      {
-        modelIds: fc.array(fc.integer({ min: 0, max: 160 }).map((n) => `model-${n}`), { minLength: 1, maxLength: 3 }),
-        hardwareIds: fc.array(fc.integer({ min: 0, max: 45 }).map((n) => `hw-${n}`), { minLength: 1, maxLength: 5 }),
-        userId: fc.integer({ min: 0, max: 310 }).map((n) => `user-${n}`),
-        hwClass: fc.constantFrom('DISCRETE_GPU', 'UNIFIED', 'CPU_ONLY'),
-        memTier: fc.constantFrom(8, 16, 24, 48, 96),
-        engineName: fc.constantFrom('llama.cpp', 'vllm', 'mlx', 'sglang'),
-        quantization: fc.constantFrom('Q4_K_M', 'Q8_0', 'FP16'),
-        verified: fc.boolean(),
-        paramBucket: fc.constantFrom(1, 3, 7, 13, 30),
-        osFamily: fc.constantFrom('linux', 'macos'),
-        backend: fc.constantFrom('cuda', 'metal', 'cpu'),
-        modelFamily: fc.constantFrom('qwen', 'llama', 'gem', 'x'),
-        isMoE: fc.boolean(),
-        batchSize: fc.constantFrom(1, 2, 4),
-        batchSizeAtLeast: fc.constantFrom(8),
-        activeSequences: fc.constantFrom(1, 2, 4),
-        activeSequencesAtLeast: fc.constantFrom(8),
-        ctxBucket: fc.constantFrom(2048, 8192),
-        plausible: fc.constant(true),
-        kvCacheDtype: fc.constantFrom('q8_0', 'f16'),
-        gpuLayersAtLeast: fc.constantFrom(0, 33, 50),
-        specDecoding: fc.constant(true as const),
-        created: fc.record({ atOrAfter: fc.integer({ min: 1_000_000, max: 1_002_600 }), before: fc.integer({ min: 1_000_000, max: 1_002_600 }), after: fc.integer({ min: 1_000_000, max: 1_002_600 }) }, { requiredKeys: [] }),
-      },
+    const equal = <T extends string | number | boolean>(fact: Extract<Term, { op: 'equal' }>['fact'], values: fc.Arbitrary<T>) => values.map((value): Term => ({ fact, op: 'equal', value }));
+    const atLeast = (fact: Extract<Term, { op: 'atLeast' }>['fact'], values: fc.Arbitrary<number>) => values.map((value): Term => ({ fact, op: 'atLeast', value }));
+    const anyOf = (fact: Extract<Term, { op: 'anyOf' }>['fact'], values: fc.Arbitrary<string[]>) => values.map((list): Term => ({ fact, op: 'anyOf', values: list }));
+    // One candidate term per kind of filter the services build.
+    const filters = fc.tuple(
+      anyOf('modelId', fc.array(fc.integer({ min: 0, max: 160 }).map((n) => `model-${n}`), { minLength: 1, maxLength: 3 })),
+      anyOf('hardwareId', fc.array(fc.integer({ min: 0, max: 45 }).map((n) => `hw-${n}`), { minLength: 1, maxLength: 5 })),
+      equal('userId', fc.integer({ min: 0, max: 310 }).map((n) => `user-${n}`)),
+      equal('hwClass', fc.constantFrom('DISCRETE_GPU', 'UNIFIED', 'CPU_ONLY')),
+      equal('memTier', fc.constantFrom(8, 16, 24, 48, 96)),
+      equal('engineName', fc.constantFrom('llama.cpp', 'vllm', 'mlx', 'sglang')),
+      equal('quantization', fc.constantFrom('Q4_K_M', 'Q8_0', 'FP16')),
+      equal('userVerified', fc.boolean()),
+      equal('paramBucket', fc.constantFrom(1, 3, 7, 13, 30)),
+      equal('osFamily', fc.constantFrom('linux', 'macos')),
+      equal('backend', fc.constantFrom('cuda', 'metal', 'cpu')),
+      fc.constantFrom('qwen', 'llama', 'gem', 'x').map((value): Term => ({ fact: 'modelFamily', op: 'containsSquashed', value })),
+      equal('isMoE', fc.boolean()),
+      equal('batchSize', fc.constantFrom(1, 2, 4)),
+      atLeast('batchSize', fc.constantFrom(8)),
+      equal('activeSequences', fc.constantFrom(1, 2, 4)),
+      atLeast('activeSequences', fc.constantFrom(8)),
+      equal('ctxBucket', fc.constantFrom(2048, 8192)),
+      fc.constant<Term>({ fact: 'plausibility', op: 'notEqual', value: 'suspect' }),
+      equal('kvCacheDtype', fc.constantFrom('q8_0', 'f16')),
+      atLeast('gpuLayers', fc.constantFrom(0, 33, 50)),
+      equal('specDecoding', fc.constant(true)),
+      fc
+        .record({ atOrAfter: fc.integer({ min: 1_000_000, max: 1_002_600 }), before: fc.integer({ min: 1_000_000, max: 1_002_600 }), after: fc.integer({ min: 1_000_000, max: 1_002_600 }) }, { requiredKeys: [] })
+        .map((window): Term => ({ op: 'created', window })),
     );
     // Up to four filters at once: every value drawn, then a few kept.
-    const someFilters = fc
-      .tuple(filters, fc.array(fc.nat(), { maxLength: 4 }))
-      .map(([all, picks]) => {
-        const names = Object.keys(all) as (keyof typeof all)[];
-        return Object.fromEntries(picks.map((n) => names[n % names.length]!).map((name) => [name, all[name]])) as IndexFilter;
-      });
+    const someFilters = fc.tuple(filters, fc.array(fc.nat(), { maxLength: 4 })).map(([all, picks]) => [...new Set(picks.map((n) => n % all.length))].map((n) => all[n]!));
     const queries = fc.record({
-      filter: someFilters,
+      terms: someFilters,
       order: fc.constantFrom<IndexOrder>(...INDEX_SORTS, 'newest'),
       // Far offsets too: a page at the end of an order walks all of it.
       offset: fc.oneof(fc.constant(0), fc.nat(30), fc.nat(9000)),
@@ -200,10 +194,10 @@ describe('RunIndex against a brute-force reference', function () {
     let nonEmpty = 0;
     for (let round = 0; round < 6; round += 1) {
       fc.assert(
-        fc.property(queries, ({ filter, order, offset, limit, bestPerHardware }) => {
-          const expected = reference(live, filter, order, offset, limit, bestPerHardware);
-          const { slots, total } = index.query({ filter, order, offset, limit, bestPerHardware });
-          expect({ ids: slots.map((slot) => index.idOf(slot)), total }, JSON.stringify({ filter, order, offset, limit, bestPerHardware })).to.deep.equal(expected);
+        fc.property(queries, ({ terms, order, offset, limit, bestPerHardware }) => {
+          const expected = reference(live, terms, order, offset, limit, bestPerHardware);
+          const { slots, total } = index.query({ terms, order, offset, limit, bestPerHardware });
+          expect({ ids: slots.map((slot) => index.idOf(slot)), total }, JSON.stringify({ terms, order, offset, limit, bestPerHardware })).to.deep.equal(expected);
           if (expected.ids.length > 0) nonEmpty += 1;
         }),
         { numRuns: 150, seed: round },
@@ -229,19 +223,20 @@ describe('RunIndex pages whose matches rank far down the order', function () {
       return { ...run, sortKeys: { ...run.sortKeys, tokSOut: speed } };
     };
     const { index, live } = loadedIndex(30_000, (n) => slowLast(makeRun(runId(n), rng, 1_000_000 + n)));
-    const pages = [
-      { filter: { hwClass: 'CPU_ONLY' }, offset: 0, limit: 50 },
-      { filter: { hwClass: 'CPU_ONLY' }, offset: 9_000, limit: 50 },
-      { filter: { hwClass: 'CPU_ONLY', engineName: 'vllm' }, offset: 0, limit: 20 },
-      { filter: { hwClass: 'CPU_ONLY', plausible: true }, offset: 100, limit: 50 },
-      { filter: { hwClass: 'CPU_ONLY', memTier: 16 }, offset: 0, limit: 50 },
+    const cpu: Term = { fact: 'hwClass', op: 'equal', value: 'CPU_ONLY' };
+    const pages: { terms: Term[]; offset: number; limit: number }[] = [
+      { terms: [cpu], offset: 0, limit: 50 },
+      { terms: [cpu], offset: 9_000, limit: 50 },
+      { terms: [cpu, { fact: 'engineName', op: 'equal', value: 'vllm' }], offset: 0, limit: 20 },
+      { terms: [cpu, { fact: 'plausibility', op: 'notEqual', value: 'suspect' }], offset: 100, limit: 50 },
+      { terms: [cpu, { fact: 'memTier', op: 'equal', value: 16 }], offset: 0, limit: 50 },
     ];
     const check = (label: string) => {
-      for (const { filter, offset, limit } of pages) {
+      for (const { terms, offset, limit } of pages) {
         for (const bestPerHardware of [false, true]) {
-          const expected = reference(live, filter, 'tokSOut', offset, limit, bestPerHardware);
-          const { slots, total } = index.query({ filter, order: 'tokSOut', offset, limit, bestPerHardware });
-          expect({ ids: slots.map((slot) => index.idOf(slot)), total }, `${label} ${JSON.stringify({ filter, offset, bestPerHardware })}`).to.deep.equal(expected);
+          const expected = reference(live, terms, 'tokSOut', offset, limit, bestPerHardware);
+          const { slots, total } = index.query({ terms, order: 'tokSOut', offset, limit, bestPerHardware });
+          expect({ ids: slots.map((slot) => index.idOf(slot)), total }, `${label} ${JSON.stringify({ terms, offset, bestPerHardware })}`).to.deep.equal(expected);
         }
       }
     };

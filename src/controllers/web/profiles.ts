@@ -8,6 +8,7 @@ import { PROFILE_RUNS_PAGE_SIZE, profileQuerySchema } from '../../schemas/profil
 import { WrongCurrentPassword } from '../../services/users.service.ts';
 import { parseForm, postedFields } from '../../web/forms.ts';
 import { render } from '../../web/views.ts';
+import { facetNames, resultsListFacets } from '../../runs/facets.ts';
 
 /** Which confirmation /settings/profile shows after a redirect. */
 const SAVED_MESSAGES: Record<string, string> = {
@@ -58,7 +59,7 @@ export function profilesController({ services, profile }: AppContext) {
         page,
         pages: Math.max(1, Math.ceil(result.counts.runs / PROFILE_RUNS_PAGE_SIZE)),
         resultsPath: profile.speedTests.resultsPath,
-        listsByUsername: profile.speedTests.resultsList.params.includes('username'),
+        listsByUsername: facetNames(resultsListFacets, profile).includes('username'),
       });
     },
 

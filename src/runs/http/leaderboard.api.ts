@@ -2,6 +2,7 @@ import { sendRunExport } from '../presentation/export.ts';
 import { parameterDescriptions } from '../../openapi/descriptions.ts';
 import { leaderboardQuerySchema } from '../reads/leaderboard-query.schema.ts';
 import { runResponseSchemas } from '../../schemas/responses.schema.ts';
+import { facetDescriptions, leaderboardFacets } from '../facets.ts';
 import { leaderboardJson } from '../reads/leaderboard.service.ts';
 import { exportAlternatives, invalidQuery, operation, type ApiResource } from '../../api/operation.ts';
 
@@ -18,10 +19,10 @@ export const leaderboardApi: ApiResource = {
       summary: 'Ranked runs',
       description: 'Approved runs ranked by tokSOut, descending (or by `sort`). Unknown parameters are a 400.',
       auth: 'public',
-      query: { schema: leaderboardQuerySchema(profile), descriptions: parameterDescriptions.leaderboard },
+      query: { schema: leaderboardQuerySchema(profile), descriptions: { ...facetDescriptions(leaderboardFacets), ...parameterDescriptions.leaderboard } },
       responses: {
         200: { description: 'One page of ranked runs.', body: 'LeaderboardPage', alternatives: exportAlternatives },
-        400: invalidQuery({ memTier: ['Must be one of 8, 12, 16, 24, 32, 48, 80, 96, 128'] }),
+        400: invalidQuery({ limit: [`Must be at most ${profile.speedTests.leaderboard.limit.max}`] }),
       },
       async handle({ res, app, query, viewerId }) {
         const { leaderboard } = app.services;

@@ -1,11 +1,10 @@
 import type { Request, Response } from 'express';
 import type { AppContext } from '../../app-context.ts';
 import { ValidationFailed } from '../../lib/errors.ts';
-import { engineChoices, hwClassLabel } from '../../lib/labels.ts';
 import { canonicalQuantization } from '../../lib/quantization-labels.ts';
 import { parseOrThrow } from '../../lib/validation.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
-import { buckets, hwClasses } from '../../constants.ts';
+import { leaderboardFormFields, type FormField } from '../facets.ts';
 import { leaderboardQuerySchema, leaderboardSorts, type LeaderboardQuery, type LeaderboardSort } from '../reads/leaderboard-query.schema.ts';
 import { leaderboardRuns } from '../reads/leaderboard.service.ts';
 import { leaderboardChart } from '../presentation/charts.ts';
@@ -43,42 +42,42 @@ const METRIC_COLUMNS: readonly MetricColumn[] = [
   { sort: 'tokPerDollar', heading: 'tok/$', name: 'tok/s per dollar', digits: 4, missing: 'no price given', onlyWhenRanked: true },
 ];
 
-/** The filters the page's form has (the others, such as `offset`, are named in the results' message). */
-const MAIN_FILTERS = ['hfId', 'hardwareName', 'hwClass', 'engineName', 'quantization'] as const;
-const MORE_FILTERS = ['memTier', 'verified', 'since', 'paramSize', 'os', 'backend', 'modelFamily', 'isMoE', 'batchSize', 'contextLen', 'bestPer', 'plausible'] as const;
-const FORM_FILTERS = new Set<string>([...MAIN_FILTERS, ...MORE_FILTERS]);
-/** Filters offered as a fixed list: a bad value is "not one of the choices", not the API's list of every value. */
-const CHOICE_FILTERS = new Set<string>(['hwClass', 'engineName', 'memTier', 'verified', 'since', 'paramSize', 'os', 'isMoE', 'batchSize', 'contextLen', 'bestPer', 'plausible']);
+/** Beside the filters, the form's own view control: every run, or each hardware's best. */
+const BEST_PER: FormField = {
+  name: 'bestPer',
+  label: 'Show',
+  control: { kind: 'choice', choices: [{ value: 'hardware', label: 'best run per hardware' }], anyLabel: 'every run' },
+};
 
 /**
  * The page's field errors from the API's: a choice field says the URL's value is not one
  * of its choices (the select shows them); the rest keep the API's words.
  */
-function pageFieldErrors(fieldErrors: Record<string, string[]>, params: Record<string, unknown>) {
-  const fields: Record<string, string[]> = {};
+function pageFieldErrors(fields: readonly FormField[], fieldErrors: Record<string, string[]>, params: Record<string, unknown>) {
+  const formFilters = new Set(fields.map((field) => field.name));
+  // Offered as a fixed list: a bad value is "not one of the choices", not the API's list of every value.
+  const choiceFilters = new Set(fields.filter((field) => field.control.kind === 'choice' || field.control.kind === 'engine').map((field) => field.name));
+  const named: Record<string, string[]> = {};
   const others: Record<string, string[]> = {};
   for (const [name, messages] of Object.entries(fieldErrors)) {
-    if (!FORM_FILTERS.has(name)) others[name] = messages;
-    else if (CHOICE_FILTERS.has(name) && typeof params[name] === 'string') fields[name] = [`“${params[name]}” is not one of the choices; pick one from the list.`];
-    else fields[name] = messages;
+    if (!formFilters.has(name)) others[name] = messages;
+    else if (choiceFilters.has(name) && typeof params[name] === 'string') named[name] = [`“${params[name]}” is not one of the choices; pick one from the list.`];
+    else named[name] = messages;
   }
-  return { fields, others };
+  return { fields: named, others };
 }
 
 /** `/`: the leaderboard page with every filter, its chart, paging and the CSV export link. */
 export function leaderboardPagesController({ services, profile }: AppContext) {
   const sorts = leaderboardSorts.filter((sort) => sort !== 'tokSPrefill' || profile.speedTests.prefillFields);
+  // The filter form: the revision's facets (src/runs/facets.ts), and the view control.
+  const form = leaderboardFormFields(profile);
+  form.more.push(BEST_PER);
+  const formFields = [...form.main, ...form.more];
   const options = {
-    hwClasses: hwClasses.map((value) => ({ value, label: hwClassLabel(value) })),
-    memTiers: buckets.memTier,
-    paramSizes: buckets.paramSize.map((b) => b.bucket),
-    contextLens: buckets.contextLen,
-    oses: buckets.os,
-    engines: engineChoices(profile.speedTests.engines),
+    form,
     metrics: METRIC_COLUMNS.filter((column) => sorts.includes(column.sort)),
-    extended: profile.speedTests.leaderboard.extendedFilters,
-    streamsCounted: profile.speedTests.batchSizeTimesConcurrency,
-    moreFilters: MORE_FILTERS,
+    moreFilters: form.more.map((field) => field.name),
   };
 
   /**
@@ -137,7 +136,7 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
         chart = top ? topChart(top.rowsJson, () => leaderboardRuns(profile, top)) : leaderboardChart(page.rows.slice(0, CHART_RUNS), 'the filtered leaderboard');
       } catch (error) {
         if (!(error instanceof ValidationFailed)) throw error;
-        errors = pageFieldErrors(error.details.fieldErrors, params);
+        errors = pageFieldErrors(formFields, error.details.fieldErrors, params);
         status = 400;
       }
       const data = {

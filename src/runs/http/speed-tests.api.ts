@@ -3,6 +3,7 @@ import { contentHash } from '../../lib/canonical-json.ts';
 import { sendRunExport } from '../presentation/export.ts';
 import { messages } from '../../messages.ts';
 import { parameterDescriptions } from '../../openapi/descriptions.ts';
+import { facetDescriptions, resultsListFacets } from '../facets.ts';
 import { answerExamples, submissionExamples } from '../../openapi/examples.ts';
 import type { RevisionProfile } from '../../revisions.ts';
 import { submissionHeadersSchema } from '../../schemas/headers.schema.ts';
@@ -11,7 +12,7 @@ import { dryRunResponseSchema, runResponseSchemas } from '../../schemas/response
 import { ownSpeedTestsQuerySchema, speedTestListQuerySchema } from '../reads/speed-test-query.schema.ts';
 import { speedTestCorrectionSchema, speedTestSubmissionSchema } from '../submission/speed-test.schema.ts';
 import { speedTestJson } from '../reads/speed-test-reads.ts';
-import { speedTestListJson } from '../submission/speed-tests.service.ts';
+import { speedTestListJson } from '../reads/results-list.ts';
 import {
   answerSubmission,
   badRequest,
@@ -75,7 +76,7 @@ export const speedTestsApi: ApiResource = {
         summary: 'List approved runs, newest first',
         description: 'Filters combine with AND; unknown parameters are a 400.',
         auth: 'public',
-        query: { schema: speedTestListQuerySchema(profile), descriptions: parameterDescriptions.results },
+        query: { schema: speedTestListQuerySchema(profile), descriptions: { ...facetDescriptions(resultsListFacets), ...parameterDescriptions.results } },
         responses: {
           200: { description: 'One page of runs.', body: 'SpeedTestList', alternatives: exportAlternatives },
           400: invalidQuery({ limit: [`Must be at most ${profile.speedTests.resultsList.limit.max}`] }),

@@ -6,56 +6,46 @@
  */
 import type pg from 'pg';
 import QueryStream from 'pg-query-stream';
-import { RunIndex, type IndexedRun } from './run-index.ts';
+import { RUN_FACT_NAMES, RUN_FACTS, type FactValue, type RunFactName } from '../facets.ts';
+import { INDEX_SORTS, RunIndex, type IndexedRun, type IndexSort } from './run-index.ts';
 
-/** The columns the index keeps, in the order `indexedRunOf` reads them (created_at in microseconds: ties are broken on them). */
-const COLUMNS = `r.id, r.model_id, r.hardware_id, r.user_id, r.hw_class, r.mem_tier, r.engine_name, r.quantization, r.user_verified,
-  (extract(epoch from r.created_at) * 1000000)::float8, r.param_bucket, r.os_family, r.backend, r.model_family,
-  r.model_is_moe, r.batch_size, r.ctx_bucket, r.plausibility, r.kv_cache_dtype, r.attention_backend, r.gpu_layers,
-  r.tensor_parallel, r.spec_decoding, r.mtp_enabled,
-  r.tok_s_out::float8, r.tok_s_prefill::float8, r.ttft_ms::float8, r.tok_per_watt::float8, r.tok_per_dollar::float8,
-  r.active_sequences`;
+/** Each fact's column (src/runs/facets.ts), then created-at in microseconds (ties are broken on them) and the sort keys. */
+const SORT_COLUMNS: Record<IndexSort, string> = {
+  tokSOut: 'r.tok_s_out',
+  tokSPrefill: 'r.tok_s_prefill',
+  ttftMs: 'r.ttft_ms',
+  tokPerWatt: 'r.tok_per_watt',
+  tokPerDollar: 'r.tok_per_dollar',
+};
+const COLUMNS = [
+  'r.id',
+  ...RUN_FACT_NAMES.map((name) => RUN_FACTS[name].column),
+  '(extract(epoch from r.created_at) * 1000000)::float8',
+  ...INDEX_SORTS.map((sort) => `${SORT_COLUMNS[sort]}::float8`),
+].join(', ');
 
 type Row = unknown[];
 const BUILD_WORK_MEM = '4MB';
-const numberOrNull = (value: unknown) => (value === null ? null : Number(value));
-const textOrNull = (value: unknown) => (value === null ? null : (value as string));
+/** Driver values as the index keeps them: numerics arrive as text, the rest as they are. */
+const READ: Record<(typeof RUN_FACTS)[RunFactName]['kind'], (value: unknown) => FactValue | null> = {
+  id: (value) => value as string | null,
+  text: (value) => value as string | null,
+  number: (value) => (value === null ? null : Number(value)),
+  boolean: (value) => value as boolean | null,
+};
+const FACT_READERS = RUN_FACT_NAMES.map((name) => READ[RUN_FACTS[name].kind]);
+const CREATED_AT = 1 + RUN_FACT_NAMES.length;
 
 function indexedRunOf(row: Row): IndexedRun {
-  return {
-    id: row[0] as string,
-    modelId: row[1] as string,
-    hardwareId: row[2] as string,
-    userId: row[3] as string,
-    hwClass: row[4] as string,
-    memTier: numberOrNull(row[5]),
-    engineName: row[6] as string,
-    quantization: textOrNull(row[7]),
-    userVerified: row[8] as boolean,
-    createdAtUs: row[9] as number,
-    paramBucket: numberOrNull(row[10]),
-    osFamily: textOrNull(row[11]),
-    backend: textOrNull(row[12]),
-    modelFamily: textOrNull(row[13]),
-    isMoE: row[14] as boolean | null,
-    batchSize: Number(row[15]),
-    activeSequences: Number(row[29]),
-    ctxBucket: numberOrNull(row[16]),
-    plausibility: row[17] as string,
-    kvCacheDtype: textOrNull(row[18]),
-    attentionBackend: textOrNull(row[19]),
-    gpuLayers: numberOrNull(row[20]),
-    tensorParallel: numberOrNull(row[21]),
-    specDecoding: row[22] as boolean,
-    mtpEnabled: row[23] as boolean,
-    sortKeys: {
-      tokSOut: row[24] as number | null,
-      tokSPrefill: row[25] as number | null,
-      ttftMs: row[26] as number | null,
-      tokPerWatt: row[27] as number | null,
-      tokPerDollar: row[28] as number | null,
-    },
-  };
+  const run = { id: row[0] as string, createdAtUs: row[CREATED_AT] as number, sortKeys: {} as IndexedRun['sortKeys'] } as IndexedRun;
+  const facts = run as Record<RunFactName, FactValue | null>;
+  RUN_FACT_NAMES.forEach((name, i) => {
+    facts[name] = FACT_READERS[i]!(row[1 + i]);
+  });
+  INDEX_SORTS.forEach((sort, i) => {
+    run.sortKeys[sort] = row[CREATED_AT + 1 + i] as number | null;
+  });
+  return run;
 }
 
 /** Every approved run, oldest first, through a cursor on `client` (a connection of the index's own). */

@@ -9,6 +9,7 @@
  * `build.ts` fills the index from it, `read-index.ts` keeps it fresh.
  */
 import { containsSquashed } from '../../lib/search-tokens.ts';
+import { RUN_FACT_NAMES, type CreatedWindow, type FactValue, type RunFactName, type Term } from '../facets.ts';
 import { IdTable } from './id-table.ts';
 import { RankOrder, type SlotCompare } from './rank-order.ts';
 import { clearBit, countBits, fillBits, forEachBit, hasBit, resized, setBit, SlotList, wordsFor } from './slot-sets.ts';
@@ -20,84 +21,17 @@ export type IndexOrder = IndexSort | 'newest';
 /** Which way each sort ranks (as the SQL path: nulls last, then the earliest run, then the id). */
 const DESCENDING: Record<IndexSort, boolean> = { tokSOut: true, tokSPrefill: true, ttftMs: false, tokPerWatt: true, tokPerDollar: true };
 
-/** One approved run as the index keeps it. */
-export interface IndexedRun {
+/** One approved run as the index keeps it: its id, created-at, sort keys, and every run fact (src/runs/facets.ts). */
+export type IndexedRun = {
   id: string;
-  modelId: string;
-  hardwareId: string;
-  userId: string;
-  hwClass: string;
-  memTier: number | null;
-  engineName: string;
-  quantization: string | null;
-  userVerified: boolean;
   /** Microseconds since the epoch (Postgres keeps microseconds; ties are broken on them). */
   createdAtUs: number;
-  paramBucket: number | null;
-  osFamily: string | null;
-  backend: string | null;
-  /** Lowercase, as the run row keeps it. */
-  modelFamily: string | null;
-  isMoE: boolean | null;
-  batchSize: number;
-  /** batchSize x concurrency: what revision 3's batchSize filter buckets on. */
-  activeSequences: number;
-  ctxBucket: number | null;
-  plausibility: string;
-  kvCacheDtype: string | null;
-  attentionBackend: string | null;
-  gpuLayers: number | null;
-  tensorParallel: number | null;
-  specDecoding: boolean;
-  mtpEnabled: boolean;
   sortKeys: Record<IndexSort, number | null>;
-}
-
-/** A created-at window in microseconds; each bound optional. */
-export interface CreatedWindow {
-  atOrAfter?: number;
-  after?: number;
-  before?: number;
-}
-
-/** A filter, with names already resolved to what the index holds (ids, codes' values). */
-export interface IndexFilter {
-  /** Runs of any of these models (one, or a model tree). */
-  modelIds?: readonly string[];
-  /** Runs on any of these hardware profiles. */
-  hardwareIds?: readonly string[];
-  userId?: string;
-  hwClass?: string;
-  memTier?: number;
-  engineName?: string;
-  quantization?: string;
-  verified?: boolean;
-  paramBucket?: number;
-  osFamily?: string;
-  backend?: string;
-  /** A substring of the model family (lowercased here). */
-  modelFamily?: string;
-  isMoE?: boolean;
-  /** Exactly this batch size, or at least `batchSizeAtLeast`. */
-  batchSize?: number;
-  batchSizeAtLeast?: number;
-  /** Exactly this many aggregate active sequences, or at least `activeSequencesAtLeast` (revision 3's batchSize). */
-  activeSequences?: number;
-  activeSequencesAtLeast?: number;
-  ctxBucket?: number;
-  /** Leave out runs judged suspect. */
-  plausible?: boolean;
-  kvCacheDtype?: string;
-  attentionBackend?: string;
-  gpuLayersAtLeast?: number;
-  tensorParallelAtLeast?: number;
-  specDecoding?: true;
-  mtpEnabled?: true;
-  created?: CreatedWindow;
-}
+} & { [Fact in RunFactName]: FactValue | null };
 
 export interface IndexQuery {
-  filter: IndexFilter;
+  /** What a run must meet (the facets' terms; the SQL path's twin is `applyTerms`). */
+  terms: readonly Term[];
   order: IndexOrder;
   offset: number;
   limit: number;
@@ -105,7 +39,6 @@ export interface IndexQuery {
   bestPerHardware?: boolean;
 }
 
-type FacetValue = string | number | boolean;
 
 /**
  * One fact of the runs: its distinct values (codes), each run's code, and each code's
@@ -120,8 +53,8 @@ const CODE_WIDTHS = [
 ] as const;
 
 class Facet {
-  readonly values: FacetValue[] = [];
-  private readonly codeOf = new Map<FacetValue, number>();
+  readonly values: FactValue[] = [];
+  private readonly codeOf = new Map<FactValue, number>();
   private width = 0;
   codes: CodeArray = new Int8Array(0);
   readonly lists: (SlotList | null)[] = [];
@@ -131,7 +64,7 @@ class Facet {
   constructor(private readonly index: { readonly slotCount: number; readonly words: number }) {}
 
   /** The code of a value, or -1 when no run ever had it. */
-  find(value: FacetValue): number {
+  find(value: FactValue): number {
     return this.codeOf.get(value) ?? -1;
   }
 
@@ -148,7 +81,7 @@ class Facet {
     this.codes = next;
   }
 
-  set(slot: number, value: FacetValue | null): void {
+  set(slot: number, value: FactValue | null): void {
     const old = this.codes[slot]!;
     let code = -1;
     if (value !== null) {
@@ -344,31 +277,7 @@ export class RunIndex {
   /** Slots below this have non-decreasing createdAt: a window over them is a binary search. */
   private createdPrefix = 0;
   private readonly sortValues = Object.fromEntries(INDEX_SORTS.map((sort) => [sort, new Float64Array(0)])) as Record<IndexSort, Float64Array>;
-  private readonly facets = {
-    model: new Facet(this),
-    hardware: new Facet(this),
-    user: new Facet(this),
-    hwClass: new Facet(this),
-    memTier: new Facet(this),
-    engine: new Facet(this),
-    quantization: new Facet(this),
-    paramBucket: new Facet(this),
-    os: new Facet(this),
-    backend: new Facet(this),
-    family: new Facet(this),
-    moe: new Facet(this),
-    batchSize: new Facet(this),
-    activeSequences: new Facet(this),
-    ctxBucket: new Facet(this),
-    verified: new Facet(this),
-    plausibility: new Facet(this),
-    kvCacheDtype: new Facet(this),
-    attentionBackend: new Facet(this),
-    gpuLayers: new Facet(this),
-    tensorParallel: new Facet(this),
-    spec: new Facet(this),
-    mtp: new Facet(this),
-  };
+  private readonly facets = Object.fromEntries(RUN_FACT_NAMES.map((name) => [name, new Facet(this)])) as Record<RunFactName, Facet>;
   private readonly orders: Record<IndexOrder, RankOrder>;
   private scratch: [Uint32Array, Uint32Array] = [new Uint32Array(0), new Uint32Array(0)];
   /** While loading, orders are not kept: `finishLoad` sorts once. */
@@ -452,30 +361,7 @@ export class RunIndex {
     this.createdAt[slot] = run.createdAtUs;
     if (slot === this.createdPrefix && (slot === 0 || this.createdAt[slot - 1]! <= run.createdAtUs)) this.createdPrefix += 1;
     for (const sort of INDEX_SORTS) this.sortValues[sort][slot] = run.sortKeys[sort] ?? Number.NaN;
-    const f = this.facets;
-    f.model.set(slot, run.modelId);
-    f.hardware.set(slot, run.hardwareId);
-    f.user.set(slot, run.userId);
-    f.hwClass.set(slot, run.hwClass);
-    f.memTier.set(slot, run.memTier);
-    f.engine.set(slot, run.engineName);
-    f.quantization.set(slot, run.quantization);
-    f.paramBucket.set(slot, run.paramBucket);
-    f.os.set(slot, run.osFamily);
-    f.backend.set(slot, run.backend);
-    f.family.set(slot, run.modelFamily);
-    f.moe.set(slot, run.isMoE);
-    f.batchSize.set(slot, run.batchSize);
-    f.activeSequences.set(slot, run.activeSequences);
-    f.ctxBucket.set(slot, run.ctxBucket);
-    f.verified.set(slot, run.userVerified);
-    f.plausibility.set(slot, run.plausibility);
-    f.kvCacheDtype.set(slot, run.kvCacheDtype);
-    f.attentionBackend.set(slot, run.attentionBackend);
-    f.gpuLayers.set(slot, run.gpuLayers);
-    f.tensorParallel.set(slot, run.tensorParallel);
-    f.spec.set(slot, run.specDecoding);
-    f.mtp.set(slot, run.mtpEnabled);
+    for (const name of RUN_FACT_NAMES) this.facets[name].set(slot, run[name]);
     if (!this.loading) for (const order of Object.values(this.orders)) order.add(slot);
   }
 
@@ -557,58 +443,43 @@ export class RunIndex {
     return this.scratch;
   }
 
-  /** The filter's conditions; null when one admits no run at all. */
-  private compile(filter: IndexFilter): Condition[] | null {
-    const f = this.facets;
+  /** The terms' conditions; null when one admits no run at all. The SQL path's twin: `applyTerms`. */
+  private compile(terms: readonly Term[]): Condition[] | null {
     const conditions: Condition[] = [];
-    let empty = false;
-    const among = (facet: Facet, codes: number[]) => {
-      if (codes.length === 0) empty = true;
-      else conditions.push(facetCondition(facet, codes));
-    };
-    const equal = (facet: Facet, value: FacetValue | undefined) => {
-      if (value === undefined) return;
-      const code = facet.find(value);
-      among(facet, code >= 0 ? [code] : []);
-    };
-    const codesWhere = (facet: Facet, admits: (value: FacetValue) => boolean) => facet.values.flatMap((value, code) => (admits(value) ? [code] : []));
-    const anyOf = (facet: Facet, values: readonly string[] | undefined) => {
-      if (values) among(facet, [...new Set(values.map((value) => facet.find(value)).filter((code) => code >= 0))]);
-    };
-    anyOf(f.model, filter.modelIds);
-    anyOf(f.hardware, filter.hardwareIds);
-    equal(f.user, filter.userId);
-    equal(f.hwClass, filter.hwClass);
-    equal(f.memTier, filter.memTier);
-    equal(f.engine, filter.engineName);
-    equal(f.quantization, filter.quantization);
-    equal(f.verified, filter.verified);
-    equal(f.paramBucket, filter.paramBucket);
-    equal(f.os, filter.osFamily);
-    equal(f.backend, filter.backend);
-    equal(f.moe, filter.isMoE);
-    equal(f.batchSize, filter.batchSize);
-    equal(f.activeSequences, filter.activeSequences);
-    equal(f.ctxBucket, filter.ctxBucket);
-    equal(f.kvCacheDtype, filter.kvCacheDtype);
-    equal(f.attentionBackend, filter.attentionBackend);
-    equal(f.spec, filter.specDecoding);
-    equal(f.mtp, filter.mtpEnabled);
-    const atLeast = (facet: Facet, least: number | undefined) => {
-      if (least !== undefined) among(facet, codesWhere(facet, (value) => (value as number) >= least));
-    };
-    atLeast(f.batchSize, filter.batchSizeAtLeast);
-    atLeast(f.activeSequences, filter.activeSequencesAtLeast);
-    atLeast(f.gpuLayers, filter.gpuLayersAtLeast);
-    atLeast(f.tensorParallel, filter.tensorParallelAtLeast);
-    if (filter.modelFamily !== undefined) {
-      // As the SQL path: separators ignored on both sides (`qwen3moe` = `qwen3_moe`).
-      const needle = filter.modelFamily.toLowerCase();
-      among(f.family, codesWhere(f.family, (family) => containsSquashed(family as string, needle)));
+    const codesWhere = (facet: Facet, admits: (value: FactValue) => boolean) => facet.values.flatMap((value, code) => (admits(value) ? [code] : []));
+    for (const term of terms) {
+      if (term.op === 'created') {
+        conditions.push(this.windowCondition(term.window));
+        continue;
+      }
+      const facet = this.facets[term.fact];
+      let codes: number[];
+      switch (term.op) {
+        case 'equal': {
+          const code = facet.find(term.value);
+          codes = code >= 0 ? [code] : [];
+          break;
+        }
+        case 'notEqual':
+          codes = codesWhere(facet, (value) => value !== term.value);
+          break;
+        case 'anyOf':
+          codes = [...new Set(term.values.map((value) => facet.find(value)).filter((code) => code >= 0))];
+          break;
+        case 'atLeast':
+          codes = codesWhere(facet, (value) => (value as number) >= term.value);
+          break;
+        case 'containsSquashed':
+          // As the SQL path: separators ignored on both sides (`qwen3moe` = `qwen3_moe`).
+          codes = codesWhere(facet, (value) => containsSquashed(value as string, term.value));
+          break;
+        default:
+          throw new Error(`unknown term ${JSON.stringify(term satisfies never)}`);
+      }
+      if (codes.length === 0) return null;
+      conditions.push(facetCondition(facet, codes));
     }
-    if (filter.plausible) among(f.plausibility, codesWhere(f.plausibility, (verdict) => verdict !== 'suspect'));
-    if (filter.created) conditions.push(this.windowCondition(filter.created));
-    return empty ? null : conditions;
+    return conditions;
   }
 
   /**
@@ -616,16 +487,16 @@ export class RunIndex {
    * cached by slot never formats an id), and the exact number of matching runs (or
    * profiles, with bestPerHardware).
    */
-  query({ filter, order: orderName, offset, limit, bestPerHardware = false }: IndexQuery): { slots: number[]; total: number } {
-    const conditions = this.compile(filter);
+  query({ terms, order: orderName, offset, limit, bestPerHardware = false }: IndexQuery): { slots: number[]; total: number } {
+    const conditions = this.compile(terms);
     if (!conditions) return { slots: [], total: 0 };
     const order = this.orders[orderName];
-    const hardware = this.facets.hardware.codes;
+    const hardware = this.facets.hardwareId.codes;
     const page: number[] = [];
     const end = offset + limit;
     // Rank order, keeping each profile's first (best) run when asked; collects the page.
     let kept = 0;
-    const seen = bestPerHardware ? new Uint8Array(this.facets.hardware.values.length) : null;
+    const seen = bestPerHardware ? new Uint8Array(this.facets.hardwareId.values.length) : null;
     const restart = () => {
       kept = 0;
       page.length = 0;
@@ -650,7 +521,7 @@ export class RunIndex {
       order.walkAmong(forEachMatch, take);
     };
     const distinctHardware = (forEach: (visit: (slot: number) => void) => void) => {
-      const counted = new Uint8Array(this.facets.hardware.values.length);
+      const counted = new Uint8Array(this.facets.hardwareId.values.length);
       let distinct = 0;
       forEach((slot) => {
         if (!counted[hardware[slot]!]) {
@@ -662,7 +533,7 @@ export class RunIndex {
     };
 
     if (conditions.length === 0) {
-      const total = bestPerHardware ? this.facets.hardware.counts.filter((n) => n > 0).length : this.liveCount;
+      const total = bestPerHardware ? this.facets.hardwareId.counts.filter((n) => n > 0).length : this.liveCount;
       if (limit > 0 && offset < total) order.walk(take);
       return { slots: page, total };
     }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { RunIndex } from '../read-index/run-index.ts';
+import type { CountFact } from '../facets.ts';
 import type { RevisionProfile } from '../../revisions.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
 
@@ -61,7 +62,6 @@ export function toSpeedTestRun(profile: RevisionProfile, row: SpeedTestDocumentR
  * A filter as the count table keys it: a dimension and its value, or a set of values
  * (a model tree, the hardware profiles a name matched) whose counts add up.
  */
-export type CountFact = [dimension: string, value: string | readonly string[]];
 
 /** A filter on the runs `r` (and their documents `d`) of a query. */
 export type SpeedTestFilter = (q: Knex.QueryBuilder) => void;
