@@ -6,7 +6,8 @@ import { hardwareProfileRow } from '../runs/submission/run-facts.ts';
 import type { NormalisedHardware } from '../runs/submission/normalise.ts';
 import { messages } from '../messages.ts';
 import type { ServiceDeps } from './deps.ts';
-import { createSpeedTestReads, toSpeedTestRun, type Page, type SpeedTestDocumentRow, type SpeedTestFilter, type SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
+import { createSpeedTestReads, type Page, type SpeedTestDocumentRow, type SpeedTestFilter, type SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
+import { toSpeedTestRun } from '../runs/run-json.ts';
 
 /** Identical setups share one row: insert by content hash, or find the existing one. */
 export async function upsertByContentHash(trx: Db, table: 'hardware_profiles' | 'engines', row: Record<string, unknown>, content: unknown): Promise<string> {

@@ -4,7 +4,8 @@ import { bestByHardwareChart } from '../runs/presentation/charts.ts';
 import { leaderboardPageView } from '../runs/presentation/leaderboard-view.ts';
 import { renderReportCard, type ReportCardKind } from '../web/report-cards.ts';
 import type { ServiceDeps } from './deps.ts';
-import { createLeaderboardService, leaderboardRuns } from '../runs/reads/leaderboard.service.ts';
+import { createLeaderboardService } from '../runs/reads/leaderboard.service.ts';
+import { leaderboardRuns } from '../runs/run-json.ts';
 import { createModelsService } from './models.service.ts';
 import { createSpeedTestReads, type SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
 

@@ -8,7 +8,7 @@ import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { modelsListQuerySchema } from '../../schemas/models-query.schema.ts';
 import { speedTestListQuerySchema } from '../../runs/reads/speed-test-query.schema.ts';
 import type { ModelScope } from '../../services/model-tree.ts';
-import { speedTestListRuns } from '../../runs/reads/results-list.ts';
+import { speedTestListRuns } from '../../runs/run-json.ts';
 import { scoreByQuantizationChart, scoreText } from '../../web/charts/quality-charts.ts';
 import { modelCharts } from '../../web/charts/model-charts.ts';
 import { parseForm } from '../../web/forms.ts';

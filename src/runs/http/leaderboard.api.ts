@@ -3,7 +3,7 @@ import { parameterDescriptions } from '../../openapi/descriptions.ts';
 import { leaderboardQuerySchema } from '../reads/leaderboard-query.schema.ts';
 import { runResponseSchemas } from '../../schemas/responses.schema.ts';
 import { facetDescriptions, leaderboardFacets } from '../facets.ts';
-import { leaderboardJson } from '../reads/leaderboard.service.ts';
+import { leaderboardJson } from '../run-json.ts';
 import { exportAlternatives, invalidQuery, operation, type ApiResource } from '../../api/operation.ts';
 
 /** The ranking of approved runs, with every filter, sorts, best run per hardware and exports. */

@@ -6,7 +6,7 @@ import { parseOrThrow } from '../../lib/validation.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { leaderboardFormFields, type FormField } from '../facets.ts';
 import { leaderboardQuerySchema, leaderboardSorts, type LeaderboardQuery, type LeaderboardSort } from '../reads/leaderboard-query.schema.ts';
-import { leaderboardRuns } from '../reads/leaderboard.service.ts';
+import { leaderboardRuns } from '../run-json.ts';
 import { leaderboardChart } from '../presentation/charts.ts';
 import { leaderboardPageView } from '../presentation/leaderboard-view.ts';
 import { cleanFilterUrl, filledParams, queryString } from '../../web/query.ts';

@@ -11,8 +11,8 @@ import { idParam } from '../../schemas/path-params.schema.ts';
 import { dryRunResponseSchema, runResponseSchemas } from '../../schemas/responses.schema.ts';
 import { ownSpeedTestsQuerySchema, speedTestListQuerySchema } from '../reads/speed-test-query.schema.ts';
 import { speedTestCorrectionSchema, speedTestSubmissionSchema } from '../submission/speed-test.schema.ts';
-import { speedTestJson } from '../reads/speed-test-reads.ts';
-import { speedTestListJson } from '../reads/results-list.ts';
+import { speedTestJson } from '../run-json.ts';
+import { speedTestListJson } from '../run-json.ts';
 import {
   answerSubmission,
   badRequest,

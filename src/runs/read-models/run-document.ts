@@ -36,7 +36,7 @@ export interface RunDocumentVersion {
 /**
  * The reader's own reaction: null in the stored text, and the last key, so the app puts
  * the reader's emoji in place of the text's trailing `null}` without parsing it (see
- * MY_EMOJI_NULL_TAIL in src/runs/reads/speed-test-reads.ts).
+ * MY_EMOJI_NULL_TAIL in src/runs/run-json.ts).
  */
 const MY_EMOJI: DocumentField = ['myEmoji', 'null::text'];
 

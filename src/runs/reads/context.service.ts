@@ -1,7 +1,8 @@
 import { buckets } from '../../constants.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
 import { scopeCondition, type ModelScope } from '../../services/model-tree.ts';
-import { createSpeedTestReads, toSpeedTestRun, type SpeedTestRun } from './speed-test-reads.ts';
+import { createSpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
+import { toSpeedTestRun } from '../run-json.ts';
 
 /** Where a run stands: its place (1 = first) among `total` runs, as the leaderboard ranks them. */
 export interface Standing {

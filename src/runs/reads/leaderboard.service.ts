@@ -1,26 +1,14 @@
 import type { Knex } from 'knex';
 import { queryPrepared } from '../../db/knex.ts';
-import { JsonText, jsonArray, jsonObject } from '../../lib/json-text.ts';
 import { buckets } from '../../constants.ts';
-import { type RevisionProfile } from '../../revisions.ts';
 import type { LeaderboardQuery, LeaderboardSort } from './leaderboard-query.schema.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
 import type { RunIndex } from '../read-index/run-index.ts';
 import { applyTerms, givenFacets, leaderboardFacets, pairedCountFacts, termsOf, type CountFact, type FacetContext, type Term } from '../facets.ts';
 import { facetContext } from './facet-resolvers.ts';
 import { noReadIndex } from '../read-index/read-index.ts';
-import {
-  answersDocumentAsStored,
-  createSpeedTestReads,
-  MY_EMOJI_NULL_TAIL,
-  rankedRowsJson,
-  speedTestRunForRevision,
-  SPEED_TEST_REACTION_KIND,
-  toSpeedTestRun,
-  type SpeedTestDocumentRow,
-  type SpeedTestReads,
-  type SpeedTestRun,
-} from './speed-test-reads.ts';
+import { createSpeedTestReads, SPEED_TEST_REACTION_KIND, type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
+import { MY_EMOJI_NULL_TAIL, rankedRowsJson, toSpeedTestRun } from '../run-json.ts';
 
 /** What the ranking's helpers below share: the service's deps and the run reads built on them. */
 type LeaderboardDeps = Pick<ServiceDeps, 'db' | 'profile' | 'clock' | 'readIndex'> & { reads: SpeedTestReads };
@@ -227,17 +215,6 @@ async function indexedPage(deps: LeaderboardDeps, index: RunIndex, query: Leader
   const { slots, total } = index.query({ terms, order: query.sort, offset: query.offset, limit: query.limit, bestPerHardware: query.bestPer === 'hardware' });
   const rows = await deps.reads.indexedDocuments(index, slots, viewerId);
   return { rowsJson: rankedRowsJson(rows, query.offset + 1), total, ...page };
-}
-
-/** The page as the API answers it: the rows Postgres assembled, spliced in as they are. */
-export function leaderboardJson(profile: RevisionProfile, page: LeaderboardPage): string {
-  const rows = answersDocumentAsStored(profile) ? new JsonText(page.rowsJson) : jsonArray(leaderboardRuns(profile, page).map((run) => JSON.stringify(run)));
-  return jsonObject({ rows, total: page.total, limit: page.limit, offset: page.offset });
-}
-
-/** The page's runs as objects in the revision's shape, for the pages. */
-export function leaderboardRuns(profile: RevisionProfile, page: LeaderboardPage): (SpeedTestRun & { rank: number })[] {
-  return (JSON.parse(page.rowsJson) as (SpeedTestRun & { rank: number })[]).map((run) => speedTestRunForRevision(profile, run));
 }
 
 /** Every matching run in rank order, read through a cursor (constant memory) for exports. */

@@ -1,6 +1,4 @@
 import type { Knex } from 'knex';
-import { jsonArray, jsonObject } from '../../lib/json-text.ts';
-import type { RevisionProfile } from '../../revisions.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
 import type { ModelScope } from '../../services/model-tree.ts';
 import { applyTerms, pairedCountFacts, resultsListFacets, termsOf, type Term } from '../facets.ts';
@@ -8,7 +6,8 @@ import { noReadIndex, type RunReadIndex } from '../read-index/read-index.ts';
 import type { RunIndex } from '../read-index/run-index.ts';
 import { facetContext } from './facet-resolvers.ts';
 import type { SpeedTestListQuery } from './speed-test-query.schema.ts';
-import { speedTestJson, toSpeedTestRun, type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
+import { type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
+import { toSpeedTestRun } from '../run-json.ts';
 
 export type { ModelScope };
 
@@ -92,14 +91,4 @@ export function createResultsListReads({ db, profile, clock, readIndex }: Pick<S
       }
     },
   };
-}
-
-/** The list as the API answers it, assembled from the stored documents. */
-export function speedTestListJson(profile: RevisionProfile, list: SpeedTestList): string {
-  return jsonObject({ ...list, benchmarks: jsonArray(list.benchmarks.map((row) => speedTestJson(profile, row))) });
-}
-
-/** The list's runs as objects, for the pages. */
-export function speedTestListRuns(profile: RevisionProfile, list: SpeedTestList): SpeedTestRun[] {
-  return list.benchmarks.map((row) => toSpeedTestRun(profile, row));
 }

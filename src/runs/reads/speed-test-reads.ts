@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { RunIndex } from '../read-index/run-index.ts';
 import type { CountFact } from '../facets.ts';
-import type { RevisionProfile } from '../../revisions.ts';
+import { toSpeedTestRun } from '../run-json.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
 
 /**
@@ -21,59 +21,12 @@ export interface SpeedTestDocumentRow {
 /** Reactions to speed-test runs carry this kind (quality runs have their own). */
 export const SPEED_TEST_REACTION_KIND = 'speed_test';
 
-// Documents end with `"myEmoji":null}` (the migration keeps it last), so the reader's own
-// reaction replaces that null without parsing the document.
-export const MY_EMOJI_NULL_TAIL = 'null}';
-
-/** Whether the revision answers the stored document as it is. */
-export const answersDocumentAsStored = (profile: RevisionProfile) =>
-  profile.speedTests.omittedRunFields.length === 0 && profile.speedTests.revision3Fields;
-
-/** The stored (revision 3) run cut down to what the revision has. */
-export function speedTestRunForRevision<Run extends SpeedTestRun>(profile: RevisionProfile, run: Run): Run {
-  const fields: Record<string, unknown> = run;
-  const omitted = profile.speedTests.omittedRunFields;
-  for (const field of omitted) delete fields[field];
-  if (Array.isArray(fields.defaultedFields)) fields.defaultedFields = fields.defaultedFields.filter((field) => !omitted.includes(field));
-  if (!profile.speedTests.revision3Fields) {
-    const { id, name, version } = fields.engine as Record<string, unknown>;
-    fields.engine = { id, name, version };
-  }
-  return run;
-}
-
-function withMyEmoji(row: SpeedTestDocumentRow): string {
-  if (row.my_emoji === null) return row.document;
-  return `${row.document.slice(0, -MY_EMOJI_NULL_TAIL.length)}${JSON.stringify(row.my_emoji)}}`;
-}
-
-/** The run as a JSON text in the revision's shape (for revision 3 without parsing it). */
-export function speedTestJson(profile: RevisionProfile, row: SpeedTestDocumentRow): string {
-  if (answersDocumentAsStored(profile)) return withMyEmoji(row);
-  return JSON.stringify(toSpeedTestRun(profile, row));
-}
-
-/** The run as an object in the revision's shape, for pages and exports. */
-export function toSpeedTestRun(profile: RevisionProfile, row: SpeedTestDocumentRow): SpeedTestRun {
-  return speedTestRunForRevision(profile, JSON.parse(withMyEmoji(row)) as SpeedTestRun);
-}
-
-/**
- * A filter as the count table keys it: a dimension and its value, or a set of values
- * (a model tree, the hardware profiles a name matched) whose counts add up.
- */
-
 /** A filter on the runs `r` (and their documents `d`) of a query. */
 export type SpeedTestFilter = (q: Knex.QueryBuilder) => void;
 
 export interface Page {
   limit: number;
   offset: number;
-}
-
-/** One JSON array text of ranked rows: `rank` spliced in front of each document (the SQL path does the same in Postgres). */
-export function rankedRowsJson(rows: readonly SpeedTestDocumentRow[], firstRank: number): string {
-  return `[${rows.map((row, i) => `{"rank":${firstRank + i},${withMyEmoji(row).slice(1)}`).join(',')}]`;
 }
 
 export function createSpeedTestReads({ db, profile, readIndex }: Pick<ServiceDeps, 'db' | 'profile' | 'readIndex'>) {

@@ -9,7 +9,8 @@ import { createAuditService } from '../../services/audit.service.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
 import { hideSpeedTest, lockSpeedTest, speedTestLabel, type LockedSpeedTest } from './moderation.service.ts';
 import { createModelsService } from '../../services/models.service.ts';
-import { createSpeedTestReads, toSpeedTestRun, type Page, type SpeedTestFilter, type SpeedTestRun } from '../reads/speed-test-reads.ts';
+import { createSpeedTestReads, type Page, type SpeedTestFilter, type SpeedTestRun } from '../reads/speed-test-reads.ts';
+import { toSpeedTestRun } from '../run-json.ts';
 import { catalogueModel, createSpeedTestWriter, submissionOfStoredRun, validateSubmission } from './speed-tests.service.ts';
 
 const CORRECTION_WINDOW_MS = RUN_CORRECTION_WINDOW_HOURS * 3_600_000;

@@ -12,7 +12,8 @@ import { speedTestSubmissionSchema, type SpeedTestSubmission } from './speed-tes
 import type { ServiceDeps } from '../../services/deps.ts';
 import { upsertByContentHash, upsertHardwareProfile } from '../../services/hardware.service.ts';
 import { createModelsService, toModelSummary, type ModelRow, type ModelsService, type ResolvedModel } from '../../services/models.service.ts';
-import { createSpeedTestReads, speedTestJson, toSpeedTestRun, type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from '../reads/speed-test-reads.ts';
+import { createSpeedTestReads, type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from '../reads/speed-test-reads.ts';
+import { speedTestJson, toSpeedTestRun } from '../run-json.ts';
 import { createResultsListReads } from '../reads/results-list.ts';
 import { createSubmissionWindowService, submitInWindow, type WindowState } from '../../services/submission-window.service.ts';
 

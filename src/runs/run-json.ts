@@ -1,0 +1,74 @@
+/**
+ * The run's serialisers, one home for its answers: the stored revision-3 document cut to a
+ * revision's shape, spliced unparsed where the revision answers it as stored (with the
+ * reader's reaction replacing the trailing null), and the leaderboard and list pages
+ * around them. Services and the HTTP layer both shape runs through these.
+ */
+import { JsonText, jsonArray, jsonObject } from '../lib/json-text.ts';
+import type { RevisionProfile } from '../revisions.ts';
+import type { LeaderboardPage } from './reads/leaderboard.service.ts';
+import type { SpeedTestList } from './reads/results-list.ts';
+import type { SpeedTestDocumentRow, SpeedTestRun } from './reads/speed-test-reads.ts';
+
+// Documents end with `"myEmoji":null}` (the migration keeps it last), so the reader's own
+// reaction replaces that null without parsing the document.
+export const MY_EMOJI_NULL_TAIL = 'null}';
+
+/** Whether the revision answers the stored document as it is. */
+export const answersDocumentAsStored = (profile: RevisionProfile) =>
+  profile.speedTests.omittedRunFields.length === 0 && profile.speedTests.revision3Fields;
+
+/** The stored (revision 3) run cut down to what the revision has. */
+export function speedTestRunForRevision<Run extends SpeedTestRun>(profile: RevisionProfile, run: Run): Run {
+  const fields: Record<string, unknown> = run;
+  const omitted = profile.speedTests.omittedRunFields;
+  for (const field of omitted) delete fields[field];
+  if (Array.isArray(fields.defaultedFields)) fields.defaultedFields = fields.defaultedFields.filter((field) => !omitted.includes(field));
+  if (!profile.speedTests.revision3Fields) {
+    const { id, name, version } = fields.engine as Record<string, unknown>;
+    fields.engine = { id, name, version };
+  }
+  return run;
+}
+
+function withMyEmoji(row: SpeedTestDocumentRow): string {
+  if (row.my_emoji === null) return row.document;
+  return `${row.document.slice(0, -MY_EMOJI_NULL_TAIL.length)}${JSON.stringify(row.my_emoji)}}`;
+}
+
+/** The run as a JSON text in the revision's shape (for revision 3 without parsing it). */
+export function speedTestJson(profile: RevisionProfile, row: SpeedTestDocumentRow): string {
+  if (answersDocumentAsStored(profile)) return withMyEmoji(row);
+  return JSON.stringify(toSpeedTestRun(profile, row));
+}
+
+/** The run as an object in the revision's shape, for pages and exports. */
+export function toSpeedTestRun(profile: RevisionProfile, row: SpeedTestDocumentRow): SpeedTestRun {
+  return speedTestRunForRevision(profile, JSON.parse(withMyEmoji(row)) as SpeedTestRun);
+}
+
+/** One JSON array text of ranked rows: `rank` spliced in front of each document (the SQL path does the same in Postgres). */
+export function rankedRowsJson(rows: readonly SpeedTestDocumentRow[], firstRank: number): string {
+  return `[${rows.map((row, i) => `{"rank":${firstRank + i},${withMyEmoji(row).slice(1)}`).join(',')}]`;
+}
+
+/** The page as the API answers it: the rows Postgres assembled, spliced in as they are. */
+export function leaderboardJson(profile: RevisionProfile, page: LeaderboardPage): string {
+  const rows = answersDocumentAsStored(profile) ? new JsonText(page.rowsJson) : jsonArray(leaderboardRuns(profile, page).map((run) => JSON.stringify(run)));
+  return jsonObject({ rows, total: page.total, limit: page.limit, offset: page.offset });
+}
+
+/** The page's runs as objects in the revision's shape, for the pages. */
+export function leaderboardRuns(profile: RevisionProfile, page: LeaderboardPage): (SpeedTestRun & { rank: number })[] {
+  return (JSON.parse(page.rowsJson) as (SpeedTestRun & { rank: number })[]).map((run) => speedTestRunForRevision(profile, run));
+}
+
+/** The list as the API answers it, assembled from the stored documents. */
+export function speedTestListJson(profile: RevisionProfile, list: SpeedTestList): string {
+  return jsonObject({ ...list, benchmarks: jsonArray(list.benchmarks.map((row) => speedTestJson(profile, row))) });
+}
+
+/** The list's runs as objects, for the pages. */
+export function speedTestListRuns(profile: RevisionProfile, list: SpeedTestList): SpeedTestRun[] {
+  return list.benchmarks.map((row) => toSpeedTestRun(profile, row));
+}
