@@ -3,7 +3,7 @@ import { messages } from '../messages.ts';
 import { executionDryRunResponseSchema, executionResponseSchema } from '../schemas/execute-responses.schema.ts';
 import { EXECUTE_LIMITS, executeSchema } from '../schemas/execute.schema.ts';
 import { idParam } from '../schemas/path-params.schema.ts';
-import { badRequest, errorBody, example, malformedJson, notFound, operation, type ApiResource, type ResponseSpec } from './operation.ts';
+import { badRequest, errorBody, example, hubUnavailable, malformedJson, notFound, operation, type ApiResource, type ResponseSpec } from './operation.ts';
 
 /**
  * Server-side execution under the quality root: run an approved CUSTOM suite against the
@@ -43,12 +43,7 @@ export const executeApi: ApiResource = {
         judge: example('No judge configured', errorBody(messages.executionJudgeNotConfigured)),
       },
     };
-    const hubUnavailable: ResponseSpec = {
-      description: 'The model hub could not answer (hfId is checked first); nothing was queued. Retry after `Retry-After` seconds.',
-      body: 'Error',
-      headers: ['Retry-After'],
-      examples: { hub: example('Hub unavailable', errorBody(messages.hubUnavailable)) },
-    };
+    const hubDown = hubUnavailable(' (hfId is checked first); nothing was queued');
     return [
       operation({
         operationId: 'executeQualitySuite',
@@ -67,7 +62,7 @@ export const executeApi: ApiResource = {
           404: suiteNotFound,
           422: notExecutable,
           429: { description: `You already have ${EXECUTE_LIMITS.queuedPerUser} executions waiting or running.`, body: 'Error', headers: ['Retry-After'], examples: { queue: example('Queue full', errorBody(messages.executionTooManyQueued(EXECUTE_LIMITS.queuedPerUser))) } },
-          503: hubUnavailable,
+          503: hubDown,
         },
         async handle({ res, app, body, userId }) {
           const execution = await app.services.executions.start(userId(), body);
@@ -88,7 +83,7 @@ export const executeApi: ApiResource = {
           400: invalid,
           404: suiteNotFound,
           422: notExecutable,
-          503: hubUnavailable,
+          503: hubDown,
         },
         async handle({ res, app, body, userId }) {
           res.json(await app.services.executions.dryRun(userId(), body));

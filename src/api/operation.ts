@@ -255,6 +255,24 @@ export const notFound = (what: string, message: string): ResponseSpec => ({
   examples: { notFound: example(`Unknown ${what.toLowerCase()}`, errorBody(message)) },
 });
 
+/** The hub's answer for a model id it does not have (the operation says when, and may add its own 404s). */
+export const unknownModelExample = example('Unknown model', errorBody(messages.hubNotFound('someorg/No-Such-Model', 'https://huggingface.co')));
+
+/** 404 for a model id the hub does not have. */
+export const hubNotFound = (description: string, more: Record<string, Example> = {}): ResponseSpec => ({
+  description,
+  body: 'Error',
+  examples: { ...more, model: unknownModelExample },
+});
+
+/** 503 when the model hub could not answer; `nothingDone` says what was left undone. */
+export const hubUnavailable = (nothingDone: string): ResponseSpec => ({
+  description: `The model hub could not answer${nothingDone}. Retry after \`Retry-After\` seconds.`,
+  body: 'Error',
+  headers: ['Retry-After'],
+  examples: { hub: example('Hub unavailable', errorBody(messages.hubUnavailable)) },
+});
+
 export const exportAlternatives = [
   {
     mediaType: 'text/csv',

@@ -35,6 +35,8 @@ import {
   errorBody,
   example,
   idempotencyInFlight,
+  hubNotFound,
+  hubUnavailable,
   invalidQuery,
   malformedJson,
   notFound,
@@ -104,20 +106,10 @@ export const qualityApi: ApiResource = {
       body: 'Error',
       examples: { pending: example('Pending suite', errorBody(messages.qualitySuiteNotApproved('my-new-suite', 'PENDING'))) },
     };
-    const hubNotFound: ResponseSpec = {
-      description: 'The suite is unknown, or the model id does not exist on the hub.',
-      body: 'Error',
-      examples: {
-        suite: example('Unknown suite', errorBody(messages.qualitySuiteNotFound('no-such-suite'))),
-        model: example('Unknown model', errorBody(messages.hubNotFound('someorg/No-Such-Model', 'https://huggingface.co'))),
-      },
-    };
-    const hubUnavailable: ResponseSpec = {
-      description: 'The model hub could not answer; nothing was written. Retry after `Retry-After` seconds.',
-      body: 'Error',
-      headers: ['Retry-After'],
-      examples: { hub: example('Hub unavailable', errorBody(messages.hubUnavailable)) },
-    };
+    const suiteOrModelUnknown = hubNotFound('The suite is unknown, or the model id does not exist on the hub.', {
+      suite: example('Unknown suite', errorBody(messages.qualitySuiteNotFound('no-such-suite'))),
+    });
+    const hubDown = hubUnavailable('; nothing was written');
     const slugTaken = (what: 'suite' | 'dataset'): ResponseSpec => ({
       description: `Another live ${what} has this slug.`,
       body: 'Error',
@@ -327,9 +319,9 @@ export const qualityApi: ApiResource = {
         responses: {
           200: { description: 'The run would be accepted with this score.', body: 'QualityRunDryRun' },
           400: runInvalid,
-          404: hubNotFound,
+          404: suiteOrModelUnknown,
           422: notApproved,
-          503: hubUnavailable,
+          503: hubDown,
         },
         async handle({ res, app, body }) {
           res.json(await app.services.qualityRuns.dryRun(body));
@@ -349,7 +341,7 @@ export const qualityApi: ApiResource = {
         responses: {
           201: { description: 'The stored run, PENDING.', body: 'QualityRun', headers: SUBMISSION_CREATED_HEADERS },
           400: runInvalid,
-          404: hubNotFound,
+          404: suiteOrModelUnknown,
           409: idempotencyInFlight,
           422: {
             description: 'The suite is not approved, or the Idempotency-Key was used with another body.',
@@ -357,7 +349,7 @@ export const qualityApi: ApiResource = {
             examples: { ...notApproved.examples, idempotency: example('Idempotency-Key reused with another body', errorBody(messages.idempotencyOtherBody)) },
           },
           429: submissionRateLimited(limit),
-          503: hubUnavailable,
+          503: hubDown,
         },
         async handle({ req, res, app, headers, body, userId }) {
           const key = headers['Idempotency-Key'];

@@ -4,7 +4,7 @@ import { NotFound } from '../lib/errors.ts';
 import { containsLowercase, escapeLike } from '../lib/like-patterns.ts';
 import { everyTokenSql, searchTokens } from '../lib/search-tokens.ts';
 import { curatedModelFacts } from '../lib/curated-models.ts';
-import { catalogueEntryFromHub, catalogueFacts, lowest, type CatalogueEntry } from '../lib/model-metadata.ts';
+import { catalogueEntryFromHub, catalogueFacts, lowest, publicCatalogueEntry, type CatalogueEntry } from '../lib/model-metadata.ts';
 import type { RunForVerdict } from '../runs/submission/verdict.ts';
 import { messages } from '../messages.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -57,6 +57,11 @@ export function toModelSummary(row: ModelRow): ModelSummary {
 
 /** A catalogued model, or what the hub says about a new one (written later, with the run). */
 export type ResolvedModel = { catalogued: ModelRow } | { fromHub: CatalogueEntry };
+
+/** A resolved model as a dry-run answers it: the catalogue's summary, or the hub's entry not catalogued yet. */
+export function resolvedModelSummary(model: ResolvedModel) {
+  return 'catalogued' in model ? { ...toModelSummary(model.catalogued), catalogued: true } : { ...publicCatalogueEntry(model.fromHub), catalogued: false };
+}
 
 /** A catalogue entry as listed: the summary plus how many approved runs it has. */
 export type CatalogueModel = ModelSummary & { benchmarkCount: number; gated: boolean };
@@ -111,6 +116,49 @@ export async function fillCuratedModelFacts(db: Db): Promise<string[]> {
 }
 
 export function createModelsService({ db, hub, hubMode }: Pick<ServiceDeps, 'db' | 'hub' | 'hubMode'>) {
+  /** Writes a hub entry into the catalogue and links its finetune tree (see `catalogue` below). */
+  async function catalogue(entry: CatalogueEntry): Promise<ModelRow> {
+    const base = entry.base ? await findByHfId(db, entry.base.hfId) : undefined;
+    const facts = catalogueFacts(entry, base);
+    await db('models')
+      .insert({
+        hf_id: entry.hfId,
+        display_name: entry.displayName,
+        family: entry.family,
+        params: facts.params,
+        params_approximate: facts.paramsApproximate,
+        active_params: facts.activeParams,
+        is_moe: facts.isMoE,
+        native_bits_per_weight: facts.nativeBitsPerWeight,
+        base_model_id: base?.id ?? null,
+        base_hf_id: entry.base?.hfId ?? null,
+        base_relation: entry.base?.relation ?? null,
+        hub_sha: entry.hubSha,
+        gated: entry.gated,
+      })
+      .onConflict()
+      .ignore();
+    const row = (await findByHfId(db, entry.hfId))!;
+    const adopted = await db('models')
+      .whereRaw('lower(base_hf_id) = lower(?)', [row.hf_id])
+      .whereNull('base_model_id')
+      .update({
+        base_model_id: row.id,
+        // The base's count beats none, and beats a guess from the child's name.
+        params: db.raw('case when params is null or params_approximate then coalesce(?, params) else params end', [row.params]),
+        params_approximate: db.raw('case when params is null or params_approximate then ? else params_approximate end', [row.params_approximate]),
+        // A quantization has its base's experts (the smaller active count) and at most its native bits.
+        active_params: db.raw("case when base_relation = 'quantized' and ?::boolean then least(active_params, ?) else active_params end", [row.is_moe, row.active_params]),
+        is_moe: db.raw("is_moe or (base_relation = 'quantized' and ?::boolean)", [row.is_moe]),
+        native_bits_per_weight: db.raw("case when base_relation = 'quantized' then least(native_bits_per_weight, ?) else native_bits_per_weight end", [row.native_bits_per_weight ?? null]),
+      })
+      .returning(['id', 'params', 'is_moe']);
+    // Runs carry their model's size and MoE flag for the filters, and they feed their verdict.
+    for (const child of adopted) await db('speed_test_runs').where({ model_id: child.id }).update({ model_params: child.params, model_is_moe: child.is_moe });
+    if (adopted.length > 0) await createPlausibilityService({ db }).recompute(adopted.map((child) => child.id));
+    return row;
+  }
+
   /** A catalogued model with its base and its children (NotFound when not catalogued). */
   async function withTree(hfId: string) {
     const row = (await findByHfId(db, hfId)) as CountedRow | undefined;
@@ -161,46 +209,14 @@ export function createModelsService({ db, hub, hubMode }: Pick<ServiceDeps, 'db'
      * already-catalogued children to it. A model with no parameter count of its own takes its base's.
      */
     async catalogue(entry: CatalogueEntry): Promise<ModelRow> {
-      const base = entry.base ? await findByHfId(db, entry.base.hfId) : undefined;
-      const facts = catalogueFacts(entry, base);
-      await db('models')
-        .insert({
-          hf_id: entry.hfId,
-          display_name: entry.displayName,
-          family: entry.family,
-          params: facts.params,
-          params_approximate: facts.paramsApproximate,
-          active_params: facts.activeParams,
-          is_moe: facts.isMoE,
-          native_bits_per_weight: facts.nativeBitsPerWeight,
-          base_model_id: base?.id ?? null,
-          base_hf_id: entry.base?.hfId ?? null,
-          base_relation: entry.base?.relation ?? null,
-          hub_sha: entry.hubSha,
-          gated: entry.gated,
-        })
-        .onConflict()
-        .ignore();
-      const row = (await findByHfId(db, entry.hfId))!;
-      const adopted = await db('models')
-        .whereRaw('lower(base_hf_id) = lower(?)', [row.hf_id])
-        .whereNull('base_model_id')
-        .update({
-          base_model_id: row.id,
-          // The base's count beats none, and beats a guess from the child's name.
-          params: db.raw('case when params is null or params_approximate then coalesce(?, params) else params end', [row.params]),
-          params_approximate: db.raw('case when params is null or params_approximate then ? else params_approximate end', [row.params_approximate]),
-          // A quantization has its base's experts (the smaller active count) and at most its native bits.
-          active_params: db.raw("case when base_relation = 'quantized' and ?::boolean then least(active_params, ?) else active_params end", [row.is_moe, row.active_params]),
-          is_moe: db.raw("is_moe or (base_relation = 'quantized' and ?::boolean)", [row.is_moe]),
-          native_bits_per_weight: db.raw("case when base_relation = 'quantized' then least(native_bits_per_weight, ?) else native_bits_per_weight end", [row.native_bits_per_weight ?? null]),
-        })
-        .returning(['id', 'params', 'is_moe']);
-      // Runs carry their model's size and MoE flag for the filters, and they feed their verdict.
-      for (const child of adopted) await db('speed_test_runs').where({ model_id: child.id }).update({ model_params: child.params, model_is_moe: child.is_moe });
-      if (adopted.length > 0) await createPlausibilityService({ db }).recompute(adopted.map((child) => child.id));
-      return row;
+      return catalogue(entry);
     },
+
+    /** The row of a resolved model: the catalogued one, or the hub's entry catalogued now (build this service on the writing transaction). */
+    async catalogueIfNew(model: ResolvedModel): Promise<ModelRow> {
+      return 'catalogued' in model ? model.catalogued : catalogue(model.fromHub);
+    },
+
 
     /** Most-benchmarked first, then by id: what a visitor looks for first. */
     async list(query: { search?: string; limit: number; offset: number }) {

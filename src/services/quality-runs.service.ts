@@ -3,12 +3,11 @@ import type { Db } from '../db/knex.ts';
 import { HttpError, NotFound, ValidationFailed } from '../lib/errors.ts';
 import { aggregateScores, scoreResponse, standardError, standardErrorOfScores, type ItemScoringRule, type TextScoringMethod } from '../lib/quality-scoring.ts';
 import { normaliseHardware } from '../runs/submission/normalise.ts';
-import { publicCatalogueEntry } from '../lib/model-metadata.ts';
 import { messages } from '../messages.ts';
 import type { Artifact, QualityItem, QualityRunSubmission, SuiteDoc, SuiteTask } from '../schemas/quality.schema.ts';
 import type { ServiceDeps } from './deps.ts';
 import { upsertHardwareProfile } from './hardware.service.ts';
-import { createModelsService, toModelSummary, type ModelRow, type ResolvedModel } from './models.service.ts';
+import { createModelsService, resolvedModelSummary, toModelSummary, type ModelRow, type ResolvedModel } from './models.service.ts';
 import { suitesWithCreator, taskItems, type SuiteListRow } from './quality-suites.service.ts';
 import { QUALITY_REACTION_KIND } from './reactions.service.ts';
 import { createSubmissionWindowService, submitInWindow, type WindowState } from './submission-window.service.ts';
@@ -404,7 +403,7 @@ export function createQualityRunsService(deps: ServiceDeps) {
     /** Validation, coverage and the aggregate the run would get; no write, no rate-limit use. */
     async dryRun(submission: QualityRunSubmission) {
       const { suite, scores, model } = await validate(submission);
-      const summary = 'catalogued' in model ? { ...toModelSummary(model.catalogued), catalogued: true } : { ...publicCatalogueEntry(model.fromHub), catalogued: false };
+      const summary = resolvedModelSummary(model);
       return {
         valid: true as const,
         suite: { id: suite.row.id, slug: suite.row.slug, name: suite.row.name, aggregation: suite.doc.aggregation, scoringMethod: suite.doc.scoringMethod },
@@ -431,7 +430,7 @@ export function createQualityRunsService(deps: ServiceDeps) {
         idempotency,
         prepare: () => validate(submission),
         store: async (trx, validated, now) => {
-          const modelRow = 'catalogued' in validated.model ? validated.model.catalogued : await createModelsService({ ...deps, db: trx }).catalogue(validated.model.fromHub);
+          const modelRow = await createModelsService({ ...deps, db: trx }).catalogueIfNew(validated.model);
           const id = await createQualityRunWriter({ db: trx }).store(userId, submission, { ...validated, modelRow }, now, 'PENDING', origin);
           return toQualityRun((await qualityRunsWithRelations(trx).where('r.id', id).first())!);
         },

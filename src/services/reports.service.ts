@@ -11,7 +11,6 @@ import { createAuditService, type AdminActor } from './audit.service.ts';
 import { createImagesService, type StoredImage } from './images.service.ts';
 import { createModelsService, type ModelRow } from './models.service.ts';
 import { createReportCardsService, type ReportDeps } from './report-cards.service.ts';
-import { catalogueModel } from '../runs/submission/speed-tests.service.ts';
 import { createSpeedTestReads, type SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
 
 /**
@@ -260,7 +259,7 @@ export function createReportsService(deps: ReportDeps) {
     async create(authorId: string, hfId: string, input: ReportCreateInput): Promise<Report> {
       const resolved = await createModelsService(deps).resolve(hfId);
       const id = await db.transaction(async (trx) => {
-        const model = await catalogueModel({ ...deps, db: trx }, resolved);
+        const model = await createModelsService({ ...deps, db: trx }).catalogueIfNew(resolved);
         await checkReferences(trx, authorId, model, input);
         const now = clock.now();
         const [row] = await trx('model_reports')

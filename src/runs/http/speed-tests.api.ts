@@ -23,6 +23,8 @@ import {
   errorBody,
   example,
   exportAlternatives,
+  hubNotFound,
+  hubUnavailable,
   malformedJson,
   notFound,
   operation,
@@ -57,17 +59,8 @@ export const speedTestsApi: ApiResource = {
     const metricExample: Record<string, Example> = 'status' in rule ? { metric: example('Metric rule', errorBody(rule.message)) } : {};
     const metricRuleResponse = (description: string): Record<number, ResponseSpec> =>
       'status' in rule ? { [rule.status]: { description, body: 'Error', examples: metricExample } } : {};
-    const hubNotFound: ResponseSpec = {
-      description: 'The model id does not exist on the hub (or the hub is offline and the model is not catalogued).',
-      body: 'Error',
-      examples: { notFound: example('Unknown model', errorBody(messages.hubNotFound('someorg/No-Such-Model', 'https://huggingface.co'))) },
-    };
-    const hubUnavailable: ResponseSpec = {
-      description: 'The model hub could not answer (rate limited, timed out); nothing was written. Retry after `Retry-After` seconds.',
-      body: 'Error',
-      headers: ['Retry-After'],
-      examples: { hub: example('Hub unavailable', errorBody(messages.hubUnavailable)) },
-    };
+    const modelNotOnHub = hubNotFound('The model id does not exist on the hub (or the hub is offline and the model is not catalogued).');
+    const hubDown = hubUnavailable(' (rate limited, timed out); nothing was written');
 
     const ops: ApiOperation[] = [
       operation({
@@ -111,7 +104,7 @@ export const speedTestsApi: ApiResource = {
             { 'hardware.vramGb': ['Required unless gpus is given'], engineName: [`Must be one of: ${profile.speedTests.engines.slice(0, 3).join(', ')}, ...`] },
             { malformed: malformedJson },
           ),
-          404: hubNotFound,
+          404: modelNotOnHub,
           409: idempotencyInFlight,
           422: {
             description:
@@ -120,7 +113,7 @@ export const speedTestsApi: ApiResource = {
             examples: { ...metricExample, idempotency: example('Idempotency-Key reused with another body', errorBody(messages.idempotencyOtherBody)) },
           },
           429: submissionRateLimited(limit),
-          503: hubUnavailable,
+          503: hubDown,
         },
         async handle({ req, res, app, headers, body, userId }) {
           const key = headers['Idempotency-Key'];
@@ -133,10 +126,10 @@ export const speedTestsApi: ApiResource = {
     if (profile.speedTests.dryRun) {
       const errors: Record<number, ResponseSpec> = {
         400: badRequest('The body fails validation (see `details`) or is not JSON.', { 'hardware.vramGb': ['Required unless gpus is given'] }, { malformed: malformedJson }),
-        404: hubNotFound,
+        404: modelNotOnHub,
       };
       Object.assign(errors, metricRuleResponse("The revision's metric rule is not met."));
-      errors[503] = hubUnavailable;
+      errors[503] = hubDown;
       ops.push(
         operation({
           operationId: 'dryRunSpeedTest',
@@ -194,7 +187,7 @@ export const speedTestsApi: ApiResource = {
           404: {
             description: 'No such run among yours (missing, or another user\'s, which is never revealed), or the corrected `hfId` does not exist on the hub.',
             body: 'Error',
-            examples: { notFound: example('Unknown run', errorBody(messages.speedTestNotFound)), ...hubNotFound.examples },
+            examples: { notFound: example('Unknown run', errorBody(messages.speedTestNotFound)), ...modelNotOnHub.examples },
           },
           409: {
             description:
@@ -207,7 +200,7 @@ export const speedTestsApi: ApiResource = {
             },
           },
           ...metricRuleResponse("The merged run does not meet the revision's metric rule."),
-          503: hubUnavailable,
+          503: hubDown,
         },
         async handle({ res, app, params, body, userId }) {
           res.json(await app.services.speedTestOwners.correct(userId(), params.id, body as Record<string, unknown>));

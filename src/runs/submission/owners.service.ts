@@ -11,7 +11,7 @@ import { hideSpeedTest, lockSpeedTest, speedTestLabel, type LockedSpeedTest } fr
 import { createModelsService } from '../../services/models.service.ts';
 import { createSpeedTestReads, type Page, type SpeedTestFilter, type SpeedTestRun } from '../reads/speed-test-reads.ts';
 import { toSpeedTestRun } from '../run-json.ts';
-import { catalogueModel, createSpeedTestWriter, submissionOfStoredRun, validateSubmission } from './speed-tests.service.ts';
+import { createSpeedTestWriter, submissionOfStoredRun, validateSubmission } from './speed-tests.service.ts';
 
 const CORRECTION_WINDOW_MS = RUN_CORRECTION_WINDOW_HOURS * 3_600_000;
 
@@ -202,7 +202,7 @@ export function createSpeedTestOwnersService(deps: ServiceDeps) {
         // Another correction landed while this one was checked: it was merged over an older run.
         if (row.corrected_at?.getTime() !== stored.correctedAt?.getTime()) throw new Conflict(messages.runChangedMeanwhile);
         const inTransaction = { ...deps, db: trx };
-        const modelRow = await catalogueModel(inTransaction, model);
+        const modelRow = await createModelsService(inTransaction).catalogueIfNew(model);
         await createSpeedTestWriter(inTransaction).rewrite(profile, { id, normalised, model: modelRow, userId, previousModelId: row.model_id, correctedAt: now });
         await createAuditService(inTransaction).record(
           { id: userId, username: row.username },

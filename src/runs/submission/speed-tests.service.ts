@@ -2,7 +2,6 @@ import type { Knex } from 'knex';
 import type { Db } from '../../db/knex.ts';
 import { NotFound } from '../../lib/errors.ts';
 import { jsonArray, jsonObject } from '../../lib/json-text.ts';
-import { publicCatalogueEntry } from '../../lib/model-metadata.ts';
 import { speedTestFacets } from './run-facts.ts';
 import { normaliseParsedSubmission, submittedHardware, type NormalisedHardware, type NormalisedSpeedTest } from './normalise.ts';
 import { submissionVerdict, verdictColumns } from './verdict.ts';
@@ -11,7 +10,7 @@ import type { RevisionProfile } from '../../revisions.ts';
 import { speedTestSubmissionSchema, type SpeedTestSubmission } from './speed-test.schema.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
 import { upsertByContentHash, upsertHardwareProfile } from '../../services/hardware.service.ts';
-import { createModelsService, toModelSummary, type ModelRow, type ModelsService, type ResolvedModel } from '../../services/models.service.ts';
+import { createModelsService, resolvedModelSummary, type ModelRow, type ModelsService, type ResolvedModel } from '../../services/models.service.ts';
 import { createSpeedTestReads, type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from '../reads/speed-test-reads.ts';
 import { speedTestJson, toSpeedTestRun } from '../run-json.ts';
 import { createResultsListReads } from '../reads/results-list.ts';
@@ -82,11 +81,6 @@ export function submissionOfStoredRun(
     if (value !== null && value !== undefined) submission[field] = value;
   }
   return submission;
-}
-
-/** The model row of a validated submission: the catalogued one, or the hub's entry catalogued now (in `deps`' transaction). */
-export async function catalogueModel(deps: ServiceDeps, model: ResolvedModel): Promise<ModelRow> {
-  return 'catalogued' in model ? model.catalogued : createModelsService(deps).catalogue(model.fromHub);
 }
 
 /**
@@ -187,10 +181,7 @@ export function createSpeedTestsService(deps: ServiceDeps) {
     /** The whole validation of a real submission, hub included, and the normalised payload; writes nothing. */
     async dryRun(submission: SpeedTestSubmission) {
       const { normalised, model } = await validate(submission);
-      const summary =
-        'catalogued' in model
-          ? { ...toModelSummary(model.catalogued), catalogued: true }
-          : { ...publicCatalogueEntry(model.fromHub), catalogued: false };
+      const summary = resolvedModelSummary(model);
       // The verdict the run would get, so an agent sees a doubtful figure before submitting it.
       const verdict = submissionVerdict(normalised, await models.verdictFacts(model));
       return {
@@ -215,7 +206,7 @@ export function createSpeedTestsService(deps: ServiceDeps) {
         prepare: () => validate(submission),
         store: async (trx, { normalised, model }, now) => {
           const inTransaction = { ...deps, db: trx };
-          const modelRow = await catalogueModel(inTransaction, model);
+          const modelRow = await createModelsService(inTransaction).catalogueIfNew(model);
           const id = await createSpeedTestWriter(inTransaction).store({ normalised, model: modelRow, userId, createdAt: now });
           return (await createSpeedTestReads(inTransaction).find((q) => q.where('r.id', id)))[0]!;
         },
