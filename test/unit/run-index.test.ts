@@ -59,7 +59,7 @@ function matches(run: IndexedRun, f: IndexFilter): boolean {
     (f.paramBucket === undefined || run.paramBucket === f.paramBucket) &&
     (f.osFamily === undefined || run.osFamily === f.osFamily) &&
     (f.backend === undefined || run.backend === f.backend) &&
-    (f.modelFamily === undefined || (run.modelFamily !== null && run.modelFamily.includes(f.modelFamily))) &&
+    (f.modelFamily === undefined || run.modelFamily?.includes(f.modelFamily) === true) &&
     (f.isMoE === undefined || run.isMoE === f.isMoE) &&
     (f.batchSize === undefined || run.batchSize === f.batchSize) &&
     (f.batchSizeAtLeast === undefined || run.batchSize >= f.batchSizeAtLeast) &&
