@@ -67,7 +67,7 @@ function showLiveProblems(check) {
 }
 document.addEventListener('htmx:after:swap', () => {
   const check = document.querySelector('#validation.live-check');
-  if (check && check.hasAttribute('data-checked')) showLiveProblems(check);
+  if (check?.hasAttribute('data-checked')) showLiveProblems(check);
 });
 
 // Repeated rows (other GPUs, purchases): without JavaScript every row shows; here the empty ones

@@ -11,7 +11,7 @@ export const apiKeysApi: ApiResource = {
 
   responses: () => ({ ApiKeyList: apiKeyListResponseSchema, CreatedApiKey: createdApiKeyResponseSchema }),
 
-  operations: (profile) => [
+  operations: () => [
     operation({
       operationId: 'listApiKeys',
       route: 'GET /api/keys',

@@ -122,8 +122,10 @@ interface OperationSpec<P extends z.ZodObject, Q extends z.ZodType, H extends z.
  * are documented from the auth mode unless the declaration gives its own.
  */
 export function operation<
+  // biome-ignore lint/complexity/noBannedTypes: ZodObject<{}> is the type of z.object({}), no parameters
   P extends z.ZodObject = z.ZodObject<{}>,
   Q extends z.ZodType = z.ZodUndefined,
+  // biome-ignore lint/complexity/noBannedTypes: ZodObject<{}> is the type of z.object({}), no headers
   H extends z.ZodObject = z.ZodObject<{}>,
   B extends z.ZodType = z.ZodUndefined,
 >({ route, ...spec }: OperationSpec<P, Q, H, B>): ApiOperation {

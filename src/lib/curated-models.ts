@@ -50,7 +50,7 @@ export const CURATED_MODELS: readonly CuratedModel[] = [
   },
   {
     name: 'DeepSeek-V3 / V3.1 / V3.2 / R1',
-    pattern: new RegExp(String.raw`deepseek-(?:v3|r1)${NOT_DISTILLED}`),
+    pattern: new RegExp(`deepseek-(?:v3|r1)${NOT_DISTILLED}`),
     families: ['deepseekv3', 'deepseek2'],
     totalB: 671,
     activeB: 37,

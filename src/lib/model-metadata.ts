@@ -471,7 +471,7 @@ export function fallbackParams(hfId: string, baseHfId: string | null, family: st
  * the size in the name, approximate).
  */
 export function catalogueEntryFromHub(info: HubModelInfo, requestedHfId: string): CatalogueEntry {
-  const hfId = info.id && info.id.includes('/') ? info.id : requestedHfId;
+  const hfId = info.id?.includes('/') ? info.id : requestedHfId;
   const displayName = hfId.includes('/') ? hfId.slice(hfId.indexOf('/') + 1) : hfId;
   const family = info.config?.model_type || info.gguf?.architecture || null;
   const fromName = paramsFromName(displayName);

@@ -213,7 +213,7 @@ function createMarkdown() {
   md.core.ruler.after('report_alignment', 'report_standalone_tokens', standaloneTokenRule);
 
   const rules = md.renderer.rules;
-  const escape = md.utils.escapeHtml;
+  const escapeHtml = md.utils.escapeHtml;
   const renderToken = md.renderer.renderToken.bind(md.renderer);
   rules.link_open = (tokens, idx, options) => {
     tokens[idx]!.attrSet('rel', LINK_REL);
@@ -223,7 +223,7 @@ function createMarkdown() {
   rules.image = (tokens, idx) => {
     const token = tokens[idx]!;
     const alt = inlineText(token) || 'image';
-    return `<a href="${escape(String(token.attrGet('src') ?? ''))}" rel="${LINK_REL}" class="report-external-image">${escape(alt)}</a>`;
+    return `<a href="${escapeHtml(String(token.attrGet('src') ?? ''))}" rel="${LINK_REL}" class="report-external-image">${escapeHtml(alt)}</a>`;
   };
   rules.report_task_label_open = () => '<label class="task-list-item-label">';
   rules.report_task_label_close = () => '</label>';
@@ -232,9 +232,9 @@ function createMarkdown() {
   rules.report_image = (tokens, idx, _options, env) => {
     const token = tokens[idx]!;
     const image = (env as unknown as RenderEnv).resolutions.images.get(String(token.meta?.id));
-    if (!image) return asParagraph(token, escape(token.content));
-    const img = `<img src="${escape(image.url)}" alt="${escape(image.alt)}" width="${image.width}" height="${image.height}" loading="lazy" decoding="async" class="report-image">`;
-    return token.block ? `<figure class="report-figure"><a href="${escape(image.url)}">${img}</a></figure>` : img;
+    if (!image) return asParagraph(token, escapeHtml(token.content));
+    const img = `<img src="${escapeHtml(image.url)}" alt="${escapeHtml(image.alt)}" width="${image.width}" height="${image.height}" loading="lazy" decoding="async" class="report-image">`;
+    return token.block ? `<figure class="report-figure"><a href="${escapeHtml(image.url)}">${img}</a></figure>` : img;
   };
   rules.report_embed = (tokens, idx, _options, env) => {
     const token = tokens[idx]!;
@@ -246,7 +246,7 @@ function createMarkdown() {
       return `<div data-report-card="${nonce}-${cards.length - 1}"></div>`;
     }
     // Inside a sentence, or a URL without a card: a plain link.
-    return asParagraph(token, `<a href="${escape(url)}" rel="${LINK_REL}" class="report-embed-link">${escape(url)}</a>`);
+    return asParagraph(token, `<a href="${escapeHtml(url)}" rel="${LINK_REL}" class="report-embed-link">${escapeHtml(url)}</a>`);
   };
   return md;
 }

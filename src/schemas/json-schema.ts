@@ -61,7 +61,7 @@ function tidy(node: unknown): void {
   const properties = schema.properties as Record<string, JsonSchema> | undefined;
   if (properties && typeof properties === 'object') {
     for (const [name, property] of Object.entries(properties)) {
-      if (property && property[ABSENT]) {
+      if (property?.[ABSENT]) {
         delete properties[name];
         if (Array.isArray(schema.required)) schema.required = (schema.required as string[]).filter((r) => r !== name);
       }

@@ -137,7 +137,7 @@ export function createExecutionsService(deps: ServiceDeps & { execution: Executi
   const target = createOpenAiCompatibleClient(outbound);
 
   /** Every check of an execute request, in order of cost; writes nothing. */
-  async function prepare(userId: string, body: ExecuteRequest) {
+  async function prepare(body: ExecuteRequest) {
     const suite = await executableSuite(db, body.suiteSlug, judge);
     const errors: FieldErrors = {};
     const keys = new Set(suite.row.task_keys);
@@ -192,7 +192,7 @@ export function createExecutionsService(deps: ServiceDeps & { execution: Executi
       if (body.apiKey && runtime.workers === 0) throw new HttpError(422, messages.executionKeyNeedsWorkers);
       const waiting = await db('quality_executions').where({ user_id: userId }).whereIn('status', ['QUEUED', 'RUNNING']).count<{ count: string }[]>({ count: '*' });
       if (Number(waiting[0]!.count) >= EXECUTE_LIMITS.queuedPerUser) throw new RateLimited(messages.executionTooManyQueued(EXECUTE_LIMITS.queuedPerUser), 60_000);
-      const { suite, plan } = await prepare(userId, body);
+      const { suite, plan } = await prepare(body);
       const now = clock.now();
       const [row] = await db<ExecutionRow>('quality_executions')
         .insert({
@@ -215,8 +215,8 @@ export function createExecutionsService(deps: ServiceDeps & { execution: Executi
      * Checks the request like `start`, then asks the target what it serves and for one tiny
      * completion: whether the execution would work, before a long job is queued.
      */
-    async dryRun(userId: string, body: ExecuteRequest) {
-      const { suite, plan, vetted } = await prepare(userId, body);
+    async dryRun(_userId: string, body: ExecuteRequest) {
+      const { suite, plan, vetted } = await prepare(body);
       const served = body.model ?? body.hfId;
       const probe = async <T>(call: () => Promise<T>) => {
         try {

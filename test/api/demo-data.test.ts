@@ -122,7 +122,7 @@ describe('demo data', () => {
       expect(listing.images).to.have.length(2);
       expect(listing.benchmarkRuns.length).to.be.at.least(1);
       for (const run of listing.benchmarkRuns) expect(run.user.username).to.equal(listing.seller.username);
-      const photo = await request(ctx.app).get(new URL(listing.images[0].thumbnailUrl).pathname + '?variant=thumb').buffer(true).expect(200);
+      const photo = await request(ctx.app).get(`${new URL(listing.images[0].thumbnailUrl).pathname}?variant=thumb`).buffer(true).expect(200);
       expect(photo.headers['content-type']).to.match(/^image\/(png|jpeg)$/);
     }
     expect(feed.listings.map((listing: { proof: { matchesListing: boolean } }) => listing.proof.matchesListing).sort()).to.deep.equal([false, true, true, true, true, true]);

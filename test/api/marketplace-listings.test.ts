@@ -16,7 +16,7 @@ import { account, submitRun, type Account } from '../helpers/moderation.ts';
 
 type Body = Record<string, any>;
 
-export function listingBody(overrides: Body = {}): Body {
+function listingBody(overrides: Body = {}): Body {
   return {
     title: 'RTX 4090, lightly used',
     description: 'Inference only.',
@@ -210,7 +210,7 @@ describe('marketplace API', () => {
       const second = (await seller(ctx, alice).upload(listing.id, await png(300, 300, '#cc3333')).expect(201)).body;
       expect(second.sortOrder).to.equal(1);
 
-      const thumb = await request(ctx.app).get(new URL(first.body.thumbnailUrl).pathname + '?variant=thumb').buffer(true).expect(200);
+      const thumb = await request(ctx.app).get(`${new URL(first.body.thumbnailUrl).pathname}?variant=thumb`).buffer(true).expect(200);
       expect((await sharp(thumb.body as Buffer).metadata()).width).to.equal(480);
 
       const reordered = (await seller(ctx, alice).reorder(listing.id, [second.id, first.body.id]).expect(200)).body.listing;

@@ -457,7 +457,7 @@ async function main(): Promise<void> {
       targets: TARGETS,
       cases: results,
     };
-    writeFileSync(options.out, JSON.stringify(report, null, 2) + '\n');
+    writeFileSync(options.out, `${JSON.stringify(report, null, 2)}\n`);
     log(`wrote ${path.relative(process.cwd(), options.out)} (${((Date.now() - started) / 1000).toFixed(0)} s in all)`);
   } finally {
     await cleanup();

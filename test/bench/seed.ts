@@ -415,7 +415,6 @@ export function buildHardware(count: number, rng: () => number): SeedHardware[] 
     const hash = contentHash(details);
     if (hashes.has(hash)) continue;
     hashes.add(hash);
-    const get = (key: string) => (details as Record<string, unknown>)[key] ?? null;
     out.push({
       id: randomUUID(),
       details,

@@ -20,7 +20,7 @@ async function layout(page: Page) {
         }
         return true;
       })
-      .map((el) => `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}.${[...el.classList].join('.')}`)
+      .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${[...el.classList].join('.')}`)
       .slice(0, 5),
     tables: [...document.querySelectorAll('table')].map((table) => {
       const wrap = table.closest('.table-wrap') as HTMLElement | null;

@@ -70,7 +70,7 @@ describe('e2e: model reports', () => {
     await image.scrollIntoViewIfNeeded();
     await page.waitForFunction(() => {
       const img = document.querySelector('.report-body figure img') as HTMLImageElement | null;
-      return img !== null && img.complete && img.naturalWidth === 320;
+      return img?.complete && img.naturalWidth === 320;
     });
     expect(await image.getAttribute('loading')).to.equal('lazy');
     expect(await page.locator('.report-body .report-card-leaderboard').count()).to.equal(1);

@@ -194,25 +194,25 @@ export async function startFakeOpenAi(
   async function timedEngine(method: string, path: string, body: FakeOpenAiRequest['body'], res: http.ServerResponse): Promise<boolean> {
     const engine = fake.engine;
     if (method === 'GET') {
-      if (engine === 'ollama' && path === '/api/version') return json(res, 200, { version: '0.5.7' }), true;
-      if (engine === 'ollama' && path === '/api/tags') return json(res, 200, { models: fake.models.map((name) => ({ name, model: name })) }), true;
+      if (engine === 'ollama' && path === '/api/version') return answered(res, 200, { version: '0.5.7' });
+      if (engine === 'ollama' && path === '/api/tags') return answered(res, 200, { models: fake.models.map((name) => ({ name, model: name })) });
       if (engine === 'llama.cpp' && path === '/props') {
-        return json(res, 200, { build_info: 'b4500-1a2b3c4d', model_path: `/models/${fake.models[0]}-Q4_K_M.gguf`, default_generation_settings: { n_ctx: 8192 } }), true;
+        return answered(res, 200, { build_info: 'b4500-1a2b3c4d', model_path: `/models/${fake.models[0]}-Q4_K_M.gguf`, default_generation_settings: { n_ctx: 8192 } });
       }
-      if (engine === 'vllm' && path === '/version') return json(res, 200, { version: '0.6.3' }), true;
+      if (engine === 'vllm' && path === '/version') return answered(res, 200, { version: '0.6.3' });
       if (path === '/v1/models' && engine !== 'ollama') {
         const owner = { generic: 'fake', 'llama.cpp': 'llamacpp', vllm: 'vllm', ollama: 'library' }[engine];
-        return json(res, 200, { object: 'list', data: fake.models.map((id) => ({ id, object: 'model', owned_by: owner })) }), true;
+        return answered(res, 200, { object: 'list', data: fake.models.map((id) => ({ id, object: 'model', owned_by: owner })) });
       }
-      return json(res, 404, { error: { message: 'not found' } }), true;
+      return answered(res, 404, { error: { message: 'not found' } });
     }
-    if (method === 'POST' && engine === 'ollama' && path === '/api/show') return json(res, 200, { details: { quantization_level: 'Q4_0' } }), true;
+    if (method === 'POST' && engine === 'ollama' && path === '/api/show') return answered(res, 200, { details: { quantization_level: 'Q4_0' } });
     const ollamaChat = engine === 'ollama' && path === '/api/chat';
     if (method !== 'POST' || !(ollamaChat || /\/v1\/chat\/completions$/.test(path))) return false;
     if (!body?.stream) return false;
-    if (body.model && !fake.models.includes(body.model)) return json(res, 404, { error: { message: `model '${body.model}' not found` } }), true;
+    if (body.model && !fake.models.includes(body.model)) return answered(res, 404, { error: { message: `model '${body.model}' not found` } });
     const timing = fake.timing;
-    if (timing.refuseExtras && (body.stream_options || body.ignore_eos !== undefined)) return json(res, 400, { error: { message: 'unknown field: stream_options' } }), true;
+    if (timing.refuseExtras && (body.stream_options || body.ignore_eos !== undefined)) return answered(res, 400, { error: { message: 'unknown field: stream_options' } });
     await streamTimed(res, body, ollamaChat ? 'ollama' : engine === 'llama.cpp' ? 'llama.cpp' : 'openai');
     return true;
   }
@@ -259,6 +259,12 @@ export async function startFakeOpenAi(
 
 function json(res: http.ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+/** json(), for a handler that answers true when it has answered the request. */
+function answered(res: http.ServerResponse, status: number, body: unknown): true {
+  json(res, status, body);
+  return true;
 }
 
 /** Answers the test suites' questions (test/helpers/quality.ts): arithmetic right, colours by a table. */

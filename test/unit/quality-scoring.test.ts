@@ -65,7 +65,7 @@ describe('quality scoring', () => {
     });
 
     it('never ends inside a surrogate pair', () => {
-      const text = 'x'.repeat(MAX_SCORED_CHARS - 1) + '😀tail';
+      const text = `${'x'.repeat(MAX_SCORED_CHARS - 1)}😀tail`;
       const capped = capResponse(text);
       expect(capped).to.have.length(MAX_SCORED_CHARS - 1);
       expect(capped.isWellFormed()).to.equal(true);

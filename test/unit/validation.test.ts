@@ -25,6 +25,7 @@ describe('validation details', () => {
     const details = validationDetails(schema.safeParse(body).error!);
     expect(Object.keys(details.fieldErrors).sort()).to.deep.equal(['__proto__', 'constructor', 'toString']);
     expect(details.fieldErrors.constructor).to.deep.equal(['Unknown field']);
+    // biome-ignore lint/suspicious/noProto: the own "__proto__" key that JSON.parse makes, which the test is about
     expect(JSON.parse(JSON.stringify(details)).fieldErrors.__proto__).to.deep.equal(['Unknown field']);
   });
 
@@ -50,7 +51,7 @@ function nested(levels: number, inner: unknown = 1): unknown {
 describe('findInputProblem: the request input check', () => {
   it('finds the dotted path of a NUL character in nested strings and keys', () => {
     expect(findInputProblem({ a: 'ok', b: [{ c: 'x\u0000y' }] })).to.deep.equal({ kind: 'nul', path: 'b.0.c' });
-    expect(findInputProblem({ ['k\u0000']: 1 })).to.deep.equal({ kind: 'nul', path: 'k\u0000' });
+    expect(findInputProblem({ 'k\u0000': 1 })).to.deep.equal({ kind: 'nul', path: 'k\u0000' });
     expect(findInputProblem('top\u0000')).to.deep.equal({ kind: 'nul', path: '' });
     expect(findInputProblem({ a: 'fine', n: 1, t: true, z: null })).to.equal(undefined);
   });
@@ -60,8 +61,8 @@ describe('findInputProblem: the request input check', () => {
     expect(findInputProblem({ engineFlags: { commandSnippet: '\udc00llama' } })).to.deep.equal({ kind: 'notWellFormed', path: 'engineFlags.commandSnippet' });
     // A low surrogate before its high one is not a pair.
     expect(findInputProblem({ list: ['ok', '\ude00\ud83d'] })).to.deep.equal({ kind: 'notWellFormed', path: 'list.1' });
-    expect(findInputProblem({ ['key\udfff']: 'x' })).to.deep.equal({ kind: 'notWellFormed', path: 'key\udfff' });
-    expect(findInputProblem({ gpuName: 'RTX 😀 \ud83d\ude00', ['ключ 😀']: 'ü' })).to.equal(undefined);
+    expect(findInputProblem({ 'key\udfff': 'x' })).to.deep.equal({ kind: 'notWellFormed', path: 'key\udfff' });
+    expect(findInputProblem({ gpuName: 'RTX 😀 \ud83d\ude00', 'ключ 😀': 'ü' })).to.equal(undefined);
   });
 
   it(`accepts ${MAX_INPUT_DEPTH} levels of nesting and refuses ${MAX_INPUT_DEPTH + 1}, objects and arrays alike`, () => {
@@ -148,7 +149,7 @@ describe('jsonNestsDeeperThan: the raw-body depth check', () => {
     const nested = (depth: number) => Buffer.from('['.repeat(depth) + ']'.repeat(depth));
     expect(jsonNestsDeeperThan(nested(MAX_INPUT_DEPTH))).to.equal(false);
     expect(jsonNestsDeeperThan(nested(MAX_INPUT_DEPTH + 1))).to.equal(true);
-    expect(jsonNestsDeeperThan(Buffer.from(JSON.stringify({ text: '['.repeat(1000) + '\\"{{{' })))).to.equal(false);
+    expect(jsonNestsDeeperThan(Buffer.from(JSON.stringify({ text: `${'['.repeat(1000)}\\"{{{` })))).to.equal(false);
   });
 
   it('stops at the limit on a megabyte of brackets', () => {

@@ -79,7 +79,7 @@ describe('getting started: the way in to a first run', () => {
     const keys = await agent.get('/settings/keys').expect(200);
     expect(keys.text).to.match(/<p class="empty">No keys yet\.[^<]*<a href="\/docs\/agents">agent guide<\/a>/);
     const setups = await agent.get('/settings/setups').expect(200);
-    expect(setups.text).to.match(/<p class="empty">No setups yet\.[^]*?<a href="\/submit">submit form<\/a>/);
+    expect(setups.text).to.match(/<p class="empty">No setups yet\.[\s\S]*?<a href="\/submit">submit form<\/a>/);
     const board = await request(ctx.app).get('/').expect(200);
     expect(board.text).to.match(/<p class="empty">No runs match these filters\. <a href="\/">Reset the filters<\/a>, or measure it yourself and <a href="\/submit">submit a run<\/a>/);
   });

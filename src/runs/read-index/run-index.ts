@@ -192,8 +192,8 @@ function facetCondition(facet: Facet, codes: number[]): Condition {
 function compareValues(values: Float64Array, a: number, b: number, descending: boolean): number {
   const va = values[a]!;
   const vb = values[b]!;
-  const na = va !== va;
-  const nb = vb !== vb;
+  const na = Number.isNaN(va);
+  const nb = Number.isNaN(vb);
   if (na !== nb) return na ? 1 : -1;
   if (na || va === vb) return 0;
   return (va < vb) === descending ? 1 : -1;
@@ -219,7 +219,7 @@ export function slotsByValue(values: Float64Array, slots: readonly number[], des
   for (let i = 0; i < n; i += 1) {
     const value = values[order[i]!]!;
     // Ascending keys in rank order: nulls (NaN) last; +0 so that a negated 0 does not sort apart as -0.
-    floatBits[0] = value !== value ? Number.POSITIVE_INFINITY : (descending ? -value : value) + 0;
+    floatBits[0] = Number.isNaN(value) ? Number.POSITIVE_INFINITY : (descending ? -value : value) + 0;
     const h = floatWords[1]!;
     // Negative floats order reversed as integers: flip them whole; positive ones, just the sign bit.
     high[i] = h & 0x80000000 ? ~h >>> 0 : (h | 0x80000000) >>> 0;

@@ -166,7 +166,7 @@ function groupThousands(fixed: string): string {
   const body = negative ? fixed.slice(1) : fixed;
   const [int, frac] = body.split('.') as [string, string | undefined];
   const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return (negative ? '-' : '') + grouped + (frac !== undefined ? '.' + frac : '');
+  return (negative ? '-' : '') + grouped + (frac !== undefined ? `.${frac}` : '');
 }
 
 /** Fixed decimals with thousands separators (locale-independent, deterministic). */
@@ -678,7 +678,7 @@ export function scatterChart(options: ScatterChartOptions): string {
     const py = sy(d.y);
     const seriesName = d.series === undefined ? '' : ` · ${series[seriesIndex.get(d.series)!]!.label}`;
     const tip =
-      `${d.label}: ${formatValue(d.x)} ${xLabel}, ${formatValue(d.y)} ${yLabel}${seriesName}` + (d.suspect ? ' (suspect)' : '');
+      `${d.label}: ${formatValue(d.x)} ${xLabel}, ${formatValue(d.y)} ${yLabel}${seriesName}${d.suspect ? ' (suspect)' : ''}`;
     const tipTag = `<title>${escapeXml(tip)}</title>`;
     let mark: string;
     if (withSeries) {
