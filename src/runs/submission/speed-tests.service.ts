@@ -18,6 +18,7 @@ import { MODEL_TREE_SQL } from '../../services/model-tree.ts';
 import { createModelsService, toModelSummary, type ModelRow, type ModelsService, type ResolvedModel } from '../../services/models.service.ts';
 import { createSpeedTestReads, speedTestJson, toSpeedTestRun, type CountFact, type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from '../reads/speed-test-reads.ts';
 import { createSubmissionWindowService, submitInWindow, type WindowState } from '../../services/submission-window.service.ts';
+import { assertVisibleWrite } from '../../services/visible-writes.ts';
 
 export type { SpeedTestRun };
 
@@ -92,10 +93,11 @@ export async function catalogueModel(deps: ServiceDeps, model: ResolvedModel): P
 }
 
 /**
- * Writes validated runs; build it on the writing transaction. Submissions, owners'
- * corrections and the demo seeder all store runs through it.
+ * Writes validated runs; build it on the writing transaction, a `writeVisibly` one.
+ * Submissions, owners' corrections and the demo seeder all store runs through it.
  */
 export function createSpeedTestWriter({ db }: Pick<ServiceDeps, 'db'>) {
+  assertVisibleWrite(db);
   /**
    * The run's columns from a normalised submission: the de-duplicated hardware and engine
    * rows, the leaderboard facts and the roofline verdict, and the submitted fields.
@@ -222,8 +224,6 @@ export function createSpeedTestsService(deps: ServiceDeps) {
           return (await createSpeedTestReads(inTransaction).find((q) => q.where('r.id', id)))[0]!;
         },
       });
-      // The submitter sees their run at once, in this instance's read index too.
-      if (!replayed) await deps.readIndex?.caughtUp();
       return { run, replayed, rateLimit };
     },
 
