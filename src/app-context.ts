@@ -11,6 +11,7 @@ import { getRevisionProfile, type RevisionProfile } from './revisions.ts';
 import { EXECUTE_LIMITS } from './schemas/execute.schema.ts';
 import { DEFAULT_EXECUTION_TIMING, ExecutionRuntime, type ExecutionDeps, type ExecutionTiming } from './services/execution-runtime.ts';
 import { createServices, type Services } from './services/index.ts';
+import { createReportCardRenderer } from './web/report-cards.ts';
 
 /** What an app is built from. */
 export interface AppDeps {
@@ -81,7 +82,14 @@ export function createAppContext(input: AppDepsInput): AppContext {
     execution,
     ownsOutbound: !input.outbound,
     readIndexKeeper,
-    services: createServices({ ...deps, hubMode: deps.config.hubMode, execution, readIndex: readIndexKeeper ?? noReadIndex, publicUrl: deps.config.publicUrl }),
+    services: createServices({
+      ...deps,
+      hubMode: deps.config.hubMode,
+      execution,
+      readIndex: readIndexKeeper ?? noReadIndex,
+      publicUrl: deps.config.publicUrl,
+      reportCardRenderer: createReportCardRenderer(deps.profile),
+    }),
     documents: apiDocuments(deps.profile),
   };
 }

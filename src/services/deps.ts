@@ -19,8 +19,9 @@ export interface ServiceDeps {
   hubMode: 'online' | 'offline';
   /**
    * The app's in-process read index of approved runs (src/runs/read-index): the leaderboard and
-   * the results list answer from it when it is ready; writers of runs wait on `caughtUp()`
-   * so their own change is visible when they answer. Absent outside the app (CLI, seeds).
+   * the results list answer from it when it is ready; a write it shows goes through
+   * `writeVisibly` (visible-writes.ts), which waits on its `caughtUp()` after the commit so the
+   * change is visible when the writer answers. Absent outside the app (CLI, seeds).
    */
   readIndex?: RunReadIndex;
 }

@@ -2,6 +2,7 @@ import type { Db } from '../db/knex.ts';
 import { HttpError } from '../lib/errors.ts';
 import { messages } from '../messages.ts';
 import type { ServiceDeps } from './deps.ts';
+import { writeVisibly } from './visible-writes.ts';
 
 /** A write the client marked with an `Idempotency-Key`: who, for which kind of write, and what body. */
 export interface IdempotentRequest {
@@ -25,9 +26,12 @@ class KeyTaken extends Error {}
 
 /**
  * Safe retries. `once` runs a write at most once per (user, scope, key), and answers a
- * retry with the stored answer of the first attempt.
+ * retry with the stored answer of the first attempt. The writes are submissions, which
+ * reads show (the run, and a model or hardware profile it may catalogue), so each is a
+ * `writeVisibly` transaction.
  */
-export function createIdempotencyService({ db }: Pick<ServiceDeps, 'db'>) {
+export function createIdempotencyService(deps: Pick<ServiceDeps, 'db' | 'readIndex'>) {
+  const { db } = deps;
   async function storedAnswer<Answer>(request: IdempotentRequest): Promise<Answer | undefined> {
     const stored = await db('idempotency_keys').where({ user_id: request.userId, scope: request.scope, key: request.key }).first();
     if (!stored) return undefined;
@@ -47,14 +51,14 @@ export function createIdempotencyService({ db }: Pick<ServiceDeps, 'db'>) {
     async once<Prepared, Answer>(request: IdempotentRequest | undefined, steps: WriteSteps<Prepared, Answer>): Promise<{ answer: Answer; replayed: boolean }> {
       if (!request) {
         const prepared = await steps.prepare();
-        return { answer: await db.transaction((trx) => steps.write(trx, prepared)), replayed: false };
+        return { answer: await writeVisibly(deps, (trx) => steps.write(trx, prepared)), replayed: false };
       }
       const earlier = await storedAnswer<Answer>(request);
       if (earlier !== undefined) return { answer: earlier, replayed: true };
       const prepared = await steps.prepare();
       const mine = { user_id: request.userId, scope: request.scope, key: request.key };
       try {
-        const answer = await db.transaction(async (trx) => {
+        const answer = await writeVisibly(deps, async (trx) => {
           const reserved = await trx('idempotency_keys')
             .insert({ ...mine, request_hash: request.requestHash })
             .onConflict(['user_id', 'scope', 'key'])

@@ -15,6 +15,7 @@ import { createQualityReviewService } from './quality-review.service.ts';
 import { createQualityRunsService } from './quality-runs.service.ts';
 import { createQualitySuitesService } from './quality-suites.service.ts';
 import { createReactionsService } from './reactions.service.ts';
+import type { ReportCardRenderer } from './report-cards.service.ts';
 import { createReportsService } from './reports.service.ts';
 import { createSetupsService } from './setups.service.ts';
 import { createSpeedTestContextService } from '../runs/reads/context.service.ts';
@@ -29,9 +30,10 @@ export type { ServiceDeps } from './deps.ts';
  * reach services only through this container; a service that must join another's transaction
  * builds that one on the transaction itself (`createXService({ ...deps, db: trx })`).
  * Work outside requests (start-up, the housekeeping timer, the CLI) builds the one service
- * it needs from its database.
+ * it needs from its database. What services need from the pages (the report cards' renderer)
+ * is built in the web layer and passed in here, so no service imports upwards.
  */
-export function createServices(deps: ServiceDeps & { execution: ExecutionDeps; publicUrl: string }) {
+export function createServices(deps: ServiceDeps & { execution: ExecutionDeps; publicUrl: string; reportCardRenderer: ReportCardRenderer }) {
   return {
     executions: createExecutionsService(deps),
     apiKeys: createApiKeysService(deps),

@@ -10,6 +10,7 @@ import { messages } from '../messages.ts';
 import type { ServiceDeps } from './deps.ts';
 import { createPlausibilityService } from '../runs/submission/plausibility.service.ts';
 import { scopeCondition, type ModelScope } from './model-tree.ts';
+import { assertVisibleWrite } from './visible-writes.ts';
 
 /**
  * The model catalogue: built from the hub as runs arrive (a model is looked up once, then
@@ -118,6 +119,7 @@ export async function fillCuratedModelFacts(db: Db): Promise<string[]> {
 export function createModelsService({ db, hub, hubMode }: Pick<ServiceDeps, 'db' | 'hub' | 'hubMode'>) {
   /** Writes a hub entry into the catalogue and links its finetune tree (see `catalogue` below). */
   async function catalogue(entry: CatalogueEntry): Promise<ModelRow> {
+    assertVisibleWrite(db);
     const base = entry.base ? await findByHfId(db, entry.base.hfId) : undefined;
     const facts = catalogueFacts(entry, base);
     await db('models')
@@ -204,8 +206,9 @@ export function createModelsService({ db, hub, hubMode }: Pick<ServiceDeps, 'db'
     },
 
     /**
-     * Writes a hub entry into the catalogue (build this service on the caller's transaction)
-     * and links the finetune tree both ways: to its base when that is catalogued, and its
+     * Writes a hub entry into the catalogue (build this service on the caller's transaction,
+     * a `writeVisibly` one: a new model changes the trees the read index resolves) and links
+     * the finetune tree both ways: to its base when that is catalogued, and its
      * already-catalogued children to it. A model with no parameter count of its own takes its base's.
      */
     async catalogue(entry: CatalogueEntry): Promise<ModelRow> {

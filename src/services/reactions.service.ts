@@ -1,7 +1,9 @@
+import type { Db } from '../db/knex.ts';
 import { NotFound } from '../lib/errors.ts';
 import { messages } from '../messages.ts';
 import type { ReactionEmoji } from '../constants.ts';
 import type { ServiceDeps } from './deps.ts';
+import { writeVisibly } from './visible-writes.ts';
 import { SPEED_TEST_REACTION_KIND } from '../runs/reads/speed-test-reads.ts';
 
 /**
@@ -17,13 +19,18 @@ export interface ReactionState {
 export const QUALITY_REACTION_KIND = 'quality';
 export type RunKind = typeof SPEED_TEST_REACTION_KIND | typeof QUALITY_REACTION_KIND;
 
-/** Where each kind of run lives, and what its unknown id answers. */
-const RUN_TABLES: Readonly<Record<RunKind, { table: string; notFound: string }>> = {
-  speed_test: { table: 'speed_test_runs', notFound: messages.speedTestNotFound },
-  quality: { table: 'quality_runs', notFound: messages.qualityRunNotFound },
+/**
+ * Where each kind of run lives, what its unknown id answers, and whether the read index
+ * holds it (a speed test's counts are in its cached document, so the reactor's next read
+ * must wait for the change; quality runs are read from the database).
+ */
+const RUN_TABLES: Readonly<Record<RunKind, { table: string; notFound: string; inReadIndex: boolean }>> = {
+  speed_test: { table: 'speed_test_runs', notFound: messages.speedTestNotFound, inReadIndex: true },
+  quality: { table: 'quality_runs', notFound: messages.qualityRunNotFound, inReadIndex: false },
 };
 
-export function createReactionsService({ db }: Pick<ServiceDeps, 'db'>) {
+export function createReactionsService(deps: Pick<ServiceDeps, 'db' | 'readIndex'>) {
+  const { db } = deps;
   /**
    * Sets (or with null, removes) the user's reaction to an approved run of `kind`.
    *
@@ -33,8 +40,8 @@ export function createReactionsService({ db }: Pick<ServiceDeps, 'db'>) {
    * A run that is not approved is not found, as in every public read.
    */
   async function react(kind: RunKind, runId: string, userId: string, emoji: ReactionEmoji | null): Promise<ReactionState> {
-    const { table, notFound } = RUN_TABLES[kind];
-    return db.transaction(async (trx) => {
+    const { table, notFound, inReadIndex } = RUN_TABLES[kind];
+    const write = async (trx: Db): Promise<ReactionState> => {
       const run = await trx(table).where({ id: runId, status: 'APPROVED' }).forUpdate().first('id');
       if (!run) throw new NotFound(notFound);
 
@@ -62,7 +69,8 @@ export function createReactionsService({ db }: Pick<ServiceDeps, 'db'>) {
         [kind, runId, table, runId],
       );
       return { reactionCounts: rows[0]!.reaction_counts, myEmoji: emoji };
-    });
+    };
+    return inReadIndex ? writeVisibly(deps, write) : db.transaction(write);
   }
 
   return {

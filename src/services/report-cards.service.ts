@@ -1,12 +1,9 @@
 import { NotFound } from '../lib/errors.ts';
 import { leaderboardQuerySchema } from '../runs/reads/leaderboard-query.schema.ts';
-import { bestByHardwareChart } from '../runs/presentation/charts.ts';
-import { leaderboardPageView } from '../runs/presentation/leaderboard-view.ts';
-import { renderReportCard, type ReportCardKind } from '../web/report-cards.ts';
 import type { ServiceDeps } from './deps.ts';
 import { createLeaderboardService } from '../runs/reads/leaderboard.service.ts';
 import { leaderboardRuns } from '../runs/run-json.ts';
-import { createModelsService } from './models.service.ts';
+import { createModelsService, type ModelsService } from './models.service.ts';
 import { createSpeedTestReads, type SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
 
 /**
@@ -36,28 +33,49 @@ export interface ReportCards {
   live: boolean;
 }
 
-/** What the report services need besides the usual deps: the service's own origin (PUBLIC_URL). */
-export type ReportDeps = ServiceDeps & { publicUrl: string };
+/** What a card shows, by kind: the facts its template (views/partials/reports/cards/<kind>.eta) reads. */
+export type ReportCardContent =
+  | { kind: 'run'; run: SpeedTestRun }
+  | { kind: 'leaderboard'; runs: SpeedTestRun[]; filters: string[] }
+  | { kind: 'model'; model: Awaited<ReturnType<ModelsService['detail']>>; byClass: Record<string, unknown>[]; bestByHardware: SpeedTestRun[] }
+  | { kind: 'hardware'; hardware: unknown; runs: SpeedTestRun[] }
+  | { kind: 'gone'; what: string }
+  | { kind: 'link'; host: string };
+
+/**
+ * What cards take from the pages: how a leaderboard address reads, and a card's HTML. Built in
+ * the web layer (src/web/report-cards.ts) and handed in by the wiring, so no service imports it.
+ */
+export interface ReportCardRenderer {
+  /** The leaderboard query a page address's parameters stand for, read as the page reads them (its default view). */
+  leaderboardApiParams(params: Record<string, unknown>): Record<string, unknown>;
+  /** The card's HTML; `url` is the embedded address it links to. */
+  render(url: string, content: ReportCardContent): string;
+}
+
+/** What the report services need besides the usual deps: the service's own origin (PUBLIC_URL) and the card renderer. */
+export type ReportDeps = ServiceDeps & { publicUrl: string; reportCardRenderer: ReportCardRenderer };
 
 export function createReportCardsService(deps: ReportDeps) {
-  const { db, profile, publicUrl } = deps;
+  const { db, profile, publicUrl, reportCardRenderer: renderer } = deps;
   const ownOrigin = new URL(publicUrl).origin;
   const leaderboard = createLeaderboardService(deps);
   const models = createModelsService(deps);
   const reads = createSpeedTestReads(deps);
 
-  const card = (kind: ReportCardKind, url: URL, data: Record<string, unknown>, runs: readonly { id: string }[], live: boolean): ReportCard => ({
-    html: renderReportCard(kind, { url: url.href, ...data }),
+  const card = (url: URL, content: ReportCardContent, runs: readonly { id: string }[], live: boolean): ReportCard => ({
+    html: renderer.render(url.href, content),
     citedRunIds: runs.map((run) => run.id),
     live,
   });
+  const linkCard = (url: URL) => card(url, { kind: 'link', host: url.host }, [], false);
 
   async function runCard(url: URL, id: string): Promise<ReportCard | null> {
     const row = await db('speed_test_runs').where({ id }).first('status');
     if (!row) return null;
-    if (row.status !== 'APPROVED') return card('gone', url, { what: 'This run' }, [{ id }], false);
+    if (row.status !== 'APPROVED') return card(url, { kind: 'gone', what: 'This run' }, [{ id }], false);
     const [run] = await reads.find((q) => q.where('r.id', id));
-    return card('run', url, { run }, [{ id }], false);
+    return card(url, { kind: 'run', run: run! }, [{ id }], false);
   }
 
   async function leaderboardCard(url: URL): Promise<ReportCard | null> {
@@ -67,12 +85,11 @@ export function createReportCardsService(deps: ReportDeps) {
       const values = url.searchParams.getAll(key).filter((value) => value !== '');
       if (values.length > 0) params[key] = values.length === 1 ? values[0] : values;
     }
-    const { apiParams } = leaderboardPageView(profile, params);
-    const parsed = leaderboardQuerySchema(profile).safeParse({ ...apiParams, limit: String(TOP_RUNS), offset: '0' });
+    const parsed = leaderboardQuerySchema(profile).safeParse({ ...renderer.leaderboardApiParams(params), limit: String(TOP_RUNS), offset: '0' });
     if (!parsed.success) return null;
     const page = leaderboardRuns(profile, await leaderboard.page(parsed.data, { withTotal: true }));
     const filters = Object.entries(params).map(([key, value]) => `${key}=${String(value)}`);
-    return card('leaderboard', url, { runs: page, filters }, page, true);
+    return card(url, { kind: 'leaderboard', runs: page, filters }, page, true);
   }
 
   async function modelCard(url: URL, hfId: string): Promise<ReportCard | null> {
@@ -85,7 +102,7 @@ export function createReportCardsService(deps: ReportDeps) {
     }
     const best = leaderboardRuns(profile, await leaderboard.page({ hfId: model.hfId, sort: 'tokSOut', format: 'json', offset: 0, bestPer: 'hardware', limit: CHART_BARS }, { withTotal: false }));
     const byClass = Object.entries(model.summary.byHardwareClass).map(([hwClass, figures]) => ({ hwClass, ...figures }));
-    return card('model', url, { model, byClass, chart: best.length > 0 ? bestByHardwareChart(best, model.displayName) : '' }, best, true);
+    return card(url, { kind: 'model', model, byClass, bestByHardware: best }, best, true);
   }
 
   async function hardwareCard(url: URL, id: string): Promise<ReportCard | null> {
@@ -99,7 +116,7 @@ export function createReportCardsService(deps: ReportDeps) {
         .orderByRaw('r.tok_s_out desc nulls last, r.id')
         .limit(TOP_RUNS)
     ).map((doc: { document: string }) => JSON.parse(doc.document) as SpeedTestRun);
-    return card('hardware', url, { hardware: row.details, runs }, runs, true);
+    return card(url, { kind: 'hardware', hardware: row.details, runs }, runs, true);
   }
 
   /** The card of one embed address, or null when it gets none (it stays a plain link in the text). */
@@ -107,13 +124,13 @@ export function createReportCardsService(deps: ReportDeps) {
     if (url.origin === ownOrigin) {
       const segments = url.pathname.split('/').slice(1).map((segment) => decodeURIComponent(segment));
       const [first, second, third] = segments;
-      if (segments.length === 2 && first === 'runs' && UUID.test(second!)) return (await runCard(url, second!.toLowerCase())) ?? card('link', url, { host: url.host }, [], false);
-      if (segments.length === 2 && first === 'hardware' && UUID.test(second!)) return (await hardwareCard(url, second!.toLowerCase())) ?? card('link', url, { host: url.host }, [], false);
-      if (segments.length === 3 && first === 'models' && second && third) return (await modelCard(url, `${second}/${third}`)) ?? card('link', url, { host: url.host }, [], false);
-      if (url.pathname === '/' || url.pathname === '/api/leaderboard') return (await leaderboardCard(url)) ?? card('link', url, { host: url.host }, [], false);
-      return card('link', url, { host: url.host }, [], false);
+      if (segments.length === 2 && first === 'runs' && UUID.test(second!)) return (await runCard(url, second!.toLowerCase())) ?? linkCard(url);
+      if (segments.length === 2 && first === 'hardware' && UUID.test(second!)) return (await hardwareCard(url, second!.toLowerCase())) ?? linkCard(url);
+      if (segments.length === 3 && first === 'models' && second && third) return (await modelCard(url, `${second}/${third}`)) ?? linkCard(url);
+      if (url.pathname === '/' || url.pathname === '/api/leaderboard') return (await leaderboardCard(url)) ?? linkCard(url);
+      return linkCard(url);
     }
-    if (url.protocol === 'https:') return card('link', url, { host: url.host }, [], false);
+    if (url.protocol === 'https:') return linkCard(url);
     return null;
   }
 

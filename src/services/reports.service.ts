@@ -11,6 +11,7 @@ import { createAuditService, type AdminActor } from './audit.service.ts';
 import { createImagesService, type StoredImage } from './images.service.ts';
 import { createModelsService, type ModelRow } from './models.service.ts';
 import { createReportCardsService, type ReportDeps } from './report-cards.service.ts';
+import { writeVisibly } from './visible-writes.ts';
 import { createSpeedTestReads, type SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
 
 /**
@@ -258,7 +259,7 @@ export function createReportsService(deps: ReportDeps) {
     /** POST /api/models/{org}/{model}/reports: the model must be catalogued or on the hub (then catalogued, as a submission does). */
     async create(authorId: string, hfId: string, input: ReportCreateInput): Promise<Report> {
       const resolved = await createModelsService(deps).resolve(hfId);
-      const id = await db.transaction(async (trx) => {
+      const write = async (trx: Db) => {
         const model = await createModelsService({ ...deps, db: trx }).catalogueIfNew(resolved);
         await checkReferences(trx, authorId, model, input);
         const now = clock.now();
@@ -281,7 +282,9 @@ export function createReportsService(deps: ReportDeps) {
           })
           .returning('id');
         return row.id as string;
-      });
+      };
+      // A model new to the catalogue is a write the reads show (its tree, the finetunes it adopts).
+      const id = 'catalogued' in resolved ? await db.transaction(write) : await writeVisibly(deps, write);
       return oneReport((await findJoined(id))!);
     },
 

@@ -72,11 +72,11 @@ export interface WindowedAnswer<Answer> {
 
 /**
  * Stores a submission (speed test or quality run): prepared first, then in one transaction
- * the user's window is claimed and the submission written, so a failed write leaves the
- * window untouched. A retry with the same Idempotency-Key gets the first answer again
- * without writing or using the window.
+ * (a `writeVisibly` one: the submitter's next read includes it) the user's window is claimed
+ * and the submission written, so a failed write leaves the window untouched. A retry with the
+ * same Idempotency-Key gets the first answer again without writing or using the window.
  */
-export async function submitInWindow<Prepared, Answer>(deps: Pick<ServiceDeps, 'db' | 'clock'>, submission: WindowedSubmission<Prepared, Answer>): Promise<WindowedAnswer<Answer>> {
+export async function submitInWindow<Prepared, Answer>(deps: Pick<ServiceDeps, 'db' | 'clock' | 'readIndex'>, submission: WindowedSubmission<Prepared, Answer>): Promise<WindowedAnswer<Answer>> {
   const { userId, rule } = submission;
   const { clock } = deps;
   let resetAt: Date | undefined;

@@ -7,6 +7,7 @@ import { messages } from '../messages.ts';
 import { createAuditService, type AdminActor, type AuditAction } from './audit.service.ts';
 import type { ServiceDeps } from './deps.ts';
 import { createRateLimitService, type FixedWindow } from './rate-limit.service.ts';
+import { writeVisibly } from './visible-writes.ts';
 
 export interface User {
   id: string;
@@ -73,7 +74,8 @@ const minutesUntil = (ms: number) => {
 };
 
 /** Accounts: sign-up and sign-in with their throttles, roles (audited), display name and password. */
-export function createUsersService({ db, readIndex }: Pick<ServiceDeps, 'db' | 'readIndex'>) {
+export function createUsersService(deps: Pick<ServiceDeps, 'db' | 'readIndex'>) {
+  const { db } = deps;
   const rateLimits = createRateLimitService({ db });
 
   /** The user when the credentials match, otherwise null: the caller cannot tell which part was wrong. */
@@ -208,15 +210,12 @@ export function createUsersService({ db, readIndex }: Pick<ServiceDeps, 'db' | '
      * writes the audit entry in the same transaction. Setting the value it already has
      * changes nothing and logs nothing.
      */
-    async setVerified(actor: AdminActor, userId: string, verified: boolean): Promise<User> {
-      const user = await db.transaction((trx) =>
+    setVerified(actor: AdminActor, userId: string, verified: boolean): Promise<User> {
+      return writeVisibly(deps, (trx) =>
         changeRoleFlag(trx, actor, userId, 'is_verified', verified, verified ? 'user.verify' : 'user.unverify', () =>
           trx('speed_test_runs').where({ user_id: userId }).update({ user_verified: verified }),
         ),
       );
-      // The runs move in this instance's read index before the admin sees the answer.
-      await readIndex?.caughtUp();
-      return user;
     },
 
     /**
@@ -234,12 +233,14 @@ export function createUsersService({ db, readIndex }: Pick<ServiceDeps, 'db' | '
       });
     },
 
-    /** An empty display name falls back to the username, as at sign-up. */
+    /** An empty display name falls back to the username, as at sign-up. Runs' documents show the name. */
     async updateDisplayName(userId: string, displayName: string | undefined): Promise<User> {
-      const [row] = await db<UserRow>('users')
-        .where({ id: userId })
-        .update({ display_name: displayName ?? db.ref('username'), updated_at: db.fn.now() } as Record<string, unknown>)
-        .returning('*');
+      const [row] = await writeVisibly(deps, (trx) =>
+        trx<UserRow>('users')
+          .where({ id: userId })
+          .update({ display_name: displayName ?? trx.ref('username'), updated_at: trx.fn.now() } as Record<string, unknown>)
+          .returning('*'),
+      );
       if (!row) throw new NotFound(messages.userNotFound);
       return toUser(row);
     },

@@ -27,7 +27,8 @@ const HW_XEON = { hwClass: 'CPU_ONLY', cpu: 'Intel Xeon w9-3495X', ramGb: 64, os
 
 for (const rev of REVISIONS) {
   describe(`GET /api/leaderboard, revision ${rev.revision}`, () => {
-    const ctx = useTestApp({ API_REVISION: String(rev.revision) }, { fakeHub: true });
+    // strict: a run is rejected straight in the database (seeder.reject), and the next read must not show it.
+    const ctx = useTestApp({ API_REVISION: String(rev.revision), READ_INDEX_FRESHNESS: 'strict' }, { fakeHub: true });
     const seeder = createSeeder(ctx, rev, { ttftMs: 200 });
 
     before(async () => {

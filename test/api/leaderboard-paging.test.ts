@@ -5,7 +5,8 @@ import { fakeHubModels } from '../helpers/fake-hub.ts';
 import { allBut, createSeeder, filterCases, page, revision, type Body, type SeedUser } from '../helpers/leaderboard.ts';
 
 describe('GET /api/leaderboard, revision 1: ordering and paging over 58 runs', () => {
-  const ctx = useTestApp({ API_REVISION: '1' }, { fakeHub: true });
+  // strict: a run is rejected straight in the database (seeder.reject), and the next read must not show it.
+  const ctx = useTestApp({ API_REVISION: '1', READ_INDEX_FRESHNESS: 'strict' }, { fakeHub: true });
   const FILLER_MODEL = 'handorg/Filler-1B';
   const seeder = createSeeder(ctx, revision(1), {
     hfId: FILLER_MODEL,

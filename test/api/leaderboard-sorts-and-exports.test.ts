@@ -6,7 +6,8 @@ import { fakeHubModels } from '../helpers/fake-hub.ts';
 import { boardLabels, createSeeder, csvRecords, CSV_COLUMNS, download, page, parseCsv, revision, type Body, type Query, type Row } from '../helpers/leaderboard.ts';
 
 describe('GET /api/leaderboard, revision 3: sorts, bestPer and exports', () => {
-  const ctx = useTestApp({ API_REVISION: '3' }, { fakeHub: true });
+  // strict: runs are rejected and edited straight in the database, and the next read must show that.
+  const ctx = useTestApp({ API_REVISION: '3', READ_INDEX_FRESHNESS: 'strict' }, { fakeHub: true });
   const seeder = createSeeder(ctx, revision(3));
 
   const HA = { hwClass: 'DISCRETE_GPU', gpuName: 'Card A', vramGb: 24 };

@@ -150,7 +150,8 @@ for (const rev of REVISIONS) {
   const { revision, path } = rev;
 
   describe(`GET ${path}, revision ${revision}`, () => {
-    const ctx = useTestApp({ API_REVISION: String(revision) }, { fakeHub: true });
+    // strict: the seed rejects a run straight in the database, and the first read must not list it.
+    const ctx = useTestApp({ API_REVISION: String(revision), READ_INDEX_FRESHNESS: 'strict' }, { fakeHub: true });
     let seeded: Seeded;
 
     before(async () => {

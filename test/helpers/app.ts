@@ -13,6 +13,8 @@ import type { ExecutionTiming } from '../../src/services/execution-runtime.ts';
 import { TestClock } from './clock.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { startFakeHub, type FakeHub } from './fake-hub.ts';
+import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
+import { LISTENER_APPLICATION_NAME } from '../../src/runs/read-index/read-index.ts';
 
 export interface TestContext {
   app: Express;
@@ -39,6 +41,12 @@ export interface TestAppOptions {
   executionTiming?: Partial<ExecutionTiming>;
   /** The outbound client of executions (one with a fake DNS resolver, or short timeouts). */
   outbound?: () => OutboundClient;
+  /**
+   * The read index's listener hears the database this many ms late (a proxy in front of its
+   * connection): a write answered before its own change reached the index is then read
+   * stale every time, not just when the race goes that way.
+   */
+  readIndexListenerDelayMs?: number;
 }
 
 /** A pino destination that parses each JSON log line into `lines`. */
@@ -64,9 +72,10 @@ export function testConfig(env: Record<string, string> = {}): Config {
     EXPORT_LIMIT_PER_HOUR: '0',
     // Execution workers poll the database; only the files that run executions start them.
     EXECUTE_WORKERS: '0',
-    // Tests write to the database directly and read through the app at once: every read
-    // waits for the read index to have applied what was committed before it.
-    READ_INDEX_FRESHNESS: 'strict',
+    // As deployed: the app's own writes are read back at once because each waits for the
+    // read index after its commit. A test that writes to the database directly and reads
+    // through the app at once asks for `strict` (every read waits for every committed change).
+    READ_INDEX_FRESHNESS: 'notify',
     ...env,
   });
 }
@@ -79,8 +88,14 @@ export function useTestApp(env: Record<string, string> = {}, options: TestAppOpt
   const ctx = {} as TestContext;
   let database: TestDatabase;
   const apps: Express[] = [];
+  let listenerProxy: TcpProxy | undefined;
   before(async () => {
     database = await createTestDatabase();
+    // The app's databaseUrl serves only the session store and the listener; the proxy slows the listener alone.
+    if (options.readIndexListenerDelayMs) {
+      listenerProxy = await startTcpProxy(database.url);
+      listenerProxy.delayAnswers(LISTENER_APPLICATION_NAME, options.readIndexListenerDelayMs);
+    }
     if (options.fakeHub) ctx.hub = await startFakeHub();
     ctx.logs = [];
     const sink = logSink(ctx.logs);
@@ -93,7 +108,7 @@ export function useTestApp(env: Record<string, string> = {}, options: TestAppOpt
         db: database.db,
         config,
         logger: createLogger('info', sink),
-        databaseUrl: database.url,
+        databaseUrl: listenerProxy?.url ?? database.url,
         clock: ctx.clock,
         ...(options.executionTiming ? { executionTiming: options.executionTiming } : {}),
         ...(options.outbound ? { outbound: options.outbound() } : {}),
@@ -110,6 +125,7 @@ export function useTestApp(env: Record<string, string> = {}, options: TestAppOpt
   });
   after(async () => {
     for (const app of apps) await (app.locals.close as (() => Promise<void>) | undefined)?.();
+    await listenerProxy?.close();
     await ctx.hub?.close();
     await database?.drop();
   });

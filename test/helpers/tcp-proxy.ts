@@ -6,7 +6,7 @@ import net from 'node:net';
  * (and cuts the connections open through it), `silent` accepts connections and never
  * answers (a database host that stopped responding). In front of an HTTP server,
  * `cutAnswers` drops the connection instead of relaying an answer: the server did the work,
- * the client never hears of it.
+ * the client never hears of it. `delayAnswers` makes chosen connections hear the server late.
  */
 export type ProxyMode = 'forward' | 'refuse' | 'silent';
 
@@ -16,6 +16,11 @@ export interface TcpProxy {
   setMode(mode: ProxyMode): Promise<void>;
   /** The next `count` requests whose first bytes are `requestStart` (e.g. 'POST /api/x ') get their connection cut when the answer arrives. */
   cutAnswers(requestStart: string, count?: number): void;
+  /**
+   * Connections whose client has sent `marker` (e.g. an application_name in the startup
+   * message) get every answer relayed `ms` late, in order; the others are untouched.
+   */
+  delayAnswers(marker: string, ms: number): void;
   close(): Promise<void>;
 }
 
@@ -24,6 +29,7 @@ export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   let mode: ProxyMode = 'forward';
   const cut = { requestStart: '', remaining: 0 };
+  const delay = { marker: '', ms: 0 };
   const track = (socket: net.Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -36,17 +42,22 @@ export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
     const upstream = net.connect(Number(target.port || 5432), target.hostname);
     track(upstream);
     let cutting = false;
+    let delayMs = 0;
     client.on('data', (chunk: Buffer) => {
       if (cut.remaining > 0 && chunk.toString('latin1').startsWith(cut.requestStart)) {
         cut.remaining -= 1;
         cutting = true;
       }
+      if (delay.marker && chunk.includes(delay.marker)) delayMs = delay.ms;
     });
-    // Registered before the pipe, so an answer to cut is never relayed.
-    upstream.on('data', () => {
-      if (cutting) client.destroy();
+    // Answers are relayed here rather than piped, so one to cut is never relayed and one to
+    // delay waits its turn (timers of one length fire in the order they were set).
+    upstream.on('data', (chunk: Buffer) => {
+      if (cutting) return client.destroy();
+      if (delayMs > 0) setTimeout(() => client.write(chunk), delayMs);
+      else client.write(chunk);
     });
-    client.pipe(upstream).pipe(client);
+    client.pipe(upstream);
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
@@ -73,6 +84,9 @@ export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
     url: url.toString(),
     cutAnswers(requestStart, count = 1) {
       Object.assign(cut, { requestStart, remaining: count });
+    },
+    delayAnswers(marker, ms) {
+      Object.assign(delay, { marker, ms });
     },
     async setMode(next) {
       if (next === mode) return;

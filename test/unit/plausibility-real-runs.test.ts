@@ -26,7 +26,9 @@ import { runVerdict } from '../../src/runs/submission/verdict.ts';
 import { SUSPECT_FACTORS } from '../../src/lib/roofline.ts';
 import type { RooflineVerdict } from '../../src/lib/roofline.ts';
 import type { SubmittedHardware } from '../../src/runs/submission/speed-test.schema.ts';
+import type { Db } from '../../src/db/knex.ts';
 import { createModelsService, type ModelRow } from '../../src/services/models.service.ts';
+import { writeVisibly } from '../../src/services/visible-writes.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { realModels, type RealModel } from '../fixtures/real-runs/models.ts';
 import { realRuns, type RealHardware, type RealRun } from '../fixtures/real-runs/runs.ts';
@@ -225,15 +227,18 @@ describe('plausibility on real published runs (test/fixtures/real-runs)', functi
 
   before(async () => {
     database = await createTestDatabase();
-    const models = createModelsService({
-      db: database.db,
-      hub: { getModel: () => Promise.reject(new Error('the catalogue is filled from the fixture, not the hub')) },
-      hubMode: 'offline',
-    });
+    const modelsOn = (db: Db) =>
+      createModelsService({
+        db,
+        hub: { getModel: () => Promise.reject(new Error('the catalogue is filled from the fixture, not the hub')) },
+        hubMode: 'offline',
+      });
+    const models = modelsOn(database.db);
     // Bases first, as a submission of the base would have catalogued it; the service links either order.
     const isBase = (model: RealModel) => realModels.some((other) => other.hub.baseModel?.hfId === model.hfId);
     for (const model of [...realModels].sort((a, b) => Number(isBase(b)) - Number(isBase(a)))) {
-      await models.catalogue(catalogueEntryFromHub(hubAnswer(model), model.hfId));
+      // Cataloguing is a write reads show: it takes a writeVisibly transaction, as in a submission.
+      await writeVisibly({ db: database.db }, (trx) => modelsOn(trx).catalogue(catalogueEntryFromHub(hubAnswer(model), model.hfId)));
     }
     const rows = new Map<string, ModelRow>();
     for (const model of realModels) rows.set(model.hfId, (await models.findByHfId(model.hfId))!);

@@ -59,7 +59,8 @@ async function rawGet(app: Express, path: string, headers: Record<string, string
 
 
 describe('page weight: compression and static caching', () => {
-  const ctx = useTestApp();
+  // strict: the demo runs are seeded straight into the database, and the first page must show them.
+  const ctx = useTestApp({ READ_INDEX_FRESHNESS: 'strict' });
 
   before(async function () {
     this.timeout(60_000);

@@ -5,6 +5,7 @@ import { normaliseSubmission } from '../../runs/submission/normalise.ts';
 import type { RevisionProfile } from '../../revisions.ts';
 import type { ModelRow } from '../../services/models.service.ts';
 import { createSpeedTestWriter } from '../../runs/submission/speed-tests.service.ts';
+import { writeVisibly } from '../../services/visible-writes.ts';
 
 /**
  * Sample runs from demo users across every hardware class, so a newcomer's quick start
@@ -211,7 +212,8 @@ export async function seedDemoRuns(
   const rng = random(seed);
   const weightedModels = models.map((model) => [model, MODEL_WEIGHTS[model.hf_id] ?? 1] as const);
   const engines = new Set<string>(profile.speedTests.engines);
-  return db.transaction(async (trx) => {
+  // The run writer takes only visible writes; a seed has no read index of its own to wait for.
+  return writeVisibly({ db }, async (trx) => {
     const writer = createSpeedTestWriter({ db: trx });
     const users = await trx('users')
       .insert(

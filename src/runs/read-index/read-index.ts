@@ -6,9 +6,10 @@
  * index is built, and whenever the listener is lost (changes may have been missed), reads
  * go through the SQL path while a full rebuild runs.
  *
- * Read-your-writes: a writer calls `caughtUp()` after its transaction commits; it sends a
- * marker on the same channel and waits until the listener has applied everything before
- * it (Postgres delivers notifications in commit order).
+ * Read-your-writes: a writer's transaction is a `writeVisibly` one (src/services/visible-writes.ts),
+ * which calls `caughtUp()` after the commit; that sends a marker on the same channel and waits
+ * until the listener has applied everything before it (Postgres delivers notifications in
+ * commit order).
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -24,6 +25,8 @@ import type { RunIndex } from './run-index.ts';
  * `catalogue` (models, hardware profiles or users changed) or `sync:<token>`.
  */
 export const RUN_CHANGES_CHANNEL = 'speed_test_runs_changed';
+/** How the listener's connection names itself to Postgres (pg_stat_activity). */
+export const LISTENER_APPLICATION_NAME = 'read-index-listener';
 const SYNC_PREFIX = 'sync:';
 const RESYNC = '*';
 const CATALOGUE = 'catalogue';
@@ -210,7 +213,7 @@ export class ReadIndexKeeper implements RunReadIndex {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.deps.databaseUrl, application_name: 'read-index-listener' });
+    const client = new pg.Client({ connectionString: this.deps.databaseUrl, application_name: LISTENER_APPLICATION_NAME });
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client));
     client.on('notification', (message) => message.channel === RUN_CHANGES_CHANNEL && this.notice(message.payload ?? ''));

@@ -6,6 +6,7 @@ import { messages } from '../../messages.ts';
 import type { AdminSpeedTestsQuery } from '../../schemas/admin.schema.ts';
 import { createAuditService, type AdminActor } from '../../services/audit.service.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
+import { assertVisibleWrite, writeVisibly } from '../../services/visible-writes.ts';
 import { createSpeedTestReads, type Page, type SpeedTestReads, type SpeedTestRun } from '../reads/speed-test-reads.ts';
 
 /**
@@ -98,10 +99,12 @@ export const speedTestLabel = (row: LockedSpeedTest) => `${row.hf_id} by @${row.
 
 /**
  * Takes a locked run out of public view (rejected by an admin, withdrawn by its owner) in
- * the caller's transaction: its status columns, and its model's run count when it was
- * approved. The count tables, its document and the read index follow by triggers.
+ * the caller's transaction, which must be a `writeVisibly` one: its status columns, and its
+ * model's run count when it was approved. The count tables, its document and the read index
+ * follow by triggers.
  */
 export async function hideSpeedTest(trx: Db, row: LockedSpeedTest, columns: { status: 'REJECTED' | 'WITHDRAWN' } & Record<string, unknown>): Promise<void> {
+  assertVisibleWrite(trx);
   await trx('speed_test_runs').where({ id: row.id }).update(columns);
   if (row.status === 'APPROVED') await trx('models').where({ id: row.model_id }).decrement('benchmark_count', 1);
 }
@@ -116,13 +119,12 @@ export function createModerationService(deps: Pick<ServiceDeps, 'db' | 'profile'
    * count kept and the audit entry written with the change.
    */
   async function moveSpeedTest(actor: AdminActor, id: string, change: (trx: Db, row: LockedSpeedTest) => Promise<{ action: 'run.reject' | 'run.restore'; reason: string | null }>) {
-    await db.transaction(async (trx) => {
+    // The admin's next page shows the run gone (or back), from this instance's read index too.
+    await writeVisibly(deps, async (trx) => {
       const row = await lockSpeedTest(trx, id);
       const { action, reason } = await change(trx, row);
       await createAuditService({ db: trx }).record(actor, { action, targetKind: 'speed_test_run', targetId: id, targetLabel: speedTestLabel(row), reason });
     });
-    // The admin's next page shows the run gone (or back) from this instance's read index too.
-    await deps.readIndex?.caughtUp();
   }
 
   return {

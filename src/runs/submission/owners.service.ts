@@ -7,6 +7,7 @@ import { messages } from '../../messages.ts';
 import { speedTestSubmissionSchema } from './speed-test.schema.ts';
 import { createAuditService } from '../../services/audit.service.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
+import { writeVisibly } from '../../services/visible-writes.ts';
 import { hideSpeedTest, lockSpeedTest, speedTestLabel, type LockedSpeedTest } from './moderation.service.ts';
 import { createModelsService } from '../../services/models.service.ts';
 import { createSpeedTestReads, type Page, type SpeedTestFilter, type SpeedTestRun } from '../reads/speed-test-reads.ts';
@@ -195,7 +196,7 @@ export function createSpeedTestOwnersService(deps: ServiceDeps) {
       assertCorrectable(stored.status, stored.createdAt, clock.now());
       const submission = parseOrThrow(speedTestSubmissionSchema(profile), mergeCorrection(profile, stored.submission, correction));
       const { normalised, model } = await validateSubmission(profile, models, submission);
-      await db.transaction(async (trx) => {
+      await writeVisibly(deps, async (trx) => {
         const row = await lockOwnRun(trx, userId, id);
         const now = clock.now();
         assertCorrectable(row.status, row.created_at, now);
@@ -209,8 +210,6 @@ export function createSpeedTestOwnersService(deps: ServiceDeps) {
           { action: 'speed_test.corrected', targetKind: 'speed_test_run', targetId: id, targetLabel: speedTestLabel(row), reason: changesOf(stored.submission, submission) },
         );
       });
-      // The owner sees the corrected run at once, in this instance's read index too.
-      await deps.readIndex?.caughtUp();
       return ownRun(userId, id);
     },
 
@@ -220,7 +219,7 @@ export function createSpeedTestOwnersService(deps: ServiceDeps) {
      * nothing and answers the run as it is.
      */
     async withdraw(userId: string, id: string): Promise<OwnRun> {
-      await db.transaction(async (trx) => {
+      await writeVisibly(deps, async (trx) => {
         const row = await lockOwnRun(trx, userId, id);
         if (row.status === 'WITHDRAWN') return;
         await hideSpeedTest(trx, row, { status: 'WITHDRAWN', withdrawn_at: clock.now() });
@@ -229,7 +228,6 @@ export function createSpeedTestOwnersService(deps: ServiceDeps) {
           { action: 'speed_test.withdrawn', targetKind: 'speed_test_run', targetId: id, targetLabel: speedTestLabel(row), reason: `Was ${row.status.toLowerCase()}` },
         );
       });
-      await deps.readIndex?.caughtUp();
       return ownRun(userId, id);
     },
   };

@@ -1,13 +1,15 @@
 import { runVerdict, verdictColumns, verdictRulesFingerprint } from './verdict.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
 import { fillCuratedModelFacts } from '../../services/models.service.ts';
+import { writeVisibly } from '../../services/visible-writes.ts';
 
 /** Runs read and re-judged per statement. */
 const BATCH = 1000;
 /** Only one instance re-judges after a deploy; the others leave it to that one. */
 const REJUDGE_LOCK = 'verdict-rules-rejudge';
 
-export function createPlausibilityService({ db }: Pick<ServiceDeps, 'db'>) {
+export function createPlausibilityService(deps: Pick<ServiceDeps, 'db' | 'readIndex'>) {
+  const { db } = deps;
   /**
    * Re-judges stored runs (all, or those of some models) after the inputs changed: a
    * model's size became known, or the catalogue or rules were updated. Only runs whose
@@ -67,7 +69,8 @@ export function createPlausibilityService({ db }: Pick<ServiceDeps, 'db'>) {
       const fingerprint = verdictRulesFingerprint();
       const current = await db('verdict_rules').where({ id: 1 }).first('fingerprint');
       if (current?.fingerprint === fingerprint) return { rejudged: false, changed: 0 };
-      return db.transaction(async (trx) => {
+      // Verdicts and model facts are on the runs' documents and filters.
+      return writeVisibly(deps, async (trx) => {
         const { rows } = await trx.raw('select pg_try_advisory_xact_lock(hashtext(?)) as locked', [REJUDGE_LOCK]);
         if (!rows[0].locked) return { rejudged: false, changed: 0 };
         // Model facts first (the curated table is part of the rules), then every verdict.

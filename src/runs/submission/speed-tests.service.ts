@@ -15,6 +15,7 @@ import { createSpeedTestReads, type SpeedTestDocumentRow, type SpeedTestReads, t
 import { speedTestJson, toSpeedTestRun } from '../run-json.ts';
 import { createResultsListReads } from '../reads/results-list.ts';
 import { createSubmissionWindowService, submitInWindow, type WindowState } from '../../services/submission-window.service.ts';
+import { assertVisibleWrite } from '../../services/visible-writes.ts';
 
 export type { SpeedTestRun };
 
@@ -84,10 +85,11 @@ export function submissionOfStoredRun(
 }
 
 /**
- * Writes validated runs; build it on the writing transaction. Submissions, owners'
- * corrections and the demo seeder all store runs through it.
+ * Writes validated runs; build it on the writing transaction, a `writeVisibly` one.
+ * Submissions, owners' corrections and the demo seeder all store runs through it.
  */
 export function createSpeedTestWriter({ db }: Pick<ServiceDeps, 'db'>) {
+  assertVisibleWrite(db);
   /**
    * The run's columns from a normalised submission: the de-duplicated hardware and engine
    * rows, the leaderboard facts and the roofline verdict, and the submitted fields.
@@ -211,8 +213,6 @@ export function createSpeedTestsService(deps: ServiceDeps) {
           return (await createSpeedTestReads(inTransaction).find((q) => q.where('r.id', id)))[0]!;
         },
       });
-      // The submitter sees their run at once, in this instance's read index too.
-      if (!replayed) await deps.readIndex?.caughtUp();
       return { run, replayed, rateLimit };
     },
 
