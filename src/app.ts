@@ -146,7 +146,7 @@ export function createApp(input: AppDepsInput): express.Express {
   for (const limiter of readLimits(config, logger)) app.use(limiter);
 
   const { middleware: session, close: closeSessions } = sessions(context);
-  const workers = createExecutionWorkers({ ...context, hubMode: config.hubMode });
+  const workers = createExecutionWorkers({ ...context, hubMode: config.hubMode, qualityRuns: context.services.qualityRuns });
   if (profile.quality && config.execute.workers > 0) workers.start(config.execute.workers);
   if (production && config.execute.allowHosts.length > 0) {
     logger.warn({ allowHosts: config.execute.allowHosts }, 'EXECUTE_ALLOW_HOSTS is set: executions may reach these hosts even on private addresses');

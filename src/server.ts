@@ -11,9 +11,7 @@ import { seedDemoRuns } from './db/seeds/demo-runs.ts';
 import { systemClock } from './lib/clock.ts';
 import { getRevisionProfile } from './revisions.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { createHousekeepingService } from './services/housekeeping.service.ts';
-import { createPlausibilityService } from './runs/submission/plausibility.service.ts';
-import { createUsersService } from './services/users.service.ts';
+import { createOfflineServices } from './services/index.ts';
 
 const DRAIN_TIMEOUT_MS = 10_000;
 const HOUSEKEEPING_INTERVAL_MS = 15 * 60_000;
@@ -27,6 +25,8 @@ export interface RunningServer {
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   const database = await openDatabase(config, logger);
   const { db } = database;
+  // What start-up itself does (the admin account, re-judging, housekeeping), outside requests.
+  const startup = createOfflineServices(db, getRevisionProfile(config.revision));
   try {
     await seedDemoCatalogue(db);
     // The embedded quick start gets sample runs so the leaderboard is not empty.
@@ -42,7 +42,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       if (reports.reports > 0) logger.info(reports, 'seeded a demo model report');
     }
     if (config.admin) {
-      await createUsersService({ db }).ensureAdmin(config.admin.username, config.admin.password);
+      await startup.users.ensureAdmin(config.admin.username, config.admin.password);
       logger.info({ username: config.admin.username }, 'admin account ensured');
     }
   } catch (error) {
@@ -53,14 +53,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const app = createApp({ db, config, logger, databaseUrl: database.url });
   // Verdicts judged by rules an earlier deploy applied are re-judged in the background;
   // the pages serve the stored ones meanwhile.
-  createPlausibilityService({ db })
+  startup.plausibility
     .rejudgeIfRulesChanged()
     .then(
       (result) => result.rejudged && logger.info({ changed: result.changed }, 'stored runs judged by the current plausibility rules'),
       (error) => logger.warn({ err: error }, 're-judging stored runs failed; it is tried again at the next start'),
     );
   // Old rate-limit counters and idempotency keys only take space; clear them now and then.
-  const { pruneExpired } = createHousekeepingService({ db });
+  const { pruneExpired } = startup.housekeeping;
   const housekeeping = setInterval(() => {
     pruneExpired(new Date()).then(
       (pruned) => logger.debug(pruned, 'pruned expired rows'),

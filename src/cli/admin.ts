@@ -8,7 +8,8 @@ import { openDatabase } from '../db/open.ts';
 import { createLogger } from '../logger.ts';
 import { parseOrThrow } from '../lib/validation.ts';
 import { signUpSchema } from '../schemas/account.schema.ts';
-import { createUsersService } from '../services/users.service.ts';
+import { getRevisionProfile } from '../revisions.ts';
+import { createOfflineServices } from '../services/index.ts';
 
 async function readPassword(): Promise<string> {
   if (process.env.ADMIN_PASSWORD) return process.env.ADMIN_PASSWORD;
@@ -30,7 +31,7 @@ async function main(): Promise<number> {
   const config = loadConfig(env);
   const database = await openDatabase(config, createLogger('warn'));
   try {
-    const admin = await createUsersService({ db: database.db }).ensureAdmin(input.username, input.password);
+    const admin = await createOfflineServices(database.db, getRevisionProfile(config.revision)).users.ensureAdmin(input.username, input.password);
     process.stdout.write(`${admin.username} is an admin\n`);
     return 0;
   } finally {

@@ -12,7 +12,7 @@ import type { Artifact } from '../schemas/quality.schema.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { ExecutionDeps } from './execution-runtime.ts';
 import { executableSuite, type ExecutableSuite, type ExecutionRow } from './executions.service.ts';
-import { createQualityRunsService, itemScoringRule } from './quality-runs.service.ts';
+import { itemScoringRule, type QualityRunsService } from './quality-runs.service.ts';
 
 /**
  * The worker loops of server-side execution. Each loop claims the oldest waiting job (or a
@@ -45,7 +45,7 @@ function failureText(error: unknown): string {
   return 'The request failed';
 }
 
-export function createExecutionWorkers(deps: ServiceDeps & { execution: ExecutionDeps; logger: Logger }) {
+export function createExecutionWorkers(deps: ServiceDeps & { execution: ExecutionDeps; logger: Logger; qualityRuns: QualityRunsService }) {
   const { db, clock, execution, logger } = deps;
   const { runtime, timing, judge } = execution;
   const target: OpenAiCompatibleClient = createOpenAiCompatibleClient(execution.outbound);
@@ -270,7 +270,7 @@ export function createExecutionWorkers(deps: ServiceDeps & { execution: Executio
       runConfig: { ...(suite.doc.runConfig as Record<string, unknown>), servedModel: request.model, executionId: row.id },
       artifacts,
     };
-    const runs = createQualityRunsService(deps);
+    const runs = deps.qualityRuns;
     const origin = { executionMode: 'SERVER_EXECUTE', judgeMode: request.judged ? 'SERVER_JUDGE' : 'NONE' } as const;
     // The user's quality window may be in use: wait for it once (the job keeps beating meanwhile).
     for (let attempt = 0; ; attempt += 1) {

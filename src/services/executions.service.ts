@@ -9,7 +9,7 @@ import { EXECUTE_LIMITS, type ExecuteRequest } from '../schemas/execute.schema.t
 import type { QualityItem, SuiteDoc, SuiteTask } from '../schemas/quality.schema.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { ExecutionDeps } from './execution-runtime.ts';
-import { createModelsService } from './models.service.ts';
+import type { ModelsService } from './models.service.ts';
 import { suitesWithCreator, taskItems, type SuiteListRow } from './quality-suites.service.ts';
 
 /**
@@ -129,11 +129,10 @@ export type Execution = ReturnType<typeof toExecution>;
 
 type FieldErrors = Record<string, string[]>;
 
-export function createExecutionsService(deps: ServiceDeps & { execution: ExecutionDeps }) {
-  const { db, clock, profile, execution } = deps;
+export function createExecutionsService(deps: ServiceDeps & { execution: ExecutionDeps; models: ModelsService }) {
+  const { db, clock, profile, execution, models } = deps;
   const { outbound, runtime, judge } = execution;
   const root = profile.quality?.root ?? '/api/benchmarks';
-  const models = createModelsService(deps);
   const target = createOpenAiCompatibleClient(outbound);
 
   /** Every check of an execute request, in order of cost; writes nothing. */

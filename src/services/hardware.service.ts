@@ -6,7 +6,7 @@ import { hardwareProfileRow } from '../runs/submission/run-facts.ts';
 import type { NormalisedHardware } from '../runs/submission/normalise.ts';
 import { messages } from '../messages.ts';
 import type { ServiceDeps } from './deps.ts';
-import { createSpeedTestReads, type Page, type SpeedTestDocumentRow, type SpeedTestFilter, type SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
+import type { Page, SpeedTestDocumentRow, SpeedTestFilter, SpeedTestReads, SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
 import { toSpeedTestRun } from '../runs/run-json.ts';
 
 /** Identical setups share one row: insert by content hash, or find the existing one. */
@@ -35,9 +35,7 @@ export interface DeviceEntry extends Device {
 }
 
 /** Hardware profiles: the de-duplicated machines runs were measured on, and the devices they run on. */
-export function createHardwareService(deps: Pick<ServiceDeps, 'db' | 'profile' | 'readIndex'>) {
-  const { db, profile, readIndex } = deps;
-  const reads = createSpeedTestReads(deps);
+export function createHardwareService({ db, profile, readIndex, reads }: Pick<ServiceDeps, 'db' | 'profile' | 'readIndex'> & { reads: SpeedTestReads }) {
 
   /**
    * Every profile with its device, kept per instance while the catalogue is unchanged (new

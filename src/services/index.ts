@@ -1,62 +1,117 @@
+import { createOfflineHubClient } from '../clients/hub.ts';
+import type { Db } from '../db/knex.ts';
+import { systemClock, type Clock } from '../lib/clock.ts';
+import type { RevisionProfile } from '../revisions.ts';
+import { createSpeedTestContextService } from '../runs/reads/context.service.ts';
+import { createLeaderboardService } from '../runs/reads/leaderboard.service.ts';
+import { createSpeedTestReads } from '../runs/reads/speed-test-reads.ts';
+import { createModerationService } from '../runs/submission/moderation.service.ts';
+import { createSpeedTestOwnersService } from '../runs/submission/owners.service.ts';
+import { createPlausibilityService } from '../runs/submission/plausibility.service.ts';
+import { createSpeedTestsService, createSpeedTestWriter } from '../runs/submission/speed-tests.service.ts';
 import { createApiKeysService } from './api-keys.service.ts';
 import { createAuditService } from './audit.service.ts';
-import type { ServiceDeps } from './deps.ts';
+import type { ServiceDeps, TransactionServices } from './deps.ts';
 import type { ExecutionDeps } from './execution-runtime.ts';
 import { createExecutionsService } from './executions.service.ts';
 import { createHardwareService } from './hardware.service.ts';
+import { createHousekeepingService } from './housekeeping.service.ts';
+import { createIdempotencyService } from './idempotency.service.ts';
 import { createImagesService } from './images.service.ts';
-import { createLeaderboardService } from '../runs/reads/leaderboard.service.ts';
 import { createMarketplaceService } from './marketplace.service.ts';
 import { createModelsService } from './models.service.ts';
-import { createModerationService } from '../runs/submission/moderation.service.ts';
 import { createProfilesService } from './profiles.service.ts';
 import { createQualityPagesService } from './quality-pages.service.ts';
 import { createQualityReviewService } from './quality-review.service.ts';
-import { createQualityRunsService } from './quality-runs.service.ts';
+import { createQualityRunsService, createQualityRunWriter } from './quality-runs.service.ts';
 import { createQualitySuitesService } from './quality-suites.service.ts';
+import { createRateLimitService } from './rate-limit.service.ts';
 import { createReactionsService } from './reactions.service.ts';
-import type { ReportCardRenderer } from './report-cards.service.ts';
+import { createReportCardsService, type ReportCardRenderer } from './report-cards.service.ts';
 import { createReportsService } from './reports.service.ts';
 import { createSetupsService } from './setups.service.ts';
-import { createSpeedTestContextService } from '../runs/reads/context.service.ts';
-import { createSpeedTestOwnersService } from '../runs/submission/owners.service.ts';
-import { createSpeedTestsService } from '../runs/submission/speed-tests.service.ts';
+import { createSubmissionWindowService } from './submission-window.service.ts';
 import { createUsersService } from './users.service.ts';
 
 export type { ServiceDeps } from './deps.ts';
 
-/**
- * Every service of the app, built once from its dependencies (`createApp` does it). Controllers
- * reach services only through this container; a service that must join another's transaction
- * builds that one on the transaction itself (`createXService({ ...deps, db: trx })`).
- * Work outside requests (start-up, the housekeeping timer, the CLI) builds the one service
- * it needs from its database. What services need from the pages (the report cards' renderer)
- * is built in the web layer and passed in here, so no service imports upwards.
- */
-export function createServices(deps: ServiceDeps & { execution: ExecutionDeps; publicUrl: string; reportCardRenderer: ReportCardRenderer }) {
+/** The services a transaction's writes use, built on `deps.db` (the container's, or a transaction). */
+function transactionServices(deps: ServiceDeps): TransactionServices {
+  const plausibility = createPlausibilityService(deps);
   return {
-    executions: createExecutionsService(deps),
-    apiKeys: createApiKeysService(deps),
     audit: createAuditService(deps),
-    hardware: createHardwareService(deps),
     images: createImagesService(deps),
-    leaderboard: createLeaderboardService(deps),
-    marketplace: createMarketplaceService(deps),
-    models: createModelsService(deps),
-    moderation: createModerationService(deps),
-    profiles: createProfilesService(deps),
-    qualityPages: createQualityPagesService(deps),
-    qualityReview: createQualityReviewService(deps),
-    qualityRuns: createQualityRunsService(deps),
-    qualitySuites: createQualitySuitesService(deps),
-    reactions: createReactionsService(deps),
-    reports: createReportsService(deps),
-    setups: createSetupsService(deps),
-    speedTests: createSpeedTestsService(deps),
-    speedTestOwners: createSpeedTestOwnersService(deps),
-    speedTestContext: createSpeedTestContextService(deps),
-    users: createUsersService(deps),
+    plausibility,
+    models: createModelsService({ ...deps, plausibility }),
+    windows: createSubmissionWindowService(deps),
+    reads: createSpeedTestReads(deps),
+    runWriter: createSpeedTestWriter(deps),
+    qualityRunWriter: createQualityRunWriter(deps),
   };
 }
 
+/**
+ * The services that need nothing beyond `ServiceDeps`, each built once with the services it
+ * uses passed in. Work outside requests (start-up, the CLI, seeds, tests) uses this too.
+ */
+export function createCoreServices(deps: ServiceDeps) {
+  const withTransaction = (trx: Db) => transactionServices({ ...deps, db: trx });
+  const { audit, images, models, plausibility, windows, reads } = transactionServices(deps);
+  const transactional = { ...deps, withTransaction };
+  const idempotency = createIdempotencyService(deps);
+  const submissions = { ...transactional, idempotency, windows };
+  const users = createUsersService({ ...transactional, rateLimits: createRateLimitService(deps) });
+  const leaderboard = createLeaderboardService({ ...deps, reads });
+  return {
+    apiKeys: createApiKeysService(deps),
+    audit,
+    hardware: createHardwareService({ ...deps, reads }),
+    housekeeping: createHousekeepingService(deps),
+    images,
+    leaderboard,
+    marketplace: createMarketplaceService(transactional),
+    models,
+    moderation: createModerationService({ ...transactional, reads, audit }),
+    plausibility,
+    profiles: createProfilesService({ ...deps, reads, users }),
+    reads,
+    qualityPages: createQualityPagesService(deps),
+    qualityReview: createQualityReviewService(transactional),
+    qualityRuns: createQualityRunsService({ ...submissions, models }),
+    qualitySuites: createQualitySuitesService(deps),
+    reactions: createReactionsService(deps),
+    setups: createSetupsService(deps),
+    speedTests: createSpeedTestsService({ ...submissions, models, reads }),
+    speedTestOwners: createSpeedTestOwnersService({ ...transactional, models, reads }),
+    speedTestContext: createSpeedTestContextService({ ...deps, reads }),
+    users,
+    withTransaction,
+  };
+}
+
+/**
+ * Every service of the app, built once from its dependencies (`createApp` does it). Controllers
+ * reach services only through this container. What services need from the pages (the report
+ * cards' renderer) is built in the web layer and passed in here, so no service imports upwards.
+ */
+export function createServices(deps: ServiceDeps & { execution: ExecutionDeps; publicUrl: string; reportCardRenderer: ReportCardRenderer }) {
+  const core = createCoreServices(deps);
+  const { leaderboard, models, reads, withTransaction } = core;
+  const cards = createReportCardsService({ ...deps, leaderboard, models, reads });
+  return {
+    ...core,
+    executions: createExecutionsService({ ...deps, models }),
+    reports: createReportsService({ ...deps, withTransaction, cards, reads, images: core.images, models }),
+  };
+}
+
+/**
+ * The core services on a database alone, for work outside requests (start-up, the CLI,
+ * seeds): the hub offline (only catalogued models) and no read index.
+ */
+export function createOfflineServices(db: Db, profile: RevisionProfile, clock: Clock = systemClock) {
+  return createCoreServices({ db, profile, clock, hub: createOfflineHubClient(), hubMode: 'offline' });
+}
+
+export type CoreServices = ReturnType<typeof createCoreServices>;
 export type Services = ReturnType<typeof createServices>;

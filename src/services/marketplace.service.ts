@@ -12,9 +12,9 @@ import {
   type ListingStatus,
 } from '../schemas/marketplace.schema.ts';
 import type { HwClass } from '../constants.ts';
-import { createAuditService, type AdminActor } from './audit.service.ts';
-import type { ServiceDeps } from './deps.ts';
-import { createImagesService, DESCRIPTION_COLUMNS as IMAGE_COLUMNS, REMOVED_IMAGE_GRACE_MS, toStoredImage, type ImageRow, type StoredImage } from './images.service.ts';
+import type { AdminActor } from './audit.service.ts';
+import type { ServiceDeps, Transactional } from './deps.ts';
+import { DESCRIPTION_COLUMNS as IMAGE_COLUMNS, REMOVED_IMAGE_GRACE_MS, toStoredImage, type ImageRow, type StoredImage } from './images.service.ts';
 import type { SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
 
 /**
@@ -127,8 +127,8 @@ function usdOf(price: number, currency: string): number {
   return usd;
 }
 
-export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>) {
-  const { db, clock } = deps;
+export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'> & Transactional) {
+  const { db, clock, withTransaction } = deps;
 
   /** Everything a listing shows, for a page of rows at once (three reads whatever the count). */
   async function hydrate(rows: ListingRow[], conn: Knex = db): Promise<Listing[]> {
@@ -236,7 +236,7 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
   async function markRemoved(trx: Knex.Transaction, id: string, columns: Record<string, unknown>): Promise<void> {
     const removedAt = clock.now();
     await touch(trx, id, { status: 'REMOVED', removed_at: removedAt, ...columns });
-    await createImagesService({ db: trx, clock }).expire(await imageIdsOf(trx, id), new Date(removedAt.getTime() + REMOVED_IMAGE_GRACE_MS));
+    await withTransaction(trx).images.expire(await imageIdsOf(trx, id), new Date(removedAt.getTime() + REMOVED_IMAGE_GRACE_MS));
   }
 
   /** A change of status by the seller, allowed only from `from`. */
@@ -321,7 +321,7 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
         if (!row) throw new NotFound(messages.listingNotFound);
         if (row.status === 'REMOVED') throw new Conflict(messages.listingCannot(row.status, 'removed'));
         await markRemoved(trx, id, { removed_by: actor.id, removed_reason: reason });
-        await createAuditService({ db: trx }).record(actor, { action: 'listing.remove', targetKind: 'marketplace_listing', targetId: id, targetLabel: row.title, reason });
+        await withTransaction(trx).audit.record(actor, { action: 'listing.remove', targetKind: 'marketplace_listing', targetId: id, targetLabel: row.title, reason });
       });
     },
 
@@ -429,7 +429,7 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
         if (row.status === 'REMOVED' || row.status === 'SOLD') throw new Conflict(messages.listingCannot(row.status, 'edited'));
         const [{ n }] = await trx('marketplace_listing_images').where({ listing_id: listingId }).count<{ n: string }[]>('* as n');
         if (Number(n) >= LISTING_MAX_IMAGES) throw new ValidationFailed({ fieldErrors: { image: [messages.listingImageLimit(LISTING_MAX_IMAGES)] }, formErrors: [] });
-        const stored = await createImagesService({ db: trx, clock }).store(sellerId, 'listing', image);
+        const stored = await withTransaction(trx).images.store(sellerId, 'listing', image);
         await trx('marketplace_listing_images').insert({ listing_id: listingId, image_id: stored.id, sort_order: Number(n) });
         await touch(trx, listingId);
         return { ...stored, sortOrder: Number(n) };
@@ -441,7 +441,7 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
         await lockOwn(trx, sellerId, listingId);
         const deleted = await trx('marketplace_listing_images').where({ listing_id: listingId, image_id: imageId }).delete();
         if (deleted === 0) throw new NotFound(messages.imageNotFound);
-        await createImagesService({ db: trx, clock }).remove([imageId]);
+        await withTransaction(trx).images.remove([imageId]);
         await renumber(trx, listingId, await trx('marketplace_listing_images').where({ listing_id: listingId }).orderBy('sort_order').pluck('image_id'));
         await touch(trx, listingId);
       });

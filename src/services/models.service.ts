@@ -8,7 +8,7 @@ import { catalogueEntryFromHub, catalogueFacts, lowest, publicCatalogueEntry, ty
 import type { RunForVerdict } from '../runs/submission/verdict.ts';
 import { messages } from '../messages.ts';
 import type { ServiceDeps } from './deps.ts';
-import { createPlausibilityService } from '../runs/submission/plausibility.service.ts';
+import type { PlausibilityService } from '../runs/submission/plausibility.service.ts';
 import { scopeCondition, type ModelScope } from './model-tree.ts';
 import { assertVisibleWrite } from './visible-writes.ts';
 
@@ -116,7 +116,7 @@ export async function fillCuratedModelFacts(db: Db): Promise<string[]> {
   return changed;
 }
 
-export function createModelsService({ db, hub, hubMode }: Pick<ServiceDeps, 'db' | 'hub' | 'hubMode'>) {
+export function createModelsService({ db, hub, hubMode, plausibility }: Pick<ServiceDeps, 'db' | 'hub' | 'hubMode'> & { plausibility: PlausibilityService }) {
   /** Writes a hub entry into the catalogue and links its finetune tree (see `catalogue` below). */
   async function catalogue(entry: CatalogueEntry): Promise<ModelRow> {
     assertVisibleWrite(db);
@@ -157,7 +157,7 @@ export function createModelsService({ db, hub, hubMode }: Pick<ServiceDeps, 'db'
       .returning(['id', 'params', 'is_moe']);
     // Runs carry their model's size and MoE flag for the filters, and they feed their verdict.
     for (const child of adopted) await db('speed_test_runs').where({ model_id: child.id }).update({ model_params: child.params, model_is_moe: child.is_moe });
-    if (adopted.length > 0) await createPlausibilityService({ db }).recompute(adopted.map((child) => child.id));
+    if (adopted.length > 0) await plausibility.recompute(adopted.map((child) => child.id));
     return row;
   }
 

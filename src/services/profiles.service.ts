@@ -2,8 +2,8 @@ import { NotFound } from '../lib/errors.ts';
 import { messages } from '../messages.ts';
 import { USERNAME_PATTERN } from '../schemas/account.schema.ts';
 import type { ServiceDeps } from './deps.ts';
-import { createSpeedTestReads, type Page, type SpeedTestFilter, type SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
-import { createUsersService, type User } from './users.service.ts';
+import type { Page, SpeedTestFilter, SpeedTestReads, SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
+import type { User, UsersService } from './users.service.ts';
 
 export interface UserProfile {
   user: User;
@@ -12,10 +12,7 @@ export interface UserProfile {
 }
 
 /** Public profiles: an account and what it has measured. */
-export function createProfilesService(deps: Pick<ServiceDeps, 'db' | 'profile'>) {
-  const { db } = deps;
-  const reads = createSpeedTestReads(deps);
-  const users = createUsersService(deps);
+export function createProfilesService({ db, reads, users }: Pick<ServiceDeps, 'db'> & { reads: SpeedTestReads; users: UsersService }) {
   return {
     /** The account, figures of its approved runs and one page of them, newest first; `viewerId` fills `myEmoji`. */
     async get(username: string, page: Page, viewerId: string | null = null): Promise<UserProfile> {

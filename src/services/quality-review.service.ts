@@ -3,8 +3,8 @@ import type { Db } from '../db/knex.ts';
 import { Conflict, NotFound } from '../lib/errors.ts';
 import { messages } from '../messages.ts';
 import type { QualityItem, SuiteTask } from '../schemas/quality.schema.ts';
-import { createAuditService, type AdminActor, type AuditAction, type AuditTargetKind } from './audit.service.ts';
-import type { ServiceDeps } from './deps.ts';
+import type { AdminActor, AuditAction, AuditTargetKind } from './audit.service.ts';
+import type { ServiceDeps, Transactional } from './deps.ts';
 import { qualityRunsWithRelations, toQualityRun, type QualityRun, type QualityRunListRow } from './quality-runs.service.ts';
 import { datasetsWithCreator, suitesWithCreator, toDatasetSummary, toSuiteSummary, type DatasetRow, type ReviewStatus, type SuiteListRow } from './quality-suites.service.ts';
 
@@ -202,8 +202,8 @@ async function lockRow(trx: Db, kind: ReviewKind, id: string): Promise<LockedRow
   throw new NotFound(KINDS[kind].notFound);
 }
 
-export function createQualityReviewService(deps: Pick<ServiceDeps, 'db' | 'clock'>) {
-  const { db, clock } = deps;
+export function createQualityReviewService(deps: Pick<ServiceDeps, 'db' | 'clock'> & Transactional) {
+  const { db, clock, withTransaction } = deps;
 
   // ---------------------------------------------------------------- reads
 
@@ -383,7 +383,7 @@ export function createQualityReviewService(deps: Pick<ServiceDeps, 'db' | 'clock
       await trx(KINDS[kind].table)
         .where({ id })
         .update({ status: REVIEWED[decision].status, admin_notes: notes, reviewed_by: actor.id, reviewed_at: now, updated_at: now });
-      await createAuditService({ db: trx }).record(actor, { action: KINDS[kind].actions[decision], targetKind: KINDS[kind].targetKind, targetId: id, targetLabel: row.label, reason: notes });
+      await withTransaction(trx).audit.record(actor, { action: KINDS[kind].actions[decision], targetKind: KINDS[kind].targetKind, targetId: id, targetLabel: row.label, reason: notes });
     });
   }
 
@@ -449,7 +449,7 @@ export function createQualityReviewService(deps: Pick<ServiceDeps, 'db' | 'clock
         if (row.status !== 'APPROVED') throw new Conflict(messages.qualityCannotReview('suite', row.status, official ? 'made official' : 'made unofficial'));
         if (row.official === official) return;
         await trx('quality_suites').where({ id }).update({ official, updated_at: clock.now() });
-        await createAuditService({ db: trx }).record(actor, { action: official ? 'suite.official' : 'suite.unofficial', targetKind: 'quality_suite', targetId: id, targetLabel: row.label });
+        await withTransaction(trx).audit.record(actor, { action: official ? 'suite.official' : 'suite.unofficial', targetKind: 'quality_suite', targetId: id, targetLabel: row.label });
       });
     },
   };

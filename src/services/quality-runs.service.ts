@@ -5,12 +5,13 @@ import { aggregateScores, scoreResponse, standardError, standardErrorOfScores, t
 import { normaliseHardware } from '../runs/submission/normalise.ts';
 import { messages } from '../messages.ts';
 import type { Artifact, QualityItem, QualityRunSubmission, SuiteDoc, SuiteTask } from '../schemas/quality.schema.ts';
-import type { ServiceDeps } from './deps.ts';
+import type { ServiceDeps, Transactional } from './deps.ts';
+import type { IdempotencyService } from './idempotency.service.ts';
 import { upsertHardwareProfile } from './hardware.service.ts';
-import { createModelsService, resolvedModelSummary, toModelSummary, type ModelRow, type ResolvedModel } from './models.service.ts';
+import { resolvedModelSummary, toModelSummary, type ModelRow, type ModelsService, type ResolvedModel } from './models.service.ts';
 import { suitesWithCreator, taskItems, type SuiteListRow } from './quality-suites.service.ts';
 import { QUALITY_REACTION_KIND } from './reactions.service.ts';
-import { createSubmissionWindowService, submitInWindow, type WindowState } from './submission-window.service.ts';
+import { submitInWindow, type SubmissionWindowService, type WindowState } from './submission-window.service.ts';
 
 /**
  * Quality runs: dry-run and submit (PENDING until an admin approves; the aggregate is the
@@ -340,11 +341,11 @@ export interface QualitySubmissionResult {
   replayed: boolean;
 }
 
-export function createQualityRunsService(deps: ServiceDeps) {
-  const { db, profile } = deps;
+export function createQualityRunsService(
+  deps: ServiceDeps & Transactional & { idempotency: IdempotencyService; windows: SubmissionWindowService; models: ModelsService },
+) {
+  const { db, profile, models, windows, withTransaction } = deps;
   const rule = profile.quality?.submissionLimit;
-  const windows = createSubmissionWindowService(deps);
-  const models = createModelsService(deps);
 
   /** The suite by slug: unknown 404, not approved 422. */
   async function approvedSuite(slug: string): Promise<RunSuite> {
@@ -430,8 +431,9 @@ export function createQualityRunsService(deps: ServiceDeps) {
         idempotency,
         prepare: () => validate(submission),
         store: async (trx, validated, now) => {
-          const modelRow = await createModelsService({ ...deps, db: trx }).catalogueIfNew(validated.model);
-          const id = await createQualityRunWriter({ db: trx }).store(userId, submission, { ...validated, modelRow }, now, 'PENDING', origin);
+          const inTransaction = withTransaction(trx);
+          const modelRow = await inTransaction.models.catalogueIfNew(validated.model);
+          const id = await inTransaction.qualityRunWriter.store(userId, submission, { ...validated, modelRow }, now, 'PENDING', origin);
           return toQualityRun((await qualityRunsWithRelations(trx).where('r.id', id).first())!);
         },
       });
@@ -555,3 +557,4 @@ async function bestPerDataset(db: Db, rows: readonly QualityRunListRow[]): Promi
 }
 
 export type QualityRunsService = ReturnType<typeof createQualityRunsService>;
+export type QualityRunWriter = ReturnType<typeof createQualityRunWriter>;

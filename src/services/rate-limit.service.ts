@@ -51,3 +51,5 @@ export function createRateLimitService({ db }: Pick<ServiceDeps, 'db'>) {
     },
   };
 }
+
+export type RateLimitService = ReturnType<typeof createRateLimitService>;

@@ -1,10 +1,10 @@
 import { NotFound } from '../lib/errors.ts';
-import { leaderboardQuerySchema } from '../runs/reads/leaderboard-query.schema.ts';
 import type { ServiceDeps } from './deps.ts';
-import { createLeaderboardService } from '../runs/reads/leaderboard.service.ts';
+import { leaderboardQuerySchema } from '../runs/reads/leaderboard-query.schema.ts';
+import type { LeaderboardService } from '../runs/reads/leaderboard.service.ts';
 import { leaderboardRuns } from '../runs/run-json.ts';
-import { createModelsService, type ModelsService } from './models.service.ts';
-import { createSpeedTestReads, type SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
+import type { ModelsService } from './models.service.ts';
+import type { SpeedTestReads, SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
 
 /**
  * The live cards of a report's embed tokens. An address of this service (its PUBLIC_URL
@@ -56,12 +56,11 @@ export interface ReportCardRenderer {
 /** What the report services need besides the usual deps: the service's own origin (PUBLIC_URL) and the card renderer. */
 export type ReportDeps = ServiceDeps & { publicUrl: string; reportCardRenderer: ReportCardRenderer };
 
-export function createReportCardsService(deps: ReportDeps) {
-  const { db, profile, publicUrl, reportCardRenderer: renderer } = deps;
+export function createReportCardsService(
+  deps: Pick<ReportDeps, 'db' | 'profile' | 'publicUrl' | 'reportCardRenderer'> & { leaderboard: LeaderboardService; models: ModelsService; reads: SpeedTestReads },
+) {
+  const { db, profile, publicUrl, reportCardRenderer: renderer, leaderboard, models, reads } = deps;
   const ownOrigin = new URL(publicUrl).origin;
-  const leaderboard = createLeaderboardService(deps);
-  const models = createModelsService(deps);
-  const reads = createSpeedTestReads(deps);
 
   const card = (url: URL, content: ReportCardContent, runs: readonly { id: string }[], live: boolean): ReportCard => ({
     html: renderer.render(url.href, content),

@@ -7,12 +7,13 @@ import { messages } from '../messages.ts';
 import type { ReportRules } from '../revisions.ts';
 import type { ReportCreateInput, ReportPatchInput } from '../schemas/report.schema.ts';
 import { imageContentPath } from '../lib/image-pipeline.ts';
-import { createAuditService, type AdminActor } from './audit.service.ts';
-import { createImagesService, type StoredImage } from './images.service.ts';
-import { createModelsService, type ModelRow } from './models.service.ts';
-import { createReportCardsService, type ReportDeps } from './report-cards.service.ts';
+import type { AdminActor } from './audit.service.ts';
+import type { ImagesService, StoredImage } from './images.service.ts';
+import type { ModelRow, ModelsService } from './models.service.ts';
+import type { ReportCardsService, ReportDeps } from './report-cards.service.ts';
+import type { Transactional } from './deps.ts';
 import { writeVisibly } from './visible-writes.ts';
-import { createSpeedTestReads, type SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
+import type { SpeedTestReads, SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
 
 /**
  * Model reports (revision 3): a write-up about a model in GitHub Flavored Markdown, with its
@@ -111,12 +112,11 @@ function statusStamp(statuses: readonly { id: string; status: string }[]): strin
   return createHash('sha256').update(text).digest('base64url').slice(0, 22);
 }
 
-export function createReportsService(deps: ReportDeps) {
-  const { db, profile, clock, publicUrl } = deps;
+export function createReportsService(
+  deps: ReportDeps & Transactional & { cards: ReportCardsService; reads: SpeedTestReads; images: ImagesService; models: ModelsService },
+) {
+  const { db, profile, clock, publicUrl, cards, reads, images, models, withTransaction } = deps;
   const rules = profile.reports as ReportRules;
-  const cards = createReportCardsService(deps);
-  const reads = createSpeedTestReads(deps);
-  const images = createImagesService(deps);
 
   const joined = () =>
     db('model_reports as r')
@@ -258,9 +258,9 @@ export function createReportsService(deps: ReportDeps) {
   return {
     /** POST /api/models/{org}/{model}/reports: the model must be catalogued or on the hub (then catalogued, as a submission does). */
     async create(authorId: string, hfId: string, input: ReportCreateInput): Promise<Report> {
-      const resolved = await createModelsService(deps).resolve(hfId);
+      const resolved = await models.resolve(hfId);
       const write = async (trx: Db) => {
-        const model = await createModelsService({ ...deps, db: trx }).catalogueIfNew(resolved);
+        const model = await withTransaction(trx).models.catalogueIfNew(resolved);
         await checkReferences(trx, authorId, model, input);
         const now = clock.now();
         const [row] = await trx('model_reports')
@@ -332,7 +332,7 @@ export function createReportsService(deps: ReportDeps) {
 
     /** Published reports of a catalogued model, newest first. */
     async listForModel(hfId: string, page: { limit: number; offset: number }): Promise<ReportPage> {
-      const model = await createModelsService(deps).findByHfId(hfId);
+      const model = await models.findByHfId(hfId);
       if (!model) throw new NotFound(messages.modelNotCatalogued(hfId));
       const base = db('model_reports').where({ model_id: model.id, published: true });
       const [rows, [{ total }]] = await Promise.all([
@@ -372,7 +372,7 @@ export function createReportsService(deps: ReportDeps) {
 
     /** The editor's run picker: approved runs of the model's tree, fastest first, and quality runs by score. */
     async attachableRuns(hfId: string) {
-      const model = await createModelsService(deps).findByHfId(hfId);
+      const model = await models.findByHfId(hfId);
       if (!model) return { speedTests: [], evalRuns: [] };
       const tree = await modelTreeIds(db, model.id);
       const speedTests: SpeedTestRun[] = (
@@ -401,7 +401,7 @@ export function createReportsService(deps: ReportDeps) {
         const row: ReportRow | undefined = await trx('model_reports').where({ id }).forUpdate().first();
         if (!row) throw new NotFound(messages.reportNotFound);
         await trx('model_reports').where({ id }).update({ published: false, unpublished_reason: reason, unpublished_at: clock.now() });
-        await createAuditService({ db: trx }).record(admin, { action: 'report.unpublish', targetKind: 'model_report', targetId: id, targetLabel: row.title, reason });
+        await withTransaction(trx).audit.record(admin, { action: 'report.unpublish', targetKind: 'model_report', targetId: id, targetLabel: row.title, reason });
       });
     },
   };

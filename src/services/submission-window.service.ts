@@ -1,8 +1,8 @@
 import { RateLimited } from '../lib/errors.ts';
 import type { RateLimitRule } from '../revisions.ts';
 import type { Db } from '../db/knex.ts';
-import type { ServiceDeps } from './deps.ts';
-import { createIdempotencyService } from './idempotency.service.ts';
+import type { ServiceDeps, Transactional } from './deps.ts';
+import type { IdempotencyService } from './idempotency.service.ts';
 
 /** What a submit form shows: may this user submit now, and if not, when. */
 export interface WindowState {
@@ -76,24 +76,26 @@ export interface WindowedAnswer<Answer> {
  * and the submission written, so a failed write leaves the window untouched. A retry with the
  * same Idempotency-Key gets the first answer again without writing or using the window.
  */
-export async function submitInWindow<Prepared, Answer>(deps: Pick<ServiceDeps, 'db' | 'clock' | 'readIndex'>, submission: WindowedSubmission<Prepared, Answer>): Promise<WindowedAnswer<Answer>> {
+export async function submitInWindow<Prepared, Answer>(
+  { clock, idempotency, windows, withTransaction }: Pick<ServiceDeps, 'clock'> & Transactional & { idempotency: IdempotencyService; windows: SubmissionWindowService },
+  submission: WindowedSubmission<Prepared, Answer>,
+): Promise<WindowedAnswer<Answer>> {
   const { userId, rule } = submission;
-  const { clock } = deps;
   let resetAt: Date | undefined;
-  const { answer, replayed } = await createIdempotencyService(deps).once(
+  const { answer, replayed } = await idempotency.once(
     submission.idempotency && { userId, scope: submission.scope, key: submission.idempotency.key, requestHash: submission.idempotency.requestHash },
     {
       prepare: submission.prepare,
       write: async (trx, prepared) => {
         // Stamped after the checks, as the submission is accepted.
         const now = clock.now();
-        resetAt = await createSubmissionWindowService({ db: trx, clock }).claim(userId, rule, now);
+        resetAt = await withTransaction(trx).windows.claim(userId, rule, now);
         return submission.store(trx, prepared, now);
       },
     },
   );
   if (!replayed) return { answer, replayed, rateLimit: { remaining: 0, resetAt: resetAt! } };
   // A replayed 201 reports the user's window as it stands, like any 201.
-  const window = await createSubmissionWindowService(deps).state(userId, rule);
+  const window = await windows.state(userId, rule);
   return { answer, replayed, rateLimit: { remaining: window.canSubmit ? 1 : 0, resetAt: window.nextAt ?? clock.now() } };
 }

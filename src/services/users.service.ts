@@ -4,9 +4,9 @@ import { rethrowDbError } from '../db/errors.ts';
 import { Conflict, HttpError, NotFound, RateLimited, Unauthorized } from '../lib/errors.ts';
 import { escapeLike } from '../lib/like-patterns.ts';
 import { messages } from '../messages.ts';
-import { createAuditService, type AdminActor, type AuditAction } from './audit.service.ts';
-import type { ServiceDeps } from './deps.ts';
-import { createRateLimitService, type FixedWindow } from './rate-limit.service.ts';
+import type { AdminActor, AuditAction } from './audit.service.ts';
+import type { ServiceDeps, Transactional } from './deps.ts';
+import type { FixedWindow, RateLimitService } from './rate-limit.service.ts';
 import { writeVisibly } from './visible-writes.ts';
 
 export interface User {
@@ -74,9 +74,8 @@ const minutesUntil = (ms: number) => {
 };
 
 /** Accounts: sign-up and sign-in with their throttles, roles (audited), display name and password. */
-export function createUsersService(deps: Pick<ServiceDeps, 'db' | 'readIndex'>) {
-  const { db } = deps;
-  const rateLimits = createRateLimitService({ db });
+export function createUsersService(deps: Pick<ServiceDeps, 'db' | 'readIndex'> & Transactional & { rateLimits: RateLimitService }) {
+  const { db, rateLimits, withTransaction } = deps;
 
   /** The user when the credentials match, otherwise null: the caller cannot tell which part was wrong. */
   async function verifyCredentials(username: string, password: string): Promise<User | null> {
@@ -135,7 +134,7 @@ export function createUsersService(deps: Pick<ServiceDeps, 'db' | 'readIndex'>) 
       .returning('*');
     if (!row) return existingUser(trx, userId);
     await alongside?.();
-    await createAuditService({ db: trx }).record(actor, { action, targetKind: 'user', targetId: row.id, targetLabel: userLabel(row) });
+    await withTransaction(trx).audit.record(actor, { action, targetKind: 'user', targetId: row.id, targetLabel: userLabel(row) });
     return toUser(row);
   }
 

@@ -11,6 +11,7 @@ import { createLogger } from '../../src/logger.ts';
 import { getRevisionProfile } from '../../src/revisions.ts';
 import { ExecutionRuntime, DEFAULT_EXECUTION_TIMING } from '../../src/services/execution-runtime.ts';
 import { createExecutionWorkers } from '../../src/services/execution-worker.ts';
+import { createCoreServices } from '../../src/services/index.ts';
 import { logSink, useTestApp, type TestContext } from '../helpers/app.ts';
 import { executeBody, FAST_EXECUTION_TIMING, startExecution, waitForExecution } from '../helpers/executions.ts';
 import { createHubClient } from '../../src/clients/hub.ts';
@@ -25,12 +26,17 @@ const root = getRevisionProfile(REVISION).quality!.root;
 /** A worker pool of its own (as another app instance would run), on the test's database and clock. */
 function workerPool(ctx: TestContext, judge?: { baseUrl: string; model: string; apiKey: string | undefined }, resolve?: Resolver, timeoutMs = 5000) {
   const outbound = createOutboundClient({ allowHosts: ['127.0.0.1'], timeoutMs, resolve });
-  const workers = createExecutionWorkers({
+  const deps = {
     db: ctx.db,
     clock: ctx.clock,
     profile: getRevisionProfile(REVISION),
     hub: createHubClient({ endpoint: ctx.hub.url, timeoutMs: 1000 }),
-    hubMode: 'online',
+    hubMode: 'online' as const,
+  };
+  const workers = createExecutionWorkers({
+    ...deps,
+    // Its quality runs as the app wires them.
+    qualityRuns: createCoreServices(deps).qualityRuns,
     logger: createLogger('silent', logSink([])),
     execution: { outbound, runtime: new ExecutionRuntime(1), judge, timing: { ...DEFAULT_EXECUTION_TIMING, ...FAST_EXECUTION_TIMING } },
   });

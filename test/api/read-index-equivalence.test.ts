@@ -16,8 +16,7 @@ import { INDEX_SORTS } from '../../src/runs/read-index/run-index.ts';
 import { getRevisionProfile } from '../../src/revisions.ts';
 import type { LeaderboardQuery } from '../../src/runs/reads/leaderboard-query.schema.ts';
 import type { SpeedTestListQuery } from '../../src/runs/reads/speed-test-query.schema.ts';
-import { createLeaderboardService } from '../../src/runs/reads/leaderboard.service.ts';
-import { createSpeedTestsService } from '../../src/runs/submission/speed-tests.service.ts';
+import { createCoreServices } from '../../src/services/index.ts';
 import { createOfflineHubClient } from '../../src/clients/hub.ts';
 import { seedDatabase } from '../bench/seed.ts';
 import { useTestApp } from '../helpers/app.ts';
@@ -108,11 +107,12 @@ describe('Read index: the same answers as the SQL path', function () {
 
   after(() => keeper?.close());
 
-  const deps = { db: ctx.db, profile, clock: ctx.clock, hub: createOfflineHubClient(), hubMode: 'offline' as const };
-  const sqlLeaderboard = () => createLeaderboardService({ ...deps, db: ctx.db, clock: ctx.clock });
-  const indexLeaderboard = () => createLeaderboardService({ ...deps, db: ctx.db, clock: ctx.clock, readIndex: keeper });
-  const sqlList = () => createSpeedTestsService({ ...deps, db: ctx.db, clock: ctx.clock });
-  const indexList = () => createSpeedTestsService({ ...deps, db: ctx.db, clock: ctx.clock, readIndex: keeper });
+  // The two read paths, wired as the app wires them: without the index, and with it.
+  const servicesOn = (readIndex?: ReadIndexKeeper) => createCoreServices({ db: ctx.db, profile, clock: ctx.clock, hub: createOfflineHubClient(), hubMode: 'offline', readIndex });
+  const sqlLeaderboard = () => servicesOn().leaderboard;
+  const indexLeaderboard = () => servicesOn(keeper).leaderboard;
+  const sqlList = () => servicesOn().speedTests;
+  const indexList = () => servicesOn(keeper).speedTests;
 
   /** Comparisons with at least one row on the page: the property must not pass on empty answers alone. */
   const withRows = { leaderboard: 0, list: 0 };

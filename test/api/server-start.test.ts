@@ -3,7 +3,11 @@ import { spawnSync } from 'node:child_process';
 import { startServer } from '../../src/server.ts';
 import { createLogger } from '../../src/logger.ts';
 import { demoModels } from '../../src/db/seeds/demo-models.ts';
-import { createUsersService } from '../../src/services/users.service.ts';
+import { getRevisionProfile } from '../../src/revisions.ts';
+import { createOfflineServices } from '../../src/services/index.ts';
+
+/** The accounts of a database, as the app's container builds them. */
+const usersOf = (db: TestDatabase['db']) => createOfflineServices(db, getRevisionProfile(3)).users;
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { testConfig } from '../helpers/app.ts';
 
@@ -35,23 +39,23 @@ describe('server start-up on DATABASE_URL', function () {
     const base = await database.db('models').where({ hf_id: 'meta-llama/Llama-3.1-8B' }).first('id');
     expect(byHfId.get('meta-llama/Llama-3.1-8B-Instruct')).to.include({ base_model_id: base.id, base_relation: 'finetune' });
 
-    const admin = await createUsersService({ db: database.db }).findByUsername('siteadmin');
+    const admin = await usersOf(database.db).findByUsername('siteadmin');
     expect(admin).to.include({ username: 'SiteAdmin', isAdmin: true });
-    expect(await createUsersService({ db: database.db }).verifyCredentials('SiteAdmin', 'first admin password')).to.not.equal(null);
+    expect(await usersOf(database.db).verifyCredentials('SiteAdmin', 'first admin password')).to.not.equal(null);
   });
 
   it('on a second start keeps the data, seeds nothing twice and updates the admin password', async () => {
     await boot({ ADMIN_USERNAME: 'siteadmin', ADMIN_PASSWORD: 'second admin password' });
     expect((await database.db('models').count('* as n'))[0]!.n).to.equal(demoModels.length);
     expect(await database.db('users').count('* as n').first()).to.deep.equal({ n: 1 });
-    expect(await createUsersService({ db: database.db }).verifyCredentials('SiteAdmin', 'first admin password')).to.equal(null);
-    expect(await createUsersService({ db: database.db }).verifyCredentials('SiteAdmin', 'second admin password')).to.include({ isAdmin: true });
+    expect(await usersOf(database.db).verifyCredentials('SiteAdmin', 'first admin password')).to.equal(null);
+    expect(await usersOf(database.db).verifyCredentials('SiteAdmin', 'second admin password')).to.include({ isAdmin: true });
   });
 
   it('makes an existing ordinary account admin', async () => {
     await database.db('users').update({ is_admin: false });
     await boot({ ADMIN_USERNAME: 'SITEADMIN', ADMIN_PASSWORD: 'third admin password' });
-    expect(await createUsersService({ db: database.db }).findByUsername('SiteAdmin')).to.include({ isAdmin: true });
+    expect(await usersOf(database.db).findByUsername('SiteAdmin')).to.include({ isAdmin: true });
   });
 
   describe('npm run admin', () => {
@@ -66,14 +70,14 @@ describe('server start-up on DATABASE_URL', function () {
       const result = runAdminCli(['cli_admin'], 'a cli admin password\n');
       expect(result.stdout).to.include('cli_admin is an admin');
       expect(result.status).to.equal(0);
-      expect(await createUsersService({ db: database.db }).verifyCredentials('cli_admin', 'a cli admin password')).to.include({ isAdmin: true, isVerified: true });
+      expect(await usersOf(database.db).verifyCredentials('cli_admin', 'a cli admin password')).to.include({ isAdmin: true, isVerified: true });
     });
 
     it('refuses a short password with the field message and exit code 1', async () => {
       const result = runAdminCli(['cli_admin2'], 'short\n');
       expect(result.status).to.equal(1);
       expect(result.stderr).to.include('password: Password must be at least 10 characters');
-      expect(await createUsersService({ db: database.db }).findByUsername('cli_admin2')).to.equal(null);
+      expect(await usersOf(database.db).findByUsername('cli_admin2')).to.equal(null);
     });
   });
 });

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { HtmlValidate, type ConfigData } from 'html-validate';
 import type { Page } from 'playwright-core';
-import { createMarketplaceService } from '../../src/services/marketplace.service.ts';
+import { createOfflineServices } from '../../src/services/index.ts';
+import { getRevisionProfile } from '../../src/revisions.ts';
 import { useE2eApp } from './harness.ts';
 import { deviceOf } from '../../src/lib/hardware-devices.ts';
 import { axeProblems, validityProblems } from './page-checks.ts';
@@ -89,7 +90,7 @@ describe('e2e: accessibility and validity of every page type', () => {
     await e2e.db('speed_test_runs').where({ id: own }).update({ user_id: user.id, created_at: e2e.clock.now() });
     await e2e.db('speed_test_runs').where({ id: withdrawn }).update({ user_id: user.id, status: 'WITHDRAWN', withdrawn_at: e2e.clock.now() });
     // A draft listing of the user's with their run as proof; a demo listing for the public page.
-    const ownListing = await createMarketplaceService({ db: e2e.db, clock: e2e.clock }).create(user.id, {
+    const ownListing = await createOfflineServices(e2e.db, getRevisionProfile(3), e2e.clock).marketplace.create(user.id, {
       title: 'Desk box GPU',
       description: 'For the accessibility pass.',
       condition: 'USED',

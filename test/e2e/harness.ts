@@ -22,7 +22,7 @@ import { seedDemoRuns } from '../../src/db/seeds/demo-runs.ts';
 import { createLogger } from '../../src/logger.ts';
 import { getRevisionProfile } from '../../src/revisions.ts';
 import { createHubClient } from '../../src/clients/hub.ts';
-import { createUsersService } from '../../src/services/users.service.ts';
+import { createOfflineServices } from '../../src/services/index.ts';
 import type { ExecutionTiming } from '../../src/services/execution-runtime.ts';
 import { TEST_PASSWORD, testConfig } from '../helpers/app.ts';
 import { TestClock } from '../helpers/clock.ts';
@@ -216,7 +216,7 @@ export function useE2eApp(file: string, options: E2eOptions = {}): E2eContext {
 
   ctx.signInAsAdmin = async (page) => {
     const username = uniqueName('admin');
-    await createUsersService({ db: ctx.db }).ensureAdmin(username, TEST_PASSWORD);
+    await createOfflineServices(ctx.db, getRevisionProfile(3)).users.ensureAdmin(username, TEST_PASSWORD);
     await ctx.signIn(page, username);
     return username;
   };

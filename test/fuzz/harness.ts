@@ -26,7 +26,7 @@ import { demoSuiteBodies } from '../../src/db/seeds/demo-suites.ts';
 import { exampleQualityRun } from '../../src/openapi/quality-examples.ts';
 import { getRevisionProfile } from '../../src/revisions.ts';
 import { processImageUpload } from '../../src/lib/image-pipeline.ts';
-import { createMarketplaceService } from '../../src/services/marketplace.service.ts';
+import { createOfflineServices } from '../../src/services/index.ts';
 import sharp from 'sharp';
 import { HttpClient, jsonOf, sessionCookieOf, type RawResponse } from './http.ts';
 
@@ -203,7 +203,7 @@ export class FuzzApp {
     ) as { listing: { id: string } };
     const id = listing.listing.id;
     // Written through the service: the fuzz client sends no multipart bodies.
-    const marketplace = createMarketplaceService({ db: this.db, clock: this.clock });
+    const { marketplace } = createOfflineServices(this.db, getRevisionProfile(this.revision), this.clock);
     const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } }).png().toBuffer();
     const image = await marketplace.addImage(this.admin.id, id, await processImageUpload(photo));
     await marketplace.publish(this.admin.id, id);

@@ -27,7 +27,9 @@ import { SUSPECT_FACTORS } from '../../src/lib/roofline.ts';
 import type { RooflineVerdict } from '../../src/lib/roofline.ts';
 import type { SubmittedHardware } from '../../src/runs/submission/speed-test.schema.ts';
 import type { Db } from '../../src/db/knex.ts';
-import { createModelsService, type ModelRow } from '../../src/services/models.service.ts';
+import type { ModelRow } from '../../src/services/models.service.ts';
+import { getRevisionProfile } from '../../src/revisions.ts';
+import { createOfflineServices } from '../../src/services/index.ts';
 import { writeVisibly } from '../../src/services/visible-writes.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { realModels, type RealModel } from '../fixtures/real-runs/models.ts';
@@ -227,12 +229,8 @@ describe('plausibility on real published runs (test/fixtures/real-runs)', functi
 
   before(async () => {
     database = await createTestDatabase();
-    const modelsOn = (db: Db) =>
-      createModelsService({
-        db,
-        hub: { getModel: () => Promise.reject(new Error('the catalogue is filled from the fixture, not the hub')) },
-        hubMode: 'offline',
-      });
+    // The catalogue as the app wires it (offline: it is filled from the fixture, not the hub).
+    const modelsOn = (db: Db) => createOfflineServices(db, getRevisionProfile(3)).models;
     const models = modelsOn(database.db);
     // Bases first, as a submission of the base would have catalogued it; the service links either order.
     const isBase = (model: RealModel) => realModels.some((other) => other.hub.baseModel?.hfId === model.hfId);

@@ -5,7 +5,7 @@ import { processImageUpload } from '../../lib/image-pipeline.ts';
 import { runHardwareNames } from '../../lib/marketplace.ts';
 import type { RevisionProfile } from '../../revisions.ts';
 import type { ListingCondition } from '../../schemas/marketplace.schema.ts';
-import { createMarketplaceService } from '../../services/marketplace.service.ts';
+import { createOfflineServices } from '../../services/index.ts';
 import { random } from './demo-runs.ts';
 
 /**
@@ -75,7 +75,7 @@ export async function seedDemoListings(db: Db, profile: RevisionProfile, clock: 
   if (picks.length === 0) return { listings: 0 };
 
   const rng = random(seed);
-  const marketplace = createMarketplaceService({ db, clock: { now: () => clock.now() } });
+  const { marketplace } = createOfflineServices(db, profile, { now: () => clock.now() });
   let created = 0;
   for (const [index, pick] of picks.slice(0, LISTINGS).entries()) {
     const offer = OFFERS[index % OFFERS.length]!;

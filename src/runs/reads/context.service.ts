@@ -1,7 +1,7 @@
 import { buckets } from '../../constants.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
 import { scopeCondition, type ModelScope } from '../../services/model-tree.ts';
-import { createSpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
+import type { SpeedTestReads, SpeedTestRun } from './speed-test-reads.ts';
 import { toSpeedTestRun } from '../run-json.ts';
 
 /** Where a run stands: its place (1 = first) among `total` runs, as the leaderboard ranks them. */
@@ -18,9 +18,7 @@ const BOARD_ORDER = 'r.tok_s_out desc nulls last, r.created_at asc, r.id asc';
  * its hardware profile's runs, runs like it, and several runs side by side; and the runs of
  * a model page's charts.
  */
-export function createSpeedTestContextService(deps: Pick<ServiceDeps, 'db' | 'profile' | 'readIndex'>) {
-  const { db, profile } = deps;
-  const reads = createSpeedTestReads(deps);
+export function createSpeedTestContextService({ db, profile, reads }: Pick<ServiceDeps, 'db' | 'profile'> & { reads: SpeedTestReads }) {
   // The board ranks a run among runs of its streams bucket (DECISIONS.md "Buckets"): revision 3
   // counts aggregate active sequences, earlier revisions the batch size; 8 takes 8 and more.
   const streamsColumn = profile.speedTests.batchSizeTimesConcurrency ? 'active_sequences' : 'batch_size';

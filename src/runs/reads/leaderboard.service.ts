@@ -7,7 +7,7 @@ import type { RunIndex } from '../read-index/run-index.ts';
 import { applyTerms, givenFacets, leaderboardFacets, pairedCountFacts, termsOf, type CountFact, type FacetContext, type Term } from '../facets.ts';
 import { facetContext } from './facet-resolvers.ts';
 import { noReadIndex } from '../read-index/read-index.ts';
-import { createSpeedTestReads, SPEED_TEST_REACTION_KIND, type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
+import { SPEED_TEST_REACTION_KIND, type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
 import { MY_EMOJI_NULL_TAIL, rankedRowsJson, toSpeedTestRun } from '../run-json.ts';
 
 /** What the ranking's helpers below share: the service's deps and the run reads built on them. */
@@ -235,11 +235,10 @@ async function* leaderboardRows(deps: LeaderboardDeps, query: LeaderboardQuery):
 }
 
 /** The ranking of approved runs: pages (with exact totals where the count tables hold them) and exports. */
-export function createLeaderboardService(deps: Pick<ServiceDeps, 'db' | 'profile' | 'clock' | 'readIndex'>) {
-  const bound: LeaderboardDeps = { ...deps, reads: createSpeedTestReads(deps) };
+export function createLeaderboardService(deps: LeaderboardDeps) {
   return {
-    page: (query: LeaderboardQuery, options?: { withTotal?: boolean; viewerId?: string | null }) => leaderboardPage(bound, query, options),
-    rows: (query: LeaderboardQuery) => leaderboardRows(bound, query),
+    page: (query: LeaderboardQuery, options?: { withTotal?: boolean; viewerId?: string | null }) => leaderboardPage(deps, query, options),
+    rows: (query: LeaderboardQuery) => leaderboardRows(deps, query),
   };
 }
 

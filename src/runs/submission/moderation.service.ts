@@ -4,10 +4,10 @@ import { Conflict, NotFound } from '../../lib/errors.ts';
 import { containsLowercase } from '../../lib/like-patterns.ts';
 import { messages } from '../../messages.ts';
 import type { AdminSpeedTestsQuery } from '../../schemas/admin.schema.ts';
-import { createAuditService, type AdminActor } from '../../services/audit.service.ts';
-import type { ServiceDeps } from '../../services/deps.ts';
+import type { AdminActor, AuditService } from '../../services/audit.service.ts';
+import type { ServiceDeps, Transactional } from '../../services/deps.ts';
 import { assertVisibleWrite, writeVisibly } from '../../services/visible-writes.ts';
-import { createSpeedTestReads, type Page, type SpeedTestReads, type SpeedTestRun } from '../reads/speed-test-reads.ts';
+import { type Page, type SpeedTestReads, type SpeedTestRun } from '../reads/speed-test-reads.ts';
 
 /**
  * Admin moderation of speed-test runs: search across every status, reject with a reason
@@ -109,10 +109,8 @@ export async function hideSpeedTest(trx: Db, row: LockedSpeedTest, columns: { st
   if (row.status === 'APPROVED') await trx('models').where({ id: row.model_id }).decrement('benchmark_count', 1);
 }
 
-export function createModerationService(deps: Pick<ServiceDeps, 'db' | 'profile' | 'readIndex'>) {
-  const { db } = deps;
-  const reads = createSpeedTestReads(deps);
-  const audit = createAuditService(deps);
+export function createModerationService(deps: Pick<ServiceDeps, 'db' | 'profile' | 'readIndex'> & Transactional & { reads: SpeedTestReads; audit: AuditService }) {
+  const { db, reads, audit, withTransaction } = deps;
 
   /**
    * Moves a run between statuses in one transaction: the run row locked, the model's run
@@ -123,7 +121,7 @@ export function createModerationService(deps: Pick<ServiceDeps, 'db' | 'profile'
     await writeVisibly(deps, async (trx) => {
       const row = await lockSpeedTest(trx, id);
       const { action, reason } = await change(trx, row);
-      await createAuditService({ db: trx }).record(actor, { action, targetKind: 'speed_test_run', targetId: id, targetLabel: speedTestLabel(row), reason });
+      await withTransaction(trx).audit.record(actor, { action, targetKind: 'speed_test_run', targetId: id, targetLabel: speedTestLabel(row), reason });
     });
   }
 

@@ -5,14 +5,13 @@ import type { NormalisedHardware } from './normalise.ts';
 import { parseOrThrow } from '../../lib/validation.ts';
 import { messages } from '../../messages.ts';
 import { speedTestSubmissionSchema } from './speed-test.schema.ts';
-import { createAuditService } from '../../services/audit.service.ts';
-import type { ServiceDeps } from '../../services/deps.ts';
+import type { ServiceDeps, Transactional } from '../../services/deps.ts';
 import { writeVisibly } from '../../services/visible-writes.ts';
 import { hideSpeedTest, lockSpeedTest, speedTestLabel, type LockedSpeedTest } from './moderation.service.ts';
-import { createModelsService } from '../../services/models.service.ts';
-import { createSpeedTestReads, type Page, type SpeedTestFilter, type SpeedTestRun } from '../reads/speed-test-reads.ts';
+import type { ModelsService } from '../../services/models.service.ts';
+import type { Page, SpeedTestFilter, SpeedTestReads, SpeedTestRun } from '../reads/speed-test-reads.ts';
 import { toSpeedTestRun } from '../run-json.ts';
-import { createSpeedTestWriter, submissionOfStoredRun, validateSubmission } from './speed-tests.service.ts';
+import { submissionOfStoredRun, validateSubmission } from './speed-tests.service.ts';
 
 const CORRECTION_WINDOW_MS = RUN_CORRECTION_WINDOW_HOURS * 3_600_000;
 
@@ -92,10 +91,8 @@ function changesOf(before: Record<string, unknown>, after: Record<string, unknow
  * status. Both writes are audited with the owner as the actor; neither uses the
  * submission window. Another user's run is a 404, as a missing one.
  */
-export function createSpeedTestOwnersService(deps: ServiceDeps) {
-  const { db, profile, clock } = deps;
-  const reads = createSpeedTestReads(deps);
-  const models = createModelsService(deps);
+export function createSpeedTestOwnersService(deps: ServiceDeps & Transactional & { models: ModelsService; reads: SpeedTestReads }) {
+  const { db, profile, clock, models, reads, withTransaction } = deps;
 
   async function factsOf(ids: string[]): Promise<Map<string, OwnRunFacts>> {
     if (ids.length === 0) return new Map();
@@ -202,10 +199,10 @@ export function createSpeedTestOwnersService(deps: ServiceDeps) {
         assertCorrectable(row.status, row.created_at, now);
         // Another correction landed while this one was checked: it was merged over an older run.
         if (row.corrected_at?.getTime() !== stored.correctedAt?.getTime()) throw new Conflict(messages.runChangedMeanwhile);
-        const inTransaction = { ...deps, db: trx };
-        const modelRow = await createModelsService(inTransaction).catalogueIfNew(model);
-        await createSpeedTestWriter(inTransaction).rewrite(profile, { id, normalised, model: modelRow, userId, previousModelId: row.model_id, correctedAt: now });
-        await createAuditService(inTransaction).record(
+        const inTransaction = withTransaction(trx);
+        const modelRow = await inTransaction.models.catalogueIfNew(model);
+        await inTransaction.runWriter.rewrite(profile, { id, normalised, model: modelRow, userId, previousModelId: row.model_id, correctedAt: now });
+        await inTransaction.audit.record(
           { id: userId, username: row.username },
           { action: 'speed_test.corrected', targetKind: 'speed_test_run', targetId: id, targetLabel: speedTestLabel(row), reason: changesOf(stored.submission, submission) },
         );
@@ -223,7 +220,7 @@ export function createSpeedTestOwnersService(deps: ServiceDeps) {
         const row = await lockOwnRun(trx, userId, id);
         if (row.status === 'WITHDRAWN') return;
         await hideSpeedTest(trx, row, { status: 'WITHDRAWN', withdrawn_at: clock.now() });
-        await createAuditService({ db: trx }).record(
+        await withTransaction(trx).audit.record(
           { id: userId, username: row.username },
           { action: 'speed_test.withdrawn', targetKind: 'speed_test_run', targetId: id, targetLabel: speedTestLabel(row), reason: `Was ${row.status.toLowerCase()}` },
         );

@@ -1,4 +1,5 @@
 import { runVerdict, verdictColumns, verdictRulesFingerprint } from './verdict.ts';
+import type { Db } from '../../db/knex.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
 import { fillCuratedModelFacts } from '../../services/models.service.ts';
 import { writeVisibly } from '../../services/visible-writes.ts';
@@ -9,14 +10,14 @@ const BATCH = 1000;
 const REJUDGE_LOCK = 'verdict-rules-rejudge';
 
 export function createPlausibilityService(deps: Pick<ServiceDeps, 'db' | 'readIndex'>) {
-  const { db } = deps;
+  const { db: ownDb } = deps;
   /**
    * Re-judges stored runs (all, or those of some models) after the inputs changed: a
    * model's size became known, or the catalogue or rules were updated. Only runs whose
    * verdict changes are written (one statement per batch), so a million unchanged runs
    * cost reads, not a rewrite of every document. Returns how many changed.
    */
-  async function recompute(modelIds?: string[]): Promise<number> {
+  async function recompute(modelIds?: string[], db: Db = ownDb): Promise<number> {
     let changed = 0;
     let after = '00000000-0000-0000-0000-000000000000';
     for (;;) {
@@ -57,7 +58,8 @@ export function createPlausibilityService(deps: Pick<ServiceDeps, 'db' | 'readIn
   }
 
   return {
-    recompute,
+    /** Re-judges stored runs: all, or those of some models (see `recompute` above). */
+    recompute: (modelIds?: string[]) => recompute(modelIds),
 
     /**
      * After a deploy that changed the rules, fills catalogue rows from the curated table of
@@ -67,7 +69,7 @@ export function createPlausibilityService(deps: Pick<ServiceDeps, 'db' | 'readIn
      */
     async rejudgeIfRulesChanged(): Promise<{ rejudged: boolean; changed: number }> {
       const fingerprint = verdictRulesFingerprint();
-      const current = await db('verdict_rules').where({ id: 1 }).first('fingerprint');
+      const current = await ownDb('verdict_rules').where({ id: 1 }).first('fingerprint');
       if (current?.fingerprint === fingerprint) return { rejudged: false, changed: 0 };
       // Verdicts and model facts are on the runs' documents and filters.
       return writeVisibly(deps, async (trx) => {
@@ -75,10 +77,12 @@ export function createPlausibilityService(deps: Pick<ServiceDeps, 'db' | 'readIn
         if (!rows[0].locked) return { rejudged: false, changed: 0 };
         // Model facts first (the curated table is part of the rules), then every verdict.
         await fillCuratedModelFacts(trx);
-        const changed = await createPlausibilityService({ db: trx }).recompute();
+        const changed = await recompute(undefined, trx);
         await trx('verdict_rules').insert({ id: 1, fingerprint, judged_at: trx.fn.now() }).onConflict('id').merge();
         return { rejudged: true, changed };
       });
     },
   };
 }
+
+export type PlausibilityService = ReturnType<typeof createPlausibilityService>;

@@ -8,13 +8,14 @@ import { submissionVerdict, verdictColumns } from './verdict.ts';
 import { messages } from '../../messages.ts';
 import type { RevisionProfile } from '../../revisions.ts';
 import { speedTestSubmissionSchema, type SpeedTestSubmission } from './speed-test.schema.ts';
-import type { ServiceDeps } from '../../services/deps.ts';
+import type { ServiceDeps, Transactional } from '../../services/deps.ts';
+import type { IdempotencyService } from '../../services/idempotency.service.ts';
 import { upsertByContentHash, upsertHardwareProfile } from '../../services/hardware.service.ts';
-import { createModelsService, resolvedModelSummary, type ModelRow, type ModelsService, type ResolvedModel } from '../../services/models.service.ts';
-import { createSpeedTestReads, type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from '../reads/speed-test-reads.ts';
+import { resolvedModelSummary, type ModelRow, type ModelsService, type ResolvedModel } from '../../services/models.service.ts';
+import { type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from '../reads/speed-test-reads.ts';
 import { speedTestJson, toSpeedTestRun } from '../run-json.ts';
 import { createResultsListReads } from '../reads/results-list.ts';
-import { createSubmissionWindowService, submitInWindow, type WindowState } from '../../services/submission-window.service.ts';
+import { submitInWindow, type SubmissionWindowService, type WindowState } from '../../services/submission-window.service.ts';
 import { assertVisibleWrite } from '../../services/visible-writes.ts';
 
 export type { SpeedTestRun };
@@ -85,11 +86,11 @@ export function submissionOfStoredRun(
 }
 
 /**
- * Writes validated runs; build it on the writing transaction, a `writeVisibly` one.
- * Submissions, owners' corrections and the demo seeder all store runs through it.
+ * Writes validated runs; built on the writing transaction (`withTransaction(trx).runWriter`),
+ * which must be a `writeVisibly` one: each write refuses any other. Submissions, owners'
+ * corrections and the demo seeder all store runs through it.
  */
 export function createSpeedTestWriter({ db }: Pick<ServiceDeps, 'db'>) {
-  assertVisibleWrite(db);
   /**
    * The run's columns from a normalised submission: the de-duplicated hardware and engine
    * rows, the leaderboard facts and the roofline verdict, and the submitted fields.
@@ -118,6 +119,7 @@ export function createSpeedTestWriter({ db }: Pick<ServiceDeps, 'db'>) {
   return {
     /** One new run, APPROVED, and its model's run count. */
     async store({ normalised, model: modelRow, userId, createdAt }: { normalised: NormalisedSpeedTest; model: ModelRow; userId: string; createdAt: Date }): Promise<string> {
+      assertVisibleWrite(db);
       const [{ id }] = await db('speed_test_runs')
         .insert({ ...(await runColumns(normalised, modelRow, userId)), user_id: userId, status: 'APPROVED', created_at: createdAt })
         .returning('id');
@@ -134,6 +136,7 @@ export function createSpeedTestWriter({ db }: Pick<ServiceDeps, 'db'>) {
       profile: RevisionProfile,
       { id, normalised, model: modelRow, userId, previousModelId, correctedAt }: { id: string; normalised: NormalisedSpeedTest; model: ModelRow; userId: string; previousModelId: string; correctedAt: Date },
     ): Promise<void> {
+      assertVisibleWrite(db);
       const cleared = Object.fromEntries(submittableColumns(profile).map((column) => [column, null]));
       await db('speed_test_runs')
         .where({ id })
@@ -157,11 +160,10 @@ export async function validateSubmission(profile: RevisionProfile, models: Model
  * Speed-test runs: dry-run and submit (validated, checked on the hub, one per user and
  * window, safe to retry with an Idempotency-Key), and the results list with its exports.
  */
-export function createSpeedTestsService(deps: ServiceDeps) {
-  const { profile } = deps;
-  const reads = createSpeedTestReads(deps);
-  const windows = createSubmissionWindowService(deps);
-  const models = createModelsService(deps);
+export function createSpeedTestsService(
+  deps: ServiceDeps & Transactional & { idempotency: IdempotencyService; windows: SubmissionWindowService; models: ModelsService; reads: SpeedTestReads },
+) {
+  const { profile, reads, windows, models, withTransaction } = deps;
   const submissionRule = profile.speedTests.submissionLimit;
 
   const validate = (submission: SpeedTestSubmission) => validateSubmission(profile, models, submission);
@@ -207,10 +209,10 @@ export function createSpeedTestsService(deps: ServiceDeps) {
         idempotency,
         prepare: () => validate(submission),
         store: async (trx, { normalised, model }, now) => {
-          const inTransaction = { ...deps, db: trx };
-          const modelRow = await createModelsService(inTransaction).catalogueIfNew(model);
-          const id = await createSpeedTestWriter(inTransaction).store({ normalised, model: modelRow, userId, createdAt: now });
-          return (await createSpeedTestReads(inTransaction).find((q) => q.where('r.id', id)))[0]!;
+          const inTransaction = withTransaction(trx);
+          const modelRow = await inTransaction.models.catalogueIfNew(model);
+          const id = await inTransaction.runWriter.store({ normalised, model: modelRow, userId, createdAt: now });
+          return (await inTransaction.reads.find((q) => q.where('r.id', id)))[0]!;
         },
       });
       return { run, replayed, rateLimit };
@@ -226,3 +228,4 @@ export function createSpeedTestsService(deps: ServiceDeps) {
 }
 
 export type SpeedTestsService = ReturnType<typeof createSpeedTestsService>;
+export type SpeedTestWriter = ReturnType<typeof createSpeedTestWriter>;
