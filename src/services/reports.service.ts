@@ -71,9 +71,9 @@ export interface Report {
   status: 'draft' | 'published';
   /** Set when an admin unpublished the report (its author sees why). */
   unpublishedReason: string | null;
-  author: { username: string; displayName: string; profileUrl: string };
-  model: { hfId: string; displayName: string; url: string };
-  url: string;
+  /** Names and ids only: the answer's addresses are built by its serialiser (src/serialisers/reports.ts). */
+  author: { username: string; displayName: string };
+  model: { hfId: string; displayName: string };
   contentHtml: string;
   createdAt: string;
   updatedAt: string;
@@ -112,7 +112,7 @@ function statusStamp(statuses: readonly { id: string; status: string }[]): strin
 }
 
 export function createReportsService(deps: ReportDeps) {
-  const { db, profile, clock, publicUrl } = deps;
+  const { db, profile, clock } = deps;
   const rules = profile.reports as ReportRules;
   const cards = createReportCardsService(deps);
   const reads = createSpeedTestReads(deps);
@@ -201,9 +201,8 @@ export function createReportsService(deps: ReportDeps) {
       published: row.published,
       status: row.published ? 'published' : 'draft',
       unpublishedReason: row.unpublished_reason,
-      author: { username: row.username, displayName: row.display_name, profileUrl: `${publicUrl}/u/${encodeURIComponent(row.username)}` },
-      model: { hfId: row.hf_id, displayName: row.model_display_name, url: `${publicUrl}/models/${row.hf_id}` },
-      url: `${publicUrl}/reports/${row.id}`,
+      author: { username: row.username, displayName: row.display_name },
+      model: { hfId: row.hf_id, displayName: row.model_display_name },
       contentHtml: await contentHtml(row, statuses),
       createdAt: row.created_at.toISOString(),
       updatedAt: row.updated_at.toISOString(),
@@ -383,16 +382,8 @@ export function createReportsService(deps: ReportDeps) {
     },
 
     /** POST /api/reports/images: stores an upload (already checked and re-encoded) as the author's report image. */
-    async storeImage(authorId: string, image: ProcessedImage) {
-      const stored: StoredImage = await images.store(authorId, 'report', image);
-      return {
-        id: stored.id,
-        url: `${publicUrl}${imageContentPath(stored.id)}`,
-        thumbnailUrl: `${publicUrl}${imageContentPath(stored.id, 'thumb')}`,
-        contentType: stored.contentType,
-        width: stored.width,
-        height: stored.height,
-      };
+    async storeImage(authorId: string, image: ProcessedImage): Promise<StoredImage> {
+      return images.store(authorId, 'report', image);
     },
 
     /** Admin: unpublishes a report with a reason, audited in the same transaction. */
