@@ -11,7 +11,6 @@ import {
   processImageUpload,
 } from '../lib/image-pipeline.ts';
 import { messages } from '../messages.ts';
-import { baseUrlOf, keepPrivateWithoutPublicUrl } from '../openapi/cache.ts';
 import type { RevisionProfile } from '../revisions.ts';
 import {
   feedQuerySchema,
@@ -28,7 +27,9 @@ import {
   myListingsResponseSchema,
 } from '../schemas/marketplace.schema.ts';
 import { idSchema } from '../schemas/path-params.schema.ts';
-import type { Listing, ListingImage } from '../services/marketplace.service.ts';
+import { listingImageJson, listingJson } from '../serialisers/marketplace.ts';
+import { answerOrigin } from '../serialisers/origin.ts';
+import type { Listing } from '../services/marketplace.service.ts';
 import { uploadedImage } from '../web/image-upload.ts';
 import {
   badRequest,
@@ -110,30 +111,6 @@ function imageOperations(): ApiOperation[] {
 // Listings
 // ---------------------------------------------------------------------------
 
-/** A listing's photo as the API answers it: absolute addresses of the image and its thumbnail. */
-function listingImageJson(image: ListingImage, origin: string) {
-  return {
-    id: image.id,
-    url: `${origin}${imageContentPath(image.id)}`,
-    thumbnailUrl: `${origin}${imageContentPath(image.id, 'thumb')}`,
-    contentType: image.contentType,
-    width: image.width,
-    height: image.height,
-    sortOrder: image.sortOrder,
-  };
-}
-
-/** A listing as the API answers it: absolute URLs for the seller, the images and (without its own) the listing. */
-export function listingJson(listing: Listing, origin: string) {
-  const { seller, images, removedReason: _private, ...rest } = listing;
-  return {
-    ...rest,
-    seller: { username: seller.username, displayName: seller.displayName, profileUrl: `${origin}/u/${encodeURIComponent(seller.username)}` },
-    images: images.map((image) => listingImageJson(image, origin)),
-    listingUrl: listing.listingUrl ?? `${origin}/marketplace/${listing.id}`,
-  };
-}
-
 const listingPathParams = z.object({ id: idSchema(messages.listingNotFound, 'Listing id') });
 
 const exampleListing = {
@@ -175,8 +152,7 @@ function publicOperations(profile: RevisionProfile): ApiOperation[] {
       },
       async handle({ req, res, app, query }) {
         const page = await app.services.marketplace.feed(query);
-        const origin = baseUrlOf(req, app.config);
-        keepPrivateWithoutPublicUrl(res, app.config);
+        const origin = answerOrigin(req, res, app.config);
         res.json({
           listings: page.listings.map((listing) => listingJson(listing, origin)),
           pagination: { limit: query.limit, nextCursor: page.nextCursor, hasMore: page.hasMore },
@@ -192,8 +168,8 @@ function publicOperations(profile: RevisionProfile): ApiOperation[] {
       pathParams: listingPathParams,
       responses: { 200: { description: 'The listing.', body: 'ListingEnvelope' }, 404: { ...missing, description: 'No such listing, or it is not active (draft, sold, removed).' } },
       async handle({ req, res, app, params }) {
-        keepPrivateWithoutPublicUrl(res, app.config);
-        res.json({ listing: listingJson(await app.services.marketplace.getActive(params.id), baseUrlOf(req, app.config)) });
+        const listing = await app.services.marketplace.getActive(params.id);
+        res.json({ listing: listingJson(listing, answerOrigin(req, res, app.config)) });
       },
     }),
   ];
@@ -208,7 +184,7 @@ function sellerOperations(): ApiOperation[] {
     examples: { state: example('Wrong state', errorBody(messages.listingCannot(status, action))) },
   });
   const answer = (res: ApiCall['res'], req: ApiCall['req'], app: ApiCall['app'], listing: Listing, status = 200) =>
-    res.status(status).json({ listing: listingJson(listing, baseUrlOf(req, app.config)) });
+    res.status(status).json({ listing: listingJson(listing, answerOrigin(req, res, app.config)) });
   const listingAnswer = { description: 'The listing as stored now.', body: 'ListingEnvelope' };
   return [
     operation({
@@ -220,7 +196,7 @@ function sellerOperations(): ApiOperation[] {
       responses: { 200: { description: 'Your listings, most recently changed first.', body: 'MyListings' }, 400: invalidQuery({ limit: ['Must be at most 100'] }) },
       async handle({ req, res, app, query, userId }) {
         const page = await app.services.marketplace.mine(userId(), query);
-        const origin = baseUrlOf(req, app.config);
+        const origin = answerOrigin(req, res, app.config);
         res.json({ listings: page.listings.map((listing) => listingJson(listing, origin)), total: page.total, limit: query.limit, offset: query.offset });
       },
     }),
@@ -319,7 +295,7 @@ function sellerOperations(): ApiOperation[] {
         // Refuse an unknown listing before spending time on the pixels.
         await app.services.marketplace.getOwn(sellerId, params.id);
         const image = await app.services.marketplace.addImage(sellerId, params.id, await processImageUpload(uploadedImage(req)));
-        res.status(201).location(imageContentPath(image.id)).json(listingImageJson(image, baseUrlOf(req, app.config)));
+        res.status(201).location(imageContentPath(image.id)).json(listingImageJson(image, answerOrigin(req, res, app.config)));
       },
     }),
     operation({

@@ -1,8 +1,10 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { IMAGE_FIELD, imageMessages, imageRules, processImageUpload } from '../lib/image-pipeline.ts';
 import { messages } from '../messages.ts';
 import { uploadedImage } from '../web/image-upload.ts';
 import { reportFormat } from '../openapi/report-format.ts';
+import { answerOrigin } from '../serialisers/origin.ts';
+import { reportImageJson, reportJson, reportListJson } from '../serialisers/reports.ts';
 import { idParam, modelPathParams } from '../schemas/path-params.schema.ts';
 import {
   reportEnvelopeSchema,
@@ -66,9 +68,9 @@ export const reportsApi: ApiResource = {
         pathParams: modelPathParams,
         body: { component: 'ReportCreate', schema: schemas.create, examples: { published } },
         responses: { 201: { description: 'The stored report.', body: 'Report', headers: ['Location'] }, 400: invalid, 404: unknownModel, 503: hubDown },
-        async handle({ res, app, params, body, userId }) {
+        async handle({ req, res, app, params, body, userId }) {
           const report = await app.services.reports.create(userId(), `${params.org}/${params.model}`, body);
-          res.status(201).location(`/api/reports/${report.id}`).json({ report });
+          res.status(201).location(`/api/reports/${report.id}`).json({ report: reportJson(report, answerOrigin(req, res, app.config)) });
         },
       }),
       operation({
@@ -83,8 +85,9 @@ export const reportsApi: ApiResource = {
           400: invalidQuery({ limit: [`Must be at most ${rules.listLimit.max}`] }),
           404: { description: 'The model is not in the catalogue.', body: 'Error', examples: { notFound: example('Unknown model', errorBody(messages.modelNotCatalogued('nobody/nothing'))) } },
         },
-        async handle({ res, app, params, query }) {
-          res.json(await app.services.reports.listForModel(`${params.org}/${params.model}`, query));
+        async handle({ req, res, app, params, query }) {
+          const page = await app.services.reports.listForModel(`${params.org}/${params.model}`, query);
+          res.json(reportListJson(page, answerOrigin(req, res, app.config)));
         },
       }),
       operation({
@@ -95,8 +98,9 @@ export const reportsApi: ApiResource = {
         auth: 'public',
         pathParams: reportId,
         responses: { 200: { description: 'The report.', body: 'Report' }, 404: unknownReport },
-        async handle({ res, app, params, viewerId }) {
-          res.json({ report: await app.services.reports.get(params.id, viewerId) });
+        async handle({ req, res, app, params, viewerId }) {
+          const report = await app.services.reports.get(params.id, viewerId);
+          res.json({ report: reportJson(report, answerOrigin(req, res, app.config)) });
         },
       }),
       operation({
@@ -113,8 +117,9 @@ export const reportsApi: ApiResource = {
           404: unknownReport,
           409: { description: 'An admin unpublished the report: it cannot be published again.', body: 'Error', examples: { unpublished: example('Unpublished by an admin', errorBody(messages.reportUnpublishedByAdmin('spam'))) } },
         },
-        async handle({ res, app, params, body, userId }) {
-          res.json({ report: await app.services.reports.update(userId(), params.id, body) });
+        async handle({ req, res, app, params, body, userId }) {
+          const report = await app.services.reports.update(userId(), params.id, body);
+          res.json({ report: reportJson(report, answerOrigin(req, res, app.config)) });
         },
       }),
       operation({
@@ -144,7 +149,8 @@ export const reportsApi: ApiResource = {
           413: { description: `The file is larger than ${imageRules.maxBytesLabel}.`, body: 'Error', examples: { tooLarge: example('Too large', errorBody(imageMessages.tooLarge)) } },
         },
         async handle({ req, res, app, userId }) {
-          const image = await app.services.reports.storeImage(userId(), await processImageUpload(uploadedImage(req)));
+          const stored = await app.services.reports.storeImage(userId(), await processImageUpload(uploadedImage(req)));
+          const image = reportImageJson(stored, answerOrigin(req, res, app.config));
           res.status(201).location(image.url).json(image);
         },
       }),

@@ -10,8 +10,8 @@ import { imageContentPath } from '../lib/image-pipeline.ts';
 import type { AdminActor } from './audit.service.ts';
 import type { ImagesService, StoredImage } from './images.service.ts';
 import type { ModelRow, ModelsService } from './models.service.ts';
-import type { ReportCardsService, ReportDeps } from './report-cards.service.ts';
-import type { Transactional } from './deps.ts';
+import type { ReportCardsService } from './report-cards.service.ts';
+import type { ServiceDeps, Transactional } from './deps.ts';
 import { writeVisibly } from './visible-writes.ts';
 import type { SpeedTestReads, SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
 
@@ -72,9 +72,9 @@ export interface Report {
   status: 'draft' | 'published';
   /** Set when an admin unpublished the report (its author sees why). */
   unpublishedReason: string | null;
-  author: { username: string; displayName: string; profileUrl: string };
-  model: { hfId: string; displayName: string; url: string };
-  url: string;
+  /** Names and ids only: the answer's addresses are built by its serialiser (src/serialisers/reports.ts). */
+  author: { username: string; displayName: string };
+  model: { hfId: string; displayName: string };
   contentHtml: string;
   createdAt: string;
   updatedAt: string;
@@ -113,9 +113,9 @@ function statusStamp(statuses: readonly { id: string; status: string }[]): strin
 }
 
 export function createReportsService(
-  deps: ReportDeps & Transactional & { cards: ReportCardsService; reads: SpeedTestReads; images: ImagesService; models: ModelsService },
+  deps: Pick<ServiceDeps, 'db' | 'profile' | 'clock' | 'readIndex'> & Transactional & { cards: ReportCardsService; reads: SpeedTestReads; images: ImagesService; models: ModelsService },
 ) {
-  const { db, profile, clock, publicUrl, cards, reads, images, models, withTransaction } = deps;
+  const { db, profile, clock, cards, reads, images, models, withTransaction } = deps;
   const rules = profile.reports as ReportRules;
 
   const joined = () =>
@@ -201,9 +201,8 @@ export function createReportsService(
       published: row.published,
       status: row.published ? 'published' : 'draft',
       unpublishedReason: row.unpublished_reason,
-      author: { username: row.username, displayName: row.display_name, profileUrl: `${publicUrl}/u/${encodeURIComponent(row.username)}` },
-      model: { hfId: row.hf_id, displayName: row.model_display_name, url: `${publicUrl}/models/${row.hf_id}` },
-      url: `${publicUrl}/reports/${row.id}`,
+      author: { username: row.username, displayName: row.display_name },
+      model: { hfId: row.hf_id, displayName: row.model_display_name },
       contentHtml: await contentHtml(row, statuses),
       createdAt: row.created_at.toISOString(),
       updatedAt: row.updated_at.toISOString(),
@@ -383,16 +382,8 @@ export function createReportsService(
     },
 
     /** POST /api/reports/images: stores an upload (already checked and re-encoded) as the author's report image. */
-    async storeImage(authorId: string, image: ProcessedImage) {
-      const stored: StoredImage = await images.store(authorId, 'report', image);
-      return {
-        id: stored.id,
-        url: `${publicUrl}${imageContentPath(stored.id)}`,
-        thumbnailUrl: `${publicUrl}${imageContentPath(stored.id, 'thumb')}`,
-        contentType: stored.contentType,
-        width: stored.width,
-        height: stored.height,
-      };
+    async storeImage(authorId: string, image: ProcessedImage): Promise<StoredImage> {
+      return images.store(authorId, 'report', image);
     },
 
     /** Admin: unpublishes a report with a reason, audited in the same transaction. */

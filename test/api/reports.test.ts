@@ -38,7 +38,8 @@ describe('Model reports API (revision 3)', () => {
       expect(report.tags).to.deep.equal(['4090']);
       expect(report.author.username).to.equal(author.username);
       expect(report.model.hfId).to.equal(DENSE);
-      expect(report.url).to.equal(`${ctx.config.publicUrl}/reports/${report.id}`);
+      // No PUBLIC_URL in the tests: addresses are on the origin the request came to.
+      expect(report.url).to.equal(`${new URL(res.request.url).origin}/reports/${report.id}`);
       expect(report.contentHtml).to.contain('<h2 id="report-results">Results</h2>').and.contain('<td class="report-align-right">42.5</td>');
       expect(await ctx.db('models').where({ hf_id: DENSE }).first()).to.not.equal(undefined);
     });
@@ -179,7 +180,7 @@ describe('Model reports API (revision 3)', () => {
       const res = await upload(author);
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       expect(res.body).to.have.all.keys('id', 'url', 'thumbnailUrl', 'contentType', 'width', 'height');
-      expect(res.body).to.include({ contentType: 'image/png', width: 30, height: 20, url: `${ctx.config.publicUrl}/api/marketplace/images/${res.body.id}/content` });
+      expect(res.body).to.include({ contentType: 'image/png', width: 30, height: 20, url: `${new URL(res.request.url).origin}/api/marketplace/images/${res.body.id}/content` });
       const bytes = await request(ctx.app).get(`/api/marketplace/images/${res.body.id}/content`).expect(200);
       expect(bytes.headers['content-type']).to.equal('image/png');
     });
@@ -203,6 +204,48 @@ describe('Model reports API (revision 3)', () => {
     it("refuses another user's image in imageIds", async () => {
       const theirs = (await upload(other)).body.id;
       expectValidationFailed(await create(author, reportBody({ imageIds: [theirs] })), ['imageIds.0']);
+    });
+  });
+
+  describe('addresses in answers (the URL policy listings follow)', () => {
+    const png = () => sharp({ create: { width: 8, height: 8, channels: 3, background: '#3366cc' } }).png().toBuffer();
+    const addresses = (report: Record<string, any>) => ({ url: report.url, profileUrl: report.author.profileUrl, modelUrl: report.model.url });
+
+    it('are on the request origin without PUBLIC_URL (the answer private), and on PUBLIC_URL whatever the Host when it is configured', async () => {
+      const image = (await request(ctx.app).post('/api/reports/images').set(bearer(author)).attach('image', await png(), 'x.png').expect(201)).body;
+      const created = await create(author, reportBody({ content: `[[report-image:${image.id}]]`, imageIds: [image.id], published: true }));
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      const { id } = created.body.report;
+      const on = (origin: string) => ({ url: `${origin}/reports/${id}`, profileUrl: `${origin}/u/${author.username}`, modelUrl: `${origin}/models/${DENSE}` });
+      const ours = (body: { reports: { id: string }[] }) => body.reports.find((report) => report.id === id)!;
+
+      // Without PUBLIC_URL: the Host the request came to, so no shared cache may keep the answer.
+      const one = await request(ctx.app).get(`/api/reports/${id}`).set('Host', 'reports.test:8080').expect(200);
+      expect(addresses(one.body.report)).to.deep.equal(on('http://reports.test:8080'));
+      expect(one.headers['cache-control']).to.equal('private');
+      const list = await request(ctx.app).get(reportsOf(DENSE)).set('Host', 'reports.test:8080').expect(200);
+      expect(addresses(ours(list.body))).to.deep.equal(on('http://reports.test:8080'));
+      expect(list.headers['cache-control']).to.equal('private');
+      const uploaded = await request(ctx.app).post('/api/reports/images').set(bearer(author)).set('Host', 'reports.test:8080').attach('image', await png(), 'y.png').expect(201);
+      const content = `http://reports.test:8080/api/marketplace/images/${uploaded.body.id}/content`;
+      expect(uploaded.body).to.include({ url: content, thumbnailUrl: `${content}?variant=thumb` });
+      expect(uploaded.headers.location).to.equal(content);
+      // The HTML, cached on the row for every reader, names no origin: its image sources are paths.
+      expect(one.body.report.contentHtml).to.contain(`src="/api/marketplace/images/${image.id}/content"`).and.not.contain('reports.test');
+
+      // With PUBLIC_URL: always it, whatever the Host; nothing in the answer depends on the request.
+      const deployed = ctx.appWith({ PUBLIC_URL: 'https://bench.example.org/' });
+      const pub = await request(deployed).get(`/api/reports/${id}`).set('Host', 'evil.example').expect(200);
+      expect(addresses(pub.body.report)).to.deep.equal(on('https://bench.example.org'));
+      expect(pub.text).not.to.include('evil.example');
+      expect(pub.headers['cache-control']).to.equal(undefined);
+      expect(pub.body.report.contentHtml).to.equal(one.body.report.contentHtml);
+      const pubList = await request(deployed).get(reportsOf(DENSE)).set('Host', 'evil.example').expect(200);
+      expect(addresses(ours(pubList.body))).to.deep.equal(on('https://bench.example.org'));
+      expect(pubList.headers['cache-control']).to.equal(undefined);
+      const pubImage = await request(deployed).post('/api/reports/images').set(bearer(author)).set('Host', 'evil.example').attach('image', await png(), 'z.png').expect(201);
+      expect(pubImage.body.url).to.equal(`https://bench.example.org/api/marketplace/images/${pubImage.body.id}/content`);
+      expect(pubImage.headers.location).to.equal(pubImage.body.url);
     });
   });
 
