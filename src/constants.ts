@@ -67,8 +67,8 @@ export type HwClass = (typeof hwClasses)[number];
 
 /**
  * Leaderboard bucket rules (DECISIONS.md "Buckets"); the same in every revision, though
- * only revisions 2 and 3 accept paramSize, os, batchSize and contextLen as filters (see the
- * profiles' `speedTests.leaderboard.params`).
+ * only revisions 2 and 3 accept the extended filters (which: the facet registry,
+ * src/runs/facets.ts).
  */
 export const buckets = deepFreeze({
   // Memory tiers in GB; tier T holds memory in (previous tier, T], the first is (0, 8].
@@ -92,12 +92,6 @@ export const buckets = deepFreeze({
   os: ['windows', 'linux', 'macos'],
 } as const);
 
-export type MemTier = (typeof buckets.memTier)[number];
-export type ParamSizeBucket = (typeof buckets.paramSize)[number]['bucket'];
-export type ContextLenBucket = (typeof buckets.contextLen)[number];
-export type SinceValue = keyof typeof buckets.since;
-export type LeaderboardOs = (typeof buckets.os)[number];
-
 export const reactionEmojis = ['fire', 'rocket', '100', 'brain', 'chad'] as const;
 export type ReactionEmoji = (typeof reactionEmojis)[number];
 
@@ -114,9 +108,6 @@ export const hardwareCostRules = deepFreeze({
   // price must be strictly greater than this.
   priceExclusiveMin: 0,
 } as const);
-
-export type HardwareCostCondition = (typeof hardwareCostRules.conditions)[number];
-export type HardwareCostCurrency = (typeof hardwareCostRules.currencies)[number];
 
 /** Headers on every legacy alias answer of a revision-3 deployment (DECISIONS.md "Revisions"). */
 export const deprecationHeaders = deepFreeze({

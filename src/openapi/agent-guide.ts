@@ -38,5 +38,3 @@ export function agentGuide(profile: RevisionProfile, baseUrl: string) {
     quality: qualityGuide(profile, baseUrl),
   };
 }
-
-export type AgentGuide = ReturnType<typeof agentGuide>;

@@ -343,5 +343,3 @@ function executeGuide(at: (path: string) => string) {
     },
   };
 }
-
-export type QualityGuide = NonNullable<ReturnType<typeof qualityGuide>>;

@@ -28,7 +28,6 @@ export const signUpSchema = z.object({
   displayName: displayNameSchema,
   password: newPasswordSchema,
 });
-export type SignUpInput = z.infer<typeof signUpSchema>;
 
 export const signInSchema = z.object({
   username: z.string({ error: 'Username is required' }).trim().min(1, 'Username is required').max(64),
@@ -46,4 +45,3 @@ export const changePasswordSchema = z.object({
   currentPassword: z.string({ error: 'Current password is required' }).min(1, 'Current password is required').max(256, 'Password must be at most 256 characters'),
   newPassword: newPasswordSchema,
 });
-export type ChangePasswordInput = z.infer<typeof changePasswordSchema>;

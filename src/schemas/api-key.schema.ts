@@ -16,5 +16,3 @@ export const createApiKeySchema = z.strictObject({
     .nullable(),
 });
 export type CreateApiKeyInput = z.infer<typeof createApiKeySchema>;
-
-export const apiKeyIdSchema = z.object({ id: z.uuid() });

@@ -14,7 +14,6 @@ const emojiField = z
 
 /** POST /api/runs/:id/react: `{ emoji }` and nothing else. */
 export const reactionSchema = z.strictObject({ emoji: emojiField });
-export type ReactionInput = z.infer<typeof reactionSchema>;
 
 /** POST /runs/:id/react (form): `emoji` empty = remove; `_csrf` and `back` travel alongside. */
 export const reactionFormSchema = z.object({

@@ -121,5 +121,3 @@ export function createApiKeysService({ db }: Pick<ServiceDeps, 'db'>) {
     },
   };
 }
-
-export type ApiKeysService = ReturnType<typeof createApiKeysService>;

@@ -424,5 +424,3 @@ export function createExecutionWorkers(deps: ServiceDeps & { execution: Executio
     claim,
   };
 }
-
-export type ExecutionWorkers = ReturnType<typeof createExecutionWorkers>;

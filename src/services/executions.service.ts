@@ -272,5 +272,3 @@ export function createExecutionsService(deps: ServiceDeps & { execution: Executi
     },
   };
 }
-
-export type ExecutionsService = ReturnType<typeof createExecutionsService>;

@@ -113,5 +113,4 @@ export function createOfflineServices(db: Db, profile: RevisionProfile, clock: C
   return createCoreServices({ db, profile, clock, hub: createOfflineHubClient(), hubMode: 'offline' });
 }
 
-export type CoreServices = ReturnType<typeof createCoreServices>;
 export type Services = ReturnType<typeof createServices>;

@@ -482,5 +482,3 @@ async function renumber(trx: Knex, listingId: string, imageIds: readonly string[
     await trx('marketplace_listing_images').where({ listing_id: listingId, image_id: imageId }).update({ sort_order: sortOrder });
   }
 }
-
-export type MarketplaceService = ReturnType<typeof createMarketplaceService>;

@@ -340,6 +340,4 @@ async function runFigures(db: Db, model: { id: string; hfId: string }, scope: Mo
   };
 }
 
-export type ModelScopeFigures = Awaited<ReturnType<typeof runFigures>>;
-
 export type ModelsService = ReturnType<typeof createModelsService>;

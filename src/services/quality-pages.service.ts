@@ -193,5 +193,3 @@ export function createQualityPagesService({ db }: Pick<ServiceDeps, 'db'>) {
     },
   };
 }
-
-export type QualityPagesService = ReturnType<typeof createQualityPagesService>;

@@ -454,5 +454,3 @@ export function createQualityReviewService(deps: Pick<ServiceDeps, 'db' | 'clock
     },
   };
 }
-
-export type QualityReviewService = ReturnType<typeof createQualityReviewService>;

@@ -75,7 +75,6 @@ export function toSuiteSummary(row: SuiteListRow) {
     updatedAt: row.updated_at.toISOString(),
   };
 }
-export type SuiteSummary = ReturnType<typeof toSuiteSummary>;
 
 /** One suite with its whole document, answers included (public data once approved). */
 export function toSuite(row: SuiteListRow) {
@@ -443,5 +442,3 @@ async function slugAvailable(db: Db, table: 'quality_suites' | 'quality_datasets
     .first('id');
   return !taken;
 }
-
-export type QualitySuitesService = ReturnType<typeof createQualitySuitesService>;

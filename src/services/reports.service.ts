@@ -426,5 +426,3 @@ export function createReportsService(
     }));
   }
 }
-
-export type ReportsService = ReturnType<typeof createReportsService>;

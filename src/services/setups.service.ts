@@ -222,5 +222,3 @@ export function createSetupsService({ db, profile, clock }: Pick<ServiceDeps, 'd
     },
   };
 }
-
-export type SetupsService = ReturnType<typeof createSetupsService>;

@@ -122,5 +122,3 @@ export const demoSuiteBodies = [
     },
   },
 ] as const;
-
-export type DemoSuiteBody = (typeof demoSuiteBodies)[number];

@@ -161,8 +161,3 @@ export function formValuesOf(submission: Record<string, unknown>): Record<string
   }
   return values;
 }
-
-/** The names the form uses, for showing a field error next to its input. */
-export function formFieldErrors(fieldErrors: Record<string, string[]>): Record<string, string> {
-  return Object.fromEntries(Object.entries(fieldErrors).map(([path, messages]) => [path, messages.join(' ')]));
-}

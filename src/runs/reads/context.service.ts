@@ -86,5 +86,3 @@ export function createSpeedTestContextService({ db, profile, reads }: Pick<Servi
     },
   };
 }
-
-export type SpeedTestContextService = ReturnType<typeof createSpeedTestContextService>;

@@ -187,5 +187,3 @@ export function createModerationService(deps: Pick<ServiceDeps, 'db' | 'profile'
     },
   };
 }
-
-export type ModerationService = ReturnType<typeof createModerationService>;

@@ -229,5 +229,3 @@ export function createSpeedTestOwnersService(deps: ServiceDeps & Transactional &
     },
   };
 }
-
-export type SpeedTestOwnersService = ReturnType<typeof createSpeedTestOwnersService>;

@@ -101,8 +101,6 @@ function engineFlagsShape(profile: RevisionProfile) {
   return Object.fromEntries(entries) as { [K in keyof typeof shape]: z.ZodOptional<(typeof shape)[K]> };
 }
 
-export type EngineFlagName = keyof ReturnType<typeof engineFlagsShape>;
-
 /**
  * Each hardware field with its bound, whatever the class: the union below and saved setups
  * (which check a field on its own until a class is chosen) share them.

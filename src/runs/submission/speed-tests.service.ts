@@ -227,5 +227,4 @@ export function createSpeedTestsService(
   };
 }
 
-export type SpeedTestsService = ReturnType<typeof createSpeedTestsService>;
 export type SpeedTestWriter = ReturnType<typeof createSpeedTestWriter>;
