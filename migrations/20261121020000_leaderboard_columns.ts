@@ -72,10 +72,18 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('alter table speed_test_runs alter column hw_class set not null, alter column engine_name set not null');
 
   // The leaderboard: approved runs by speed, ties to the earliest.
-  await knex.raw(`create index speed_test_runs_board on speed_test_runs (tok_s_out desc nulls last, created_at, id) where status = 'APPROVED'`);
-  await knex.raw(`create index speed_test_runs_board_hw_class on speed_test_runs (hw_class, tok_s_out desc nulls last, created_at) where status = 'APPROVED'`);
-  await knex.raw(`create index speed_test_runs_board_mem_tier on speed_test_runs (mem_tier, tok_s_out desc nulls last, created_at) where status = 'APPROVED'`);
-  await knex.raw(`create index speed_test_runs_board_model on speed_test_runs (model_id, tok_s_out desc nulls last, created_at) where status = 'APPROVED'`);
+  await knex.raw(
+    `create index speed_test_runs_board on speed_test_runs (tok_s_out desc nulls last, created_at, id) where status = 'APPROVED'`,
+  );
+  await knex.raw(
+    `create index speed_test_runs_board_hw_class on speed_test_runs (hw_class, tok_s_out desc nulls last, created_at) where status = 'APPROVED'`,
+  );
+  await knex.raw(
+    `create index speed_test_runs_board_mem_tier on speed_test_runs (mem_tier, tok_s_out desc nulls last, created_at) where status = 'APPROVED'`,
+  );
+  await knex.raw(
+    `create index speed_test_runs_board_model on speed_test_runs (model_id, tok_s_out desc nulls last, created_at) where status = 'APPROVED'`,
+  );
   await knex.raw(`create index speed_test_runs_hardware_search on speed_test_runs using gin (hardware_search gin_trgm_ops)`);
 }
 
@@ -85,10 +93,29 @@ export async function down(knex: Knex): Promise<void> {
   }
   await knex.schema.alterTable('speed_test_runs', (t) => {
     t.dropColumns(
-      'tok_per_dollar', 'tok_per_watt', 'ctx_bucket', 'param_bucket', 'mem_tier',
-      'hw_class', 'memory_gb', 'hardware_search', 'os_family', 'engine_name', 'model_params', 'model_family',
-      'model_is_moe', 'user_verified', 'concurrency', 'kv_cache_dtype', 'attention_backend', 'gpu_layers',
-      'tensor_parallel', 'spec_decoding', 'mtp_enabled', 'power_watts', 'hardware_cost_usd',
+      'tok_per_dollar',
+      'tok_per_watt',
+      'ctx_bucket',
+      'param_bucket',
+      'mem_tier',
+      'hw_class',
+      'memory_gb',
+      'hardware_search',
+      'os_family',
+      'engine_name',
+      'model_params',
+      'model_family',
+      'model_is_moe',
+      'user_verified',
+      'concurrency',
+      'kv_cache_dtype',
+      'attention_backend',
+      'gpu_layers',
+      'tensor_parallel',
+      'spec_decoding',
+      'mtp_enabled',
+      'power_watts',
+      'hardware_cost_usd',
     );
   });
 }

@@ -10,7 +10,9 @@ export async function up(knex: Knex): Promise<void> {
     from (select model_id, count(*)::int as n from speed_test_runs where status = 'APPROVED' group by model_id) c
     where c.model_id = m.id`);
   await knex.raw('create index models_benchmark_count on models (benchmark_count desc, hf_id)');
-  await knex.raw('create index models_search_trgm on models using gin ((lower(hf_id) || \' \' || lower(display_name) || \' \' || coalesce(lower(family), \'\')) gin_trgm_ops)');
+  await knex.raw(
+    "create index models_search_trgm on models using gin ((lower(hf_id) || ' ' || lower(display_name) || ' ' || coalesce(lower(family), '')) gin_trgm_ops)",
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -8,7 +8,9 @@ export async function up(knex: Knex): Promise<void> {
     t.double('decode_bound_tok_s');
     t.string('plausibility_reason', 200);
   });
-  await knex.raw("alter table speed_test_runs add constraint speed_test_runs_plausibility_check check (plausibility in ('plausible','suspect','unknown'))");
+  await knex.raw(
+    "alter table speed_test_runs add constraint speed_test_runs_plausibility_check check (plausibility in ('plausible','suspect','unknown'))",
+  );
   await createPlausibilityService({ db: knex }).recompute();
 }
 

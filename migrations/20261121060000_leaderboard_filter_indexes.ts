@@ -14,7 +14,9 @@ const INDEXES = [
 
 export async function up(knex: Knex): Promise<void> {
   for (const [name, column] of INDEXES) {
-    await knex.raw(`create index speed_test_runs_${name} on speed_test_runs (${column}, tok_s_out desc nulls last, created_at, id) where status = 'APPROVED'`);
+    await knex.raw(
+      `create index speed_test_runs_${name} on speed_test_runs (${column}, tok_s_out desc nulls last, created_at, id) where status = 'APPROVED'`,
+    );
   }
 }
 

@@ -17,7 +17,9 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['user_id']);
   });
   await knex.raw("alter table run_reactions add constraint run_reactions_run_kind_check check (run_kind in ('speed_test', 'quality'))");
-  await knex.raw("alter table run_reactions add constraint run_reactions_emoji_check check (emoji in ('fire', 'rocket', '100', 'brain', 'chad'))");
+  await knex.raw(
+    "alter table run_reactions add constraint run_reactions_emoji_check check (emoji in ('fire', 'rocket', '100', 'brain', 'chad'))",
+  );
 
   await knex.schema.alterTable('speed_test_runs', (t) => {
     t.jsonb('reaction_counts').notNullable().defaultTo('{}');

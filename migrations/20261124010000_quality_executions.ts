@@ -33,7 +33,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.index(['user_id', 'created_at']);
   });
-  await knex.raw("alter table quality_executions add constraint quality_executions_status_check check (status in ('QUEUED','RUNNING','SUCCEEDED','FAILED','CANCELLED'))");
+  await knex.raw(
+    "alter table quality_executions add constraint quality_executions_status_check check (status in ('QUEUED','RUNNING','SUCCEEDED','FAILED','CANCELLED'))",
+  );
   // The workers' queue: jobs waiting or running, oldest first.
   await knex.raw("create index quality_executions_queue on quality_executions (created_at) where status in ('QUEUED','RUNNING')");
 

@@ -51,7 +51,9 @@ export async function up(knex: Knex): Promise<void> {
   for (const [table, idColumn] of TABLES) {
     await knex.raw(notifyFunction(table, idColumn));
     for (const [op, referencing] of Object.entries(TRANSITIONS)) {
-      await knex.raw(`create trigger ${table}_notify_${op} after ${op} on ${table} ${referencing} for each statement execute function ${table}_notify()`);
+      await knex.raw(
+        `create trigger ${table}_notify_${op} after ${op} on ${table} ${referencing} for each statement execute function ${table}_notify()`,
+      );
     }
   }
 }

@@ -12,7 +12,10 @@ import type { Knex } from 'knex';
  */
 const CHANNEL = 'speed_test_runs_changed';
 const WATCHED: readonly (readonly [table: string, changed: string])[] = [
-  ['models', 'o.hf_id is distinct from n.hf_id or o.base_hf_id is distinct from n.base_hf_id or o.base_model_id is distinct from n.base_model_id'],
+  [
+    'models',
+    'o.hf_id is distinct from n.hf_id or o.base_hf_id is distinct from n.base_hf_id or o.base_model_id is distinct from n.base_model_id',
+  ],
   // Any column of a profile can take part in a name search (hardware_search, memory_gb are derived).
   ['hardware_profiles', 'o is distinct from n'],
   ['users', 'o.username is distinct from n.username'],
@@ -52,7 +55,8 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   for (const [table] of WATCHED) {
-    for (const op of ['insert', 'update', 'delete', 'truncate']) await knex.raw(`drop trigger if exists ${table}_catalogue_notify_${op} on ${table}`);
+    for (const op of ['insert', 'update', 'delete', 'truncate'])
+      await knex.raw(`drop trigger if exists ${table}_catalogue_notify_${op} on ${table}`);
     await knex.raw(`drop function if exists ${table}_catalogue_notify()`);
   }
 }

@@ -8,7 +8,9 @@ import type { Knex } from 'knex';
  * the read index) filter on the same number.
  */
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw('alter table speed_test_runs add column active_sequences integer generated always as (batch_size * coalesce(concurrency, 1)) stored');
+  await knex.raw(
+    'alter table speed_test_runs add column active_sequences integer generated always as (batch_size * coalesce(concurrency, 1)) stored',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

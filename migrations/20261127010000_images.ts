@@ -24,7 +24,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
   await knex.raw(`alter table images add constraint images_purpose_known check (purpose in ('listing', 'report'))`);
-  await knex.raw(`alter table images add constraint images_content_type_known check (content_type in ('image/png', 'image/jpeg', 'image/webp'))`);
+  await knex.raw(
+    `alter table images add constraint images_content_type_known check (content_type in ('image/png', 'image/jpeg', 'image/webp'))`,
+  );
   await knex.raw('create index images_owner on images (owner_user_id, created_at)');
   await knex.raw('create index images_expiring on images (expires_at) where expires_at is not null');
 }

@@ -30,8 +30,12 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.raw('clock_timestamp()'));
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.raw('clock_timestamp()'));
   });
-  await knex.raw(`alter table marketplace_listings add constraint marketplace_listings_status_known check (status in ('DRAFT', 'ACTIVE', 'SOLD', 'REMOVED'))`);
-  await knex.raw(`alter table marketplace_listings add constraint marketplace_listings_condition_known check (condition in ('NEW', 'LIKE_NEW', 'USED', 'FOR_PARTS'))`);
+  await knex.raw(
+    `alter table marketplace_listings add constraint marketplace_listings_status_known check (status in ('DRAFT', 'ACTIVE', 'SOLD', 'REMOVED'))`,
+  );
+  await knex.raw(
+    `alter table marketplace_listings add constraint marketplace_listings_condition_known check (condition in ('NEW', 'LIKE_NEW', 'USED', 'FOR_PARTS'))`,
+  );
   // The feed: active listings in (updated_at, id) order.
   await knex.raw(`create index marketplace_listings_feed on marketplace_listings (updated_at, id) where status = 'ACTIVE'`);
   await knex.raw('create index marketplace_listings_seller on marketplace_listings (seller_id, updated_at desc)');

@@ -53,9 +53,7 @@ export interface AppContext extends AppDeps {
 }
 
 function defaultHub(config: Config): HubClient {
-  return config.hubMode === 'offline'
-    ? createOfflineHubClient()
-    : createHubClient({ endpoint: config.hfEndpoint, token: config.hfToken });
+  return config.hubMode === 'offline' ? createOfflineHubClient() : createHubClient({ endpoint: config.hfEndpoint, token: config.hfToken });
 }
 
 export function createAppContext(input: AppDepsInput): AppContext {
@@ -65,7 +63,8 @@ export function createAppContext(input: AppDepsInput): AppContext {
     hub: input.hub ?? defaultHub(input.config),
     clock: input.clock ?? systemClock,
     databaseHealth: createDatabaseHealth(input.db, input.logger),
-    outbound: input.outbound ?? createOutboundClient({ allowHosts: input.config.execute.allowHosts, timeoutMs: EXECUTE_LIMITS.requestTimeoutMs }),
+    outbound:
+      input.outbound ?? createOutboundClient({ allowHosts: input.config.execute.allowHosts, timeoutMs: EXECUTE_LIMITS.requestTimeoutMs }),
     executionTiming: { ...DEFAULT_EXECUTION_TIMING, ...input.executionTiming },
   };
   const execution: ExecutionDeps = {

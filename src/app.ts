@@ -149,7 +149,10 @@ export function createApp(input: AppDepsInput): express.Express {
   const workers = createExecutionWorkers({ ...context, hubMode: config.hubMode, qualityRuns: context.services.qualityRuns });
   if (profile.quality && config.execute.workers > 0) workers.start(config.execute.workers);
   if (production && config.execute.allowHosts.length > 0) {
-    logger.warn({ allowHosts: config.execute.allowHosts }, 'EXECUTE_ALLOW_HOSTS is set: executions may reach these hosts even on private addresses');
+    logger.warn(
+      { allowHosts: config.execute.allowHosts },
+      'EXECUTE_ALLOW_HOSTS is set: executions may reach these hosts even on private addresses',
+    );
   }
   context.readIndexKeeper?.start();
   const imageSweep = profile.marketplace ? startImageSweep(context) : undefined;

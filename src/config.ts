@@ -19,11 +19,17 @@ const envSchema = z.object({
   PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
   DATABASE_URL: z.preprocess(
     emptyToUndefined,
-    z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+      .optional(),
   ),
   API_REVISION: z.preprocess(
     emptyToUndefined,
-    z.enum(['1', '2', '3'], { error: 'must be 1, 2 or 3' }).default('3').transform((v) => Number(v) as RevisionNumber),
+    z
+      .enum(['1', '2', '3'], { error: 'must be 1, 2 or 3' })
+      .default('3')
+      .transform((v) => Number(v) as RevisionNumber),
   ),
   PUBLIC_URL: z.preprocess(emptyToUndefined, httpUrl.optional()),
   SESSION_SECRET: z.preprocess(emptyToUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
@@ -32,19 +38,40 @@ const envSchema = z.object({
   HUB_MODE: z.preprocess(emptyToUndefined, z.enum(['online', 'offline'], { error: 'must be online or offline' }).default('online')),
   ADMIN_USERNAME: optionalString,
   ADMIN_PASSWORD: optionalString,
-  LOG_LEVEL: z.preprocess(
-    emptyToUndefined,
-    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  ),
+  LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
   TRUST_PROXY: z.preprocess(emptyToUndefined, z.string().default('false')),
-  READ_LIMIT_PER_MINUTE: z.preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 (off) or more').default(600)),
-  EXPORT_LIMIT_PER_HOUR: z.preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 (off) or more').default(60)),
+  READ_LIMIT_PER_MINUTE: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 (off) or more').default(600),
+  ),
+  EXPORT_LIMIT_PER_HOUR: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 (off) or more').default(60),
+  ),
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./data')),
-  EXECUTE_WORKERS: z.preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 (no workers) or more').max(32, 'must be at most 32').default(1)),
+  EXECUTE_WORKERS: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(0, 'must be 0 (no workers) or more')
+      .max(32, 'must be at most 32')
+      .default(1),
+  ),
   EXECUTE_ALLOW_HOSTS: optionalString,
   READ_INDEX: z.preprocess(emptyToUndefined, z.enum(['on', 'off'], { error: 'must be on or off' }).default('on')),
-  READ_INDEX_FRESHNESS: z.preprocess(emptyToUndefined, z.enum(['notify', 'strict'], { error: 'must be notify or strict' }).default('notify')),
-  READ_INDEX_DOCUMENTS: z.preprocess(emptyToUndefined, z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 (no cache) or more').default(20000)),
+  READ_INDEX_FRESHNESS: z.preprocess(
+    emptyToUndefined,
+    z.enum(['notify', 'strict'], { error: 'must be notify or strict' }).default('notify'),
+  ),
+  READ_INDEX_DOCUMENTS: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(0, 'must be 0 (no cache) or more')
+      .default(20000),
+  ),
   JUDGE_BASE_URL: z.preprocess(emptyToUndefined, httpUrl.optional()),
   JUDGE_MODEL: optionalString,
   JUDGE_API_KEY: optionalString,
@@ -161,7 +188,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     execute: {
       workers: e.EXECUTE_WORKERS,
       allowHosts: parseAllowHosts(e.EXECUTE_ALLOW_HOSTS),
-      judge: e.JUDGE_BASE_URL && e.JUDGE_MODEL ? { baseUrl: e.JUDGE_BASE_URL.replace(/\/+$/, ''), model: e.JUDGE_MODEL, apiKey: e.JUDGE_API_KEY } : undefined,
+      judge:
+        e.JUDGE_BASE_URL && e.JUDGE_MODEL
+          ? { baseUrl: e.JUDGE_BASE_URL.replace(/\/+$/, ''), model: e.JUDGE_MODEL, apiKey: e.JUDGE_API_KEY }
+          : undefined,
     },
   };
 }

@@ -15,7 +15,6 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-
 // ---------------------------------------------------------------------------
 // Engines
 // ---------------------------------------------------------------------------
@@ -100,8 +99,26 @@ export const hardwareCostRules = deepFreeze({
   conditions: ['NEW', 'USED', 'REFURBISHED'],
   // ISO 4217, upper case, a fixed list.
   currencies: [
-    'USD', 'EUR', 'GBP', 'JPY', 'CNY', 'CAD', 'AUD', 'CHF', 'SEK', 'NOK',
-    'DKK', 'PLN', 'KRW', 'INR', 'BRL', 'MXN', 'SGD', 'HKD', 'NZD', 'TWD',
+    'USD',
+    'EUR',
+    'GBP',
+    'JPY',
+    'CNY',
+    'CAD',
+    'AUD',
+    'CHF',
+    'SEK',
+    'NOK',
+    'DKK',
+    'PLN',
+    'KRW',
+    'INR',
+    'BRL',
+    'MXN',
+    'SGD',
+    'HKD',
+    'NZD',
+    'TWD',
   ],
   // The upper end is the current year, so it is computed at validation time.
   yearPurchasedMin: 1990,

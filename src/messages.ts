@@ -82,7 +82,8 @@ export const messages = {
 
   // Model reports
   reportNotFound: 'Report not found',
-  reportRunNotAttachable: (what: string, hfId: string) => `Must be an approved ${what} of ${hfId} or of one of its finetunes or quantizations`,
+  reportRunNotAttachable: (what: string, hfId: string) =>
+    `Must be an approved ${what} of ${hfId} or of one of its finetunes or quantizations`,
   reportImageNotYours: 'Must be an image you uploaded (POST /api/reports/images)',
   reportTooManyTokens: (kind: 'image' | 'embed', max: number) => `At most ${max} different report-${kind} tokens`,
   reportUnpublishedByAdmin: (reason: string) => `An admin unpublished this report (${reason}); edit it, but it cannot be published again`,
@@ -91,7 +92,8 @@ export const messages = {
   setupFromOthersRun: 'Only the submitter of a run can save it as a setup',
   // Quality evaluations
   qualitySuiteNotFound: (slug: string) => `Quality suite '${quoteId(slug)}' not found`,
-  qualitySuiteNotApproved: (slug: string, status: string) => `Quality suite '${quoteId(slug)}' is ${status.toLowerCase()}, not approved: runs can only be submitted to approved suites`,
+  qualitySuiteNotApproved: (slug: string, status: string) =>
+    `Quality suite '${quoteId(slug)}' is ${status.toLowerCase()}, not approved: runs can only be submitted to approved suites`,
   qualitySlugTaken: (slug: string) => `A suite with the slug '${slug}' already exists`,
   qualityDatasetSlugTaken: (slug: string) => `A dataset with the slug '${slug}' already exists`,
   qualitySlugTakenRace: 'A suite with this slug already exists',
@@ -100,29 +102,40 @@ export const messages = {
   qualityDatasetUnknown: (slug: string) => `No dataset named '${slug}': create it with POST /datasets first`,
   qualityDatasetNotUsable: (slug: string) => `Dataset '${slug}' is not approved and is not yours`,
   qualitySubmissionNotFound: 'Submission not found',
-  qualitySubmissionNotEditable: (status: string) => `This submission is ${status.toLowerCase()}: only pending or rejected submissions can be corrected`,
-  qualitySubmissionNotWithdrawable: (status: string) => `This submission is ${status.toLowerCase()}: only pending or rejected submissions can be withdrawn`,
+  qualitySubmissionNotEditable: (status: string) =>
+    `This submission is ${status.toLowerCase()}: only pending or rejected submissions can be corrected`,
+  qualitySubmissionNotWithdrawable: (status: string) =>
+    `This submission is ${status.toLowerCase()}: only pending or rejected submissions can be withdrawn`,
   qualitySubmissionInUse: 'This submission is in use (by a run, or by a suite) and cannot be changed or withdrawn',
   qualityRunNotFound: 'Quality run not found',
   qualityUnknownTaskKey: (slug: string) => `Unknown task key: suite '${slug}' has no such task`,
   qualityMissingTaskKey: 'Required: the suite has this task, give its score',
   qualityArtifactUnknownTask: 'Not a task of this suite',
   qualityArtifactItemOutOfRange: (count: number) => `Must be below ${count}, the number of items of this task`,
-  qualityCannotReview: (what: string, status: string, action: string) => `This ${what} is ${status.toLowerCase()}, so it cannot be ${action}`,
+  qualityCannotReview: (what: string, status: string, action: string) =>
+    `This ${what} is ${status.toLowerCase()}, so it cannot be ${action}`,
   qualitySuiteDatasetsPending: (slugs: string[]) => `Approve the datasets this suite uses first: ${slugs.join(', ')}`,
   // Server-side execution
   executionNotFound: 'Execution not found',
-  executionSuiteNotApproved: (slug: string, status: string) => `Quality suite '${quoteId(slug)}' is ${status.toLowerCase()}, not approved: only approved suites can be executed`,
-  executionSuiteNotCustom: (slug: string) => `Quality suite '${quoteId(slug)}' is an lm-eval-harness suite: only CUSTOM suites (with their own prompts and items) can be executed here; run it locally with lm_eval and submit the run`,
-  executionScoringNotSupported: (method: string) => `This suite is scored with ${method}, which the server cannot run: executions support exact_match, f1 and llm_judge`,
-  executionJudgeNotConfigured: 'This suite needs an LLM judge, and this deployment has none configured (JUDGE_BASE_URL, JUDGE_MODEL and JUDGE_API_KEY)',
-  executionTooManyItems: (count: number, max: number) => `This selection has ${count} items; an execution runs at most ${max}: choose fewer tasks with taskKeys`,
+  executionSuiteNotApproved: (slug: string, status: string) =>
+    `Quality suite '${quoteId(slug)}' is ${status.toLowerCase()}, not approved: only approved suites can be executed`,
+  executionSuiteNotCustom: (slug: string) =>
+    `Quality suite '${quoteId(slug)}' is an lm-eval-harness suite: only CUSTOM suites (with their own prompts and items) can be executed here; run it locally with lm_eval and submit the run`,
+  executionScoringNotSupported: (method: string) =>
+    `This suite is scored with ${method}, which the server cannot run: executions support exact_match, f1 and llm_judge`,
+  executionJudgeNotConfigured:
+    'This suite needs an LLM judge, and this deployment has none configured (JUDGE_BASE_URL, JUDGE_MODEL and JUDGE_API_KEY)',
+  executionTooManyItems: (count: number, max: number) =>
+    `This selection has ${count} items; an execution runs at most ${max}: choose fewer tasks with taskKeys`,
   executionTooManyQueued: (max: number) => `You have ${max} executions waiting or running: wait for one to finish, or cancel one`,
-  executionKeyNeedsWorkers: 'This server instance runs no execution workers, and a target API key never leaves the instance it was given to: send the execution again later, or without apiKey',
+  executionKeyNeedsWorkers:
+    'This server instance runs no execution workers, and a target API key never leaves the instance it was given to: send the execution again later, or without apiKey',
   executionFinished: (status: string) => `This execution is already ${status.toLowerCase()}`,
   executionDeadline: (minutes: number) => `The execution took longer than ${minutes} minutes and was stopped`,
-  executionTooManyFailures: (failed: number, total: number) => `The server gave no usable answer for ${failed} of ${total} items (more than 10%): the scores would measure the server, not the model`,
-  executionJudgeUnparsed: (unparsed: number, total: number) => `The judge's answer could not be read as a score for ${unparsed} of ${total} judged items (more than 10%)`,
+  executionTooManyFailures: (failed: number, total: number) =>
+    `The server gave no usable answer for ${failed} of ${total} items (more than 10%): the scores would measure the server, not the model`,
+  executionJudgeUnparsed: (unparsed: number, total: number) =>
+    `The judge's answer could not be read as a score for ${unparsed} of ${total} judged items (more than 10%)`,
   executionKeyLost: "The server instance holding this execution's API key stopped (keys are never stored): start the execution again",
   executionSuiteGone: 'The suite is no longer approved',
   // Marketplace (and the images it shares with reports)
@@ -135,7 +148,8 @@ export const messages = {
   listingImagesNotOfListing: 'Give every image id of the listing exactly once',
   // Pages: model scope, compare view, hardware devices.
   modelScopeInvalid: "Must be 'model' (this model) or 'tree' (with its finetunes and quantizations); showing this model",
-  compareNeedsRuns: (min: number, max: number) => `Pick ${min} to ${max} runs to compare: tick "compare" in a table of runs, or list their ids as /compare?runs=<id>,<id>`,
+  compareNeedsRuns: (min: number, max: number) =>
+    `Pick ${min} to ${max} runs to compare: tick "compare" in a table of runs, or list their ids as /compare?runs=<id>,<id>`,
   compareTooManyRuns: (max: number) => `At most ${max} runs side by side; remove some ids from the address`,
   compareBadIds: (ids: string) => `Not run ids: ${ids}`,
   compareUnknownRuns: (ids: string) => `No approved run has the id ${ids}`,

@@ -122,7 +122,6 @@ export type RevisionGatedSubmissionField =
 /** Engine flags that only some revisions accept. */
 export type RevisionGatedEngineFlag = 'specDraftWindowSize';
 
-
 /** Speed-test runs: submission, dry-run, the results list and the leaderboard. */
 export interface SpeedTestRules {
   /** POST/GET here; the dry-run at `${resultsPath}/dry-run` when `dryRun`. */
@@ -252,7 +251,9 @@ const revision3OnlySubmissionFields = [
 ] as const satisfies readonly RevisionGatedSubmissionField[];
 
 /** Stored fields derived from a submission field: a revision without the field answers neither. */
-const DERIVED_RUN_FIELDS: Readonly<Partial<Record<RevisionGatedSubmissionField, readonly string[]>>> = { gpuPowerWatts: ['totalPowerWatts'] };
+const DERIVED_RUN_FIELDS: Readonly<Partial<Record<RevisionGatedSubmissionField, readonly string[]>>> = {
+  gpuPowerWatts: ['totalPowerWatts'],
+};
 
 function omittedRunFields(revisionOnly: readonly RevisionGatedSubmissionField[]): string[] {
   return revisionOnly.flatMap((field) => [field, ...(DERIVED_RUN_FIELDS[field] ?? [])]);
@@ -402,7 +403,13 @@ export const revision3Profile: RevisionProfile = deepFreeze<RevisionProfile>({
     // Revision-2 clients keep working where no path collides (DECISIONS.md "Revisions").
     legacyAliases: [
       { path: '/api/benchmarks', target: '/api/speed-tests', match: 'exact', methods: ['GET', 'POST'], headers: deprecationHeaders },
-      { path: '/api/benchmarks/dry-run', target: '/api/speed-tests/dry-run', match: 'exact', methods: ['POST'], headers: deprecationHeaders },
+      {
+        path: '/api/benchmarks/dry-run',
+        target: '/api/speed-tests/dry-run',
+        match: 'exact',
+        methods: ['POST'],
+        headers: deprecationHeaders,
+      },
     ],
     // No candle or ctransformers: those were revision 1 only.
     engines: [...coreEngineNames, ...revision3AddedEngineNames],
@@ -434,7 +441,15 @@ export const revision3Profile: RevisionProfile = deepFreeze<RevisionProfile>({
     // The old results path now roots quality evaluations.
     root: '/api/benchmarks',
     // Revision-2 quality clients keep working under /api/evals; DECISIONS.md gives one Link value for all aliases.
-    legacyAliases: [{ path: '/api/evals', target: '/api/benchmarks', match: 'prefix', methods: ['GET', 'POST', 'PATCH', 'DELETE'], headers: deprecationHeaders }],
+    legacyAliases: [
+      {
+        path: '/api/evals',
+        target: '/api/benchmarks',
+        match: 'prefix',
+        methods: ['GET', 'POST', 'PATCH', 'DELETE'],
+        headers: deprecationHeaders,
+      },
+    ],
     suiteDryRun: true,
     submissions: true,
     runsPerShardDataset: true,

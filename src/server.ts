@@ -53,12 +53,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const app = createApp({ db, config, logger, databaseUrl: database.url });
   // Verdicts judged by rules an earlier deploy applied are re-judged in the background;
   // the pages serve the stored ones meanwhile.
-  startup.plausibility
-    .rejudgeIfRulesChanged()
-    .then(
-      (result) => result.rejudged && logger.info({ changed: result.changed }, 'stored runs judged by the current plausibility rules'),
-      (error) => logger.warn({ err: error }, 're-judging stored runs failed; it is tried again at the next start'),
-    );
+  startup.plausibility.rejudgeIfRulesChanged().then(
+    (result) => result.rejudged && logger.info({ changed: result.changed }, 'stored runs judged by the current plausibility rules'),
+    (error) => logger.warn({ err: error }, 're-judging stored runs failed; it is tried again at the next start'),
+  );
   // Old rate-limit counters and idempotency keys only take space; clear them now and then.
   const { pruneExpired } = startup.housekeeping;
   const housekeeping = setInterval(() => {

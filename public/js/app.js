@@ -26,28 +26,43 @@ document.addEventListener('click', (event) => {
   if (!link || !form) return;
   const params = new URL(link.href).searchParams;
   for (const field of form.elements) {
-    if (field.name && field.type !== 'hidden' && (field.tagName === 'SELECT' || field.tagName === 'INPUT')) field.value = params.get(field.name) ?? '';
+    if (field.name && field.type !== 'hidden' && (field.tagName === 'SELECT' || field.tagName === 'INPUT'))
+      field.value = params.get(field.name) ?? '';
   }
 });
 
 // == start: the submit and setup forms ==
 
 // Fields a person has left: the live check (hx-post to /submit/validate) names problems only for these.
-document.addEventListener('focusout', (event) => {
-  const field = event.target;
-  if (!(field instanceof HTMLInputElement || field instanceof HTMLSelectElement || field instanceof HTMLTextAreaElement) || !field.name || !field.form) return;
-  const touched = field.form.querySelector('input[name="_touched"]');
-  if (!touched || touched.value === '*') return;
-  const names = new Set(touched.value.split(',').filter(Boolean));
-  names.add(field.name);
-  touched.value = [...names].join(',');
-}, true);
+document.addEventListener(
+  'focusout',
+  (event) => {
+    const field = event.target;
+    if (
+      !(field instanceof HTMLInputElement || field instanceof HTMLSelectElement || field instanceof HTMLTextAreaElement) ||
+      !field.name ||
+      !field.form
+    )
+      return;
+    const touched = field.form.querySelector('input[name="_touched"]');
+    if (!touched || touched.value === '*') return;
+    const names = new Set(touched.value.split(',').filter(Boolean));
+    names.add(field.name);
+    touched.value = [...names].join(',');
+  },
+  true,
+);
 
 // The live check's problems next to their fields: each listed field gets its message under it (and aria-invalid); the others lose theirs.
 function showLiveProblems(check) {
   const form = check.closest('form');
   if (!form) return;
-  const problems = new Map([...check.querySelectorAll('li[data-field]')].map((item) => [item.getAttribute('data-field'), item.querySelector('.problem-text')?.textContent ?? '']));
+  const problems = new Map(
+    [...check.querySelectorAll('li[data-field]')].map((item) => [
+      item.getAttribute('data-field'),
+      item.querySelector('.problem-text')?.textContent ?? '',
+    ]),
+  );
   for (const error of form.querySelectorAll('.field .field-error')) error.remove();
   for (const input of form.querySelectorAll('[aria-invalid="true"]')) {
     input.removeAttribute('aria-invalid');

@@ -9,7 +9,12 @@ document.addEventListener('submit', async (event) => {
   const csrf = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') ?? '';
   status.textContent = 'Uploading…';
   try {
-    const response = await fetch(form.dataset.api, { method: 'POST', body: new FormData(form), headers: { 'X-CSRF-Token': csrf }, credentials: 'same-origin' });
+    const response = await fetch(form.dataset.api, {
+      method: 'POST',
+      body: new FormData(form),
+      headers: { 'X-CSRF-Token': csrf },
+      credentials: 'same-origin',
+    });
     const body = await response.json();
     if (!response.ok) {
       const details = body.details?.fieldErrors ? Object.values(body.details.fieldErrors).flat().join(' ') : '';

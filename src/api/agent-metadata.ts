@@ -21,7 +21,15 @@ function sendCached(req: Request, res: Response, entry: CachedDocument<unknown>,
 }
 
 /** A generated document, answered from memory with its ETag (304 when it still matches). */
-function documentOperation(spec: { operationId: string; route: Route; summary: string; description: string; component: string; what: string; document: (app: AppContext) => (baseUrl: string) => CachedDocument<unknown> }): ApiOperation {
+function documentOperation(spec: {
+  operationId: string;
+  route: Route;
+  summary: string;
+  description: string;
+  component: string;
+  what: string;
+  document: (app: AppContext) => (baseUrl: string) => CachedDocument<unknown>;
+}): ApiOperation {
   return operation({
     operationId: spec.operationId,
     route: spec.route,
@@ -65,7 +73,8 @@ export const agentMetadataApi: ApiResource = {
           operationId: 'getAgentContext',
           route: 'GET /api/agent-context',
           summary: 'Everything an agent needs to submit a correct run',
-          description: 'Accepted values, request schemas, worked examples, methodology tips, rate limits, bucket rules, the plausibility formula and error shapes, in one cached answer.',
+          description:
+            'Accepted values, request schemas, worked examples, methodology tips, rate limits, bucket rules, the plausibility formula and error shapes, in one cached answer.',
           component: 'AgentContext',
           what: 'The agent context.',
           document: (app) => app.documents.agentContext,

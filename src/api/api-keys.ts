@@ -36,7 +36,11 @@ export const apiKeysApi: ApiResource = {
       responses: {
         201: { description: 'The new key with its secret.', body: 'CreatedApiKey' },
         400: badRequest('The body fails validation.', { name: ['Name is required'] }, { malformed: malformedJson }),
-        409: { description: 'The account already has the maximum of live keys.', body: 'Error', examples: { limit: example('Key limit', errorBody(messages.apiKeyLimit(API_KEYS_PER_ACCOUNT))) } },
+        409: {
+          description: 'The account already has the maximum of live keys.',
+          body: 'Error',
+          examples: { limit: example('Key limit', errorBody(messages.apiKeyLimit(API_KEYS_PER_ACCOUNT))) },
+        },
       },
       async handle({ res, app, body, userId }) {
         const created = await app.services.apiKeys.create(userId(), body);

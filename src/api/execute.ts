@@ -3,7 +3,17 @@ import { messages } from '../messages.ts';
 import { executionDryRunResponseSchema, executionResponseSchema } from '../schemas/execute-responses.schema.ts';
 import { EXECUTE_LIMITS, executeSchema } from '../schemas/execute.schema.ts';
 import { idParam } from '../schemas/path-params.schema.ts';
-import { badRequest, errorBody, example, hubUnavailable, malformedJson, notFound, operation, type ApiResource, type ResponseSpec } from './operation.ts';
+import {
+  badRequest,
+  errorBody,
+  example,
+  hubUnavailable,
+  malformedJson,
+  notFound,
+  operation,
+  type ApiResource,
+  type ResponseSpec,
+} from './operation.ts';
 
 /**
  * Server-side execution under the quality root: run an approved CUSTOM suite against the
@@ -27,16 +37,24 @@ export const executeApi: ApiResource = {
     const quality = profile.quality;
     if (!quality) return [];
     const root = quality.root;
-    const body = { component: 'ExecuteRequest', schema: executeSchema(profile), examples: { execute: example('Run the demo arithmetic suite', EXECUTE_EXAMPLE) } };
+    const body = {
+      component: 'ExecuteRequest',
+      schema: executeSchema(profile),
+      examples: { execute: example('Run the demo arithmetic suite', EXECUTE_EXAMPLE) },
+    };
     const executionNotFound = notFound('Execution', messages.executionNotFound);
     const invalid = badRequest(
       'The body fails validation, `baseUrl` breaks an address rule (`details.fieldErrors.baseUrl` names the rule: scheme, credentials, port, a loopback, private, link-local or otherwise internal address, or a name that resolves to one), a task key is unknown, or the selection has more than 200 items.',
-      { baseUrl: ['The host resolves to a private address; only public addresses can be reached'], hardware: ['Required when autoSubmit is true: the submitted run names the hardware it ran on'] },
+      {
+        baseUrl: ['The host resolves to a private address; only public addresses can be reached'],
+        hardware: ['Required when autoSubmit is true: the submitted run names the hardware it ran on'],
+      },
       { malformed: malformedJson },
     );
     const suiteNotFound = notFound('Suite (or model)', messages.qualitySuiteNotFound('no-such-suite'));
     const notExecutable: ResponseSpec = {
-      description: 'The suite is not approved, is not a CUSTOM suite, is scored with pass_at_k, or needs a judge and the deployment has none.',
+      description:
+        'The suite is not approved, is not a CUSTOM suite, is scored with pass_at_k, or needs a judge and the deployment has none.',
       body: 'Error',
       examples: {
         notCustom: example('An lm-eval-harness suite', errorBody(messages.executionSuiteNotCustom('mmlu-lite'))),
@@ -61,7 +79,12 @@ export const executeApi: ApiResource = {
           400: invalid,
           404: suiteNotFound,
           422: notExecutable,
-          429: { description: `You already have ${EXECUTE_LIMITS.queuedPerUser} executions waiting or running.`, body: 'Error', headers: ['Retry-After'], examples: { queue: example('Queue full', errorBody(messages.executionTooManyQueued(EXECUTE_LIMITS.queuedPerUser))) } },
+          429: {
+            description: `You already have ${EXECUTE_LIMITS.queuedPerUser} executions waiting or running.`,
+            body: 'Error',
+            headers: ['Retry-After'],
+            examples: { queue: example('Queue full', errorBody(messages.executionTooManyQueued(EXECUTE_LIMITS.queuedPerUser))) },
+          },
           503: hubDown,
         },
         async handle({ res, app, body, userId }) {
@@ -105,13 +128,18 @@ export const executeApi: ApiResource = {
         operationId: 'cancelExecution',
         route: `DELETE ${root}/execute/:id`,
         summary: 'Cancel your execution',
-        description: 'A waiting execution is CANCELLED at once; a running one stops within one request timeout (its in-flight requests are aborted) and becomes CANCELLED.',
+        description:
+          'A waiting execution is CANCELLED at once; a running one stops within one request timeout (its in-flight requests are aborted) and becomes CANCELLED.',
         auth: 'key|session',
         pathParams: idParam(messages.executionNotFound, 'Execution id'),
         responses: {
           200: { description: 'The execution, CANCELLED or with `cancelRequested` while it stops.', body: 'Execution' },
           404: executionNotFound,
-          409: { description: 'The execution has already finished.', body: 'Error', examples: { finished: example('Finished', errorBody(messages.executionFinished('SUCCEEDED'))) } },
+          409: {
+            description: 'The execution has already finished.',
+            body: 'Error',
+            examples: { finished: example('Finished', errorBody(messages.executionFinished('SUCCEEDED'))) },
+          },
         },
         async handle({ res, app, params, userId }) {
           const execution = await app.services.executions.cancel(userId(), params.id);

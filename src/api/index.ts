@@ -37,7 +37,21 @@ const sharedApi: ApiResource = {
 };
 
 /** Every resource of the API, in the order the documents list them. A new resource is added here. */
-const resources: readonly ApiResource[] = [sharedApi, speedTestsApi, leaderboardApi, modelsApi, reactionsApi, qualityApi, executeApi, accountApi, apiKeysApi, setupsApi, marketplaceApi, reportsApi, agentMetadataApi];
+const resources: readonly ApiResource[] = [
+  sharedApi,
+  speedTestsApi,
+  leaderboardApi,
+  modelsApi,
+  reactionsApi,
+  qualityApi,
+  executeApi,
+  accountApi,
+  apiKeysApi,
+  setupsApi,
+  marketplaceApi,
+  reportsApi,
+  agentMetadataApi,
+];
 
 /** Every tag, in the order the documents list them. */
 export const apiTags = resources.flatMap((resource) => (resource.tag ? [resource.tag] : []));
@@ -59,7 +73,9 @@ function aliasOperation(op: ApiOperation, path: string): ApiOperation {
     responses: Object.fromEntries(
       Object.entries(op.responses).map(([status, spec]) => [
         status,
-        ANSWERED_BEFORE_ROUTES.has(status) || spec.beforeRoutes ? spec : { ...spec, headers: [...new Set<HeaderName>([...(spec.headers ?? []), ...ALIAS_HEADERS])] },
+        ANSWERED_BEFORE_ROUTES.has(status) || spec.beforeRoutes
+          ? spec
+          : { ...spec, headers: [...new Set<HeaderName>([...(spec.headers ?? []), ...ALIAS_HEADERS])] },
       ]),
     ),
   };
@@ -71,14 +87,17 @@ function aliasesOf(ops: readonly ApiOperation[], alias: LegacyAlias): ApiOperati
   return ops.flatMap((op) => {
     if (!methods.has(op.method)) return [];
     if (op.path === alias.target) return [aliasOperation(op, alias.path)];
-    if (alias.match === 'prefix' && op.path.startsWith(`${alias.target}/`)) return [aliasOperation(op, alias.path + op.path.slice(alias.target.length))];
+    if (alias.match === 'prefix' && op.path.startsWith(`${alias.target}/`))
+      return [aliasOperation(op, alias.path + op.path.slice(alias.target.length))];
     return [];
   });
 }
 
 /** Every operation of a revision: the resources' own, then the revision-2 paths it keeps. */
 export const apiOperations = perRevision((profile: RevisionProfile): ApiOperation[] => {
-  const own = resources.flatMap((resource) => resource.operations(profile).map((op) => ({ ...op, tags: resource.tag ? [resource.tag.name] : [] })));
+  const own = resources.flatMap((resource) =>
+    resource.operations(profile).map((op) => ({ ...op, tags: resource.tag ? [resource.tag.name] : [] })),
+  );
   return [...own, ...legacyAliasesOf(profile).flatMap((alias) => aliasesOf(own, alias))];
 });
 

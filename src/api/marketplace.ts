@@ -54,7 +54,13 @@ export const IMAGE_CONTENT_HEADERS = {
   'X-Content-Type-Options': 'nosniff',
 } as const;
 
-const CONTENT_HEADER_NAMES: HeaderName[] = ['ETag', 'Cache-Control', 'Cross-Origin-Resource-Policy', 'Access-Control-Allow-Origin', 'X-Content-Type-Options'];
+const CONTENT_HEADER_NAMES: HeaderName[] = [
+  'ETag',
+  'Cache-Control',
+  'Cross-Origin-Resource-Policy',
+  'Access-Control-Allow-Origin',
+  'X-Content-Type-Options',
+];
 
 /** Whether the request's If-None-Match names `etag` (a list, or `*`). */
 function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
@@ -88,7 +94,11 @@ function imageOperations(): ApiOperation[] {
         },
         304: { description: 'Not modified: the `If-None-Match` names this ETag.', headers: CONTENT_HEADER_NAMES },
         400: invalidQuery({ variant: ['Invalid option: expected "thumb"'] }),
-        404: { description: 'No such image, or its listing was removed more than 24 hours ago.', body: 'Error', examples: { notFound: example('Unknown image', errorBody(messages.imageNotFound)) } },
+        404: {
+          description: 'No such image, or its listing was removed more than 24 hours ago.',
+          body: 'Error',
+          examples: { notFound: example('Unknown image', errorBody(messages.imageNotFound)) },
+        },
       },
       async handle({ req, res, app, params, query }) {
         const variant = query.variant ?? 'full';
@@ -166,7 +176,10 @@ function publicOperations(profile: RevisionProfile): ApiOperation[] {
       summary: 'One active listing',
       auth: 'public',
       pathParams: listingPathParams,
-      responses: { 200: { description: 'The listing.', body: 'ListingEnvelope' }, 404: { ...missing, description: 'No such listing, or it is not active (draft, sold, removed).' } },
+      responses: {
+        200: { description: 'The listing.', body: 'ListingEnvelope' },
+        404: { ...missing, description: 'No such listing, or it is not active (draft, sold, removed).' },
+      },
       async handle({ req, res, app, params }) {
         const listing = await app.services.marketplace.getActive(params.id);
         res.json({ listing: listingJson(listing, answerOrigin(req, res, app.config)) });
@@ -177,7 +190,11 @@ function publicOperations(profile: RevisionProfile): ApiOperation[] {
 
 function sellerOperations(): ApiOperation[] {
   const missing = notFound('Listing', messages.listingNotFound);
-  const invalid = badRequest('The body fails validation, or names runs that are not your approved speed-test runs.', { benchmarkRunIds: [messages.listingProofRunsNotYours(['3f6c1c8e-2a4b-4c5d-9e8f-0a1b2c3d4e5f'])] }, { malformed: malformedJson });
+  const invalid = badRequest(
+    'The body fails validation, or names runs that are not your approved speed-test runs.',
+    { benchmarkRunIds: [messages.listingProofRunsNotYours(['3f6c1c8e-2a4b-4c5d-9e8f-0a1b2c3d4e5f'])] },
+    { malformed: malformedJson },
+  );
   const conflict = (action: string, status: string): ResponseSpec => ({
     description: `The listing is not in a state that can be ${action}.`,
     body: 'Error',
@@ -192,12 +209,23 @@ function sellerOperations(): ApiOperation[] {
       route: 'GET /api/marketplace/listings/mine',
       summary: 'Your listings, in every state',
       auth: 'key|session',
-      query: { schema: myListingsQuerySchema, descriptions: { status: 'Only listings in this state', limit: '1-100 (default 50)', offset: 'Listings to skip' } },
-      responses: { 200: { description: 'Your listings, most recently changed first.', body: 'MyListings' }, 400: invalidQuery({ limit: ['Must be at most 100'] }) },
+      query: {
+        schema: myListingsQuerySchema,
+        descriptions: { status: 'Only listings in this state', limit: '1-100 (default 50)', offset: 'Listings to skip' },
+      },
+      responses: {
+        200: { description: 'Your listings, most recently changed first.', body: 'MyListings' },
+        400: invalidQuery({ limit: ['Must be at most 100'] }),
+      },
       async handle({ req, res, app, query, userId }) {
         const page = await app.services.marketplace.mine(userId(), query);
         const origin = answerOrigin(req, res, app.config);
-        res.json({ listings: page.listings.map((listing) => listingJson(listing, origin)), total: page.total, limit: query.limit, offset: query.offset });
+        res.json({
+          listings: page.listings.map((listing) => listingJson(listing, origin)),
+          total: page.total,
+          limit: query.limit,
+          offset: query.offset,
+        });
       },
     }),
     operation({
@@ -206,7 +234,11 @@ function sellerOperations(): ApiOperation[] {
       summary: 'Create a listing (as a DRAFT)',
       description: `Publish it with POST /api/marketplace/listings/{id}/publish. Proof runs: up to ${LISTING_MAX_PROOF_RUNS} of your own APPROVED speed-test runs.`,
       auth: 'key|session',
-      body: { component: 'ListingCreate', schema: listingCreateSchema, examples: { gpu: example('A used GPU with a proof run', exampleListing) } },
+      body: {
+        component: 'ListingCreate',
+        schema: listingCreateSchema,
+        examples: { gpu: example('A used GPU with a proof run', exampleListing) },
+      },
       responses: { 201: { description: 'The DRAFT listing.', body: 'ListingEnvelope', headers: ['Location'] }, 400: invalid },
       async handle({ req, res, app, body, userId }) {
         const listing = await app.services.marketplace.create(userId(), body);
@@ -229,10 +261,15 @@ function sellerOperations(): ApiOperation[] {
       operationId: 'updateListing',
       route: 'PATCH /api/marketplace/listings/:id',
       summary: 'Change some fields of your listing',
-      description: 'Only the fields given change; `benchmarkRunIds` replaces the proof runs; `listingUrl: null` clears it. A sold or removed listing cannot change.',
+      description:
+        'Only the fields given change; `benchmarkRunIds` replaces the proof runs; `listingUrl: null` clears it. A sold or removed listing cannot change.',
       auth: 'key|session',
       pathParams: listingPathParams,
-      body: { component: 'ListingPatch', schema: listingPatchSchema, examples: { price: example('A lower price', { price: 1500, currency: 'EUR' }) } },
+      body: {
+        component: 'ListingPatch',
+        schema: listingPatchSchema,
+        examples: { price: example('A lower price', { price: 1500, currency: 'EUR' }) },
+      },
       responses: { 200: listingAnswer, 400: invalid, 404: missing, 409: conflict('edited', 'SOLD') },
       async handle({ req, res, app, params, body, userId }) {
         answer(res, req, app, await app.services.marketplace.update(userId(), params.id, body));
@@ -264,7 +301,8 @@ function sellerOperations(): ApiOperation[] {
       operationId: 'removeListing',
       route: 'DELETE /api/marketplace/listings/:id',
       summary: 'Remove your listing',
-      description: 'It becomes REMOVED (kept, not public); its images are no longer served 24 hours later. Removing a removed listing again is a no-op.',
+      description:
+        'It becomes REMOVED (kept, not public); its images are no longer served 24 hours later. Removing a removed listing again is a no-op.',
       auth: 'key|session',
       pathParams: listingPathParams,
       responses: { 204: { description: 'Removed (no body).' }, 404: missing },
@@ -285,17 +323,27 @@ function sellerOperations(): ApiOperation[] {
       pathParams: listingPathParams,
       responses: {
         201: { description: 'The stored image.', body: 'ListingImage', headers: ['Location'] },
-        400: badRequest('Not a PNG, JPEG or WebP by content, over 40 megapixels, undecodable, no file in `image`, or the listing has 12 images.', { image: [imageMessages.wrongType] }),
+        400: badRequest(
+          'Not a PNG, JPEG or WebP by content, over 40 megapixels, undecodable, no file in `image`, or the listing has 12 images.',
+          { image: [imageMessages.wrongType] },
+        ),
         404: missing,
         409: conflict('edited', 'SOLD'),
-        413: { description: `The file is larger than ${IMAGE_MAX_BYTES_LABEL}.`, body: 'Error', examples: { tooLarge: example('Too large', errorBody(imageMessages.tooLarge)) } },
+        413: {
+          description: `The file is larger than ${IMAGE_MAX_BYTES_LABEL}.`,
+          body: 'Error',
+          examples: { tooLarge: example('Too large', errorBody(imageMessages.tooLarge)) },
+        },
       },
       async handle({ req, res, app, params, userId }) {
         const sellerId = userId();
         // Refuse an unknown listing before spending time on the pixels.
         await app.services.marketplace.getOwn(sellerId, params.id);
         const image = await app.services.marketplace.addImage(sellerId, params.id, await processImageUpload(uploadedImage(req)));
-        res.status(201).location(imageContentPath(image.id)).json(listingImageJson(image, answerOrigin(req, res, app.config)));
+        res
+          .status(201)
+          .location(imageContentPath(image.id))
+          .json(listingImageJson(image, answerOrigin(req, res, app.config)));
       },
     }),
     operation({
@@ -304,7 +352,10 @@ function sellerOperations(): ApiOperation[] {
       summary: 'Delete a photo of your listing',
       auth: 'key|session',
       pathParams: listingImagePathParams,
-      responses: { 204: { description: 'Deleted (no body); it is no longer served.' }, 404: notFound('Listing or image', messages.imageNotFound) },
+      responses: {
+        204: { description: 'Deleted (no body); it is no longer served.' },
+        404: notFound('Listing or image', messages.imageNotFound),
+      },
       async handle({ res, app, params, userId }) {
         await app.services.marketplace.deleteImage(userId(), params.id, params.imageId);
         res.status(204).end();
@@ -317,8 +368,18 @@ function sellerOperations(): ApiOperation[] {
       description: 'Give every image id of the listing exactly once; the first is the cover.',
       auth: 'key|session',
       pathParams: listingPathParams,
-      body: { component: 'ListingImageOrder', schema: listingImageOrderSchema, examples: { order: example('Cover first', { imageIds: ['6a1e0c2b-9d8f-4e7a-b6c5-d4e3f2a1b0c9', '0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e'] }) } },
-      responses: { 200: listingAnswer, 400: badRequest('An id is missing, repeated, or not an image of this listing.', { imageIds: [messages.listingImagesNotOfListing] }), 404: missing },
+      body: {
+        component: 'ListingImageOrder',
+        schema: listingImageOrderSchema,
+        examples: {
+          order: example('Cover first', { imageIds: ['6a1e0c2b-9d8f-4e7a-b6c5-d4e3f2a1b0c9', '0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e'] }),
+        },
+      },
+      responses: {
+        200: listingAnswer,
+        400: badRequest('An id is missing, repeated, or not an image of this listing.', { imageIds: [messages.listingImagesNotOfListing] }),
+        404: missing,
+      },
       async handle({ req, res, app, params, body, userId }) {
         answer(res, req, app, await app.services.marketplace.reorderImages(userId(), params.id, body.imageIds));
       },
@@ -332,7 +393,12 @@ export const marketplaceApi: ApiResource = {
 
   responses: (profile): Record<string, z.ZodType> =>
     profile.marketplace
-      ? { MarketplaceFeed: feedResponseSchema, ListingEnvelope: listingEnvelopeSchema, MyListings: myListingsResponseSchema, ListingImage: listingImageResponseSchema }
+      ? {
+          MarketplaceFeed: feedResponseSchema,
+          ListingEnvelope: listingEnvelopeSchema,
+          MyListings: myListingsResponseSchema,
+          ListingImage: listingImageResponseSchema,
+        }
       : {},
 
   operations(profile) {

@@ -49,7 +49,8 @@ export const modelsApi: ApiResource = {
           operationId: 'searchModels',
           route: 'GET /api/models/search',
           summary: 'Search the catalogue',
-          description: 'Every word of `q` in the id, name or family (any order, `-` and `_` ignored). Exact id first, then prefix matches, then the rest; each group by run count.',
+          description:
+            'Every word of `q` in the id, name or family (any order, `-` and `_` ignored). Exact id first, then prefix matches, then the rest; each group by run count.',
           auth: 'public',
           query: { schema: modelSearchQuerySchema(profile), descriptions: parameterDescriptions.modelSearch },
           responses: {

@@ -28,13 +28,23 @@ export const responseHeaders = {
   'X-RateLimit-Reset': { description: 'Unix time in seconds when the window resets.', schema: z.int().min(0) },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: z.int().min(1) },
   Location: { description: 'Address of the created resource.', schema: z.string() },
-  'Idempotent-Replayed': { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.', schema: z.literal('true'), optional: true },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.',
+    schema: z.literal('true'),
+    optional: true,
+  },
   Deprecation: { description: 'This path is kept for revision-2 clients.', schema: z.literal('true') },
   Link: { description: 'The successor path.', schema: z.string() },
   ETag: { description: 'Validator for `If-None-Match`.', schema: z.string() },
   'Cache-Control': { description: 'How long the answer may be cached.', schema: z.string() },
-  RateLimit: { description: 'The per-address read limit left, as the IETF RateLimit draft gives it: `"reads"; r=<left>; t=<seconds to reset>`.', schema: z.string() },
-  'RateLimit-Policy': { description: 'The per-address read limit: `"reads"; q=<requests>; w=<window seconds>` (and `"exports"` for exports).', schema: z.string() },
+  RateLimit: {
+    description: 'The per-address read limit left, as the IETF RateLimit draft gives it: `"reads"; r=<left>; t=<seconds to reset>`.',
+    schema: z.string(),
+  },
+  'RateLimit-Policy': {
+    description: 'The per-address read limit: `"reads"; q=<requests>; w=<window seconds>` (and `"exports"` for exports).',
+    schema: z.string(),
+  },
   'Cross-Origin-Resource-Policy': { description: 'Other sites may embed the answer (`cross-origin`).', schema: z.literal('cross-origin') },
   'Access-Control-Allow-Origin': { description: 'Any origin may read the answer (`*`).', schema: z.literal('*') },
   'X-Content-Type-Options': { description: 'Browsers must not guess another type (`nosniff`).', schema: z.literal('nosniff') },
@@ -137,7 +147,12 @@ export function operation<
     method,
     path,
     tags: [],
-    responses: { ...readLimitResponses(method), ...authResponses(spec.auth, method), ...bodyLimitResponses(spec.bodyLimit), ...declared.responses },
+    responses: {
+      ...readLimitResponses(method),
+      ...authResponses(spec.auth, method),
+      ...bodyLimitResponses(spec.bodyLimit),
+      ...declared.responses,
+    },
   };
 }
 
@@ -146,7 +161,8 @@ function readLimitResponses(method: HttpMethod): Record<number, ResponseSpec> {
   if (method !== 'get') return {};
   return {
     429: {
-      description: 'Too many requests from your address: a generous per-address limit on reads (exports have a tighter one). Wait `Retry-After` seconds.',
+      description:
+        'Too many requests from your address: a generous per-address limit on reads (exports have a tighter one). Wait `Retry-After` seconds.',
       body: 'TooManyRequests',
       headers: ['Retry-After', 'RateLimit', 'RateLimit-Policy'],
       examples: { reads: example('Read limit', { error: messages.tooManyReads(42), retryAfterMs: 41_250 }) },
@@ -181,7 +197,12 @@ function authResponses(auth: AuthMode, method: HttpMethod): Record<number, Respo
 }
 
 /** The calls of one request: built by the route mounting from what the middleware parsed. */
-export function apiCall(req: Request, res: Response, app: AppContext, input: { params?: unknown; query?: unknown; headers?: unknown; body?: unknown }): ApiCall {
+export function apiCall(
+  req: Request,
+  res: Response,
+  app: AppContext,
+  input: { params?: unknown; query?: unknown; headers?: unknown; body?: unknown },
+): ApiCall {
   const viewerId = req.actor?.user.id ?? null;
   return {
     req,
@@ -226,7 +247,8 @@ export function badRequest(description: string, fieldErrors: Record<string, stri
 }
 
 /** 400 of a read whose query string has an unknown parameter or a value out of bounds. */
-export const invalidQuery = (fieldErrors: Record<string, string[]>): ResponseSpec => badRequest('A parameter is unknown or out of bounds.', fieldErrors);
+export const invalidQuery = (fieldErrors: Record<string, string[]>): ResponseSpec =>
+  badRequest('A parameter is unknown or out of bounds.', fieldErrors);
 
 export const malformedJson = example('Body is not JSON', errorBody(messages.malformedJson));
 
@@ -247,7 +269,11 @@ export const forbiddenCsrf: ResponseSpec = {
 export function sessionOnlyForbidden(unsafe: boolean): ResponseSpec {
   const key = example('Bearer key on a session-only path', errorBody(messages.sessionOnly));
   return unsafe
-    ? { description: 'A Bearer key was used (this endpoint needs a browser session), or the CSRF token is missing.', body: 'Error', examples: { key, csrf: csrfExample } }
+    ? {
+        description: 'A Bearer key was used (this endpoint needs a browser session), or the CSRF token is missing.',
+        body: 'Error',
+        examples: { key, csrf: csrfExample },
+      }
     : { description: 'A Bearer key was used: this endpoint needs a browser session.', body: 'Error', examples: { key } };
 }
 
@@ -258,7 +284,10 @@ export const notFound = (what: string, message: string): ResponseSpec => ({
 });
 
 /** The hub's answer for a model id it does not have (the operation says when, and may add its own 404s). */
-export const unknownModelExample = example('Unknown model', errorBody(messages.hubNotFound('someorg/No-Such-Model', 'https://huggingface.co')));
+export const unknownModelExample = example(
+  'Unknown model',
+  errorBody(messages.hubNotFound('someorg/No-Such-Model', 'https://huggingface.co')),
+);
 
 /** 404 for a model id the hub does not have. */
 export const hubNotFound = (description: string, more: Record<string, Example> = {}): ResponseSpec => ({
@@ -302,7 +331,13 @@ export function submissionRateLimited(rule: RateLimitRule): ResponseSpec {
     description: `Inside the rate-limit window (${rule.maxPerWindow} per ${rule.windowMs / 1000} s per user). Retry after \`Retry-After\` seconds.`,
     body: 'RateLimitError',
     headers: ['Retry-After'],
-    examples: { limited: example('Rate limited', { error: rule.message, retryAfterMs: rule.windowMs - 5000, lastSubmittedAt: '2026-01-31T12:00:05.000Z' }) },
+    examples: {
+      limited: example('Rate limited', {
+        error: rule.message,
+        retryAfterMs: rule.windowMs - 5000,
+        lastSubmittedAt: '2026-01-31T12:00:05.000Z',
+      }),
+    },
   };
 }
 
@@ -310,7 +345,11 @@ export function submissionRateLimited(rule: RateLimitRule): ResponseSpec {
 export const SUBMISSION_CREATED_HEADERS: HeaderName[] = ['Location', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Idempotent-Replayed'];
 
 /** A stored (or replayed) submission as the 201 answer: its address, the window and whether it was a replay. */
-export function answerSubmission(res: Response, location: string, result: { run: unknown; rateLimit: { remaining: number; resetAt: Date }; replayed: boolean }): void {
+export function answerSubmission(
+  res: Response,
+  location: string,
+  result: { run: unknown; rateLimit: { remaining: number; resetAt: Date }; replayed: boolean },
+): void {
   res.location(location);
   res.set('X-RateLimit-Remaining', String(result.rateLimit.remaining));
   res.set('X-RateLimit-Reset', String(Math.ceil(result.rateLimit.resetAt.getTime() / 1000)));

@@ -57,7 +57,8 @@ import {
 export const qualityApi: ApiResource = {
   tag: {
     name: 'Quality evaluations',
-    description: 'Suites of tasks with answers, runs with per-task scores (the aggregate is computed by the server), and the review of both by admins.',
+    description:
+      'Suites of tasks with answers, runs with per-task scores (the aggregate is computed by the server), and the review of both by admins.',
   },
 
   responses(profile) {
@@ -90,12 +91,20 @@ export const qualityApi: ApiResource = {
     const examples = qualityExamples(profile);
     const limit = quality.submissionLimit;
     const suiteBody = { component: 'QualitySuiteRegistration', schema: suiteRegistrationSchema(profile), examples: examples.suiteBodies };
-    const runBody = { component: 'QualityRunSubmission', schema: qualityRunSchema(profile), examples: { run: example('A run of the arithmetic suite with traces', examples.runBody) } };
+    const runBody = {
+      component: 'QualityRunSubmission',
+      schema: qualityRunSchema(profile),
+      examples: { run: example('A run of the arithmetic suite with traces', examples.runBody) },
+    };
     const suiteNotFound = notFound('Suite', messages.qualitySuiteNotFound('no-such-suite'));
     const runNotFound = notFound('Quality run', messages.qualityRunNotFound);
-    const suiteInvalid = badRequest('The body fails validation (see `details`: paths into the body such as `suiteDoc.tasks.3.dataset.items.12.gold`), or is not JSON.', examples.suiteFieldErrors, {
-      malformed: malformedJson,
-    });
+    const suiteInvalid = badRequest(
+      'The body fails validation (see `details`: paths into the body such as `suiteDoc.tasks.3.dataset.items.12.gold`), or is not JSON.',
+      examples.suiteFieldErrors,
+      {
+        malformed: malformedJson,
+      },
+    );
     const runInvalid = badRequest(
       'The body fails validation, a task key of the suite is missing or one is unknown (`results.<key>`), or an artifact names a task or item the suite does not have.',
       examples.runFieldErrors,
@@ -113,7 +122,12 @@ export const qualityApi: ApiResource = {
     const slugTaken = (what: 'suite' | 'dataset'): ResponseSpec => ({
       description: `Another live ${what} has this slug.`,
       body: 'Error',
-      examples: { taken: example('Slug taken', errorBody(what === 'suite' ? messages.qualitySlugTaken('gsm8k-mini') : messages.qualityDatasetSlugTaken('gsm8k-shards'))) },
+      examples: {
+        taken: example(
+          'Slug taken',
+          errorBody(what === 'suite' ? messages.qualitySlugTaken('gsm8k-mini') : messages.qualityDatasetSlugTaken('gsm8k-shards')),
+        ),
+      },
     });
 
     /** PATCH {root}/submissions/{kind}/{id}: one operation per kind, as each takes its own body. */
@@ -126,8 +140,15 @@ export const qualityApi: ApiResource = {
       auth: 'key|session' as const,
       pathParams: idParam(messages.qualitySubmissionNotFound, 'Submission id'),
       responses: {
-        200: { description: `The ${kind}, PENDING again.`, body: kind === 'suite' ? 'QualitySuiteSubmissionUpdate' : 'QualityDatasetSubmissionUpdate' },
-        400: badRequest('The body fails validation.', { 'shards.0.items.3.gold': ['Each item needs gold (the accepted answers) or a rubric'] }, { malformed: malformedJson }),
+        200: {
+          description: `The ${kind}, PENDING again.`,
+          body: kind === 'suite' ? 'QualitySuiteSubmissionUpdate' : 'QualityDatasetSubmissionUpdate',
+        },
+        400: badRequest(
+          'The body fails validation.',
+          { 'shards.0.items.3.gold': ['Each item needs gold (the accepted answers) or a rubric'] },
+          { malformed: malformedJson },
+        ),
         404: notFound('Submission', messages.qualitySubmissionNotFound),
         409: {
           description: 'The submission is approved (or in use), or the new slug is taken.',
@@ -142,7 +163,8 @@ export const qualityApi: ApiResource = {
         operationId: 'listQualitySuites',
         route: `GET ${root}/suites`,
         summary: 'List approved suites',
-        description: 'Official suites first, then the most run. Filters combine with AND; the list leaves out the documents (GET one suite for its items).',
+        description:
+          'Official suites first, then the most run. Filters combine with AND; the list leaves out the documents (GET one suite for its items).',
         auth: 'public',
         query: { schema: suiteListQuerySchema, descriptions: QUERY_DESCRIPTIONS },
         responses: {
@@ -161,7 +183,11 @@ export const qualityApi: ApiResource = {
         auth: 'public',
         pathParams: slugParam(messages.qualitySuiteNotFound('that slug'), 'Suite slug'),
         responses: {
-          200: { description: 'The suite.', body: 'QualitySuite', examples: { suite: example('The arithmetic demo suite', examples.suiteAnswer) } },
+          200: {
+            description: 'The suite.',
+            body: 'QualitySuite',
+            examples: { suite: example('The arithmetic demo suite', examples.suiteAnswer) },
+          },
           404: suiteNotFound,
         },
         async handle({ res, app, params }) {
@@ -192,15 +218,20 @@ export const qualityApi: ApiResource = {
       ops.push(
         operation({
           operationId: 'dryRunQualitySuite',
-        bodyLimit: QUALITY_BODY_LIMITS.suite,
+          bodyLimit: QUALITY_BODY_LIMITS.suite,
           route: `POST ${root}/suites/dry-run`,
           summary: 'Validate a suite registration without storing it',
-          description: 'The schema, slug availability and the shard datasets the tasks name (each must be approved or yours): every problem at once as field errors. Writes nothing.',
+          description:
+            'The schema, slug availability and the shard datasets the tasks name (each must be approved or yours): every problem at once as field errors. Writes nothing.',
           auth: 'key|session',
           body: suiteBody,
           responses: {
             200: { description: 'The registration would be accepted.', body: 'QualitySuiteDryRun' },
-            400: badRequest('Every problem of the registration, including a taken slug and unusable dataset references.', { slug: [messages.qualitySlugTaken('gsm8k-mini')], ...examples.suiteFieldErrors }, { malformed: malformedJson }),
+            400: badRequest(
+              'Every problem of the registration, including a taken slug and unusable dataset references.',
+              { slug: [messages.qualitySlugTaken('gsm8k-mini')], ...examples.suiteFieldErrors },
+              { malformed: malformedJson },
+            ),
           },
           async handle({ res, app, body, userId }) {
             res.json(await app.services.qualitySuites.dryRun(userId(), body));
@@ -258,15 +289,23 @@ export const qualityApi: ApiResource = {
         }),
         operation({
           operationId: 'createQualityDataset',
-        bodyLimit: QUALITY_BODY_LIMITS.suite,
+          bodyLimit: QUALITY_BODY_LIMITS.suite,
           route: `POST ${root}/datasets`,
           summary: 'Register a sharded dataset (pending until an admin approves it)',
           description: `Up to 50 shards of up to 1000 items (the item shape of inline items). Suite tasks use it with \`{ source: "shard", datasetSlug }\`. Bodies up to ${QUALITY_BODY_LIMITS.suite}.`,
           auth: 'key|session',
-          body: { component: 'QualityDatasetSubmission', schema: datasetSchema, examples: { dataset: example('Two shards', examples.datasetBody) } },
+          body: {
+            component: 'QualityDatasetSubmission',
+            schema: datasetSchema,
+            examples: { dataset: example('Two shards', examples.datasetBody) },
+          },
           responses: {
             201: { description: 'The dataset, PENDING.', body: 'QualityDataset', headers: ['Location'] },
-            400: badRequest('The body fails validation.', { 'shards.0.items.3.gold': ['Each item needs gold (the accepted answers) or a rubric'] }, { malformed: malformedJson }),
+            400: badRequest(
+              'The body fails validation.',
+              { 'shards.0.items.3.gold': ['Each item needs gold (the accepted answers) or a rubric'] },
+              { malformed: malformedJson },
+            ),
             409: slugTaken('dataset'),
           },
           async handle({ res, app, body, userId }) {
@@ -295,8 +334,11 @@ export const qualityApi: ApiResource = {
       operation({
         operationId: 'listBestQualityRuns',
         route: `GET ${root}/runs`,
-        summary: quality.runsPerShardDataset ? 'Best approved run per suite and per shard dataset for a model' : 'Best approved run per suite for a model',
-        description: 'Highest score first, then the earliest. `modelId` is the model id or its hfId; a model with no runs answers empty lists.',
+        summary: quality.runsPerShardDataset
+          ? 'Best approved run per suite and per shard dataset for a model'
+          : 'Best approved run per suite for a model',
+        description:
+          'Highest score first, then the earliest. `modelId` is the model id or its hfId; a model with no runs answers empty lists.',
         auth: 'public',
         query: { schema: bestRunsQuerySchema, descriptions: QUERY_DESCRIPTIONS },
         responses: {
@@ -313,7 +355,8 @@ export const qualityApi: ApiResource = {
         bodyLimit: QUALITY_BODY_LIMITS.run,
         route: `POST ${root}/runs/dry-run`,
         summary: 'Validate a quality run without storing it',
-        description: 'Schema, suite approved, every task key covered, the re-scoring and the aggregate the run would get. Writes nothing and does not use the rate limit.',
+        description:
+          'Schema, suite approved, every task key covered, the re-scoring and the aggregate the run would get. Writes nothing and does not use the rate limit.',
         auth: 'key|session',
         body: runBody,
         responses: {
@@ -346,14 +389,21 @@ export const qualityApi: ApiResource = {
           422: {
             description: 'The suite is not approved, or the Idempotency-Key was used with another body.',
             body: 'Error',
-            examples: { ...notApproved.examples, idempotency: example('Idempotency-Key reused with another body', errorBody(messages.idempotencyOtherBody)) },
+            examples: {
+              ...notApproved.examples,
+              idempotency: example('Idempotency-Key reused with another body', errorBody(messages.idempotencyOtherBody)),
+            },
           },
           429: submissionRateLimited(limit),
           503: hubDown,
         },
         async handle({ req, res, app, headers, body, userId }) {
           const key = headers['Idempotency-Key'];
-          const result = await app.services.qualityRuns.submit(userId(), body, key === undefined ? undefined : { key, requestHash: contentHash(req.body) });
+          const result = await app.services.qualityRuns.submit(
+            userId(),
+            body,
+            key === undefined ? undefined : { key, requestHash: contentHash(req.body) },
+          );
           answerSubmission(res, `${root}/runs/${result.run.id}`, result);
         },
       }),
@@ -403,13 +453,16 @@ export const qualityApi: ApiResource = {
         operationId: 'reactToQualityRun',
         route: `POST ${root}/runs/:id/react`,
         summary: 'React to an approved quality run, or take the reaction back',
-        description: 'One reaction per user per run; `null` removes it. Needs a signed-in session (the `POST /api/runs/{id}/react` alternative also takes an API key).',
+        description:
+          'One reaction per user per run; `null` removes it. Needs a signed-in session (the `POST /api/runs/{id}/react` alternative also takes an API key).',
         auth: 'session',
         pathParams: idParam(messages.qualityRunNotFound, 'Quality run id'),
         body: { component: 'Reaction', schema: reactionSchema },
         responses: {
-          200: { description: 'The run\'s reaction counts and yours.', body: 'ReactionState' },
-          400: badRequest('The body is not `{ emoji }` with an accepted emoji or null.', { emoji: ['Must be one of fire, rocket, 100, brain, chad, or null to remove your reaction'] }),
+          200: { description: "The run's reaction counts and yours.", body: 'ReactionState' },
+          400: badRequest('The body is not `{ emoji }` with an accepted emoji or null.', {
+            emoji: ['Must be one of fire, rocket, 100, brain, chad, or null to remove your reaction'],
+          }),
           404: runNotFound,
         },
         async handle({ res, app, params, body, userId }) {

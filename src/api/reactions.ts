@@ -15,7 +15,8 @@ export const reactionsApi: ApiResource = {
       operationId: 'reactToRun',
       route: 'POST /api/runs/:id/react',
       summary: 'React to a run, or take the reaction back',
-      description: 'One reaction per user per run (a speed-test run or an approved quality run): a new emoji replaces the old one, `null` removes it.',
+      description:
+        'One reaction per user per run (a speed-test run or an approved quality run): a new emoji replaces the old one, `null` removes it.',
       auth: 'key|session',
       pathParams: idParam(messages.speedTestNotFound, 'Run id'),
       body: {
@@ -29,7 +30,9 @@ export const reactionsApi: ApiResource = {
           body: 'ReactionState',
           examples: { state: example('After reacting', { reactionCounts: { fire: 3, rocket: 1 }, myEmoji: 'fire' }) },
         },
-        400: badRequest('The body is not `{ emoji }` with an accepted emoji or null.', { emoji: ['Must be one of fire, rocket, 100, brain, chad, or null to remove your reaction'] }),
+        400: badRequest('The body is not `{ emoji }` with an accepted emoji or null.', {
+          emoji: ['Must be one of fire, rocket, 100, brain, chad, or null to remove your reaction'],
+        }),
         404: notFound('Run', messages.speedTestNotFound),
       },
       async handle({ res, app, params, body, userId }) {

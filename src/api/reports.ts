@@ -13,15 +13,33 @@ import {
   reportListResponseSchema,
   reportSchemas,
 } from '../schemas/report.schema.ts';
-import { badRequest, errorBody, example, invalidQuery, malformedJson, notFound, operation, type ApiResource, type ResponseSpec } from './operation.ts';
+import {
+  badRequest,
+  errorBody,
+  example,
+  invalidQuery,
+  malformedJson,
+  notFound,
+  operation,
+  type ApiResource,
+  type ResponseSpec,
+} from './operation.ts';
 
 /** Model reports (revision 3): GitHub Flavored Markdown write-ups about a model, with live cards of this service's pages. */
 export const reportsApi: ApiResource = {
-  tag: { name: 'Model reports', description: 'Write-ups about a model in GitHub Flavored Markdown, citing runs and embedding live cards (revision 3).' },
+  tag: {
+    name: 'Model reports',
+    description: 'Write-ups about a model in GitHub Flavored Markdown, citing runs and embedding live cards (revision 3).',
+  },
 
   responses(profile): Record<string, z.ZodType> {
     if (!profile.reports) return {};
-    return { Report: reportEnvelopeSchema(profile), ReportList: reportListResponseSchema(profile), ReportFormat: reportFormatResponseSchema, ReportImage: reportImageResponseSchema };
+    return {
+      Report: reportEnvelopeSchema(profile),
+      ReportList: reportListResponseSchema(profile),
+      ReportFormat: reportFormatResponseSchema,
+      ReportImage: reportImageResponseSchema,
+    };
   },
 
   operations(profile) {
@@ -50,7 +68,8 @@ export const reportsApi: ApiResource = {
       title: 'Qwen3-30B-A3B on a 3090: which quant and flags',
       summary: 'Q4_K_M with flash attention is the sweet spot on 24 GB.',
       contentFormat: 'gfm',
-      content: '## Results\n\n| quant | tok/s |\n|:--|--:|\n| Q4_K_M | 112 |\n\n- [x] flash attention\n\n[[report-embed:https%3A%2F%2Fbench.example%2F%3FhfId%3DQwen%252FQwen3-30B-A3B]]',
+      content:
+        '## Results\n\n| quant | tok/s |\n|:--|--:|\n| Q4_K_M | 112 |\n\n- [x] flash attention\n\n[[report-embed:https%3A%2F%2Fbench.example%2F%3FhfId%3DQwen%252FQwen3-30B-A3B]]',
       tags: ['3090', 'quantization'],
       benchmarkRunIds: [],
       evalRunIds: [],
@@ -67,10 +86,18 @@ export const reportsApi: ApiResource = {
         auth: 'key|session',
         pathParams: modelPathParams,
         body: { component: 'ReportCreate', schema: schemas.create, examples: { published } },
-        responses: { 201: { description: 'The stored report.', body: 'Report', headers: ['Location'] }, 400: invalid, 404: unknownModel, 503: hubDown },
+        responses: {
+          201: { description: 'The stored report.', body: 'Report', headers: ['Location'] },
+          400: invalid,
+          404: unknownModel,
+          503: hubDown,
+        },
         async handle({ req, res, app, params, body, userId }) {
           const report = await app.services.reports.create(userId(), `${params.org}/${params.model}`, body);
-          res.status(201).location(`/api/reports/${report.id}`).json({ report: reportJson(report, answerOrigin(req, res, app.config)) });
+          res
+            .status(201)
+            .location(`/api/reports/${report.id}`)
+            .json({ report: reportJson(report, answerOrigin(req, res, app.config)) });
         },
       }),
       operation({
@@ -79,11 +106,21 @@ export const reportsApi: ApiResource = {
         summary: 'Published reports about a model',
         auth: 'public',
         pathParams: modelPathParams,
-        query: { schema: schemas.listQuery, descriptions: { limit: `Reports per page (${rules.listLimit.min}-${rules.listLimit.max}, default ${rules.listLimit.default})`, offset: 'Reports to skip' } },
+        query: {
+          schema: schemas.listQuery,
+          descriptions: {
+            limit: `Reports per page (${rules.listLimit.min}-${rules.listLimit.max}, default ${rules.listLimit.default})`,
+            offset: 'Reports to skip',
+          },
+        },
         responses: {
           200: { description: 'A page of published reports, newest first.', body: 'ReportList' },
           400: invalidQuery({ limit: [`Must be at most ${rules.listLimit.max}`] }),
-          404: { description: 'The model is not in the catalogue.', body: 'Error', examples: { notFound: example('Unknown model', errorBody(messages.modelNotCatalogued('nobody/nothing'))) } },
+          404: {
+            description: 'The model is not in the catalogue.',
+            body: 'Error',
+            examples: { notFound: example('Unknown model', errorBody(messages.modelNotCatalogued('nobody/nothing'))) },
+          },
         },
         async handle({ req, res, app, params, query }) {
           const page = await app.services.reports.listForModel(`${params.org}/${params.model}`, query);
@@ -107,15 +144,27 @@ export const reportsApi: ApiResource = {
         operationId: 'updateReport',
         route: 'PATCH /api/reports/:id',
         summary: 'Change your report',
-        description: 'Only the fields given change (lists are replaced whole). `published: true` publishes a draft, `false` takes it back to a draft.',
+        description:
+          'Only the fields given change (lists are replaced whole). `published: true` publishes a draft, `false` takes it back to a draft.',
         auth: 'key|session',
         pathParams: reportId,
-        body: { component: 'ReportPatch', schema: schemas.patch, examples: { publish: example('Publish a draft', { published: true }), retitle: example('New title and tags', { title: 'Qwen3 on a 3090, revisited', tags: ['3090'] }) } },
+        body: {
+          component: 'ReportPatch',
+          schema: schemas.patch,
+          examples: {
+            publish: example('Publish a draft', { published: true }),
+            retitle: example('New title and tags', { title: 'Qwen3 on a 3090, revisited', tags: ['3090'] }),
+          },
+        },
         responses: {
           200: { description: 'The report as stored now.', body: 'Report' },
           400: invalid,
           404: unknownReport,
-          409: { description: 'An admin unpublished the report: it cannot be published again.', body: 'Error', examples: { unpublished: example('Unpublished by an admin', errorBody(messages.reportUnpublishedByAdmin('spam'))) } },
+          409: {
+            description: 'An admin unpublished the report: it cannot be published again.',
+            body: 'Error',
+            examples: { unpublished: example('Unpublished by an admin', errorBody(messages.reportUnpublishedByAdmin('spam'))) },
+          },
         },
         async handle({ req, res, app, params, body, userId }) {
           const report = await app.services.reports.update(userId(), params.id, body);
@@ -140,13 +189,19 @@ export const reportsApi: ApiResource = {
         summary: 'Upload an image for your reports',
         description:
           `multipart/form-data with one file in the field \`${IMAGE_FIELD}\`: ${imageRules.contentTypes.join(', ')} (judged by content), at most ${imageRules.maxBytesLabel} and ${imageRules.maxPixelsLabel}; ` +
-          'it is re-encoded without metadata. Put `[[report-image:<id>]]` in a report\'s content: only your own images render.',
+          "it is re-encoded without metadata. Put `[[report-image:<id>]]` in a report's content: only your own images render.",
         auth: 'key|session',
         upload: { field: IMAGE_FIELD, description: 'The image file' },
         responses: {
           201: { description: 'The stored image: its id for the token, and its addresses.', body: 'ReportImage', headers: ['Location'] },
-          400: badRequest('No file in the field, or not a PNG, JPEG or WebP, over 40 megapixels, or corrupt.', { [IMAGE_FIELD]: [imageMessages.wrongType] }),
-          413: { description: `The file is larger than ${imageRules.maxBytesLabel}.`, body: 'Error', examples: { tooLarge: example('Too large', errorBody(imageMessages.tooLarge)) } },
+          400: badRequest('No file in the field, or not a PNG, JPEG or WebP, over 40 megapixels, or corrupt.', {
+            [IMAGE_FIELD]: [imageMessages.wrongType],
+          }),
+          413: {
+            description: `The file is larger than ${imageRules.maxBytesLabel}.`,
+            body: 'Error',
+            examples: { tooLarge: example('Too large', errorBody(imageMessages.tooLarge)) },
+          },
         },
         async handle({ req, res, app, userId }) {
           const stored = await app.services.reports.storeImage(userId(), await processImageUpload(uploadedImage(req)));
@@ -158,7 +213,8 @@ export const reportsApi: ApiResource = {
         operationId: 'getReportFormat',
         route: 'GET /api/report-format',
         summary: 'The report format contract',
-        description: 'Features, token grammar, limits, the image protocol, lifecycle endpoints and worked examples, from the constants validation uses.',
+        description:
+          'Features, token grammar, limits, the image protocol, lifecycle endpoints and worked examples, from the constants validation uses.',
         auth: 'public',
         responses: { 200: { description: 'The format contract.', body: 'ReportFormat' } },
         handle({ res }) {

@@ -4,7 +4,17 @@ import { parameterDescriptions } from '../openapi/descriptions.ts';
 import { idParam } from '../schemas/path-params.schema.ts';
 import { setupListResponseSchema, setupResponseSchema } from '../schemas/responses.schema.ts';
 import { setupListQuerySchema, setupSchemas } from '../schemas/setup.schema.ts';
-import { badRequest, errorBody, example, invalidQuery, malformedJson, notFound, operation, type ApiResource, type ResponseSpec } from './operation.ts';
+import {
+  badRequest,
+  errorBody,
+  example,
+  invalidQuery,
+  malformedJson,
+  notFound,
+  operation,
+  type ApiResource,
+  type ResponseSpec,
+} from './operation.ts';
 
 /** Saved setups: the caller's own named hardware/engine configurations (session only; another user's id is a 404). */
 export const setupsApi: ApiResource = {
@@ -20,7 +30,11 @@ export const setupsApi: ApiResource = {
       { gpuName: ['Does not apply to hwClass CPU_ONLY; clear it (null) or change hwClass'] },
       { malformed: malformedJson },
     );
-    const nameTaken: ResponseSpec = { description: 'You already have a setup with this name.', body: 'Error', examples: { taken: example('Name taken', errorBody(messages.setupNameTaken)) } };
+    const nameTaken: ResponseSpec = {
+      description: 'You already have a setup with this name.',
+      body: 'Error',
+      examples: { taken: example('Name taken', errorBody(messages.setupNameTaken)) },
+    };
     const nameTakenOrFull: ResponseSpec = {
       description: `You already have a setup with this name, or the maximum of ${SETUPS_PER_ACCOUNT} setups.`,
       body: 'Error',
@@ -52,7 +66,18 @@ export const setupsApi: ApiResource = {
           component: 'SetupCreate',
           schema: schemas.create,
           examples: {
-            setup: example('A GPU box', { name: '4090 box', isDefault: true, hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, engineName: 'llama.cpp', quantization: 'Q4_K_M', gpuLayers: 99, flashAttn: true, contextLength: 8192 }),
+            setup: example('A GPU box', {
+              name: '4090 box',
+              isDefault: true,
+              hwClass: 'DISCRETE_GPU',
+              gpuName: 'NVIDIA GeForce RTX 4090',
+              vramGb: 24,
+              engineName: 'llama.cpp',
+              quantization: 'Q4_K_M',
+              gpuLayers: 99,
+              flashAttn: true,
+              contextLength: 8192,
+            }),
           },
         },
         responses: { 201: { description: 'The stored setup.', body: 'Setup', headers: ['Location'] }, 400: invalid, 409: nameTakenOrFull },
@@ -79,7 +104,11 @@ export const setupsApi: ApiResource = {
         description: 'Only the fields given change; `null` clears a field.',
         auth: 'session',
         pathParams: setupId,
-        body: { component: 'SetupPatch', schema: schemas.patch, examples: { rename: example('Rename and clear a field', { name: 'old 4090 box', gpuLayers: null }) } },
+        body: {
+          component: 'SetupPatch',
+          schema: schemas.patch,
+          examples: { rename: example('Rename and clear a field', { name: 'old 4090 box', gpuLayers: null }) },
+        },
         responses: { 200: { description: 'The setup as stored now.', body: 'Setup' }, 400: invalid, 404: unknown, 409: nameTaken },
         async handle({ res, app, params, body, userId }) {
           res.json(await app.services.setups.update(userId(), params.id, body));

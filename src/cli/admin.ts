@@ -31,7 +31,10 @@ async function main(): Promise<number> {
   const config = loadConfig(env);
   const database = await openDatabase(config, createLogger('warn'));
   try {
-    const admin = await createOfflineServices(database.db, getRevisionProfile(config.revision)).users.ensureAdmin(input.username, input.password);
+    const admin = await createOfflineServices(database.db, getRevisionProfile(config.revision)).users.ensureAdmin(
+      input.username,
+      input.password,
+    );
     process.stdout.write(`${admin.username} is an admin\n`);
     return 0;
   } finally {

@@ -10,7 +10,8 @@ export function runCli(main: () => Promise<number>): void {
     (code) => process.exit(code),
     (error) => {
       if (error instanceof ValidationFailed) {
-        for (const [field, messages] of Object.entries(error.details.fieldErrors)) process.stderr.write(`${field}: ${messages.join(' ')}\n`);
+        for (const [field, messages] of Object.entries(error.details.fieldErrors))
+          process.stderr.write(`${field}: ${messages.join(' ')}\n`);
       } else if (error instanceof ConfigError) {
         process.stderr.write(`Configuration error: ${error.message}\n`);
       } else {

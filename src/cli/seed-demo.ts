@@ -36,7 +36,8 @@ async function main(): Promise<number> {
     );
     if (quality.runs > 0) process.stdout.write(`Added ${quality.suites} demo quality suites and ${quality.runs} demo quality runs.\n`);
     if (market.listings > 0) process.stdout.write(`Added ${market.listings} demo marketplace listings.\n`);
-    if ((await seedDemoReport(database.db, profile, config.publicUrl, systemClock)).reports > 0) process.stdout.write('Added a demo model report.\n');
+    if ((await seedDemoReport(database.db, profile, config.publicUrl, systemClock)).reports > 0)
+      process.stdout.write('Added a demo model report.\n');
     return 0;
   } finally {
     await database.close();

@@ -154,8 +154,7 @@ export function createHubClient(options: HubClientOptions): HubClient {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
 
-  const unavailable = (retryAfterSeconds = HUB_DEFAULT_RETRY_AFTER_SECONDS) =>
-    new Unavailable(messages.hubUnavailable, retryAfterSeconds);
+  const unavailable = (retryAfterSeconds = HUB_DEFAULT_RETRY_AFTER_SECONDS) => new Unavailable(messages.hubUnavailable, retryAfterSeconds);
 
   /** Best effort: the repo's config.json, or undefined on any failure. */
   async function fetchConfigJson(repoPath: string, signal: AbortSignal): Promise<Record<string, unknown> | undefined> {

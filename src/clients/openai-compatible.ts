@@ -9,7 +9,10 @@ import type { OutboundClient, OutboundResponse } from './outbound.ts';
 /** The target answered, but not with something usable (an error status, a body we cannot read). */
 export class TargetAnswerError extends Error {
   override name = 'TargetAnswerError';
-  constructor(message: string, readonly status?: number) {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
     super(message);
   }
 }
@@ -119,7 +122,10 @@ export function createOpenAiCompatibleClient(outbound: OutboundClient) {
       const data = (parsed as { data?: unknown })?.data ?? (parsed as { models?: unknown })?.models;
       if (!Array.isArray(data)) throw new TargetAnswerError('The model list has no data array');
       const names = data.flatMap((entry) => {
-        const id = (entry as { id?: unknown; name?: unknown; model?: unknown })?.id ?? (entry as { name?: unknown })?.name ?? (entry as { model?: unknown })?.model;
+        const id =
+          (entry as { id?: unknown; name?: unknown; model?: unknown })?.id ??
+          (entry as { name?: unknown })?.name ??
+          (entry as { model?: unknown })?.model;
         return typeof id === 'string' ? [id] : [];
       });
       return { names: names.slice(0, 200), latencyMs: response.latencyMs };

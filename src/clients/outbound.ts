@@ -15,7 +15,15 @@ import dns from 'node:dns';
 import type { LookupAddress } from 'node:dns';
 import { Agent, buildConnector, request as undiciRequest } from 'undici';
 import { ValidationFailed } from '../lib/errors.ts';
-import { addressRange, checkResolvedAddresses, checkTargetUrl, isPublicAddress, isRefusal, type TargetRefusal, type TargetRule } from '../lib/target-address.ts';
+import {
+  addressRange,
+  checkResolvedAddresses,
+  checkTargetUrl,
+  isPublicAddress,
+  isRefusal,
+  type TargetRefusal,
+  type TargetRule,
+} from '../lib/target-address.ts';
 
 export type { TargetRule } from '../lib/target-address.ts';
 
@@ -104,7 +112,10 @@ export interface OutboundClient {
 }
 
 export const systemResolver: Resolver = async (hostname) =>
-  (await dns.promises.lookup(hostname, { all: true, verbatim: true })).map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
+  (await dns.promises.lookup(hostname, { all: true, verbatim: true })).map((entry) => ({
+    address: entry.address,
+    family: entry.family === 6 ? 6 : 4,
+  }));
 
 /** The error our lookup fails a connection with: a refusal, carried to `request`. */
 class LookupRefused extends Error {
@@ -146,11 +157,19 @@ export function createOutboundClient(config: OutboundConfig): OutboundClient {
   /** A lookup for connections to `port` (lookup itself is not told the port, the allow-list may name one). */
   const lookupFor =
     (port: number) =>
-    (hostname: string, options: { all?: boolean }, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+    (
+      hostname: string,
+      options: { all?: boolean },
+      callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
+    ) => {
       resolvePublic(hostname, port).then(
         (addresses) => {
           // Only what was vetted in this call reaches the socket.
-          if (options.all) callback(null, addresses.map((entry) => ({ address: entry.address, family: entry.family })));
+          if (options.all)
+            callback(
+              null,
+              addresses.map((entry) => ({ address: entry.address, family: entry.family })),
+            );
           else callback(null, addresses[0]!.address, addresses[0]!.family);
         },
         (error: Error) => callback(error, ''),
@@ -208,7 +227,11 @@ export function createOutboundClient(config: OutboundConfig): OutboundClient {
         const res = await undiciRequest(target.url, {
           dispatcher: agent,
           method: init.method,
-          headers: { accept: 'application/json, text/event-stream', ...(init.json !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
+          headers: {
+            accept: 'application/json, text/event-stream',
+            ...(init.json !== undefined ? { 'content-type': 'application/json' } : {}),
+            ...init.headers,
+          },
           body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
           signal,
         });
@@ -216,7 +239,11 @@ export function createOutboundClient(config: OutboundConfig): OutboundClient {
         const discard = () => res.body.on('error', () => undefined).destroy();
         if (res.statusCode >= 300 && res.statusCode < 400) {
           discard();
-          throw new OutboundFailure('redirect', `The server answered a redirect (HTTP ${res.statusCode}); redirects are not followed`, res.statusCode);
+          throw new OutboundFailure(
+            'redirect',
+            `The server answered a redirect (HTTP ${res.statusCode}); redirects are not followed`,
+            res.statusCode,
+          );
         }
         const declared = Number(res.headers['content-length']);
         if (declared > maxBodyBytes) {
@@ -242,9 +269,11 @@ export function createOutboundClient(config: OutboundConfig): OutboundClient {
         };
       } catch (error) {
         if (error instanceof OutboundFailure) throw error;
-        for (const cause of causes(error)) if (cause instanceof LookupRefused) throw new TargetRefused(cause.refusal.rule, cause.refusal.message, field);
+        for (const cause of causes(error))
+          if (cause instanceof LookupRefused) throw new TargetRefused(cause.refusal.rule, cause.refusal.message, field);
         if (init.signal?.aborted) throw new OutboundFailure('cancelled', 'Cancelled');
-        if (timeout.aborted) throw new OutboundFailure('timeout', `The server did not answer in time (${Math.round((init.timeoutMs ?? timeoutMs) / 1000)} s)`);
+        if (timeout.aborted)
+          throw new OutboundFailure('timeout', `The server did not answer in time (${Math.round((init.timeoutMs ?? timeoutMs) / 1000)} s)`);
         const code = [...causes(error)].map((cause) => (cause as { code?: string }).code).find(Boolean) ?? '';
         if (code === 'UND_ERR_CONNECT_TIMEOUT') throw new OutboundFailure('timeout', 'Could not connect to the server in time');
         if (/CERT|SSL|TLS|SELF_SIGNED|ERR_TLS/i.test(code)) throw new OutboundFailure('tls', 'The TLS certificate could not be verified');

@@ -36,7 +36,9 @@ export function isConnectionFailure(error: unknown): boolean {
   // Errors of the driver and of pg's pool (the session store's), which carry no code.
   return (
     typeof dbError.message === 'string' &&
-    /Connection terminated|connection is closed|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(dbError.message)
+    /Connection terminated|connection is closed|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(
+      dbError.message,
+    )
   );
 }
 

@@ -68,7 +68,10 @@ export async function databaseAnswers(db: Db, timeoutMs = 2000): Promise<boolean
   const timeout = new Promise<boolean>((resolve) => {
     timer = setTimeout(() => resolve(false), timeoutMs);
   });
-  const probe = db.raw('select 1').then(() => true, () => false);
+  const probe = db.raw('select 1').then(
+    () => true,
+    () => false,
+  );
   try {
     return await Promise.race([probe, timeout]);
   } finally {

@@ -70,12 +70,12 @@ type FieldOf<T> = { [K in Field]-?: NonNullable<Parsed[K]> extends T ? K : never
 /** Which commands a row applies to: by engine (the submitted one, else the program's) and by program. */
 type EngineFilter = { engines?: string[]; exceptEngines?: string[]; programs?: string[] };
 type Row = EngineFilter & { flags: string[] } & (
-  | { kind: 'int' | 'float'; field: FieldOf<number>; also?: ParsedEngineFlags; zeroUnset?: boolean }
-  | { kind: 'string'; field: FieldOf<string> }
-  | { kind: 'modelId'; field: 'hfId' }
-  | { kind: 'bool'; field: FieldOf<boolean>; negate?: boolean }
-  | { kind: 'specConfig' }
-);
+    | { kind: 'int' | 'float'; field: FieldOf<number>; also?: ParsedEngineFlags; zeroUnset?: boolean }
+    | { kind: 'string'; field: FieldOf<string> }
+    | { kind: 'modelId'; field: 'hfId' }
+    | { kind: 'bool'; field: FieldOf<boolean>; negate?: boolean }
+    | { kind: 'specConfig' }
+  );
 
 /** Fields that are top-level submission fields, not engine flags. */
 const STATED_FIELDS = new Set<string>(['hfId', 'contextLength', 'promptTokens', 'outputTokens', 'prefillTokens']);
@@ -195,8 +195,14 @@ const SPEC_CONFIG_KEYS: { key: string; kind: 'int' | 'string'; field: FieldOf<nu
 
 const SPEC_FIELDS: Field[] = ['specMethod', 'specModel', 'specDraftModel', 'specNumTokens', 'specNgramSize', 'specDraftTp'];
 const BOOL_WORDS: Record<string, boolean | undefined> = {
-  on: true, true: true, '1': true, yes: true,
-  off: false, false: false, '0': false, no: false,
+  on: true,
+  true: true,
+  '1': true,
+  yes: true,
+  off: false,
+  false: false,
+  '0': false,
+  no: false,
   auto: undefined,
 };
 
@@ -245,8 +251,14 @@ function tokenize(input: string): string[] {
     const c = input[i];
     if (c === '\\') {
       const skip = continuation(i);
-      if (skip) { i += skip; continue; }
-      if (i + 1 < input.length) { cur += input[i + 1]; inToken = true; }
+      if (skip) {
+        i += skip;
+        continue;
+      }
+      if (i + 1 < input.length) {
+        cur += input[i + 1];
+        inToken = true;
+      }
       i += 2;
     } else if (c === "'") {
       const end = input.indexOf("'", i + 1);
@@ -259,7 +271,10 @@ function tokenize(input: string): string[] {
       i++;
       while (i < input.length && input[i] !== '"') {
         const skip = input[i] === '\\' ? continuation(i) : 0;
-        if (skip) { i += skip; continue; }
+        if (skip) {
+          i += skip;
+          continue;
+        }
         // Inside double quotes a backslash only escapes " \ $ ` (as in sh); otherwise it is literal.
         if (input[i] === '\\' && i + 1 < input.length && '"\\$`'.includes(input[i + 1])) i++;
         cur += input[i++];
@@ -322,7 +337,11 @@ function findProgram(tokens: string[]): Program | undefined {
       continue;
     }
     // Images without registry host and tag: ghcr.io/ggml-org/llama.cpp:server -> ggml-org/llama.cpp.
-    const image = token.replace(/:[^/]*$/, '').split('/').slice(-2).join('/');
+    const image = token
+      .replace(/:[^/]*$/, '')
+      .split('/')
+      .slice(-2)
+      .join('/');
     const name = [base, image].find((candidate) => Object.hasOwn(PROGRAMS, candidate));
     if (!name) continue;
     const program: Program = { name, engine: PROGRAMS[name] };
@@ -415,7 +434,8 @@ export function parseCommandSnippet(snippet: string, engineName: string): Comman
       if (inline === undefined && hasWord) i++;
       if (inline === undefined || hasWord) {
         const value = inline === undefined && !hasWord ? true : BOOL_WORDS[word];
-        if (value === undefined) delete flags[row.field]; // `auto`: recognised, but leaves the field unknown
+        if (value === undefined)
+          delete flags[row.field]; // `auto`: recognised, but leaves the field unknown
         else flags[row.field] = row.negate ? !value : value;
         ok = true;
       }
@@ -448,5 +468,10 @@ export function parseCommandSnippet(snippet: string, engineName: string): Comman
     fields[field] = flags[field];
     delete flags[field];
   }
-  return { flags: flags as ParsedEngineFlags, fields: fields as CommandStatedFields, recognised: [...recognised], unrecognised: [...unrecognised] };
+  return {
+    flags: flags as ParsedEngineFlags,
+    fields: fields as CommandStatedFields,
+    recognised: [...recognised],
+    unrecognised: [...unrecognised],
+  };
 }

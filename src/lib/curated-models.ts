@@ -37,7 +37,8 @@ export const CURATED_MODELS: readonly CuratedModel[] = [
     totalB: 20.91,
     activeB: 3.61,
     nativeBitsPerWeight: MXFP4_BITS,
-    source: 'OpenAI gpt-oss model card (arXiv:2508.10925), table 1: 20.91B total, 3.61B active; MoE weights MXFP4 (config.json quantization_config.quant_method "mxfp4")',
+    source:
+      'OpenAI gpt-oss model card (arXiv:2508.10925), table 1: 20.91B total, 3.61B active; MoE weights MXFP4 (config.json quantization_config.quant_method "mxfp4")',
   },
   {
     name: 'gpt-oss-120b',
@@ -55,7 +56,8 @@ export const CURATED_MODELS: readonly CuratedModel[] = [
     totalB: 671,
     activeB: 37,
     nativeBitsPerWeight: FP8_BITS,
-    source: 'deepseek-ai/DeepSeek-V3 model card: 671B total, 37B activated (README_WEIGHTS.md: 36.6B with the output head), FP8 weights with 128x128 block scales; R1, V3.1 and V3.2 share the architecture',
+    source:
+      'deepseek-ai/DeepSeek-V3 model card: 671B total, 37B activated (README_WEIGHTS.md: 36.6B with the output head), FP8 weights with 128x128 block scales; R1, V3.1 and V3.2 share the architecture',
   },
   {
     name: 'DeepSeek-V2-Lite / Coder-V2-Lite',
@@ -82,7 +84,8 @@ export const CURATED_MODELS: readonly CuratedModel[] = [
     totalB: 1000,
     activeB: 32,
     nativeBitsPerWeight: 4.5,
-    source: 'moonshotai/Kimi-K2-Thinking model card: 1T total, 32B activated, native INT4 (QAT; compressed-tensors int4, group 32 with a 16-bit scale: 4 + 16/32)',
+    source:
+      'moonshotai/Kimi-K2-Thinking model card: 1T total, 32B activated, native INT4 (QAT; compressed-tensors int4, group 32 with a 16-bit scale: 4 + 16/32)',
   },
   {
     name: 'Kimi K2',
@@ -217,7 +220,10 @@ function normaliseFamily(family: string): string {
 }
 
 function repoName(hfId: string): string {
-  return hfId.slice(hfId.lastIndexOf('/') + 1).toLowerCase().replace(/[_\s]+/g, '-');
+  return hfId
+    .slice(hfId.lastIndexOf('/') + 1)
+    .toLowerCase()
+    .replace(/[_\s]+/g, '-');
 }
 
 /** A family row is taken from the total alone only when the totals agree this closely. */

@@ -36,7 +36,11 @@ export function isJudged(doc: Pick<SuiteDoc, 'scoringMethod'>, task: Pick<SuiteT
 }
 
 /** Every item of the chosen tasks (all tasks when `taskKeys` is undefined), numbered in order. */
-export function planItems(doc: SuiteDoc, itemsOf: ReadonlyMap<string, readonly QualityItem[]>, taskKeys?: readonly string[]): PlannedItem[] {
+export function planItems(
+  doc: SuiteDoc,
+  itemsOf: ReadonlyMap<string, readonly QualityItem[]>,
+  taskKeys?: readonly string[],
+): PlannedItem[] {
   const chosen = taskKeys ? new Set(taskKeys) : null;
   const plan: PlannedItem[] = [];
   for (const task of doc.tasks as SuiteTask[]) {

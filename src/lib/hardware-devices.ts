@@ -9,10 +9,7 @@ import { findCpu, findGpu, findUnifiedChip } from './hardware-lookup.ts';
 
 export type DeviceKind = 'GPU' | 'chip' | 'CPU';
 
-export type DeviceSpec =
-  | { kind: 'GPU'; spec: GpuSpec }
-  | { kind: 'chip'; spec: UnifiedChipSpec }
-  | { kind: 'CPU'; spec: CpuSpec };
+export type DeviceSpec = { kind: 'GPU'; spec: GpuSpec } | { kind: 'chip'; spec: UnifiedChipSpec } | { kind: 'CPU'; spec: CpuSpec };
 
 export interface Device {
   slug: string;

@@ -24,15 +24,7 @@
  *   plausibility roofline that flags runs ABOVE the bound (src/lib/roofline.ts), whose bound
  *   must err high; the lower reading there would flag honest runs.
  */
-import {
-  cpus,
-  gpus,
-  sharedNames,
-  unifiedChips,
-  type CpuSpec,
-  type GpuSpec,
-  type UnifiedChipSpec,
-} from '../data/hardware-catalogue.ts';
+import { cpus, gpus, sharedNames, unifiedChips, type CpuSpec, type GpuSpec, type UnifiedChipSpec } from '../data/hardware-catalogue.ts';
 
 /** Vendor and brand words that do not tell models apart. */
 const DROPPED_WORDS = new Set(['nvidia', 'geforce', 'amd', 'radeon', 'intel', 'arc', 'apple', 'tesla', 'aws', 'qualcomm']);
@@ -386,7 +378,10 @@ function gpuBandwidth(spec: GpuSpec, vramGb: number | undefined, reading: Readin
   if (!spec.variants || spec.variants.length === 0) return spec.bandwidthGBs;
   const matching = vramGb === undefined ? [] : spec.variants.filter((v) => sameMemorySize(vramGb, v.vramGb));
   const candidates = matching.length > 0 ? matching : spec.variants;
-  return pick(candidates.map((v) => v.bandwidthGBs), reading);
+  return pick(
+    candidates.map((v) => v.bandwidthGBs),
+    reading,
+  );
 }
 
 type ChipVariant = NonNullable<UnifiedChipSpec['variants']>[number];
@@ -412,9 +407,11 @@ function chipBandwidth(spec: UnifiedChipSpec, memoryGb: number | undefined, core
   const byMemory = memoryGb === undefined ? [] : spec.variants.filter((v) => v.memoryGb.some((size) => sameMemorySize(memoryGb, size)));
   const byCores = spec.variants.filter((v) => binHasCores(v, cores) === true);
   const both = byMemory.filter((v) => byCores.includes(v));
-  const candidates =
-    both.length > 0 ? both : byMemory.length + byCores.length > 0 ? [...byMemory, ...byCores] : spec.variants;
-  return pick(candidates.map((v) => v.bandwidthGBs), reading);
+  const candidates = both.length > 0 ? both : byMemory.length + byCores.length > 0 ? [...byMemory, ...byCores] : spec.variants;
+  return pick(
+    candidates.map((v) => v.bandwidthGBs),
+    reading,
+  );
 }
 
 /** Memory sizes that may choose a configuration: the card's VRAM for GPUs, system memory for chips. */
@@ -703,9 +700,7 @@ function canonicalKey(name: string): string {
   return name.trim().replace(/\s+/g, ' ').toLowerCase();
 }
 
-const canonicalNames = new Set(
-  [...sortedNames.gpus, ...sortedNames.unifiedChips, ...sortedNames.cpus].map(canonicalKey),
-);
+const canonicalNames = new Set([...sortedNames.gpus, ...sortedNames.unifiedChips, ...sortedNames.cpus].map(canonicalKey));
 
 /** True for an exact canonical GPU / chip / CPU name (case-insensitive, trimmed); not aliases. */
 export function isCanonicalComponentName(name: string): boolean {

@@ -62,12 +62,16 @@ export function parseJudgeVerdict(raw: string): JudgeVerdict | null {
       // not this one
     }
   }
-  const patterns = [/\b(?:score|rating|grade)\s*[:=]?\s*\**\s*(\d+(?:\.\d+)?)(?:\s*(?:\/|out of)\s*10)?/i, /\b(\d+(?:\.\d+)?)\s*(?:\/|out of)\s*10\b/i];
+  const patterns = [
+    /\b(?:score|rating|grade)\s*[:=]?\s*\**\s*(\d+(?:\.\d+)?)(?:\s*(?:\/|out of)\s*10)?/i,
+    /\b(\d+(?:\.\d+)?)\s*(?:\/|out of)\s*10\b/i,
+  ];
   for (const pattern of patterns) {
     const match = pattern.exec(text);
     if (!match) continue;
     const value = Number(match[1]);
-    if (Number.isFinite(value) && clampScore(value)) return { score: value / JUDGE_SCALE, rationale: text.length <= 2000 ? text : `${text.slice(0, 1999)}…` };
+    if (Number.isFinite(value) && clampScore(value))
+      return { score: value / JUDGE_SCALE, rationale: text.length <= 2000 ? text : `${text.slice(0, 1999)}…` };
   }
   return null;
 }

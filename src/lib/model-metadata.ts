@@ -191,8 +191,7 @@ function baseFromHub(info: HubModelInfo, ownIds: string[], repoName: string): Ca
   const hfId = cardId ?? tagged.find((t) => t.relation)?.hfId ?? tagged[0]?.hfId;
   if (!hfId) return null;
   const relation =
-    tagged.find((t) => t.relation && sameId(t.hfId, hfId))?.relation ??
-    (looksQuantized(info, repoName) ? 'quantized' : 'finetune');
+    tagged.find((t) => t.relation && sameId(t.hfId, hfId))?.relation ?? (looksQuantized(info, repoName) ? 'quantized' : 'finetune');
   return { hfId, relation };
 }
 
@@ -230,7 +229,13 @@ function languageConfig(config: Config): Config {
 }
 
 /** config.json keys for the number of experts each token is routed to. */
-export const EXPERTS_PER_TOKEN_KEYS: readonly string[] = ['num_experts_per_tok', 'num_experts_per_token', 'experts_per_token', 'moe_topk', 'moe_k'];
+export const EXPERTS_PER_TOKEN_KEYS: readonly string[] = [
+  'num_experts_per_tok',
+  'num_experts_per_token',
+  'experts_per_token',
+  'moe_topk',
+  'moe_k',
+];
 
 /**
  * model_types whose layers the formula below describes (standard or multi-head latent
@@ -238,8 +243,19 @@ export const EXPERTS_PER_TOKEN_KEYS: readonly string[] = ['num_experts_per_tok',
  * experts) would be miscounted, so they fall back to the curated table.
  */
 const FORMULA_MODEL_TYPES = new Set([
-  'mixtral', 'qwen2_moe', 'qwen3_moe', 'deepseek_v2', 'deepseek_v3', 'kimi_k2', 'gpt_oss', 'llama4', 'llama4_text', 'glm4_moe',
-  'olmoe', 'phimoe', 'dots1',
+  'mixtral',
+  'qwen2_moe',
+  'qwen3_moe',
+  'deepseek_v2',
+  'deepseek_v3',
+  'kimi_k2',
+  'gpt_oss',
+  'llama4',
+  'llama4_text',
+  'glm4_moe',
+  'olmoe',
+  'phimoe',
+  'dots1',
 ]);
 /** model_types whose MoE layers carry one always-on shared expert that no config key names. */
 const IMPLIED_SHARED_EXPERT = new Set(['llama4', 'llama4_text']);
@@ -426,7 +442,10 @@ export function nativeBitsPerWeightFromConfig(json: Config | undefined): number 
 /** Native bits from config.json, else from the hub's summary of it (all a gated repo shows). */
 function nativeBitsOfRepo(info: HubModelInfo): number | null {
   const summary = info.config?.quantization_config;
-  return lowest([nativeBitsPerWeightFromConfig(info.configJson), summary ? nativeBitsPerWeightFromConfig({ quantization_config: summary }) : null]);
+  return lowest([
+    nativeBitsPerWeightFromConfig(info.configJson),
+    summary ? nativeBitsPerWeightFromConfig({ quantization_config: summary }) : null,
+  ]);
 }
 
 /** safetensors dtypes that hold several quantized weights per element (AWQ/GPTQ/compressed-tensors int32, MLX uint32). */
@@ -456,7 +475,11 @@ function exactParams(params: number | null, approximate: boolean): number | null
 }
 
 /** The parameter count of a model without a usable one of its own and without a catalogued base. */
-export function fallbackParams(hfId: string, baseHfId: string | null, family: string | null): { params: number | null; approximate: boolean } {
+export function fallbackParams(
+  hfId: string,
+  baseHfId: string | null,
+  family: string | null,
+): { params: number | null; approximate: boolean } {
   const curated = curatedModelFacts(hfId, baseHfId, family);
   if (curated) return { params: curated.totalB, approximate: false };
   const fromName = paramsFromName(hfId).params;
@@ -505,7 +528,9 @@ export function catalogueEntryFromHub(info: HubModelInfo, requestedHfId: string)
     family,
     params,
     paramsApproximate,
-    activeParams: isMoE ? lowest([fromName.activeParams, fromConfig?.activeB, curated?.activeB, exactParams(params, paramsApproximate)]) : null,
+    activeParams: isMoE
+      ? lowest([fromName.activeParams, fromConfig?.activeB, curated?.activeB, exactParams(params, paramsApproximate)])
+      : null,
     isMoE,
     nativeBitsPerWeight: lowest([nativeBitsOfRepo(info), curated?.nativeBitsPerWeight]),
     base,
@@ -552,7 +577,9 @@ export function catalogueFacts(entry: CatalogueEntry, base: BaseModelFacts | und
     params,
     paramsApproximate,
     isMoE,
-    activeParams: isMoE ? lowest([entry.activeParams, curated?.activeB, inheritsExperts ? base.active_params : null, exactParams(params, paramsApproximate)]) : null,
+    activeParams: isMoE
+      ? lowest([entry.activeParams, curated?.activeB, inheritsExperts ? base.active_params : null, exactParams(params, paramsApproximate)])
+      : null,
     nativeBitsPerWeight: lowest([entry.nativeBitsPerWeight, curated?.nativeBitsPerWeight, quantized ? base?.native_bits_per_weight : null]),
   };
 }

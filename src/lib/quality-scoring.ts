@@ -147,8 +147,7 @@ function usesBackreferenceOrLookaround(pattern: string): boolean {
         continue;
       }
       // `\1` to `\9` not followed by an octal digit: RE2 reads `\12` as an octal escape.
-      const backreference =
-        (next >= '1' && next <= '9' && !/[0-7]/.test(pattern[i + 2] ?? '')) || next === 'k' || next === 'g';
+      const backreference = (next >= '1' && next <= '9' && !/[0-7]/.test(pattern[i + 2] ?? '')) || next === 'k' || next === 'g';
       if (backreference && !inClass) return true;
       i += 1;
       continue;

@@ -3,8 +3,23 @@
  * `quantization` filter is exact by contract; pages map what people type onto these.
  */
 export const KNOWN_QUANTIZATIONS = [
-  'Q4_K_M', 'Q5_K_M', 'Q6_K', 'Q8_0', 'IQ4_NL', 'IQ4_XS', 'IQ3_M',
-  'AWQ', 'GPTQ', 'fp8', 'fp16', 'bf16', 'int4', 'int8', 'INT4', 'NVFP4', 'bnb-nf4',
+  'Q4_K_M',
+  'Q5_K_M',
+  'Q6_K',
+  'Q8_0',
+  'IQ4_NL',
+  'IQ4_XS',
+  'IQ3_M',
+  'AWQ',
+  'GPTQ',
+  'fp8',
+  'fp16',
+  'bf16',
+  'int4',
+  'int8',
+  'INT4',
+  'NVFP4',
+  'bnb-nf4',
 ] as const;
 
 /** A label without case and separators: `q4_k_m`, `Q4-K-M` and `q4km` are one. */

@@ -23,7 +23,10 @@ export const REPORT_ID_PREFIX = 'report-';
 
 /** `[[report-image:<id>]]` and `[[report-embed:<percent-encoded-absolute-url>]]`. */
 export const reportTokenGrammar = {
-  image: { syntax: '[[report-image:<image-id>]]', idPattern: '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}' },
+  image: {
+    syntax: '[[report-image:<image-id>]]',
+    idPattern: '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}',
+  },
   embed: { syntax: '[[report-embed:<percent-encoded-absolute-url>]]', urlPattern: "[A-Za-z0-9%._~!*'()-]{1,2048}" },
 } as const;
 
@@ -174,7 +177,10 @@ function taskListRule(state: StateCore): void {
     inline.children!.push(new state.Token('report_task_label_close', 'label', -1));
     tokens[i - 2]!.attrJoin('class', 'task-list-item');
     for (let j = i - 3; j >= 0; j--) {
-      if (tokens[j]!.level === tokens[i - 2]!.level - 1 && (tokens[j]!.type === 'bullet_list_open' || tokens[j]!.type === 'ordered_list_open')) {
+      if (
+        tokens[j]!.level === tokens[i - 2]!.level - 1 &&
+        (tokens[j]!.type === 'bullet_list_open' || tokens[j]!.type === 'ordered_list_open')
+      ) {
         if (!String(tokens[j]!.attrGet('class') ?? '').includes('contains-task-list')) tokens[j]!.attrJoin('class', 'contains-task-list');
         break;
       }
@@ -188,7 +194,9 @@ function standaloneTokenRule(state: StateCore): void {
   for (let i = 1; i < tokens.length - 1; i++) {
     const inline = tokens[i]!;
     if (inline.type !== 'inline' || tokens[i - 1]!.type !== 'paragraph_open') continue;
-    const meaningful = (inline.children ?? []).filter((child) => !(child.type === 'text' && child.content.trim() === '') && child.type !== 'softbreak');
+    const meaningful = (inline.children ?? []).filter(
+      (child) => !(child.type === 'text' && child.content.trim() === '') && child.type !== 'softbreak',
+    );
     if (meaningful.length !== 1 || !meaningful[0]!.type.startsWith('report_') || meaningful[0]!.type.startsWith('report_task')) continue;
     meaningful[0]!.block = true;
     tokens[i - 1]!.hidden = true;
@@ -288,8 +296,33 @@ const prefixedIdOnly: sanitizeHtml.Transformer = (tagName, attribs) => {
 /** The second wall: exactly what this renderer produces, nothing else. */
 const sanitizeOptions: sanitizeHtml.IOptions = {
   allowedTags: [
-    ...HEADING_TAGS, 'p', 'br', 'hr', 'a', 'em', 'strong', 's', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li',
-    'table', 'thead', 'tbody', 'tr', 'th', 'td', 'input', 'label', 'section', 'sup', 'figure', 'img', 'div',
+    ...HEADING_TAGS,
+    'p',
+    'br',
+    'hr',
+    'a',
+    'em',
+    'strong',
+    's',
+    'code',
+    'pre',
+    'blockquote',
+    'ul',
+    'ol',
+    'li',
+    'table',
+    'thead',
+    'tbody',
+    'tr',
+    'th',
+    'td',
+    'input',
+    'label',
+    'section',
+    'sup',
+    'figure',
+    'img',
+    'div',
   ],
   allowedAttributes: {
     ...Object.fromEntries(HEADING_TAGS.map((tag) => [tag, ['id']])),
@@ -339,7 +372,8 @@ const sanitizeOptions: sanitizeHtml.IOptions = {
     },
   },
   // Only our own uploaded images, by their same-origin path; never an address from the content.
-  exclusiveFilter: (frame) => frame.tag === 'img' && !/^\/api\/marketplace\/images\/[A-Za-z0-9_-]+\/content(\?variant=thumb)?$/.test(frame.attribs.src ?? ''),
+  exclusiveFilter: (frame) =>
+    frame.tag === 'img' && !/^\/api\/marketplace\/images\/[A-Za-z0-9_-]+\/content(\?variant=thumb)?$/.test(frame.attribs.src ?? ''),
 };
 
 /** Sanitises HTML built from author text. Void elements come out as HTML (`<hr>`), not XHTML (`<hr />`). */
@@ -352,7 +386,10 @@ export function sanitizeReportHtml(html: string): string {
 export function renderReport(parsed: ParsedReport, resolutions: ReportResolutions): string {
   const env: RenderEnv = { ...(parsed.env as { docId: string }), resolutions, nonce: randomBytes(12).toString('hex'), cards: [] };
   const html = sanitizeReportHtml(markdown.renderer.render(parsed.tokens, markdown.options, env as unknown as Record<string, unknown>));
-  return html.replace(new RegExp(`<div data-report-card="${env.nonce}-(\\d+)"></div>`, 'g'), (_match, index: string) => env.cards[Number(index)]!);
+  return html.replace(
+    new RegExp(`<div data-report-card="${env.nonce}-(\\d+)"></div>`, 'g'),
+    (_match, index: string) => env.cards[Number(index)]!,
+  );
 }
 
 /** Renders content with no images and no cards (tokens as text or links): the shape of an unresolved report. */

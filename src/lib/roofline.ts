@@ -38,7 +38,7 @@ export const SUSPECT_FACTOR_BASIS: Readonly<Record<RooflineHwClass, string>> = O
   UNIFIED:
     'Apple M-series, AMD Strix Halo, NVIDIA GB10 and Jetson reached at most 0.90 × the bound (Qwen2.5-Coder 7B Q6_K on a Ryzen AI Max+ 395, 0.87 on a GB10); their soldered LPDDR runs at its rated speed, so 1.1 leaves 20%.',
   CPU_ONLY:
-    'CPU runs reached at most 0.80 × the bound at the rated memory speed, and those were machines with RAM above it (a Threadripper 3970X noted as overclocked; a Ryzen 7950X with DDR5-5800 on a DDR5-5200 rating). XMP/EXPO kits run up to about 1.5 × the rated speed (DDR5-8000 on a DDR5-5200 platform), so the same efficiency could reach 1.2 × the rated bound; 1.5 keeps 25% over that. A dual-socket server can exceed one socket\'s bound further: the catalogue knows one socket.',
+    "CPU runs reached at most 0.80 × the bound at the rated memory speed, and those were machines with RAM above it (a Threadripper 3970X noted as overclocked; a Ryzen 7950X with DDR5-5800 on a DDR5-5200 rating). XMP/EXPO kits run up to about 1.5 × the rated speed (DDR5-8000 on a DDR5-5200 platform), so the same efficiency could reach 1.2 × the rated bound; 1.5 keeps 25% over that. A dual-socket server can exceed one socket's bound further: the catalogue knows one socket.",
 });
 
 /** For a run whose hardware class is not one of the above: the loosest factor, so it is never held tighter. */
@@ -66,14 +66,14 @@ interface BitsRow {
   aliases: readonly string[];
 }
 
-const LLAMA_CPP_TABLES =
-  'llama.cpp tools/quantize/README.md bits-per-weight tables (Llama 2 7B/13B/70B and Llama 3.1 8B), lowest figure';
+const LLAMA_CPP_TABLES = 'llama.cpp tools/quantize/README.md bits-per-weight tables (Llama 2 7B/13B/70B and Llama 3.1 8B), lowest figure';
 const LLAMA_CPP_HELP = 'llama.cpp `llama-quantize --help` listing (nominal bpw of the mix)';
 const GGML_BLOCK = 'ggml block layout (32 weights + fp16 scale[/min]); whole files are slightly larger';
 const UNSLOTH_DYNAMIC =
   'unsloth Dynamic quants of DeepSeek-R1 / V3-0324 (docs.unsloth.ai): the average bits unsloth states for the 671B files, lowest of them';
 const BARTOWSKI_L = 'bartowski "_L" files: the base mix with Q8_0 embeddings / output, so at least the base mix (its figure)';
-const MLC_QUANT = 'MLC LLM quantization modes (mlc_llm/quantization): qNfM_1 = N-bit groups of 32 (3-bit: 40) with one fp16 (f16) or fp32 (f32) scale';
+const MLC_QUANT =
+  'MLC LLM quantization modes (mlc_llm/quantization): qNfM_1 = N-bit groups of 32 (3-bit: 40) with one fp16 (f16) or fp32 (f32) scale';
 
 /**
  * One row per quantization family. Where unsure, the LOWER bits figure is used: fewer
@@ -95,8 +95,18 @@ const BITS_TABLE: readonly BitsRow[] = [
   // Q5_K_XL / Q6_K_XL / Q8_K_XL (unsloth Dynamic) raise some tensors above the base mix: its figure is the lower one.
   { quantization: 'Q5_K_S', bits: 5.5, source: `${LLAMA_CPP_TABLES}; unsloth Q5_K_XL at least Q5_K_S`, aliases: ['Q5_K_S', 'Q5_K_XL'] },
   { quantization: 'Q5_K_M', bits: 5.65, source: `${LLAMA_CPP_TABLES}; ${BARTOWSKI_L}`, aliases: ['Q5_K_M', 'Q5_K', 'Q5_K_L'] },
-  { quantization: 'Q6_K', bits: 6.56, source: `${LLAMA_CPP_TABLES}; ${BARTOWSKI_L}; unsloth Q6_K_XL at least Q6_K`, aliases: ['Q6_K', 'Q6_K_L', 'Q6_K_XL'] },
-  { quantization: 'Q8_0', bits: 8.5, source: `${LLAMA_CPP_TABLES}; ${GGML_BLOCK}; unsloth Q8_K_XL at least Q8_0`, aliases: ['Q8_0', 'Q8_K_XL'] },
+  {
+    quantization: 'Q6_K',
+    bits: 6.56,
+    source: `${LLAMA_CPP_TABLES}; ${BARTOWSKI_L}; unsloth Q6_K_XL at least Q6_K`,
+    aliases: ['Q6_K', 'Q6_K_L', 'Q6_K_XL'],
+  },
+  {
+    quantization: 'Q8_0',
+    bits: 8.5,
+    source: `${LLAMA_CPP_TABLES}; ${GGML_BLOCK}; unsloth Q8_K_XL at least Q8_0`,
+    aliases: ['Q8_0', 'Q8_K_XL'],
+  },
   // --- unsloth Dynamic 2.0 "_K_XL" mixes (also sold as UD-*): lower layers and experts go below the
   // base mix, so the figure is unsloth's own average for DeepSeek (Q2_K_XL 2.51 on R1, 2.71 on V3-0324).
   // bartowski's Q3_K_XL (Q3_K_L with Q8_0 embeddings) is heavier; the lower figure is kept.
@@ -104,7 +114,12 @@ const BITS_TABLE: readonly BitsRow[] = [
   { quantization: 'Q3_K_XL', bits: 3.5, source: UNSLOTH_DYNAMIC, aliases: ['Q3_K_XL'] },
   { quantization: 'Q4_K_XL', bits: 4.5, source: `${UNSLOTH_DYNAMIC} (below Q4_K_S's 4.53)`, aliases: ['Q4_K_XL'] },
   // --- GGUF legacy quants: the block layout itself (32 weights per block).
-  { quantization: 'Q4_0', bits: 4.5, source: `${GGML_BLOCK}; Q4_0_4_4 / 4_8 / 8_8 are the same blocks repacked for Arm`, aliases: ['Q4_0', 'Q4_0_4_4', 'Q4_0_4_8', 'Q4_0_8_8'] },
+  {
+    quantization: 'Q4_0',
+    bits: 4.5,
+    source: `${GGML_BLOCK}; Q4_0_4_4 / 4_8 / 8_8 are the same blocks repacked for Arm`,
+    aliases: ['Q4_0', 'Q4_0_4_4', 'Q4_0_4_8', 'Q4_0_8_8'],
+  },
   { quantization: 'Q4_1', bits: 5, source: GGML_BLOCK, aliases: ['Q4_1'] },
   { quantization: 'Q5_0', bits: 5.5, source: GGML_BLOCK, aliases: ['Q5_0'] },
   { quantization: 'Q5_1', bits: 6, source: GGML_BLOCK, aliases: ['Q5_1'] },
@@ -121,7 +136,12 @@ const BITS_TABLE: readonly BitsRow[] = [
   { quantization: 'IQ3_XXS', bits: 3.06, source: LLAMA_CPP_HELP, aliases: ['IQ3_XXS'] },
   { quantization: 'IQ3_XS', bits: 3.3, source: LLAMA_CPP_HELP, aliases: ['IQ3_XS'] },
   { quantization: 'IQ3_S', bits: 3.44, source: LLAMA_CPP_HELP, aliases: ['IQ3_S'] },
-  { quantization: 'IQ3_M', bits: 3.66, source: `${LLAMA_CPP_HELP}; llama-bench prints it "IQ3_S mix - 3.66 bpw"`, aliases: ['IQ3_M', 'IQ3_S_MIX'] },
+  {
+    quantization: 'IQ3_M',
+    bits: 3.66,
+    source: `${LLAMA_CPP_HELP}; llama-bench prints it "IQ3_S mix - 3.66 bpw"`,
+    aliases: ['IQ3_M', 'IQ3_S_MIX'],
+  },
   { quantization: 'IQ4_XS', bits: 4.25, source: LLAMA_CPP_HELP, aliases: ['IQ4_XS'] },
   { quantization: 'IQ4_NL', bits: 4.5, source: LLAMA_CPP_HELP, aliases: ['IQ4_NL'] },
   // --- Unquantized.
@@ -145,8 +165,21 @@ const BITS_TABLE: readonly BitsRow[] = [
     bits: 8,
     source: 'INT8 weights; per-channel scales add < 0.01 bit (group-128 GPTQ-Int8 would be 8.125)',
     aliases: [
-      'INT8', 'W8A8', 'W8A16', 'W8A8_INT8', 'INT8_W8A8', '8BIT', 'Q8', 'GPTQ_INT8', 'GPTQ_8BIT', 'INT8_GPTQ',
-      'AWQ_INT8', 'BNB_8BIT', 'BNB_INT8', 'BITSANDBYTES_8BIT', 'LLM_INT8',
+      'INT8',
+      'W8A8',
+      'W8A16',
+      'W8A8_INT8',
+      'INT8_W8A8',
+      '8BIT',
+      'Q8',
+      'GPTQ_INT8',
+      'GPTQ_8BIT',
+      'INT8_GPTQ',
+      'AWQ_INT8',
+      'BNB_8BIT',
+      'BNB_INT8',
+      'BITSANDBYTES_8BIT',
+      'LLM_INT8',
     ],
   },
   // --- Microscaling FP4: 4-bit elements plus one 8-bit scale per block.
@@ -176,8 +209,25 @@ const BITS_TABLE: readonly BitsRow[] = [
     bits: 4.125,
     source: 'AWQ/GPTQ group-size-128 layout: fp16 scale per 128 weights (4 + 16/128)',
     aliases: [
-      'AWQ', 'GPTQ', 'INT4', 'W4A16', 'W4A8', '4BIT', 'Q4', 'AWQ_INT4', 'AWQ_4BIT', 'INT4_AWQ', 'GPTQ_INT4',
-      'GPTQ_4BIT', 'INT4_GPTQ', 'W4A16_AWQ', 'W4A16_GPTQ', 'AWQ_W4A16', 'GPTQ_W4A16', 'W4A16_G128', 'INT4_G128',
+      'AWQ',
+      'GPTQ',
+      'INT4',
+      'W4A16',
+      'W4A8',
+      '4BIT',
+      'Q4',
+      'AWQ_INT4',
+      'AWQ_4BIT',
+      'INT4_AWQ',
+      'GPTQ_INT4',
+      'GPTQ_4BIT',
+      'INT4_GPTQ',
+      'W4A16_AWQ',
+      'W4A16_GPTQ',
+      'AWQ_W4A16',
+      'GPTQ_W4A16',
+      'W4A16_G128',
+      'INT4_G128',
     ],
   },
   // --- bitsandbytes 4-bit: blocks of 64 with a double-quantized absmax, 8/64 + 32/(64 x 256)
@@ -190,22 +240,37 @@ const BITS_TABLE: readonly BitsRow[] = [
   },
   // --- Other bit widths without a format: the same fp16-scale-per-128 overhead.
   { quantization: '2bit', bits: 2.125, source: 'group-128 layout: fp16 scale per 128 weights', aliases: ['2BIT', 'INT2'] },
-  { quantization: '3bit', bits: 3.125, source: 'group-128 layout: fp16 scale per 128 weights', aliases: ['3BIT', 'INT3', 'GPTQ_3BIT', 'GPTQ_INT3'] },
+  {
+    quantization: '3bit',
+    bits: 3.125,
+    source: 'group-128 layout: fp16 scale per 128 weights',
+    aliases: ['3BIT', 'INT3', 'GPTQ_3BIT', 'GPTQ_INT3'],
+  },
   { quantization: '5bit', bits: 5.125, source: 'group-128 layout: fp16 scale per 128 weights', aliases: ['5BIT'] },
   { quantization: '6bit', bits: 6.125, source: 'group-128 layout: fp16 scale per 128 weights', aliases: ['6BIT'] },
   // --- MLX affine quantization, default group size 64: an fp16 scale and bias per 64
   // weights (N + 32/64). mlx-lm reports e.g. "4.501 bits per weight". DWQ (distilled weight
   // quantization, mlx-lm's `mlx_lm.dwq`) keeps the same layout. Mixed recipes ("mixed_3_6",
   // "3bit-mixed") are read by their lowest width (see `mixedBits`).
-  ...[2, 3, 4, 5, 6, 8].map((n): BitsRow => ({
-    quantization: `MLX ${n}bit (group 64)`,
-    bits: n + 0.5,
-    source: 'MLX affine quantization, group size 64: fp16 scale + bias per group (N + 32/64); DWQ the same',
-    aliases: [
-      `MLX_${n}BIT`, `${n}BIT_MLX`, `MLX_Q${n}`, `Q${n}_MLX`, `MLX_INT${n}`,
-      `${n}BIT_DWQ`, `DWQ_${n}BIT`, `MLX_${n}BIT_DWQ`, `MLX_DWQ_${n}BIT`, `${n}BIT_DWQ_MLX`,
-    ],
-  })),
+  ...[2, 3, 4, 5, 6, 8].map(
+    (n): BitsRow => ({
+      quantization: `MLX ${n}bit (group 64)`,
+      bits: n + 0.5,
+      source: 'MLX affine quantization, group size 64: fp16 scale + bias per group (N + 32/64); DWQ the same',
+      aliases: [
+        `MLX_${n}BIT`,
+        `${n}BIT_MLX`,
+        `MLX_Q${n}`,
+        `Q${n}_MLX`,
+        `MLX_INT${n}`,
+        `${n}BIT_DWQ`,
+        `DWQ_${n}BIT`,
+        `MLX_${n}BIT_DWQ`,
+        `MLX_DWQ_${n}BIT`,
+        `${n}BIT_DWQ_MLX`,
+      ],
+    }),
+  ),
   {
     quantization: 'MLX DWQ (bits not stated)',
     bits: 3.5,
@@ -216,7 +281,12 @@ const BITS_TABLE: readonly BitsRow[] = [
   { quantization: 'q3f16_1', bits: 3.4, source: `${MLC_QUANT}: 3 + 16/40`, aliases: ['Q3F16_0', 'Q3F16_1'] },
   { quantization: 'q4f16_1', bits: 4.5, source: `${MLC_QUANT}: 4 + 16/32`, aliases: ['Q4F16_0', 'Q4F16_1'] },
   { quantization: 'q4f32_1', bits: 5, source: `${MLC_QUANT}: 4 + 32/32`, aliases: ['Q4F32_0', 'Q4F32_1'] },
-  { quantization: 'q4f16_ft', bits: 4, source: 'MLC LLM q4f16_ft: FasterTransformer per-channel int4 (scales under 0.01 bit)', aliases: ['Q4F16_FT'] },
+  {
+    quantization: 'q4f16_ft',
+    bits: 4,
+    source: 'MLC LLM q4f16_ft: FasterTransformer per-channel int4 (scales under 0.01 bit)',
+    aliases: ['Q4F16_FT'],
+  },
   { quantization: 'q4f16_awq', bits: 4.125, source: 'MLC LLM q4f16_awq: AWQ, group 128 (4 + 16/128)', aliases: ['Q4F16_AWQ'] },
 ];
 
@@ -262,7 +332,12 @@ function mixedBits(key: string): number | null {
   for (const pattern of MIXED) {
     const match = pattern.exec(key);
     if (!match) continue;
-    const lowest = Math.min(...match.slice(1).filter((g): g is string => g !== undefined).map(Number));
+    const lowest = Math.min(
+      ...match
+        .slice(1)
+        .filter((g): g is string => g !== undefined)
+        .map(Number),
+    );
     return BY_ALIAS.get(`MLX_${lowest}BIT`)?.bits ?? null;
   }
   return null;
@@ -445,16 +520,16 @@ export const methodology: {
     `a run is suspect when its output tok/s is above its hardware class's factor × this bound (discrete GPU ${SUSPECT_FACTORS.DISCRETE_GPU}, unified memory ${SUSPECT_FACTORS.UNIFIED}, CPU only ${SUSPECT_FACTORS.CPU_ONLY}), ` +
     'and N sequences decoding together (batch × requests in flight) are held to N × the bound',
   assumptions: [
-    'One sequence decoding (batch 1, one request in flight): every generated token reads every active weight from memory once. With N sequences decoding together (batch size × concurrency) each pass over the weights serves all N, so the aggregate tok/s such a run reports is held to N × the bound; it can legitimately exceed one stream\'s bound, never N streams\'.',
-    'Speculative decoding and multi-token prediction (MTP) can accept several tokens per pass over the target\'s weights (a draft proposes, one pass verifies them all), so such runs are not judged: their reason says so.',
+    "One sequence decoding (batch 1, one request in flight): every generated token reads every active weight from memory once. With N sequences decoding together (batch size × concurrency) each pass over the weights serves all N, so the aggregate tok/s such a run reports is held to N × the bound; it can legitimately exceed one stream's bound, never N streams'.",
+    "Speculative decoding and multi-token prediction (MTP) can accept several tokens per pass over the target's weights (a draft proposes, one pass verifies them all), so such runs are not judged: their reason says so.",
     'Only weight reads are counted. KV-cache and activation reads and compute time are ignored: they can only make the real ceiling lower, so the bound stays an upper limit.',
     'Bits per weight include quantization scale overhead and, where unsure, take the lowest published figure (fewer bits give a higher bound). GGUF k-quants use the lowest whole-file figure across the llama.cpp README tables (Llama 2 7B/13B/70B, Llama 3.1 8B); i-quants use the nominal bpw printed by llama-quantize; AWQ/GPTQ count one fp16 scale per 128 weights and leave out zero points and the fp16 embeddings / lm_head those checkpoints keep.',
     'EXL2 / EXL3 labels of the form "<n>bpw" use n as the bits per weight.',
     'Parameter counts include the input embedding table, of which only one row is read per token (tied embeddings are read in full as the output head). For untied models this over-counts bytes per token, typically by under 10% of the parameters, making the bound slightly too low; the per-class factors leave room for this.',
     'MoE models use the parameters a token reads. From the hub\'s config.json: attention (standard or multi-head latent), the routed experts a token is sent to (3 × hidden × expert size each: gate, up, down), shared experts, dense layers, the router and the output head; the input embedding, of which one row is read, is left out. For repos without a usable config.json (GGUF-only, gated) the published figures of the table below are used, and "A3B"-style names count too; when several are known the smallest is used. An MoE without a known active count is not judged: its total count would give a bound far too low.',
-    'A model\'s native format caps the label: the weights cannot be read at more bits than they are stored in. gpt-oss experts stay MXFP4 (4.25 bits) in GGUF files labelled F16, BF16 or Q8_0, and FP8 releases (DeepSeek V3/R1, Kimi K2, MiniMax-M2) are read at 8 bits at most. The native bits come from config.json (quantization_config, MLX quantization) or the table below; a quantization inherits its base\'s.',
+    "A model's native format caps the label: the weights cannot be read at more bits than they are stored in. gpt-oss experts stay MXFP4 (4.25 bits) in GGUF files labelled F16, BF16 or Q8_0, and FP8 releases (DeepSeek V3/R1, Kimi K2, MiniMax-M2) are read at 8 bits at most. The native bits come from config.json (quantization_config, MLX quantization) or the table below; a quantization inherits its base's.",
     'Packed quantized repos (AWQ, GPTQ, MLX, bitsandbytes, compressed-tensors) report the count of int32/uint32 elements to the hub, 4-8× below their real weight count: they are sized by their base model, else the table below, else the size in their name (marked approximate).',
-    'Memory bandwidth is the theoretical peak of the memory holding the weights. Over several cards it is summed only over the cards that stream at once: every card of a tensor split (tensor parallel > 1, llama.cpp -sm row or tensor), the fastest single card of a layer split or pipeline parallelism (llama.cpp -sm layer, its default since build 2000 of January 2024 (PR #4606); Ollama and LM Studio). A split the run does not state counts every card: vLLM, SGLang and TGI shard by tensors, and older llama.cpp builds split by rows (published 4- and 6-card runs of them reach 1.4-1.7x one card\'s bound). Real kernels reach roughly 60-90% of peak, which the bound does not credit; partial CPU offload only lowers the real ceiling.',
+    "Memory bandwidth is the theoretical peak of the memory holding the weights. Over several cards it is summed only over the cards that stream at once: every card of a tensor split (tensor parallel > 1, llama.cpp -sm row or tensor), the fastest single card of a layer split or pipeline parallelism (llama.cpp -sm layer, its default since build 2000 of January 2024 (PR #4606); Ollama and LM Studio). A split the run does not state counts every card: vLLM, SGLang and TGI shard by tensors, and older llama.cpp builds split by rows (published 4- and 6-card runs of them reach 1.4-1.7x one card's bound). Real kernels reach roughly 60-90% of peak, which the bound does not credit; partial CPU offload only lowers the real ceiling.",
     `Models whose weights total under ${MIN_CACHE_SAFE_WEIGHT_GB} GB are not judged: on-chip caches (up to 256 MB on GPUs, ~1.1 GB of L3 on some server CPUs) can serve them without touching main memory.`,
     'Any unknown input (quantization, parameters, bandwidth, output tok/s) gives "unknown", never "suspect".',
   ],
@@ -465,7 +540,13 @@ export const methodology: {
     basis: SUSPECT_FACTOR_BASIS[hwClass],
   })),
   factorSource:
-    'Measured on a set of 200+ published runs kept with the code (test/fixtures/real-runs): llama.cpp\'s own benches and scoreboards, llama-bench tables in llama.cpp pull requests and issues, Jeff Geerling\'s ai-benchmarks, XiongjieDai\'s GPU-Benchmarks-on-LLM-Inference, Strix Halo test repositories and community llama-bench submissions, each row with its source. For every run the bound is computed as above and the run\'s tok/s divided by it; each factor leaves headroom over the highest such ratio in its class.',
+    "Measured on a set of 200+ published runs kept with the code (test/fixtures/real-runs): llama.cpp's own benches and scoreboards, llama-bench tables in llama.cpp pull requests and issues, Jeff Geerling's ai-benchmarks, XiongjieDai's GPU-Benchmarks-on-LLM-Inference, Strix Halo test repositories and community llama-bench submissions, each row with its source. For every run the bound is computed as above and the run's tok/s divided by it; each factor leaves headroom over the highest such ratio in its class.",
   bitsPerWeightTable: BITS_TABLE.map(({ quantization, bits, source }) => ({ quantization, bits, source })),
-  moeModelTable: CURATED_MODELS.map(({ name, totalB, activeB, nativeBitsPerWeight, source }) => ({ name, totalB, activeB, nativeBitsPerWeight, source })),
+  moeModelTable: CURATED_MODELS.map(({ name, totalB, activeB, nativeBitsPerWeight, source }) => ({
+    name,
+    totalB,
+    activeB,
+    nativeBitsPerWeight,
+    source,
+  })),
 };

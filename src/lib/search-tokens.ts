@@ -45,7 +45,11 @@ export const containsToken = (token: string): string => `%${escapeLike(token)}%`
  * A SQL condition that every word of `text` occurs in the lower-case `expression`, with
  * separators ignored when `squashed`; a word that is only separators is matched as typed.
  */
-export function everyTokenSql(expression: string, tokens: readonly string[], { squashed = false } = {}): { sql: string; bindings: string[] } {
+export function everyTokenSql(
+  expression: string,
+  tokens: readonly string[],
+  { squashed = false } = {},
+): { sql: string; bindings: string[] } {
   const conditions: string[] = [];
   const bindings: string[] = [];
   for (const token of tokens) {

@@ -53,7 +53,13 @@ const rangeName = (range: string) => RANGE_NAMES[range] ?? `a non-public address
 export function parseAllowHosts(raw: string | undefined): string[] {
   return (raw ?? '')
     .split(',')
-    .map((entry) => entry.trim().toLowerCase().replace(/\.$/, '').replace(/\.(:\d+)$/, '$1'))
+    .map((entry) =>
+      entry
+        .trim()
+        .toLowerCase()
+        .replace(/\.$/, '')
+        .replace(/\.(:\d+)$/, '$1'),
+    )
     .filter(Boolean);
 }
 
@@ -102,18 +108,28 @@ export function checkTargetUrl(raw: string, allowHosts: readonly string[]): Chec
   } catch {
     return { rule: 'url', message: 'Must be an absolute http(s) URL, e.g. https://my-server.example.net' };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { rule: 'scheme', message: `Only http and https are allowed, not ${url.protocol.slice(0, -1)}` };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { rule: 'scheme', message: `Only http and https are allowed, not ${url.protocol.slice(0, -1)}` };
   if (url.username || url.password) return { rule: 'userinfo', message: 'Must not contain a user name or password: send a key as apiKey' };
   const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
-  const hostname = url.hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+  const hostname = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/\.$/, '');
   if (!hostname) return { rule: 'url', message: 'Must name a host' };
   const allowListed = isAllowListed(hostname, port, allowHosts);
   const exemptPort = allowListed && allowHosts.some((entry) => entry.endsWith(`:${port}`));
-  if (!(port === 80 || port === 443 || port >= 1024) && !exemptPort) return { rule: 'port', message: `Port ${port} is not allowed: use 80, 443 or 1024-65535` };
-  const literal = ipaddr.isValid(hostname) && (hostname.includes(':') || ipaddr.IPv4.isValidFourPartDecimal(hostname)) ? ipaddr.parse(hostname).toString() : null;
+  if (!(port === 80 || port === 443 || port >= 1024) && !exemptPort)
+    return { rule: 'port', message: `Port ${port} is not allowed: use 80, 443 or 1024-65535` };
+  const literal =
+    ipaddr.isValid(hostname) && (hostname.includes(':') || ipaddr.IPv4.isValidFourPartDecimal(hostname))
+      ? ipaddr.parse(hostname).toString()
+      : null;
   if (!allowListed) {
-    if (literal && !isPublicAddress(literal)) return { rule: 'address', message: `${url.hostname} is ${rangeName(addressRange(literal))}; only public addresses can be reached` };
-    if (!literal && internalName(hostname)) return { rule: 'address', message: `${hostname} is a local or intranet name; only public addresses can be reached` };
+    if (literal && !isPublicAddress(literal))
+      return { rule: 'address', message: `${url.hostname} is ${rangeName(addressRange(literal))}; only public addresses can be reached` };
+    if (!literal && internalName(hostname))
+      return { rule: 'address', message: `${hostname} is a local or intranet name; only public addresses can be reached` };
   }
   return { url, hostname, port, literal, allowListed };
 }

@@ -43,7 +43,8 @@ function flushStreamedWrites(res: Response & { flush?: () => void }): void {
  */
 export function compress(): RequestHandler {
   // The type list `compression` consults does not name JSON Lines; it is text like the rest.
-  const compressible: compression.CompressionFilter = (req, res) => STREAMED_TYPES.test(String(res.getHeader('Content-Type') ?? '')) || compression.filter(req, res);
+  const compressible: compression.CompressionFilter = (req, res) =>
+    STREAMED_TYPES.test(String(res.getHeader('Content-Type') ?? '')) || compression.filter(req, res);
   const middleware = compression({ threshold: COMPRESSION_THRESHOLD_BYTES, filter: compressible });
   return (req, res, next) => {
     middleware(req, res, (error?: unknown) => {

@@ -24,7 +24,9 @@ function toHttpError(error: unknown): HttpError | undefined {
       return new HttpError(400, messages.malformedJson);
     case 'entity.too.large':
       // The quality writes take larger bodies than the rest: say which limit was passed.
-      return typeof parserError.limit === 'number' ? new PayloadTooLarge(messages.payloadTooLargeOf(`${Math.round(parserError.limit / 1024 / 1024)} MB`)) : new PayloadTooLarge();
+      return typeof parserError.limit === 'number'
+        ? new PayloadTooLarge(messages.payloadTooLargeOf(`${Math.round(parserError.limit / 1024 / 1024)} MB`))
+        : new PayloadTooLarge();
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new HttpError(415, messages.unsupportedEncoding);

@@ -25,7 +25,10 @@ export function isExportRequest(req: Request): boolean {
   return isRead(req) && (format === 'csv' || format === 'jsonl');
 }
 
-function limiter(logger: Logger, options: { name: string; limit: number; windowMs: number; applies: (req: Request) => boolean; message: (retryAfterMs: number) => string }): RequestHandler {
+function limiter(
+  logger: Logger,
+  options: { name: string; limit: number; windowMs: number; applies: (req: Request) => boolean; message: (retryAfterMs: number) => string },
+): RequestHandler {
   const settings: Partial<Options> = {
     limit: options.limit,
     windowMs: options.windowMs,
@@ -49,10 +52,26 @@ export function readLimits(config: Pick<Config, 'readLimits'>, logger: Logger): 
   const { perMinute, exportsPerHour } = config.readLimits;
   return [
     ...(perMinute > 0
-      ? [limiter(logger, { name: 'reads', limit: perMinute, windowMs: MINUTE_MS, applies: isRead, message: (ms) => messages.tooManyReads(Math.ceil(ms / 1000)) })]
+      ? [
+          limiter(logger, {
+            name: 'reads',
+            limit: perMinute,
+            windowMs: MINUTE_MS,
+            applies: isRead,
+            message: (ms) => messages.tooManyReads(Math.ceil(ms / 1000)),
+          }),
+        ]
       : []),
     ...(exportsPerHour > 0
-      ? [limiter(logger, { name: 'exports', limit: exportsPerHour, windowMs: HOUR_MS, applies: isExportRequest, message: (ms) => messages.tooManyExports(Math.ceil(ms / MINUTE_MS)) })]
+      ? [
+          limiter(logger, {
+            name: 'exports',
+            limit: exportsPerHour,
+            windowMs: HOUR_MS,
+            applies: isExportRequest,
+            message: (ms) => messages.tooManyExports(Math.ceil(ms / MINUTE_MS)),
+          }),
+        ]
       : []),
   ];
 }

@@ -19,7 +19,12 @@ export interface Sessions {
  * A failure to load the session goes to the error handler like any other (a 503 page during
  * an outage); the store's other complaints go to the log, an outage's to the database health.
  */
-export function sessions({ config, databaseUrl, databaseHealth, logger }: Pick<AppContext, 'config' | 'databaseUrl' | 'databaseHealth' | 'logger'>): Sessions {
+export function sessions({
+  config,
+  databaseUrl,
+  databaseHealth,
+  logger,
+}: Pick<AppContext, 'config' | 'databaseUrl' | 'databaseHealth' | 'logger'>): Sessions {
   const PgSessionStore = connectPgSimple(session);
   const store = new PgSessionStore({
     // Bounded like the app's pool, so a session lookup cannot hang on an unreachable database.

@@ -1,7 +1,15 @@
 import type { RequestHandler, Response } from 'express';
 import type { z } from 'zod';
 import { NotFound, ValidationFailed } from '../lib/errors.ts';
-import { findInputProblem, jsonNestsDeeperThan, MAX_INPUT_DEPTH, parseOrThrow, textProblem, type InputProblem, type TextProblem } from '../lib/validation.ts';
+import {
+  findInputProblem,
+  jsonNestsDeeperThan,
+  MAX_INPUT_DEPTH,
+  parseOrThrow,
+  textProblem,
+  type InputProblem,
+  type TextProblem,
+} from '../lib/validation.ts';
 import { messages } from '../messages.ts';
 
 export interface RequestSchemas {
@@ -60,7 +68,8 @@ const textProblemMessages: Record<TextProblem, string> = {
 function inputProblemError(where: string, problem: InputProblem): ValidationFailed {
   const message = problem.kind === 'tooDeep' ? messages.nestedTooDeep(problem.maxDepth) : textProblemMessages[problem.kind];
   // A problem with a field is that field's error; one with the whole part is a form error.
-  if (problem.kind !== 'tooDeep' && problem.path) return new ValidationFailed({ fieldErrors: { [problem.path]: [message] }, formErrors: [] });
+  if (problem.kind !== 'tooDeep' && problem.path)
+    return new ValidationFailed({ fieldErrors: { [problem.path]: [message] }, formErrors: [] });
   return new ValidationFailed({ fieldErrors: {}, formErrors: [`${where}: ${message}`] });
 }
 
@@ -70,7 +79,8 @@ function inputProblemError(where: string, problem: InputProblem): ValidationFail
  * left to that check).
  */
 export function refuseDeepJson(_req: unknown, _res: unknown, body: Buffer, encoding: string): void {
-  if (/^utf-?8$/i.test(encoding) && jsonNestsDeeperThan(body)) throw inputProblemError('body', { kind: 'tooDeep', maxDepth: MAX_INPUT_DEPTH });
+  if (/^utf-?8$/i.test(encoding) && jsonNestsDeeperThan(body))
+    throw inputProblemError('body', { kind: 'tooDeep', maxDepth: MAX_INPUT_DEPTH });
 }
 
 /**
@@ -85,7 +95,10 @@ export const rejectUnstorableInput: RequestHandler = (req, _res, next) => {
   // (a URIError) on every path, routed or not.
   const pathProblem = textProblem(decodeURIComponent(req.path));
   if (pathProblem) throw inputProblemError('path', { kind: pathProblem, path: '' });
-  for (const [where, value] of [['body', req.body], ['query', req.query]] as const) {
+  for (const [where, value] of [
+    ['body', req.body],
+    ['query', req.query],
+  ] as const) {
     const problem = findInputProblem(value);
     if (problem) throw inputProblemError(where, problem);
   }

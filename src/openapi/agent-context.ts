@@ -15,7 +15,7 @@ import { compareHardwareNames, hardwareNames } from '../lib/hardware-lookup.ts';
 import { DEFAULT_SUSPECT_FACTOR, SUSPECT_FACTORS, methodology } from '../lib/roofline.ts';
 import { MAX_INPUT_DEPTH } from '../lib/validation.ts';
 import { API_KEYS_PER_ACCOUNT, buckets, hardwareCostRules, hwClasses, reactionEmojis, RUN_CORRECTION_WINDOW_HOURS } from '../constants.ts';
-import { type MetricRule, type RateLimitRule, type RevisionProfile } from '../revisions.ts';
+import type { MetricRule, RateLimitRule, RevisionProfile } from '../revisions.ts';
 import { speedTestStatuses } from '../schemas/admin.schema.ts';
 import { API_KEY_PATTERN } from '../schemas/api-key.schema.ts';
 import { jsonSchemaOf } from '../schemas/json-schema.ts';
@@ -90,7 +90,10 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
   const submit = endpoint('submitSpeedTest')!;
   const dryRun = endpoint('dryRunSpeedTest');
   const byName = <T extends { name: string }>(items: readonly T[]) => [...items].sort((a, b) => compareHardwareNames(a.name, b.name));
-  const callsOf = (operationId: string) => operations.filter((op) => (op.aliasOf ?? op.operationId) === operationId).map((op) => `${op.method.toUpperCase()} ${url(openApiPath(op.path))}`);
+  const callsOf = (operationId: string) =>
+    operations
+      .filter((op) => (op.aliasOf ?? op.operationId) === operationId)
+      .map((op) => `${op.method.toUpperCase()} ${url(openApiPath(op.path))}`);
   const quality = qualityGuide(profile, origin);
 
   const requestBodies = Object.fromEntries(
@@ -117,17 +120,29 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       `Create an API key at ${url('/settings/keys')} (signed in) and send it as "Authorization: Bearer bhk_...".`,
       `Check it: GET ${url('/api/me')} answers who you are.`,
       'Build the body from examples.minimal (or examples.full) and schemas.requestBodies.SpeedTestSubmission; use enums, commonValues and hardwareOptions for exact spellings.',
-      dryRun ? `POST it to ${dryRun.url} first: 200 { valid: true, parsed } shows how it will be stored; 400 lists every field error.` : 'This revision has no dry-run: validate against the schema before submitting.',
+      dryRun
+        ? `POST it to ${dryRun.url} first: 200 { valid: true, parsed } shows how it will be stored; 400 lists every field error.`
+        : 'This revision has no dry-run: validate against the schema before submitting.',
       `POST it to ${submit.url} with an Idempotency-Key header; retry with the same key and body after a network error.`,
       `One submission per ${seconds(limit.windowMs)} s per account: on 429 wait Retry-After seconds.`,
       `A mistake in a stored run? Within ${RUN_CORRECTION_WINDOW_HOURS} hours of submitting, PATCH ${url(`${profile.speedTests.resultsPath}/{id}`)} with the fields to change (the same validation as a submission; no rate-limit use); ` +
         `DELETE it to withdraw it at any time; GET ${url(`${profile.speedTests.resultsPath}/mine`)} lists your runs in every status, with the admin's reason for a rejected one.`,
-      ...(quality ? ['Quality evaluations (suites, runs with per-task scores): see quality, whose quickStart has the steps for running and for authoring a suite.'] : []),
+      ...(quality
+        ? [
+            'Quality evaluations (suites, runs with per-task scores): see quality, whose quickStart has the steps for running and for authoring a suite.',
+          ]
+        : []),
     ],
     endpoints: Object.fromEntries(
       operations.map((op) => [
         op.operationId,
-        { method: op.method.toUpperCase(), url: url(openApiPath(op.path)), auth: op.auth, summary: op.summary, ...(op.aliasOf ? { deprecated: true } : {}) },
+        {
+          method: op.method.toUpperCase(),
+          url: url(openApiPath(op.path)),
+          auth: op.auth,
+          summary: op.summary,
+          ...(op.aliasOf ? { deprecated: true } : {}),
+        },
       ]),
     ),
     authentication: {
@@ -153,7 +168,9 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       runStatus: [...speedTestStatuses],
       plausibility: ['plausible', 'suspect', 'unknown'],
       mirostat: [...profile.speedTests.bounds.mirostatValues],
-      ...(accepts('hardwareCost') ? { hardwareCostCondition: [...hardwareCostRules.conditions], currency: [...hardwareCostRules.currencies] } : {}),
+      ...(accepts('hardwareCost')
+        ? { hardwareCostCondition: [...hardwareCostRules.conditions], currency: [...hardwareCostRules.currencies] }
+        : {}),
     },
     commonValues: {
       quantization: [...commonValues.quantization],
@@ -166,7 +183,13 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
     hardwareOptions: {
       note: 'Canonical names from the hardware catalogue. Names are stored as given; a catalogue name lets the plausibility roofline find the memory bandwidth. UNIFIED chips are sent as chipVendor + chipFamily + chipVariant.',
       gpus: byName(gpus).map(({ name, vendor, vramGb }) => ({ name, vendor, vramGb: [...vramGb] })),
-      unifiedChips: byName(unifiedChips).map(({ name, vendor, family, variant, memoryGb }) => ({ name, chipVendor: vendor, chipFamily: family, chipVariant: variant, memoryGb: [...memoryGb] })),
+      unifiedChips: byName(unifiedChips).map(({ name, vendor, family, variant, memoryGb }) => ({
+        name,
+        chipVendor: vendor,
+        chipFamily: family,
+        chipVariant: variant,
+        memoryGb: [...memoryGb],
+      })),
       cpus: byName(cpus).map(({ name, vendor, memoryType }) => ({ name, vendor, memoryType })),
       ...(accepts('hardwareCost') ? { hardwareCostComponentNames: [...names.gpus, ...names.unifiedChips, ...names.cpus] } : {}),
     },
@@ -177,10 +200,9 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       full: examples.full,
       throughput: {
         body: examples.throughput,
-        note:
-          profile.speedTests.batchSizeTimesConcurrency
-            ? 'A throughput run: 8 requests in flight (engineFlags.concurrency), tokSOut their aggregate output. It ranks among runs of 8+ streams (batchSize=8: aggregate active sequences = batchSize x concurrency), never among single-stream runs, is marked "x8 streams" on the pages, and is held to 8 x the single-stream roofline (8 sequences share each pass over the weights).'
-            : 'A throughput run: 8 requests in flight (engineFlags.concurrency), tokSOut their aggregate output. Pages mark it, and it is held to 8 x the single-stream roofline; in this revision the batchSize filter buckets on batchSize alone.',
+        note: profile.speedTests.batchSizeTimesConcurrency
+          ? 'A throughput run: 8 requests in flight (engineFlags.concurrency), tokSOut their aggregate output. It ranks among runs of 8+ streams (batchSize=8: aggregate active sequences = batchSize x concurrency), never among single-stream runs, is marked "x8 streams" on the pages, and is held to 8 x the single-stream roofline (8 sequences share each pass over the weights).'
+          : 'A throughput run: 8 requests in flight (engineFlags.concurrency), tokSOut their aggregate output. Pages mark it, and it is held to 8 x the single-stream roofline; in this revision the batchSize filter buckets on batchSize alone.',
       },
       ...(dryRun ? { dryRunCurl: curlExample('POST', dryRun.url, examples.minimal.DISCRETE_GPU) } : {}),
       submitCurl: curlExample('POST', submit.url, examples.minimal.DISCRETE_GPU, { 'Idempotency-Key': 'run-2026-01-31-qwen3-8b-4090-1' }),
@@ -198,8 +220,16 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
     },
     rateLimits: {
       speedTestSubmission: submissionLimitInfo(limit, callsOf('submitSpeedTest')),
-      ...(profile.quality ? { qualityRunSubmission: { ...submissionLimitInfo(profile.quality.submissionLimit, callsOf('submitQualityRun')), separateFrom: 'speed-test submissions: each has its own window' } } : {}),
-      reads: 'Every GET counts against a generous per-address limit, and CSV / JSON Lines exports against a tighter one; the RateLimit and RateLimit-Policy headers of each answer say what is left. Over it: 429 with Retry-After (seconds) and { error, retryAfterMs }. Cache this document and /api/openapi.json with If-None-Match.',
+      ...(profile.quality
+        ? {
+            qualityRunSubmission: {
+              ...submissionLimitInfo(profile.quality.submissionLimit, callsOf('submitQualityRun')),
+              separateFrom: 'speed-test submissions: each has its own window',
+            },
+          }
+        : {}),
+      reads:
+        'Every GET counts against a generous per-address limit, and CSV / JSON Lines exports against a tighter one; the RateLimit and RateLimit-Policy headers of each answer say what is left. Over it: 429 with Retry-After (seconds) and { error, retryAfterMs }. Cache this document and /api/openapi.json with If-None-Match.',
     },
     idempotency: {
       header: 'Idempotency-Key',
@@ -228,17 +258,51 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       {
         status: 400,
         when: 'The body, query or path fails validation (dry-runs too). Unknown fields are errors.',
-        body: { error: 'Validation failed', details: { fieldErrors: { 'hardware.vramGb': ['Required unless gpus is given'] }, formErrors: [] } },
+        body: {
+          error: 'Validation failed',
+          details: { fieldErrors: { 'hardware.vramGb': ['Required unless gpus is given'] }, formErrors: [] },
+        },
       },
       { status: 400, when: 'The body is not JSON.', body: { error: messages.malformedJson } },
-      { status: 400, when: `Any body nested deeper than ${MAX_INPUT_DEPTH} levels, or text (body, query or path) with NUL characters or lone surrogates; checked before authentication.`, body: { error: 'Validation failed', details: { fieldErrors: {}, formErrors: [`body: ${messages.nestedTooDeep(MAX_INPUT_DEPTH)}`] } } },
+      {
+        status: 400,
+        when: `Any body nested deeper than ${MAX_INPUT_DEPTH} levels, or text (body, query or path) with NUL characters or lone surrogates; checked before authentication.`,
+        body: {
+          error: 'Validation failed',
+          details: { fieldErrors: {}, formErrors: [`body: ${messages.nestedTooDeep(MAX_INPUT_DEPTH)}`] },
+        },
+      },
       { status: 401, when: 'Credentials missing, expired, revoked or invalid.', body: { error: messages.authenticationRequired } },
-      { status: 403, when: 'A session request without the CSRF token, or a Bearer key on a session-only endpoint (API keys, saved setups).', body: { error: messages.invalidCsrf } },
-      { status: 404, when: 'hfId does not exist on the model hub.', body: { error: messages.hubNotFound('someorg/No-Such-Model', 'https://huggingface.co') } },
+      {
+        status: 403,
+        when: 'A session request without the CSRF token, or a Bearer key on a session-only endpoint (API keys, saved setups).',
+        body: { error: messages.invalidCsrf },
+      },
+      {
+        status: 404,
+        when: 'hfId does not exist on the model hub.',
+        body: { error: messages.hubNotFound('someorg/No-Such-Model', 'https://huggingface.co') },
+      },
       { status: 404, when: 'An unknown id or path.', body: { error: messages.notFound } },
-      { status: 409, when: 'A name or limit conflict (setup name taken, key or setup limit), or the same Idempotency-Key still in flight.', body: { error: messages.apiKeyLimit(API_KEYS_PER_ACCOUNT) } },
-      { status: 409, when: `A correction (PATCH) of a run older than ${RUN_CORRECTION_WINDOW_HOURS} hours, rejected or withdrawn.`, body: { error: messages.correctionWindowClosed(RUN_CORRECTION_WINDOW_HOURS) } },
-      ...('status' in profile.speedTests.metricRule ? [{ status: profile.speedTests.metricRule.status, when: 'The metric rule is not met.', body: { error: profile.speedTests.metricRule.message } }] : []),
+      {
+        status: 409,
+        when: 'A name or limit conflict (setup name taken, key or setup limit), or the same Idempotency-Key still in flight.',
+        body: { error: messages.apiKeyLimit(API_KEYS_PER_ACCOUNT) },
+      },
+      {
+        status: 409,
+        when: `A correction (PATCH) of a run older than ${RUN_CORRECTION_WINDOW_HOURS} hours, rejected or withdrawn.`,
+        body: { error: messages.correctionWindowClosed(RUN_CORRECTION_WINDOW_HOURS) },
+      },
+      ...('status' in profile.speedTests.metricRule
+        ? [
+            {
+              status: profile.speedTests.metricRule.status,
+              when: 'The metric rule is not met.',
+              body: { error: profile.speedTests.metricRule.message },
+            },
+          ]
+        : []),
       { status: 422, when: 'Idempotency-Key reused with a different body.', body: { error: messages.idempotencyOtherBody } },
       {
         status: 429,
@@ -250,8 +314,16 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
         when: 'Too many reads from your address (every GET; CSV / JSON Lines exports have a tighter budget); also sends Retry-After (seconds).',
         body: { error: messages.tooManyReads(42), retryAfterMs: 41_250 },
       },
-      { status: 503, when: 'The model hub could not answer; nothing was written. Also sends Retry-After.', body: { error: messages.hubUnavailable } },
-      { status: 503, when: 'The database is briefly unreachable; nothing was written. Retry after Retry-After (seconds).', body: { error: messages.databaseUnavailable } },
+      {
+        status: 503,
+        when: 'The model hub could not answer; nothing was written. Also sends Retry-After.',
+        body: { error: messages.hubUnavailable },
+      },
+      {
+        status: 503,
+        when: 'The database is briefly unreachable; nothing was written. Retry after Retry-After (seconds).',
+        body: { error: messages.databaseUnavailable },
+      },
     ],
     ...(quality ? { quality } : {}),
     ...(profile.reports ? { reports: reportFormat(profile.reports) } : {}),
@@ -271,16 +343,22 @@ function marketplaceGuide(url: (path: string) => string) {
     states: [...listingStatuses],
     conditions: [...listingConditions],
     currencies: [...listingCurrencies],
-    limits: { title: LISTING_TITLE_MAX, description: LISTING_DESCRIPTION_MAX, hardwareDetails: LISTING_HARDWARE_DETAILS_MAX, imagesPerListing: LISTING_MAX_IMAGES, proofRuns: LISTING_MAX_PROOF_RUNS },
+    limits: {
+      title: LISTING_TITLE_MAX,
+      description: LISTING_DESCRIPTION_MAX,
+      hardwareDetails: LISTING_HARDWARE_DETAILS_MAX,
+      imagesPerListing: LISTING_MAX_IMAGES,
+      proofRuns: LISTING_MAX_PROOF_RUNS,
+    },
     images: {
       contentTypes: [...imageRules.contentTypes],
       maxBytes: imageRules.maxBytes,
       maxPixels: imageRules.maxPixels,
       thumbnailMaxWidth: imageRules.thumbMaxWidth,
-      processing: 'The type is judged by content; the image is re-encoded with the EXIF rotation applied and all metadata (EXIF, GPS) removed. Over the byte limit: 413; anything else refused: 400 naming the rule.',
+      processing:
+        'The type is judged by content; the image is re-encoded with the EXIF rotation applied and all metadata (EXIF, GPS) removed. Over the byte limit: 413; anything else refused: 400 naming the rule.',
     },
   };
 }
 
 export type AgentContext = ReturnType<typeof buildAgentContext>;
-

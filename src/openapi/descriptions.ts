@@ -30,7 +30,8 @@ export const fieldDescriptions: Record<string, string> = {
   gpuPowerWatts: 'Measured watts per GPU, one entry per card; the server sums them into totalPowerWatts.',
   hardwareCost: 'Self-reported purchase records; `component` must be a canonical name from hardwareCostComponentNames.',
   notes: 'Free text: how it was measured, anything unusual.',
-  engineFlags: 'Engine settings. With engineFlags, commandSnippet is required (revisions 2, 3); the server parses flags from it and explicit fields override parsed ones.',
+  engineFlags:
+    'Engine settings. With engineFlags, commandSnippet is required (revisions 2, 3); the server parses flags from it and explicit fields override parsed ones.',
   // hardwareCost items
   component: 'Canonical hardware name (see hardwareOptions.hardwareCostComponentNames in the agent-context).',
   condition: 'Condition when bought.',
@@ -54,7 +55,8 @@ export const fieldDescriptions: Record<string, string> = {
   unifiedMemoryGb: 'Unified memory, GB.',
   npuTops: 'NPU throughput, TOPS.',
   // Engine flags
-  commandSnippet: 'The full launch or benchmark command; engine flags are parsed from it, and in a submission also the context length and llama-bench sizes (-p, -n, -d) the body leaves out.',
+  commandSnippet:
+    'The full launch or benchmark command; engine flags are parsed from it, and in a submission also the context length and llama-bench sizes (-p, -n, -d) the body leaves out.',
   tensorParallel: 'Tensor-parallel size.',
   pipelineParallel: 'Pipeline-parallel size.',
   gpuLayers: 'Layers offloaded to the GPU (llama.cpp -ngl).',

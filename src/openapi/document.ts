@@ -17,7 +17,9 @@ export const SESSION_COOKIE_NAME = 'bh.sid';
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 // Response schemas share many field names with the submission; `name` means different things there.
-const responseFieldDescriptions = Object.fromEntries(Object.entries(fieldDescriptions).filter(([name]) => !['name', 'description', 'emoji', 'expiresAt'].includes(name)));
+const responseFieldDescriptions = Object.fromEntries(
+  Object.entries(fieldDescriptions).filter(([name]) => !['name', 'description', 'emoji', 'expiresAt'].includes(name)),
+);
 
 function security(auth: AuthMode) {
   if (auth === 'public') return undefined;
@@ -50,7 +52,9 @@ function response(spec: ResponseSpec) {
   }
   return {
     description: spec.description,
-    ...(spec.headers?.length ? { headers: Object.fromEntries(spec.headers.map((name) => [name, { $ref: `#/components/headers/${name}` }])) } : {}),
+    ...(spec.headers?.length
+      ? { headers: Object.fromEntries(spec.headers.map((name) => [name, { $ref: `#/components/headers/${name}` }])) }
+      : {}),
     ...(Object.keys(content).length ? { content } : {}),
   };
 }
@@ -79,7 +83,9 @@ function operation(op: ApiOperation) {
                 schema: {
                   type: 'object',
                   required: [op.upload.field],
-                  properties: { [op.upload.field]: { type: 'string', contentMediaType: 'application/octet-stream', description: op.upload.description } },
+                  properties: {
+                    [op.upload.field]: { type: 'string', contentMediaType: 'application/octet-stream', description: op.upload.description },
+                  },
                 },
               },
             },
@@ -90,7 +96,9 @@ function operation(op: ApiOperation) {
       ? {
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: ref(op.body.component), ...(op.body.examples ? { examples: op.body.examples } : {}) } },
+            content: {
+              'application/json': { schema: ref(op.body.component), ...(op.body.examples ? { examples: op.body.examples } : {}) },
+            },
           },
         }
       : {}),
@@ -130,7 +138,8 @@ export function buildOpenApiDocument(profile: RevisionProfile, origin: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     for (const [status, spec] of Object.entries(op.responses)) {
-      if (spec.body && !(spec.body in responses)) throw new Error(`OpenAPI: ${op.operationId} ${status} names an unknown response component ${spec.body}`);
+      if (spec.body && !(spec.body in responses))
+        throw new Error(`OpenAPI: ${op.operationId} ${status} names an unknown response component ${spec.body}`);
     }
     const path = (paths[openApiPath(op.path)] ??= {});
     if (path[op.method]) throw new Error(`OpenAPI: ${op.method.toUpperCase()} ${op.path} is declared twice`);
@@ -154,7 +163,11 @@ export function buildOpenApiDocument(profile: RevisionProfile, origin: string) {
       headers: Object.fromEntries(
         Object.entries(responseHeaders).map(([name, header]) => [
           name,
-          { description: header.description, required: !('optional' in header && header.optional), schema: jsonSchemaOf(header.schema, 'output') },
+          {
+            description: header.description,
+            required: !('optional' in header && header.optional),
+            schema: jsonSchemaOf(header.schema, 'output'),
+          },
         ]),
       ),
       securitySchemes: {

@@ -3,7 +3,7 @@ import { parseCommandSnippet } from '../lib/command-snippet.ts';
 import { speedTestFacets } from '../runs/submission/run-facts.ts';
 import { normaliseSubmission } from '../runs/submission/normalise.ts';
 import { hwClasses, type HwClass } from '../constants.ts';
-import { type MetricField, type RevisionProfile } from '../revisions.ts';
+import type { MetricField, RevisionProfile } from '../revisions.ts';
 import { runVerdict } from '../runs/submission/verdict.ts';
 import { runResponseSchemas } from '../schemas/responses.schema.ts';
 
@@ -99,7 +99,16 @@ const FULL: Record<HwClass, Body> = {
   UNIFIED: {
     hfId: 'Qwen/Qwen3-30B-A3B',
     modelRevision: 'main',
-    hardware: { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', chipVariant: 'Max', unifiedMemoryGb: 128, cpu: 'Apple M4 Max (16-core CPU)', os: 'macOS 15.5', powerWatts: 140 },
+    hardware: {
+      hwClass: 'UNIFIED',
+      chipVendor: 'Apple',
+      chipFamily: 'M4',
+      chipVariant: 'Max',
+      unifiedMemoryGb: 128,
+      cpu: 'Apple M4 Max (16-core CPU)',
+      os: 'macOS 15.5',
+      powerWatts: 140,
+    },
     engineName: 'mlx',
     engineVersion: '0.26.1',
     backend: 'metal',
@@ -206,7 +215,9 @@ export interface SubmissionExamples {
 }
 
 export function submissionExamples(profile: RevisionProfile): SubmissionExamples {
-  const minimal = Object.fromEntries(hwClasses.map((hwClass) => [hwClass, forRevision(profile, MINIMAL[hwClass].body, MINIMAL[hwClass].metrics)]));
+  const minimal = Object.fromEntries(
+    hwClasses.map((hwClass) => [hwClass, forRevision(profile, MINIMAL[hwClass].body, MINIMAL[hwClass].metrics)]),
+  );
   const full = Object.fromEntries(hwClasses.map((hwClass) => [hwClass, forRevision(profile, FULL[hwClass])]));
   return { minimal, full, throughput: forRevision(profile, THROUGHPUT) } as SubmissionExamples;
 }
@@ -216,7 +227,7 @@ export function commandSnippetExample() {
   return {
     ...COMMAND_EXAMPLE,
     parsed,
-    note: 'Send the launch command as engineFlags.commandSnippet: the server fills the engine flags above from it, and the top-level fields it states (contextLength, llama-bench\'s promptTokens, outputTokens and prefillTokens) when the body leaves them out; hfId and engineName must still be sent. A field you send explicitly always wins over the parsed value; numParallel feeds concurrency and specDraftModel feeds specModel. Flags it does not know are listed as unrecognised and kept in the snippet. Fields neither sent nor read get the spec\'s defaults and are listed in defaultedFields.',
+    note: "Send the launch command as engineFlags.commandSnippet: the server fills the engine flags above from it, and the top-level fields it states (contextLength, llama-bench's promptTokens, outputTokens and prefillTokens) when the body leaves them out; hfId and engineName must still be sent. A field you send explicitly always wins over the parsed value; numParallel feeds concurrency and specDraftModel feeds specModel. Flags it does not know are listed as unrecognised and kept in the snippet. Fields neither sent nor read get the spec's defaults and are listed in defaultedFields.",
   };
 }
 
@@ -266,7 +277,13 @@ export function answerExamples(profile: RevisionProfile) {
   };
   const row = { params: model.params, active_params: model.activeParams, is_moe: model.isMoE, family: model.family };
   const facets = speedTestFacets(normalised, row, false);
-  const verdict = runVerdict({ ...normalised, tokSOut: normalised.tokSOut ?? null, engineFlags: normalised.engineFlags, model: row, hardware: normalised.hardware });
+  const verdict = runVerdict({
+    ...normalised,
+    tokSOut: normalised.tokSOut ?? null,
+    engineFlags: normalised.engineFlags,
+    model: row,
+    hardware: normalised.hardware,
+  });
   const tokSOut = normalised.tokSOut ?? null;
   const per = (divisor: number | null) => (tokSOut !== null && divisor ? round(tokSOut / divisor) : null);
   const engine: Record<string, unknown> = {
@@ -303,7 +320,10 @@ export function answerExamples(profile: RevisionProfile) {
   };
   const submitted = normalised as Record<string, unknown>;
   const run = Object.fromEntries(
-    Object.keys(runResponseSchemas(profile).run.shape).map((field) => [field, field in stored ? stored[field] : (submitted[field] ?? null)]),
+    Object.keys(runResponseSchemas(profile).run.shape).map((field) => [
+      field,
+      field in stored ? stored[field] : (submitted[field] ?? null),
+    ]),
   );
   const dryRun = {
     valid: true,

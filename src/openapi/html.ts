@@ -65,7 +65,11 @@ export function inlineMarkdown(text: string): string {
 
 const refName = (ref: string) => ref.replace('#/components/schemas/', '');
 export const schemaAnchor = (name: string) => `schema-${name}`;
-const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slug = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 function constraints(schema: Json): string[] {
   const out: string[] = [];
@@ -113,7 +117,11 @@ function schemaNode(schema: Json, name?: string, required = false): SchemaNode {
     node.variants = nonNull.map((alt, index) => {
       const variant = schemaNode(alt);
       const discriminator = Object.entries((alt.properties ?? {}) as Record<string, Json>).find(([, p]) => p.const !== undefined);
-      const title = alt.$ref ? refName(alt.$ref) : discriminator ? `${discriminator[0]} = ${JSON.stringify(discriminator[1].const)}` : `${variant.type} (${index + 1})`;
+      const title = alt.$ref
+        ? refName(alt.$ref)
+        : discriminator
+          ? `${discriminator[0]} = ${JSON.stringify(discriminator[1].const)}`
+          : `${variant.type} (${index + 1})`;
       return { title, children: variant.children.length ? variant.children : [variant] };
     });
     return node;
@@ -130,7 +138,9 @@ function schemaNode(schema: Json, name?: string, required = false): SchemaNode {
   if (schema.type === 'object' || schema.properties) {
     node.type = 'object';
     const required = new Set<string>(schema.required ?? []);
-    node.children = Object.entries((schema.properties ?? {}) as Record<string, Json>).map(([key, value]) => schemaNode(value, key, required.has(key)));
+    node.children = Object.entries((schema.properties ?? {}) as Record<string, Json>).map(([key, value]) =>
+      schemaNode(value, key, required.has(key)),
+    );
     if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
       const value = schemaNode(schema.additionalProperties);
       node.type = `object of ${value.type}`;
@@ -139,7 +149,9 @@ function schemaNode(schema: Json, name?: string, required = false): SchemaNode {
     }
     return node;
   }
-  node.type = Array.isArray(schema.type) ? schema.type.join(' or ') : (schema.type ?? (schema.const !== undefined ? typeof schema.const : 'any'));
+  node.type = Array.isArray(schema.type)
+    ? schema.type.join(' or ')
+    : (schema.type ?? (schema.const !== undefined ? typeof schema.const : 'any'));
   return node;
 }
 
@@ -168,11 +180,23 @@ export function docsPage(document: OpenApiDocument): DocsPage {
         path,
         summary: op.summary,
         description: op.description ? inlineMarkdown(op.description) : undefined,
-        auth: security.length ? security.flatMap((s) => Object.keys(s)).map((k) => AUTH_WORDS[k] ?? k).join(' or ') : 'public',
+        auth: security.length
+          ? security
+              .flatMap((s) => Object.keys(s))
+              .map((k) => AUTH_WORDS[k] ?? k)
+              .join(' or ')
+          : 'public',
         deprecated: Boolean(op.deprecated),
         parameters: ((op.parameters ?? []) as Json[]).map((p) => {
           const node = schemaNode(p.schema);
-          return { name: p.name, in: p.in, required: Boolean(p.required), type: node.type, constraints: node.constraints, description: p.description ? inlineMarkdown(p.description) : undefined };
+          return {
+            name: p.name,
+            in: p.in,
+            required: Boolean(p.required),
+            type: node.type,
+            constraints: node.constraints,
+            description: p.description ? inlineMarkdown(p.description) : undefined,
+          };
         }),
         requestBody: body ? { schema: refName(body.schema.$ref), examples: examples(body.examples) } : undefined,
         responses: Object.entries(op.responses as Json).map(([status, response]) => {

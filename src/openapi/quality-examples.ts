@@ -25,8 +25,22 @@ export const exampleQualityRun: Body = {
   runConfig: { temperature: 0, engine: 'llama.cpp b5200' },
   executionMode: 'CUSTOM_LOCAL',
   artifacts: [
-    { taskKey: 'arithmetic', itemIndex: 0, question: arithmetic.suiteDoc.tasks[0].dataset.items[0].input, response: '17 + 25 = 42.\nFinal answer: 42', score: 1, latencyMs: 412 },
-    { taskKey: 'arithmetic', itemIndex: 5, question: arithmetic.suiteDoc.tasks[0].dataset.items[5].input, response: '15% of 200 is 3.\nFinal answer: 3', score: 0, latencyMs: 388 },
+    {
+      taskKey: 'arithmetic',
+      itemIndex: 0,
+      question: arithmetic.suiteDoc.tasks[0].dataset.items[0].input,
+      response: '17 + 25 = 42.\nFinal answer: 42',
+      score: 1,
+      latencyMs: 412,
+    },
+    {
+      taskKey: 'arithmetic',
+      itemIndex: 5,
+      question: arithmetic.suiteDoc.tasks[0].dataset.items[5].input,
+      response: '15% of 200 is 3.\nFinal answer: 3',
+      score: 0,
+      latencyMs: 388,
+    },
   ],
 };
 
@@ -40,7 +54,10 @@ export function qualityExamples(profile: RevisionProfile) {
     suiteBodies.shard = example('CUSTOM: a task reading an approved (or your own) sharded dataset', {
       ...arithmetic,
       slug: 'arithmetic-from-shards',
-      suiteDoc: { ...arithmetic.suiteDoc, tasks: [{ ...arithmetic.suiteDoc.tasks[0], dataset: { source: 'shard', datasetSlug: 'arithmetic-shards' } }] },
+      suiteDoc: {
+        ...arithmetic.suiteDoc,
+        tasks: [{ ...arithmetic.suiteDoc.tasks[0], dataset: { source: 'shard', datasetSlug: 'arithmetic-shards' } }],
+      },
     });
   }
   return {

@@ -32,7 +32,19 @@ const MEGABYTE = 1024 * 1024;
 /** '16 MB' -> bytes, as the body parser counts them. */
 const bodyBytes = (limit: string) => Number.parseInt(limit, 10) * MEGABYTE;
 const L = QUALITY_LIMITS;
-const COMMON_CATEGORIES = ['reasoning', 'math', 'coding', 'knowledge', 'commonsense', 'chat', 'instruction', 'long-context', 'multilingual', 'safety', 'tool-use'];
+const COMMON_CATEGORIES = [
+  'reasoning',
+  'math',
+  'coding',
+  'knowledge',
+  'commonsense',
+  'chat',
+  'instruction',
+  'long-context',
+  'multilingual',
+  'safety',
+  'tool-use',
+];
 
 /** Null where the revision has no quality evaluations. */
 export function qualityGuide(profile: RevisionProfile, origin: string) {
@@ -45,15 +57,21 @@ export function qualityGuide(profile: RevisionProfile, origin: string) {
   const windowSeconds = Math.round(limit.windowMs / 1000);
   const customSources = datasets ? 'inline or shard' : 'inline';
 
-  const suiteBodies = Object.fromEntries(Object.entries(examples.suiteBodies).map(([name, { summary, value }]) => [name, { summary, body: value as Record<string, unknown> }]));
+  const suiteBodies = Object.fromEntries(
+    Object.entries(examples.suiteBodies).map(([name, { summary, value }]) => [name, { summary, body: value as Record<string, unknown> }]),
+  );
 
   return {
     summary:
       'Quality evaluations answer "how good" for the same models, quantizations and hardware the speed tests measure. Authors register suites (tasks with their answers), ' +
-      'admins approve them, and anyone runs an approved suite locally and uploads per-task scores with per-item traces. The score is the server\'s: it aggregates the task ' +
+      "admins approve them, and anyone runs an approved suite locally and uploads per-task scores with per-item traces. The score is the server's: it aggregates the task " +
       'scores itself and re-scores what it can from the traces.',
     root: `${origin}${quality.root}`,
-    deprecatedRoots: quality.legacyAliases.map((alias) => ({ path: `${origin}${alias.path}`, successor: `${origin}${alias.target}`, note: 'Kept for revision-2 clients with this revision\'s rules; answers carry Deprecation and Link headers.' })),
+    deprecatedRoots: quality.legacyAliases.map((alias) => ({
+      path: `${origin}${alias.path}`,
+      successor: `${origin}${alias.target}`,
+      note: "Kept for revision-2 clients with this revision's rules; answers carry Deprecation and Link headers.",
+    })),
     quickStart: {
       runASuite: [
         `Pick an approved suite: GET ${at('/suites')} (filters category, runner, official), then GET ${at('/suites/{slug}')} for its whole document, answers included.`,
@@ -64,7 +82,9 @@ export function qualityGuide(profile: RevisionProfile, origin: string) {
       ],
       authorASuite: [
         'Write the registration body (see suiteAuthoring and examples.suites; the JSON Schema is schemas.requestBodies.QualitySuiteRegistration).',
-        ...(datasets ? [`Large item sets go in a sharded dataset first: POST ${at('/datasets')}, then tasks use { source: "shard", datasetSlug }.`] : []),
+        ...(datasets
+          ? [`Large item sets go in a sharded dataset first: POST ${at('/datasets')}, then tasks use { source: "shard", datasetSlug }.`]
+          : []),
         quality.suiteDryRun
           ? `POST it to ${at('/suites/dry-run')}: 200 { valid, slugAvailable, taskKeys, itemCount, datasets }, or a 400 listing every problem at once (a taken slug and unusable datasets included).`
           : 'This revision has no suite dry-run: validate against the schema first; the registration answers every problem at once as a 400.',
@@ -87,20 +107,22 @@ export function qualityGuide(profile: RevisionProfile, origin: string) {
         ...(datasets ? { submission: 'The whole body may also be sent wrapped as { "submission": <body> }.' } : {}),
       },
       suiteDoc: {
-        version: 'Optional; defaults to the registration\'s version.',
+        version: "Optional; defaults to the registration's version.",
         runner: 'Required: "custom" for a CUSTOM suite, "lm-eval-harness" for an LM_EVAL_HARNESS suite (must match runner).',
         scoringMethod: `Required: ${scoringMethods.join(', ')}; perplexity is refused (see scoringMethods).`,
         higherIsBetter: 'Optional, default true.',
         aggregation: `Optional: ${aggregations.join(', ')}; default weighted_mean (see scoring.aggregation).`,
-        runConfig: 'Optional { temperature 0-2 (default 0), topP 0-1, fewShot, maxNewTokens 1-131072, seed, concurrency 1-8 }: how runs should generate; concurrency is how many items a server-side execution sends at once (default 1).',
-        judge: "Optional { provider, model, baseUrl }: a hint for local llm_judge runs. The server never calls a judge named by a user (server-side executions use the deployment's own judge).",
+        runConfig:
+          'Optional { temperature 0-2 (default 0), topP 0-1, fewShot, maxNewTokens 1-131072, seed, concurrency 1-8 }: how runs should generate; concurrency is how many items a server-side execution sends at once (default 1).',
+        judge:
+          "Optional { provider, model, baseUrl }: a hint for local llm_judge runs. The server never calls a judge named by a user (server-side executions use the deployment's own judge).",
         tasks: `Required: 1-${L.tasks} tasks (see task); task keys are unique.`,
       },
       task: {
         key: `Required, unique in the suite, matching ${TASK_KEY_PATTERN.source}. Runs report results under these keys; for LM_EVAL_HARNESS it is the lm-evaluation-harness task name (arc_challenge, hellaswag, ...).`,
         displayName: 'Optional label, up to 256 characters.',
         taskType: `${taskTypes.join(', ')}; default qa.`,
-        weight: 'Greater than 0 and at most 1000000, default 1: the task\'s weight in weighted_mean.',
+        weight: "Greater than 0 and at most 1000000, default 1: the task's weight in weighted_mean.",
         nShots: 'Optional, 0-1000.',
         higherIsBetter: 'Optional.',
         promptTemplate: `Required in CUSTOM suites, with {{input}} in it; {{choices}} renders the choices as "A. x\\nB. y". Up to ${L.promptTemplate} characters.`,
@@ -129,22 +151,26 @@ export function qualityGuide(profile: RevisionProfile, origin: string) {
       ],
       runners: {
         CUSTOM: `suiteDoc.runner "custom": every task has a promptTemplate with {{input}} and ${customSources} items, so any client can run and score it from the suite document alone. Runs default to executionMode CUSTOM_LOCAL.`,
-        LM_EVAL_HARNESS: 'suiteDoc.runner "lm-eval-harness": task keys name lm-evaluation-harness tasks; no prompts or items. Run lm_eval locally and upload each task\'s metric as a fraction. Runs default to executionMode LM_EVAL_LOCAL.',
+        LM_EVAL_HARNESS:
+          'suiteDoc.runner "lm-eval-harness": task keys name lm-evaluation-harness tasks; no prompts or items. Run lm_eval locally and upload each task\'s metric as a fraction. Runs default to executionMode LM_EVAL_LOCAL.',
       },
       scoringMethods: {
         accepted: {
-          exact_match: 'The extracted answer equals an accepted answer after SQuAD normalisation (lower-case, punctuation and the articles a/an/the removed, whitespace collapsed). Re-scored by the server from traces.',
+          exact_match:
+            'The extracted answer equals an accepted answer after SQuAD normalisation (lower-case, punctuation and the articles a/an/the removed, whitespace collapsed). Re-scored by the server from traces.',
           f1: 'SQuAD token F1 between the extracted answer and the best accepted answer. Re-scored by the server from traces.',
           pass_at_k: 'The fraction of problems solved within k samples, computed by the client (not re-scored).',
           llm_judge: 'A judge model grades each answer against its rubric, run locally with judgeMode LOCAL_REPORTED (not re-scored).',
         },
         refused: { perplexity: 'perplexity is not supported: scores must be comparable fractions in [0, 1]' },
-        multipleChoice: 'In multiple_choice tasks the response and the gold are both reduced to a letter (an explicit "answer is (B)", a lone letter, or the text of a choice); the item scores 1 when they agree.',
+        multipleChoice:
+          'In multiple_choice tasks the response and the gold are both reduced to a letter (an explicit "answer is (B)", a lone letter, or the text of a choice); the item scores 1 when they agree.',
         reasoning: `Reasoning in <think>...</think> is removed before the answer is extracted (an unclosed <think> means the answer never came), and only the first ${MAX_SCORED_CHARS} characters of what is left are scored.`,
       },
       answerExtraction: {
         none: 'The whole response, trimmed.',
-        final_answer: 'The last stated answer: \\boxed{...}, "#### x", "Final answer: x", "The answer is x" or "Answer: x" (to the end of its line); else the last non-empty line.',
+        final_answer:
+          'The last stated answer: \\boxed{...}, "#### x", "Final answer: x", "The answer is x" or "Answer: x" (to the end of its line); else the last non-empty line.',
         last_number: 'The last number in the response (1,234.50 -> 1234.5); numeric accepted answers are compared in the same form.',
         regex: 'The last match of answerRegex (its first group when it has one).',
       },
@@ -158,7 +184,10 @@ export function qualityGuide(profile: RevisionProfile, origin: string) {
         url: '{ source: "url", url }: where the items live, for information; the server does not fetch it.',
         huggingface: '{ source: "huggingface", hfPath, hfName?, split? }: a hub dataset, for information.',
         ...(datasets
-          ? { shard: '{ source: "shard", datasetSlug }: a sharded dataset that is APPROVED or your own (the suite dry-run reports any other); an admin approves the dataset before the suite.' }
+          ? {
+              shard:
+                '{ source: "shard", datasetSlug }: a sharded dataset that is APPROVED or your own (the suite dry-run reports any other); an admin approves the dataset before the suite.',
+            }
           : {}),
       },
       ...(datasets
@@ -202,14 +231,16 @@ export function qualityGuide(profile: RevisionProfile, origin: string) {
         min: 'the lowest task score',
         max: 'the highest task score',
       },
-      scale: 'The run\'s score is the suite\'s aggregation of the task scores x 100, from 0 to 100.',
-      clientAggregates: 'Ignored: an aggregate sent by the client (runConfig.aggregatePreview and the like) is never used; the server computes the score.',
+      scale: "The run's score is the suite's aggregation of the task scores x 100, from 0 to 100.",
+      clientAggregates:
+        'Ignored: an aggregate sent by the client (runConfig.aggregatePreview and the like) is never used; the server computes the score.',
       rescoring: [
-        'For exact_match and f1 suites the server re-scores each trace with a response whose taskKey and itemIndex point at an item with gold, using the task\'s extraction and normalisation; the first trace per item counts. Judge tasks, pass_at_k and llm_judge suites are not re-scored.',
-        'When every item of a task has a response, the server\'s score is the task\'s score (nSamples becomes the item count); otherwise the client\'s score stays.',
-        'Either way the run records rescored and the disagreement |server - client| over the re-scored items (against the client\'s item scores when each of those traces has one, else its task score), which admins see when they review.',
+        "For exact_match and f1 suites the server re-scores each trace with a response whose taskKey and itemIndex point at an item with gold, using the task's extraction and normalisation; the first trace per item counts. Judge tasks, pass_at_k and llm_judge suites are not re-scored.",
+        "When every item of a task has a response, the server's score is the task's score (nSamples becomes the item count); otherwise the client's score stays.",
+        "Either way the run records rescored and the disagreement |server - client| over the re-scored items (against the client's item scores when each of those traces has one, else its task score), which admins see when they review.",
       ],
-      standardError: 'Per task where nSamples is known: sqrt(s(1 - s) / n). When the server re-scored every item: the standard error of the item scores (sample standard deviation / sqrt(n)).',
+      standardError:
+        'Per task where nSamples is known: sqrt(s(1 - s) / n). When the server re-scored every item: the standard error of the item scores (sample standard deviation / sqrt(n)).',
     },
     examples: {
       suites: suiteBodies,
@@ -248,7 +279,11 @@ export function qualityGuide(profile: RevisionProfile, origin: string) {
     },
     execute: executeGuide(at),
     lifecycle: {
-      statuses: { suite: ['PENDING', 'APPROVED', 'REJECTED', 'WITHDRAWN'], ...(datasets ? { dataset: ['PENDING', 'APPROVED', 'REJECTED', 'WITHDRAWN'] } : {}), run: ['PENDING', 'APPROVED', 'REJECTED'] },
+      statuses: {
+        suite: ['PENDING', 'APPROVED', 'REJECTED', 'WITHDRAWN'],
+        ...(datasets ? { dataset: ['PENDING', 'APPROVED', 'REJECTED', 'WITHDRAWN'] } : {}),
+        run: ['PENDING', 'APPROVED', 'REJECTED'],
+      },
       transitions: [
         `Suites${datasets ? ', datasets' : ''} and runs start PENDING: not public yet (GET ${at('/runs/{id}')} answers you your own run in any state).`,
         'An admin approves (APPROVED: public at once) or rejects with notes (REJECTED: the notes are shown to you).',
@@ -268,11 +303,31 @@ export function qualityGuide(profile: RevisionProfile, origin: string) {
         when: 'A suite, dataset or run body fails validation: every problem at once under details.fieldErrors, keyed by the path into the body.',
         body: { error: 'Validation failed', details: { fieldErrors: examples.suiteFieldErrors, formErrors: [] } },
       },
-      { status: 400, when: 'A run misses a task key of the suite, names one it does not have, or sends a percentage.', body: { error: 'Validation failed', details: { fieldErrors: examples.runFieldErrors, formErrors: [] } } },
-      { status: 404, when: 'An unknown suite slug (GET, or named by a run); also an hfId the model hub does not know.', body: { error: messages.qualitySuiteNotFound('no-such-suite') } },
-      { status: 409, when: 'The slug is taken (or, for a submission, it is approved or in use; or the same Idempotency-Key is still in flight).', body: { error: messages.qualitySlugTaken('arithmetic-qa-mini') } },
-      { status: 413, when: `A body over its limit (${QUALITY_BODY_LIMITS.suite} for suites${datasets ? ' and datasets' : ''}, ${QUALITY_BODY_LIMITS.run} for runs).`, body: { error: messages.payloadTooLargeOf(QUALITY_BODY_LIMITS.run) } },
-      { status: 422, when: 'A run names a suite that is not approved.', body: { error: messages.qualitySuiteNotApproved('my-new-suite', 'PENDING') } },
+      {
+        status: 400,
+        when: 'A run misses a task key of the suite, names one it does not have, or sends a percentage.',
+        body: { error: 'Validation failed', details: { fieldErrors: examples.runFieldErrors, formErrors: [] } },
+      },
+      {
+        status: 404,
+        when: 'An unknown suite slug (GET, or named by a run); also an hfId the model hub does not know.',
+        body: { error: messages.qualitySuiteNotFound('no-such-suite') },
+      },
+      {
+        status: 409,
+        when: 'The slug is taken (or, for a submission, it is approved or in use; or the same Idempotency-Key is still in flight).',
+        body: { error: messages.qualitySlugTaken('arithmetic-qa-mini') },
+      },
+      {
+        status: 413,
+        when: `A body over its limit (${QUALITY_BODY_LIMITS.suite} for suites${datasets ? ' and datasets' : ''}, ${QUALITY_BODY_LIMITS.run} for runs).`,
+        body: { error: messages.payloadTooLargeOf(QUALITY_BODY_LIMITS.run) },
+      },
+      {
+        status: 422,
+        when: 'A run names a suite that is not approved.',
+        body: { error: messages.qualitySuiteNotApproved('my-new-suite', 'PENDING') },
+      },
       {
         status: 429,
         when: `A second quality run inside the ${windowSeconds} s window; also sends Retry-After (seconds).`,
@@ -288,7 +343,15 @@ export function qualityGuide(profile: RevisionProfile, origin: string) {
  */
 function executeGuide(at: (path: string) => string) {
   const E = EXECUTE_LIMITS;
-  const body = { suiteSlug: 'arithmetic-qa-mini', baseUrl: 'https://my-llama.example.net', model: 'qwen3-8b-q4_k_m', hfId: 'Qwen/Qwen3-8B', autoSubmit: true, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 }, quantization: 'Q4_K_M' };
+  const body = {
+    suiteSlug: 'arithmetic-qa-mini',
+    baseUrl: 'https://my-llama.example.net',
+    model: 'qwen3-8b-q4_k_m',
+    hfId: 'Qwen/Qwen3-8B',
+    autoSubmit: true,
+    hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 },
+    quantization: 'Q4_K_M',
+  };
   return {
     summary:
       'Instead of running a suite locally, let the server run it: it sends every item of an approved CUSTOM suite to your OpenAI-compatible server (llama-server, vLLM, SGLang, Ollama, LM Studio...), ' +
@@ -302,12 +365,16 @@ function executeGuide(at: (path: string) => string) {
       `DELETE ${at('/execute/{id}')} cancels: at once when queued, within one request timeout when running.`,
     ],
     request: {
-      suiteSlug: 'Required: an APPROVED CUSTOM suite (404 unknown; 422 not approved, lm-eval-harness, pass_at_k, or llm_judge without a judge configured on this deployment).',
-      baseUrl: 'Required: your server, with or without a trailing /v1 (the server calls {baseUrl}/v1/chat/completions). Must pass the address rules below.',
+      suiteSlug:
+        'Required: an APPROVED CUSTOM suite (404 unknown; 422 not approved, lm-eval-harness, pass_at_k, or llm_judge without a judge configured on this deployment).',
+      baseUrl:
+        'Required: your server, with or without a trailing /v1 (the server calls {baseUrl}/v1/chat/completions). Must pass the address rules below.',
       hfId: "Required: the model on the hub (<org>/<model>), checked there like a run's.",
       model: 'Optional: the served model name sent as "model" (default hfId); dry-run lists what your server serves.',
-      apiKey: "Optional: your server's bearer key, used for this execution only: kept in memory by the instance that accepted it, never stored or logged (such an execution cannot move to another instance; if that instance restarts, it fails and you start it again).",
-      autoSubmit: 'Optional, default false: submit the finished execution as a PENDING quality run (uses your quality submission window; needs hardware, and every task of the suite).',
+      apiKey:
+        "Optional: your server's bearer key, used for this execution only: kept in memory by the instance that accepted it, never stored or logged (such an execution cannot move to another instance; if that instance restarts, it fails and you start it again).",
+      autoSubmit:
+        'Optional, default false: submit the finished execution as a PENDING quality run (uses your quality submission window; needs hardware, and every task of the suite).',
       hardware: 'Required with autoSubmit: the hardware object of a speed test.',
       quantization: 'Optional, for the submitted run.',
       modelRevision: 'Optional, default main.',

@@ -75,7 +75,7 @@ export const reportFormatExamples: readonly ReportFormatExample[] = [
     content: '[[report-image:0b7f3c1e-2a4d-4e5f-8a9b-1c2d3e4f5a6b]]',
     renders:
       'Alone in its paragraph: <figure class="report-figure"> with <img width height loading="lazy"> of /api/marketplace/images/{id}/content, ' +
-      'when the image is one the report\'s author uploaded; otherwise the token stays text. Inside a sentence: the <img> alone.',
+      "when the image is one the report's author uploaded; otherwise the token stays text. Inside a sentence: the <img> alone.",
   },
   {
     name: 'Embedded leaderboard',
@@ -125,7 +125,7 @@ export function reportFormat(rules: ReportRules) {
       embedsMax: rules.embedsMax,
     },
     attachedRuns:
-      'benchmarkRunIds (speed-test runs) and evalRunIds (quality runs) must be APPROVED runs of the report\'s model or of its finetunes and quantizations; ' +
+      "benchmarkRunIds (speed-test runs) and evalRunIds (quality runs) must be APPROVED runs of the report's model or of its finetunes and quantizations; " +
       'a run rejected or withdrawn later disappears from the report.',
     images: {
       upload: `POST /api/reports/images, multipart/form-data with one file in field "${IMAGE_FIELD}" (Bearer key, or session + X-CSRF-Token)`,

@@ -202,7 +202,10 @@ const oneOf = <T extends number>(values: readonly T[]) =>
 const extended = (profile: RevisionProfile) => profile.speedTests.leaderboard.extendedFilters;
 const userAndDate = (profile: RevisionProfile) => profile.speedTests.resultsList.userAndDateFilters;
 const equal = (fact: RunFactName, value: FactValue): Terms => [{ fact, op: 'equal', value }];
-const choices = <T extends string | number>(values: readonly T[], label: (value: T) => string = String) => () => values.map((value) => ({ value, label: label(value) }));
+const choices =
+  <T extends string | number>(values: readonly T[], label: (value: T) => string = String) =>
+  () =>
+    values.map((value) => ({ value, label: label(value) }));
 const range = (above: number, upTo: number | null) => (upTo === null ? `above ${above}` : `(${above}, ${upTo}]`);
 
 /** memTier T holds memory in (previous tier, T]; the first tier starts at 0. */
@@ -336,7 +339,8 @@ export const leaderboardFacets = {
   paramSize: facet({
     schema: () => oneOf(buckets.paramSize.map((b) => b.bucket)),
     available: extended,
-    description: 'Model size bucket in billions: 1 = (0,2], 3 = (2,5], 7 = (5,10], 13 = (10,20], 30 = (20,50], 70 = (50,90], 110 = above 90.',
+    description:
+      'Model size bucket in billions: 1 = (0,2], 3 = (2,5], 7 = (5,10], 13 = (10,20], 30 = (20,50], 70 = (50,90], 110 = above 90.',
     terms: (bucket) => equal('paramBucket', bucket),
     count: { fact: (bucket) => ['paramSize', String(bucket)], cube: 'param_bucket', perDay: true },
     form: {
@@ -350,7 +354,8 @@ export const leaderboardFacets = {
         ),
       },
     },
-    rule: () => `Model size buckets in billions of parameters: ${buckets.paramSize.map((b) => `${b.bucket} = ${range(b.aboveB, b.upToB)}`).join(', ')}.`,
+    rule: () =>
+      `Model size buckets in billions of parameters: ${buckets.paramSize.map((b) => `${b.bucket} = ${range(b.aboveB, b.upToB)}`).join(', ')}.`,
     values: buckets.paramSize.map((b) => b.bucket),
   }),
   os: facet({
@@ -408,7 +413,9 @@ export const leaderboardFacets = {
       label: (profile) => (profile.speedTests.batchSizeTimesConcurrency ? 'Streams (batch × requests)' : 'Batch size'),
       control: {
         kind: 'choice',
-        choices: choices(['all', 2, 4, 8], (v) => (v === 'all' ? 'all runs' : v === buckets.batchSizeOpenEnded ? `${v} or more` : String(v))),
+        choices: choices(['all', 2, 4, 8], (v) =>
+          v === 'all' ? 'all runs' : v === buckets.batchSizeOpenEnded ? `${v} or more` : String(v),
+        ),
         anyLabel: '1: single stream',
       },
     },
@@ -436,7 +443,11 @@ export const leaderboardFacets = {
     beyondSpec: true,
     description: 'Beyond the spec: `true` hides runs the roofline marks suspect.',
     terms: (plausible) => (plausible ? [{ fact: 'plausibility', op: 'notEqual', value: 'suspect' }] : []),
-    form: { place: 'more', label: 'Plausibility', control: { kind: 'choice', choices: choices(['true'], () => 'hide suspect runs'), anyLabel: 'all runs' } },
+    form: {
+      place: 'more',
+      label: 'Plausibility',
+      control: { kind: 'choice', choices: choices(['true'], () => 'hide suspect runs'), anyLabel: 'all runs' },
+    },
   }),
 };
 
@@ -459,8 +470,16 @@ export const resultsListFacets = {
   chipVendor: exactHardwareFacet('chip_vendor', 'Exact chip vendor.'),
   chipFamily: exactHardwareFacet('chip_family', 'Exact chip family.'),
   chipVariant: exactHardwareFacet('chip_variant', 'Exact chip variant.'),
-  kvCacheDtype: facet({ schema: () => text(256), description: 'Exact KV-cache data type.', terms: (dtype) => equal('kvCacheDtype', dtype) }),
-  attentionBackend: facet({ schema: () => text(256), description: 'Exact attention backend.', terms: (backend) => equal('attentionBackend', backend) }),
+  kvCacheDtype: facet({
+    schema: () => text(256),
+    description: 'Exact KV-cache data type.',
+    terms: (dtype) => equal('kvCacheDtype', dtype),
+  }),
+  attentionBackend: facet({
+    schema: () => text(256),
+    description: 'Exact attention backend.',
+    terms: (backend) => equal('attentionBackend', backend),
+  }),
   gpuLayersMin: facet({
     schema: () => wholeNumber(0, 100_000),
     description: 'Only runs with gpuLayers >= this.',
@@ -471,8 +490,16 @@ export const resultsListFacets = {
     description: 'Only runs with tensorParallel >= this.',
     terms: (least) => [{ fact: 'tensorParallel', op: 'atLeast', value: least }],
   }),
-  specOnly: facet({ schema: flag, description: '`true`: only speculative-decoding runs.', terms: (only) => (only ? equal('specDecoding', true) : []) }),
-  mtpOnly: facet({ schema: flag, description: '`true`: only multi-token-prediction runs.', terms: (only) => (only ? equal('mtpEnabled', true) : []) }),
+  specOnly: facet({
+    schema: flag,
+    description: '`true`: only speculative-decoding runs.',
+    terms: (only) => (only ? equal('specDecoding', true) : []),
+  }),
+  mtpOnly: facet({
+    schema: flag,
+    description: '`true`: only multi-token-prediction runs.',
+    terms: (only) => (only ? equal('mtpEnabled', true) : []),
+  }),
   date: facet({
     schema: () => z.iso.date({ error: 'Must be a calendar day, YYYY-MM-DD' }),
     available: userAndDate,
@@ -553,8 +580,13 @@ export const facetDescriptions = (registry: object): Record<string, string> =>
   Object.fromEntries(entriesOf(registry).map(([name, entry]) => [name, entry.description]));
 
 /** The facets given in `query` (with their values), in registry order. */
-export function givenFacets(registry: object, query: Readonly<Record<string, unknown>>): [name: string, facet: FilterFacet, value: unknown][] {
-  return entriesOf(registry).flatMap(([name, entry]) => (query[name] === undefined ? [] : [[name, entry, query[name]] as [string, FilterFacet, unknown]]));
+export function givenFacets(
+  registry: object,
+  query: Readonly<Record<string, unknown>>,
+): [name: string, facet: FilterFacet, value: unknown][] {
+  return entriesOf(registry).flatMap(([name, entry]) =>
+    query[name] === undefined ? [] : [[name, entry, query[name]] as [string, FilterFacet, unknown]],
+  );
 }
 
 /**
@@ -567,7 +599,8 @@ export async function termsOf(registry: object, ctx: FacetContext): Promise<Term
     const own = await entry.terms(value as never, ctx);
     if (own === null) return null;
     for (const term of own) {
-      if (term.op === 'anyOf' && terms.some((seen) => seen.op === 'anyOf' && seen.fact === term.fact && seen.values === term.values)) continue;
+      if (term.op === 'anyOf' && terms.some((seen) => seen.op === 'anyOf' && seen.fact === term.fact && seen.values === term.values))
+        continue;
       terms.push(term);
     }
   }
@@ -619,7 +652,9 @@ export async function pairedCountFacts(registry: object, ctx: FacetContext): Pro
 /** The agent-context's bucket rules of the leaderboard facets the revision has. */
 export function facetRules(profile: RevisionProfile): Record<string, string> {
   return Object.fromEntries(
-    entriesOf(leaderboardFacets).flatMap(([name, entry]) => (entry.rule && (entry.available?.(profile) ?? true) ? [[name, entry.rule(profile)]] : [])),
+    entriesOf(leaderboardFacets).flatMap(([name, entry]) =>
+      entry.rule && (entry.available?.(profile) ?? true) ? [[name, entry.rule(profile)]] : [],
+    ),
   );
 }
 
@@ -631,7 +666,11 @@ export const facetEnums = (): Record<string, readonly (string | number)[]> =>
 export interface FormField {
   name: string;
   label: string;
-  control: { kind: 'model' } | { kind: 'engine'; common: readonly string[]; others: readonly string[] } | { kind: 'text'; placeholder: string; list?: string } | { kind: 'choice'; choices: readonly { value: string | number; label: string }[]; anyLabel?: string };
+  control:
+    | { kind: 'model' }
+    | { kind: 'engine'; common: readonly string[]; others: readonly string[] }
+    | { kind: 'text'; placeholder: string; list?: string }
+    | { kind: 'choice'; choices: readonly { value: string | number; label: string }[]; anyLabel?: string };
 }
 
 /** The page's filter form for a revision: the main fields, and those behind "More filters". */

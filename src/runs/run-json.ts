@@ -54,7 +54,9 @@ export function rankedRowsJson(rows: readonly SpeedTestDocumentRow[], firstRank:
 
 /** The page as the API answers it: the rows Postgres assembled, spliced in as they are. */
 export function leaderboardJson(profile: RevisionProfile, page: LeaderboardPage): string {
-  const rows = answersDocumentAsStored(profile) ? new JsonText(page.rowsJson) : jsonArray(leaderboardRuns(profile, page).map((run) => JSON.stringify(run)));
+  const rows = answersDocumentAsStored(profile)
+    ? new JsonText(page.rowsJson)
+    : jsonArray(leaderboardRuns(profile, page).map((run) => JSON.stringify(run)));
   return jsonObject({ rows, total: page.total, limit: page.limit, offset: page.offset });
 }
 

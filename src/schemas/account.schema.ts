@@ -42,6 +42,9 @@ export const profileSettingsSchema = z.object({
 
 /** /settings/profile/password: the current password proves it is the owner, not a borrowed session. */
 export const changePasswordSchema = z.object({
-  currentPassword: z.string({ error: 'Current password is required' }).min(1, 'Current password is required').max(256, 'Password must be at most 256 characters'),
+  currentPassword: z
+    .string({ error: 'Current password is required' })
+    .min(1, 'Current password is required')
+    .max(256, 'Password must be at most 256 characters'),
   newPassword: newPasswordSchema,
 });

@@ -5,11 +5,21 @@ export const ADMIN_SPEED_TESTS_PAGE_SIZE = 50;
 export const ADMIN_AUDIT_PAGE_SIZE = 50;
 export const REJECTION_REASON_MAX_LENGTH = 500;
 
-const page = z.coerce.number({ error: 'Must be a whole number' }).int('Must be a whole number').min(1, 'Must be at least 1').max(100_000, 'Must be at most 100000').default(1);
+const page = z.coerce
+  .number({ error: 'Must be a whole number' })
+  .int('Must be a whole number')
+  .min(1, 'Must be at least 1')
+  .max(100_000, 'Must be at most 100000')
+  .default(1);
 
 /** A GET form sends empty fields; empty means "not filtered". */
 const searchText = (max: number) =>
-  z.string({ error: 'Must be given once, as text' }).trim().max(max, `Must be at most ${max} characters`).optional().transform((v) => v || undefined);
+  z
+    .string({ error: 'Must be given once, as text' })
+    .trim()
+    .max(max, `Must be at most ${max} characters`)
+    .optional()
+    .transform((v) => v || undefined);
 
 export const adminUsersQuerySchema = z.object({
   q: searchText(64),

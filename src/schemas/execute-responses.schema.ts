@@ -26,7 +26,9 @@ const execution = z.object({
       score: nullable(z.number().min(0).max(1)).meta({ description: 'Mean item score so far (a fraction); null before the first item' }),
     }),
   ),
-  score: nullable(z.number().min(0).max(100)).meta({ description: "The aggregate (0-100) once every item is scored, with the suite's aggregation" }),
+  score: nullable(z.number().min(0).max(100)).meta({
+    description: "The aggregate (0-100) once every item is scored, with the suite's aggregation",
+  }),
   error: nullable(z.string()),
   cancelRequested: z.boolean(),
   runId: nullable(uuid).meta({ description: 'The PENDING quality run auto-submitted from this execution' }),
@@ -55,7 +57,9 @@ export const executionDryRunResponseSchema = z.object({
     hostname: z.string(),
     port: count,
     allowListed: z.boolean(),
-    addresses: z.array(z.object({ address: nullable(z.string()), family: z.union([z.literal(4), z.literal(6)]), range: z.string(), public: z.boolean() })),
+    addresses: z.array(
+      z.object({ address: nullable(z.string()), family: z.union([z.literal(4), z.literal(6)]), range: z.string(), public: z.boolean() }),
+    ),
     verdict: z.enum(['public', 'allow-listed']),
   }),
   models: probe({ names: z.array(z.string()), servesModel: nullable(z.boolean()) }),

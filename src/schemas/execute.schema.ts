@@ -29,7 +29,12 @@ export const EXECUTE_LIMITS = {
 } as const;
 
 const expected = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'Required' : what);
-const text = (max: number) => z.string({ error: expected('Must be a string') }).trim().min(1, 'Must not be empty').max(max, `Must be at most ${max} characters`);
+const text = (max: number) =>
+  z
+    .string({ error: expected('Must be a string') })
+    .trim()
+    .min(1, 'Must not be empty')
+    .max(max, `Must be at most ${max} characters`);
 
 function buildExecuteSchema(profile: RevisionProfile) {
   const { bounds } = profile.speedTests;
@@ -44,16 +49,32 @@ function buildExecuteSchema(profile: RevisionProfile) {
       hardware: hardwareSchema(profile).optional(),
       quantization: text(bounds.maxLength.quantization).optional(),
       modelRevision: text(bounds.maxLength.modelRevision).default('main'),
-      notes: z.string({ error: 'Must be a string' }).trim().max(QUALITY_LIMITS.notes, `Must be at most ${QUALITY_LIMITS.notes} characters`).optional(),
+      notes: z
+        .string({ error: 'Must be a string' })
+        .trim()
+        .max(QUALITY_LIMITS.notes, `Must be at most ${QUALITY_LIMITS.notes} characters`)
+        .optional(),
       taskKeys: z
-        .array(z.string({ error: 'Must be a string' }).regex(TASK_KEY_PATTERN, 'Must be a task key of the suite'), { error: 'Must be a list of task keys' })
+        .array(z.string({ error: 'Must be a string' }).regex(TASK_KEY_PATTERN, 'Must be a task key of the suite'), {
+          error: 'Must be a list of task keys',
+        })
         .min(1, 'Give at least one task key, or leave taskKeys out for every task')
         .max(QUALITY_LIMITS.tasks, `At most ${QUALITY_LIMITS.tasks} task keys`)
         .optional(),
     })
     .superRefine((body, ctx) => {
-      if (body.autoSubmit && !body.hardware) ctx.addIssue({ code: 'custom', path: ['hardware'], message: 'Required when autoSubmit is true: the submitted run names the hardware it ran on' });
-      if (body.autoSubmit && body.taskKeys) ctx.addIssue({ code: 'custom', path: ['taskKeys'], message: 'autoSubmit runs every task of the suite (a submitted run covers them all): leave taskKeys out' });
+      if (body.autoSubmit && !body.hardware)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['hardware'],
+          message: 'Required when autoSubmit is true: the submitted run names the hardware it ran on',
+        });
+      if (body.autoSubmit && body.taskKeys)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['taskKeys'],
+          message: 'autoSubmit runs every task of the suite (a submitted run covers them all): leave taskKeys out',
+        });
     });
 }
 

@@ -54,7 +54,9 @@ const listingFields = {
   price,
   currency: z.enum(listingCurrencies, { error: `Must be one of ${listingCurrencies.join(', ')}` }),
   hwClass: z.enum(hwClasses),
-  hardwareName: text(LISTING_HARDWARE_NAME_MAX).min(1, 'Must not be empty').meta({ description: 'The GPU, chip or CPU sold, as the proof runs name it (e.g. "NVIDIA GeForce RTX 4090")' }),
+  hardwareName: text(LISTING_HARDWARE_NAME_MAX)
+    .min(1, 'Must not be empty')
+    .meta({ description: 'The GPU, chip or CPU sold, as the proof runs name it (e.g. "NVIDIA GeForce RTX 4090")' }),
   hardwareDetails: text(LISTING_HARDWARE_DETAILS_MAX),
   listingUrl: httpsUrl.nullable(),
   contactUrl,
@@ -72,9 +74,11 @@ export const listingCreateSchema = z.strictObject({
 export type ListingCreate = z.output<typeof listingCreateSchema>;
 
 /** PATCH: any subset; `listingUrl: null` clears it. */
-export const listingPatchSchema = z.strictObject(Object.fromEntries(Object.entries(listingFields).map(([name, schema]) => [name, schema.optional()])) as {
-  [K in keyof typeof listingFields]: z.ZodOptional<(typeof listingFields)[K]>;
-});
+export const listingPatchSchema = z.strictObject(
+  Object.fromEntries(Object.entries(listingFields).map(([name, schema]) => [name, schema.optional()])) as {
+    [K in keyof typeof listingFields]: z.ZodOptional<(typeof listingFields)[K]>;
+  },
+);
 export type ListingPatch = z.output<typeof listingPatchSchema>;
 
 /** PUT .../images/order: every image id of the listing, in the new order. */
@@ -124,7 +128,10 @@ const proofSummary = z
     bestRunId: z.uuid().nullable(),
     bestModel: z.string().nullable().meta({ description: 'hfId of the best proof run\u2019s model' }),
     usdPerTokSOut: z.number().nullable().meta({ description: 'priceUsd / bestTokSOut: dollars per output token per second' }),
-    matchesListing: z.boolean().nullable().meta({ description: 'Whether every proof run ran on the listed hardware (null without proof runs)' }),
+    matchesListing: z
+      .boolean()
+      .nullable()
+      .meta({ description: 'Whether every proof run ran on the listed hardware (null without proof runs)' }),
   })
   .meta({ description: 'What the proof runs show, derived by the server' });
 
@@ -145,7 +152,9 @@ export const listingResponseSchema = z
     seller: z.object({ username: z.string(), displayName: z.string(), profileUrl: z.url() }),
     images: z.array(listingImageResponseSchema),
     benchmarkRunIds: z.array(z.uuid()).meta({ description: 'The approved proof runs (a run rejected or withdrawn later drops out)' }),
-    benchmarkRuns: z.array(z.record(z.string(), z.unknown())).meta({ description: 'The approved proof runs, as stored runs (the results list\u2019s shape)' }),
+    benchmarkRuns: z
+      .array(z.record(z.string(), z.unknown()))
+      .meta({ description: 'The approved proof runs, as stored runs (the results list\u2019s shape)' }),
     proof: proofSummary,
     listingUrl: z.url().meta({ description: 'The seller\u2019s external listing, or this listing\u2019s page here when none was given' }),
     contactUrl: z.url(),
@@ -169,4 +178,9 @@ export const feedResponseSchema = z.object({
   generatedAt: timestamp,
 });
 
-export const myListingsResponseSchema = z.object({ listings: z.array(listingResponseSchema), total: count, limit: z.int().min(1), offset: count });
+export const myListingsResponseSchema = z.object({
+  listings: z.array(listingResponseSchema),
+  total: count,
+  limit: z.int().min(1),
+  offset: count,
+});

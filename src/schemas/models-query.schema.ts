@@ -7,7 +7,9 @@ const text = (max: number) => z.string({ error: 'Must be given once, as text' })
 export function modelsListQuerySchema(profile: RevisionProfile) {
   const limits = profile.models.listLimit;
   return z.strictObject({
-    search: text(128).optional().transform((v) => v || undefined),
+    search: text(128)
+      .optional()
+      .transform((v) => v || undefined),
     tree: queryFlag().optional(),
     limit: wholeNumber(limits.min, limits.max).default(limits.default),
     offset: wholeNumber(0, 10_000_000).default(0),

@@ -38,7 +38,11 @@ const suiteSummary = z.object({
 });
 
 export const suiteResponseSchema = suiteSummary
-  .extend({ suiteDoc: z.record(z.string(), z.unknown()).meta({ description: 'The suite document as registered, answers included, so clients can score locally' }) })
+  .extend({
+    suiteDoc: z
+      .record(z.string(), z.unknown())
+      .meta({ description: 'The suite document as registered, answers included, so clients can score locally' }),
+  })
   .meta({ description: 'A quality suite with its whole document' });
 
 export const suiteListResponseSchema = z.object({ suites: z.array(suiteSummary), total: count, limit: z.int().min(1), offset: count });
@@ -85,7 +89,12 @@ const submissionSummary = z.object({
 export const submissionListResponseSchema = z.object({ submissions: z.array(submissionSummary) });
 export const suiteSubmissionUpdateResponseSchema = z.object({ kind: z.literal('suite'), suite: suiteResponseSchema });
 export const datasetSubmissionUpdateResponseSchema = z.object({ kind: z.literal('dataset'), dataset: datasetResponseSchema });
-export const withdrawnResponseSchema = z.object({ kind: z.enum(['suite', 'dataset']), id: uuid, slug: z.string(), status: z.literal('WITHDRAWN') });
+export const withdrawnResponseSchema = z.object({
+  kind: z.enum(['suite', 'dataset']),
+  id: uuid,
+  slug: z.string(),
+  status: z.literal('WITHDRAWN'),
+});
 
 const taskResult = z.object({
   key: z.string(),
@@ -101,7 +110,9 @@ const taskResult = z.object({
       items: z.int().min(1),
       ofItems: z.int().min(1),
       serverScore: fraction,
-      disagreement: fraction.meta({ description: "|server - client| over the re-scored items (the client's item scores, else its task score)" }),
+      disagreement: fraction.meta({
+        description: "|server - client| over the re-scored items (the client's item scores, else its task score)",
+      }),
     }),
   ),
 });
@@ -113,7 +124,16 @@ const qualityRun = z
     score: z.number().min(0).max(100).meta({ description: "The server's aggregate: the suite's aggregation over task weights, x100" }),
     suiteId: uuid,
     suiteSlug: z.string(),
-    suite: z.object({ id: uuid, slug: z.string(), name: z.string(), runner: z.enum(suiteRunners), category: z.string(), official: z.boolean(), aggregation: z.enum(aggregations), scoringMethod: z.enum(scoringMethods) }),
+    suite: z.object({
+      id: uuid,
+      slug: z.string(),
+      name: z.string(),
+      runner: z.enum(suiteRunners),
+      category: z.string(),
+      official: z.boolean(),
+      aggregation: z.enum(aggregations),
+      scoringMethod: z.enum(scoringMethods),
+    }),
     modelId: uuid,
     hfId: z.string(),
     model: modelSummary,
@@ -145,7 +165,13 @@ export const qualityRunResponseSchema = qualityRun;
 
 export const qualityRunDryRunResponseSchema = z.object({
   valid: z.literal(true),
-  suite: z.object({ id: uuid, slug: z.string(), name: z.string(), aggregation: z.enum(aggregations), scoringMethod: z.enum(scoringMethods) }),
+  suite: z.object({
+    id: uuid,
+    slug: z.string(),
+    name: z.string(),
+    aggregation: z.enum(aggregations),
+    scoringMethod: z.enum(scoringMethods),
+  }),
   model: dryRunModel,
   score: z.number().min(0).max(100),
   tasks: z.array(taskResult),

@@ -17,13 +17,28 @@ import { hardwareSchema, hfIdSchema } from '../runs/submission/speed-test.schema
  */
 
 const expected = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'Required' : what);
-const text = (max: number) => z.string({ error: expected('Must be a string') }).trim().min(1, 'Must not be empty').max(max, `Must be at most ${max} characters`);
-const optionalText = (max: number) => z.string({ error: expected('Must be a string') }).trim().max(max, `Must be at most ${max} characters`).optional();
+const text = (max: number) =>
+  z
+    .string({ error: expected('Must be a string') })
+    .trim()
+    .min(1, 'Must not be empty')
+    .max(max, `Must be at most ${max} characters`);
+const optionalText = (max: number) =>
+  z
+    .string({ error: expected('Must be a string') })
+    .trim()
+    .max(max, `Must be at most ${max} characters`)
+    .optional();
 const int = (min: number, max: number) =>
-  z.number({ error: expected('Must be a number') }).int('Must be an integer').min(min, `Must be at least ${min}`).max(max, `Must be at most ${max}`);
+  z
+    .number({ error: expected('Must be a number') })
+    .int('Must be an integer')
+    .min(min, `Must be at least ${min}`)
+    .max(max, `Must be at most ${max}`);
 const bool = () => z.boolean({ error: expected('Must be true or false') });
 const httpUrl = () => z.url({ protocol: /^https?$/, error: 'Must be an http(s) URL' }).max(2048, 'Must be at most 2048 characters');
-const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { error: expected(`Must be one of: ${values.join(', ')}`) });
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: expected(`Must be one of: ${values.join(', ')}`) });
 
 export const QUALITY_LIMITS = {
   slug: { min: 3, max: 64 },
@@ -51,7 +66,10 @@ export const TASK_KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
 export const suiteRunners = ['CUSTOM', 'LM_EVAL_HARNESS'] as const;
 export type SuiteRunner = (typeof suiteRunners)[number];
 /** The suite document's spelling of each runner. */
-export const docRunnerOf: Readonly<Record<SuiteRunner, 'custom' | 'lm-eval-harness'>> = { CUSTOM: 'custom', LM_EVAL_HARNESS: 'lm-eval-harness' };
+export const docRunnerOf: Readonly<Record<SuiteRunner, 'custom' | 'lm-eval-harness'>> = {
+  CUSTOM: 'custom',
+  LM_EVAL_HARNESS: 'lm-eval-harness',
+};
 export const scoringMethods = ['exact_match', 'f1', 'pass_at_k', 'llm_judge'] as const;
 export const aggregations = ['weighted_mean', 'mean', 'min', 'max'] as const;
 export const taskTypes = ['multiple_choice', 'qa', 'judge'] as const;
@@ -73,19 +91,34 @@ const userRegex = () =>
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 
-const goldValue = z.union([z.string().max(QUALITY_LIMITS.itemText, `Must be at most ${QUALITY_LIMITS.itemText} characters`), z.number().finite()], {
-  error: 'Must be a string, a number, or a list of accepted answers',
-});
+const goldValue = z.union(
+  [z.string().max(QUALITY_LIMITS.itemText, `Must be at most ${QUALITY_LIMITS.itemText} characters`), z.number().finite()],
+  {
+    error: 'Must be a string, a number, or a list of accepted answers',
+  },
+);
 
 /** One item of an inline dataset or a shard. */
 export const itemSchema = z
   .strictObject({
     id: z.union([z.string().max(256), z.number()], { error: 'Must be a string or a number' }).optional(),
-    input: z.string({ error: expected('Must be a string') }).min(1, 'Must not be empty').max(QUALITY_LIMITS.itemText, `Must be at most ${QUALITY_LIMITS.itemText} characters`),
+    input: z
+      .string({ error: expected('Must be a string') })
+      .min(1, 'Must not be empty')
+      .max(QUALITY_LIMITS.itemText, `Must be at most ${QUALITY_LIMITS.itemText} characters`),
     gold: z
-      .union([goldValue, z.array(goldValue).min(1, 'Give at least one accepted answer').max(QUALITY_LIMITS.acceptedAnswers, `At most ${QUALITY_LIMITS.acceptedAnswers} accepted answers`)], {
-        error: 'Must be a string, a number, or a list of accepted answers',
-      })
+      .union(
+        [
+          goldValue,
+          z
+            .array(goldValue)
+            .min(1, 'Give at least one accepted answer')
+            .max(QUALITY_LIMITS.acceptedAnswers, `At most ${QUALITY_LIMITS.acceptedAnswers} accepted answers`),
+        ],
+        {
+          error: 'Must be a string, a number, or a list of accepted answers',
+        },
+      )
       .optional(),
     choices: z
       .array(text(QUALITY_LIMITS.itemText), { error: 'Must be a list of strings' })
@@ -97,11 +130,16 @@ export const itemSchema = z
     metadata: z.record(z.string(), z.unknown(), { error: 'Must be an object' }).optional(),
   })
   .superRefine((item, ctx) => {
-    if (item.gold === undefined && !item.rubric) ctx.addIssue({ code: 'custom', path: ['gold'], message: 'Each item needs gold (the accepted answers) or a rubric' });
+    if (item.gold === undefined && !item.rubric)
+      ctx.addIssue({ code: 'custom', path: ['gold'], message: 'Each item needs gold (the accepted answers) or a rubric' });
   });
 export type QualityItem = z.output<typeof itemSchema>;
 
-const items = (max: number) => z.array(itemSchema, { error: expected('Must be a list of items') }).min(1, 'Give at least one item').max(max, `At most ${max} items`);
+const items = (max: number) =>
+  z
+    .array(itemSchema, { error: expected('Must be a list of items') })
+    .min(1, 'Give at least one item')
+    .max(max, `At most ${max} items`);
 
 function taskDatasetSchema(profile: RevisionProfile) {
   const split = optionalText(64);
@@ -111,7 +149,9 @@ function taskDatasetSchema(profile: RevisionProfile) {
   const shard = z.strictObject({ source: z.literal('shard'), datasetSlug: slugSchema(), split });
   // Shard datasets are revision 3's: elsewhere `shard` is not a source at all.
   if (profile.quality?.submissions) {
-    return z.discriminatedUnion('source', [inline, url, huggingface, shard], { error: 'Must be an object whose source is one of: inline, url, huggingface, shard' });
+    return z.discriminatedUnion('source', [inline, url, huggingface, shard], {
+      error: 'Must be an object whose source is one of: inline, url, huggingface, shard',
+    });
   }
   return z.discriminatedUnion('source', [inline, url, huggingface], {
     error: 'Must be an object whose source is one of: inline, url, huggingface',
@@ -124,12 +164,23 @@ function taskSchema(profile: RevisionProfile) {
       key: z.string({ error: expected('Must be a string') }).regex(TASK_KEY_PATTERN, 'Must be 1-64 of A-Z, a-z, 0-9, _ . : -'),
       displayName: optionalText(256),
       taskType: oneOf(taskTypes).default('qa'),
-      weight: z.number({ error: expected('Must be a number') }).finite().positive('Must be greater than 0').max(1e6, 'Must be at most 1000000').default(1),
+      weight: z
+        .number({ error: expected('Must be a number') })
+        .finite()
+        .positive('Must be greater than 0')
+        .max(1e6, 'Must be at most 1000000')
+        .default(1),
       nShots: int(0, 1000).optional(),
       higherIsBetter: bool().optional(),
-      promptTemplate: z.string({ error: expected('Must be a string') }).max(QUALITY_LIMITS.promptTemplate, `Must be at most ${QUALITY_LIMITS.promptTemplate} characters`).optional(),
+      promptTemplate: z
+        .string({ error: expected('Must be a string') })
+        .max(QUALITY_LIMITS.promptTemplate, `Must be at most ${QUALITY_LIMITS.promptTemplate} characters`)
+        .optional(),
       maxNewTokens: int(1, 131_072).optional(),
-      stopSequences: z.array(z.string().min(1).max(64), { error: 'Must be a list of strings' }).max(16, 'At most 16 stop sequences').optional(),
+      stopSequences: z
+        .array(z.string().min(1).max(64), { error: 'Must be a list of strings' })
+        .max(16, 'At most 16 stop sequences')
+        .optional(),
       answerExtraction: oneOf(answerExtractions).default('none'),
       answerRegex: userRegex().optional(),
       scoring: z
@@ -142,10 +193,12 @@ function taskSchema(profile: RevisionProfile) {
       dataset: taskDatasetSchema(profile).optional(),
     })
     .superRefine((task, ctx) => {
-      if (task.answerExtraction === 'regex' && !task.answerRegex) ctx.addIssue({ code: 'custom', path: ['answerRegex'], message: 'Required when answerExtraction is regex' });
+      if (task.answerExtraction === 'regex' && !task.answerRegex)
+        ctx.addIssue({ code: 'custom', path: ['answerRegex'], message: 'Required when answerExtraction is regex' });
       if (task.taskType === 'multiple_choice' && task.dataset?.source === 'inline') {
         task.dataset.items.forEach((item, index) => {
-          if (!item.choices) ctx.addIssue({ code: 'custom', path: ['dataset', 'items', index, 'choices'], message: 'Multiple-choice items need choices' });
+          if (!item.choices)
+            ctx.addIssue({ code: 'custom', path: ['dataset', 'items', index, 'choices'], message: 'Multiple-choice items need choices' });
         });
       }
     });
@@ -154,19 +207,28 @@ function taskSchema(profile: RevisionProfile) {
 function suiteDocSchema(profile: RevisionProfile) {
   return z
     .strictObject({
-      version: z.union([z.string().max(QUALITY_LIMITS.version), z.number()], { error: 'Must be a string' }).transform(String).optional(),
+      version: z
+        .union([z.string().max(QUALITY_LIMITS.version), z.number()], { error: 'Must be a string' })
+        .transform(String)
+        .optional(),
       runner: z.enum(['custom', 'lm-eval-harness'], { error: expected('Must be custom or lm-eval-harness') }),
       scoringMethod: z.string({ error: expected('Must be a string') }).pipe(
         z.string().superRefine((method, ctx) => {
-          if (method === 'perplexity') ctx.addIssue({ code: 'custom', message: 'perplexity is not supported: scores must be comparable fractions in [0, 1]' });
-          else if (!(scoringMethods as readonly string[]).includes(method)) ctx.addIssue({ code: 'custom', message: `Must be one of: ${scoringMethods.join(', ')}` });
+          if (method === 'perplexity')
+            ctx.addIssue({ code: 'custom', message: 'perplexity is not supported: scores must be comparable fractions in [0, 1]' });
+          else if (!(scoringMethods as readonly string[]).includes(method))
+            ctx.addIssue({ code: 'custom', message: `Must be one of: ${scoringMethods.join(', ')}` });
         }),
       ) as unknown as z.ZodType<(typeof scoringMethods)[number]>,
       higherIsBetter: bool().default(true),
       aggregation: oneOf(aggregations).default('weighted_mean'),
       runConfig: z
         .strictObject({
-          temperature: z.number({ error: 'Must be a number' }).min(0, 'Must be between 0 and 2').max(2, 'Must be between 0 and 2').default(0),
+          temperature: z
+            .number({ error: 'Must be a number' })
+            .min(0, 'Must be between 0 and 2')
+            .max(2, 'Must be between 0 and 2')
+            .default(0),
           topP: z.number({ error: 'Must be a number' }).min(0, 'Must be between 0 and 1').max(1, 'Must be between 0 and 1').optional(),
           fewShot: int(0, 1000).optional(),
           maxNewTokens: int(1, 131_072).optional(),
@@ -196,27 +258,46 @@ export const RESERVED_SUITE_SLUGS: readonly string[] = ['new', 'runs', 'executio
 function buildSuiteSchemas(profile: RevisionProfile) {
   const body = z
     .strictObject({
-      slug: slugSchema().refine((slug) => !RESERVED_SUITE_SLUGS.includes(slug), { message: 'This slug is reserved for a page of the site; choose another' }),
+      slug: slugSchema().refine((slug) => !RESERVED_SUITE_SLUGS.includes(slug), {
+        message: 'This slug is reserved for a page of the site; choose another',
+      }),
       name: text(QUALITY_LIMITS.name),
       description: optionalText(QUALITY_LIMITS.description),
       category: text(QUALITY_LIMITS.category),
       runner: oneOf(suiteRunners),
-      version: z.string({ error: 'Must be a string' }).trim().min(1, 'Must not be empty').max(QUALITY_LIMITS.version, `Must be at most ${QUALITY_LIMITS.version} characters`).default('1.0'),
+      version: z
+        .string({ error: 'Must be a string' })
+        .trim()
+        .min(1, 'Must not be empty')
+        .max(QUALITY_LIMITS.version, `Must be at most ${QUALITY_LIMITS.version} characters`)
+        .default('1.0'),
       sourceUrl: httpUrl().optional(),
       suiteDoc: suiteDocSchema(profile),
     })
     .superRefine((suite, ctx) => {
       if (docRunnerOf[suite.runner] !== suite.suiteDoc.runner) {
-        ctx.addIssue({ code: 'custom', path: ['suiteDoc', 'runner'], message: `Must be ${docRunnerOf[suite.runner]} for a ${suite.runner} suite` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['suiteDoc', 'runner'],
+          message: `Must be ${docRunnerOf[suite.runner]} for a ${suite.runner} suite`,
+        });
       }
       if (suite.runner !== 'CUSTOM') return;
       // A CUSTOM suite is run from its own document: every task needs a prompt and items.
       suite.suiteDoc.tasks.forEach((task, index) => {
         if (!task.promptTemplate?.includes('{{input}}')) {
-          ctx.addIssue({ code: 'custom', path: ['suiteDoc', 'tasks', index, 'promptTemplate'], message: 'A CUSTOM suite task needs a prompt template containing {{input}}' });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['suiteDoc', 'tasks', index, 'promptTemplate'],
+            message: 'A CUSTOM suite task needs a prompt template containing {{input}}',
+          });
         }
         if (task.dataset?.source !== 'inline' && task.dataset?.source !== 'shard') {
-          ctx.addIssue({ code: 'custom', path: ['suiteDoc', 'tasks', index, 'dataset'], message: 'A CUSTOM suite task needs inline items or a shard dataset' });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['suiteDoc', 'tasks', index, 'dataset'],
+            message: 'A CUSTOM suite task needs inline items or a shard dataset',
+          });
         }
       });
     });
@@ -247,7 +328,9 @@ function buildDatasetSchema() {
     license: optionalText(128),
     sourceUrl: httpUrl().optional(),
     shards: z
-      .array(z.strictObject({ name: optionalText(128), items: items(QUALITY_LIMITS.itemsPerShard) }), { error: expected('Must be a list of shards: [{ name, items }]') })
+      .array(z.strictObject({ name: optionalText(128), items: items(QUALITY_LIMITS.itemsPerShard) }), {
+        error: expected('Must be a list of shards: [{ name, items }]'),
+      })
       .min(1, 'Give at least one shard')
       .max(QUALITY_LIMITS.shards, `At most ${QUALITY_LIMITS.shards} shards`),
   });
@@ -263,7 +346,8 @@ const taskScore = z
   .number({ error: expected('Must be a number or { score, nShots, nSamples }') })
   .finite('Must be a finite number')
   .superRefine((score, ctx) => {
-    if (score > 1 && score <= 100) ctx.addIssue({ code: 'custom', message: 'Task scores are fractions in [0, 1]: divide a percentage by 100' });
+    if (score > 1 && score <= 100)
+      ctx.addIssue({ code: 'custom', message: 'Task scores are fractions in [0, 1]: divide a percentage by 100' });
     else if (score < 0 || score > 1) ctx.addIssue({ code: 'custom', message: 'Must be between 0 and 1' });
   });
 
@@ -279,16 +363,36 @@ const taskResult = documentedAs(
     const parsed = typeof value === 'number' ? taskScore.safeParse(value) : taskResultObject.safeParse(value);
     if (parsed.success) return typeof parsed.data === 'number' ? { score: parsed.data } : parsed.data;
     for (const issue of parsed.error.issues) {
-      const message = value === null || (typeof value !== 'number' && typeof value !== 'object') || Array.isArray(value) ? 'Must be a number or { score, nShots, nSamples }' : issue.message;
+      const message =
+        value === null || (typeof value !== 'number' && typeof value !== 'object') || Array.isArray(value)
+          ? 'Must be a number or { score, nShots, nSamples }'
+          : issue.message;
       ctx.addIssue({ ...issue, message, path: issue.path } as Parameters<typeof ctx.addIssue>[0]);
     }
     return z.NEVER;
   }),
-  { oneOf: [{ type: 'number', minimum: 0, maximum: 1 }, { type: 'object', properties: { score: { type: 'number', minimum: 0, maximum: 1 }, nShots: { type: 'integer', minimum: 0 }, nSamples: { type: 'integer', minimum: 1 } }, required: ['score'], additionalProperties: false }] },
+  {
+    oneOf: [
+      { type: 'number', minimum: 0, maximum: 1 },
+      {
+        type: 'object',
+        properties: {
+          score: { type: 'number', minimum: 0, maximum: 1 },
+          nShots: { type: 'integer', minimum: 0 },
+          nSamples: { type: 'integer', minimum: 1 },
+        },
+        required: ['score'],
+        additionalProperties: false,
+      },
+    ],
+  },
 );
 
 const artifactSchema = z.strictObject({
-  taskKey: z.string({ error: expected('Must be a string') }).min(1, 'Must not be empty').max(64, 'Must be at most 64 characters'),
+  taskKey: z
+    .string({ error: expected('Must be a string') })
+    .min(1, 'Must not be empty')
+    .max(64, 'Must be at most 64 characters'),
   itemIndex: int(0, 1_000_000).optional(),
   promptHash: optionalText(128),
   prompt: z.string({ error: 'Must be a string' }).max(QUALITY_LIMITS.artifactText).optional(),
@@ -312,39 +416,47 @@ export function artifactBytes(artifact: Artifact): number {
 
 function buildRunSchema(profile: RevisionProfile) {
   const { bounds } = profile.speedTests;
-  return z
-    .strictObject({
-      suiteSlug: z.string({ error: expected('Must be a string') }).trim().min(1, 'Required').max(QUALITY_LIMITS.slug.max, `Must be at most ${QUALITY_LIMITS.slug.max} characters`),
-      hfId: hfIdSchema(profile),
-      hardware: hardwareSchema(profile),
-      results: z
-        .record(z.string(), taskResult, { error: expected('Must be an object mapping each task key to its score') })
-        .refine((results) => Object.keys(results).length > 0, 'Give a score for every task of the suite'),
-      modelRevision: text(bounds.maxLength.modelRevision).default('main'),
-      quantization: text(bounds.maxLength.quantization).optional(),
-      quantFormat: text(64).optional(),
-      runnerVersion: text(128).optional(),
-      runConfig: z.record(z.string(), z.unknown(), { error: 'Must be a JSON object' }).optional(),
-      notes: optionalText(QUALITY_LIMITS.notes),
-      executionMode: z
-        .string({ error: 'Must be a string' })
-        .pipe(
-          z.string().superRefine((mode, ctx) => {
-            if (mode === 'SERVER_EXECUTE') ctx.addIssue({ code: 'custom', message: 'SERVER_EXECUTE is set by the server for executions it ran; use CUSTOM_LOCAL or LM_EVAL_LOCAL' });
-            else if (!(executionModes as readonly string[]).includes(mode)) ctx.addIssue({ code: 'custom', message: `Must be one of: ${executionModes.join(', ')}` });
-          }),
-        )
-        .optional() as unknown as z.ZodOptional<z.ZodType<(typeof executionModes)[number]>>,
-      judgeMode: oneOf(judgeModes).optional(),
-      artifacts: z
-        .array(artifactSchema, { error: 'Must be a list of per-item traces' })
-        .max(QUALITY_LIMITS.artifacts, `At most ${QUALITY_LIMITS.artifacts} artifacts`)
-        .superRefine((artifacts, ctx) => {
-          const bytes = artifacts.reduce((sum, artifact) => sum + artifactBytes(artifact), 0);
-          if (bytes > QUALITY_LIMITS.artifactBytes) ctx.addIssue({ code: 'custom', message: 'Artifacts must total at most 5 MB of text' });
-        })
-        .optional(),
-    });
+  return z.strictObject({
+    suiteSlug: z
+      .string({ error: expected('Must be a string') })
+      .trim()
+      .min(1, 'Required')
+      .max(QUALITY_LIMITS.slug.max, `Must be at most ${QUALITY_LIMITS.slug.max} characters`),
+    hfId: hfIdSchema(profile),
+    hardware: hardwareSchema(profile),
+    results: z
+      .record(z.string(), taskResult, { error: expected('Must be an object mapping each task key to its score') })
+      .refine((results) => Object.keys(results).length > 0, 'Give a score for every task of the suite'),
+    modelRevision: text(bounds.maxLength.modelRevision).default('main'),
+    quantization: text(bounds.maxLength.quantization).optional(),
+    quantFormat: text(64).optional(),
+    runnerVersion: text(128).optional(),
+    runConfig: z.record(z.string(), z.unknown(), { error: 'Must be a JSON object' }).optional(),
+    notes: optionalText(QUALITY_LIMITS.notes),
+    executionMode: z
+      .string({ error: 'Must be a string' })
+      .pipe(
+        z.string().superRefine((mode, ctx) => {
+          if (mode === 'SERVER_EXECUTE')
+            ctx.addIssue({
+              code: 'custom',
+              message: 'SERVER_EXECUTE is set by the server for executions it ran; use CUSTOM_LOCAL or LM_EVAL_LOCAL',
+            });
+          else if (!(executionModes as readonly string[]).includes(mode))
+            ctx.addIssue({ code: 'custom', message: `Must be one of: ${executionModes.join(', ')}` });
+        }),
+      )
+      .optional() as unknown as z.ZodOptional<z.ZodType<(typeof executionModes)[number]>>,
+    judgeMode: oneOf(judgeModes).optional(),
+    artifacts: z
+      .array(artifactSchema, { error: 'Must be a list of per-item traces' })
+      .max(QUALITY_LIMITS.artifacts, `At most ${QUALITY_LIMITS.artifacts} artifacts`)
+      .superRefine((artifacts, ctx) => {
+        const bytes = artifacts.reduce((sum, artifact) => sum + artifactBytes(artifact), 0);
+        if (bytes > QUALITY_LIMITS.artifactBytes) ctx.addIssue({ code: 'custom', message: 'Artifacts must total at most 5 MB of text' });
+      })
+      .optional(),
+  });
 }
 
 /** The quality run body (POST /runs, /runs/dry-run). */

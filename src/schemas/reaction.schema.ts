@@ -9,7 +9,9 @@ import { reactionEmojis } from '../constants.ts';
 const EMOJI_MESSAGE = `Must be one of ${reactionEmojis.join(', ')}, or null to remove your reaction`;
 
 const emojiField = z
-  .enum(reactionEmojis, { error: (issue) => (issue.input === undefined ? `Required: ${EMOJI_MESSAGE.replace(/^Must be/, 'must be')}` : EMOJI_MESSAGE) })
+  .enum(reactionEmojis, {
+    error: (issue) => (issue.input === undefined ? `Required: ${EMOJI_MESSAGE.replace(/^Must be/, 'must be')}` : EMOJI_MESSAGE),
+  })
   .nullable();
 
 /** POST /api/runs/:id/react: `{ emoji }` and nothing else. */

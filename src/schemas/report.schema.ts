@@ -61,18 +61,17 @@ function buildReportSchemas(profile: RevisionProfile) {
     published: fields.published.default(false),
   });
   // Like the setups' PATCH: `{}` is a valid request that changes nothing.
-  const patch = z
-    .strictObject({
-      title: fields.title.optional(),
-      summary: fields.summary.optional(),
-      contentFormat: fields.contentFormat.optional(),
-      content: fields.content.optional(),
-      tags: fields.tags.optional(),
-      benchmarkRunIds: fields.benchmarkRunIds.optional(),
-      evalRunIds: fields.evalRunIds.optional(),
-      imageIds: fields.imageIds.optional(),
-      published: fields.published.optional(),
-    });
+  const patch = z.strictObject({
+    title: fields.title.optional(),
+    summary: fields.summary.optional(),
+    contentFormat: fields.contentFormat.optional(),
+    content: fields.content.optional(),
+    tags: fields.tags.optional(),
+    benchmarkRunIds: fields.benchmarkRunIds.optional(),
+    evalRunIds: fields.evalRunIds.optional(),
+    imageIds: fields.imageIds.optional(),
+    published: fields.published.optional(),
+  });
   const listQuery = z.strictObject({
     limit: wholeNumber(rules.listLimit.min, rules.listLimit.max).default(rules.listLimit.default),
     offset: wholeNumber(0, 1_000_000).default(0),

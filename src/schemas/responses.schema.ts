@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { hardwareCostRules, hwClasses, reactionEmojis } from '../constants.ts';
-import { type RevisionProfile } from '../revisions.ts';
+import type { RevisionProfile } from '../revisions.ts';
 import { speedTestStatuses } from './admin.schema.ts';
 import { perRevision } from './query-params.ts';
 import { reportFormatResponseSchema } from './report.schema.ts';
@@ -33,7 +33,8 @@ export const validationErrorResponseSchema = z
     error: z.literal('Validation failed'),
     details: z.object({
       fieldErrors: z.record(z.string(), z.array(z.string())).meta({
-        description: 'Messages per dotted field path, e.g. `hardware.gpus.1.vramGb`; an unknown field is reported as `Unknown field` under its own path.',
+        description:
+          'Messages per dotted field path, e.g. `hardware.gpus.1.vramGb`; an unknown field is reported as `Unknown field` under its own path.',
       }),
       formErrors: z.array(z.string()).meta({ description: 'Messages about the request as a whole' }),
     }),
@@ -123,7 +124,14 @@ const hardwareCostItem = z.object({
 function runShape(profile: RevisionProfile) {
   const revision3 = profile.speedTests.revision3Fields;
   const engine = revision3
-    ? z.object({ id: uuid, name: z.string(), version: nullable(z.string()), repository: nullable(z.string()), build: nullable(z.string()), commit: nullable(z.string()) })
+    ? z.object({
+        id: uuid,
+        name: z.string(),
+        version: nullable(z.string()),
+        repository: nullable(z.string()),
+        build: nullable(z.string()),
+        commit: nullable(z.string()),
+      })
     : z.object({ id: uuid, name: z.string(), version: nullable(z.string()) });
   const shape: Record<string, z.ZodType> = {
     id: uuid,
@@ -142,7 +150,9 @@ function runShape(profile: RevisionProfile) {
     engineBuild: nullable(z.string()),
     engineCommit: nullable(z.string()),
     engine,
-    engineFlags: nullable(engineFlagsSchema(profile)).meta({ description: 'Explicit flags merged over those parsed from `commandSnippet`' }),
+    engineFlags: nullable(engineFlagsSchema(profile)).meta({
+      description: 'Explicit flags merged over those parsed from `commandSnippet`',
+    }),
     user: z.object({ id: uuid, username: z.string(), displayName: z.string(), verified: z.boolean(), demo: z.boolean() }),
     demo: z.boolean().meta({ description: 'True for the sample runs of demo users' }),
     quantization: z.string(),
@@ -163,11 +173,15 @@ function runShape(profile: RevisionProfile) {
     hardwareCost: nullable(z.array(hardwareCostItem)),
     tokPerWatt: nullable(z.number()),
     tokPerDollar: nullable(z.number()),
-    plausibility: z.enum(['plausible', 'suspect', 'unknown']).meta({ description: 'Verdict of the decode-speed roofline (see /methodology)' }),
+    plausibility: z
+      .enum(['plausible', 'suspect', 'unknown'])
+      .meta({ description: 'Verdict of the decode-speed roofline (see /methodology)' }),
     decodeBoundTokS: nullable(z.number()).meta({ description: 'Single-stream decode bound in tok/s, when computable' }),
     plausibilityReason: nullable(z.string()),
     notes: nullable(z.string()),
-    reactionCounts: z.partialRecord(z.enum(reactionEmojis), z.int().min(1)).meta({ description: 'Reactions per emoji (emojis without any are left out)' }),
+    reactionCounts: z
+      .partialRecord(z.enum(reactionEmojis), z.int().min(1))
+      .meta({ description: 'Reactions per emoji (emojis without any are left out)' }),
     defaultedFields: nullable(defaultedFieldList(profile)).meta({
       description:
         'Beyond the spec: the fields the submitter did not state, stored with the spec\'s defaults (pages show "not stated"); a field read from `commandSnippet` counts as stated. Null for runs stored before this was recorded (unknown).',
@@ -187,13 +201,17 @@ const ownRunFacts = {
   rejectedAt: nullable(timestamp),
   withdrawnAt: nullable(timestamp).meta({ description: 'When its owner withdrew it' }),
   correctedAt: nullable(timestamp).meta({ description: 'When its owner last corrected it' }),
-  correctableUntil: nullable(timestamp).meta({ description: 'Until when its owner may correct it (PATCH); null once it is too old, rejected or withdrawn' }),
+  correctableUntil: nullable(timestamp).meta({
+    description: 'Until when its owner may correct it (PATCH); null once it is too old, rejected or withdrawn',
+  }),
 };
 
 function buildRunSchemas(profile: RevisionProfile) {
   const run = z.object(runShape(profile)).meta({ description: 'A stored speed-test run' });
   const rankedRun = z.object({ rank: z.int().min(1), ...runShape(profile) });
-  const ownRun = z.object({ ...runShape(profile), ...ownRunFacts }).meta({ description: "One of the caller's own runs, in any status, with what only its owner sees" });
+  const ownRun = z
+    .object({ ...runShape(profile), ...ownRunFacts })
+    .meta({ description: "One of the caller's own runs, in any status, with what only its owner sees" });
   return {
     run,
     ownRun,
@@ -235,7 +253,9 @@ function buildDryRunSchema(profile: RevisionProfile) {
   const submission = speedTestSubmissionSchema(profile);
   const flags = engineFlagsSchema(profile);
   // Fields with a spec default always have a value here: the stated one or the default.
-  const withDefaults = Object.fromEntries(defaultableFields(profile).map((field) => [field, (submission.shape[field] as z.ZodOptional).unwrap()]));
+  const withDefaults = Object.fromEntries(
+    defaultableFields(profile).map((field) => [field, (submission.shape[field] as z.ZodOptional).unwrap()]),
+  );
   const parsed = z.object({
     ...submission.shape,
     ...withDefaults,
@@ -243,18 +263,23 @@ function buildDryRunSchema(profile: RevisionProfile) {
     engineFlags: flags.optional(),
     ...(profile.speedTests.revision3Fields ? { totalPowerWatts: z.number().optional() } : {}),
     defaultedFields: defaultedFieldList(profile).meta({
-      description: 'The fields the submission did not state (nor its `commandSnippet`): they carry the spec\'s defaults and pages show "not stated"',
+      description:
+        'The fields the submission did not state (nor its `commandSnippet`): they carry the spec\'s defaults and pages show "not stated"',
     }),
     commandSnippetFlags: z
       .object({
         recognised: z.array(z.string()),
         unrecognised: z.array(z.string()),
         filledFields: z.array(z.enum(['contextLength', 'promptTokens', 'outputTokens', 'prefillTokens'])).meta({
-          description: 'Top-level fields not given in the body and read from the command (`--max-model-len`, `-c`, llama-bench `-p`/`-n`/`-d`, ...)',
+          description:
+            'Top-level fields not given in the body and read from the command (`--max-model-len`, `-c`, llama-bench `-p`/`-n`/`-d`, ...)',
         }),
       })
       .optional()
-      .meta({ description: 'Flags (and environment settings) of `commandSnippet` that were mapped to fields, those that were not, and the top-level fields it filled' }),
+      .meta({
+        description:
+          'Flags (and environment settings) of `commandSnippet` that were mapped to fields, those that were not, and the top-level fields it filled',
+      }),
     model: dryRunModel,
   });
   const plausibility = z
@@ -299,7 +324,13 @@ export const modelTreeResponseSchema = z
 export const modelsResponseSchema = z.union([modelListResponseSchema, modelTreeResponseSchema]);
 
 export const modelSearchResponseSchema = z.array(
-  z.object({ hfId: z.string(), displayName: z.string(), family: nullable(z.string()), params: nullable(z.number()), benchmarkCount: count }),
+  z.object({
+    hfId: z.string(),
+    displayName: z.string(),
+    family: nullable(z.string()),
+    params: nullable(z.number()),
+    benchmarkCount: count,
+  }),
 );
 
 export const modelDetailResponseSchema = catalogueModel.extend({
@@ -331,22 +362,38 @@ export const meResponseSchema = z.object({
 const apiKeyFields = {
   id: uuid,
   name: z.string(),
-  prefix: z.string().regex(/^bhk_[0-9a-f]{4}$/).meta({ description: '`bhk_` and the first 4 hex characters, for telling keys apart' }),
+  prefix: z
+    .string()
+    .regex(/^bhk_[0-9a-f]{4}$/)
+    .meta({ description: '`bhk_` and the first 4 hex characters, for telling keys apart' }),
   createdAt: timestamp,
   expiresAt: nullable(timestamp),
 };
 export const apiKeyListResponseSchema = z.array(z.object({ ...apiKeyFields, lastUsedAt: nullable(timestamp) }));
 export const createdApiKeyResponseSchema = z.object({
   ...apiKeyFields,
-  key: z.string().regex(/^bhk_[0-9a-f]{40}$/).meta({ description: 'The secret: shown in this answer only' }),
+  key: z
+    .string()
+    .regex(/^bhk_[0-9a-f]{40}$/)
+    .meta({ description: 'The secret: shown in this answer only' }),
 });
 export const okResponseSchema = z.object({ ok: z.literal(true) });
 
 function buildSetupSchema(profile: RevisionProfile) {
   const { create, configFields } = setupSchemas(profile);
   // Every configuration field of the revision, null when not set.
-  const config = Object.fromEntries(configFields.map((field) => [field, (create.shape[field] as z.ZodOptional<z.ZodNullable<z.ZodType>>).unwrap()]));
-  return z.object({ id: uuid, name: z.string(), description: nullable(z.string()), isDefault: z.boolean(), ...config, createdAt: timestamp, updatedAt: timestamp });
+  const config = Object.fromEntries(
+    configFields.map((field) => [field, (create.shape[field] as z.ZodOptional<z.ZodNullable<z.ZodType>>).unwrap()]),
+  );
+  return z.object({
+    id: uuid,
+    name: z.string(),
+    description: nullable(z.string()),
+    isDefault: z.boolean(),
+    ...config,
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  });
 }
 
 export const setupResponseSchema = perRevision(buildSetupSchema);
@@ -367,7 +414,11 @@ export const reactionStateResponseSchema = z.object({
 // ---------------------------------------------------------------------------
 
 export const openApiDocumentResponseSchema = z
-  .looseObject({ openapi: z.literal('3.1.0'), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) })
+  .looseObject({
+    openapi: z.literal('3.1.0'),
+    info: z.looseObject({ title: z.string(), version: z.string() }),
+    paths: z.record(z.string(), z.unknown()),
+  })
   .meta({ description: 'This document' });
 
 const link = z.url();
@@ -417,7 +468,9 @@ const qualityGuideSchema = z
       standardError: z.string(),
     }),
     examples: z.object({
-      suites: z.record(z.string(), z.object({ summary: z.string(), body: jsonObject })).meta({ description: 'A worked registration per runner' }),
+      suites: z
+        .record(z.string(), z.object({ summary: z.string(), body: jsonObject }))
+        .meta({ description: 'A worked registration per runner' }),
       dataset: jsonObject.optional(),
       run: jsonObject,
       runNote: z.string(),
@@ -452,7 +505,9 @@ const qualityGuideSchema = z
         statuses: texts,
         examples: z.object({ dryRunCurl: z.string(), executeCurl: z.string(), pollCurl: z.string() }),
       })
-      .meta({ description: 'Server-side execution: the server runs an approved CUSTOM suite against your public OpenAI-compatible server' }),
+      .meta({
+        description: 'Server-side execution: the server runs an approved CUSTOM suite against your public OpenAI-compatible server',
+      }),
     lifecycle: z.object({ statuses: z.record(z.string(), texts), transitions: texts }),
     errors: z.array(documentedError),
   })
@@ -484,7 +539,9 @@ export const agentContextResponseSchema = z
       hwClass: z.array(z.enum(hwClasses)),
       reactionEmoji: z.array(z.enum(reactionEmojis)),
       // The bucketed filters' values (the facet registry).
-      ...Object.fromEntries(Object.entries(facetEnums()).map(([name, values]) => [name, typeof values[0] === 'number' ? z.array(z.int()) : texts])),
+      ...Object.fromEntries(
+        Object.entries(facetEnums()).map(([name, values]) => [name, typeof values[0] === 'number' ? z.array(z.int()) : texts]),
+      ),
       batchSizeBucket: z.object({ min: z.int(), openEndedFrom: z.int() }),
       leaderboardSort: texts,
       exportFormat: texts,
@@ -494,11 +551,26 @@ export const agentContextResponseSchema = z
       hardwareCostCondition: texts.optional(),
       currency: texts.optional(),
     }),
-    commonValues: z.object({ quantization: texts, backend: texts, kvCacheDtype: texts, attentionBackend: texts, ropeScaling: texts, note: z.string() }),
+    commonValues: z.object({
+      quantization: texts,
+      backend: texts,
+      kvCacheDtype: texts,
+      attentionBackend: texts,
+      ropeScaling: texts,
+      note: z.string(),
+    }),
     hardwareOptions: z.object({
       note: z.string(),
       gpus: z.array(z.object({ name: z.string(), vendor: z.string(), vramGb: z.array(z.number()) })),
-      unifiedChips: z.array(z.object({ name: z.string(), chipVendor: z.string(), chipFamily: z.string(), chipVariant: z.string(), memoryGb: z.array(z.number()) })),
+      unifiedChips: z.array(
+        z.object({
+          name: z.string(),
+          chipVendor: z.string(),
+          chipFamily: z.string(),
+          chipVariant: z.string(),
+          memoryGb: z.array(z.number()),
+        }),
+      ),
       cpus: z.array(z.object({ name: z.string(), vendor: z.string(), memoryType: z.string() })),
       hardwareCostComponentNames: texts.optional().meta({ description: 'Accepted values of hardwareCost[].component (revision 3)' }),
     }),
@@ -510,7 +582,9 @@ export const agentContextResponseSchema = z
     examples: z.object({
       minimal: z.record(z.enum(hwClasses), jsonObject),
       full: z.record(z.enum(hwClasses), jsonObject),
-      throughput: z.object({ body: jsonObject, note: z.string() }).meta({ description: 'A throughput run (several requests in flight) and how it is bucketed and judged' }),
+      throughput: z
+        .object({ body: jsonObject, note: z.string() })
+        .meta({ description: 'A throughput run (several requests in flight) and how it is bucketed and judged' }),
       dryRunCurl: z.string().optional(),
       submitCurl: z.string(),
       commandSnippet: z.object({
@@ -536,7 +610,13 @@ export const agentContextResponseSchema = z
       qualityRunSubmission: submissionLimitInfo.extend({ separateFrom: z.string() }).optional(),
       reads: z.string(),
     }),
-    idempotency: z.object({ header: z.string(), format: z.string(), sameKeySameBody: z.string(), sameKeyOtherBody: z.string(), sameKeyInFlight: z.string() }),
+    idempotency: z.object({
+      header: z.string(),
+      format: z.string(),
+      sameKeySameBody: z.string(),
+      sameKeyOtherBody: z.string(),
+      sameKeyInFlight: z.string(),
+    }),
     bucketRules: z.record(z.string(), z.string()).meta({ description: 'How each leaderboard bucket filter matches, in words' }),
     limits: z.object({
       maxLength: z.record(z.string(), z.int()),
@@ -557,10 +637,21 @@ export const agentContextResponseSchema = z
         conditions: texts,
         currencies: texts,
         limits: z.record(z.string(), z.int()),
-        images: z.object({ contentTypes: texts, maxBytes: z.int(), maxPixels: z.int(), thumbnailMaxWidth: z.int(), processing: z.string() }),
+        images: z.object({
+          contentTypes: texts,
+          maxBytes: z.int(),
+          maxPixels: z.int(),
+          thumbnailMaxWidth: z.int(),
+          processing: z.string(),
+        }),
       })
       .optional()
-      .meta({ description: 'The hardware marketplace (revision 3): the feed\u2019s paging, the seller\u2019s steps, listing limits and image rules' }),
-    reports: reportFormatResponseSchema.optional().meta({ description: 'The model report format (revision 3), as GET /api/report-format answers it' }),
+      .meta({
+        description:
+          'The hardware marketplace (revision 3): the feed\u2019s paging, the seller\u2019s steps, listing limits and image rules',
+      }),
+    reports: reportFormatResponseSchema
+      .optional()
+      .meta({ description: 'The model report format (revision 3), as GET /api/report-format answers it' }),
   })
   .meta({ description: 'Accepted values, schemas, worked examples, methodology, limits and error shapes for agents' });

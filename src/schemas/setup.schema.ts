@@ -1,8 +1,14 @@
 import { z } from 'zod';
 import { hwClasses, SETUPS_PER_ACCOUNT, type HwClass } from '../constants.ts';
-import { type RevisionProfile } from '../revisions.ts';
+import type { RevisionProfile } from '../revisions.ts';
 import { perRevision, wholeNumber } from './query-params.ts';
-import { engineFieldSchemas, engineFlagFieldSchemas, hardwareFieldSchemas, hardwareSchema, notInRevision } from '../runs/submission/speed-test.schema.ts';
+import {
+  engineFieldSchemas,
+  engineFlagFieldSchemas,
+  hardwareFieldSchemas,
+  hardwareSchema,
+  notInRevision,
+} from '../runs/submission/speed-test.schema.ts';
 
 /**
  * A saved setup: a named, possibly partial hardware/engine configuration. Every field of
@@ -16,8 +22,20 @@ export const SETUP_DESCRIPTION_MAX = 2000;
 
 /** The hardware fields, as flat setup fields; `hwClass` picks which of the others apply. */
 export const setupHardwareFields = [
-  'hwClass', 'gpuName', 'gpuCount', 'vramGb', 'gpus', 'chipVendor', 'chipFamily', 'chipVariant',
-  'unifiedMemoryGb', 'npuTops', 'cpu', 'ramGb', 'os', 'powerWatts',
+  'hwClass',
+  'gpuName',
+  'gpuCount',
+  'vramGb',
+  'gpus',
+  'chipVendor',
+  'chipFamily',
+  'chipVariant',
+  'unifiedMemoryGb',
+  'npuTops',
+  'cpu',
+  'ramGb',
+  'os',
+  'powerWatts',
 ] as const;
 
 const typeError = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'Required' : what);
@@ -82,7 +100,8 @@ function buildSetupSchemas(profile: RevisionProfile) {
       const value = setup[field];
       if (field === 'hwClass' || value === null || value === undefined) continue;
       if (accepted.has(field)) given[field] = value;
-      else ctx.addIssue({ code: 'custom', path: [field], message: `Does not apply to hwClass ${hwClass}; clear it (null) or change hwClass` });
+      else
+        ctx.addIssue({ code: 'custom', path: [field], message: `Does not apply to hwClass ${hwClass}; clear it (null) or change hwClass` });
     }
     const checked = union.safeParse(given);
     if (!checked.success) {

@@ -65,7 +65,10 @@ export function createApiKeysService({ db }: Pick<ServiceDeps, 'db'>) {
       const rows = await db<ApiKeyRow>('api_keys')
         .where({ user_id: userId })
         .whereNull('revoked_at')
-        .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ]);
       return rows.map(toApiKey);
     },
 

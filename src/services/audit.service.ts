@@ -27,7 +27,14 @@ export const auditActions = [
   'report.unpublish',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
-export type AuditTargetKind = 'user' | 'speed_test_run' | 'quality_suite' | 'quality_dataset' | 'quality_run' | 'marketplace_listing' | 'model_report';
+export type AuditTargetKind =
+  | 'user'
+  | 'speed_test_run'
+  | 'quality_suite'
+  | 'quality_dataset'
+  | 'quality_run'
+  | 'marketplace_listing'
+  | 'model_report';
 
 /** Who acted: the signed-in admin (or the owner of the admin's API key), or a run's owner acting on it. */
 export interface AdminActor {
@@ -101,7 +108,10 @@ export function createAuditService({ db }: Pick<ServiceDeps, 'db'>) {
     async list(page: { limit: number; offset: number }): Promise<{ entries: AuditEntry[]; total: number }> {
       const [rows, [{ total }]] = await Promise.all([
         db<AuditRow>('admin_audit_log')
-          .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+          .orderBy([
+            { column: 'created_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
           .limit(page.limit)
           .offset(page.offset),
         db('admin_audit_log').count<{ total: number }[]>('* as total'),

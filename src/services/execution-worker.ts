@@ -141,7 +141,13 @@ export function createExecutionWorkers(deps: ServiceDeps & { execution: Executio
   }
 
   /** One item: the target's answer, then the score (the judge's for judged tasks). Null when stopped meanwhile. */
-  async function runItem(suite: ExecutableSuite, planned: PlannedItem, row: ExecutionRow, apiKey: string | undefined, signal: AbortSignal): Promise<ItemResult | null> {
+  async function runItem(
+    suite: ExecutableSuite,
+    planned: PlannedItem,
+    row: ExecutionRow,
+    apiKey: string | undefined,
+    signal: AbortSignal,
+  ): Promise<ItemResult | null> {
     const { doc } = suite;
     const { task, item } = planned;
     const config = doc.runConfig;
@@ -162,19 +168,45 @@ export function createExecutionWorkers(deps: ServiceDeps & { execution: Executio
     } catch (error) {
       if (error instanceof TargetRefused) throw error;
       if (signal.aborted) return null;
-      return { response: null, extracted: null, score: 0, judgeScore: null, judgeRationale: null, judgeUnparsed: false, latencyMs: null, error: failureText(error) };
+      return {
+        response: null,
+        extracted: null,
+        score: 0,
+        judgeScore: null,
+        judgeRationale: null,
+        judgeUnparsed: false,
+        latencyMs: null,
+        error: failureText(error),
+      };
     }
     const base = { response: capResponse(answer.text), latencyMs: Math.round(answer.latencyMs), error: null };
     if (!isJudged(doc, task)) {
       const rule = itemScoringRule(doc, task)!;
-      if (item.gold === undefined) return { ...base, extracted: null, score: 0, judgeScore: null, judgeRationale: null, judgeUnparsed: false, error: 'The item has no gold answer to compare with' };
+      if (item.gold === undefined)
+        return {
+          ...base,
+          extracted: null,
+          score: 0,
+          judgeScore: null,
+          judgeRationale: null,
+          judgeUnparsed: false,
+          error: 'The item has no gold answer to compare with',
+        };
       try {
         const scored = scoreResponse(rule, { gold: item.gold, choices: item.choices }, answer.text);
         return { ...base, extracted: scored.extracted, score: scored.score, judgeScore: null, judgeRationale: null, judgeUnparsed: false };
       } catch (error) {
         // The item itself cannot be scored (a multiple-choice item of a shard without choices).
         if (!(error instanceof RangeError)) throw error;
-        return { ...base, extracted: null, score: 0, judgeScore: null, judgeRationale: null, judgeUnparsed: false, error: `The item cannot be scored: ${error.message}` };
+        return {
+          ...base,
+          extracted: null,
+          score: 0,
+          judgeScore: null,
+          judgeRationale: null,
+          judgeUnparsed: false,
+          error: `The item cannot be scored: ${error.message}`,
+        };
       }
     }
     try {
@@ -182,7 +214,13 @@ export function createExecutionWorkers(deps: ServiceDeps & { execution: Executio
         judge!.baseUrl,
         {
           model: judge!.model,
-          prompt: judgePrompt({ question: prompt, response: answer.text, rubric: item.rubric, referenceAnswer: item.referenceAnswer, gold: item.gold === undefined ? undefined : acceptedAnswers(item.gold) }),
+          prompt: judgePrompt({
+            question: prompt,
+            response: answer.text,
+            rubric: item.rubric,
+            referenceAnswer: item.referenceAnswer,
+            gold: item.gold === undefined ? undefined : acceptedAnswers(item.gold),
+          }),
           temperature: 0,
           maxTokens: 512,
           apiKey: judge!.apiKey,
@@ -191,17 +229,39 @@ export function createExecutionWorkers(deps: ServiceDeps & { execution: Executio
         'JUDGE_BASE_URL',
       );
       const parsed = parseJudgeVerdict(verdict.text);
-      if (!parsed) return { ...base, extracted: null, score: 0, judgeScore: null, judgeRationale: verdict.text.slice(0, 2000), judgeUnparsed: true };
-      return { ...base, extracted: null, score: parsed.score, judgeScore: parsed.score, judgeRationale: parsed.rationale, judgeUnparsed: false };
+      if (!parsed)
+        return { ...base, extracted: null, score: 0, judgeScore: null, judgeRationale: verdict.text.slice(0, 2000), judgeUnparsed: true };
+      return {
+        ...base,
+        extracted: null,
+        score: parsed.score,
+        judgeScore: parsed.score,
+        judgeRationale: parsed.rationale,
+        judgeUnparsed: false,
+      };
     } catch (error) {
       if (signal.aborted) return null;
       // The judge is the deployment's: its failures count against the judge, not the target.
-      return { ...base, extracted: null, score: 0, judgeScore: null, judgeRationale: null, judgeUnparsed: true, error: `Judge: ${failureText(error)}` };
+      return {
+        ...base,
+        extracted: null,
+        score: 0,
+        judgeScore: null,
+        judgeRationale: null,
+        judgeUnparsed: true,
+        error: `Judge: ${failureText(error)}`,
+      };
     }
   }
 
   /** Stores an item's result and moves the counters; false when the job is no longer this worker's. */
-  async function storeItem(row: ExecutionRow, workerId: string, planned: PlannedItem, prompt: string, result: ItemResult): Promise<boolean> {
+  async function storeItem(
+    row: ExecutionRow,
+    workerId: string,
+    planned: PlannedItem,
+    prompt: string,
+    result: ItemResult,
+  ): Promise<boolean> {
     const now = clock.now();
     return db.transaction(async (trx) => {
       const inserted = await trx('quality_execution_items')
@@ -238,7 +298,11 @@ export function createExecutionWorkers(deps: ServiceDeps & { execution: Executio
   }
 
   /** Submits the finished execution as a PENDING quality run; the run's id, or why not. */
-  async function autoSubmit(row: ExecutionRow, suite: ExecutableSuite, signal: AbortSignal): Promise<{ runId: string | null; submitError: string | null }> {
+  async function autoSubmit(
+    row: ExecutionRow,
+    suite: ExecutableSuite,
+    signal: AbortSignal,
+  ): Promise<{ runId: string | null; submitError: string | null }> {
     const items = await db('quality_execution_items').where({ execution_id: row.id }).orderBy('seq');
     const request = row.request;
     const results: Record<string, { score: number; nSamples: number }> = {};
@@ -303,7 +367,8 @@ export function createExecutionWorkers(deps: ServiceDeps & { execution: Executio
     const apiKey = row.key_holder ? runtime.keys.get(row.id) : undefined;
     let heartbeat: NodeJS.Timeout | undefined;
     try {
-      if (row.key_holder && apiKey === undefined) return await finish(row, workerId, { status: 'FAILED', error: messages.executionKeyLost });
+      if (row.key_holder && apiKey === undefined)
+        return await finish(row, workerId, { status: 'FAILED', error: messages.executionKeyLost });
       let suite: ExecutableSuite;
       try {
         suite = await executableSuite(db, row.request.suiteSlug, judge);
@@ -316,7 +381,10 @@ export function createExecutionWorkers(deps: ServiceDeps & { execution: Executio
       heartbeat = setInterval(() => {
         void (async () => {
           const now = clock.now();
-          const [beat] = await db('quality_executions').where({ id: row.id, worker_id: workerId, status: 'RUNNING' }).update({ heartbeat_at: now }).returning('cancel_requested');
+          const [beat] = await db('quality_executions')
+            .where({ id: row.id, worker_id: workerId, status: 'RUNNING' })
+            .update({ heartbeat_at: now })
+            .returning('cancel_requested');
           if (!beat) stop('lost');
           else if (beat.cancel_requested) stop('cancel');
           else checkDeadline();
@@ -360,11 +428,15 @@ export function createExecutionWorkers(deps: ServiceDeps & { execution: Executio
       if (reason === 'lost') return;
       if (reason === 'handback') return await handBack(row, workerId);
       if (reason === 'cancel') return await finish(row, workerId, { status: 'CANCELLED' });
-      if (reason === 'deadline') return await finish(row, workerId, { status: 'FAILED', error: messages.executionDeadline(timing.maxDurationMs / 60_000) });
+      if (reason === 'deadline')
+        return await finish(row, workerId, { status: 'FAILED', error: messages.executionDeadline(timing.maxDurationMs / 60_000) });
       if (reason === 'refused') return await finish(row, workerId, { status: 'FAILED', error: refusal!.reason });
-      if (reason === 'failures') return await finish(row, workerId, { status: 'FAILED', error: messages.executionTooManyFailures(failed, row.total) });
+      if (reason === 'failures')
+        return await finish(row, workerId, { status: 'FAILED', error: messages.executionTooManyFailures(failed, row.total) });
 
-      const judged = await db('quality_execution_items').where({ execution_id: row.id }).select(db.raw('count(*) filter (where judge_unparsed)::int as unparsed'), db.raw('count(*)::int as items'));
+      const judged = await db('quality_execution_items')
+        .where({ execution_id: row.id })
+        .select(db.raw('count(*) filter (where judge_unparsed)::int as unparsed'), db.raw('count(*)::int as items'));
       const unparsed = judged[0].unparsed as number;
       const judgedItems = plan.filter((item) => isJudged(suite.doc, item.task)).length;
       if (judgedItems > 0 && unparsed > judgedItems * MAX_UNPARSED_JUDGE_SHARE) {
@@ -385,7 +457,9 @@ export function createExecutionWorkers(deps: ServiceDeps & { execution: Executio
   /** Gives a job back to the queue as this instance stops (one whose key is in this memory cannot be resumed). */
   async function handBack(row: ExecutionRow, workerId: string): Promise<void> {
     if (row.key_holder) return finish(row, workerId, { status: 'FAILED', error: messages.executionKeyLost });
-    await db('quality_executions').where({ id: row.id, worker_id: workerId }).update({ status: 'QUEUED', worker_id: null, heartbeat_at: null, updated_at: clock.now() });
+    await db('quality_executions')
+      .where({ id: row.id, worker_id: workerId })
+      .update({ status: 'QUEUED', worker_id: null, heartbeat_at: null, updated_at: clock.now() });
   }
 
   async function loop(workerId: string): Promise<void> {

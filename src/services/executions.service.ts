@@ -77,7 +77,8 @@ export async function executableSuite(db: Db, slug: string, judge: ExecutionDeps
   if (row.runner !== 'CUSTOM') throw new HttpError(422, messages.executionSuiteNotCustom(slug));
   const doc = row.suite_doc as SuiteDoc;
   if (doc.scoringMethod === 'pass_at_k') throw new HttpError(422, messages.executionScoringNotSupported(doc.scoringMethod));
-  if (!judge && (doc.tasks as SuiteTask[]).some((task) => isJudged(doc, task))) throw new HttpError(422, messages.executionJudgeNotConfigured);
+  if (!judge && (doc.tasks as SuiteTask[]).some((task) => isJudged(doc, task)))
+    throw new HttpError(422, messages.executionJudgeNotConfigured);
   const itemsOf = new Map<string, readonly QualityItem[]>();
   for (const task of doc.tasks as SuiteTask[]) itemsOf.set(task.key, (await taskItems(db, task)) ?? []);
   return { row, doc, itemsOf };
@@ -85,8 +86,13 @@ export async function executableSuite(db: Db, slug: string, judge: ExecutionDeps
 
 /** Task scores so far (fractions), per task key, from the items already scored. */
 export async function taskProgress(db: Db, executionId: string): Promise<Map<string, { done: number; score: number }>> {
-  const rows = await db('quality_execution_items').where({ execution_id: executionId }).groupBy('task_key').select('task_key', db.raw('count(*)::int as done'), db.raw('avg(score) as score'));
-  return new Map(rows.map((row: { task_key: string; done: number; score: number }) => [row.task_key, { done: row.done, score: Number(row.score) }]));
+  const rows = await db('quality_execution_items')
+    .where({ execution_id: executionId })
+    .groupBy('task_key')
+    .select('task_key', db.raw('count(*)::int as done'), db.raw('avg(score) as score'));
+  return new Map(
+    rows.map((row: { task_key: string; done: number; score: number }) => [row.task_key, { done: row.done, score: Number(row.score) }]),
+  );
 }
 
 const round = (value: number, places = 4) => Math.round(value * 10 ** places) / 10 ** places;
@@ -96,10 +102,26 @@ export function toExecution(row: ExecutionRow, progress: Map<string, { done: num
   const request = row.request;
   const tasks = request.tasks.map((task) => {
     const seen = progress.get(task.key);
-    return { key: task.key, displayName: task.displayName, weight: task.weight, done: seen?.done ?? 0, total: task.total, score: seen ? round(seen.score) : null };
+    return {
+      key: task.key,
+      displayName: task.displayName,
+      weight: task.weight,
+      done: seen?.done ?? 0,
+      total: task.total,
+      score: seen ? round(seen.score) : null,
+    };
   });
   const complete = tasks.every((task) => task.score !== null && task.done === task.total);
-  const score = complete && tasks.length > 0 ? round(aggregateScores(tasks.map((task) => ({ score: task.score!, weight: task.weight })), request.aggregation) * 100, 2) : null;
+  const score =
+    complete && tasks.length > 0
+      ? round(
+          aggregateScores(
+            tasks.map((task) => ({ score: task.score!, weight: task.weight })),
+            request.aggregation,
+          ) * 100,
+          2,
+        )
+      : null;
   return {
     id: row.id,
     status: row.status,
@@ -146,7 +168,10 @@ export function createExecutionsService(deps: ServiceDeps & { execution: Executi
     if (Object.keys(errors).length > 0) throw new ValidationFailed({ fieldErrors: errors, formErrors: [] });
     const plan = planItems(suite.doc, suite.itemsOf, body.taskKeys);
     if (plan.length > EXECUTE_LIMITS.items) {
-      throw new ValidationFailed({ fieldErrors: { [body.taskKeys ? 'taskKeys' : 'suiteSlug']: [messages.executionTooManyItems(plan.length, EXECUTE_LIMITS.items)] }, formErrors: [] });
+      throw new ValidationFailed({
+        fieldErrors: { [body.taskKeys ? 'taskKeys' : 'suiteSlug']: [messages.executionTooManyItems(plan.length, EXECUTE_LIMITS.items)] },
+        formErrors: [],
+      });
     }
     const vetted = await outbound.vet(body.baseUrl, 'baseUrl');
     const model = await models.resolve(body.hfId);
@@ -157,7 +182,12 @@ export function createExecutionsService(deps: ServiceDeps & { execution: Executi
     const chosen = body.taskKeys ? new Set(body.taskKeys) : null;
     const tasks = (suite.doc.tasks as SuiteTask[])
       .filter((task) => !chosen || chosen.has(task.key))
-      .map((task) => ({ key: task.key, displayName: task.displayName ?? null, weight: task.weight, total: plan.filter((item) => item.task.key === task.key).length }));
+      .map((task) => ({
+        key: task.key,
+        displayName: task.displayName ?? null,
+        weight: task.weight,
+        total: plan.filter((item) => item.task.key === task.key).length,
+      }));
     return {
       suiteSlug: suite.row.slug,
       baseUrl: body.baseUrl,
@@ -189,8 +219,12 @@ export function createExecutionsService(deps: ServiceDeps & { execution: Executi
     /** Queues an execution (202): checked first, the target's key kept in this instance's memory only. */
     async start(userId: string, body: ExecuteRequest): Promise<Execution> {
       if (body.apiKey && runtime.workers === 0) throw new HttpError(422, messages.executionKeyNeedsWorkers);
-      const waiting = await db('quality_executions').where({ user_id: userId }).whereIn('status', ['QUEUED', 'RUNNING']).count<{ count: string }[]>({ count: '*' });
-      if (Number(waiting[0]!.count) >= EXECUTE_LIMITS.queuedPerUser) throw new RateLimited(messages.executionTooManyQueued(EXECUTE_LIMITS.queuedPerUser), 60_000);
+      const waiting = await db('quality_executions')
+        .where({ user_id: userId })
+        .whereIn('status', ['QUEUED', 'RUNNING'])
+        .count<{ count: string }[]>({ count: '*' });
+      if (Number(waiting[0]!.count) >= EXECUTE_LIMITS.queuedPerUser)
+        throw new RateLimited(messages.executionTooManyQueued(EXECUTE_LIMITS.queuedPerUser), 60_000);
       const { suite, plan } = await prepare(body);
       const now = clock.now();
       const [row] = await db<ExecutionRow>('quality_executions')
@@ -222,12 +256,24 @@ export function createExecutionsService(deps: ServiceDeps & { execution: Executi
           return { ok: true as const, value: await call() };
         } catch (error) {
           if (error instanceof TargetRefused) throw error;
-          return { ok: false as const, error: error instanceof Error && (error instanceof OutboundFailure || error.name === 'TargetAnswerError') ? error.message : 'The request failed' };
+          return {
+            ok: false as const,
+            error:
+              error instanceof Error && (error instanceof OutboundFailure || error.name === 'TargetAnswerError')
+                ? error.message
+                : 'The request failed',
+          };
         }
       };
       const listed = await probe(() => target.models(body.baseUrl, body.apiKey));
       const chat = await probe(() =>
-        target.chat(body.baseUrl, { model: served, prompt: 'Reply with the single word: ready', temperature: 0, maxTokens: 8, apiKey: body.apiKey }),
+        target.chat(body.baseUrl, {
+          model: served,
+          prompt: 'Reply with the single word: ready',
+          temperature: 0,
+          maxTokens: 8,
+          apiKey: body.apiKey,
+        }),
       );
       const servesModel = listed.ok ? listed.value.names.includes(served) : null;
       const request = storedRequest(body, suite, plan);
@@ -235,10 +281,26 @@ export function createExecutionsService(deps: ServiceDeps & { execution: Executi
         valid: true as const,
         ready: listed.ok && chat.ok && servesModel !== false,
         suite: { slug: suite.row.slug, name: suite.row.name, scoringMethod: suite.doc.scoringMethod },
-        plan: { items: plan.length, tasks: request.tasks.map(({ key, total }) => ({ key, total })), judged: request.judged, concurrency: suite.doc.runConfig.concurrency ?? 1 },
-        target: { baseUrl: body.baseUrl, hostname: vetted.hostname, port: vetted.port, allowListed: vetted.allowListed, addresses: vetted.addresses, verdict: vetted.allowListed ? 'allow-listed' : 'public' },
-        models: listed.ok ? { ok: true, latencyMs: Math.round(listed.value.latencyMs), names: listed.value.names, servesModel } : { ok: false, error: listed.error },
-        chat: chat.ok ? { ok: true, latencyMs: Math.round(chat.value.latencyMs), reply: chat.value.text.slice(0, 200) } : { ok: false, error: chat.error },
+        plan: {
+          items: plan.length,
+          tasks: request.tasks.map(({ key, total }) => ({ key, total })),
+          judged: request.judged,
+          concurrency: suite.doc.runConfig.concurrency ?? 1,
+        },
+        target: {
+          baseUrl: body.baseUrl,
+          hostname: vetted.hostname,
+          port: vetted.port,
+          allowListed: vetted.allowListed,
+          addresses: vetted.addresses,
+          verdict: vetted.allowListed ? 'allow-listed' : 'public',
+        },
+        models: listed.ok
+          ? { ok: true, latencyMs: Math.round(listed.value.latencyMs), names: listed.value.names, servesModel }
+          : { ok: false, error: listed.error },
+        chat: chat.ok
+          ? { ok: true, latencyMs: Math.round(chat.value.latencyMs), reply: chat.value.text.slice(0, 200) }
+          : { ok: false, error: chat.error },
         model: served,
       };
     },
@@ -249,7 +311,13 @@ export function createExecutionsService(deps: ServiceDeps & { execution: Executi
 
     /** The user's executions, newest first (the pages). */
     async listOwn(userId: string, limit = 20): Promise<Execution[]> {
-      const rows = await db<ExecutionRow>('quality_executions').where({ user_id: userId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit);
+      const rows = await db<ExecutionRow>('quality_executions')
+        .where({ user_id: userId })
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+        .limit(limit);
       return Promise.all(rows.map(view));
     },
 
@@ -266,7 +334,11 @@ export function createExecutionsService(deps: ServiceDeps & { execution: Executi
         runtime.keys.delete(id);
         return view(queued);
       }
-      const [running] = await db<ExecutionRow>('quality_executions').where({ id }).whereIn('status', ['RUNNING']).update({ cancel_requested: true, updated_at: now }).returning('*');
+      const [running] = await db<ExecutionRow>('quality_executions')
+        .where({ id })
+        .whereIn('status', ['RUNNING'])
+        .update({ cancel_requested: true, updated_at: now })
+        .returning('*');
       runtime.cancel(id);
       return view(running ?? (await ownRow(userId, id)));
     },

@@ -10,9 +10,17 @@ import type { Page, SpeedTestDocumentRow, SpeedTestFilter, SpeedTestReads, Speed
 import { toSpeedTestRun } from '../runs/run-json.ts';
 
 /** Identical setups share one row: insert by content hash, or find the existing one. */
-export async function upsertByContentHash(trx: Db, table: 'hardware_profiles' | 'engines', row: Record<string, unknown>, content: unknown): Promise<string> {
+export async function upsertByContentHash(
+  trx: Db,
+  table: 'hardware_profiles' | 'engines',
+  row: Record<string, unknown>,
+  content: unknown,
+): Promise<string> {
   const hash = contentHash(content);
-  await trx(table).insert({ ...row, content_hash: hash }).onConflict('content_hash').ignore();
+  await trx(table)
+    .insert({ ...row, content_hash: hash })
+    .onConflict('content_hash')
+    .ignore();
   return (await trx(table).where({ content_hash: hash }).first('id')).id;
 }
 
@@ -35,8 +43,12 @@ export interface DeviceEntry extends Device {
 }
 
 /** Hardware profiles: the de-duplicated machines runs were measured on, and the devices they run on. */
-export function createHardwareService({ db, profile, readIndex, reads }: Pick<ServiceDeps, 'db' | 'profile' | 'readIndex'> & { reads: SpeedTestReads }) {
-
+export function createHardwareService({
+  db,
+  profile,
+  readIndex,
+  reads,
+}: Pick<ServiceDeps, 'db' | 'profile' | 'readIndex'> & { reads: SpeedTestReads }) {
   /**
    * Every profile with its device, kept per instance while the catalogue is unchanged (new
    * profiles drop it: see "Names resolved through the catalogue" in README); the run counts
@@ -60,11 +72,27 @@ export function createHardwareService({ db, profile, readIndex, reads }: Pick<Se
   }
 
   async function loadProfiles() {
-    const rows = await db('hardware_profiles').select('id', 'hw_class', 'gpu_name', 'chip_vendor', 'chip_family', 'chip_variant', 'cpu', 'details');
+    const rows = await db('hardware_profiles').select(
+      'id',
+      'hw_class',
+      'gpu_name',
+      'chip_vendor',
+      'chip_family',
+      'chip_variant',
+      'cpu',
+      'details',
+    );
     return rows.map((row) => ({
       id: row.id as string,
       details: row.details as Record<string, unknown>,
-      device: deviceOf({ hwClass: row.hw_class, gpuName: row.gpu_name, chipVendor: row.chip_vendor, chipFamily: row.chip_family, chipVariant: row.chip_variant, cpu: row.cpu }),
+      device: deviceOf({
+        hwClass: row.hw_class,
+        gpuName: row.gpu_name,
+        chipVendor: row.chip_vendor,
+        chipFamily: row.chip_family,
+        chipVariant: row.chip_variant,
+        cpu: row.cpu,
+      }),
     }));
   }
 
@@ -77,7 +105,11 @@ export function createHardwareService({ db, profile, readIndex, reads }: Pick<Se
      * first; the leaderboard's default view), with the number of models. NotFound when no
      * approved run is on it.
      */
-    async device(slug: string, page: Page, viewerId: string | null = null): Promise<{ device: DeviceEntry; best: SpeedTestRun[]; models: number }> {
+    async device(
+      slug: string,
+      page: Page,
+      viewerId: string | null = null,
+    ): Promise<{ device: DeviceEntry; best: SpeedTestRun[]; models: number }> {
       const device = (await devices()).find((entry) => entry.slug === slug);
       if (!device) throw new NotFound(messages.hardwareDeviceNotFound);
       const ids = device.profiles.map((p) => p.id);

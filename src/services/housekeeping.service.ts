@@ -13,8 +13,12 @@ export function createHousekeepingService({ db }: Pick<ServiceDeps, 'db'>) {
     /** Deletes expired rate-limit counters and idempotency keys; returns how many went. */
     async pruneExpired(now: Date): Promise<{ rateLimitCounters: number; idempotencyKeys: number }> {
       const [rateLimitCounters, idempotencyKeys] = await Promise.all([
-        db('rate_limit_counters').where('window_start', '<', new Date(now.getTime() - RETENTION.rateLimitCountersMs)).delete(),
-        db('idempotency_keys').where('created_at', '<', new Date(now.getTime() - RETENTION.idempotencyKeysMs)).delete(),
+        db('rate_limit_counters')
+          .where('window_start', '<', new Date(now.getTime() - RETENTION.rateLimitCountersMs))
+          .delete(),
+        db('idempotency_keys')
+          .where('created_at', '<', new Date(now.getTime() - RETENTION.idempotencyKeysMs))
+          .delete(),
       ]);
       return { rateLimitCounters, idempotencyKeys };
     },

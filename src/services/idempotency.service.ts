@@ -48,7 +48,10 @@ export function createIdempotencyService(deps: Pick<ServiceDeps, 'db' | 'readInd
      * behind. A concurrent request with the key that committed first is replayed; one still
      * running is a 409.
      */
-    async once<Prepared, Answer>(request: IdempotentRequest | undefined, steps: WriteSteps<Prepared, Answer>): Promise<{ answer: Answer; replayed: boolean }> {
+    async once<Prepared, Answer>(
+      request: IdempotentRequest | undefined,
+      steps: WriteSteps<Prepared, Answer>,
+    ): Promise<{ answer: Answer; replayed: boolean }> {
       if (!request) {
         const prepared = await steps.prepare();
         return { answer: await writeVisibly(deps, (trx) => steps.write(trx, prepared)), replayed: false };
@@ -66,7 +69,9 @@ export function createIdempotencyService(deps: Pick<ServiceDeps, 'db' | 'readInd
             .returning('key');
           if (reserved.length === 0) throw new KeyTaken();
           const written = await steps.write(trx, prepared);
-          await trx('idempotency_keys').where(mine).update({ status_code: 201, response: JSON.stringify(written) });
+          await trx('idempotency_keys')
+            .where(mine)
+            .update({ status_code: 201, response: JSON.stringify(written) });
           return written;
         });
         return { answer, replayed: false };

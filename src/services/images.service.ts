@@ -47,7 +47,17 @@ export interface ImageRow {
 }
 
 /** The columns that describe a stored image (everything but its bytes). */
-export const DESCRIPTION_COLUMNS = ['id', 'owner_user_id', 'purpose', 'content_type', 'width', 'height', 'thumb_width', 'thumb_height', 'created_at'] as const;
+export const DESCRIPTION_COLUMNS = [
+  'id',
+  'owner_user_id',
+  'purpose',
+  'content_type',
+  'width',
+  'height',
+  'thumb_width',
+  'thumb_height',
+  'created_at',
+] as const;
 
 export function toStoredImage(row: ImageRow): StoredImage {
   return {
@@ -93,20 +103,30 @@ export function createImagesService({ db, clock }: Pick<ServiceDeps, 'db' | 'clo
     /** The bytes to serve, or null when the id is unknown, deleted or expired. */
     async content(id: string, variant: ImageVariant): Promise<ImageContent | null> {
       const [bytes, etag] = variant === 'thumb' ? ['thumb_bytes', 'thumb_etag'] : ['bytes', 'etag'];
-      const row = await live(clock.now()).where({ id }).first<{ bytes: Buffer; etag: string; content_type: ImageContentType } | undefined>(`${bytes} as bytes`, `${etag} as etag`, 'content_type');
+      const row = await live(clock.now())
+        .where({ id })
+        .first<{ bytes: Buffer; etag: string; content_type: ImageContentType } | undefined>(
+          `${bytes} as bytes`,
+          `${etag} as etag`,
+          'content_type',
+        );
       return row ? { bytes: row.bytes, contentType: row.content_type, etag: row.etag } : null;
     },
 
     /** Just the ETag (a conditional request answers 304 without reading the bytes). */
     async etag(id: string, variant: ImageVariant): Promise<string | null> {
-      const row = await live(clock.now()).where({ id }).first<{ etag: string } | undefined>(variant === 'thumb' ? 'thumb_etag as etag' : 'etag');
+      const row = await live(clock.now())
+        .where({ id })
+        .first<{ etag: string } | undefined>(variant === 'thumb' ? 'thumb_etag as etag' : 'etag');
       return row?.etag ?? null;
     },
 
     /** The live images among `ids`, in the order given (unknown or expired ids are left out). */
     async describe(ids: readonly string[]): Promise<StoredImage[]> {
       if (ids.length === 0) return [];
-      const rows = await live(clock.now()).whereIn('id', ids).select<ImageRow[]>([...DESCRIPTION_COLUMNS]);
+      const rows = await live(clock.now())
+        .whereIn('id', ids)
+        .select<ImageRow[]>([...DESCRIPTION_COLUMNS]);
       const byId = new Map(rows.map((row) => [row.id, toStoredImage(row)]));
       return ids.flatMap((id) => byId.get(id) ?? []);
     },

@@ -94,7 +94,9 @@ export function createCoreServices(deps: ServiceDeps) {
  * reach services only through this container. What services need from the pages (the report
  * cards' renderer) is built in the web layer and passed in here, so no service imports upwards.
  */
-export function createServices(deps: ServiceDeps & { execution: ExecutionDeps; publicUrl: string; reportCardRenderer: ReportCardRenderer }) {
+export function createServices(
+  deps: ServiceDeps & { execution: ExecutionDeps; publicUrl: string; reportCardRenderer: ReportCardRenderer },
+) {
   const core = createCoreServices(deps);
   const { leaderboard, models, reads, withTransaction } = core;
   const cards = createReportCardsService({ ...deps, leaderboard, models, reads });

@@ -1,7 +1,14 @@
 import type { Knex } from 'knex';
 import { convertToUsd, fxRatesDate } from '../data/fx-rates.ts';
 import { NotFound, Conflict, ValidationFailed } from '../lib/errors.ts';
-import { decodeFeedCursor, encodeFeedCursor, summariseProof, type FeedPosition, type ProofRun, type ProofSummary } from '../lib/marketplace.ts';
+import {
+  decodeFeedCursor,
+  encodeFeedCursor,
+  summariseProof,
+  type FeedPosition,
+  type ProofRun,
+  type ProofSummary,
+} from '../lib/marketplace.ts';
 import type { ProcessedImage } from '../lib/image-pipeline.ts';
 import { messages } from '../messages.ts';
 import {
@@ -14,7 +21,13 @@ import {
 import type { HwClass } from '../constants.ts';
 import type { AdminActor } from './audit.service.ts';
 import type { ServiceDeps, Transactional } from './deps.ts';
-import { DESCRIPTION_COLUMNS as IMAGE_COLUMNS, REMOVED_IMAGE_GRACE_MS, toStoredImage, type ImageRow, type StoredImage } from './images.service.ts';
+import {
+  DESCRIPTION_COLUMNS as IMAGE_COLUMNS,
+  REMOVED_IMAGE_GRACE_MS,
+  toStoredImage,
+  type ImageRow,
+  type StoredImage,
+} from './images.service.ts';
 import type { SpeedTestRun } from '../runs/reads/speed-test-reads.ts';
 
 /**
@@ -217,20 +230,25 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
     if (runIds.length === 0) return;
     const found = await trx('speed_test_runs').whereIn('id', runIds).where({ user_id: sellerId, status: 'APPROVED' }).pluck('id');
     const bad = runIds.filter((id) => !found.includes(id));
-    if (bad.length > 0) throw new ValidationFailed({ fieldErrors: { benchmarkRunIds: [messages.listingProofRunsNotYours(bad)] }, formErrors: [] });
+    if (bad.length > 0)
+      throw new ValidationFailed({ fieldErrors: { benchmarkRunIds: [messages.listingProofRunsNotYours(bad)] }, formErrors: [] });
   }
 
   async function setProofRuns(trx: Knex, listingId: string, runIds: readonly string[]): Promise<void> {
     await trx('marketplace_listing_runs').where({ listing_id: listingId }).delete();
-    if (runIds.length > 0) await trx('marketplace_listing_runs').insert(runIds.map((runId, position) => ({ listing_id: listingId, run_id: runId, position })));
+    if (runIds.length > 0)
+      await trx('marketplace_listing_runs').insert(runIds.map((runId, position) => ({ listing_id: listingId, run_id: runId, position })));
   }
 
   /** A change feed clients should see again, stamped under the writes lock (`lockListingWrites`). */
   const touch = (trx: Knex, id: string, columns: Record<string, unknown> = {}) =>
-    trx('marketplace_listings').where({ id }).update({ ...columns, updated_at: trx.raw('clock_timestamp()') });
+    trx('marketplace_listings')
+      .where({ id })
+      .update({ ...columns, updated_at: trx.raw('clock_timestamp()') });
 
   /** The images of a listing, to expire or serve again with its status. */
-  const imageIdsOf = (trx: Knex, listingId: string) => trx('marketplace_listing_images').where({ listing_id: listingId }).pluck('image_id') as Promise<string[]>;
+  const imageIdsOf = (trx: Knex, listingId: string) =>
+    trx('marketplace_listing_images').where({ listing_id: listingId }).pluck('image_id') as Promise<string[]>;
 
   /** Moves a listing to REMOVED: its images stop being served after the grace period. */
   async function markRemoved(trx: Knex.Transaction, id: string, columns: Record<string, unknown>): Promise<void> {
@@ -240,7 +258,13 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
   }
 
   /** A change of status by the seller, allowed only from `from`. */
-  async function move(sellerId: string, id: string, from: readonly ListingStatus[], action: string, columns: (trx: Knex.Transaction) => Record<string, unknown>): Promise<Listing> {
+  async function move(
+    sellerId: string,
+    id: string,
+    from: readonly ListingStatus[],
+    action: string,
+    columns: (trx: Knex.Transaction) => Record<string, unknown>,
+  ): Promise<Listing> {
     return db.transaction(async (trx) => {
       const row = await lockOwn(trx, sellerId, id);
       if (!from.includes(row.status)) throw new Conflict(messages.listingCannot(row.status, action));
@@ -284,8 +308,16 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
         const current = await trx('marketplace_listings').where({ id }).first('price', 'currency');
         const columns: Record<string, unknown> = {};
         const names: [keyof ListingPatch, string][] = [
-          ['title', 'title'], ['description', 'description'], ['condition', 'condition'], ['price', 'price'], ['currency', 'currency'],
-          ['hwClass', 'hw_class'], ['hardwareName', 'hardware_name'], ['hardwareDetails', 'hardware_details'], ['listingUrl', 'listing_url'], ['contactUrl', 'contact_url'],
+          ['title', 'title'],
+          ['description', 'description'],
+          ['condition', 'condition'],
+          ['price', 'price'],
+          ['currency', 'currency'],
+          ['hwClass', 'hw_class'],
+          ['hardwareName', 'hardware_name'],
+          ['hardwareDetails', 'hardware_details'],
+          ['listingUrl', 'listing_url'],
+          ['contactUrl', 'contact_url'],
         ];
         for (const [field, column] of names) if (patch[field] !== undefined) columns[column] = patch[field];
         if (patch.price !== undefined || patch.currency !== undefined) {
@@ -300,9 +332,14 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
       });
     },
 
-    publish: (sellerId: string, id: string) => move(sellerId, id, ['DRAFT'], 'published', (trx) => ({ status: 'ACTIVE', published_at: trx.raw('coalesce(published_at, clock_timestamp())') })),
+    publish: (sellerId: string, id: string) =>
+      move(sellerId, id, ['DRAFT'], 'published', (trx) => ({
+        status: 'ACTIVE',
+        published_at: trx.raw('coalesce(published_at, clock_timestamp())'),
+      })),
 
-    markSold: (sellerId: string, id: string) => move(sellerId, id, ['ACTIVE'], 'marked sold', (trx) => ({ status: 'SOLD', sold_at: trx.raw('clock_timestamp()') })),
+    markSold: (sellerId: string, id: string) =>
+      move(sellerId, id, ['ACTIVE'], 'marked sold', (trx) => ({ status: 'SOLD', sold_at: trx.raw('clock_timestamp()') })),
 
     /** DELETE by the seller: REMOVED (kept for the audit trail; images expire after the grace period). */
     async remove(sellerId: string, id: string): Promise<void> {
@@ -321,7 +358,13 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
         if (!row) throw new NotFound(messages.listingNotFound);
         if (row.status === 'REMOVED') throw new Conflict(messages.listingCannot(row.status, 'removed'));
         await markRemoved(trx, id, { removed_by: actor.id, removed_reason: reason });
-        await withTransaction(trx).audit.record(actor, { action: 'listing.remove', targetKind: 'marketplace_listing', targetId: id, targetLabel: row.title, reason });
+        await withTransaction(trx).audit.record(actor, {
+          action: 'listing.remove',
+          targetKind: 'marketplace_listing',
+          targetId: id,
+          targetLabel: row.title,
+          reason,
+        });
       });
     },
 
@@ -334,13 +377,23 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
     /** A public listing: ACTIVE only, else 404. */
     getActive: (id: string) => readWhere({ 'l.id': id, 'l.status': 'ACTIVE' }),
 
-    async mine(sellerId: string, query: { status?: ListingStatus; limit: number; offset: number }): Promise<{ listings: Listing[]; total: number }> {
+    async mine(
+      sellerId: string,
+      query: { status?: ListingStatus; limit: number; offset: number },
+    ): Promise<{ listings: Listing[]; total: number }> {
       const filter = (q: Knex.QueryBuilder) => {
         q.where('l.seller_id', sellerId);
         if (query.status) q.where('l.status', query.status);
       };
       const [rows, [{ total }]] = await Promise.all([
-        listingRows(db).modify(filter).orderBy([{ column: 'l.updated_at', order: 'desc' }, { column: 'l.id', order: 'desc' }]).limit(query.limit).offset(query.offset),
+        listingRows(db)
+          .modify(filter)
+          .orderBy([
+            { column: 'l.updated_at', order: 'desc' },
+            { column: 'l.id', order: 'desc' },
+          ])
+          .limit(query.limit)
+          .offset(query.offset),
         db('marketplace_listings as l').modify(filter).count<{ total: string }[]>('* as total'),
       ]);
       return { listings: await hydrate(rows), total: Number(total) };
@@ -352,7 +405,11 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
      * and skip or repeat rows). A listing updated while a client pages moves behind the
      * cursor and comes again, with its new content, on a later page.
      */
-    async feed(query: { limit: number; cursor?: string; updatedSince?: string }): Promise<{ listings: Listing[]; nextCursor: string | null; hasMore: boolean; generatedAt: Date }> {
+    async feed(query: {
+      limit: number;
+      cursor?: string;
+      updatedSince?: string;
+    }): Promise<{ listings: Listing[]; nextCursor: string | null; hasMore: boolean; generatedAt: Date }> {
       let after: FeedPosition | null = null;
       if (query.cursor !== undefined) {
         after = decodeFeedCursor(query.cursor);
@@ -405,7 +462,14 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
     async adminList(query: { status?: ListingStatus; limit: number; offset: number }): Promise<{ listings: Listing[]; total: number }> {
       const filter = (q: Knex.QueryBuilder) => query.status && q.where('l.status', query.status);
       const [rows, [{ total }]] = await Promise.all([
-        listingRows(db).modify(filter).orderBy([{ column: 'l.updated_at', order: 'desc' }, { column: 'l.id', order: 'desc' }]).limit(query.limit).offset(query.offset),
+        listingRows(db)
+          .modify(filter)
+          .orderBy([
+            { column: 'l.updated_at', order: 'desc' },
+            { column: 'l.id', order: 'desc' },
+          ])
+          .limit(query.limit)
+          .offset(query.offset),
         db('marketplace_listings as l').modify(filter).count<{ total: string }[]>('* as total'),
       ]);
       return { listings: await hydrate(rows), total: Number(total) };
@@ -416,7 +480,10 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
       const rows = await db('speed_test_runs as r')
         .join('speed_test_run_documents as d', 'd.run_id', 'r.id')
         .where({ 'r.user_id': sellerId, 'r.status': 'APPROVED' })
-        .orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id', order: 'desc' }])
+        .orderBy([
+          { column: 'r.created_at', order: 'desc' },
+          { column: 'r.id', order: 'desc' },
+        ])
         .limit(limit)
         .select('d.document');
       return rows.map((row: { document: string }) => JSON.parse(row.document) as SpeedTestRun);
@@ -428,7 +495,8 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
         const row = await lockOwn(trx, sellerId, listingId);
         if (row.status === 'REMOVED' || row.status === 'SOLD') throw new Conflict(messages.listingCannot(row.status, 'edited'));
         const [{ n }] = await trx('marketplace_listing_images').where({ listing_id: listingId }).count<{ n: string }[]>('* as n');
-        if (Number(n) >= LISTING_MAX_IMAGES) throw new ValidationFailed({ fieldErrors: { image: [messages.listingImageLimit(LISTING_MAX_IMAGES)] }, formErrors: [] });
+        if (Number(n) >= LISTING_MAX_IMAGES)
+          throw new ValidationFailed({ fieldErrors: { image: [messages.listingImageLimit(LISTING_MAX_IMAGES)] }, formErrors: [] });
         const stored = await withTransaction(trx).images.store(sellerId, 'listing', image);
         await trx('marketplace_listing_images').insert({ listing_id: listingId, image_id: stored.id, sort_order: Number(n) });
         await touch(trx, listingId);
@@ -442,7 +510,11 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
         const deleted = await trx('marketplace_listing_images').where({ listing_id: listingId, image_id: imageId }).delete();
         if (deleted === 0) throw new NotFound(messages.imageNotFound);
         await withTransaction(trx).images.remove([imageId]);
-        await renumber(trx, listingId, await trx('marketplace_listing_images').where({ listing_id: listingId }).orderBy('sort_order').pluck('image_id'));
+        await renumber(
+          trx,
+          listingId,
+          await trx('marketplace_listing_images').where({ listing_id: listingId }).orderBy('sort_order').pluck('image_id'),
+        );
         await touch(trx, listingId);
       });
     },
@@ -452,7 +524,8 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
       return db.transaction(async (trx) => {
         await lockOwn(trx, sellerId, listingId);
         const current: string[] = await trx('marketplace_listing_images').where({ listing_id: listingId }).pluck('image_id');
-        const same = current.length === imageIds.length && new Set(imageIds).size === imageIds.length && imageIds.every((id) => current.includes(id));
+        const same =
+          current.length === imageIds.length && new Set(imageIds).size === imageIds.length && imageIds.every((id) => current.includes(id));
         if (!same) throw new ValidationFailed({ fieldErrors: { imageIds: [messages.listingImagesNotOfListing] }, formErrors: [] });
         await renumber(trx, listingId, imageIds);
         await touch(trx, listingId);
@@ -464,7 +537,10 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
     async moveImage(sellerId: string, listingId: string, imageId: string, direction: 'up' | 'down'): Promise<void> {
       await db.transaction(async (trx) => {
         await lockOwn(trx, sellerId, listingId);
-        const order: string[] = await trx('marketplace_listing_images').where({ listing_id: listingId }).orderBy('sort_order').pluck('image_id');
+        const order: string[] = await trx('marketplace_listing_images')
+          .where({ listing_id: listingId })
+          .orderBy('sort_order')
+          .pluck('image_id');
         const at = order.indexOf(imageId);
         if (at < 0) throw new NotFound(messages.imageNotFound);
         const to = direction === 'up' ? at - 1 : at + 1;

@@ -61,7 +61,9 @@ export type ResolvedModel = { catalogued: ModelRow } | { fromHub: CatalogueEntry
 
 /** A resolved model as a dry-run answers it: the catalogue's summary, or the hub's entry not catalogued yet. */
 export function resolvedModelSummary(model: ResolvedModel) {
-  return 'catalogued' in model ? { ...toModelSummary(model.catalogued), catalogued: true } : { ...publicCatalogueEntry(model.fromHub), catalogued: false };
+  return 'catalogued' in model
+    ? { ...toModelSummary(model.catalogued), catalogued: true }
+    : { ...publicCatalogueEntry(model.fromHub), catalogued: false };
 }
 
 /** A catalogue entry as listed: the summary plus how many approved runs it has. */
@@ -75,7 +77,10 @@ function toCatalogueModel(row: CountedRow): CatalogueModel {
 }
 
 const SEARCH_TEXT = "lower(hf_id) || ' ' || lower(display_name) || ' ' || coalesce(lower(family), '')";
-const BY_RUN_COUNT = [{ column: 'benchmark_count', order: 'desc' }, { column: 'hf_id', order: 'asc' }] as const;
+const BY_RUN_COUNT = [
+  { column: 'benchmark_count', order: 'desc' },
+  { column: 'hf_id', order: 'asc' },
+] as const;
 
 function findByHfId(db: Db, hfId: string): Promise<ModelRow | undefined> {
   return db<ModelRow>('models').whereRaw('lower(hf_id) = lower(?)', [hfId]).first();
@@ -116,7 +121,12 @@ export async function fillCuratedModelFacts(db: Db): Promise<string[]> {
   return changed;
 }
 
-export function createModelsService({ db, hub, hubMode, plausibility }: Pick<ServiceDeps, 'db' | 'hub' | 'hubMode'> & { plausibility: PlausibilityService }) {
+export function createModelsService({
+  db,
+  hub,
+  hubMode,
+  plausibility,
+}: Pick<ServiceDeps, 'db' | 'hub' | 'hubMode'> & { plausibility: PlausibilityService }) {
   /** Writes a hub entry into the catalogue and links its finetune tree (see `catalogue` below). */
   async function catalogue(entry: CatalogueEntry): Promise<ModelRow> {
     assertVisibleWrite(db);
@@ -148,15 +158,24 @@ export function createModelsService({ db, hub, hubMode, plausibility }: Pick<Ser
         base_model_id: row.id,
         // The base's count beats none, and beats a guess from the child's name.
         params: db.raw('case when params is null or params_approximate then coalesce(?, params) else params end', [row.params]),
-        params_approximate: db.raw('case when params is null or params_approximate then ? else params_approximate end', [row.params_approximate]),
+        params_approximate: db.raw('case when params is null or params_approximate then ? else params_approximate end', [
+          row.params_approximate,
+        ]),
         // A quantization has its base's experts (the smaller active count) and at most its native bits.
-        active_params: db.raw("case when base_relation = 'quantized' and ?::boolean then least(active_params, ?) else active_params end", [row.is_moe, row.active_params]),
+        active_params: db.raw("case when base_relation = 'quantized' and ?::boolean then least(active_params, ?) else active_params end", [
+          row.is_moe,
+          row.active_params,
+        ]),
         is_moe: db.raw("is_moe or (base_relation = 'quantized' and ?::boolean)", [row.is_moe]),
-        native_bits_per_weight: db.raw("case when base_relation = 'quantized' then least(native_bits_per_weight, ?) else native_bits_per_weight end", [row.native_bits_per_weight ?? null]),
+        native_bits_per_weight: db.raw(
+          "case when base_relation = 'quantized' then least(native_bits_per_weight, ?) else native_bits_per_weight end",
+          [row.native_bits_per_weight ?? null],
+        ),
       })
       .returning(['id', 'params', 'is_moe']);
     // Runs carry their model's size and MoE flag for the filters, and they feed their verdict.
-    for (const child of adopted) await db('speed_test_runs').where({ model_id: child.id }).update({ model_params: child.params, model_is_moe: child.is_moe });
+    for (const child of adopted)
+      await db('speed_test_runs').where({ model_id: child.id }).update({ model_params: child.params, model_is_moe: child.is_moe });
     if (adopted.length > 0) await plausibility.recompute(adopted.map((child) => child.id));
     return row;
   }
@@ -167,7 +186,9 @@ export function createModelsService({ db, hub, hubMode, plausibility }: Pick<Ser
     if (!row) throw new NotFound(messages.modelNotCatalogued(hfId));
     const [base, children] = await Promise.all([
       row.base_model_id ? db<CountedRow>('models').where({ id: row.base_model_id }).first() : undefined,
-      db<CountedRow>('models').where({ base_model_id: row.id }).orderBy([...BY_RUN_COUNT]),
+      db<CountedRow>('models')
+        .where({ base_model_id: row.id })
+        .orderBy([...BY_RUN_COUNT]),
     ]);
     return {
       ...toCatalogueModel(row),
@@ -202,7 +223,12 @@ export function createModelsService({ db, hub, hubMode, plausibility }: Pick<Ser
       if ('catalogued' in model) return model.catalogued;
       const entry = model.fromHub;
       const facts = catalogueFacts(entry, entry.base ? await findByHfId(db, entry.base.hfId) : undefined);
-      return { params: facts.params, active_params: facts.activeParams, is_moe: facts.isMoE, native_bits_per_weight: facts.nativeBitsPerWeight };
+      return {
+        params: facts.params,
+        active_params: facts.activeParams,
+        is_moe: facts.isMoE,
+        native_bits_per_weight: facts.nativeBitsPerWeight,
+      };
     },
 
     /**
@@ -220,14 +246,17 @@ export function createModelsService({ db, hub, hubMode, plausibility }: Pick<Ser
       return 'catalogued' in model ? model.catalogued : catalogue(model.fromHub);
     },
 
-
     /** Most-benchmarked first, then by id: what a visitor looks for first. */
     async list(query: { search?: string; limit: number; offset: number }) {
       const base = db<CountedRow>('models').modify((q) => {
         if (query.search) q.whereRaw(`${SEARCH_TEXT} like ?`, [containsLowercase(query.search)]);
       });
       const [rows, [{ total }]] = await Promise.all([
-        base.clone().orderBy([...BY_RUN_COUNT]).limit(query.limit).offset(query.offset),
+        base
+          .clone()
+          .orderBy([...BY_RUN_COUNT])
+          .limit(query.limit)
+          .offset(query.offset),
         base.clone().count<{ total: number }[]>('* as total'),
       ]);
       return { models: rows.map(toCatalogueModel), total, limit: query.limit, offset: query.offset };
@@ -239,8 +268,12 @@ export function createModelsService({ db, hub, hubMode, plausibility }: Pick<Ser
      * catalogue is small next to the runs (thousands of rows), so the trees are built in memory.
      */
     async tree(query: { search?: string; limit: number; offset: number }) {
-      const rows: CountedRow[] = await db('models').select('*').orderBy([...BY_RUN_COUNT]);
-      const nodes = new Map<string, CatalogueTreeNode>(rows.map((row) => [row.id, { ...toCatalogueModel(row), relation: row.base_relation, finetunes: [] }]));
+      const rows: CountedRow[] = await db('models')
+        .select('*')
+        .orderBy([...BY_RUN_COUNT]);
+      const nodes = new Map<string, CatalogueTreeNode>(
+        rows.map((row) => [row.id, { ...toCatalogueModel(row), relation: row.base_relation, finetunes: [] }]),
+      );
       const roots: CatalogueTreeNode[] = [];
       for (const row of rows) {
         const parent = row.base_model_id ? nodes.get(row.base_model_id) : undefined;
@@ -249,9 +282,7 @@ export function createModelsService({ db, hub, hubMode, plausibility }: Pick<Ser
       }
       const needle = query.search?.toLowerCase();
       const matches = (node: CatalogueTreeNode): boolean =>
-        !needle ||
-        `${node.hfId} ${node.displayName} ${node.family ?? ''}`.toLowerCase().includes(needle) ||
-        node.finetunes.some(matches);
+        !needle || `${node.hfId} ${node.displayName} ${node.family ?? ''}`.toLowerCase().includes(needle) || node.finetunes.some(matches);
       // Roots keep their own nodes; a child listed under two roots cannot happen (one base each).
       const kept = roots.map((root) => ({ ...root, finetunes: nodes.get(root.id)!.finetunes })).filter(matches);
       return { models: kept.slice(query.offset, query.offset + query.limit), total: kept.length, limit: query.limit, offset: query.offset };
@@ -286,7 +317,12 @@ export function createModelsService({ db, hub, hubMode, plausibility }: Pick<Ser
     async detail(hfId: string) {
       const entry = await withTree(hfId);
       // The API's summary keeps its shape; the page reads its scope's figures (`scopeFigures`).
-      const { fastest: _fastest, fastestSingleStream: _single, models: _models, ...summary } = await runFigures(db, entry, 'model', { fastest: false });
+      const {
+        fastest: _fastest,
+        fastestSingleStream: _single,
+        models: _models,
+        ...summary
+      } = await runFigures(db, entry, 'model', { fastest: false });
       return { ...entry, summary };
     },
 
@@ -312,7 +348,10 @@ async function runFigures(db: Db, model: { id: string; hfId: string }, scope: Mo
   const [condition, bindings] = scopeCondition(model, scope);
   const runs = () => db('speed_test_runs as r').where('r.status', 'APPROVED').whereRaw(condition, bindings);
   const fastestOf = (q: Knex.QueryBuilder) =>
-    q.whereNotNull('r.tok_s_out').orderByRaw('r.tok_s_out desc, r.created_at asc, r.id asc').first('r.id', 'r.tok_s_out', 'r.active_sequences');
+    q
+      .whereNotNull('r.tok_s_out')
+      .orderByRaw('r.tok_s_out desc, r.created_at asc, r.id asc')
+      .first('r.id', 'r.tok_s_out', 'r.active_sequences');
   const [figures, byClass, fastest, fastestSingleStream] = await Promise.all([
     runs().first(
       db.raw('count(*)::int as runs'),
@@ -321,7 +360,10 @@ async function runFigures(db: Db, model: { id: string; hfId: string }, scope: Mo
       db.raw('count(distinct r.model_id)::int as models'),
       db.raw('max(r.created_at) as latest_run_at'),
     ),
-    runs().groupBy('r.hw_class').orderBy('r.hw_class').select('r.hw_class', db.raw('count(*)::int as runs'), db.raw('max(r.tok_s_out) as best_tok_s_out')),
+    runs()
+      .groupBy('r.hw_class')
+      .orderBy('r.hw_class')
+      .select('r.hw_class', db.raw('count(*)::int as runs'), db.raw('max(r.tok_s_out) as best_tok_s_out')),
     withFastest ? fastestOf(runs()) : undefined,
     withFastest ? fastestOf(runs().where('r.active_sequences', 1)) : undefined,
   ]);
@@ -334,7 +376,12 @@ async function runFigures(db: Db, model: { id: string; hfId: string }, scope: Mo
     /** Models of the scope with at least one run. */
     models: figures.models as number,
     latestRunAt: figures.latest_run_at ? (figures.latest_run_at as Date).toISOString() : null,
-    byHardwareClass: Object.fromEntries(byClass.map((c: { hw_class: string; runs: number; best_tok_s_out: number | null }) => [c.hw_class, { runs: c.runs, bestTokSOut: c.best_tok_s_out }])),
+    byHardwareClass: Object.fromEntries(
+      byClass.map((c: { hw_class: string; runs: number; best_tok_s_out: number | null }) => [
+        c.hw_class,
+        { runs: c.runs, bestTokSOut: c.best_tok_s_out },
+      ]),
+    ),
     fastest: runOf(fastest),
     fastestSingleStream: runOf(fastestSingleStream),
   };

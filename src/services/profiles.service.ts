@@ -25,7 +25,11 @@ export function createProfilesService({ db, reads, users }: Pick<ServiceDeps, 'd
         reads.find(filter, page, viewerId),
         db('speed_test_runs as r')
           .modify(filter)
-          .first(db.raw('count(*)::int as runs'), db.raw('count(distinct r.model_id)::int as models'), db.raw('count(distinct r.hardware_id)::int as hardware')),
+          .first(
+            db.raw('count(*)::int as runs'),
+            db.raw('count(distinct r.model_id)::int as models'),
+            db.raw('count(distinct r.hardware_id)::int as hardware'),
+          ),
       ]);
       return { user, counts: { runs: counts.runs, models: counts.models, hardware: counts.hardware }, runs };
     },

@@ -3,7 +3,16 @@ import type { HwClass } from '../constants.ts';
 import { acceptedAnswers, aggregateStandardError, goldLetter, scoreResponse } from '../lib/quality-scoring.ts';
 import type { QualityItem, SuiteDoc, SuiteTask } from '../schemas/quality.schema.ts';
 import type { ServiceDeps } from './deps.ts';
-import { approvedRunsOfModel, bestPerSuite, BY_SCORE, itemScoringRule, qualityRunsWithRelations, toQualityRun, type QualityRun, type QualityRunListRow } from './quality-runs.service.ts';
+import {
+  approvedRunsOfModel,
+  bestPerSuite,
+  BY_SCORE,
+  itemScoringRule,
+  qualityRunsWithRelations,
+  toQualityRun,
+  type QualityRun,
+  type QualityRunListRow,
+} from './quality-runs.service.ts';
 
 /**
  * What the public quality pages read beyond the API's services: a suite's leaderboard of
@@ -43,7 +52,8 @@ export function withUncertainty(run: QualityRun, bestTokSOut: number | null = nu
   return { ...run, scoreStdError: scoreStdError(run), bestTokSOut };
 }
 
-const ranked = (row: QualityRunListRow & { best_tok_s_out?: number | null }) => withUncertainty(toQualityRun(row), row.best_tok_s_out ?? null);
+const ranked = (row: QualityRunListRow & { best_tok_s_out?: number | null }) =>
+  withUncertainty(toQualityRun(row), row.best_tok_s_out ?? null);
 
 function applyFilters(q: Knex.QueryBuilder, filters: SuiteRunFilters): void {
   if (filters.modelFamily) q.whereRaw('lower(m.family) = lower(?)', [filters.modelFamily]);
@@ -124,10 +134,21 @@ export function createQualityPagesService({ db }: Pick<ServiceDeps, 'db'>) {
         .where({ 'r.suite_id': suiteId, 'r.status': 'APPROVED' })
         .modify(applyFilters, filters)
         .count<{ total: string }[]>({ total: '*' });
-      const [chartRows, [{ total }]] = await Promise.all([approvedRunsOf(suiteId, filters).orderBy([...BY_SCORE]).limit(SUITE_CHART_RUNS), counted]);
+      const [chartRows, [{ total }]] = await Promise.all([
+        approvedRunsOf(suiteId, filters)
+          .orderBy([...BY_SCORE])
+          .limit(SUITE_CHART_RUNS),
+        counted,
+      ]);
       // A page within the chart's runs is a slice of them; only a page beyond is read again.
       const end = page.offset + page.limit;
-      const rows = end <= SUITE_CHART_RUNS ? chartRows.slice(page.offset, end) : await approvedRunsOf(suiteId, filters).orderBy([...BY_SCORE]).limit(page.limit).offset(page.offset);
+      const rows =
+        end <= SUITE_CHART_RUNS
+          ? chartRows.slice(page.offset, end)
+          : await approvedRunsOf(suiteId, filters)
+              .orderBy([...BY_SCORE])
+              .limit(page.limit)
+              .offset(page.offset);
       return { runs: rows.map(ranked), total: Number(total), limit: page.limit, offset: page.offset, chartRuns: chartRows.map(ranked) };
     },
 
@@ -135,9 +156,20 @@ export function createQualityPagesService({ db }: Pick<ServiceDeps, 'db'>) {
     async suiteFacets(suiteId: string): Promise<{ families: string[]; quantizations: string[] }> {
       const approved = { 'r.suite_id': suiteId, 'r.status': 'APPROVED' };
       const [families, quantizations] = await Promise.all([
-        db('quality_runs as r').join('models as m', 'm.id', 'r.model_id').where(approved).whereNotNull('m.family').distinct('m.family').orderBy('m.family').pluck('m.family'),
+        db('quality_runs as r')
+          .join('models as m', 'm.id', 'r.model_id')
+          .where(approved)
+          .whereNotNull('m.family')
+          .distinct('m.family')
+          .orderBy('m.family')
+          .pluck('m.family'),
         // One spelling per quantization: they are compared case-insensitively.
-        db('quality_runs as r').where(approved).whereNotNull('r.quantization').groupByRaw('lower(r.quantization)').orderByRaw('lower(r.quantization)').select<{ quantization: string }[]>(db.raw('min(r.quantization) as quantization')),
+        db('quality_runs as r')
+          .where(approved)
+          .whereNotNull('r.quantization')
+          .groupByRaw('lower(r.quantization)')
+          .orderByRaw('lower(r.quantization)')
+          .select<{ quantization: string }[]>(db.raw('min(r.quantization) as quantization')),
       ]);
       return { families, quantizations: quantizations.map((row) => row.quantization) };
     },
@@ -174,14 +206,19 @@ export function createQualityPagesService({ db }: Pick<ServiceDeps, 'db'>) {
       const itemsOf = new Map<string, Map<number, QualityItem>>();
       for (const key of new Set(artifacts.map((artifact) => artifact.taskKey))) {
         const task = tasks.get(key);
-        const indexes = artifacts.flatMap((artifact) => (artifact.taskKey === key && artifact.itemIndex !== null ? [artifact.itemIndex] : []));
+        const indexes = artifacts.flatMap((artifact) =>
+          artifact.taskKey === key && artifact.itemIndex !== null ? [artifact.itemIndex] : [],
+        );
         if (task) itemsOf.set(key, await itemsAt(task, indexes));
       }
       return artifacts.map((artifact) => {
         const task = tasks.get(artifact.taskKey);
         const item = artifact.itemIndex === null ? undefined : itemsOf.get(artifact.taskKey)?.get(artifact.itemIndex);
         const rule = task && suite ? itemScoringRule(suite.suite_doc, task) : null;
-        const reading = rule && item?.gold !== undefined && typeof artifact.response === 'string' ? scoreResponse(rule, { gold: item.gold, choices: item.choices }, artifact.response) : null;
+        const reading =
+          rule && item?.gold !== undefined && typeof artifact.response === 'string'
+            ? scoreResponse(rule, { gold: item.gold, choices: item.choices }, artifact.response)
+            : null;
         return {
           ...artifact,
           input: artifact.question || artifact.prompt ? null : (item?.input ?? null),

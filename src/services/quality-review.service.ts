@@ -6,7 +6,15 @@ import type { QualityItem, SuiteTask } from '../schemas/quality.schema.ts';
 import type { AdminActor, AuditAction, AuditTargetKind } from './audit.service.ts';
 import type { ServiceDeps, Transactional } from './deps.ts';
 import { qualityRunsWithRelations, toQualityRun, type QualityRun, type QualityRunListRow } from './quality-runs.service.ts';
-import { datasetsWithCreator, suitesWithCreator, toDatasetSummary, toSuiteSummary, type DatasetRow, type ReviewStatus, type SuiteListRow } from './quality-suites.service.ts';
+import {
+  datasetsWithCreator,
+  suitesWithCreator,
+  toDatasetSummary,
+  toSuiteSummary,
+  type DatasetRow,
+  type ReviewStatus,
+  type SuiteListRow,
+} from './quality-suites.service.ts';
 
 /**
  * Admin review of quality suites, sharded datasets and quality runs (/admin/quality): the
@@ -46,10 +54,28 @@ const REVIEWED: Readonly<Record<ReviewDecision, { status: ReviewStatus; done: st
 
 /** Each kind's table, audit names and not-found text. */
 const KINDS = {
-  suite: { table: 'quality_suites', targetKind: 'quality_suite', actions: { approve: 'suite.approve', reject: 'suite.reject' }, notFound: messages.qualitySubmissionNotFound },
-  dataset: { table: 'quality_datasets', targetKind: 'quality_dataset', actions: { approve: 'dataset.approve', reject: 'dataset.reject' }, notFound: messages.qualitySubmissionNotFound },
-  run: { table: 'quality_runs', targetKind: 'quality_run', actions: { approve: 'quality_run.approve', reject: 'quality_run.reject' }, notFound: messages.qualityRunNotFound },
-} as const satisfies Record<ReviewKind, { table: string; targetKind: AuditTargetKind; actions: Record<ReviewDecision, AuditAction>; notFound: string }>;
+  suite: {
+    table: 'quality_suites',
+    targetKind: 'quality_suite',
+    actions: { approve: 'suite.approve', reject: 'suite.reject' },
+    notFound: messages.qualitySubmissionNotFound,
+  },
+  dataset: {
+    table: 'quality_datasets',
+    targetKind: 'quality_dataset',
+    actions: { approve: 'dataset.approve', reject: 'dataset.reject' },
+    notFound: messages.qualitySubmissionNotFound,
+  },
+  run: {
+    table: 'quality_runs',
+    targetKind: 'quality_run',
+    actions: { approve: 'quality_run.approve', reject: 'quality_run.reject' },
+    notFound: messages.qualityRunNotFound,
+  },
+} as const satisfies Record<
+  ReviewKind,
+  { table: string; targetKind: AuditTargetKind; actions: Record<ReviewDecision, AuditAction>; notFound: string }
+>;
 
 /** The review facts every card shows. */
 export interface ReviewState {
@@ -131,7 +157,8 @@ export interface RunCard {
   history: { qualityRuns: StatusCounts; speedTests: StatusCounts };
 }
 
-const clip = (text: string | null | undefined, max = CLIP): string | null => (text == null ? null : text.length > max ? `${text.slice(0, max)}…` : text);
+const clip = (text: string | null | undefined, max = CLIP): string | null =>
+  text == null ? null : text.length > max ? `${text.slice(0, max)}…` : text;
 
 function goldText(gold: QualityItem['gold']): string | null {
   if (gold === undefined) return null;
@@ -139,7 +166,12 @@ function goldText(gold: QualityItem['gold']): string | null {
 }
 
 function sampleItem(item: QualityItem): SampleItem {
-  return { input: clip(item.input)!, choices: item.choices?.map((choice) => clip(choice, 300)!) ?? null, gold: clip(goldText(item.gold), 300), rubric: clip(item.rubric ?? null) };
+  return {
+    input: clip(item.input)!,
+    choices: item.choices?.map((choice) => clip(choice, 300)!) ?? null,
+    gold: clip(goldText(item.gold), 300),
+    rubric: clip(item.rubric ?? null),
+  };
 }
 
 function sourceOf(task: SuiteTask): string | null {
@@ -151,14 +183,22 @@ function sourceOf(task: SuiteTask): string | null {
   return `huggingface ${dataset.hfPath}${dataset.hfName ? ` (${dataset.hfName})` : ''}${dataset.split ? `, split ${dataset.split}` : ''}`;
 }
 
-const shardSlugs = (tasks: readonly SuiteTask[]) => [...new Set(tasks.flatMap((task) => (task.dataset?.source === 'shard' ? [task.dataset.datasetSlug] : [])))];
+const shardSlugs = (tasks: readonly SuiteTask[]) => [
+  ...new Set(tasks.flatMap((task) => (task.dataset?.source === 'shard' ? [task.dataset.datasetSlug] : []))),
+];
 
 /** The first items of a dataset's first shard, read without loading the shard whole. */
 const FIRST_ITEMS = `jsonb_path_query_array(sh.items, '$[0 to ${SAMPLE_ITEMS - 1}]')`;
 
-const reviewerColumn = (db: Db, alias: string) => db.raw(`(select ru.username from users ru where ru.id = ${alias}.reviewed_by) as reviewer`);
+const reviewerColumn = (db: Db, alias: string) =>
+  db.raw(`(select ru.username from users ru where ru.id = ${alias}.reviewed_by) as reviewer`);
 
-function reviewOf(row: { status: ReviewStatus; admin_notes: string | null; reviewed_at: Date | null; reviewer: string | null }): ReviewState {
+function reviewOf(row: {
+  status: ReviewStatus;
+  admin_notes: string | null;
+  reviewed_at: Date | null;
+  reviewer: string | null;
+}): ReviewState {
   return { status: row.status, adminNotes: row.admin_notes, reviewedAt: row.reviewed_at, reviewedBy: row.reviewer };
 }
 
@@ -181,10 +221,18 @@ interface LockedRow {
 async function lockRow(trx: Db, kind: ReviewKind, id: string): Promise<LockedRow> {
   const owner = (column: string) => trx.raw(`(select u.username from users u where u.id = ${column}) as owner`);
   if (kind === 'suite') {
-    const row = await trx('quality_suites as s').where('s.id', id).whereNot('s.status', 'WITHDRAWN').forUpdate().first('s.slug', 's.status', 's.official', 's.suite_doc', owner('s.created_by'));
+    const row = await trx('quality_suites as s')
+      .where('s.id', id)
+      .whereNot('s.status', 'WITHDRAWN')
+      .forUpdate()
+      .first('s.slug', 's.status', 's.official', 's.suite_doc', owner('s.created_by'));
     if (row) return { id, status: row.status, label: `${row.slug} by @${row.owner}`, official: row.official, tasks: row.suite_doc.tasks };
   } else if (kind === 'dataset') {
-    const row = await trx('quality_datasets as d').where('d.id', id).whereNot('d.status', 'WITHDRAWN').forUpdate().first('d.slug', 'd.status', owner('d.created_by'));
+    const row = await trx('quality_datasets as d')
+      .where('d.id', id)
+      .whereNot('d.status', 'WITHDRAWN')
+      .forUpdate()
+      .first('d.slug', 'd.status', owner('d.created_by'));
     if (row) return { id, status: row.status, label: `${row.slug} by @${row.owner}` };
   } else {
     const row = await trx('quality_runs as r')
@@ -197,7 +245,13 @@ async function lockRow(trx: Db, kind: ReviewKind, id: string): Promise<LockedRow
         trx.raw('(select m.hf_id from models m where m.id = r.model_id) as hf_id'),
         owner('r.user_id'),
       );
-    if (row) return { id, status: row.status, label: `${row.suite_slug}: ${row.hf_id} by @${row.owner} (${id.slice(0, 8)})`, suiteId: row.suite_id };
+    if (row)
+      return {
+        id,
+        status: row.status,
+        label: `${row.suite_slug}: ${row.hf_id} by @${row.owner} (${id.slice(0, 8)})`,
+        suiteId: row.suite_id,
+      };
   }
   throw new NotFound(KINDS[kind].notFound);
 }
@@ -210,7 +264,9 @@ export function createQualityReviewService(deps: Pick<ServiceDeps, 'db' | 'clock
   /** Status and first items of the live datasets with these slugs. */
   async function datasetFacts(slugs: readonly string[]) {
     if (slugs.length === 0) return new Map<string, { status: ReviewStatus; itemCount: number; sample: QualityItem[] }>();
-    const rows: { slug: string; status: ReviewStatus; item_count: number; sample: QualityItem[] | null }[] = await db('quality_datasets as d')
+    const rows: { slug: string; status: ReviewStatus; item_count: number; sample: QualityItem[] | null }[] = await db(
+      'quality_datasets as d',
+    )
       .leftJoin('quality_dataset_shards as sh', (join) => join.on('sh.dataset_id', 'd.id').andOn('sh.shard_index', db.raw('0')))
       .whereIn('d.slug', slugs)
       .whereNot('d.status', 'WITHDRAWN')
@@ -237,7 +293,9 @@ export function createQualityReviewService(deps: Pick<ServiceDeps, 'db' | 'clock
           sample: items.slice(0, SAMPLE_ITEMS).map(sampleItem),
         };
       });
-      const references = shardSlugs(row.suite_doc.tasks).map((slug): DatasetReference => ({ slug, status: datasets.get(slug)?.status ?? 'MISSING' }));
+      const references = shardSlugs(row.suite_doc.tasks).map(
+        (slug): DatasetReference => ({ slug, status: datasets.get(slug)?.status ?? 'MISSING' }),
+      );
       return {
         ...toSuiteSummary(row),
         review: reviewOf(row),
@@ -249,12 +307,20 @@ export function createQualityReviewService(deps: Pick<ServiceDeps, 'db' | 'clock
     });
   }
 
-  async function datasetCards(rows: WithReviewer<DatasetRow & { creator_username: string; creator_display_name: string }>[]): Promise<DatasetCard[]> {
+  async function datasetCards(
+    rows: WithReviewer<DatasetRow & { creator_username: string; creator_display_name: string }>[],
+  ): Promise<DatasetCard[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((row) => row.id);
     const [shards, samples, users] = await Promise.all([
-      db('quality_dataset_shards').whereIn('dataset_id', ids).orderBy(['dataset_id', 'shard_index']).select('dataset_id', 'shard_index', 'name', 'item_count'),
-      db('quality_dataset_shards as sh').whereIn('sh.dataset_id', ids).where('sh.shard_index', 0).select('sh.dataset_id', db.raw(`${FIRST_ITEMS} as sample`)),
+      db('quality_dataset_shards')
+        .whereIn('dataset_id', ids)
+        .orderBy(['dataset_id', 'shard_index'])
+        .select('dataset_id', 'shard_index', 'name', 'item_count'),
+      db('quality_dataset_shards as sh')
+        .whereIn('sh.dataset_id', ids)
+        .where('sh.shard_index', 0)
+        .select('sh.dataset_id', db.raw(`${FIRST_ITEMS} as sample`)),
       db('quality_suites as s')
         .join('quality_datasets as d', db.raw('d.id = any(s.dataset_ids)'))
         .whereIn('d.id', ids)
@@ -265,7 +331,9 @@ export function createQualityReviewService(deps: Pick<ServiceDeps, 'db' | 'clock
     return rows.map((row) => ({
       ...toDatasetSummary(row),
       review: reviewOf(row),
-      shards: shards.filter((shard) => shard.dataset_id === row.id).map((shard) => ({ index: shard.shard_index, name: shard.name, itemCount: shard.item_count })),
+      shards: shards
+        .filter((shard) => shard.dataset_id === row.id)
+        .map((shard) => ({ index: shard.shard_index, name: shard.name, itemCount: shard.item_count })),
       sample: ((samples.find((sample) => sample.dataset_id === row.id)?.sample ?? []) as QualityItem[]).map(sampleItem),
       usedBy: users.filter((use) => use.dataset_id === row.id).map((use) => ({ slug: use.slug, status: use.status })),
     }));
@@ -273,7 +341,10 @@ export function createQualityReviewService(deps: Pick<ServiceDeps, 'db' | 'clock
 
   /** Per user, their rows of `table` counted by status. */
   async function countsByUser(table: 'quality_runs' | 'speed_test_runs', userIds: readonly string[]): Promise<Map<string, StatusCounts>> {
-    const rows: { user_id: string; status: string; n: number }[] = await db(table).whereIn('user_id', userIds).groupBy('user_id', 'status').select('user_id', 'status', db.raw('count(*)::int as n'));
+    const rows: { user_id: string; status: string; n: number }[] = await db(table)
+      .whereIn('user_id', userIds)
+      .groupBy('user_id', 'status')
+      .select('user_id', 'status', db.raw('count(*)::int as n'));
     const counts = new Map<string, StatusCounts>(userIds.map((id) => [id, { APPROVED: 0, REJECTED: 0, PENDING: 0 }]));
     for (const row of rows) if (row.status in counts.get(row.user_id)!) counts.get(row.user_id)![row.status as keyof StatusCounts] = row.n;
     return counts;
@@ -287,7 +358,10 @@ export function createQualityReviewService(deps: Pick<ServiceDeps, 'db' | 'clock
         .select('*')
         .from(
           db('quality_run_artifacts')
-            .whereIn('run_id', rows.map((row) => row.id))
+            .whereIn(
+              'run_id',
+              rows.map((row) => row.id),
+            )
             .whereNotNull('response')
             .select(
               'run_id',
@@ -372,7 +446,8 @@ export function createQualityReviewService(deps: Pick<ServiceDeps, 'db' | 'clock
   function decide(actor: AdminActor, kind: ReviewKind, id: string, decision: ReviewDecision, notes: string | null) {
     return db.transaction(async (trx) => {
       const row = await lockRow(trx, kind, id);
-      if (!ALLOWED_FROM[decision].includes(row.status)) throw new Conflict(messages.qualityCannotReview(kind, row.status, REVIEWED[decision].done));
+      if (!ALLOWED_FROM[decision].includes(row.status))
+        throw new Conflict(messages.qualityCannotReview(kind, row.status, REVIEWED[decision].done));
       if (kind === 'suite' && decision === 'approve') await checkSuiteDatasets(trx, row.tasks!);
       if (kind === 'run') {
         // run_count is the suite's number of APPROVED runs.
@@ -383,7 +458,13 @@ export function createQualityReviewService(deps: Pick<ServiceDeps, 'db' | 'clock
       await trx(KINDS[kind].table)
         .where({ id })
         .update({ status: REVIEWED[decision].status, admin_notes: notes, reviewed_by: actor.id, reviewed_at: now, updated_at: now });
-      await withTransaction(trx).audit.record(actor, { action: KINDS[kind].actions[decision], targetKind: KINDS[kind].targetKind, targetId: id, targetLabel: row.label, reason: notes });
+      await withTransaction(trx).audit.record(actor, {
+        action: KINDS[kind].actions[decision],
+        targetKind: KINDS[kind].targetKind,
+        targetId: id,
+        targetLabel: row.label,
+        reason: notes,
+      });
     });
   }
 
@@ -446,10 +527,16 @@ export function createQualityReviewService(deps: Pick<ServiceDeps, 'db' | 'clock
     async setSuiteOfficial(actor: AdminActor, id: string, official: boolean): Promise<void> {
       await db.transaction(async (trx) => {
         const row = await lockRow(trx, 'suite', id);
-        if (row.status !== 'APPROVED') throw new Conflict(messages.qualityCannotReview('suite', row.status, official ? 'made official' : 'made unofficial'));
+        if (row.status !== 'APPROVED')
+          throw new Conflict(messages.qualityCannotReview('suite', row.status, official ? 'made official' : 'made unofficial'));
         if (row.official === official) return;
         await trx('quality_suites').where({ id }).update({ official, updated_at: clock.now() });
-        await withTransaction(trx).audit.record(actor, { action: official ? 'suite.official' : 'suite.unofficial', targetKind: 'quality_suite', targetId: id, targetLabel: row.label });
+        await withTransaction(trx).audit.record(actor, {
+          action: official ? 'suite.official' : 'suite.unofficial',
+          targetKind: 'quality_suite',
+          targetId: id,
+          targetLabel: row.label,
+        });
       });
     },
   };

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import type { Db } from '../db/knex.ts';
 import { HttpError, NotFound, ValidationFailed } from '../lib/errors.ts';
-import { aggregateScores, scoreResponse, standardError, standardErrorOfScores, type ItemScoringRule, type TextScoringMethod } from '../lib/quality-scoring.ts';
+import {
+  aggregateScores,
+  scoreResponse,
+  standardError,
+  standardErrorOfScores,
+  type ItemScoringRule,
+  type TextScoringMethod,
+} from '../lib/quality-scoring.ts';
 import { normaliseHardware } from '../runs/submission/normalise.ts';
 import { messages } from '../messages.ts';
 import type { Artifact, QualityItem, QualityRunSubmission, SuiteDoc, SuiteTask } from '../schemas/quality.schema.ts';
@@ -72,14 +79,24 @@ const RESCORABLE: ReadonlySet<string> = new Set<TextScoringMethod>(['exact_match
 /** How the server scores a task's items from text responses, or null when it cannot (pass@k, judges). */
 export function itemScoringRule(doc: SuiteDoc, task: SuiteTask): ItemScoringRule | null {
   if (!RESCORABLE.has(doc.scoringMethod) || task.taskType === 'judge') return null;
-  return { method: doc.scoringMethod as TextScoringMethod, taskType: task.taskType, answerExtraction: task.answerExtraction, answerRegex: task.answerRegex, scoring: task.scoring };
+  return {
+    method: doc.scoringMethod as TextScoringMethod,
+    taskType: task.taskType,
+    answerExtraction: task.answerExtraction,
+    answerRegex: task.answerRegex,
+    scoring: task.scoring,
+  };
 }
 
 /**
  * Re-scores the tasks it can from the responses in the artifacts (the first trace per item
  * counts) and computes every task's result and the aggregate. Pure, given the items.
  */
-export function scoreRun(doc: SuiteDoc, submission: Pick<QualityRunSubmission, 'results' | 'artifacts'>, itemsOf: ReadonlyMap<string, readonly QualityItem[]>): RunScores {
+export function scoreRun(
+  doc: SuiteDoc,
+  submission: Pick<QualityRunSubmission, 'results' | 'artifacts'>,
+  itemsOf: ReadonlyMap<string, readonly QualityItem[]>,
+): RunScores {
   const tasks = doc.tasks.map((task): TaskResult => {
     const submitted = submission.results[task.key]!;
     const result: TaskResult = {
@@ -113,7 +130,12 @@ export function scoreRun(doc: SuiteDoc, submission: Pick<QualityRunSubmission, '
     const everyItem = server.size === items.length;
     // Against the client's own scores of the same items where it sent them all, else its task score.
     const clientView = client.size === server.size ? mean([...client.values()]) : submitted.score;
-    result.rescored = { items: server.size, ofItems: items.length, serverScore: round(serverScore), disagreement: round(Math.abs(serverScore - clientView)) };
+    result.rescored = {
+      items: server.size,
+      ofItems: items.length,
+      serverScore: round(serverScore),
+      disagreement: round(Math.abs(serverScore - clientView)),
+    };
     if (everyItem) {
       // Every item was answered: the server's score is the task's.
       result.score = round(serverScore);
@@ -127,7 +149,12 @@ export function scoreRun(doc: SuiteDoc, submission: Pick<QualityRunSubmission, '
     doc.aggregation,
   );
   const checked = tasks.flatMap((task) => (task.rescored ? [task.rescored.disagreement] : []));
-  return { tasks, score: round(aggregate * 100), rescored: checked.length > 0, maxDisagreement: checked.length ? Math.max(...checked) : null };
+  return {
+    tasks,
+    score: round(aggregate * 100),
+    rescored: checked.length > 0,
+    maxDisagreement: checked.length ? Math.max(...checked) : null,
+  };
 }
 
 export interface QualityRunRow {
@@ -194,18 +221,37 @@ export function qualityRunsWithRelations(db: Db, viewerId: string | null = null)
       'h.details as hardware_details',
       'u.username',
       'u.display_name as user_display_name',
-      ...['id', 'hf_id', 'display_name', 'family', 'params', 'params_approximate', 'active_params', 'is_moe', 'base_model_id', 'base_hf_id', 'base_relation', 'hub_sha', 'gated'].map(
-        (column) => `m.${column} as model_${column}`,
-      ),
+      ...[
+        'id',
+        'hf_id',
+        'display_name',
+        'family',
+        'params',
+        'params_approximate',
+        'active_params',
+        'is_moe',
+        'base_model_id',
+        'base_hf_id',
+        'base_relation',
+        'hub_sha',
+        'gated',
+      ].map((column) => `m.${column} as model_${column}`),
     );
-  if (viewerId) q.select(db.raw('(select x.emoji from run_reactions x where x.run_kind = ? and x.run_id = r.id and x.user_id = ?) as my_emoji', [QUALITY_REACTION_KIND, viewerId]));
+  if (viewerId)
+    q.select(
+      db.raw('(select x.emoji from run_reactions x where x.run_kind = ? and x.run_id = r.id and x.user_id = ?) as my_emoji', [
+        QUALITY_REACTION_KIND,
+        viewerId,
+      ]),
+    );
   return q as unknown as Promise<QualityRunListRow[]> & ReturnType<Db>;
 }
 
 function modelOf(row: QualityRunListRow): ModelRow {
   // `model_id` is both the run's column and the model's id (the same value): take it once.
   const model: Record<string, unknown> = { id: row.model_id };
-  for (const [column, value] of Object.entries(row)) if (column.startsWith('model_') && column !== 'model_id' && column !== 'model_revision') model[column.slice(6)] = value;
+  for (const [column, value] of Object.entries(row))
+    if (column.startsWith('model_') && column !== 'model_id' && column !== 'model_revision') model[column.slice(6)] = value;
   return model as unknown as ModelRow;
 }
 
@@ -218,7 +264,16 @@ export function toQualityRun(row: QualityRunListRow) {
     score: row.score,
     suiteId: row.suite_id,
     suiteSlug: row.suite_slug,
-    suite: { id: row.suite_id, slug: row.suite_slug, name: row.suite_name, runner: row.suite_runner, category: row.suite_category, official: row.suite_official, aggregation: row.suite_aggregation, scoringMethod: row.suite_scoring_method },
+    suite: {
+      id: row.suite_id,
+      slug: row.suite_slug,
+      name: row.suite_name,
+      runner: row.suite_runner,
+      category: row.suite_category,
+      official: row.suite_official,
+      aggregation: row.suite_aggregation,
+      scoringMethod: row.suite_scoring_method,
+    },
     modelId: row.model_id,
     hfId: model.hfId,
     model,
@@ -248,7 +303,6 @@ export function toQualityRun(row: QualityRunListRow) {
 }
 export type QualityRun = ReturnType<typeof toQualityRun>;
 
-
 /** What a validated run carries into the write: its suite, the server's scores and the model. */
 export interface ValidatedRun {
   suite: RunSuite;
@@ -264,7 +318,8 @@ export interface ServerOrigin {
 }
 
 /** A run to store: a client's submission, or one the server built from an execution. */
-export type StorableRun = Omit<QualityRunSubmission, 'executionMode' | 'judgeMode'> & Partial<Pick<QualityRunSubmission, 'executionMode' | 'judgeMode'>>;
+export type StorableRun = Omit<QualityRunSubmission, 'executionMode' | 'judgeMode'> &
+  Partial<Pick<QualityRunSubmission, 'executionMode' | 'judgeMode'>>;
 
 /**
  * Writes validated quality runs; build it on the writing transaction. Submissions and the
@@ -297,7 +352,10 @@ export function createQualityRunWriter({ db: trx }: Pick<ServiceDeps, 'db'>) {
           runner_version: submission.runnerVersion ?? null,
           run_config: submission.runConfig ? JSON.stringify(submission.runConfig) : null,
           notes: submission.notes || null,
-          execution_mode: origin?.executionMode ?? submission.executionMode ?? (suite.row.runner === 'LM_EVAL_HARNESS' ? 'LM_EVAL_LOCAL' : 'CUSTOM_LOCAL'),
+          execution_mode:
+            origin?.executionMode ??
+            submission.executionMode ??
+            (suite.row.runner === 'LM_EVAL_HARNESS' ? 'LM_EVAL_LOCAL' : 'CUSTOM_LOCAL'),
           judge_mode: origin?.judgeMode ?? submission.judgeMode ?? 'NONE',
           score: scores.score,
           task_results: JSON.stringify(scores.tasks),
@@ -359,12 +417,15 @@ export function createQualityRunsService(
   function checkCoverage(suite: RunSuite, submission: StorableRun, itemsOf: ReadonlyMap<string, readonly QualityItem[]>): void {
     const errors: FieldErrors = {};
     const keys = new Set(suite.row.task_keys);
-    for (const key of Object.keys(submission.results)) if (!keys.has(key)) addError(errors, `results.${key}`, messages.qualityUnknownTaskKey(suite.row.slug));
-    for (const key of suite.row.task_keys) if (!(key in submission.results)) addError(errors, `results.${key}`, messages.qualityMissingTaskKey);
+    for (const key of Object.keys(submission.results))
+      if (!keys.has(key)) addError(errors, `results.${key}`, messages.qualityUnknownTaskKey(suite.row.slug));
+    for (const key of suite.row.task_keys)
+      if (!(key in submission.results)) addError(errors, `results.${key}`, messages.qualityMissingTaskKey);
     (submission.artifacts ?? []).forEach((artifact: Artifact, index) => {
       if (!keys.has(artifact.taskKey)) return addError(errors, `artifacts.${index}.taskKey`, messages.qualityArtifactUnknownTask);
       const items = itemsOf.get(artifact.taskKey);
-      if (items && artifact.itemIndex !== undefined && artifact.itemIndex >= items.length) addError(errors, `artifacts.${index}.itemIndex`, messages.qualityArtifactItemOutOfRange(items.length));
+      if (items && artifact.itemIndex !== undefined && artifact.itemIndex >= items.length)
+        addError(errors, `artifacts.${index}.itemIndex`, messages.qualityArtifactItemOutOfRange(items.length));
     });
     if (Object.keys(errors).length > 0) throw new ValidationFailed({ fieldErrors: errors, formErrors: [] });
   }
@@ -407,7 +468,13 @@ export function createQualityRunsService(
       const summary = resolvedModelSummary(model);
       return {
         valid: true as const,
-        suite: { id: suite.row.id, slug: suite.row.slug, name: suite.row.name, aggregation: suite.doc.aggregation, scoringMethod: suite.doc.scoringMethod },
+        suite: {
+          id: suite.row.id,
+          slug: suite.row.slug,
+          name: suite.row.name,
+          aggregation: suite.doc.aggregation,
+          scoringMethod: suite.doc.scoringMethod,
+        },
         model: summary,
         score: scores.score,
         tasks: scores.tasks,
@@ -422,9 +489,18 @@ export function createQualityRunsService(
      * run and its artifacts written. An Idempotency-Key retry gets the first answer again.
      * `origin` marks a run the server built from its own execution.
      */
-    async submit(userId: string, submission: StorableRun, idempotency?: { key: string; requestHash: string }, origin?: ServerOrigin): Promise<QualitySubmissionResult> {
+    async submit(
+      userId: string,
+      submission: StorableRun,
+      idempotency?: { key: string; requestHash: string },
+      origin?: ServerOrigin,
+    ): Promise<QualitySubmissionResult> {
       if (!rule) throw new NotFound(messages.notFound);
-      const { answer: run, replayed, rateLimit } = await submitInWindow(deps, {
+      const {
+        answer: run,
+        replayed,
+        rateLimit,
+      } = await submitInWindow(deps, {
         userId,
         rule,
         scope: IDEMPOTENCY_SCOPE,
@@ -449,7 +525,10 @@ export function createQualityRunsService(
     async listOwn(userId: string, limit = 100): Promise<QualityRun[]> {
       const rows = await qualityRunsWithRelations(db, userId)
         .where('r.user_id', userId)
-        .orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id', order: 'desc' }])
+        .orderBy([
+          { column: 'r.created_at', order: 'desc' },
+          { column: 'r.id', order: 'desc' },
+        ])
         .limit(limit);
       return rows.map(toQualityRun);
     },
@@ -491,7 +570,9 @@ export function createQualityRunsService(
      * the run's mean score over those tasks.
      */
     async bestForModel(modelIdOrHfId: string, viewerId: string | null = null) {
-      const model = z.uuid().safeParse(modelIdOrHfId).success ? await db('models').where({ id: modelIdOrHfId }).first('id') : await models.findByHfId(modelIdOrHfId);
+      const model = z.uuid().safeParse(modelIdOrHfId).success
+        ? await db('models').where({ id: modelIdOrHfId }).first('id')
+        : await models.findByHfId(modelIdOrHfId);
       if (!model) return { runs: [] as QualityRun[], datasets: [] as DatasetBest[] };
       const rows = await approvedRunsOfModel(db, model.id, viewerId);
       return { runs: bestPerSuite(rows).map(toQualityRun), datasets: await bestPerDataset(db, rows) };
@@ -508,7 +589,9 @@ export const BY_SCORE = [
 
 /** A model's approved runs, best first. */
 export function approvedRunsOfModel(db: Db, modelId: string, viewerId: string | null = null): Promise<QualityRunListRow[]> {
-  return qualityRunsWithRelations(db, viewerId).where({ 'r.model_id': modelId, 'r.status': 'APPROVED' }).orderBy([...BY_SCORE]);
+  return qualityRunsWithRelations(db, viewerId)
+    .where({ 'r.model_id': modelId, 'r.status': 'APPROVED' })
+    .orderBy([...BY_SCORE]);
 }
 
 /** Of runs ranked best first: the first of each suite, by suite slug. */
@@ -534,7 +617,8 @@ async function bestPerDataset(db: Db, rows: readonly QualityRunListRow[]): Promi
   for (const suite of await db('quality_suites').whereIn('id', suiteIds).select('id', 'suite_doc')) {
     const bySlug = new Map<string, string[]>();
     for (const task of (suite.suite_doc as SuiteDoc).tasks as SuiteTask[]) {
-      if (task.dataset?.source === 'shard') bySlug.set(task.dataset.datasetSlug, [...(bySlug.get(task.dataset.datasetSlug) ?? []), task.key]);
+      if (task.dataset?.source === 'shard')
+        bySlug.set(task.dataset.datasetSlug, [...(bySlug.get(task.dataset.datasetSlug) ?? []), task.key]);
     }
     tasksByDataset.set(suite.id, bySlug);
   }
@@ -547,7 +631,10 @@ async function bestPerDataset(db: Db, rows: readonly QualityRunListRow[]): Promi
     }
   }
   if (best.size === 0) return [];
-  const datasets = await db('quality_datasets').whereIn('slug', [...best.keys()]).whereNot('status', 'WITHDRAWN').select('id', 'slug', 'name');
+  const datasets = await db('quality_datasets')
+    .whereIn('slug', [...best.keys()])
+    .whereNot('status', 'WITHDRAWN')
+    .select('id', 'slug', 'name');
   return datasets
     .map((dataset) => {
       const entry = best.get(dataset.slug)!;

@@ -172,10 +172,18 @@ export function createQualitySuitesService(deps: Pick<ServiceDeps, 'db' | 'clock
    * submitter's own ("owned storage references"). Multiple-choice shard items must resolve
    * their gold to a choice like inline ones.
    */
-  async function checkReferences(trx: Db, userId: string, doc: SuiteDoc, errors: FieldErrors): Promise<{ datasetIds: string[]; itemCount: number }> {
+  async function checkReferences(
+    trx: Db,
+    userId: string,
+    doc: SuiteDoc,
+    errors: FieldErrors,
+  ): Promise<{ datasetIds: string[]; itemCount: number }> {
     const slugs = [...new Set(doc.tasks.flatMap((task) => (task.dataset?.source === 'shard' ? [task.dataset.datasetSlug] : [])))];
     const found: DatasetReference[] = slugs.length
-      ? await trx('quality_datasets').whereIn('slug', slugs).whereNot('status', 'WITHDRAWN').select('id', 'slug', 'status', 'created_by', 'item_count')
+      ? await trx('quality_datasets')
+          .whereIn('slug', slugs)
+          .whereNot('status', 'WITHDRAWN')
+          .select('id', 'slug', 'status', 'created_by', 'item_count')
       : [];
     const bySlug = new Map(found.map((row) => [row.slug, row]));
     let itemCount = 0;
@@ -185,7 +193,8 @@ export function createQualitySuitesService(deps: Pick<ServiceDeps, 'db' | 'clock
       const path = `suiteDoc.tasks.${index}.dataset.datasetSlug`;
       const dataset = bySlug.get(task.dataset.datasetSlug);
       if (!dataset) return addError(errors, path, messages.qualityDatasetUnknown(task.dataset.datasetSlug));
-      if (dataset.status !== 'APPROVED' && dataset.created_by !== userId) return addError(errors, path, messages.qualityDatasetNotUsable(dataset.slug));
+      if (dataset.status !== 'APPROVED' && dataset.created_by !== userId)
+        return addError(errors, path, messages.qualityDatasetNotUsable(dataset.slug));
       itemCount += dataset.item_count;
     });
     return { datasetIds: found.map((row) => row.id), itemCount };
@@ -198,7 +207,11 @@ export function createQualitySuitesService(deps: Pick<ServiceDeps, 'db' | 'clock
       task.dataset.items.forEach((item, itemIndex) => {
         if (item.gold === undefined || !item.choices) return;
         if (goldLetter(item.gold, item.choices) === null) {
-          addError(errors, `suiteDoc.tasks.${taskIndex}.dataset.items.${itemIndex}.gold`, 'Must name one of the choices: a letter, a 0-based index, or the choice text');
+          addError(
+            errors,
+            `suiteDoc.tasks.${taskIndex}.dataset.items.${itemIndex}.gold`,
+            'Must name one of the choices: a letter, a 0-based index, or the choice text',
+          );
         }
       });
     });
@@ -209,7 +222,8 @@ export function createQualitySuitesService(deps: Pick<ServiceDeps, 'db' | 'clock
     const errors: FieldErrors = {};
     checkChoiceGolds(suite.suiteDoc, errors);
     const references = await checkReferences(trx, userId, suite.suiteDoc, errors);
-    if (options.checkSlug && !(await slugAvailable(trx, 'quality_suites', suite.slug, options.exceptId))) addError(errors, 'slug', messages.qualitySlugTaken(suite.slug));
+    if (options.checkSlug && !(await slugAvailable(trx, 'quality_suites', suite.slug, options.exceptId)))
+      addError(errors, 'slug', messages.qualitySlugTaken(suite.slug));
     if (Object.keys(errors).length > 0) throw new ValidationFailed({ fieldErrors: errors, formErrors: [] });
     return references;
   }
@@ -251,7 +265,13 @@ export function createQualitySuitesService(deps: Pick<ServiceDeps, 'db' | 'clock
   async function storeShards(trx: Db, datasetId: string, dataset: DatasetSubmission) {
     await trx('quality_dataset_shards').where({ dataset_id: datasetId }).delete();
     await trx('quality_dataset_shards').insert(
-      dataset.shards.map((shard, index) => ({ dataset_id: datasetId, shard_index: index, name: shard.name || null, item_count: shard.items.length, items: JSON.stringify(shard.items) })),
+      dataset.shards.map((shard, index) => ({
+        dataset_id: datasetId,
+        shard_index: index,
+        name: shard.name || null,
+        item_count: shard.items.length,
+        items: JSON.stringify(shard.items),
+      })),
     );
   }
 
@@ -281,7 +301,11 @@ export function createQualitySuitesService(deps: Pick<ServiceDeps, 'db' | 'clock
       const [rows, [{ total }]] = await Promise.all([
         suitesWithCreator(db)
           .modify(filtered)
-          .orderBy([{ column: 's.official', order: 'desc' }, { column: 's.run_count', order: 'desc' }, { column: 's.slug', order: 'asc' }])
+          .orderBy([
+            { column: 's.official', order: 'desc' },
+            { column: 's.run_count', order: 'desc' },
+            { column: 's.slug', order: 'asc' },
+          ])
           .limit(query.limit)
           .offset(query.offset),
         db('quality_suites as s').modify(filtered).count<{ total: number }[]>({ total: '*' }),
@@ -321,7 +345,9 @@ export function createQualitySuitesService(deps: Pick<ServiceDeps, 'db' | 'clock
       return db.transaction(async (trx) => {
         const references = await validate(trx, userId, suite, { checkSlug: false });
         if (!(await slugAvailable(trx, 'quality_suites', suite.slug))) throw new Conflict(messages.qualitySlugTaken(suite.slug));
-        const [{ id }] = await trx('quality_suites').insert({ ...suiteColumns(suite, references), created_by: userId, status: 'PENDING' }).returning('id');
+        const [{ id }] = await trx('quality_suites')
+          .insert({ ...suiteColumns(suite, references), created_by: userId, status: 'PENDING' })
+          .returning('id');
         return suiteById(trx, id);
       });
     },
@@ -329,8 +355,11 @@ export function createQualitySuitesService(deps: Pick<ServiceDeps, 'db' | 'clock
     /** Registers a sharded dataset as PENDING (revision 3). */
     async createDataset(userId: string, dataset: DatasetSubmission) {
       return db.transaction(async (trx) => {
-        if (!(await slugAvailable(trx, 'quality_datasets', dataset.slug))) throw new Conflict(messages.qualityDatasetSlugTaken(dataset.slug));
-        const [{ id }] = await trx('quality_datasets').insert({ ...datasetColumns(dataset), created_by: userId, status: 'PENDING' }).returning('id');
+        if (!(await slugAvailable(trx, 'quality_datasets', dataset.slug)))
+          throw new Conflict(messages.qualityDatasetSlugTaken(dataset.slug));
+        const [{ id }] = await trx('quality_datasets')
+          .insert({ ...datasetColumns(dataset), created_by: userId, status: 'PENDING' })
+          .returning('id');
         await storeShards(trx, id, dataset);
         return datasetById(trx, id);
       });
@@ -350,7 +379,18 @@ export function createQualitySuitesService(deps: Pick<ServiceDeps, 'db' | 'clock
         db('quality_suites as s')
           .where('s.created_by', userId)
           .whereNot('s.status', 'WITHDRAWN')
-          .select('s.id', 's.slug', 's.name', 's.status', 's.admin_notes', 's.reviewed_at', 's.created_at', 's.updated_at', 's.run_count as uses', db.raw("'suite' as kind")),
+          .select(
+            's.id',
+            's.slug',
+            's.name',
+            's.status',
+            's.admin_notes',
+            's.reviewed_at',
+            's.created_at',
+            's.updated_at',
+            's.run_count as uses',
+            db.raw("'suite' as kind"),
+          ),
         db('quality_datasets as d')
           .where('d.created_by', userId)
           .whereNot('d.status', 'WITHDRAWN')
@@ -398,12 +438,17 @@ export function createQualitySuitesService(deps: Pick<ServiceDeps, 'db' | 'clock
           const suite = body as SuiteRegistration;
           const references = await validate(trx, userId, suite, { checkSlug: false });
           if (!(await slugAvailable(trx, 'quality_suites', suite.slug, id))) throw new Conflict(messages.qualitySlugTaken(suite.slug));
-          await trx('quality_suites').where({ id }).update({ ...suiteColumns(suite, references), ...review });
+          await trx('quality_suites')
+            .where({ id })
+            .update({ ...suiteColumns(suite, references), ...review });
           return { kind, suite: await suiteById(trx, id) };
         }
         const dataset = body as DatasetSubmission;
-        if (!(await slugAvailable(trx, 'quality_datasets', dataset.slug, id))) throw new Conflict(messages.qualityDatasetSlugTaken(dataset.slug));
-        await trx('quality_datasets').where({ id }).update({ ...datasetColumns(dataset), ...review });
+        if (!(await slugAvailable(trx, 'quality_datasets', dataset.slug, id)))
+          throw new Conflict(messages.qualityDatasetSlugTaken(dataset.slug));
+        await trx('quality_datasets')
+          .where({ id })
+          .update({ ...datasetColumns(dataset), ...review });
         await storeShards(trx, id, dataset);
         return { kind, dataset: await datasetById(trx, id) };
       });
@@ -413,7 +458,8 @@ export function createQualitySuitesService(deps: Pick<ServiceDeps, 'db' | 'clock
     async withdraw(userId: string, kind: SubmissionKind, id: string) {
       return db.transaction(async (trx) => {
         const row = await ownSubmission(trx, userId, kind, id);
-        if (row.status !== 'PENDING' && row.status !== 'REJECTED') throw new Conflict(messages.qualitySubmissionNotWithdrawable(row.status));
+        if (row.status !== 'PENDING' && row.status !== 'REJECTED')
+          throw new Conflict(messages.qualitySubmissionNotWithdrawable(row.status));
         if (await inUse(trx, kind, id)) throw new Conflict(messages.qualitySubmissionInUse);
         await trx(kind === 'suite' ? 'quality_suites' : 'quality_datasets')
           .where({ id })

@@ -79,7 +79,9 @@ export function createReactionsService(deps: Pick<ServiceDeps, 'db' | 'readIndex
 
     /** `POST /api/runs/{id}/react` takes either kind of run id: a speed test's first, else a quality run's. */
     async reactToAnyRun(runId: string, userId: string, emoji: ReactionEmoji | null): Promise<ReactionState> {
-      const isQuality = !(await db('speed_test_runs').where({ id: runId }).first('id')) && Boolean(await db('quality_runs').where({ id: runId }).first('id'));
+      const isQuality =
+        !(await db('speed_test_runs').where({ id: runId }).first('id')) &&
+        Boolean(await db('quality_runs').where({ id: runId }).first('id'));
       return react(isQuality ? QUALITY_REACTION_KIND : SPEED_TEST_REACTION_KIND, runId, userId, emoji);
     },
 
@@ -88,7 +90,9 @@ export function createReactionsService(deps: Pick<ServiceDeps, 'db' | 'readIndex
       const { table, notFound } = RUN_TABLES[kind];
       const run = await db(table).where({ id: runId, status: 'APPROVED' }).first('reaction_counts');
       if (!run) throw new NotFound(notFound);
-      const mine = viewerId ? await db('run_reactions').where({ run_kind: kind, run_id: runId, user_id: viewerId }).first('emoji') : undefined;
+      const mine = viewerId
+        ? await db('run_reactions').where({ run_kind: kind, run_id: runId, user_id: viewerId }).first('emoji')
+        : undefined;
       return { reactionCounts: run.reaction_counts, myEmoji: mine?.emoji ?? null };
     },
   };

@@ -37,7 +37,12 @@ export interface ReportCards {
 export type ReportCardContent =
   | { kind: 'run'; run: SpeedTestRun }
   | { kind: 'leaderboard'; runs: SpeedTestRun[]; filters: string[] }
-  | { kind: 'model'; model: Awaited<ReturnType<ModelsService['detail']>>; byClass: Record<string, unknown>[]; bestByHardware: SpeedTestRun[] }
+  | {
+      kind: 'model';
+      model: Awaited<ReturnType<ModelsService['detail']>>;
+      byClass: Record<string, unknown>[];
+      bestByHardware: SpeedTestRun[];
+    }
   | { kind: 'hardware'; hardware: unknown; runs: SpeedTestRun[] }
   | { kind: 'gone'; what: string }
   | { kind: 'link'; host: string };
@@ -57,7 +62,11 @@ export interface ReportCardRenderer {
 export type ReportDeps = ServiceDeps & { publicUrl: string; reportCardRenderer: ReportCardRenderer };
 
 export function createReportCardsService(
-  deps: Pick<ReportDeps, 'db' | 'profile' | 'publicUrl' | 'reportCardRenderer'> & { leaderboard: LeaderboardService; models: ModelsService; reads: SpeedTestReads },
+  deps: Pick<ReportDeps, 'db' | 'profile' | 'publicUrl' | 'reportCardRenderer'> & {
+    leaderboard: LeaderboardService;
+    models: ModelsService;
+    reads: SpeedTestReads;
+  },
 ) {
   const { db, profile, publicUrl, reportCardRenderer: renderer, leaderboard, models, reads } = deps;
   const ownOrigin = new URL(publicUrl).origin;
@@ -84,7 +93,11 @@ export function createReportCardsService(
       const values = url.searchParams.getAll(key).filter((value) => value !== '');
       if (values.length > 0) params[key] = values.length === 1 ? values[0] : values;
     }
-    const parsed = leaderboardQuerySchema(profile).safeParse({ ...renderer.leaderboardApiParams(params), limit: String(TOP_RUNS), offset: '0' });
+    const parsed = leaderboardQuerySchema(profile).safeParse({
+      ...renderer.leaderboardApiParams(params),
+      limit: String(TOP_RUNS),
+      offset: '0',
+    });
     if (!parsed.success) return null;
     const page = leaderboardRuns(profile, await leaderboard.page(parsed.data, { withTotal: true }));
     const filters = Object.entries(params).map(([key, value]) => `${key}=${String(value)}`);
@@ -99,7 +112,13 @@ export function createReportCardsService(
       if (error instanceof NotFound) return null;
       throw error;
     }
-    const best = leaderboardRuns(profile, await leaderboard.page({ hfId: model.hfId, sort: 'tokSOut', format: 'json', offset: 0, bestPer: 'hardware', limit: CHART_BARS }, { withTotal: false }));
+    const best = leaderboardRuns(
+      profile,
+      await leaderboard.page(
+        { hfId: model.hfId, sort: 'tokSOut', format: 'json', offset: 0, bestPer: 'hardware', limit: CHART_BARS },
+        { withTotal: false },
+      ),
+    );
     const byClass = Object.entries(model.summary.byHardwareClass).map(([hwClass, figures]) => ({ hwClass, ...figures }));
     return card(url, { kind: 'model', model, byClass, bestByHardware: best }, best, true);
   }
@@ -121,11 +140,17 @@ export function createReportCardsService(
   /** The card of one embed address, or null when it gets none (it stays a plain link in the text). */
   async function cardOf(url: URL): Promise<ReportCard | null> {
     if (url.origin === ownOrigin) {
-      const segments = url.pathname.split('/').slice(1).map((segment) => decodeURIComponent(segment));
+      const segments = url.pathname
+        .split('/')
+        .slice(1)
+        .map((segment) => decodeURIComponent(segment));
       const [first, second, third] = segments;
-      if (segments.length === 2 && first === 'runs' && UUID.test(second!)) return (await runCard(url, second!.toLowerCase())) ?? linkCard(url);
-      if (segments.length === 2 && first === 'hardware' && UUID.test(second!)) return (await hardwareCard(url, second!.toLowerCase())) ?? linkCard(url);
-      if (segments.length === 3 && first === 'models' && second && third) return (await modelCard(url, `${second}/${third}`)) ?? linkCard(url);
+      if (segments.length === 2 && first === 'runs' && UUID.test(second!))
+        return (await runCard(url, second!.toLowerCase())) ?? linkCard(url);
+      if (segments.length === 2 && first === 'hardware' && UUID.test(second!))
+        return (await hardwareCard(url, second!.toLowerCase())) ?? linkCard(url);
+      if (segments.length === 3 && first === 'models' && second && third)
+        return (await modelCard(url, `${second}/${third}`)) ?? linkCard(url);
       if (url.pathname === '/' || url.pathname === '/api/leaderboard') return (await leaderboardCard(url)) ?? linkCard(url);
       return linkCard(url);
     }

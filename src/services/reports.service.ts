@@ -108,12 +108,16 @@ async function modelTreeIds(db: Db, modelId: string): Promise<string[]> {
 }
 
 function statusStamp(statuses: readonly { id: string; status: string }[]): string {
-  const text = [...statuses].sort((a, b) => a.id.localeCompare(b.id)).map((run) => `${run.id}:${run.status}`).join(',');
+  const text = [...statuses]
+    .sort((a, b) => a.id.localeCompare(b.id))
+    .map((run) => `${run.id}:${run.status}`)
+    .join(',');
   return createHash('sha256').update(text).digest('base64url').slice(0, 22);
 }
 
 export function createReportsService(
-  deps: Pick<ServiceDeps, 'db' | 'profile' | 'clock' | 'readIndex'> & Transactional & { cards: ReportCardsService; reads: SpeedTestReads; images: ImagesService; models: ModelsService },
+  deps: Pick<ServiceDeps, 'db' | 'profile' | 'clock' | 'readIndex'> &
+    Transactional & { cards: ReportCardsService; reads: SpeedTestReads; images: ImagesService; models: ModelsService },
 ) {
   const { db, profile, clock, cards, reads, images, models, withTransaction } = deps;
   const rules = profile.reports as ReportRules;
@@ -130,7 +134,17 @@ export function createReportsService(
     return new Map(
       stored
         .filter((image) => image.ownerUserId === authorId)
-        .map((image) => [image.id, { id: image.id, url: imageContentPath(image.id), thumbnailUrl: imageContentPath(image.id, 'thumb'), width: image.width, height: image.height, alt: 'Image uploaded by the author' }]),
+        .map((image) => [
+          image.id,
+          {
+            id: image.id,
+            url: imageContentPath(image.id),
+            thumbnailUrl: imageContentPath(image.id, 'thumb'),
+            width: image.width,
+            height: image.height,
+            alt: 'Image uploaded by the author',
+          },
+        ]),
     );
   }
 
@@ -138,7 +152,8 @@ export function createReportsService(
   async function render(authorId: string, content: string) {
     const parsed = parseReport(content);
     const [images, resolved] = await Promise.all([authorImages(authorId, parsed.imageIds), cards.resolve(parsed.embedUrls)]);
-    const statuses = resolved.citedRunIds.length > 0 ? await db('speed_test_runs').whereIn('id', resolved.citedRunIds).select('id', 'status') : [];
+    const statuses =
+      resolved.citedRunIds.length > 0 ? await db('speed_test_runs').whereIn('id', resolved.citedRunIds).select('id', 'status') : [];
     return {
       html: renderReport(parsed, { images, cards: resolved.cards }),
       headings: parsed.headings,
@@ -151,14 +166,16 @@ export function createReportsService(
   /** The status now of every run the cached HTML of `rows` cites, in one query (a list of reports asks once). */
   async function citedRunStatuses(rows: readonly ReportRow[]): Promise<Map<string, string>> {
     const ids = [...new Set(rows.flatMap((row) => (row.content_html !== null ? row.cited_run_ids : [])))];
-    const found: { id: string; status: string }[] = ids.length > 0 ? await db('speed_test_runs').whereIn('id', ids).select('id', 'status') : [];
+    const found: { id: string; status: string }[] =
+      ids.length > 0 ? await db('speed_test_runs').whereIn('id', ids).select('id', 'status') : [];
     return new Map(found.map((run) => [run.id, run.status]));
   }
 
   /** The cached HTML while it is current (`statuses` from `citedRunStatuses`), else renders and stores it again. */
   async function contentHtml(row: ReportRow, statuses: ReadonlyMap<string, string>): Promise<string> {
     if (row.content_html !== null && row.renderer_version === REPORT_RENDERER_VERSION) {
-      const fresh = !row.has_live_cards || (row.rendered_at !== null && clock.now().getTime() - row.rendered_at.getTime() < LIVE_CARD_TTL_MS);
+      const fresh =
+        !row.has_live_cards || (row.rendered_at !== null && clock.now().getTime() - row.rendered_at.getTime() < LIVE_CARD_TTL_MS);
       const cited = row.cited_run_ids.flatMap((id) => (statuses.has(id) ? [{ id, status: statuses.get(id)! }] : []));
       if (fresh && statusStamp(cited) === row.render_stamp) return row.content_html;
     }
@@ -214,13 +231,22 @@ export function createReportsService(
    * Everything a write must pass beyond its schema: attached runs are approved runs of the
    * model's tree, listed images are the author's, the content's tokens stay within the limits.
    */
-  async function checkReferences(trx: Db, authorId: string, model: Pick<ModelRow, 'id' | 'hf_id'>, fields: Partial<ReportCreateInput>): Promise<void> {
+  async function checkReferences(
+    trx: Db,
+    authorId: string,
+    model: Pick<ModelRow, 'id' | 'hf_id'>,
+    fields: Partial<ReportCreateInput>,
+  ): Promise<void> {
     const fieldErrors: Record<string, string[]> = {};
     const tree = fields.benchmarkRunIds?.length || fields.evalRunIds?.length ? await modelTreeIds(trx, model.id) : [];
     const checkRuns = async (field: 'benchmarkRunIds' | 'evalRunIds', table: string, what: string) => {
       const ids = fields[field] ?? [];
       if (ids.length === 0) return;
-      const found = new Set((await trx(table).whereIn('id', ids).where({ status: APPROVED }).whereIn('model_id', tree).select('id')).map((row: { id: string }) => row.id));
+      const found = new Set(
+        (await trx(table).whereIn('id', ids).where({ status: APPROVED }).whereIn('model_id', tree).select('id')).map(
+          (row: { id: string }) => row.id,
+        ),
+      );
       ids.forEach((id, index) => {
         if (!found.has(id)) fieldErrors[`${field}.${index}`] = [messages.reportRunNotAttachable(what, model.hf_id)];
       });
@@ -292,12 +318,23 @@ export function createReportsService(
       await db.transaction(async (trx) => {
         const row: ReportRow | undefined = await trx('model_reports').where({ id, user_id: authorId }).forUpdate().first();
         if (!row) throw new NotFound(messages.reportNotFound);
-        if (patch.published === true && row.unpublished_reason !== null) throw new Conflict(messages.reportUnpublishedByAdmin(row.unpublished_reason));
+        if (patch.published === true && row.unpublished_reason !== null)
+          throw new Conflict(messages.reportUnpublishedByAdmin(row.unpublished_reason));
         const model = await trx('models').where({ id: row.model_id }).first('id', 'hf_id');
         await checkReferences(trx, authorId, model, patch);
         const now = clock.now();
         const columns: Record<string, unknown> = { updated_at: now };
-        const names = { title: 'title', summary: 'summary', contentFormat: 'content_format', content: 'content', tags: 'tags', benchmarkRunIds: 'benchmark_run_ids', evalRunIds: 'eval_run_ids', imageIds: 'image_ids', published: 'published' } as const;
+        const names = {
+          title: 'title',
+          summary: 'summary',
+          contentFormat: 'content_format',
+          content: 'content',
+          tags: 'tags',
+          benchmarkRunIds: 'benchmark_run_ids',
+          evalRunIds: 'eval_run_ids',
+          imageIds: 'image_ids',
+          published: 'published',
+        } as const;
         for (const [field, column] of Object.entries(names)) {
           const value = patch[field as keyof typeof names];
           if (value !== undefined) columns[column] = value;
@@ -320,7 +357,13 @@ export function createReportsService(
       const row = await readable(id, viewerId);
       const report = await oneReport(row);
       const [benchmarkRuns, evalRuns] = await Promise.all([attachedSpeedTests(row.benchmark_run_ids), attachedEvalRuns(row.eval_run_ids)]);
-      return { report, headings: parseReport(row.content).headings as ReportHeading[], benchmarkRuns, evalRuns, isAuthor: row.user_id === viewerId };
+      return {
+        report,
+        headings: parseReport(row.content).headings as ReportHeading[],
+        benchmarkRuns,
+        evalRuns,
+        isAuthor: row.user_id === viewerId,
+      };
     },
 
     /** DELETE /api/reports/{id}: the author's only. */
@@ -335,7 +378,14 @@ export function createReportsService(
       if (!model) throw new NotFound(messages.modelNotCatalogued(hfId));
       const base = db('model_reports').where({ model_id: model.id, published: true });
       const [rows, [{ total }]] = await Promise.all([
-        joined().where({ 'r.model_id': model.id, 'r.published': true }).orderBy([{ column: 'r.published_at', order: 'desc' }, { column: 'r.id', order: 'desc' }]).limit(page.limit).offset(page.offset),
+        joined()
+          .where({ 'r.model_id': model.id, 'r.published': true })
+          .orderBy([
+            { column: 'r.published_at', order: 'desc' },
+            { column: 'r.id', order: 'desc' },
+          ])
+          .limit(page.limit)
+          .offset(page.offset),
         base.count<{ total: number }[]>('* as total'),
       ]);
       return { reports: await toReports(rows), total: Number(total), limit: page.limit, offset: page.offset };
@@ -344,7 +394,13 @@ export function createReportsService(
     /** The newest published reports of a model for its page's section: titles and summaries, no HTML rendered. */
     async latestForModel(modelId: string, limit: number) {
       const [rows, [{ total }]] = await Promise.all([
-        joined().where({ 'r.model_id': modelId, 'r.published': true }).orderBy([{ column: 'r.published_at', order: 'desc' }, { column: 'r.id', order: 'desc' }]).limit(limit),
+        joined()
+          .where({ 'r.model_id': modelId, 'r.published': true })
+          .orderBy([
+            { column: 'r.published_at', order: 'desc' },
+            { column: 'r.id', order: 'desc' },
+          ])
+          .limit(limit),
         db('model_reports').where({ model_id: modelId, published: true }).count<{ total: number }[]>('* as total'),
       ]);
       const reports = (rows as JoinedRow[]).map((row) => ({
@@ -360,8 +416,20 @@ export function createReportsService(
 
     /** The author's reports, drafts included, most recently changed first (no HTML: a list). */
     async listOwn(authorId: string) {
-      const rows: JoinedRow[] = await joined().where('r.user_id', authorId).orderBy([{ column: 'r.updated_at', order: 'desc' }, { column: 'r.id', order: 'desc' }]);
-      return rows.map((row) => ({ id: row.id, title: row.title, published: row.published, unpublishedReason: row.unpublished_reason, modelHfId: row.hf_id, updatedAt: row.updated_at.toISOString() }));
+      const rows: JoinedRow[] = await joined()
+        .where('r.user_id', authorId)
+        .orderBy([
+          { column: 'r.updated_at', order: 'desc' },
+          { column: 'r.id', order: 'desc' },
+        ]);
+      return rows.map((row) => ({
+        id: row.id,
+        title: row.title,
+        published: row.published,
+        unpublishedReason: row.unpublished_reason,
+        modelHfId: row.hf_id,
+        updatedAt: row.updated_at.toISOString(),
+      }));
     },
 
     /** The editor's live preview: the same renderer, with the author's images and the live cards. */
@@ -375,7 +443,13 @@ export function createReportsService(
       if (!model) return { speedTests: [], evalRuns: [] };
       const tree = await modelTreeIds(db, model.id);
       const speedTests: SpeedTestRun[] = (
-        await reads.withDocuments().select(reads.documentColumns(null)).whereIn('r.model_id', tree).where('r.status', APPROVED).orderByRaw('r.tok_s_out desc nulls last, r.id').limit(100)
+        await reads
+          .withDocuments()
+          .select(reads.documentColumns(null))
+          .whereIn('r.model_id', tree)
+          .where('r.status', APPROVED)
+          .orderByRaw('r.tok_s_out desc nulls last, r.id')
+          .limit(100)
       ).map((doc: { document: string }) => JSON.parse(doc.document) as SpeedTestRun);
       const evalRuns = await evalRunsWhere((q) => q.whereIn('q.model_id', tree).orderBy('q.score', 'desc').limit(100));
       return { speedTests, evalRuns };
@@ -392,7 +466,13 @@ export function createReportsService(
         const row: ReportRow | undefined = await trx('model_reports').where({ id }).forUpdate().first();
         if (!row) throw new NotFound(messages.reportNotFound);
         await trx('model_reports').where({ id }).update({ published: false, unpublished_reason: reason, unpublished_at: clock.now() });
-        await withTransaction(trx).audit.record(admin, { action: 'report.unpublish', targetKind: 'model_report', targetId: id, targetLabel: row.title, reason });
+        await withTransaction(trx).audit.record(admin, {
+          action: 'report.unpublish',
+          targetKind: 'model_report',
+          targetId: id,
+          targetLabel: row.title,
+          reason,
+        });
       });
     },
   };

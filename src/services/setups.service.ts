@@ -212,7 +212,11 @@ export function createSetupsService({ db, profile, clock }: Pick<ServiceDeps, 'd
     },
 
     /** "Save as setup" on a run page: only the run's submitter may, and the name is theirs to choose. */
-    async saveFromRun(userId: string, run: SpeedTestRun, input: { name?: unknown; description?: unknown; isDefault?: unknown }): Promise<Setup> {
+    async saveFromRun(
+      userId: string,
+      run: SpeedTestRun,
+      input: { name?: unknown; description?: unknown; isDefault?: unknown },
+    ): Promise<Setup> {
       if (run.userId !== userId) throw new Forbidden(messages.setupFromOthersRun);
       const { create: createSchema, configFields } = setupSchemas(profile);
       // Only what a setup holds: anything else a stored run carries is not the submitter's to fix here.

@@ -77,13 +77,23 @@ export interface WindowedAnswer<Answer> {
  * same Idempotency-Key gets the first answer again without writing or using the window.
  */
 export async function submitInWindow<Prepared, Answer>(
-  { clock, idempotency, windows, withTransaction }: Pick<ServiceDeps, 'clock'> & Transactional & { idempotency: IdempotencyService; windows: SubmissionWindowService },
+  {
+    clock,
+    idempotency,
+    windows,
+    withTransaction,
+  }: Pick<ServiceDeps, 'clock'> & Transactional & { idempotency: IdempotencyService; windows: SubmissionWindowService },
   submission: WindowedSubmission<Prepared, Answer>,
 ): Promise<WindowedAnswer<Answer>> {
   const { userId, rule } = submission;
   let resetAt: Date | undefined;
   const { answer, replayed } = await idempotency.once(
-    submission.idempotency && { userId, scope: submission.scope, key: submission.idempotency.key, requestHash: submission.idempotency.requestHash },
+    submission.idempotency && {
+      userId,
+      scope: submission.scope,
+      key: submission.idempotency.key,
+      requestHash: submission.idempotency.requestHash,
+    },
     {
       prepare: submission.prepare,
       write: async (trx, prepared) => {

@@ -89,7 +89,13 @@ export function createUsersService(deps: Pick<ServiceDeps, 'db' | 'readIndex'> &
     return ok ? toUser(row) : null;
   }
 
-  async function create(input: { username: string; displayName?: string; password: string; isAdmin?: boolean; isVerified?: boolean }): Promise<User> {
+  async function create(input: {
+    username: string;
+    displayName?: string;
+    password: string;
+    isAdmin?: boolean;
+    isVerified?: boolean;
+  }): Promise<User> {
     const passwordHash = await hashPassword(input.password);
     try {
       const [row] = await db<UserRow>('users')
@@ -198,7 +204,14 @@ export function createUsersService(deps: Pick<ServiceDeps, 'db' | 'readIndex'> &
         }
       });
       const [rows, [{ total }]] = await Promise.all([
-        base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset),
+        base
+          .clone()
+          .orderBy([
+            { column: 'created_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
+          .limit(limit)
+          .offset(offset),
         base.clone().count<{ total: number }[]>('* as total'),
       ]);
       return { users: rows.map(toUser), total };
@@ -259,7 +272,9 @@ export function createUsersService(deps: Pick<ServiceDeps, 'db' | 'readIndex'> &
       const passwordHash = await hashPassword(input.newPassword);
       await db.transaction(async (trx) => {
         // Compare-and-set: a concurrent change since the check makes this one fail as wrong.
-        const updated = await trx('users').where({ id: userId, password_hash: row.password_hash }).update({ password_hash: passwordHash, updated_at: trx.fn.now() });
+        const updated = await trx('users')
+          .where({ id: userId, password_hash: row.password_hash })
+          .update({ password_hash: passwordHash, updated_at: trx.fn.now() });
         if (updated === 0) throw new WrongCurrentPassword();
         await trx('sessions').whereRaw("sess->>'userId' = ?", [userId]).whereNot({ sid: keepSessionId }).delete();
       });

@@ -18,7 +18,10 @@ const visibleTransactions = new WeakSet<Db>();
  * read index has applied it. A service built on such a transaction (`{ ...deps, db: trx }`)
  * joins it, and its opener catches up. Without an index (CLI, seeds) it is a transaction.
  */
-export async function writeVisibly<T>({ db, readIndex }: Pick<ServiceDeps, 'db' | 'readIndex'>, write: (trx: Db) => Promise<T>): Promise<T> {
+export async function writeVisibly<T>(
+  { db, readIndex }: Pick<ServiceDeps, 'db' | 'readIndex'>,
+  write: (trx: Db) => Promise<T>,
+): Promise<T> {
   if (visibleTransactions.has(db)) return write(db);
   // Inside some other transaction a catch-up could only come before that one commits.
   if (db.isTransaction) throw new Error('writeVisibly inside a transaction it did not open: open the outer one with writeVisibly');
@@ -39,5 +42,6 @@ export async function writeVisibly<T>({ db, readIndex }: Pick<ServiceDeps, 'db' 
  * reads show call it, so a new write path that forgets the catch-up fails at once in any test.
  */
 export function assertVisibleWrite(db: Db): void {
-  if (!visibleTransactions.has(db)) throw new Error('a change the read index shows must be written inside writeVisibly (src/services/visible-writes.ts)');
+  if (!visibleTransactions.has(db))
+    throw new Error('a change the read index shows must be written inside writeVisibly (src/services/visible-writes.ts)');
 }

@@ -75,7 +75,12 @@ export const SETUP_FIELD_LABELS: Record<string, string> = {
   hwClass: 'Hardware class',
   ...Object.fromEntries(
     Object.entries(SUBMIT_FIELD_LABELS)
-      .filter(([name]) => name.startsWith('hardware.') || name.startsWith('engineFlags.') || ['engineName', 'engineVersion', 'backend', 'quantization', 'contextLength', 'batchSize'].includes(name))
+      .filter(
+        ([name]) =>
+          name.startsWith('hardware.') ||
+          name.startsWith('engineFlags.') ||
+          ['engineName', 'engineVersion', 'backend', 'quantization', 'contextLength', 'batchSize'].includes(name),
+      )
       .map(([name, label]) => [name.replace(/^(hardware|engineFlags)\./, ''), label]),
   ),
   commandSnippet: 'Launch command',
@@ -136,9 +141,11 @@ export function plainMessage(field: string, message: string, labels: Record<stri
   if (/^Must be a model id of the form/.test(message)) return 'Write it as organisation/model, like meta-llama/Llama-3.1-8B-Instruct.';
   if (/^Must be one of/.test(message)) return 'Choose one from the list.';
   if (/^Must be an http\(s\) URL/.test(message)) return 'Write the whole address, starting with https://.';
-  if ((match = /^Must be (\d+)-(\d+) hex characters$/.exec(message))) return `Write the commit hash: ${match[1]} to ${match[2]} characters, 0-9 and a-f.`;
+  if ((match = /^Must be (\d+)-(\d+) hex characters$/.exec(message)))
+    return `Write the commit hash: ${match[1]} to ${match[2]} characters, 0-9 and a-f.`;
   if (/^Must be a canonical hardware name/.test(message)) return 'Pick the part’s name from the suggestions (the hardware catalogue).';
-  if (/^Give either gpuName and vramGb, or gpus/.test(message)) return 'Describe the first GPU in the fields above and only other kinds of cards in the rows.';
+  if (/^Give either gpuName and vramGb, or gpus/.test(message))
+    return 'Describe the first GPU in the fields above and only other kinds of cards in the rows.';
   if (message === 'Give one entry per GPU') return 'Give one figure per GPU, separated by commas.';
   if (message === 'Must be an array of numbers') return 'Type numbers separated by commas, like 350, 340.';
   if (message === 'Must not be in the future') return 'That year has not happened yet.';
@@ -155,7 +162,10 @@ export function plainMessage(field: string, message: string, labels: Record<stri
  * and the same as a list in form order for the summary. Errors of the API's first GPU slot
  * (`hardware.gpus.0.*`) belong to the single-GPU fields the form shows for it.
  */
-export function formProblems(fieldErrors: Record<string, string[]>, labels: Record<string, string> = SUBMIT_FIELD_LABELS): { fieldErrors: Record<string, string[]>; problems: FieldProblem[] } {
+export function formProblems(
+  fieldErrors: Record<string, string[]>,
+  labels: Record<string, string> = SUBMIT_FIELD_LABELS,
+): { fieldErrors: Record<string, string[]>; problems: FieldProblem[] } {
   const plain = new Map<string, string[]>();
   for (const [path, messages] of Object.entries(fieldErrors)) {
     const field = path

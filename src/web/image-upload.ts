@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import multer from 'multer';
-import { BadRequest, HttpError, PayloadTooLarge } from '../lib/errors.ts';
+import { BadRequest, type HttpError, PayloadTooLarge } from '../lib/errors.ts';
 import { IMAGE_FIELD, IMAGE_MAX_BYTES, imageMessages, imageRuleBroken } from '../lib/image-pipeline.ts';
 import { messages } from '../messages.ts';
 

@@ -10,9 +10,25 @@ import { usdPerUnit } from '../data/fx-rates.ts';
  */
 
 /** The form's text fields, in the order the form shows them. */
-export const LISTING_FORM_FIELDS = ['title', 'description', 'condition', 'price', 'currency', 'hwClass', 'hardwareName', 'hardwareDetails', 'listingUrl', 'contactUrl'] as const;
+export const LISTING_FORM_FIELDS = [
+  'title',
+  'description',
+  'condition',
+  'price',
+  'currency',
+  'hwClass',
+  'hardwareName',
+  'hardwareDetails',
+  'listingUrl',
+  'contactUrl',
+] as const;
 
-export const CONDITION_LABELS: Record<(typeof listingConditions)[number], string> = { NEW: 'New', LIKE_NEW: 'Like new', USED: 'Used', FOR_PARTS: 'For parts' };
+export const CONDITION_LABELS: Record<(typeof listingConditions)[number], string> = {
+  NEW: 'New',
+  LIKE_NEW: 'Like new',
+  USED: 'Used',
+  FOR_PARTS: 'For parts',
+};
 export const CONDITION_OPTIONS = listingConditions.map((value) => ({ value, label: CONDITION_LABELS[value] }));
 export const CURRENCY_OPTIONS = Object.keys(usdPerUnit).map((value) => ({ value, label: value }));
 

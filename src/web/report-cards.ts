@@ -21,6 +21,7 @@ function drawn(content: ReportCardContent): Record<string, unknown> {
 export function createReportCardRenderer(profile: RevisionProfile): ReportCardRenderer {
   return {
     leaderboardApiParams: (params) => leaderboardPageView(profile, params).apiParams,
-    render: (url, content) => eta.render(`partials/reports/cards/${content.kind}`, { url, ...content, ...drawn(content), h: helpers }).trim(),
+    render: (url, content) =>
+      eta.render(`partials/reports/cards/${content.kind}`, { url, ...content, ...drawn(content), h: helpers }).trim(),
   };
 }

@@ -7,13 +7,32 @@ import { formatNumber } from '../lib/labels.ts';
 import { setupHardwareFields } from '../schemas/setup.schema.ts';
 import { BOOLEAN_FLAGS, formNumber, NUMERIC_FLAGS } from '../runs/presentation/submission-form.ts';
 
-const NUMBER_FIELDS = new Set<string>(['gpuCount', 'vramGb', 'unifiedMemoryGb', 'npuTops', 'ramGb', 'powerWatts', 'contextLength', 'batchSize', ...NUMERIC_FLAGS]);
+const NUMBER_FIELDS = new Set<string>([
+  'gpuCount',
+  'vramGb',
+  'unifiedMemoryGb',
+  'npuTops',
+  'ramGb',
+  'powerWatts',
+  'contextLength',
+  'batchSize',
+  ...NUMERIC_FLAGS,
+]);
 const BOOLEAN_FIELDS = new Set<string>(['isDefault', ...BOOLEAN_FLAGS]);
 
 export const SETUP_ENGINE_FIELDS = ['engineName', 'engineVersion', 'backend', 'quantization', 'contextLength', 'batchSize'] as const;
 /** The flags the forms show as inputs of their own; any other flag a setup holds is listed after them. */
 export const FORM_FLAGS = [
-  'gpuLayers', 'tensorParallel', 'concurrency', 'kvCacheDtype', 'flashAttn', 'prefixCaching', 'specDecoding', 'specModel', 'specNumTokens', 'temperature',
+  'gpuLayers',
+  'tensorParallel',
+  'concurrency',
+  'kvCacheDtype',
+  'flashAttn',
+  'prefixCaching',
+  'specDecoding',
+  'specModel',
+  'specNumTokens',
+  'temperature',
 ] as const;
 
 const hardwareFields = new Set<string>(setupHardwareFields);
@@ -39,7 +58,10 @@ export interface SetupFormOptions {
  * and anything else are ignored). Editing with a class chosen also clears the fields of
  * other classes the form no longer shows, so switching class in the form just works.
  */
-export function setupFromForm(form: Record<string, unknown>, { mode, configFields, classFields }: SetupFormOptions): Record<string, unknown> {
+export function setupFromForm(
+  form: Record<string, unknown>,
+  { mode, configFields, classFields }: SetupFormOptions,
+): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const name of ['name', 'description', 'isDefault', ...configFields]) {
     const raw = Object.hasOwn(form, name) ? form[name] : undefined;
@@ -57,7 +79,11 @@ export function setupFromForm(form: Record<string, unknown>, { mode, configField
   const otherGpus = gpuRows(form);
   if (otherGpus.length > 0 && hwClass === 'DISCRETE_GPU') {
     // Several kinds of cards: the single-GPU fields are the first slot, the rows the others.
-    const first = Object.fromEntries(Object.entries({ gpuName: body.gpuName, count: body.gpuCount, vramGb: body.vramGb }).filter(([, value]) => value !== undefined && value !== null));
+    const first = Object.fromEntries(
+      Object.entries({ gpuName: body.gpuName, count: body.gpuCount, vramGb: body.vramGb }).filter(
+        ([, value]) => value !== undefined && value !== null,
+      ),
+    );
     body.gpus = [first, ...otherGpus];
     for (const field of ['gpuName', 'gpuCount', 'vramGb']) {
       if (mode === 'edit') body[field] = null;
@@ -89,7 +115,8 @@ function gpuRows(form: Record<string, unknown>): Record<string, unknown>[] {
   return [...rows.entries()].sort(([a], [b]) => a - b).map(([, row]) => row);
 }
 
-const asText = (value: unknown) => (typeof value === 'boolean' ? String(value) : typeof value === 'number' ? String(value) : (value as string));
+const asText = (value: unknown) =>
+  typeof value === 'boolean' ? String(value) : typeof value === 'number' ? String(value) : (value as string);
 
 /** A stored setup as the setup form's values (flat names, text). */
 export function setupFormValues(setup: Record<string, unknown>, configFields: readonly string[]): Record<string, string> {
@@ -134,14 +161,25 @@ export function submitFormValues(setup: Record<string, unknown>, configFields: r
 }
 
 /** GPU slots as form values: the first in the single-GPU fields (`<prefix>gpuName`), the others as rows (`<prefix>gpus.1.gpuName`). */
-export function gpuSlotValues(gpus: readonly { gpuName: string; count: number; vramGb: number }[], prefix: '' | 'hardware.'): Record<string, string> {
+export function gpuSlotValues(
+  gpus: readonly { gpuName: string; count: number; vramGb: number }[],
+  prefix: '' | 'hardware.',
+): Record<string, string> {
   const values: Record<string, string> = {};
   gpus.forEach((slot, index) => {
     if (index === 0) {
-      Object.assign(values, { [`${prefix}gpuName`]: slot.gpuName, [`${prefix}gpuCount`]: String(slot.count), [`${prefix}vramGb`]: String(slot.vramGb) });
+      Object.assign(values, {
+        [`${prefix}gpuName`]: slot.gpuName,
+        [`${prefix}gpuCount`]: String(slot.count),
+        [`${prefix}vramGb`]: String(slot.vramGb),
+      });
       return;
     }
-    Object.assign(values, { [`${prefix}gpus.${index}.gpuName`]: slot.gpuName, [`${prefix}gpus.${index}.count`]: String(slot.count), [`${prefix}gpus.${index}.vramGb`]: String(slot.vramGb) });
+    Object.assign(values, {
+      [`${prefix}gpus.${index}.gpuName`]: slot.gpuName,
+      [`${prefix}gpus.${index}.count`]: String(slot.count),
+      [`${prefix}gpus.${index}.vramGb`]: String(slot.vramGb),
+    });
   });
   return values;
 }
@@ -152,14 +190,38 @@ export function setupSummary(setup: Record<string, unknown>, configFields: reado
   let hardware: string | null = null;
   if (s.hwClass === 'UNIFIED') hardware = `${s.chipVendor} ${s.chipFamily} ${s.chipVariant} · ${formatNumber(s.unifiedMemoryGb)} GB`;
   else if (s.hwClass === 'CPU_ONLY') hardware = `${s.cpu} · ${formatNumber(s.ramGb)} GB RAM`;
-  else if (s.gpus?.length) hardware = s.gpus.map((slot: { count: number; gpuName: string; vramGb: number }) => `${slot.count}× ${slot.gpuName} (${formatNumber(slot.vramGb)} GB)`).join(' + ');
-  else if (s.gpuName) hardware = `${s.gpuCount > 1 ? `${s.gpuCount}× ` : ''}${s.gpuName}${s.vramGb ? ` · ${formatNumber(s.vramGb)} GB` : ''}`;
-  const extras = [s.hwClass !== 'CPU_ONLY' && s.cpu ? s.cpu : null, s.hwClass !== 'CPU_ONLY' && s.ramGb ? `${formatNumber(s.ramGb)} GB RAM` : null, s.os, s.powerWatts ? `${formatNumber(s.powerWatts)} W` : null].filter(Boolean);
-  const engine = [s.engineName && [s.engineName, s.engineVersion].filter(Boolean).join(' '), s.backend, s.quantization, s.contextLength && `context ${s.contextLength}`, s.batchSize && `batch ${s.batchSize}`].filter(Boolean);
+  else if (s.gpus?.length)
+    hardware = s.gpus
+      .map((slot: { count: number; gpuName: string; vramGb: number }) => `${slot.count}× ${slot.gpuName} (${formatNumber(slot.vramGb)} GB)`)
+      .join(' + ');
+  else if (s.gpuName)
+    hardware = `${s.gpuCount > 1 ? `${s.gpuCount}× ` : ''}${s.gpuName}${s.vramGb ? ` · ${formatNumber(s.vramGb)} GB` : ''}`;
+  const extras = [
+    s.hwClass !== 'CPU_ONLY' && s.cpu ? s.cpu : null,
+    s.hwClass !== 'CPU_ONLY' && s.ramGb ? `${formatNumber(s.ramGb)} GB RAM` : null,
+    s.os,
+    s.powerWatts ? `${formatNumber(s.powerWatts)} W` : null,
+  ].filter(Boolean);
+  const engine = [
+    s.engineName && [s.engineName, s.engineVersion].filter(Boolean).join(' '),
+    s.backend,
+    s.quantization,
+    s.contextLength && `context ${s.contextLength}`,
+    s.batchSize && `batch ${s.batchSize}`,
+  ].filter(Boolean);
   const flags = configFields
-    .filter((field) => !hardwareFields.has(field) && !engineFields.has(field) && field !== 'commandSnippet' && s[field] !== null && s[field] !== undefined)
+    .filter(
+      (field) =>
+        !hardwareFields.has(field) && !engineFields.has(field) && field !== 'commandSnippet' && s[field] !== null && s[field] !== undefined,
+    )
     .map((field) => ({ name: field, value: typeof s[field] === 'boolean' ? (s[field] ? 'yes' : 'no') : String(s[field]) }));
-  return { hardware, hardwareExtras: extras.join(' · '), engine: engine.join(' · '), flags, commandSnippet: s.commandSnippet as string | null };
+  return {
+    hardware,
+    hardwareExtras: extras.join(' · '),
+    engine: engine.join(' · '),
+    flags,
+    commandSnippet: s.commandSnippet as string | null,
+  };
 }
 
 /** Flags a form's values hold beyond the ones it shows as inputs (e.g. from a setup or a run). */

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import multer from 'multer';
 import type { AppContext } from '../app-context.ts';
-import { BadRequest, HttpError, PayloadTooLarge, ValidationFailed } from '../lib/errors.ts';
+import { BadRequest, type HttpError, PayloadTooLarge, ValidationFailed } from '../lib/errors.ts';
 import { findInputProblem, jsonNestsDeeperThan, MAX_INPUT_DEPTH, validationDetails } from '../lib/validation.ts';
 import { messages } from '../messages.ts';
 import { suiteRegistrationSchema, type SuiteRegistration } from '../schemas/quality.schema.ts';
@@ -14,7 +14,12 @@ import { postedFields } from './forms.ts';
  */
 
 /** The pages that post the suite form (new, its live check, a correction). */
-export const SUITE_FORM_PATHS = ['/evals/new', '/evals/new/check', '/settings/submissions/suites/:id/edit', '/settings/submissions/suites/:id/check'];
+export const SUITE_FORM_PATHS = [
+  '/evals/new',
+  '/evals/new/check',
+  '/settings/submissions/suites/:id/edit',
+  '/settings/submissions/suites/:id/check',
+];
 
 /** Largest suite file accepted: the API's suite body limit. */
 export const SUITE_FILE_BYTES = 16 * 1024 * 1024;
@@ -24,7 +29,10 @@ export const SUITE_FILE_BYTES = 16 * 1024 * 1024;
  * file, in memory (so at most two suite-sized parts per request). Mounted for signed-in
  * users before the CSRF check, which reads the form's `_csrf` field.
  */
-export const suiteFormUpload = multer({ storage: multer.memoryStorage(), limits: { fileSize: SUITE_FILE_BYTES, files: 1, fields: 3, fieldSize: SUITE_FILE_BYTES } }).single('file');
+export const suiteFormUpload = multer({
+  storage: multer.memoryStorage(),
+  limits: { fileSize: SUITE_FILE_BYTES, files: 1, fields: 3, fieldSize: SUITE_FILE_BYTES },
+}).single('file');
 
 /** One problem as the form lists it: its path in the document (none for the whole text) and what is wrong. */
 export interface SuiteProblem {
@@ -68,7 +76,12 @@ export async function checkSuiteText(app: AppContext, userId: string, text: stri
   }
   const stored = findInputProblem(body);
   if (stored) {
-    const message = stored.kind === 'tooDeep' ? messages.nestedTooDeep(stored.maxDepth) : stored.kind === 'nul' ? messages.noNulCharacters : messages.notWellFormedUnicode;
+    const message =
+      stored.kind === 'tooDeep'
+        ? messages.nestedTooDeep(stored.maxDepth)
+        : stored.kind === 'nul'
+          ? messages.noNulCharacters
+          : messages.notWellFormedUnicode;
     return invalid({ path: stored.kind === 'tooDeep' ? null : stored.path || null, message });
   }
   const parsed = suiteRegistrationSchema(app.profile).safeParse(body);
@@ -79,7 +92,8 @@ export async function checkSuiteText(app: AppContext, userId: string, text: stri
   } catch (error) {
     if (!(error instanceof ValidationFailed)) throw error;
     const problems = problemsOf(error.details);
-    const onlySlugTaken = problems.length === 1 && problems[0].path === 'slug' && problems[0].message === messages.qualitySlugTaken(parsed.data.slug);
+    const onlySlugTaken =
+      problems.length === 1 && problems[0].path === 'slug' && problems[0].message === messages.qualitySlugTaken(parsed.data.slug);
     return { valid: false, text, problems, status: onlySlugTaken ? 409 : 400 };
   }
 }
@@ -92,6 +106,7 @@ export async function checkSuiteText(app: AppContext, userId: string, text: stri
 export function uploadError(error: unknown): HttpError {
   const code = (error as { code?: string } | null)?.code;
   if (code === 'LIMIT_FILE_SIZE' || code === 'LIMIT_FIELD_VALUE') return new PayloadTooLarge(messages.payloadTooLargeOf('16 MB'));
-  if (typeof code === 'string' && code.startsWith('LIMIT_')) return new ValidationFailed({ fieldErrors: {}, formErrors: ['Send the suite as one pasted text or one .json file'] });
+  if (typeof code === 'string' && code.startsWith('LIMIT_'))
+    return new ValidationFailed({ fieldErrors: {}, formErrors: ['Send the suite as one pasted text or one .json file'] });
   return new BadRequest(messages.malformedMultipart);
 }

@@ -4,7 +4,18 @@ import { fileURLToPath } from 'node:url';
 import type { RevisionProfile } from '../revisions.ts';
 import type { StaticAssets } from './assets.ts';
 import { isHtmxRequest } from '../middleware/request-kind.ts';
-import { activeSequences, formatNumber, hardwareLabel, hwClassLabel, notStated, reactionChoices, shortHardwareLabel, streamsLabel, verdictLabel, verdictReason } from '../lib/labels.ts';
+import {
+  activeSequences,
+  formatNumber,
+  hardwareLabel,
+  hwClassLabel,
+  notStated,
+  reactionChoices,
+  shortHardwareLabel,
+  streamsLabel,
+  verdictLabel,
+  verdictReason,
+} from '../lib/labels.ts';
 import { KNOWN_QUANTIZATIONS as knownQuantizations } from '../lib/quantization-labels.ts';
 
 /** What a reaction bar needs of the page it is on: whether the reader may react, and where its form comes back to. */
@@ -13,7 +24,20 @@ function reactor(it: { currentUser?: unknown; csrfToken?: string; currentUrl: st
 }
 
 /** Small formatting functions templates may call as `it.h.*`. */
-export const helpers = { activeSequences, formatNumber, hardwareLabel, hwClassLabel, knownQuantizations, notStated, reactionChoices, reactor, shortHardwareLabel, streamsLabel, verdictLabel, verdictReason };
+export const helpers = {
+  activeSequences,
+  formatNumber,
+  hardwareLabel,
+  hwClassLabel,
+  knownQuantizations,
+  notStated,
+  reactionChoices,
+  reactor,
+  shortHardwareLabel,
+  streamsLabel,
+  verdictLabel,
+  verdictReason,
+};
 
 export const viewsDirectory = fileURLToPath(new URL('../../views', import.meta.url));
 

@@ -20,9 +20,34 @@ const REVISIONS = [
     revision: 2,
     results: '/api/benchmarks',
     windowSeconds: 300,
-    engines: ['llama.cpp', 'vllm', 'sglang', 'ollama', 'lmstudio', 'exllamav2', 'tgi', 'tensorrt-llm', 'mlx', 'text-generation-webui', 'lmdeploy', 'mlc-llm', 'hipfire', 'tinygrad'],
+    engines: [
+      'llama.cpp',
+      'vllm',
+      'sglang',
+      'ollama',
+      'lmstudio',
+      'exllamav2',
+      'tgi',
+      'tensorrt-llm',
+      'mlx',
+      'text-generation-webui',
+      'lmdeploy',
+      'mlc-llm',
+      'hipfire',
+      'tinygrad',
+    ],
     costs: false,
-    requestBodies: ['CreateApiKey', 'ExecuteRequest', 'QualityRunSubmission', 'QualitySuiteRegistration', 'Reaction', 'SetupCreate', 'SetupPatch', 'SpeedTestCorrection', 'SpeedTestSubmission'],
+    requestBodies: [
+      'CreateApiKey',
+      'ExecuteRequest',
+      'QualityRunSubmission',
+      'QualitySuiteRegistration',
+      'Reaction',
+      'SetupCreate',
+      'SetupPatch',
+      'SpeedTestCorrection',
+      'SpeedTestSubmission',
+    ],
     quality: { root: '/api/evals', oldRoots: [], datasets: false },
   },
   {
@@ -30,11 +55,48 @@ const REVISIONS = [
     results: '/api/speed-tests',
     windowSeconds: 60,
     engines: [
-      'llama.cpp', 'vllm', 'sglang', 'ollama', 'lmstudio', 'exllamav2', 'tgi', 'tensorrt-llm', 'mlx', 'text-generation-webui', 'lmdeploy', 'mlc-llm', 'hipfire', 'tinygrad',
-      'exllamav3', 'bunn-llama', 'freetoken', 'llmd', 'ninfer', 'atlas', 'lucebox', 'dwarfstar', 'ember',
+      'llama.cpp',
+      'vllm',
+      'sglang',
+      'ollama',
+      'lmstudio',
+      'exllamav2',
+      'tgi',
+      'tensorrt-llm',
+      'mlx',
+      'text-generation-webui',
+      'lmdeploy',
+      'mlc-llm',
+      'hipfire',
+      'tinygrad',
+      'exllamav3',
+      'bunn-llama',
+      'freetoken',
+      'llmd',
+      'ninfer',
+      'atlas',
+      'lucebox',
+      'dwarfstar',
+      'ember',
     ],
     costs: true,
-    requestBodies: ['CreateApiKey', 'ExecuteRequest', 'ListingCreate', 'ListingImageOrder', 'ListingPatch', 'QualityDatasetSubmission', 'QualityRunSubmission', 'QualitySuiteRegistration', 'Reaction', 'ReportCreate', 'ReportPatch', 'SetupCreate', 'SetupPatch', 'SpeedTestCorrection', 'SpeedTestSubmission'],
+    requestBodies: [
+      'CreateApiKey',
+      'ExecuteRequest',
+      'ListingCreate',
+      'ListingImageOrder',
+      'ListingPatch',
+      'QualityDatasetSubmission',
+      'QualityRunSubmission',
+      'QualitySuiteRegistration',
+      'Reaction',
+      'ReportCreate',
+      'ReportPatch',
+      'SetupCreate',
+      'SetupPatch',
+      'SpeedTestCorrection',
+      'SpeedTestSubmission',
+    ],
     quality: { root: '/api/benchmarks', oldRoots: ['/api/evals'], datasets: true },
   },
 ] as const;
@@ -113,8 +175,16 @@ for (const rev of REVISIONS) {
       expect(listed.sort()).to.deep.equal(documented.sort());
       expect(context.endpoints.submitSpeedTest).to.deep.include({ method: 'POST', url: `${BASE}${rev.results}`, auth: 'key|session' });
       expect(context.endpoints.dryRunSpeedTest).to.deep.include({ method: 'POST', url: `${BASE}${rev.results}/dry-run` });
-      expect(context.endpoints.correctSpeedTest).to.deep.include({ method: 'PATCH', url: `${BASE}${rev.results}/{id}`, auth: 'key|session' });
-      expect(context.endpoints.withdrawSpeedTest).to.deep.include({ method: 'DELETE', url: `${BASE}${rev.results}/{id}`, auth: 'key|session' });
+      expect(context.endpoints.correctSpeedTest).to.deep.include({
+        method: 'PATCH',
+        url: `${BASE}${rev.results}/{id}`,
+        auth: 'key|session',
+      });
+      expect(context.endpoints.withdrawSpeedTest).to.deep.include({
+        method: 'DELETE',
+        url: `${BASE}${rev.results}/{id}`,
+        auth: 'key|session',
+      });
       expect(context.endpoints.listMySpeedTests).to.deep.include({ method: 'GET', url: `${BASE}${rev.results}/mine`, auth: 'key|session' });
       expect(context.quickStart.join(' ')).to.include(`PATCH ${BASE}${rev.results}/{id}`);
       expect(context.documentation.openapi).to.equal(`${BASE}/api/openapi.json`);
@@ -147,10 +217,18 @@ for (const rev of REVISIONS) {
     it('offers the canonical hardware names, and hardwareCostComponentNames where costs are accepted', () => {
       const { hardwareOptions } = context;
       expect(hardwareOptions.gpus.map((g: Json) => g.name)).to.include('NVIDIA GeForce RTX 4090');
-      expect(hardwareOptions.unifiedChips).to.deep.include({ name: 'Apple M4 Max', chipVendor: 'Apple', chipFamily: 'M4', chipVariant: 'Max', memoryGb: [36, 48, 64, 128] });
+      expect(hardwareOptions.unifiedChips).to.deep.include({
+        name: 'Apple M4 Max',
+        chipVendor: 'Apple',
+        chipFamily: 'M4',
+        chipVariant: 'Max',
+        memoryGb: [36, 48, 64, 128],
+      });
       expect(hardwareOptions.cpus.map((c: Json) => c.name)).to.include('AMD Ryzen 9 7950X');
       if (rev.costs) {
-        expect(hardwareOptions.hardwareCostComponentNames.length).to.equal(hardwareOptions.gpus.length + hardwareOptions.unifiedChips.length + hardwareOptions.cpus.length);
+        expect(hardwareOptions.hardwareCostComponentNames.length).to.equal(
+          hardwareOptions.gpus.length + hardwareOptions.unifiedChips.length + hardwareOptions.cpus.length,
+        );
         for (const name of hardwareOptions.hardwareCostComponentNames) expect(isCanonicalComponentName(name), name).to.equal(true);
       } else {
         expect(hardwareOptions).not.to.have.property('hardwareCostComponentNames');
@@ -182,7 +260,10 @@ for (const rev of REVISIONS) {
       expect(count).to.equal(6);
       const full = context.examples.full.DISCRETE_GPU;
       if (rev.costs) expect(full).to.include.keys('hardwareCost', 'gpuPowerWatts', 'engineCommit', 'tokSPrefill', 'prefillTokens');
-      else expect(full).to.include.keys('tokSPrefill', 'prefillTokens').and.not.to.have.any.keys('hardwareCost', 'gpuPowerWatts', 'engineCommit');
+      else
+        expect(full)
+          .to.include.keys('tokSPrefill', 'prefillTokens')
+          .and.not.to.have.any.keys('hardwareCost', 'gpuPowerWatts', 'engineCommit');
     });
 
     it('has full examples that are stored as documented when really submitted', async () => {
@@ -199,9 +280,13 @@ for (const rev of REVISIONS) {
       ctx.clock.advance(rev.windowSeconds * 1000 + 1000);
       const res = await request(ctx.app).post(rev.results).set('Authorization', `Bearer ${key}`).send(context.examples.throughput.body);
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
-      expect([res.body.plausibility, res.body.plausibilityReason]).to.satisfy(([verdict, reason]: string[]) => verdict === 'plausible' && reason.includes('8 streams'));
+      expect([res.body.plausibility, res.body.plausibilityReason]).to.satisfy(
+        ([verdict, reason]: string[]) => verdict === 'plausible' && reason.includes('8 streams'),
+      );
       const inBucket = async (batchSize: string) =>
-        (await request(ctx.app).get('/api/leaderboard').query({ batchSize, limit: '200' }).expect(200)).body.rows.map((row: { id: string }) => row.id);
+        (await request(ctx.app).get('/api/leaderboard').query({ batchSize, limit: '200' }).expect(200)).body.rows.map(
+          (row: { id: string }) => row.id,
+        );
       // Revision 3 buckets on batchSize x concurrency; revision 2 on batchSize alone, as its note says.
       const streamsBucket = rev.revision === 3;
       expect(await inBucket('1')).to.satisfy((ids: string[]) => ids.includes(res.body.id) !== streamsBucket);
@@ -218,7 +303,13 @@ for (const rev of REVISIONS) {
       expect(context.examples.submitCurl).to.include("-H 'Idempotency-Key: ");
 
       const { engineName, commandSnippet, parsed } = context.examples.commandSnippet;
-      expect(parsed.flags).to.deep.include({ tensorParallel: 2, gpuMemUtil: 0.9, kvCacheDtype: 'fp8', prefixCaching: true, maxRunningSeqs: 64 });
+      expect(parsed.flags).to.deep.include({
+        tensorParallel: 2,
+        gpuMemUtil: 0.9,
+        kvCacheDtype: 'fp8',
+        prefixCaching: true,
+        maxRunningSeqs: 64,
+      });
       expect(parsed.fields).to.deep.equal({ engineName: 'vllm', hfId: 'Qwen/Qwen3-8B', contextLength: 8192 });
       expect(parsed.recognised).to.include('--max-model-len');
       const body = { ...context.examples.minimal.DISCRETE_GPU, engineName, engineFlags: { commandSnippet } };
@@ -240,24 +331,47 @@ for (const rev of REVISIONS) {
       expect(quality.quickStart.authorASuite.join('\n')).to.include(`${root}/suites`);
 
       const authoring = quality.suiteAuthoring;
-      expect(authoring.registration).to.include.keys('slug', 'name', 'description', 'category', 'runner', 'version', 'sourceUrl', 'suiteDoc');
+      expect(authoring.registration).to.include.keys(
+        'slug',
+        'name',
+        'description',
+        'category',
+        'runner',
+        'version',
+        'sourceUrl',
+        'suiteDoc',
+      );
       expect(authoring.registration.slug).to.include('3-64').and.include('409');
       expect(authoring.registration.name).to.include('1-256');
       expect(authoring.registration.description).to.include('4000');
       expect(authoring.suiteDoc).to.include.keys('runner', 'scoringMethod', 'higherIsBetter', 'aggregation', 'runConfig', 'judge', 'tasks');
       expect(authoring.suiteDoc.tasks).to.include('1-100');
       expect(authoring.suiteDoc.judge).to.include('never calls');
-      expect(authoring.task).to.include.keys('key', 'taskType', 'weight', 'promptTemplate', 'answerExtraction', 'answerRegex', 'scoring', 'dataset');
+      expect(authoring.task).to.include.keys(
+        'key',
+        'taskType',
+        'weight',
+        'promptTemplate',
+        'answerExtraction',
+        'answerRegex',
+        'scoring',
+        'dataset',
+      );
       expect(authoring.task.promptTemplate).to.include('{{input}}').and.include('{{choices}}');
       expect(authoring.item.gold).to.include('list');
-      expect(authoring.itemRules.join('\n')).to.include('gold or a rubric').and.include('1-1000 items').and.include('suiteDoc.tasks.3.dataset.items.12.gold');
+      expect(authoring.itemRules.join('\n'))
+        .to.include('gold or a rubric')
+        .and.include('1-1000 items')
+        .and.include('suiteDoc.tasks.3.dataset.items.12.gold');
       expect(Object.keys(authoring.runners)).to.deep.equal(['CUSTOM', 'LM_EVAL_HARNESS']);
       expect(Object.keys(authoring.scoringMethods.accepted)).to.deep.equal(['exact_match', 'f1', 'pass_at_k', 'llm_judge']);
       expect(authoring.scoringMethods.refused).to.have.all.keys('perplexity');
       expect(authoring.enums.scoringMethod).not.to.include('perplexity');
       expect(Object.keys(authoring.answerExtraction)).to.deep.equal(['none', 'final_answer', 'last_number', 'regex']);
       expect(Object.keys(authoring.scoringOverrides)).to.deep.equal(['ignoreCase', 'ignorePunctuation', 'regexesToIgnore']);
-      expect(Object.keys(authoring.datasetSources)).to.deep.equal(rev.quality.datasets ? ['inline', 'url', 'huggingface', 'shard'] : ['inline', 'url', 'huggingface']);
+      expect(Object.keys(authoring.datasetSources)).to.deep.equal(
+        rev.quality.datasets ? ['inline', 'url', 'huggingface', 'shard'] : ['inline', 'url', 'huggingface'],
+      );
       if (rev.quality.datasets) {
         expect(authoring.shardDatasets.endpoint).to.equal(`POST ${root}/datasets`);
         expect(authoring.shardDatasets.body.shards).to.include('1-50 shards').and.include('1-1000 items');
@@ -276,12 +390,19 @@ for (const rev of REVISIONS) {
       expect(quality.scoring.rescoring.join('\n')).to.include('exact_match and f1').and.include('every item of a task has a response');
       expect(quality.scoring.standardError).to.include('sqrt(s(1 - s) / n)');
 
-      expect(quality.limits).to.deep.include({ tasksPerSuite: 100, itemsPerTask: 1000, artifactsPerRun: 5000, artifactTextBytes: 5 * 1024 * 1024 });
+      expect(quality.limits).to.deep.include({
+        tasksPerSuite: 100,
+        itemsPerTask: 1000,
+        artifactsPerRun: 5000,
+        artifactTextBytes: 5 * 1024 * 1024,
+      });
       expect(quality.limits.requestBodyBytes).to.deep.equal({ suite: 16 * 1024 * 1024, run: 8 * 1024 * 1024 });
       if (rev.quality.datasets) expect(quality.limits).to.deep.include({ shardsPerDataset: 50, itemsPerShard: 1000 });
       else expect(quality.limits).not.to.have.any.keys('shardsPerDataset', 'itemsPerShard');
       expect(context.rateLimits.qualityRunSubmission).to.deep.include({ maxPerWindow: 1, windowSeconds: 300, dryRunsCount: false });
-      expect(context.rateLimits.qualityRunSubmission.appliesTo).to.deep.equal([rev.quality.root, ...rev.quality.oldRoots].map((path) => `POST ${BASE}${path}/runs`));
+      expect(context.rateLimits.qualityRunSubmission.appliesTo).to.deep.equal(
+        [rev.quality.root, ...rev.quality.oldRoots].map((path) => `POST ${BASE}${path}/runs`),
+      );
       expect(quality.limits.runSubmissions).to.include('speed-test submissions do not use it');
 
       expect(quality.lifecycle.statuses.suite).to.deep.equal(['PENDING', 'APPROVED', 'REJECTED', 'WITHDRAWN']);
@@ -295,9 +416,15 @@ for (const rev of REVISIONS) {
     it('has worked quality examples that the running app accepts: every suite registers, the run dry-runs to the stated score', async () => {
       const { quality } = context;
       const root = rev.quality.root;
-      const post = (path: string, body: unknown) => request(ctx.app).post(`${root}${path}`).set('Authorization', `Bearer ${key}`).send(body as object);
+      const post = (path: string, body: unknown) =>
+        request(ctx.app)
+          .post(`${root}${path}`)
+          .set('Authorization', `Bearer ${key}`)
+          .send(body as object);
       const suites = quality.examples.suites as Record<string, { body: Json }>;
-      expect(Object.keys(suites)).to.deep.equal(rev.quality.datasets ? ['custom', 'multipleChoice', 'lmEval', 'shard'] : ['custom', 'multipleChoice', 'lmEval']);
+      expect(Object.keys(suites)).to.deep.equal(
+        rev.quality.datasets ? ['custom', 'multipleChoice', 'lmEval', 'shard'] : ['custom', 'multipleChoice', 'lmEval'],
+      );
       expect(new Set(Object.values(suites).map(({ body }) => body.runner))).to.deep.equal(new Set(['CUSTOM', 'LM_EVAL_HARNESS']));
       if (rev.quality.datasets) {
         // The shard suite reads the worked dataset: the author's own until an admin approves it.
@@ -339,7 +466,11 @@ for (const rev of REVISIONS) {
       const { execute } = context.quality;
       const root = `${BASE}${rev.quality.root}`;
       const steps = execute.steps.join('\n');
-      expect(steps).to.include(`${root}/execute/dry-run`).and.include(`${root}/execute`).and.include('cloudflared tunnel').and.include('tailscale funnel');
+      expect(steps)
+        .to.include(`${root}/execute/dry-run`)
+        .and.include(`${root}/execute`)
+        .and.include('cloudflared tunnel')
+        .and.include('tailscale funnel');
       expect(execute.request).to.include.keys('suiteSlug', 'baseUrl', 'hfId', 'model', 'apiKey', 'autoSubmit', 'hardware', 'taskKeys');
       expect(execute.request.apiKey).to.include('never stored');
       expect(execute.addressRules.join('\n')).to.include('169.254').and.include('0x7f000001').and.include('redirects are never followed');
@@ -368,13 +499,26 @@ for (const rev of REVISIONS) {
 
     it('explains methodology, rate limits, idempotency, bucket rules, the plausibility formula and error shapes', () => {
       const tips = context.methodology.tips.join('\n');
-      for (const word of [/warm-up|warm up/i, /prompt and output lengths/i, /batch 1/i, /prefillTokens/, /concurrency/, /power/i, /engineCommit/, /commandSnippet/]) {
+      for (const word of [
+        /warm-up|warm up/i,
+        /prompt and output lengths/i,
+        /batch 1/i,
+        /prefillTokens/,
+        /concurrency/,
+        /power/i,
+        /engineCommit/,
+        /commandSnippet/,
+      ]) {
         expect(tips).to.match(word);
       }
       expect(context.methodology.plausibility.formula).to.match(/memory bandwidth/);
       expect(context.methodology.plausibility.suspectFactor).to.equal(1.5);
       expect(context.methodology.plausibility.suspectFactors).to.deep.equal({ DISCRETE_GPU: 1.1, UNIFIED: 1.1, CPU_ONLY: 1.5 });
-      expect(context.rateLimits.speedTestSubmission).to.deep.include({ maxPerWindow: 1, windowSeconds: rev.windowSeconds, dryRunsCount: false });
+      expect(context.rateLimits.speedTestSubmission).to.deep.include({
+        maxPerWindow: 1,
+        windowSeconds: rev.windowSeconds,
+        dryRunsCount: false,
+      });
       expect(context.idempotency.header).to.equal('Idempotency-Key');
       expect(Object.keys(context.bucketRules)).to.include.members(['memTier', 'paramSize', 'batchSize', 'contextLen', 'since']);
       expect(context.bucketRules.memTier).to.include('(0, 8]');

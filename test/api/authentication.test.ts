@@ -28,7 +28,10 @@ describe('Authentication: Bearer API keys and sessions', () => {
     bystander = await signedUpUser();
     liveKey = (await createKey(owner.agent, owner.csrf, { name: 'live' })).key;
     const expired = await createKey(owner.agent, owner.csrf, { name: 'expired' });
-    await ctx.db('api_keys').where({ id: expired.id }).update({ expires_at: new Date(Date.now() - 1000) });
+    await ctx
+      .db('api_keys')
+      .where({ id: expired.id })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     expiredKey = expired.key;
     const revoked = await createKey(owner.agent, owner.csrf, { name: 'revoked' });
     await owner.agent.delete(`/api/keys/${revoked.id}`).set('X-CSRF-Token', owner.csrf).expect(200);
@@ -110,7 +113,10 @@ describe('Authentication: Bearer API keys and sessions', () => {
     it('refuses a key that expired a moment ago even though it worked before', async () => {
       const created = await createKey(owner.agent, owner.csrf, { name: 'short-lived' });
       await request(ctx.app).get('/api/me').set('Authorization', `Bearer ${created.key}`).expect(200);
-      await ctx.db('api_keys').where({ id: created.id }).update({ expires_at: new Date(Date.now() - 1000) });
+      await ctx
+        .db('api_keys')
+        .where({ id: created.id })
+        .update({ expires_at: new Date(Date.now() - 1000) });
       await request(ctx.app).get('/api/me').set('Authorization', `Bearer ${created.key}`).expect(401);
     });
 

@@ -32,7 +32,12 @@ describe('llm-bench against the app: measure, dry-run, submit', function () {
     server = ctx.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     appUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    engine = await startFakeOpenAi({ mode: 'timed', engine: 'llama.cpp', models: ['dense-7b'], timing: { ttftMs: 50, tokensPerSecond: 200, outputTokens: 32 } });
+    engine = await startFakeOpenAi({
+      mode: 'timed',
+      engine: 'llama.cpp',
+      models: ['dense-7b'],
+      timing: { ttftMs: 50, tokensPerSecond: 200, outputTokens: 32 },
+    });
     agent = await signedUpAgent(ctx.app);
     username = agent.username;
     ({ key } = await createKey(agent.agent, agent.csrf));
@@ -43,13 +48,28 @@ describe('llm-bench against the app: measure, dry-run, submit', function () {
   });
 
   const measureArgs = (...extra: string[]) => [
-    'measure', '--base-url', engine.url, '--hf-id', fakeHubModels.dense, '--prompt-tokens', '64', '--max-tokens', '32', '--iterations', '3',
-    '--leaderboard', appUrl, ...extra,
+    'measure',
+    '--base-url',
+    engine.url,
+    '--hf-id',
+    fakeHubModels.dense,
+    '--prompt-tokens',
+    '64',
+    '--max-tokens',
+    '32',
+    '--iterations',
+    '3',
+    '--leaderboard',
+    appUrl,
+    ...extra,
   ];
-  const myRuns = async () => (await request(ctx.app).get(`/api/speed-tests?username=${username}&limit=100`).expect(200)).body.benchmarks as Json[];
+  const myRuns = async () =>
+    (await request(ctx.app).get(`/api/speed-tests?username=${username}&limit=100`).expect(200)).body.benchmarks as Json[];
 
   it('submits a measured run that the leaderboard then shows with the measured values', async () => {
-    const result = await llmBench([...measureArgs('--submit', '--json', '--command', 'llama-server -m dense-7b-Q4_K_M.gguf -ngl 99')], { LLM_BENCH_API_KEY: key });
+    const result = await llmBench([...measureArgs('--submit', '--json', '--command', 'llama-server -m dense-7b-Q4_K_M.gguf -ngl 99')], {
+      LLM_BENCH_API_KEY: key,
+    });
     expect(result.code, result.stderr).to.equal(0);
     const output = JSON.parse(result.stdout) as Json;
     const [payload] = output.payloads;
@@ -60,13 +80,23 @@ describe('llm-bench against the app: measure, dry-run, submit', function () {
     expect(submitted.url).to.equal(`${appUrl}/runs/${submitted.id}`);
     expect(result.stderr).to.match(/dry-run: valid, plausibility /);
 
-    const board = (await request(ctx.app).get(`/api/leaderboard?hfId=${encodeURIComponent(fakeHubModels.dense)}`).expect(200)).body;
+    const board = (
+      await request(ctx.app)
+        .get(`/api/leaderboard?hfId=${encodeURIComponent(fakeHubModels.dense)}`)
+        .expect(200)
+    ).body;
     const row = board.rows.find((r: Json) => r.id === submitted.id);
     expect(row, 'the run is on the leaderboard').to.not.equal(undefined);
     expect(row.tokSOut).to.equal(payload.tokSOut);
     expect(payload.tokSOut).to.be.within(160, 240);
     const run = (await request(ctx.app).get(`/api/speed-tests/${submitted.id}`).expect(200)).body;
-    expect(run).to.include({ ttftMs: payload.ttftMs, tokSPrefill: payload.tokSPrefill, promptTokens: payload.promptTokens, outputTokens: 32, contextLength: 8192 });
+    expect(run).to.include({
+      ttftMs: payload.ttftMs,
+      tokSPrefill: payload.tokSPrefill,
+      promptTokens: payload.promptTokens,
+      outputTokens: 32,
+      contextLength: 8192,
+    });
     expect(payload.ttftMs).to.be.within(48, 90);
     // Detected as /proc spells it, submitted as the catalogue does.
     expect(run.hardware).to.include({ hwClass: 'CPU_ONLY', cpu: 'AMD Ryzen 9 7950X', ramGb: 64 });
@@ -90,7 +120,9 @@ describe('llm-bench against the app: measure, dry-run, submit', function () {
       expect(first.stderr).to.match(/connection dropped.*Retrying with the same Idempotency-Key \(1\/3\)/);
       expect(first.stdout).to.match(/Dry-run: valid\. Normalised payload:/);
       expect(first.stdout).to.match(/Plausibility: /);
-      expect(first.stdout).to.match(/Submitted \(already stored earlier: the same run, not a duplicate\): http:\/\/127\.0\.0\.1:\d+\/runs\/[0-9a-f-]{36}/);
+      expect(first.stdout).to.match(
+        /Submitted \(already stored earlier: the same run, not a duplicate\): http:\/\/127\.0\.0\.1:\d+\/runs\/[0-9a-f-]{36}/,
+      );
     } finally {
       await proxy.close();
     }
@@ -149,11 +181,23 @@ describe('llm-bench against the app: measure, dry-run, submit', function () {
       .set('X-CSRF-Token', agent.csrf)
       .send({ name: '4090 box', hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', vramGb: 24, cpu: 'AMD Ryzen 9 7950X', ramGb: 64 })
       .expect(201);
-    const result = await llmBench([...measureArgs('--setup', '4090 box', '--json', '--iterations', '1')], { LLM_BENCH_USERNAME: username, LLM_BENCH_PASSWORD: TEST_PASSWORD });
+    const result = await llmBench([...measureArgs('--setup', '4090 box', '--json', '--iterations', '1')], {
+      LLM_BENCH_USERNAME: username,
+      LLM_BENCH_PASSWORD: TEST_PASSWORD,
+    });
     expect(result.code, result.stderr).to.equal(0);
-    expect(JSON.parse(result.stdout).payloads[0].hardware).to.deep.equal({ hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, cpu: 'AMD Ryzen 9 7950X', ramGb: 64 });
+    expect(JSON.parse(result.stdout).payloads[0].hardware).to.deep.equal({
+      hwClass: 'DISCRETE_GPU',
+      gpuName: 'NVIDIA GeForce RTX 4090',
+      vramGb: 24,
+      cpu: 'AMD Ryzen 9 7950X',
+      ramGb: 64,
+    });
 
-    const missing = await llmBench([...measureArgs('--setup', 'no such setup')], { LLM_BENCH_USERNAME: username, LLM_BENCH_PASSWORD: TEST_PASSWORD });
+    const missing = await llmBench([...measureArgs('--setup', 'no such setup')], {
+      LLM_BENCH_USERNAME: username,
+      LLM_BENCH_PASSWORD: TEST_PASSWORD,
+    });
     expect(missing.code).to.equal(2);
     expect(lastLine(missing.stderr)).to.match(/no saved setup named "no such setup"; yours: 4090 box/);
     const signedOut = await llmBench([...measureArgs('--setup', '4090 box')]);

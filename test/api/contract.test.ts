@@ -17,7 +17,16 @@ import { fakeHubModels } from '../helpers/fake-hub.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.ts';
 import { validSubmission } from '../helpers/fixtures.ts';
 import { schemaChecker, type SchemaChecker } from '../helpers/openapi.ts';
-import { ARITHMETIC_ITEMS, approveQualityRun, approveSuite, customSuite, qualityRun, registerSuite, submitQualityRun, uniqueSlug } from '../helpers/quality.ts';
+import {
+  ARITHMETIC_ITEMS,
+  approveQualityRun,
+  approveSuite,
+  customSuite,
+  qualityRun,
+  registerSuite,
+  submitQualityRun,
+  uniqueSlug,
+} from '../helpers/quality.ts';
 
 /**
  * "Every documented response status for a route is produced by some test": this file has a
@@ -102,13 +111,20 @@ function nextWindow(call: Call): void {
 }
 
 function submit(call: Call, body: Body = validSubmission(), headers: Record<string, string> = {}) {
-  return request(call.ctx.app).post(call.path()).set({ ...bearer(call), ...headers }).send(body);
+  return request(call.ctx.app)
+    .post(call.path())
+    .set({ ...bearer(call), ...headers })
+    .send(body);
 }
 
 /** A new run of the owner's (outside the window), for the operations that change one. */
 async function freshRun(call: Call): Promise<string> {
   nextWindow(call);
-  const res = await request(call.ctx.app).post(getRevisionProfile(call.revision).speedTests.resultsPath).set(bearer(call)).send(validSubmission()).expect(201);
+  const res = await request(call.ctx.app)
+    .post(getRevisionProfile(call.revision).speedTests.resultsPath)
+    .set(bearer(call))
+    .send(validSubmission())
+    .expect(201);
   return res.body.id;
 }
 
@@ -184,7 +200,8 @@ async function qualityFixtures(ctx: TestContext, owner: Account, revision: Revis
   const rules = getRevisionProfile(revision).quality;
   if (!rules) return undefined;
   const root = rules.root;
-  const create = async (path: string, body: Body) => (await request(ctx.app).post(`${root}${path}`).set('Authorization', `Bearer ${owner.key}`).send(body).expect(201)).body;
+  const create = async (path: string, body: Body) =>
+    (await request(ctx.app).post(`${root}${path}`).set('Authorization', `Bearer ${owner.key}`).send(body).expect(201)).body;
 
   let approvedDataset: QualityFixtures['approvedDataset'];
   let pendingDataset: QualityFixtures['pendingDataset'];
@@ -197,14 +214,23 @@ async function qualityFixtures(ctx: TestContext, owner: Account, revision: Revis
     pendingDataset = { id: (await create('/datasets', pendingBody)).id, body: pendingBody };
     const rejectedBody = customSuite();
     const rejected = await registerSuite(ctx, root, owner, rejectedBody);
-    await ctx.db('quality_suites').where({ id: rejected.id }).update({ status: 'REJECTED', admin_notes: 'The colours task needs more items', reviewed_at: ctx.db.fn.now() });
+    await ctx
+      .db('quality_suites')
+      .where({ id: rejected.id })
+      .update({ status: 'REJECTED', admin_notes: 'The colours task needs more items', reviewed_at: ctx.db.fn.now() });
     rejectedSuite = { id: rejected.id, body: { ...rejectedBody, description: 'Corrected after review' } };
   }
 
   const suiteBody = customSuite();
   const results: Body = { arith: 0.75, colours: { score: 0.5, nShots: 0, nSamples: 2 } };
   if (approvedDataset) {
-    suiteBody.suiteDoc.tasks.push({ key: 'shard', taskType: 'qa', promptTemplate: 'Q: {{input}}\nA:', answerExtraction: 'last_number', dataset: { source: 'shard', datasetSlug: approvedDataset.slug } });
+    suiteBody.suiteDoc.tasks.push({
+      key: 'shard',
+      taskType: 'qa',
+      promptTemplate: 'Q: {{input}}\nA:',
+      answerExtraction: 'last_number',
+      dataset: { source: 'shard', datasetSlug: approvedDataset.slug },
+    });
     results.shard = { score: 1, nSamples: ARITHMETIC_ITEMS.length };
   }
   const suite = await registerSuite(ctx, root, owner, suiteBody);
@@ -221,7 +247,15 @@ async function qualityFixtures(ctx: TestContext, owner: Account, revision: Revis
   });
   const run = await submitQualityRun(ctx, root, owner, body);
   await approveQualityRun(ctx, run.id);
-  return { suite: { id: suite.id, slug: suite.slug }, pendingSuite, runBody: body, runId: run.id, rejectedSuite, approvedDataset, pendingDataset };
+  return {
+    suite: { id: suite.id, slug: suite.slug },
+    pendingSuite,
+    runBody: body,
+    runId: run.id,
+    rejectedSuite,
+    approvedDataset,
+    pendingDataset,
+  };
 }
 
 // ---------------------------------------------------------------------------
@@ -245,13 +279,25 @@ const listingBody = (runId: string): Body => ({
   contactUrl: 'mailto:seller@example.com',
   benchmarkRunIds: [runId],
 });
-const smallPng = () => sharp({ create: { width: 640, height: 320, channels: 3, background: '#2a6' } }).png().toBuffer();
+const smallPng = () =>
+  sharp({ create: { width: 640, height: 320, channels: 3, background: '#2a6' } })
+    .png()
+    .toBuffer();
 
-async function marketplaceFixtures(ctx: TestContext, owner: Account, runId: string, revision: RevisionNumber): Promise<MarketplaceFixtures | undefined> {
+async function marketplaceFixtures(
+  ctx: TestContext,
+  owner: Account,
+  runId: string,
+  revision: RevisionNumber,
+): Promise<MarketplaceFixtures | undefined> {
   if (!getRevisionProfile(revision).marketplace) return undefined;
   const auth = { Authorization: `Bearer ${owner.key}` };
   const listing = (await request(ctx.app).post('/api/marketplace/listings').set(auth).send(listingBody(runId)).expect(201)).body.listing;
-  const image = await request(ctx.app).post(`/api/marketplace/listings/${listing.id}/images`).set(auth).attach('image', await smallPng(), 'photo.png').expect(201);
+  const image = await request(ctx.app)
+    .post(`/api/marketplace/listings/${listing.id}/images`)
+    .set(auth)
+    .attach('image', await smallPng(), 'photo.png')
+    .expect(201);
   await request(ctx.app).post(`/api/marketplace/listings/${listing.id}/publish`).set(auth).expect(200);
   return { imageId: image.body.id, listingId: listing.id };
 }
@@ -261,13 +307,16 @@ const imageContent = (call: Call, query = '') => request(call.ctx.app).get(`${ca
 /** A new DRAFT listing of the owner's (published when asked), for the operations that change one. */
 async function ownListing(call: Call, status: 'DRAFT' | 'ACTIVE' = 'DRAFT'): Promise<string> {
   const res = await request(call.ctx.app).post('/api/marketplace/listings').set(bearer(call)).send(listingBody(call.fx.runId)).expect(201);
-  if (status === 'ACTIVE') await request(call.ctx.app).post(`/api/marketplace/listings/${res.body.listing.id}/publish`).set(bearer(call)).expect(200);
+  if (status === 'ACTIVE')
+    await request(call.ctx.app).post(`/api/marketplace/listings/${res.body.listing.id}/publish`).set(bearer(call)).expect(200);
   return res.body.listing.id;
 }
-const onListing = async (call: Call, status: 'DRAFT' | 'ACTIVE' = 'DRAFT') => asOwner(call, call.path({ id: await ownListing(call, status), imageId: MISSING_ID }));
+const onListing = async (call: Call, status: 'DRAFT' | 'ACTIVE' = 'DRAFT') =>
+  asOwner(call, call.path({ id: await ownListing(call, status), imageId: MISSING_ID }));
 const onActive = (call: Call) => asOwner(call, call.path({ id: market(call).listingId, imageId: market(call).imageId }));
 const missingListing = (call: Call) => asOwner(call, call.path({ id: MISSING_ID, imageId: MISSING_ID }));
-const uploadTo = (call: Call, id: string, bytes: Buffer, name = 'photo.png') => asOwner(call, call.path({ id })).attach('image', bytes, name);
+const uploadTo = (call: Call, id: string, bytes: Buffer, name = 'photo.png') =>
+  asOwner(call, call.path({ id })).attach('image', bytes, name);
 
 /** Keyed like `producers`: every documented answer of the marketplace operations. */
 const marketplaceProducers: Record<string, Producer> = {
@@ -331,7 +380,11 @@ const marketplaceProducers: Record<string, Producer> = {
   'uploadListingImage 413': async (call) => uploadTo(call, await ownListing(call), Buffer.alloc(IMAGE_MAX_BYTES + 1)),
   'deleteListingImage 204': async (call) => {
     const id = await ownListing(call);
-    const image = await request(call.ctx.app).post(`/api/marketplace/listings/${id}/images`).set(bearer(call)).attach('image', await smallPng(), 'photo.png').expect(201);
+    const image = await request(call.ctx.app)
+      .post(`/api/marketplace/listings/${id}/images`)
+      .set(bearer(call))
+      .attach('image', await smallPng(), 'photo.png')
+      .expect(201);
     return asOwner(call, call.path({ id, imageId: image.body.id }));
   },
   'deleteListingImage 401': (call) => anonymous(call),
@@ -367,17 +420,23 @@ const qualityProducers: Record<string, Producer> = {
   'listQualitySubmissions 200': (call) => asOwner(call, call.path()),
   'listQualitySubmissions 401': (call) => anonymous(call),
 
-  'updateQualitySuiteSubmission 200': (call) => asOwner(call, call.path({ id: quality(call).rejectedSuite!.id })).send(quality(call).rejectedSuite!.body),
-  'updateQualitySuiteSubmission 400': (call) => asOwner(call, call.path({ id: quality(call).rejectedSuite!.id })).send({ ...quality(call).rejectedSuite!.body, runner: 'OTHER' }),
+  'updateQualitySuiteSubmission 200': (call) =>
+    asOwner(call, call.path({ id: quality(call).rejectedSuite!.id })).send(quality(call).rejectedSuite!.body),
+  'updateQualitySuiteSubmission 400': (call) =>
+    asOwner(call, call.path({ id: quality(call).rejectedSuite!.id })).send({ ...quality(call).rejectedSuite!.body, runner: 'OTHER' }),
   'updateQualitySuiteSubmission 401': (call) => anonymous(call, customSuite()),
   'updateQualitySuiteSubmission 403': (call) => withoutCsrf(call, call.path({ id: quality(call).rejectedSuite!.id }), customSuite()),
   'updateQualitySuiteSubmission 404': (call) => asOwner(call, call.path({ id: MISSING_ID })).send(customSuite()),
   'updateQualitySuiteSubmission 409': (call) => asOwner(call, call.path({ id: quality(call).suite.id })).send(customSuite()),
   'updateQualitySuiteSubmission 413': (call) => overLimit(call, QUALITY_BODY_LIMITS.suite, { id: quality(call).rejectedSuite!.id }),
 
-  'updateQualityDatasetSubmission 200': (call) => asOwner(call, call.path({ id: quality(call).pendingDataset!.id })).send(quality(call).pendingDataset!.body),
+  'updateQualityDatasetSubmission 200': (call) =>
+    asOwner(call, call.path({ id: quality(call).pendingDataset!.id })).send(quality(call).pendingDataset!.body),
   'updateQualityDatasetSubmission 400': (call) =>
-    asOwner(call, call.path({ id: quality(call).pendingDataset!.id })).send({ ...quality(call).pendingDataset!.body, shards: [{ items: [{ input: 'No answer given' }] }] }),
+    asOwner(call, call.path({ id: quality(call).pendingDataset!.id })).send({
+      ...quality(call).pendingDataset!.body,
+      shards: [{ items: [{ input: 'No answer given' }] }],
+    }),
   'updateQualityDatasetSubmission 401': (call) => anonymous(call, datasetBody()),
   'updateQualityDatasetSubmission 403': (call) => withoutCsrf(call, call.path({ id: quality(call).pendingDataset!.id }), datasetBody()),
   'updateQualityDatasetSubmission 404': (call) => asOwner(call, call.path({ id: MISSING_ID })).send(datasetBody()),
@@ -441,23 +500,47 @@ const qualityProducers: Record<string, Producer> = {
 
   'getQualityRun 200': (call) => request(call.ctx.app).get(call.path({ id: quality(call).runId })),
   'getQualityRun 404': (call) => request(call.ctx.app).get(call.path({ id: MISSING_ID })),
-  'listQualityRunArtifacts 200': (call) => request(call.ctx.app).get(call.path({ id: quality(call).runId })).query({ limit: '1', offset: '1' }),
-  'listQualityRunArtifacts 400': (call) => request(call.ctx.app).get(call.path({ id: quality(call).runId })).query({ limit: '201' }),
+  'listQualityRunArtifacts 200': (call) =>
+    request(call.ctx.app)
+      .get(call.path({ id: quality(call).runId }))
+      .query({ limit: '1', offset: '1' }),
+  'listQualityRunArtifacts 400': (call) =>
+    request(call.ctx.app)
+      .get(call.path({ id: quality(call).runId }))
+      .query({ limit: '201' }),
   'listQualityRunArtifacts 404': (call) => request(call.ctx.app).get(call.path({ id: MISSING_ID })),
   'getQualityRunReactions 200': (call) => call.fx.owner.agent.get(call.path({ id: quality(call).runId })),
   'getQualityRunReactions 404': (call) => request(call.ctx.app).get(call.path({ id: MISSING_ID })),
-  'reactToQualityRun 200': (call) => call.fx.owner.agent.post(call.path({ id: quality(call).runId })).set('X-CSRF-Token', call.fx.owner.csrf).send({ emoji: 'brain' }),
-  'reactToQualityRun 400': (call) => call.fx.owner.agent.post(call.path({ id: quality(call).runId })).set('X-CSRF-Token', call.fx.owner.csrf).send({ emoji: 'heart' }),
+  'reactToQualityRun 200': (call) =>
+    call.fx.owner.agent
+      .post(call.path({ id: quality(call).runId }))
+      .set('X-CSRF-Token', call.fx.owner.csrf)
+      .send({ emoji: 'brain' }),
+  'reactToQualityRun 400': (call) =>
+    call.fx.owner.agent
+      .post(call.path({ id: quality(call).runId }))
+      .set('X-CSRF-Token', call.fx.owner.csrf)
+      .send({ emoji: 'heart' }),
   'reactToQualityRun 401': (call) => anonymous(call, { emoji: 'fire' }),
   // Session only: an API key is refused.
   'reactToQualityRun 403': (call) => asOwner(call, call.path({ id: quality(call).runId })).send({ emoji: 'fire' }),
-  'reactToQualityRun 404': (call) => call.fx.owner.agent.post(call.path({ id: MISSING_ID })).set('X-CSRF-Token', call.fx.owner.csrf).send({ emoji: 'fire' }),
+  'reactToQualityRun 404': (call) =>
+    call.fx.owner.agent
+      .post(call.path({ id: MISSING_ID }))
+      .set('X-CSRF-Token', call.fx.owner.csrf)
+      .send({ emoji: 'fire' }),
 };
 
 /** The body of an execution of the approved fixture suite against the fake OpenAI-compatible server. */
 const executeBodyOf = (call: Call, overrides: Body = {}): Body => executeBody(quality(call).suite.slug, fakeTarget.url, overrides);
 const startOwnExecution = async (call: Call) =>
-  (await request(call.ctx.app).post(`${qualityRoot(call.revision)}/execute`).set(bearer(call)).send(executeBodyOf(call)).expect(202)).body.execution.id as string;
+  (
+    await request(call.ctx.app)
+      .post(`${qualityRoot(call.revision)}/execute`)
+      .set(bearer(call))
+      .send(executeBodyOf(call))
+      .expect(202)
+  ).body.execution.id as string;
 
 /** Keyed like `producers`: every documented answer of server-side execution. */
 const executeProducers: Record<string, Producer> = {
@@ -470,7 +553,17 @@ const executeProducers: Record<string, Producer> = {
   'executeQualitySuite 429': async (call) => {
     // Fill the owner's queue (no workers run here), ask, then empty it again for the producers after this one.
     const ids: string[] = [];
-    while (Number((await call.ctx.db('quality_executions').where({ user_id: call.fx.owner.id }).whereIn('status', ['QUEUED', 'RUNNING']).count('* as n').first())!.n) < 10) ids.push(await startOwnExecution(call));
+    while (
+      Number(
+        (await call.ctx
+          .db('quality_executions')
+          .where({ user_id: call.fx.owner.id })
+          .whereIn('status', ['QUEUED', 'RUNNING'])
+          .count('* as n')
+          .first())!.n,
+      ) < 10
+    )
+      ids.push(await startOwnExecution(call));
     const res = await submit(call, executeBodyOf(call));
     await call.ctx.db('quality_executions').whereIn('id', ids).update({ status: 'CANCELLED' });
     return res;
@@ -502,7 +595,11 @@ const executeProducers: Record<string, Producer> = {
 
 /** Model reports (revision 3): a report of the owner's about the fake hub's dense model. */
 const DENSE_REPORTS = `/api/models/${fakeHubModels.dense}/reports`;
-const reportBody = (overrides: Body = {}): Body => ({ title: `Contract report ${randomUUID()}`, content: '## Results\n\n- [x] measured', ...overrides });
+const reportBody = (overrides: Body = {}): Body => ({
+  title: `Contract report ${randomUUID()}`,
+  content: '## Results\n\n- [x] measured',
+  ...overrides,
+});
 async function ownReport(call: Call, overrides: Body = {}): Promise<string> {
   const res = await request(call.ctx.app).post(DENSE_REPORTS).set(bearer(call)).send(reportBody(overrides)).expect(201);
   return res.body.report.id;
@@ -512,7 +609,11 @@ const modelPath = (call: Call, hfId: string = fakeHubModels.dense) => call.path(
 /** Keyed like `producers`: every documented answer of the report operations. */
 const reportProducers: Record<string, Producer> = {
   'createReport 201': (call) => request(call.ctx.app).post(modelPath(call)).set(bearer(call)).send(reportBody()),
-  'createReport 400': (call) => request(call.ctx.app).post(modelPath(call)).set(bearer(call)).send(reportBody({ contentFormat: 'html' })),
+  'createReport 400': (call) =>
+    request(call.ctx.app)
+      .post(modelPath(call))
+      .set(bearer(call))
+      .send(reportBody({ contentFormat: 'html' })),
   'createReport 401': (call) => request(call.ctx.app).post(modelPath(call)).send(reportBody()),
   'createReport 403': (call) => withoutCsrf(call, modelPath(call), reportBody()),
   'createReport 404': (call) => request(call.ctx.app).post(modelPath(call, fakeHubModels.missing)).set(bearer(call)).send(reportBody()),
@@ -525,8 +626,16 @@ const reportProducers: Record<string, Producer> = {
   'listModelReports 404': (call) => request(call.ctx.app).get(modelPath(call, 'nobody/nothing')),
   'getReport 200': async (call) => request(call.ctx.app).get(call.path({ id: await ownReport(call, { published: true }) })),
   'getReport 404': async (call) => request(call.ctx.app).get(call.path({ id: await ownReport(call) })),
-  'updateReport 200': async (call) => request(call.ctx.app).patch(call.path({ id: await ownReport(call) })).set(bearer(call)).send({ published: true }),
-  'updateReport 400': async (call) => request(call.ctx.app).patch(call.path({ id: await ownReport(call) })).set(bearer(call)).send({ tags: [''] }),
+  'updateReport 200': async (call) =>
+    request(call.ctx.app)
+      .patch(call.path({ id: await ownReport(call) }))
+      .set(bearer(call))
+      .send({ published: true }),
+  'updateReport 400': async (call) =>
+    request(call.ctx.app)
+      .patch(call.path({ id: await ownReport(call) }))
+      .set(bearer(call))
+      .send({ tags: [''] }),
   'updateReport 401': (call) => anonymous(call, { title: 'x' }),
   'updateReport 403': async (call) => withoutCsrf(call, call.path({ id: await ownReport(call) }), { title: 'x' }),
   'updateReport 404': (call) => withCsrf(call).send({ title: 'x' }),
@@ -535,17 +644,34 @@ const reportProducers: Record<string, Producer> = {
     await call.ctx.db('model_reports').where({ id }).update({ unpublished_reason: 'spam', unpublished_at: call.ctx.db.fn.now() });
     return request(call.ctx.app).patch(call.path({ id })).set(bearer(call)).send({ published: true });
   },
-  'deleteReport 204': async (call) => request(call.ctx.app).delete(call.path({ id: await ownReport(call) })).set(bearer(call)),
+  'deleteReport 204': async (call) =>
+    request(call.ctx.app)
+      .delete(call.path({ id: await ownReport(call) }))
+      .set(bearer(call)),
   'deleteReport 401': (call) => anonymous(call),
   'deleteReport 403': async (call) => withoutCsrf(call, call.path({ id: await ownReport(call) })),
   'deleteReport 404': (call) => withCsrf(call),
   'getReportFormat 200': (call) => request(call.ctx.app).get(call.path()),
   'uploadReportImage 201': async (call) =>
-    request(call.ctx.app).post(call.path()).set(bearer(call)).attach('image', await sharp({ create: { width: 8, height: 6, channels: 3, background: '#336699' } }).png().toBuffer(), 'chart.png'),
-  'uploadReportImage 400': (call) => request(call.ctx.app).post(call.path()).set(bearer(call)).attach('image', Buffer.from('not an image at all'), 'chart.png'),
+    request(call.ctx.app)
+      .post(call.path())
+      .set(bearer(call))
+      .attach(
+        'image',
+        await sharp({ create: { width: 8, height: 6, channels: 3, background: '#336699' } })
+          .png()
+          .toBuffer(),
+        'chart.png',
+      ),
+  'uploadReportImage 400': (call) =>
+    request(call.ctx.app).post(call.path()).set(bearer(call)).attach('image', Buffer.from('not an image at all'), 'chart.png'),
   'uploadReportImage 401': (call) => request(call.ctx.app).post(call.path()).attach('image', Buffer.from('x'), 'chart.png'),
   'uploadReportImage 403': (call) => call.fx.owner.agent.post(call.path()).attach('image', Buffer.from('x'), 'chart.png'),
-  'uploadReportImage 413': (call) => request(call.ctx.app).post(call.path()).set(bearer(call)).attach('image', Buffer.alloc(8 * 1024 * 1024 + 1), 'big.png'),
+  'uploadReportImage 413': (call) =>
+    request(call.ctx.app)
+      .post(call.path())
+      .set(bearer(call))
+      .attach('image', Buffer.alloc(8 * 1024 * 1024 + 1), 'big.png'),
 };
 
 /** Keyed by operationId (an alias uses its operation's producers) and status. */
@@ -630,11 +756,23 @@ const producers: Record<string, Producer> = {
   'getModel 200': (call) => request(call.ctx.app).get(call.path({ org: 'Qwen', model: 'Qwen3-8B' })),
   'getModel 404': (call) => request(call.ctx.app).get(call.path({ org: 'nobody', model: 'nothing' })),
 
-  'reactToRun 200': (call) => request(call.ctx.app).post(call.path({ id: call.fx.runId })).set(bearer(call)).send({ emoji: 'fire' }),
-  'reactToRun 400': (call) => request(call.ctx.app).post(call.path({ id: call.fx.runId })).set(bearer(call)).send({ emoji: 'heart' }),
+  'reactToRun 200': (call) =>
+    request(call.ctx.app)
+      .post(call.path({ id: call.fx.runId }))
+      .set(bearer(call))
+      .send({ emoji: 'fire' }),
+  'reactToRun 400': (call) =>
+    request(call.ctx.app)
+      .post(call.path({ id: call.fx.runId }))
+      .set(bearer(call))
+      .send({ emoji: 'heart' }),
   'reactToRun 401': (call) => anonymous(call, { emoji: 'fire' }),
   'reactToRun 403': (call) => withoutCsrf(call, call.path({ id: call.fx.runId }), { emoji: 'fire' }),
-  'reactToRun 404': (call) => request(call.ctx.app).post(call.path({ id: MISSING_ID })).set(bearer(call)).send({ emoji: 'fire' }),
+  'reactToRun 404': (call) =>
+    request(call.ctx.app)
+      .post(call.path({ id: MISSING_ID }))
+      .set(bearer(call))
+      .send({ emoji: 'fire' }),
 
   'getMe 200': (call) => request(call.ctx.app).get(call.path()).set(bearer(call)),
   'getMe 401': (call) => request(call.ctx.app).get(call.path()).set('Authorization', 'Bearer bhk_0000000000000000000000000000000000000000'),
@@ -642,7 +780,11 @@ const producers: Record<string, Producer> = {
   'listApiKeys 200': (call) => call.fx.owner.agent.get(call.path()),
   'listApiKeys 401': (call) => anonymous(call),
   'listApiKeys 403': (call) => request(call.ctx.app).get(call.path()).set(bearer(call)),
-  'createApiKey 201': (call) => call.fx.owner.agent.post(call.path()).set('X-CSRF-Token', call.fx.owner.csrf).send({ name: `key ${randomUUID()}` }),
+  'createApiKey 201': (call) =>
+    call.fx.owner.agent
+      .post(call.path())
+      .set('X-CSRF-Token', call.fx.owner.csrf)
+      .send({ name: `key ${randomUUID()}` }),
   'createApiKey 400': (call) => call.fx.owner.agent.post(call.path()).set('X-CSRF-Token', call.fx.owner.csrf).send({ name: '' }),
   'createApiKey 401': (call) => anonymous(call, { name: 'k' }),
   'createApiKey 403': (call) => withoutCsrf(call, call.path(), { name: 'k' }),
@@ -663,23 +805,50 @@ const producers: Record<string, Producer> = {
   'listSetups 400': (call) => call.fx.owner.agent.get(`${call.path()}?limit=51`),
   'listSetups 401': (call) => anonymous(call),
   'listSetups 403': (call) => request(call.ctx.app).get(call.path()).set(bearer(call)),
-  'createSetup 201': (call) => call.fx.owner.agent.post(call.path()).set('X-CSRF-Token', call.fx.owner.csrf).send({ name: `setup ${randomUUID()}`, hwClass: 'CPU_ONLY', cpu: 'AMD Ryzen 9 7950X', ramGb: 64 }),
-  'createSetup 400': (call) => call.fx.owner.agent.post(call.path()).set('X-CSRF-Token', call.fx.owner.csrf).send({ name: 'x', hwClass: 'CPU_ONLY', gpuName: 'RTX 4090' }),
+  'createSetup 201': (call) =>
+    call.fx.owner.agent
+      .post(call.path())
+      .set('X-CSRF-Token', call.fx.owner.csrf)
+      .send({ name: `setup ${randomUUID()}`, hwClass: 'CPU_ONLY', cpu: 'AMD Ryzen 9 7950X', ramGb: 64 }),
+  'createSetup 400': (call) =>
+    call.fx.owner.agent
+      .post(call.path())
+      .set('X-CSRF-Token', call.fx.owner.csrf)
+      .send({ name: 'x', hwClass: 'CPU_ONLY', gpuName: 'RTX 4090' }),
   'createSetup 401': (call) => anonymous(call, { name: 'x' }),
   'createSetup 403': (call) => withoutCsrf(call, call.path(), { name: 'x' }),
   'createSetup 409': (call) => call.fx.owner.agent.post(call.path()).set('X-CSRF-Token', call.fx.owner.csrf).send({ name: 'alpha' }),
   'getSetup 200': (call) => call.fx.owner.agent.get(call.path({ id: call.fx.setups.alpha })),
   'getSetup 401': (call) => anonymous(call),
-  'getSetup 403': (call) => request(call.ctx.app).get(call.path({ id: call.fx.setups.alpha })).set(bearer(call)),
+  'getSetup 403': (call) =>
+    request(call.ctx.app)
+      .get(call.path({ id: call.fx.setups.alpha }))
+      .set(bearer(call)),
   'getSetup 404': (call) => call.fx.owner.agent.get(call.path({ id: MISSING_ID })),
-  'updateSetup 200': (call) => call.fx.owner.agent.patch(call.path({ id: call.fx.setups.alpha })).set('X-CSRF-Token', call.fx.owner.csrf).send({ description: 'updated' }),
-  'updateSetup 400': (call) => call.fx.owner.agent.patch(call.path({ id: call.fx.setups.alpha })).set('X-CSRF-Token', call.fx.owner.csrf).send({ gpuCount: 0 }),
+  'updateSetup 200': (call) =>
+    call.fx.owner.agent
+      .patch(call.path({ id: call.fx.setups.alpha }))
+      .set('X-CSRF-Token', call.fx.owner.csrf)
+      .send({ description: 'updated' }),
+  'updateSetup 400': (call) =>
+    call.fx.owner.agent
+      .patch(call.path({ id: call.fx.setups.alpha }))
+      .set('X-CSRF-Token', call.fx.owner.csrf)
+      .send({ gpuCount: 0 }),
   'updateSetup 401': (call) => anonymous(call, { name: 'x' }),
   'updateSetup 403': (call) => withoutCsrf(call, call.path({ id: call.fx.setups.alpha }), { name: 'x' }),
   'updateSetup 404': (call) => withCsrf(call).send({ name: 'x' }),
-  'updateSetup 409': (call) => call.fx.owner.agent.patch(call.path({ id: call.fx.setups.beta })).set('X-CSRF-Token', call.fx.owner.csrf).send({ name: 'ALPHA' }),
+  'updateSetup 409': (call) =>
+    call.fx.owner.agent
+      .patch(call.path({ id: call.fx.setups.beta }))
+      .set('X-CSRF-Token', call.fx.owner.csrf)
+      .send({ name: 'ALPHA' }),
   'deleteSetup 204': async (call) => {
-    const created = await call.fx.owner.agent.post('/api/setups').set('X-CSRF-Token', call.fx.owner.csrf).send({ name: `doomed ${randomUUID()}` }).expect(201);
+    const created = await call.fx.owner.agent
+      .post('/api/setups')
+      .set('X-CSRF-Token', call.fx.owner.csrf)
+      .send({ name: `doomed ${randomUUID()}` })
+      .expect(201);
     return call.fx.owner.agent.delete(call.path({ id: created.body.id })).set('X-CSRF-Token', call.fx.owner.csrf);
   },
   'deleteSetup 401': (call) => anonymous(call),
@@ -704,7 +873,9 @@ function overReadLimit(call: Call) {
   let app = readLimitedApps.get(call.ctx);
   if (!app) readLimitedApps.set(call.ctx, (app = call.ctx.appWith({ API_REVISION: String(call.revision), READ_LIMIT_PER_MINUTE: '1' })));
   const path = call.path(Object.fromEntries([...call.op.path.matchAll(/:(\w+)/g)].map(([, name]) => [name!, MISSING_ID])));
-  return request(app).get(path).then(() => request(app).get(path));
+  return request(app)
+    .get(path)
+    .then(() => request(app).get(path));
 }
 for (const revision of [1, 2, 3] as const) {
   for (const op of apiOperations(getRevisionProfile(revision))) {
@@ -722,7 +893,13 @@ function fillPath(op: ApiOperation, params: Record<string, string> = {}): string
   });
 }
 
-function expectDocumentedAnswer(res: request.Response, op: ApiOperation, status: number, document: Record<string, any>, checker: SchemaChecker) {
+function expectDocumentedAnswer(
+  res: request.Response,
+  op: ApiOperation,
+  status: number,
+  document: Record<string, any>,
+  checker: SchemaChecker,
+) {
   const label = `${op.method.toUpperCase()} ${op.path} -> ${status}`;
   expect(res.status, `${label}: ${(res.text ?? '').slice(0, 400)}`).to.equal(status);
   const documented = document.paths[openApiPath(op.path)][op.method].responses[String(status)];
@@ -759,7 +936,11 @@ for (const revision of [1, 2, 3] as const) {
       checker = schemaChecker(document);
       await seedDemoCatalogue(ctx.db);
       const owner = await newAccount(ctx);
-      const run = await request(ctx.app).post(getRevisionProfile(revision).speedTests.resultsPath).set('Authorization', `Bearer ${owner.key}`).send(validSubmission()).expect(201);
+      const run = await request(ctx.app)
+        .post(getRevisionProfile(revision).speedTests.resultsPath)
+        .set('Authorization', `Bearer ${owner.key}`)
+        .send(validSubmission())
+        .expect(201);
       const setup = (name: string) => owner.agent.post('/api/setups').set('X-CSRF-Token', owner.csrf).send({ name }).expect(201);
       fx = {
         owner,
@@ -775,8 +956,15 @@ for (const revision of [1, 2, 3] as const) {
       const missing = [...documented].filter((key) => !producers[key]);
       expect(missing, 'documented statuses nobody produces').to.deep.equal([]);
       // Producers of operations other revisions have are fine; of statuses no revision documents, not.
-      const everywhere = new Set(([1, 2, 3] as const).flatMap((r) => apiOperations(getRevisionProfile(r)).flatMap((op) => Object.keys(op.responses).map((status) => producerKey(op, status)))));
-      expect(Object.keys(producers).filter((key) => !everywhere.has(key)), 'producers of undocumented statuses').to.deep.equal([]);
+      const everywhere = new Set(
+        ([1, 2, 3] as const).flatMap((r) =>
+          apiOperations(getRevisionProfile(r)).flatMap((op) => Object.keys(op.responses).map((status) => producerKey(op, status))),
+        ),
+      );
+      expect(
+        Object.keys(producers).filter((key) => !everywhere.has(key)),
+        'producers of undocumented statuses',
+      ).to.deep.equal([]);
     });
 
     for (const op of operations) {

@@ -34,7 +34,13 @@ describe('CSV exports and spreadsheet formulas', () => {
       quantization: text('quantization'),
     });
     await seeder.seedRun('unified', user, {
-      hardware: { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: unifiedHostile.chipFamily[0], chipVariant: unifiedHostile.chipVariant[0], unifiedMemoryGb: 64 },
+      hardware: {
+        hwClass: 'UNIFIED',
+        chipVendor: 'Apple',
+        chipFamily: unifiedHostile.chipFamily[0],
+        chipVariant: unifiedHostile.chipVariant[0],
+        unifiedMemoryGb: 64,
+      },
     });
   });
 
@@ -80,7 +86,10 @@ describe('CSV exports and spreadsheet formulas', () => {
         // Text quoted (the id is), numbers not.
         expect(csv).to.include(`"${gpu.id}"`);
         expect(csv).to.match(new RegExp(`,${gpu.tokSOut},`));
-        const lines = (await download(path.replace('format=csv', 'format=jsonl'))).trimEnd().split('\n').map((line) => JSON.parse(line));
+        const lines = (await download(path.replace('format=csv', 'format=jsonl')))
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line));
         const submitted = lines.find((line) => line.id === gpu.id);
         expect(submitted.hardware.gpuName).to.equal(hostile.gpuName[0]);
         expect(submitted.engineVersion).to.equal(hostile.engineVersion[0]);

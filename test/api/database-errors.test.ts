@@ -86,7 +86,10 @@ describe('Postgres errors, translated in one place', () => {
 
     /** Lines a database outage must never produce: an error object, a stack, an unhandled error. */
     function expectNoErrorDetails(logs: Record<string, unknown>[]): void {
-      expect(logs.filter((line) => 'err' in line).map((line) => line.msg), 'lines with an error object').to.deep.equal([]);
+      expect(
+        logs.filter((line) => 'err' in line).map((line) => line.msg),
+        'lines with an error object',
+      ).to.deep.equal([]);
       expect(JSON.stringify(logs)).not.to.include('"stack"');
     }
     const outageLines = (logs: Record<string, unknown>[]) => logs.filter((line) => String(line.msg).startsWith('database unavailable: '));
@@ -98,7 +101,13 @@ describe('Postgres errors, translated in one place', () => {
     it('answers the API with 503 { error } and Retry-After, not a 500', async () => {
       const { app, db } = appOn(deadUrl);
       // The exports too: they read their first run before sending anything.
-      for (const path of ['/api/leaderboard', '/api/models', '/api/speed-tests', '/api/speed-tests?format=csv', '/api/leaderboard?format=jsonl']) {
+      for (const path of [
+        '/api/leaderboard',
+        '/api/models',
+        '/api/speed-tests',
+        '/api/speed-tests?format=csv',
+        '/api/leaderboard?format=jsonl',
+      ]) {
         const res = await request(app).get(path);
         expect(res.status, path).to.equal(503);
         expect(res.body, path).to.deep.equal(UNAVAILABLE);
@@ -143,7 +152,10 @@ describe('Postgres errors, translated in one place', () => {
         expect(outageLines(logs)[0]).to.include({ level: 50 });
         expect(outageLines(logs)[0]!.msg).to.match(/^database unavailable: [^\n]+$/);
         const unavailableRequests = logs.filter((line) => (line.res as { statusCode?: number } | undefined)?.statusCode === 503);
-        expect(unavailableRequests.map((line) => line.level), 'each 503 is one warning').to.deep.equal(Array(9).fill(40));
+        expect(
+          unavailableRequests.map((line) => line.level),
+          'each 503 is one warning',
+        ).to.deep.equal(Array(9).fill(40));
         expect(recoveryLines(logs)).to.have.length(0);
 
         await proxy.setMode('forward');

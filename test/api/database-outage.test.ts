@@ -101,10 +101,24 @@ describe('a database outage under load (fault test)', function () {
     try {
       const res = await fetch(`${base}${urlPath}`, { ...init, redirect: 'manual', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
       const body = await res.text();
-      const answer = { status: res.status, retryAfter: res.headers.get('retry-after'), contentType: res.headers.get('content-type') ?? '', body };
+      const answer = {
+        status: res.status,
+        retryAfter: res.headers.get('retry-after'),
+        contentType: res.headers.get('content-type') ?? '',
+        body,
+      };
       return { kind, ...answer, startedAt, endedAt: Date.now() };
     } catch (error) {
-      return { kind, status: 0, retryAfter: null, contentType: '', body: '', error: `${String(error)} ${String((error as Error).cause ?? '')}`, startedAt, endedAt: Date.now() };
+      return {
+        kind,
+        status: 0,
+        retryAfter: null,
+        contentType: '',
+        body: '',
+        error: `${String(error)} ${String((error as Error).cause ?? '')}`,
+        startedAt,
+        endedAt: Date.now(),
+      };
     }
   }
 
@@ -146,7 +160,10 @@ describe('a database outage under load (fault test)', function () {
       !outcomes.some((o) => o.kind === 'page' && o.status === 200) ||
       !outcomes.some((o) => o.kind === 'api read' && o.status === 200)
     ) {
-      expect(outcomes.filter((o) => o.status !== 200 && o.status !== 201).map((o) => o.body), 'answers before the outage').to.deep.equal([]);
+      expect(
+        outcomes.filter((o) => o.status !== 200 && o.status !== 201).map((o) => o.body),
+        'answers before the outage',
+      ).to.deep.equal([]);
       await sleep(50);
     }
     await sleep(WARM_UP_MS);
@@ -169,9 +186,13 @@ describe('a database outage under load (fault test)', function () {
       await Promise.all(loops);
       Object.assign(console, consoleMethods);
     }
-    expect(printed.map((args) => args.map(String).join(' ')), 'printed to the console').to.deep.equal([]);
+    expect(
+      printed.map((args) => args.map(String).join(' ')),
+      'printed to the console',
+    ).to.deep.equal([]);
 
-    const show = (o: Outcome) => `${o.kind} ${o.status}${o.error ? ` (${o.error})` : ''} at +${o.startedAt - stopping} ms: ${o.body.slice(0, 200)}`;
+    const show = (o: Outcome) =>
+      `${o.kind} ${o.status}${o.error ? ` (${o.error})` : ''} at +${o.startedAt - stopping} ms: ${o.body.slice(0, 200)}`;
 
     // Every request got an answer in time, and only the ones expected.
     const allowed: Record<Kind, number[]> = { 'api read': [200, 503], page: [200, 503], submission: [201, 503] };
@@ -194,14 +215,20 @@ describe('a database outage under load (fault test)', function () {
     expect(duringOutage.length, 'requests made while Postgres was down').to.be.greaterThan(10);
     expect(duringOutage.filter((o) => o.status !== 503).map(show)).to.deep.equal([]);
     for (const kind of ['api read', 'page', 'submission'] as const) {
-      expect(duringOutage.some((o) => o.kind === kind), `a ${kind} during the outage`).to.equal(true);
+      expect(
+        duringOutage.some((o) => o.kind === kind),
+        `a ${kind} during the outage`,
+      ).to.equal(true);
     }
 
     // Back within 5 s of Postgres accepting connections.
     const firstReadBack = outcomes.find((o) => o.kind === 'api read' && o.startedAt >= accepting && o.status === 200);
     expect(firstReadBack, 'a successful read after the restart').to.exist;
     expect(firstReadBack!.endedAt - accepting).to.be.below(5_000);
-    expect(outcomes.some((o) => o.kind === 'submission' && o.startedAt >= accepting && o.status === 201), 'a submission accepted after the restart').to.equal(true);
+    expect(
+      outcomes.some((o) => o.kind === 'submission' && o.startedAt >= accepting && o.status === 201),
+      'a submission accepted after the restart',
+    ).to.equal(true);
 
     // Every 201 is stored, and nothing is stored without its 201. A submission cut before its
     // COMMIT is rolled back by Postgres, and nothing runs after the COMMIT that could fail the
@@ -214,13 +241,27 @@ describe('a database outage under load (fault test)', function () {
 
     // The outage is logged once as it starts and once as it ends; no request logs an error or a stack.
     const messages = logs.map((line) => String(line.msg));
-    expect(messages.filter((m) => m.startsWith('database unavailable: ')), 'outage lines').to.have.length(1);
-    expect(messages.filter((m) => m === 'database available again'), 'recovery lines').to.have.length(1);
-    expect(messages.indexOf('database available again')).to.be.greaterThan(messages.findIndex((m) => m.startsWith('database unavailable: ')));
-    expect(logs.filter((line) => 'err' in line).map((line) => line.msg), 'log lines with an error object').to.deep.equal([]);
+    expect(
+      messages.filter((m) => m.startsWith('database unavailable: ')),
+      'outage lines',
+    ).to.have.length(1);
+    expect(
+      messages.filter((m) => m === 'database available again'),
+      'recovery lines',
+    ).to.have.length(1);
+    expect(messages.indexOf('database available again')).to.be.greaterThan(
+      messages.findIndex((m) => m.startsWith('database unavailable: ')),
+    );
+    expect(
+      logs.filter((line) => 'err' in line).map((line) => line.msg),
+      'log lines with an error object',
+    ).to.deep.equal([]);
     expect(JSON.stringify(logs)).not.to.include('"stack"');
     const requestLines = logs.filter((line) => (line.res as { statusCode?: number } | undefined)?.statusCode === 503);
     expect(requestLines.length).to.equal(unavailable.length);
-    expect(requestLines.every((line) => line.level === 40), '503s are logged as warnings').to.equal(true);
+    expect(
+      requestLines.every((line) => line.level === 40),
+      '503s are logged as warnings',
+    ).to.equal(true);
   });
 });

@@ -31,10 +31,21 @@ describe('demo data', () => {
   });
 
   it('teaches what real runs look like: commands that match their engine, speeds within the roofline, throughput runs marked', async () => {
-    const runs = await ctx.db('speed_test_runs as r')
+    const runs = await ctx
+      .db('speed_test_runs as r')
       .join('engines as e', 'e.id', 'r.engine_id')
       .join('models as m', 'm.id', 'r.model_id')
-      .select('e.name as engine', 'm.native_bits_per_weight', 'r.engine_flags', 'r.context_length', 'r.active_sequences', 'r.spec_decoding', 'r.plausibility', 'r.plausibility_reason', 'r.quantization');
+      .select(
+        'e.name as engine',
+        'm.native_bits_per_weight',
+        'r.engine_flags',
+        'r.context_length',
+        'r.active_sequences',
+        'r.spec_decoding',
+        'r.plausibility',
+        'r.plausibility_reason',
+        'r.quantization',
+      );
     // The launch command is the one the engine is started with, and says what the run says.
     const binaries: Record<string, RegExp> = {
       'llama.cpp': /^llama-server /,
@@ -52,7 +63,9 @@ describe('demo data', () => {
       const context = /(?:-c|--max-model-len|--context-length) (\d+)/.exec(command);
       if (context) expect(Number(context[1])).to.equal(run.context_length);
     }
-    expect(runs.filter((run) => run.native_bits_per_weight !== null && ['vllm', 'sglang'].includes(run.engine)).length).to.be.greaterThan(0);
+    expect(runs.filter((run) => run.native_bits_per_weight !== null && ['vllm', 'sglang'].includes(run.engine)).length).to.be.greaterThan(
+      0,
+    );
     const singleStream = runs.filter((run) => run.active_sequences === 1 && !run.spec_decoding);
     const throughput = runs.filter((run) => run.active_sequences > 1);
     const speculative = runs.filter((run) => run.spec_decoding);
@@ -62,15 +75,25 @@ describe('demo data', () => {
     expect(throughput.length).to.be.within(15, 75);
     for (const run of throughput) {
       expect(run.engine_flags.concurrency).to.equal(run.active_sequences);
-      expect([run.plausibility, run.plausibility_reason]).to.satisfy(([verdict, reason]: string[]) => verdict === 'plausible' && reason.includes(`${run.active_sequences} streams`));
+      expect([run.plausibility, run.plausibility_reason]).to.satisfy(
+        ([verdict, reason]: string[]) => verdict === 'plausible' && reason.includes(`${run.active_sequences} streams`),
+      );
     }
     expect(speculative.length).to.be.greaterThan(0);
     for (const run of speculative) expect(run.engine_flags.specModel).to.be.a('string');
     // llama.cpp runs name a build that splits layers by default, so a run on several cards is
     // held to one card's bandwidth, as it decodes (not 4× RTX 3090 summed).
-    const llamaCpp = await ctx.db('speed_test_runs as r').join('engines as e', 'e.id', 'r.engine_id').where('e.name', 'llama.cpp').select('e.version', 'r.engine_flags');
+    const llamaCpp = await ctx
+      .db('speed_test_runs as r')
+      .join('engines as e', 'e.id', 'r.engine_id')
+      .where('e.name', 'llama.cpp')
+      .select('e.version', 'r.engine_flags');
     expect(llamaCpp.length).to.be.greaterThan(0);
-    for (const run of llamaCpp) expect(cardsStreamingAtOnce({ engineName: 'llama.cpp', engineVersion: run.version, engineFlags: run.engine_flags }, 4), run.version).to.equal(1);
+    for (const run of llamaCpp)
+      expect(
+        cardsStreamingAtOnce({ engineName: 'llama.cpp', engineVersion: run.version, engineFlags: run.engine_flags }, 4),
+        run.version,
+      ).to.equal(1);
     // Spread like real traffic: llama.cpp and Q4_K_M lead, several engines appear.
     const mostCommon = (values: string[]) => {
       const counts = new Map<string, number>();
@@ -92,10 +115,19 @@ describe('demo data', () => {
     const seeded = await seedDemoQuality(ctx.db, getRevisionProfile(3), ctx.clock);
     expect(seeded).to.deep.equal({ suites: 3, runs: 72 });
     const suites = await request(ctx.app).get('/api/benchmarks/suites').expect(200);
-    expect(suites.body.suites.map((suite: { slug: string }) => suite.slug).sort()).to.deep.equal(['arithmetic-qa-mini', 'commonsense-mc-mini', 'lm-eval-core']);
+    expect(suites.body.suites.map((suite: { slug: string }) => suite.slug).sort()).to.deep.equal([
+      'arithmetic-qa-mini',
+      'commonsense-mc-mini',
+      'lm-eval-core',
+    ]);
     // Every quality run's model, quantization and hardware profile has a demo speed run.
-    const unmatched = await ctx.db('quality_runs as q')
-      .whereNotExists(ctx.db('speed_test_runs as r').whereRaw('r.model_id = q.model_id and r.quantization = q.quantization and r.hardware_id = q.hardware_id'))
+    const unmatched = await ctx
+      .db('quality_runs as q')
+      .whereNotExists(
+        ctx
+          .db('speed_test_runs as r')
+          .whereRaw('r.model_id = q.model_id and r.quantization = q.quantization and r.hardware_id = q.hardware_id'),
+      )
       .count('* as n')
       .first();
     expect(Number(unmatched!.n)).to.equal(0);
@@ -104,7 +136,10 @@ describe('demo data', () => {
     expect(custom).to.have.length(48);
     for (const run of custom) expect([run.rescored, run.max_disagreement]).to.deep.equal([true, 0]);
     const statuses = await ctx.db('quality_runs').select('status').count('* as n').groupBy('status').orderBy('status');
-    expect(statuses.map((row) => [row.status, Number(row.n)])).to.deep.equal([['APPROVED', 63], ['PENDING', 9]]);
+    expect(statuses.map((row) => [row.status, Number(row.n)])).to.deep.equal([
+      ['APPROVED', 63],
+      ['PENDING', 9],
+    ]);
     for (const suite of suites.body.suites) expect(suite.runCount).to.equal(21);
     const best = await request(ctx.app).get('/api/benchmarks/runs').query({ modelId: custom[0].model_id }).expect(200);
     expect(best.body.suites.length).to.be.greaterThan(0);
@@ -122,10 +157,20 @@ describe('demo data', () => {
       expect(listing.images).to.have.length(2);
       expect(listing.benchmarkRuns.length).to.be.at.least(1);
       for (const run of listing.benchmarkRuns) expect(run.user.username).to.equal(listing.seller.username);
-      const photo = await request(ctx.app).get(`${new URL(listing.images[0].thumbnailUrl).pathname}?variant=thumb`).buffer(true).expect(200);
+      const photo = await request(ctx.app)
+        .get(`${new URL(listing.images[0].thumbnailUrl).pathname}?variant=thumb`)
+        .buffer(true)
+        .expect(200);
       expect(photo.headers['content-type']).to.match(/^image\/(png|jpeg)$/);
     }
-    expect(feed.listings.map((listing: { proof: { matchesListing: boolean } }) => listing.proof.matchesListing).sort()).to.deep.equal([false, true, true, true, true, true]);
+    expect(feed.listings.map((listing: { proof: { matchesListing: boolean } }) => listing.proof.matchesListing).sort()).to.deep.equal([
+      false,
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
     expect(await seedDemoListings(ctx.db, getRevisionProfile(3), ctx.clock)).to.deep.equal({ listings: 0 });
   });
 
@@ -143,7 +188,13 @@ describe('demo data', () => {
   it('is refused by npm run seed:demo when NODE_ENV=production', () => {
     const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/seed-demo.ts'], {
       encoding: 'utf8',
-      env: { ...process.env, NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(40), PUBLIC_URL: 'https://bench.example', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        SESSION_SECRET: 'x'.repeat(40),
+        PUBLIC_URL: 'https://bench.example',
+        DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+      },
     });
     expect(result.status).to.equal(1);
     expect(result.stderr).to.include('Refusing to add demo data with NODE_ENV=production');

@@ -54,7 +54,10 @@ describe('error handling', () => {
     // Its own app with the fake hub, so a run that slips through would really be stored.
     const app = useTestApp({}, { fakeHub: true });
     const NOT_WELL_FORMED = ['Must be well-formed Unicode (no lone surrogates)'];
-    const TOO_DEEP = { error: 'Validation failed', details: { fieldErrors: {}, formErrors: ['body: Must not be nested deeper than 64 levels'] } };
+    const TOO_DEEP = {
+      error: 'Validation failed',
+      details: { fieldErrors: {}, formErrors: ['body: Must not be nested deeper than 64 levels'] },
+    };
     let browser: { agent: Agent; csrf: string };
     let key: string;
 
@@ -69,14 +72,25 @@ describe('error handling', () => {
 
     it('lets 64 levels of nesting through to the schema and refuses 65 with 400, signed in or not', async () => {
       // {"name", "extra": 63 arrays} is 64 levels: past the check, the schema names the unknown field.
-      const deepest = await browser.agent.post('/api/keys').set('X-CSRF-Token', browser.csrf).type('json').send(`{"name":"deep","extra":${nestedJson(63)}}`);
+      const deepest = await browser.agent
+        .post('/api/keys')
+        .set('X-CSRF-Token', browser.csrf)
+        .type('json')
+        .send(`{"name":"deep","extra":${nestedJson(63)}}`);
       expect(deepest.status).to.equal(400);
       expect(deepest.body.details).to.deep.equal({ fieldErrors: { extra: ['Unknown field'] }, formErrors: [] });
-      const tooDeep = await browser.agent.post('/api/keys').set('X-CSRF-Token', browser.csrf).type('json').send(`{"name":"deep","extra":${nestedJson(64)}}`);
+      const tooDeep = await browser.agent
+        .post('/api/keys')
+        .set('X-CSRF-Token', browser.csrf)
+        .type('json')
+        .send(`{"name":"deep","extra":${nestedJson(64)}}`);
       expect(tooDeep.status).to.equal(400);
       expect(tooDeep.body).to.deep.equal(TOO_DEEP);
       // Without credentials it is the same 400, not a 401: the check comes first.
-      const anonymous = await request(app.app).post('/api/speed-tests').type('json').send(`{"hardware":${nestedJson(64)}}`);
+      const anonymous = await request(app.app)
+        .post('/api/speed-tests')
+        .type('json')
+        .send(`{"hardware":${nestedJson(64)}}`);
       expect(anonymous.status).to.equal(400);
       expect(anonymous.body).to.deep.equal(TOO_DEEP);
       expect(await count('api_keys')).to.equal(1);
@@ -95,11 +109,17 @@ describe('error handling', () => {
 
     it('measures the depth of a JSON body before parsing it: a deep body refused even where its JSON breaks later', async () => {
       // Parsed first, this would be the malformed-JSON 400; read first, the depth is what fails.
-      const res = await request(app.app).post('/api/anything').type('json').send(`${'['.repeat(500_000)} not json`);
+      const res = await request(app.app)
+        .post('/api/anything')
+        .type('json')
+        .send(`${'['.repeat(500_000)} not json`);
       expect(res.status).to.equal(400);
       expect(res.body).to.deep.equal(TOO_DEEP);
       // Brackets inside strings are text, not nesting.
-      const inString = await request(app.app).post('/api/anything').type('json').send(JSON.stringify({ note: '['.repeat(1000) }));
+      const inString = await request(app.app)
+        .post('/api/anything')
+        .type('json')
+        .send(JSON.stringify({ note: '['.repeat(1000) }));
       expect(inString.status).to.equal(404);
     });
 
@@ -116,7 +136,10 @@ describe('error handling', () => {
       for (const [field, overrides] of cases) {
         const res = await submit(overrides);
         expect(res.status, field).to.equal(400);
-        expect(res.body, field).to.deep.equal({ error: 'Validation failed', details: { fieldErrors: { [field]: NOT_WELL_FORMED }, formErrors: [] } });
+        expect(res.body, field).to.deep.equal({
+          error: 'Validation failed',
+          details: { fieldErrors: { [field]: NOT_WELL_FORMED }, formErrors: [] },
+        });
       }
       expect(await count('speed_test_runs')).to.equal(0);
     });
@@ -124,12 +147,19 @@ describe('error handling', () => {
     it('refuses a lone surrogate in a saved setup, from the API (JSON 400) and from the settings page (400 page)', async () => {
       const viaApi = (body: Record<string, unknown>) => browser.agent.post('/api/setups').set('X-CSRF-Token', browser.csrf).send(body);
       const rig = { name: 'Rig', hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', vramGb: 24 };
-      for (const [field, value] of [['name', 'Rig \ud800'], ['gpuName', 'RTX\udfff'], ['commandSnippet', 'vllm serve \ud800m']] as const) {
+      for (const [field, value] of [
+        ['name', 'Rig \ud800'],
+        ['gpuName', 'RTX\udfff'],
+        ['commandSnippet', 'vllm serve \ud800m'],
+      ] as const) {
         const res = await viaApi({ ...rig, [field]: value });
         expect(res.status, field).to.equal(400);
         expect(res.body.details, field).to.deep.equal({ fieldErrors: { [field]: NOT_WELL_FORMED }, formErrors: [] });
       }
-      const page = await browser.agent.post('/settings/setups').set('X-CSRF-Token', browser.csrf).send({ ...rig, vramGb: '24', description: 'under \udc00 the desk' });
+      const page = await browser.agent
+        .post('/settings/setups')
+        .set('X-CSRF-Token', browser.csrf)
+        .send({ ...rig, vramGb: '24', description: 'under \udc00 the desk' });
       expect(page.status).to.equal(400);
       expect(page.type).to.equal('text/html');
       expect(page.text).to.include('400 Validation failed');
@@ -147,7 +177,10 @@ describe('error handling', () => {
         tokSOut: '42',
       };
       for (const engineVersion of ['b4500\ud800', 'b4500\u0000']) {
-        const res = await browser.agent.post('/submit').set('X-CSRF-Token', browser.csrf).send({ ...fields, engineVersion });
+        const res = await browser.agent
+          .post('/submit')
+          .set('X-CSRF-Token', browser.csrf)
+          .send({ ...fields, engineVersion });
         expect(res.status).to.equal(400);
         expect(res.type).to.equal('text/html');
         expect(res.text).to.include('400 Validation failed');
@@ -227,7 +260,10 @@ describe('error handling', () => {
     });
 
     it('answers 500 { error: "Internal server error" } without a stack trace, and logs it with the request id', async () => {
-      const res = await request(ctx.app).get('/api/me').set('Authorization', `Bearer bhk_${'a'.repeat(40)}`).expect(500);
+      const res = await request(ctx.app)
+        .get('/api/me')
+        .set('Authorization', `Bearer bhk_${'a'.repeat(40)}`)
+        .expect(500);
       expect(res.body).to.deep.equal({ error: 'Internal server error' });
       expect(res.text).not.to.match(/at .*\.ts:\d+|relation|stack/i);
       const requestId = res.headers['x-request-id'];
@@ -237,7 +273,10 @@ describe('error handling', () => {
     });
 
     it('renders a 500 page without a stack trace for a page request', async () => {
-      const res = await request(ctx.app).get('/').set('Authorization', `Bearer bhk_${'b'.repeat(40)}`).expect(500);
+      const res = await request(ctx.app)
+        .get('/')
+        .set('Authorization', `Bearer bhk_${'b'.repeat(40)}`)
+        .expect(500);
       expect(res.type).to.equal('text/html');
       expect(res.text).to.include('Internal server error');
       expect(res.text).not.to.match(/node_modules|\.ts:\d+|relation "api_keys"/);

@@ -10,11 +10,23 @@ import { expectValidationFailed } from '../helpers/assertions.ts';
 import { executeBody, FAST_EXECUTION_TIMING, hardware, startExecution, waitForExecution } from '../helpers/executions.ts';
 import { arithmeticAnswers, startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.ts';
 import { account, type Account } from '../helpers/moderation.ts';
-import { approveQualityRun, approveSuite, bearer, customSuite, lmEvalSuite, QUALITY_REVISIONS, registeredApprovedSuite, registerSuite } from '../helpers/quality.ts';
+import {
+  approveQualityRun,
+  approveSuite,
+  bearer,
+  customSuite,
+  lmEvalSuite,
+  QUALITY_REVISIONS,
+  registeredApprovedSuite,
+  registerSuite,
+} from '../helpers/quality.ts';
 
 for (const { revision, root } of QUALITY_REVISIONS) {
   describe(`Server-side execution, revision ${revision} (${root}/execute)`, () => {
-    const ctx = useTestApp({ API_REVISION: String(revision), EXECUTE_WORKERS: '1', EXECUTE_ALLOW_HOSTS: '127.0.0.1' }, { fakeHub: true, executionTiming: FAST_EXECUTION_TIMING });
+    const ctx = useTestApp(
+      { API_REVISION: String(revision), EXECUTE_WORKERS: '1', EXECUTE_ALLOW_HOSTS: '127.0.0.1' },
+      { fakeHub: true, executionTiming: FAST_EXECUTION_TIMING },
+    );
     let target: FakeOpenAi;
     let ada: Account;
     let bob: Account;
@@ -33,7 +45,11 @@ for (const { revision, root } of QUALITY_REVISIONS) {
       target.requests.length = 0;
     });
 
-    const post = (who: Account, path: string, body: unknown) => request(ctx.app).post(`${root}${path}`).set(bearer(who)).send(body as object);
+    const post = (who: Account, path: string, body: unknown) =>
+      request(ctx.app)
+        .post(`${root}${path}`)
+        .set(bearer(who))
+        .send(body as object);
 
     it('runs every item, and its scores equal the hand-computed ones', async () => {
       const res = await post(ada, '/execute', executeBody(suite.slug, target));
@@ -73,13 +89,26 @@ for (const { revision, root } of QUALITY_REVISIONS) {
 
     it('auto-submits a PENDING SERVER_EXECUTE run that, once approved, is on the suite page', async () => {
       ctx.clock.advance(10 * 60_000);
-      const execution = await startExecution(ctx, root, ada, executeBody(suite.slug, target, { autoSubmit: true, hardware, quantization: 'Q4_K_M', notes: 'from the execute test' }));
+      const execution = await startExecution(
+        ctx,
+        root,
+        ada,
+        executeBody(suite.slug, target, { autoSubmit: true, hardware, quantization: 'Q4_K_M', notes: 'from the execute test' }),
+      );
       const done = await waitForExecution(ctx, root, ada, execution.id);
       expect(done.status, JSON.stringify(done)).to.equal('SUCCEEDED');
       expect(done.runId).to.be.a('string');
       expect(done.runUrl).to.equal(`${root}/runs/${done.runId}`);
       const run = await request(ctx.app).get(`${root}/runs/${done.runId}`).set(bearer(ada)).expect(200);
-      expect(run.body).to.include({ status: 'PENDING', executionMode: 'SERVER_EXECUTE', judgeMode: 'NONE', score: 81.25, quantization: 'Q4_K_M', notes: 'from the execute test', artifactCount: 6 });
+      expect(run.body).to.include({
+        status: 'PENDING',
+        executionMode: 'SERVER_EXECUTE',
+        judgeMode: 'NONE',
+        score: 81.25,
+        quantization: 'Q4_K_M',
+        notes: 'from the execute test',
+        artifactCount: 6,
+      });
       expect(run.body.runConfig).to.include({ servedModel: 'fake-model', executionId: execution.id });
       // Pending: not public yet.
       await request(ctx.app).get(`${root}/runs/${done.runId}`).expect(404);
@@ -182,7 +211,10 @@ for (const { revision, root } of QUALITY_REVISIONS) {
     describe('bad input', () => {
       it('autoSubmit without hardware, or with a subset of tasks: 400 naming the field', async () => {
         expectValidationFailed(await post(ada, '/execute', executeBody(suite.slug, target, { autoSubmit: true })), ['hardware']);
-        expectValidationFailed(await post(ada, '/execute', executeBody(suite.slug, target, { autoSubmit: true, hardware, taskKeys: ['arith'] })), ['taskKeys']);
+        expectValidationFailed(
+          await post(ada, '/execute', executeBody(suite.slug, target, { autoSubmit: true, hardware, taskKeys: ['arith'] })),
+          ['taskKeys'],
+        );
       });
 
       it('a non-public or malformed baseUrl: 400 naming the rule', async () => {
@@ -194,7 +226,9 @@ for (const { revision, root } of QUALITY_REVISIONS) {
       });
 
       it('an unknown task key: 400 at its index', async () => {
-        expectValidationFailed(await post(ada, '/execute', executeBody(suite.slug, target, { taskKeys: ['arith', 'nope'] })), ['taskKeys.1']);
+        expectValidationFailed(await post(ada, '/execute', executeBody(suite.slug, target, { taskKeys: ['arith', 'nope'] })), [
+          'taskKeys.1',
+        ]);
       });
 
       it('an unknown suite: 404; a pending, lm-eval or pass@k suite: 422; a judge suite without a judge: 422', async () => {
@@ -241,7 +275,15 @@ for (const { revision, root } of QUALITY_REVISIONS) {
         const res = await post(ada, '/execute/dry-run', executeBody(suite.slug, target));
         expect(res.status, JSON.stringify(res.body)).to.equal(200);
         expect(res.body).to.include({ valid: true, ready: true, model: 'fake-model' });
-        expect(res.body.plan).to.deep.equal({ items: 6, tasks: [{ key: 'arith', total: 4 }, { key: 'colours', total: 2 }], judged: false, concurrency: 1 });
+        expect(res.body.plan).to.deep.equal({
+          items: 6,
+          tasks: [
+            { key: 'arith', total: 4 },
+            { key: 'colours', total: 2 },
+          ],
+          judged: false,
+          concurrency: 1,
+        });
         expect(res.body.target).to.include({ hostname: '127.0.0.1', port: target.port, allowListed: true, verdict: 'allow-listed' });
         expect(res.body.models).to.include({ ok: true, servesModel: true });
         expect(res.body.models.names).to.deep.equal(['fake-model']);

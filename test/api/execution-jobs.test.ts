@@ -24,7 +24,12 @@ const REVISION = 3;
 const root = getRevisionProfile(REVISION).quality!.root;
 
 /** A worker pool of its own (as another app instance would run), on the test's database and clock. */
-function workerPool(ctx: TestContext, judge?: { baseUrl: string; model: string; apiKey: string | undefined }, resolve?: Resolver, timeoutMs = 5000) {
+function workerPool(
+  ctx: TestContext,
+  judge?: { baseUrl: string; model: string; apiKey: string | undefined },
+  resolve?: Resolver,
+  timeoutMs = 5000,
+) {
   const outbound = createOutboundClient({ allowHosts: ['127.0.0.1'], timeoutMs, resolve });
   const deps = {
     db: ctx.db,
@@ -53,7 +58,10 @@ describe('Execution jobs', () => {
   // No workers in this app: the tests start their own pools. Names resolve through a fake DNS server.
   let dns: FakeDns;
   const outbound = createOutboundClient({ allowHosts: ['127.0.0.1'], resolve: (hostname) => resolverFor(dns)(hostname) });
-  const ctx = useTestApp({ API_REVISION: String(REVISION), EXECUTE_ALLOW_HOSTS: '127.0.0.1' }, { fakeHub: true, executionTiming: FAST_EXECUTION_TIMING, outbound: () => outbound });
+  const ctx = useTestApp(
+    { API_REVISION: String(REVISION), EXECUTE_ALLOW_HOSTS: '127.0.0.1' },
+    { fakeHub: true, executionTiming: FAST_EXECUTION_TIMING, outbound: () => outbound },
+  );
   let target: FakeOpenAi;
   let ada: Account;
   let suite: Record<string, any>;
@@ -97,7 +105,7 @@ describe('Execution jobs', () => {
     }
   });
 
-  it("takes over a job whose worker stopped beating and resumes after the items it scored", async () => {
+  it('takes over a job whose worker stopped beating and resumes after the items it scored', async () => {
     const execution = await startExecution(ctx, root, ada, executeBody(suite.slug, target));
     const dead = workerPool(ctx);
     const row = await dead.workers.claim('dead-worker:0');
@@ -105,7 +113,16 @@ describe('Execution jobs', () => {
     expect(row!.id).to.equal(execution.id);
     // The dead worker had scored the first two items (2 + 2 and 10 - 3) before it stopped.
     for (const [seq, prompt] of ['Q: What is 2 + 2?\nA:', 'Q: What is 10 - 3?\nA:'].entries()) {
-      await ctx.db('quality_execution_items').insert({ execution_id: execution.id, seq, task_key: 'arith', item_index: seq, prompt_hash: 'x', prompt, response: 'right', score: 1 });
+      await ctx.db('quality_execution_items').insert({
+        execution_id: execution.id,
+        seq,
+        task_key: 'arith',
+        item_index: seq,
+        prompt_hash: 'x',
+        prompt,
+        response: 'right',
+        score: 1,
+      });
     }
     await ctx.db('quality_executions').where({ id: execution.id }).update({ done: 2 });
     // Not stale yet: nobody takes it.
@@ -119,7 +136,12 @@ describe('Execution jobs', () => {
       const done = await waitForExecution(ctx, root, ada, execution.id);
       expect(done.status).to.equal('SUCCEEDED');
       // Only the four items not scored yet were asked; the scores combine both workers' items.
-      expect(target.completions().map((r) => r.body!.messages![0]!.content)).to.deep.equal(['Q: What is 6 x 7?\nA:', 'Q: What is 9 / 3?\nA:', 'Colour of the sky?\nA. Green\nB. Blue', 'Colour of grass?\nA. Green\nB. Red']);
+      expect(target.completions().map((r) => r.body!.messages![0]!.content)).to.deep.equal([
+        'Q: What is 6 x 7?\nA:',
+        'Q: What is 9 / 3?\nA:',
+        'Colour of the sky?\nA. Green\nB. Blue',
+        'Colour of grass?\nA. Green\nB. Red',
+      ]);
       expect(done.tasks.map((task: any) => task.score)).to.deep.equal([0.75, 1]);
       expect(done.progress).to.deep.equal({ done: 6, total: 6, failed: 0 });
     } finally {
@@ -143,7 +165,9 @@ describe('Execution jobs', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       const byStatus = async () => {
         const rows = await ctx.db('quality_executions').whereIn('id', ids).select('id', 'status', 'error');
-        return Object.fromEntries(['RUNNING', 'QUEUED', 'CANCELLED'].map((status) => [status, rows.filter((row) => row.status === status).map((row) => row.id)]));
+        return Object.fromEntries(
+          ['RUNNING', 'QUEUED', 'CANCELLED'].map((status) => [status, rows.filter((row) => row.status === status).map((row) => row.id)]),
+        );
       };
       const first = await byStatus();
       expect(first.RUNNING, JSON.stringify(first)).to.have.length(2);

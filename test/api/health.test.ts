@@ -16,9 +16,17 @@ describe('GET /healthz', () => {
     // Through the database until the read index is built, then from it.
     expect(res.body.readIndex.state).to.be.oneOf(['building', 'ready']);
     await waitFor(async () => (await request(ctx.app).get('/healthz')).body.readIndex.state === 'ready', 10_000, 'index built');
-    expect((await request(ctx.app).get('/healthz').expect(200)).body).to.deep.equal({ ok: true, revision: 2, readIndex: { state: 'ready', runs: 0 } });
+    expect((await request(ctx.app).get('/healthz').expect(200)).body).to.deep.equal({
+      ok: true,
+      revision: 2,
+      readIndex: { state: 'ready', runs: 0 },
+    });
     const off = ctx.appWith({ READ_INDEX: 'off' });
-    expect((await request(off).get('/healthz').expect(200)).body).to.deep.equal({ ok: true, revision: 2, readIndex: { state: 'off', runs: null } });
+    expect((await request(off).get('/healthz').expect(200)).body).to.deep.equal({
+      ok: true,
+      revision: 2,
+      readIndex: { state: 'off', runs: null },
+    });
   });
 
   it('answers 503 { ok: false } when the database does not answer', async () => {

@@ -17,7 +17,13 @@ describe('housekeeping', () => {
       { bucket: 'signin', key: 'recent', window_start: recent, count: 1 },
     ]);
     await ctx.db('idempotency_keys').insert([
-      { user_id: userId, scope: 'speed-test', key: randomUUID(), request_hash: 'a'.repeat(64), created_at: new Date(now.getTime() - RETENTION.idempotencyKeysMs - 1000) },
+      {
+        user_id: userId,
+        scope: 'speed-test',
+        key: randomUUID(),
+        request_hash: 'a'.repeat(64),
+        created_at: new Date(now.getTime() - RETENTION.idempotencyKeysMs - 1000),
+      },
       { user_id: userId, scope: 'speed-test', key: 'recent', request_hash: 'b'.repeat(64), created_at: recent },
     ]);
     const pruned = await createHousekeepingService({ db: ctx.db }).pruneExpired(now);

@@ -1,13 +1,7 @@
 import { expect } from 'chai';
 import { HttpError, NotFound, Unavailable } from '../../src/lib/errors.ts';
 import { messages } from '../../src/messages.ts';
-import {
-  createHubClient,
-  hubModelInfoFromJson,
-  createOfflineHubClient,
-  offlineHubClient,
-  type HubClient,
-} from '../../src/clients/hub.ts';
+import { createHubClient, hubModelInfoFromJson, createOfflineHubClient, offlineHubClient, type HubClient } from '../../src/clients/hub.ts';
 import { fakeHubApiResponses, fakeHubConfigs, fakeHubModels, startFakeHub, type FakeHub } from '../helpers/fake-hub.ts';
 
 async function rejection(promise: Promise<unknown>): Promise<HttpError> {
@@ -100,15 +94,23 @@ describe('hub client against a fake hub', () => {
     });
 
     it('drops dtype counts that are not numbers and dtype names that are not names', () => {
-      const info = hubModelInfoFromJson({ id: 'a/b', safetensors: { total: 10, parameters: { BF16: 6, I32: '4', 'F16; drop': 1, U8: null } } });
+      const info = hubModelInfoFromJson({
+        id: 'a/b',
+        safetensors: { total: 10, parameters: { BF16: 6, I32: '4', 'F16; drop': 1, U8: null } },
+      });
       expect(info?.safetensors).to.deep.equal({ total: 10, parameters: { BF16: 6 } });
       expect(hubModelInfoFromJson({ id: 'a/b', safetensors: { parameters: ['BF16'] } })?.safetensors).to.deep.equal({});
     });
 
     it("keeps the config summary's quantization_config (a gated repo's only word on it), and drops one that is not an object", () => {
       const summary = { quant_method: 'fp8', weight_block_size: [128, 128] };
-      expect(hubModelInfoFromJson({ id: 'a/b', config: { model_type: 'llama', quantization_config: summary } })?.config).to.deep.equal({ model_type: 'llama', quantization_config: summary });
-      expect(hubModelInfoFromJson({ id: 'a/b', config: { model_type: 'llama', quantization_config: 'fp8' } })?.config).to.deep.equal({ model_type: 'llama' });
+      expect(hubModelInfoFromJson({ id: 'a/b', config: { model_type: 'llama', quantization_config: summary } })?.config).to.deep.equal({
+        model_type: 'llama',
+        quantization_config: summary,
+      });
+      expect(hubModelInfoFromJson({ id: 'a/b', config: { model_type: 'llama', quantization_config: 'fp8' } })?.config).to.deep.equal({
+        model_type: 'llama',
+      });
     });
 
     it('returns the canonical id when asked with another case', async () => {
@@ -142,7 +144,24 @@ describe('hub client against a fake hub', () => {
     });
 
     it('odd ids -> NotFound without any request reaching the hub', async () => {
-      for (const odd of ['../etc', 'a/b/c', 'nope', '', '/', 'a/', '/b', '.x/y', 'x/..', 'x/-y', 'a b/c', 'a/b%2F..', 'a/b?x=1', 'a/b#c', 'org/mödel', `${'a'.repeat(97)}/b`]) {
+      for (const odd of [
+        '../etc',
+        'a/b/c',
+        'nope',
+        '',
+        '/',
+        'a/',
+        '/b',
+        '.x/y',
+        'x/..',
+        'x/-y',
+        'a b/c',
+        'a/b%2F..',
+        'a/b?x=1',
+        'a/b#c',
+        'org/mödel',
+        `${'a'.repeat(97)}/b`,
+      ]) {
         const error = await rejection(client.getModel(odd));
         expect(error, odd).to.be.instanceOf(NotFound);
         expect(error.status).to.equal(404);

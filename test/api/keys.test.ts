@@ -25,7 +25,6 @@ async function keyCountOf(ctx: TestContext, username: string): Promise<number> {
   return Number(count);
 }
 
-
 describe('API keys through /api/keys', () => {
   const ctx = useTestApp();
 
@@ -84,7 +83,15 @@ describe('API keys through /api/keys', () => {
 
     it('rejects a missing, empty, blank or over-long name with fieldErrors.name', async () => {
       const { agent, csrf, username } = invalid;
-      for (const body of [{}, { name: '' }, { name: '   ' }, { name: 'x'.repeat(101) }, { name: 42 }, { name: 'tab\there' }, { name: 'nul\u0000' }]) {
+      for (const body of [
+        {},
+        { name: '' },
+        { name: '   ' },
+        { name: 'x'.repeat(101) },
+        { name: 42 },
+        { name: 'tab\there' },
+        { name: 'nul\u0000' },
+      ]) {
         const res = await agent.post('/api/keys').set('X-CSRF-Token', csrf).send(body);
         expectValidationFailed(res, ['name']);
       }
@@ -116,7 +123,13 @@ describe('API keys through /api/keys', () => {
       for (const [index, listed] of (res.body as Record<string, unknown>[]).entries()) {
         expect(listed).to.have.all.keys(...LISTED_FIELDS);
         const original = created[2 - index]!;
-        expect(listed).to.deep.include({ name: original.name, prefix: original.prefix, createdAt: original.createdAt, lastUsedAt: null, expiresAt: null });
+        expect(listed).to.deep.include({
+          name: original.name,
+          prefix: original.prefix,
+          createdAt: original.createdAt,
+          lastUsedAt: null,
+          expiresAt: null,
+        });
         expect(res.text).not.to.include(original.key.slice(4));
         expect(res.text).not.to.include(sha256(original.key));
       }
@@ -197,7 +210,10 @@ describe('API keys through /api/keys', () => {
     it('answers a JSON 404 for a malformed id', async () => {
       const { agent, csrf } = await signedUpAgent(ctx.app);
       for (const id of ['not-a-uuid', '123', `${randomUUID()}x`, "1' or '1'='1"]) {
-        const res = await agent.delete(`/api/keys/${encodeURIComponent(id)}`).set('X-CSRF-Token', csrf).expect(404);
+        const res = await agent
+          .delete(`/api/keys/${encodeURIComponent(id)}`)
+          .set('X-CSRF-Token', csrf)
+          .expect(404);
         expect(res.type).to.equal('application/json');
         expect(res.body.error).to.be.a('string');
       }
@@ -223,7 +239,10 @@ describe('API keys through /api/keys', () => {
       const keys = [];
       for (let i = 1; i <= 10; i += 1) keys.push(await createKey(agent, csrf, { name: `key ${i}` }));
       await agent.post('/api/keys').set('X-CSRF-Token', csrf).send({ name: 'blocked' }).expect(409);
-      await ctx.db('api_keys').where({ id: keys[3]!.id }).update({ expires_at: new Date(Date.now() - 1000) });
+      await ctx
+        .db('api_keys')
+        .where({ id: keys[3]!.id })
+        .update({ expires_at: new Date(Date.now() - 1000) });
       await agent.post('/api/keys').set('X-CSRF-Token', csrf).send({ name: 'after expiry' }).expect(201);
     });
 
@@ -241,7 +260,12 @@ describe('API keys through /api/keys', () => {
       const gate = await ctx.db.transaction();
       await gate.raw('lock table api_keys in share mode');
       const racing = Promise.all(
-        Array.from({ length: 4 }, (_, i) => agent.post('/api/keys').set('X-CSRF-Token', csrf).send({ name: `racer ${i}` })),
+        Array.from({ length: 4 }, (_, i) =>
+          agent
+            .post('/api/keys')
+            .set('X-CSRF-Token', csrf)
+            .send({ name: `racer ${i}` }),
+        ),
       );
       await new Promise((resolve) => setTimeout(resolve, 300));
       await gate.commit();
@@ -286,7 +310,11 @@ describe('API keys through /api/keys', () => {
       const { agent, csrf, username } = await signedUpAgent(ctx.app);
       const missing = await agent.post('/api/keys').send({ name: 'forged' }).expect(403);
       expect(missing.body).to.deep.equal({ error: 'Invalid CSRF token' });
-      const wrong = await agent.post('/api/keys').set('X-CSRF-Token', `${csrf.slice(0, -2)}xx`).send({ name: 'forged' }).expect(403);
+      const wrong = await agent
+        .post('/api/keys')
+        .set('X-CSRF-Token', `${csrf.slice(0, -2)}xx`)
+        .send({ name: 'forged' })
+        .expect(403);
       expect(wrong.body).to.deep.equal({ error: 'Invalid CSRF token' });
       expect(await keyCountOf(ctx, username)).to.equal(0);
     });
@@ -319,7 +347,10 @@ describe('API keys page /settings/keys', () => {
     const key = SECRET_BOX.exec(res.text)?.[1];
     expect(key, 'secret box with the new key').to.be.a('string');
     expect(res.text).to.include('class="copy small" data-copy-target="#new-key"');
-    const row = await ctx.db('api_keys').where({ key_hash: sha256(key!) }).first();
+    const row = await ctx
+      .db('api_keys')
+      .where({ key_hash: sha256(key!) })
+      .first();
     expect(row).to.include({ name: 'form key', prefix: key!.slice(0, 8), expires_at: null });
     expect((await whoIs(ctx, key!).expect(200)).body.username).to.equal(username);
 
@@ -335,13 +366,21 @@ describe('API keys page /settings/keys', () => {
     const day = `${new Date().getUTCFullYear() + 1}-03-15`;
     const res = await agent.post('/settings/keys').type('form').send({ name: 'dated', expiresAt: day, _csrf: csrf }).expect(201);
     const key = SECRET_BOX.exec(res.text)![1]!;
-    const row = await ctx.db('api_keys').where({ key_hash: sha256(key) }).first();
+    const row = await ctx
+      .db('api_keys')
+      .where({ key_hash: sha256(key) })
+      .first();
     expect(row.expires_at.toISOString()).to.equal(`${day}T23:59:59.999Z`);
   });
 
   it('answers an htmx create with the #keys-panel fragment only', async () => {
     const { agent, csrf } = await signedUpAgent(ctx.app);
-    const res = await agent.post('/settings/keys').set({ 'HX-Request': 'true', 'X-CSRF-Token': csrf }).type('form').send({ name: 'htmx key' }).expect(201);
+    const res = await agent
+      .post('/settings/keys')
+      .set({ 'HX-Request': 'true', 'X-CSRF-Token': csrf })
+      .type('form')
+      .send({ name: 'htmx key' })
+      .expect(201);
     expect(res.text).not.to.include('<html');
     expect(res.text).not.to.include('<body');
     expect(res.text.trimStart()).to.match(/^<section id="keys-panel"/);
@@ -356,7 +395,12 @@ describe('API keys page /settings/keys', () => {
     expect(page.text).to.include(`hx-post="/settings/keys/${created.id}/revoke"`);
     expect(page.text).to.match(/hx-target="closest tr" hx-swap="delete"/);
 
-    const res = await agent.post(`/settings/keys/${created.id}/revoke`).set('HX-Request', 'true').type('form').send({ _csrf: csrf }).expect(200);
+    const res = await agent
+      .post(`/settings/keys/${created.id}/revoke`)
+      .set('HX-Request', 'true')
+      .type('form')
+      .send({ _csrf: csrf })
+      .expect(200);
     expect(res.text).to.equal('');
     expect((await whoIs(ctx, created.key).expect(401)).body).to.deep.equal(AUTH_REQUIRED);
     expect((await agent.get('/api/keys').expect(200)).body).to.deep.equal([]);

@@ -7,7 +7,20 @@ import { expect } from 'chai';
 import { useTestApp } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
 import { expectValidationFailed } from '../helpers/assertions.ts';
-import { atTime, board, boardLabels, createSeeder, csvRecords, CSV_COLUMNS, DAY, download, filterCases, page, REVISIONS, type Query } from '../helpers/leaderboard.ts';
+import {
+  atTime,
+  board,
+  boardLabels,
+  createSeeder,
+  csvRecords,
+  CSV_COLUMNS,
+  DAY,
+  download,
+  filterCases,
+  page,
+  REVISIONS,
+  type Query,
+} from '../helpers/leaderboard.ts';
 
 /** A valid value of each revision-2 parameter (revision 1 must call each one unknown). */
 const EXTENDED_PARAMS: Query = {
@@ -35,7 +48,14 @@ for (const rev of REVISIONS) {
       const ada = await seeder.signUp('ada', { verified: true });
       const bob = await seeder.signUp('bob');
       await seeder.seedRun('s1', ada, { hardware: HW_4090, backend: 'cuda', tokSOut: 50 });
-      await seeder.seedRun('s2', bob, { hfId: fakeHubModels.moeByArchitecture, hardware: HW_M3_MAX, engineName: 'mlx', backend: 'metal', contextLength: 4096, tokSOut: 40 });
+      await seeder.seedRun('s2', bob, {
+        hfId: fakeHubModels.moeByArchitecture,
+        hardware: HW_M3_MAX,
+        engineName: 'mlx',
+        backend: 'metal',
+        contextLength: 4096,
+        tokSOut: 40,
+      });
       await seeder.seedRun('s3', bob, { hfId: fakeHubModels.finetune, hardware: HW_XEON, quantization: 'Q8_0', batchSize: 8, tokSOut: 30 });
       await seeder.seedRun('s4', ada, { hardware: HW_4090, tokSOut: 999 });
       // Same tokSOut as s1, submitted later: ranks right after it.
@@ -55,7 +75,22 @@ for (const rev of REVISIONS) {
         for (const row of rows) {
           const { rank, ...run } = row;
           expect(run, seeder.labelOf(row)).to.deep.equal(seeder.runs.get(seeder.labelOf(row)));
-          expect(row).to.include.keys('id', 'model', 'hardware', 'engine', 'engineFlags', 'user', 'tokSOut', 'tokSTotal', 'ttftMs', 'peakVramGb', 'tokPerWatt', 'tokPerDollar', 'createdAt', 'status');
+          expect(row).to.include.keys(
+            'id',
+            'model',
+            'hardware',
+            'engine',
+            'engineFlags',
+            'user',
+            'tokSOut',
+            'tokSTotal',
+            'ttftMs',
+            'peakVramGb',
+            'tokPerWatt',
+            'tokPerDollar',
+            'createdAt',
+            'status',
+          );
           expect(row.reactionCounts).to.deep.equal({});
           expect(row.myEmoji).to.equal(null);
           expect(row.status).to.equal('APPROVED');
@@ -73,7 +108,10 @@ for (const rev of REVISIONS) {
       it('ranks on from the offset, with the exact total on every page', async () => {
         const second = await page(ctx, { limit: '2', offset: '1' });
         expect(second).to.include({ total: 4, limit: 2, offset: 1 });
-        expect(second.rows.map((row) => [seeder.labelOf(row), row.rank])).to.deep.equal([['s5', 2], ['s2', 3]]);
+        expect(second.rows.map((row) => [seeder.labelOf(row), row.rank])).to.deep.equal([
+          ['s5', 2],
+          ['s2', 3],
+        ]);
         const beyond = await page(ctx, { offset: '10' });
         expect(beyond).to.include({ total: 4, offset: 10 });
         expect(beyond.rows).to.deep.equal([]);
@@ -264,7 +302,12 @@ for (const rev of REVISIONS) {
         ['offset=0&offset=1', 'offset'],
         ['sort=tokSOut&sort=ttftMs', 'sort'],
         ['format=csv&format=csv', 'format'],
-        ...((rev.extendedFilters ? [['os=linux&os=macos', 'os'], ['hardwareName=a&hardwareName=b', 'hardwareName']] : []) as [string, string][]),
+        ...((rev.extendedFilters
+          ? [
+              ['os=linux&os=macos', 'os'],
+              ['hardwareName=a&hardwareName=b', 'hardwareName'],
+            ]
+          : []) as [string, string][]),
       ];
       for (const [query, param] of repeated) {
         it(`answers 400 naming ${param} when it is given twice (${query})`, async () => {
@@ -277,13 +320,20 @@ for (const rev of REVISIONS) {
 
     describe('exports', () => {
       it('downloads CSV named after the clock date, every row whatever limit and offset say', async () => {
-        const { res, text } = await atTime(ctx, '2030-02-03T23:59:59.999Z', () => download(ctx, { format: 'csv', limit: '1', offset: '2' }));
+        const { res, text } = await atTime(ctx, '2030-02-03T23:59:59.999Z', () =>
+          download(ctx, { format: 'csv', limit: '1', offset: '2' }),
+        );
         expect(res.status).to.equal(200);
         expect(res.headers['content-type']).to.equal('text/csv; charset=utf-8');
         expect(res.headers['content-disposition']).to.equal('attachment; filename="leaderboard-2030-02-03.csv"');
         const { header, records } = csvRecords(text);
         expect(header).to.include.members(CSV_COLUMNS);
-        expect(records.map((r) => [r.rank, seeder.labelOf({ id: r.id })])).to.deep.equal([['1', 's1'], ['2', 's5'], ['3', 's2'], ['4', 's3']]);
+        expect(records.map((r) => [r.rank, seeder.labelOf({ id: r.id })])).to.deep.equal([
+          ['1', 's1'],
+          ['2', 's5'],
+          ['3', 's2'],
+          ['4', 's3'],
+        ]);
       });
 
       it('downloads JSON Lines named after the clock date', async () => {

@@ -46,7 +46,10 @@ describe('GET /api/leaderboard, revision 3: filters and bucket edges', () => {
       },
     ],
     ['mmac', { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M3', chipVariant: 'Max', unifiedMemoryGb: 128, os: 'macOS 15' }],
-    ['mstrix', { hwClass: 'UNIFIED', chipVendor: 'AMD', chipFamily: 'Ryzen AI Max', chipVariant: '395', unifiedMemoryGb: 96, os: 'Windows 11' }],
+    [
+      'mstrix',
+      { hwClass: 'UNIFIED', chipVendor: 'AMD', chipFamily: 'Ryzen AI Max', chipVariant: '395', unifiedMemoryGb: 96, os: 'Windows 11' },
+    ],
     ['mcpu129', { hwClass: 'CPU_ONLY', cpu: 'AMD EPYC 9654', ramGb: 129, os: 'Debian 12' }],
     ['mcpu8', { hwClass: 'CPU_ONLY', cpu: 'Intel Core i5-12400', ramGb: 8 }],
   ];
@@ -79,7 +82,13 @@ describe('GET /api/leaderboard, revision 3: filters and bucket edges', () => {
     await ctx.db('models').insert([
       { hf_id: PLAIN, display_name: 'Plain-Model', family: 'qwen2', params: null, is_moe: false },
       { hf_id: 'handorg/Qwen3-MoE', display_name: 'Qwen3-MoE', family: 'qwen3_moe', params: 30.5, is_moe: true },
-      ...PARAM_MODELS.map(([label, params]) => ({ hf_id: paramModel(label), display_name: paramModel(label).split('/')[1], family: 'phi3', params, is_moe: false })),
+      ...PARAM_MODELS.map(([label, params]) => ({
+        hf_id: paramModel(label),
+        display_name: paramModel(label).split('/')[1],
+        family: 'phi3',
+        params,
+        is_moe: false,
+      })),
     ]);
     const main = await seeder.signUp('main');
     const vera = await seeder.signUp('vera');
@@ -93,7 +102,8 @@ describe('GET /api/leaderboard, revision 3: filters and bucket edges', () => {
     for (const [label, contextLength] of CONTEXT) await seeder.seedRun(label, main, { contextLength });
     for (const [label, batchSize] of BATCH) await seeder.seedRun(label, main, { batchSize });
     // Revision 3 buckets on aggregate active sequences: batchSize x concurrency (numParallel without it).
-    for (const [label, batchSize, flags] of STREAMS) await seeder.seedRun(label, main, { batchSize, engineFlags: { ...flags, commandSnippet: 'llama-server -m model.gguf' } });
+    for (const [label, batchSize, flags] of STREAMS)
+      await seeder.seedRun(label, main, { batchSize, engineFlags: { ...flags, commandSnippet: 'llama-server -m model.gguf' } });
     await seeder.seedRun('vllm', main, { engineName: 'vllm', backend: 'cuda' });
     await seeder.seedRun('ember', main, { engineName: 'ember' });
     await seeder.seedRun('q8', main, { quantization: 'Q8_0' });
@@ -127,7 +137,8 @@ describe('GET /api/leaderboard, revision 3: filters and bucket edges', () => {
 
     it('puts memory above 128 GB in no tier', async () => {
       const seen: string[] = [];
-      for (const tier of ['8', '12', '16', '24', '32', '48', '80', '96', '128']) seen.push(...(await boardLabels(ctx, seeder, { memTier: tier })));
+      for (const tier of ['8', '12', '16', '24', '32', '48', '80', '96', '128'])
+        seen.push(...(await boardLabels(ctx, seeder, { memTier: tier })));
       expect(seen).to.have.lengthOf(seeder.approved().length - 1);
       expect(seen).not.to.include('mcpu129');
     });
@@ -206,7 +217,11 @@ describe('GET /api/leaderboard, revision 3: filters and bucket edges', () => {
       ['batchSize 3: nothing', { batchSize: '3' }, []],
       ['batchSize 4: batch 2 x concurrency 2', { batchSize: '4' }, ['conc2']],
       ['batchSize 7, exactly', { batchSize: '7' }, ['b7']],
-      ['batchSize 8: 8 and more, batch 1 x concurrency 8 and batch 2 x numParallel 4 included', { batchSize: '8' }, ['b8', 'b16', 'conc8', 'np4']],
+      [
+        'batchSize 8: 8 and more, batch 1 x concurrency 8 and batch 2 x numParallel 4 included',
+        { batchSize: '8' },
+        ['b8', 'b16', 'conc8', 'np4'],
+      ],
       ['contextLen 2048: (0, 2048]', { contextLen: '2048' }, ['c1', 'c2048']],
       ['contextLen 4096: 2049 and 4096', { contextLen: '4096' }, ['c2049', 'c4096']],
       ['contextLen 8192', { contextLen: '8192' }, allBut(...CONTEXT.map(([l]) => l))],

@@ -31,7 +31,11 @@ describe('GET /api/leaderboard, revision 1: ordering and paging over 58 runs', (
       ['candle', cat, { engineName: 'candle', tokSOut: 200 }],
       ['q8', ann, { quantization: 'Q8_0', tokSOut: 150 }],
       ['rej', ben, { hardware: RTX_4090, tokSOut: 9999 }],
-      ['uni16', cat, { hardware: { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M2', chipVariant: 'Pro', unifiedMemoryGb: 16 }, tokSOut: 120 }],
+      [
+        'uni16',
+        cat,
+        { hardware: { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M2', chipVariant: 'Pro', unifiedMemoryGb: 16 }, tokSOut: 120 },
+      ],
       ['tie3', cat, { tokSOut: 500 }],
       ['cpu64', ben, { hardware: { hwClass: 'CPU_ONLY', cpu: 'Ryzen 9 7950X', ramGb: 64 }, tokSOut: 100 }],
       ['two12', ann, { hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'RTX 3060', gpuCount: 2, vramGb: 12 }, tokSOut: 90 }],
@@ -82,7 +86,10 @@ describe('GET /api/leaderboard, revision 1: ordering and paging over 58 runs', (
     const created = rows.map((row) => Date.parse(row.createdAt as string));
     expect(created).to.deep.equal([...created].sort((a, b) => a - b));
     const middle = await page(ctx, { limit: '2', offset: '1' });
-    expect(middle.rows.map((row) => [seeder.labelOf(row), row.rank])).to.deep.equal([['tie2', 2], ['tie3', 3]]);
+    expect(middle.rows.map((row) => [seeder.labelOf(row), row.rank])).to.deep.equal([
+      ['tie2', 2],
+      ['tie3', 3],
+    ]);
     expect(seeder.labelOf((await page(ctx, { limit: '1', offset: '3' })).rows[0]!)).to.equal('tie4');
   });
 

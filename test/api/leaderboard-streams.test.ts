@@ -27,13 +27,21 @@ for (const rev of REVISIONS.filter((r) => r.extendedFilters)) {
         await seeder.seedRun('conc1', ada, { tokSOut: 45, engineFlags: { concurrency: 1, commandSnippet: SNIPPET } });
       });
 
-      it(onSequences ? 'batchSize=1 holds only single-stream runs' : 'batchSize=1 holds every batch-1 run, whatever its concurrency', async () => {
-        expect(await boardLabels(ctx, seeder, { batchSize: '1' })).to.deep.equal(onSequences ? ['conc1', 'single'] : ['conc8', 'conc1', 'single']);
-      });
+      it(
+        onSequences ? 'batchSize=1 holds only single-stream runs' : 'batchSize=1 holds every batch-1 run, whatever its concurrency',
+        async () => {
+          expect(await boardLabels(ctx, seeder, { batchSize: '1' })).to.deep.equal(
+            onSequences ? ['conc1', 'single'] : ['conc8', 'conc1', 'single'],
+          );
+        },
+      );
 
-      it(onSequences ? 'batchSize=8 holds batch 8, batch 1 x concurrency 8 and batch 2 x numParallel 4' : 'batchSize=8 holds batch 8 only', async () => {
-        expect(await boardLabels(ctx, seeder, { batchSize: '8' })).to.deep.equal(onSequences ? ['b8', 'conc8', 'np4'] : ['b8']);
-      });
+      it(
+        onSequences ? 'batchSize=8 holds batch 8, batch 1 x concurrency 8 and batch 2 x numParallel 4' : 'batchSize=8 holds batch 8 only',
+        async () => {
+          expect(await boardLabels(ctx, seeder, { batchSize: '8' })).to.deep.equal(onSequences ? ['b8', 'conc8', 'np4'] : ['b8']);
+        },
+      );
 
       it('batchSize=2 follows the same rule', async () => {
         expect(await boardLabels(ctx, seeder, { batchSize: '2' })).to.deep.equal(onSequences ? [] : ['np4']);

@@ -21,12 +21,21 @@ async function rotatedJpegWithGps(): Promise<Buffer> {
     .withMetadata({ orientation: 6 })
     .withExif({
       IFD0: { Make: 'TestCam' },
-      IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '48/1 51/1 24/1', GPSLongitudeRef: 'E', GPSLongitude: '2/1 21/1 3/1', GPSMapDatum: GPS_MARK },
+      IFD3: {
+        GPSLatitudeRef: 'N',
+        GPSLatitude: '48/1 51/1 24/1',
+        GPSLongitudeRef: 'E',
+        GPSLongitude: '2/1 21/1 3/1',
+        GPSMapDatum: GPS_MARK,
+      },
     })
     .toBuffer();
 }
 
-const png = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: '#3366cc' } }).png().toBuffer();
+const png = (width: number, height: number) =>
+  sharp({ create: { width, height, channels: 3, background: '#3366cc' } })
+    .png()
+    .toBuffer();
 
 /** A PNG whose header declares `width` x `height` but whose pixel data is a few bytes: a decompression bomb. */
 async function pngBomb(width: number, height: number): Promise<Buffer> {
@@ -85,11 +94,15 @@ describe('image pipeline', () => {
   it('judges the type by content: a PNG named .jpg is a PNG; text named .png is refused', async () => {
     const image = await processImageUpload(await png(20, 20));
     expect(image.contentType).to.equal('image/png');
-    const gif = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } }).gif().toBuffer();
+    const gif = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } })
+      .gif()
+      .toBuffer();
     for (const bytes of [Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), gif, Buffer.from('not an image at all')]) {
       const error = await rejection(bytes);
       expect(error.status).to.equal(400);
-      expect(error.toJSON()).to.have.nested.property('details.fieldErrors.image[0]').that.matches(/PNG, JPEG or WebP/);
+      expect(error.toJSON())
+        .to.have.nested.property('details.fieldErrors.image[0]')
+        .that.matches(/PNG, JPEG or WebP/);
     }
   });
 
@@ -100,17 +113,23 @@ describe('image pipeline', () => {
     const error = await rejection(bomb);
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     expect(error.status).to.equal(400);
-    expect(error.toJSON()).to.have.nested.property('details.fieldErrors.image[0]').that.matches(/40 megapixels/);
+    expect(error.toJSON())
+      .to.have.nested.property('details.fieldErrors.image[0]')
+      .that.matches(/40 megapixels/);
     expect(ms, 'refused before decoding').to.be.below(500);
     expect(60_000 * 60_000).to.be.above(IMAGE_MAX_PIXELS);
   });
 
   it('refuses corrupt and truncated files with a 400 naming the rule', async () => {
-    const jpeg = await sharp({ create: { width: 300, height: 300, channels: 3, background: '#888' } }).jpeg().toBuffer();
+    const jpeg = await sharp({ create: { width: 300, height: 300, channels: 3, background: '#888' } })
+      .jpeg()
+      .toBuffer();
     const truncated = jpeg.subarray(0, Math.floor(jpeg.length / 2));
     const error = await rejection(truncated);
     expect(error.status).to.equal(400);
-    expect(error.toJSON()).to.have.nested.property('details.fieldErrors.image[0]').that.matches(/could not be decoded/);
+    expect(error.toJSON())
+      .to.have.nested.property('details.fieldErrors.image[0]')
+      .that.matches(/could not be decoded/);
   });
 
   it('refuses more than 8 MiB with a 413', async () => {
@@ -149,7 +168,10 @@ describe('image store and content route', () => {
     expect((await sharp(thumb.body as Buffer).metadata()).width).to.equal(480);
     expect(thumb.headers.etag).to.not.equal(full.headers.etag);
 
-    const again = await request(ctx.app).get(`/api/marketplace/images/${stored.id}/content`).set('If-None-Match', full.headers.etag).expect(304);
+    const again = await request(ctx.app)
+      .get(`/api/marketplace/images/${stored.id}/content`)
+      .set('If-None-Match', full.headers.etag)
+      .expect(304);
     expect(again.headers.etag).to.equal(full.headers.etag);
     expect(again.headers['cache-control']).to.equal('public, max-age=31536000, immutable');
     await request(ctx.app).get(`/api/marketplace/images/${stored.id}/content`).set('If-None-Match', '"other"').expect(200);
@@ -179,7 +201,9 @@ describe('image store and content route', () => {
   it('is not there in revisions 1 and 2', async () => {
     const stored = await images().store(ownerId, 'listing', await processImageUpload(await png(10, 10)));
     for (const revision of ['1', '2']) {
-      await request(ctx.appWith({ API_REVISION: revision })).get(`/api/marketplace/images/${stored.id}/content`).expect(404);
+      await request(ctx.appWith({ API_REVISION: revision }))
+        .get(`/api/marketplace/images/${stored.id}/content`)
+        .expect(404);
     }
   });
 });

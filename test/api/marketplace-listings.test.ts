@@ -36,7 +36,8 @@ const bearer = (who: Account) => ({ Authorization: `Bearer ${who.key}` });
 
 function seller(ctx: TestContext, who: Account) {
   // One Host, so absolute URLs in answers compare equal across requests.
-  const call = (method: 'get' | 'post' | 'patch' | 'delete', path: string) => request(ctx.app)[method](path).set(bearer(who)).set('Host', HOST);
+  const call = (method: 'get' | 'post' | 'patch' | 'delete', path: string) =>
+    request(ctx.app)[method](path).set(bearer(who)).set('Host', HOST);
   return {
     create: (body: Body = listingBody()) => call('post', '/api/marketplace/listings').send(body),
     async made(body: Body = listingBody()): Promise<Body> {
@@ -54,13 +55,17 @@ function seller(ctx: TestContext, who: Account) {
     remove: (id: string) => call('delete', `/api/marketplace/listings/${id}`),
     get: (id: string) => call('get', `/api/marketplace/listings/${id}`),
     mine: (query = '') => call('get', `/api/marketplace/listings/mine${query}`),
-    upload: (id: string, bytes: Buffer, filename = 'photo.jpg', field = 'image') => call('post', `/api/marketplace/listings/${id}/images`).attach(field, bytes, filename),
+    upload: (id: string, bytes: Buffer, filename = 'photo.jpg', field = 'image') =>
+      call('post', `/api/marketplace/listings/${id}/images`).attach(field, bytes, filename),
     deleteImage: (id: string, imageId: string) => call('delete', `/api/marketplace/listings/${id}/images/${imageId}`),
     reorder: (id: string, imageIds: string[]) => call('post', `/api/marketplace/listings/${id}/images/order`).send({ imageIds }),
   };
 }
 
-const png = (width: number, height: number, colour = '#3366cc') => sharp({ create: { width, height, channels: 3, background: colour } }).png().toBuffer();
+const png = (width: number, height: number, colour = '#3366cc') =>
+  sharp({ create: { width, height, channels: 3, background: colour } })
+    .png()
+    .toBuffer();
 
 describe('marketplace API', () => {
   const ctx = useTestApp({}, { fakeHub: true });
@@ -75,7 +80,9 @@ describe('marketplace API', () => {
   describe('a listing\u2019s life', () => {
     it('is created as a DRAFT, published, sold, and public only while ACTIVE', async () => {
       const run = await submitRun(ctx, alice);
-      const created = await seller(ctx, alice).create(listingBody({ benchmarkRunIds: [run.id] })).expect(201);
+      const created = await seller(ctx, alice)
+        .create(listingBody({ benchmarkRunIds: [run.id] }))
+        .expect(201);
       const draft = created.body.listing;
       expect(created.headers.location).to.equal(`/api/marketplace/listings/${draft.id}`);
       expect(draft).to.include({ status: 'DRAFT', price: 1500, currency: 'EUR', priceUsd: 1620, condition: 'USED' });
@@ -106,7 +113,8 @@ describe('marketplace API', () => {
     it('takes a PATCH of some fields, converts a new currency, and clears listingUrl with null', async () => {
       const listing = await seller(ctx, alice).made(listingBody({ listingUrl: 'https://example.com/ad/1' }));
       expect(listing.listingUrl).to.equal('https://example.com/ad/1');
-      const patched = (await seller(ctx, alice).patch(listing.id, { price: 200000, currency: 'JPY', listingUrl: null }).expect(200)).body.listing;
+      const patched = (await seller(ctx, alice).patch(listing.id, { price: 200000, currency: 'JPY', listingUrl: null }).expect(200)).body
+        .listing;
       expect(patched).to.include({ price: 200000, currency: 'JPY', priceUsd: 1340, title: listing.title });
       expect(patched.listingUrl).to.match(new RegExp(`/marketplace/${listing.id}$`));
       expect(Date.parse(patched.updatedAt)).to.be.at.least(Date.parse(listing.updatedAt));
@@ -204,17 +212,29 @@ describe('marketplace API', () => {
   describe('photos', () => {
     it('uploads (a PNG named .jpg is a PNG), orders, reorders and deletes them', async () => {
       const listing = await seller(ctx, alice).made();
-      const first = await seller(ctx, alice).upload(listing.id, await png(800, 400), 'renamed.jpg').expect(201);
+      const first = await seller(ctx, alice)
+        .upload(listing.id, await png(800, 400), 'renamed.jpg')
+        .expect(201);
       expect(first.body).to.include({ contentType: 'image/png', width: 800, height: 400, sortOrder: 0 });
       expect(first.body.thumbnailUrl).to.equal(`${first.body.url}?variant=thumb`);
-      const second = (await seller(ctx, alice).upload(listing.id, await png(300, 300, '#cc3333')).expect(201)).body;
+      const second = (
+        await seller(ctx, alice)
+          .upload(listing.id, await png(300, 300, '#cc3333'))
+          .expect(201)
+      ).body;
       expect(second.sortOrder).to.equal(1);
 
-      const thumb = await request(ctx.app).get(`${new URL(first.body.thumbnailUrl).pathname}?variant=thumb`).buffer(true).expect(200);
+      const thumb = await request(ctx.app)
+        .get(`${new URL(first.body.thumbnailUrl).pathname}?variant=thumb`)
+        .buffer(true)
+        .expect(200);
       expect((await sharp(thumb.body as Buffer).metadata()).width).to.equal(480);
 
       const reordered = (await seller(ctx, alice).reorder(listing.id, [second.id, first.body.id]).expect(200)).body.listing;
-      expect(reordered.images.map((i: Body) => [i.id, i.sortOrder])).to.deep.equal([[second.id, 0], [first.body.id, 1]]);
+      expect(reordered.images.map((i: Body) => [i.id, i.sortOrder])).to.deep.equal([
+        [second.id, 0],
+        [first.body.id, 1],
+      ]);
       expectValidationFailed(await seller(ctx, alice).reorder(listing.id, [second.id]), ['imageIds']);
       expectValidationFailed(await seller(ctx, alice).reorder(listing.id, [second.id, second.id]), ['imageIds']);
 
@@ -231,9 +251,13 @@ describe('marketplace API', () => {
       const before = await count();
       const notImage = await seller(ctx, alice).upload(listing.id, Buffer.from('%PDF-1.4 not a photo'), 'photo.png').expect(400);
       expect(notImage.body.details.fieldErrors.image[0]).to.match(/PNG, JPEG or WebP/);
-      const tooLarge = await seller(ctx, alice).upload(listing.id, Buffer.alloc(IMAGE_MAX_BYTES + 10, 1)).expect(413);
+      const tooLarge = await seller(ctx, alice)
+        .upload(listing.id, Buffer.alloc(IMAGE_MAX_BYTES + 10, 1))
+        .expect(413);
       expect(tooLarge.body).to.deep.equal({ error: 'Image is larger than 8 MiB' });
-      const wrongField = await seller(ctx, alice).upload(listing.id, await png(10, 10), 'a.png', 'photo').expect(400);
+      const wrongField = await seller(ctx, alice)
+        .upload(listing.id, await png(10, 10), 'a.png', 'photo')
+        .expect(400);
       expect(wrongField.body.details.fieldErrors.image[0]).to.match(/field "image"/);
       await request(ctx.app).post(`/api/marketplace/listings/${listing.id}/images`).set(bearer(alice)).send({ image: 'x' }).expect(400);
       expect(await count()).to.equal(before);
@@ -244,14 +268,20 @@ describe('marketplace API', () => {
         expect(upload.status).to.equal(201);
         expect(upload.body.sortOrder).to.equal(row.sort_order);
       }
-      const thirteenth = await seller(ctx, alice).upload(listing.id, await png(8, 8)).expect(400);
+      const thirteenth = await seller(ctx, alice)
+        .upload(listing.id, await png(8, 8))
+        .expect(400);
       expect(thirteenth.body.details.fieldErrors.image[0]).to.match(/at most 12 images/);
       expect(await count()).to.equal(before + 12);
     });
 
     it('stops serving the photos of a removed listing 24 hours after removal', async () => {
       const listing = await seller(ctx, alice).published();
-      const image = (await seller(ctx, alice).upload(listing.id, await png(20, 20)).expect(201)).body;
+      const image = (
+        await seller(ctx, alice)
+          .upload(listing.id, await png(20, 20))
+          .expect(201)
+      ).body;
       const content = new URL(image.url).pathname;
       await seller(ctx, alice).remove(listing.id).expect(204);
       await request(ctx.app).get(`/api/marketplace/${listing.id}`).expect(404);
@@ -310,7 +340,10 @@ describe('marketplace API', () => {
           updatedLater.push(unseen[0]!, unseen[5]!);
           updatedEarlier.push(seen[3]!.id);
           for (const id of [...updatedLater, ...updatedEarlier]) {
-            await ctx.db('marketplace_listings').where({ id }).update({ title: 'changed', updated_at: ctx.db.raw('clock_timestamp()') });
+            await ctx
+              .db('marketplace_listings')
+              .where({ id })
+              .update({ title: 'changed', updated_at: ctx.db.raw('clock_timestamp()') });
           }
         }
       } while (cursor && pages < 100);
@@ -340,26 +373,35 @@ describe('marketplace API', () => {
       let editDone = false;
       try {
         await slow('speed_test_runs').where({ id: run.id }).update({ status: 'REJECTED' });
-        const edit = seller(ctx, bob).patch(y.id, { title: 'Y, edited' }).then((res) => {
-          editDone = true;
-          return res;
-        });
+        const edit = seller(ctx, bob)
+          .patch(y.id, { title: 'Y, edited' })
+          .then((res) => {
+            editDone = true;
+            return res;
+          });
         // Wait until the edit has either committed or is waiting for the listing writes lock.
         const waitingForLock = async () =>
           Number((await ctx.db.raw("select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted")).rows[0].n) > 0;
-        for (let tries = 0; !editDone && !(await waitingForLock()) && tries < 200; tries += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+        for (let tries = 0; !editDone && !(await waitingForLock()) && tries < 200; tries += 1)
+          await new Promise((resolve) => setTimeout(resolve, 10));
 
         const seen: Body[] = (await feed(`?updatedSince=${encodeURIComponent(since)}`).expect(200)).body.listings;
         await slow.commit();
         expect((await edit).status).to.equal(200);
-        const newest = seen.map((l) => l.updatedAt).sort().at(-1);
+        const newest = seen
+          .map((l) => l.updatedAt)
+          .sort()
+          .at(-1);
         seen.push(...(await feed(`?updatedSince=${encodeURIComponent(newest)}`).expect(200)).body.listings);
 
         const now = (await request(ctx.app).get(`/api/marketplace/${x.id}`).expect(200)).body.listing;
         expect(now.updatedAt, 'the proof change moved X').to.not.equal(x.updatedAt);
         const versions = seen.map((l) => `${l.id}@${l.updatedAt}`);
         expect(versions, "X's new version reached the client").to.include(`${x.id}@${now.updatedAt}`);
-        expect(seen.some((l) => l.id === y.id && l.title === 'Y, edited'), "Y's edit reached the client").to.equal(true);
+        expect(
+          seen.some((l) => l.id === y.id && l.title === 'Y, edited'),
+          "Y's edit reached the client",
+        ).to.equal(true);
       } finally {
         if (!slow.isCompleted()) await slow.rollback();
       }
@@ -371,7 +413,9 @@ describe('marketplace API', () => {
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
-        const res: request.Response = await feed(`?limit=3&updatedSince=2031-01-01T00:00:00.123456Z${cursor ? `&cursor=${cursor}` : ''}`).expect(200);
+        const res: request.Response = await feed(
+          `?limit=3&updatedSince=2031-01-01T00:00:00.123456Z${cursor ? `&cursor=${cursor}` : ''}`,
+        ).expect(200);
         seen.push(...res.body.listings.map((l: Body) => l.id));
         cursor = res.body.pagination.nextCursor;
       } while (cursor);
@@ -381,7 +425,8 @@ describe('marketplace API', () => {
     it('takes updatedSince inclusively, to the microsecond, in any timezone', async () => {
       const [id] = await manyActive(1);
       await ctx.db('marketplace_listings').where({ id }).update({ updated_at: '2032-05-05T10:00:00.000501Z' });
-      const idsOf = async (since: string) => (await feed(`?updatedSince=${encodeURIComponent(since)}`).expect(200)).body.listings.map((l: Body) => l.id);
+      const idsOf = async (since: string) =>
+        (await feed(`?updatedSince=${encodeURIComponent(since)}`).expect(200)).body.listings.map((l: Body) => l.id);
       expect(await idsOf('2032-05-05T10:00:00.000501Z')).to.deep.equal([id]);
       expect(await idsOf('2032-05-05T12:00:00.000501+02:00')).to.deep.equal([id]);
       expect(await idsOf('2032-05-05T10:00:00.000502Z')).to.deep.equal([]);
@@ -431,9 +476,19 @@ describe('marketplace API', () => {
   it('tells agents the feed\u2019s paging, the seller\u2019s steps and the image rules in the agent-context', async () => {
     const context = (await request(ctx.app).get('/api/agent-context').expect(200)).body;
     expect(context.marketplace.images).to.include({ maxBytes: IMAGE_MAX_BYTES, maxPixels: 40_000_000, thumbnailMaxWidth: 480 });
-    expect(context.marketplace.limits).to.deep.equal({ title: 200, description: 10_000, hardwareDetails: 2_000, imagesPerListing: 12, proofRuns: 10 });
+    expect(context.marketplace.limits).to.deep.equal({
+      title: 200,
+      description: 10_000,
+      hardwareDetails: 2_000,
+      imagesPerListing: 12,
+      proofRuns: 10,
+    });
     expect(context.endpoints.uploadListingImage).to.include({ method: 'POST', auth: 'key|session' });
-    const older = (await request(ctx.appWith({ API_REVISION: '2' })).get('/api/agent-context').expect(200)).body;
+    const older = (
+      await request(ctx.appWith({ API_REVISION: '2' }))
+        .get('/api/agent-context')
+        .expect(200)
+    ).body;
     expect(older).to.not.have.property('marketplace');
   });
 

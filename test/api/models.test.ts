@@ -5,7 +5,10 @@ import { fakeHubModels } from '../helpers/fake-hub.ts';
 import { validSubmission } from '../helpers/fixtures.ts';
 
 /** Catalogue rows written by hand: no hub involved. */
-async function catalogue(db: ReturnType<typeof useTestApp>['db'], rows: { hfId: string; family?: string; params?: number; base?: string; relation?: string; count?: number }[]) {
+async function catalogue(
+  db: ReturnType<typeof useTestApp>['db'],
+  rows: { hfId: string; family?: string; params?: number; base?: string; relation?: string; count?: number }[],
+) {
   for (const row of rows) {
     const base = row.base ? await db('models').where({ hf_id: row.base }).first('id') : undefined;
     await db('models').insert({
@@ -49,7 +52,15 @@ for (const revision of [1, 2, 3] as const) {
         'lora/Llama-8B-Adapter',
         'other/llama-fan',
       ]);
-      expect(res.body.models[0]).to.include({ hfId: 'meta/Llama-8B-Instruct', displayName: 'Llama-8B-Instruct', family: 'llama', params: 7, benchmarkCount: 9, baseHfId: 'meta/Llama-8B', baseRelation: 'finetune' });
+      expect(res.body.models[0]).to.include({
+        hfId: 'meta/Llama-8B-Instruct',
+        displayName: 'Llama-8B-Instruct',
+        family: 'llama',
+        params: 7,
+        benchmarkCount: 9,
+        baseHfId: 'meta/Llama-8B',
+        baseRelation: 'finetune',
+      });
     });
 
     it('searches case-insensitively over id, display name and family, with paging', async () => {
@@ -104,7 +115,13 @@ for (const revision of [1, 2, 3] as const) {
           'lora/Llama-8B-Adapter',
           'other/llama-fan',
         ]);
-        expect(prefix.body[0]).to.deep.equal({ hfId: 'meta/Llama-8B-Instruct', displayName: 'Llama-8B-Instruct', family: 'llama', params: 7, benchmarkCount: 9 });
+        expect(prefix.body[0]).to.deep.equal({
+          hfId: 'meta/Llama-8B-Instruct',
+          displayName: 'Llama-8B-Instruct',
+          family: 'llama',
+          params: 7,
+          benchmarkCount: 9,
+        });
       });
 
       it('searches by words in any order, with - and _ ignored (qwen3moe finds qwen3_moe)', async () => {
@@ -113,7 +130,8 @@ for (const revision of [1, 2, 3] as const) {
           { hfId: 'Qwen/Qwen3-30B-A3B', family: 'qwen3_moe', count: 4 },
         ]);
         try {
-          const ids = async (q: string) => (await request(ctx.app).get('/api/models/search').query({ q }).expect(200)).body.map((m: { hfId: string }) => m.hfId);
+          const ids = async (q: string) =>
+            (await request(ctx.app).get('/api/models/search').query({ q }).expect(200)).body.map((m: { hfId: string }) => m.hfId);
           expect(await ids('llama 3.1 8b instruct')).to.deep.equal(['meta-llama/Llama-3.1-8B-Instruct']);
           expect(await ids('instruct 3.1')).to.deep.equal(['meta-llama/Llama-3.1-8B-Instruct']);
           expect(await ids('llama3.1')).to.deep.equal(['meta-llama/Llama-3.1-8B-Instruct']);
@@ -142,7 +160,9 @@ for (const revision of [1, 2, 3] as const) {
       const res = await request(ctx.app).get('/api/models/meta/Llama-8B-Instruct').expect(200);
       expect(res.body).to.include({ hfId: 'meta/Llama-8B-Instruct', benchmarkCount: 9 });
       expect(res.body.base).to.include({ hfId: 'meta/Llama-8B' });
-      expect(res.body.children.map((c: { hfId: string; relation: string }) => [c.hfId, c.relation])).to.deep.equal([['quant/Llama-8B-Instruct-GGUF', 'quantized']]);
+      expect(res.body.children.map((c: { hfId: string; relation: string }) => [c.hfId, c.relation])).to.deep.equal([
+        ['quant/Llama-8B-Instruct-GGUF', 'quantized'],
+      ]);
       expect(res.body.summary).to.deep.equal({ runs: 0, bestTokSOut: null, hardwareProfiles: 0, latestRunAt: null, byHardwareClass: {} });
       const missing = await request(ctx.app).get('/api/models/nobody/nothing').expect(404);
       expect(missing.body.error).to.equal("Model 'nobody/nothing' is not in the catalogue");
@@ -171,6 +191,9 @@ describe('models API: run counts follow submissions', () => {
     expect(list.body.models[0]).to.include({ hfId: fakeHubModels.dense, benchmarkCount: 2 });
     const detail = await request(ctx.app).get(`/api/models/${fakeHubModels.dense}`).expect(200);
     expect(detail.body.summary).to.deep.include({ runs: 2, bestTokSOut: 120, hardwareProfiles: 2 });
-    expect(detail.body.summary.byHardwareClass).to.deep.equal({ DISCRETE_GPU: { runs: 1, bestTokSOut: 120 }, CPU_ONLY: { runs: 1, bestTokSOut: 9.5 } });
+    expect(detail.body.summary.byHardwareClass).to.deep.equal({
+      DISCRETE_GPU: { runs: 1, bestTokSOut: 120 },
+      CPU_ONLY: { runs: 1, bestTokSOut: 9.5 },
+    });
   });
 });

@@ -33,7 +33,14 @@ const REVISIONS = [
     onlyHere: ['exllamav3', 'bunn-llama', 'freetoken', 'ember'],
     absentEngines: ['candle'],
     absentFields: [],
-    paths: ['/api/speed-tests', '/api/speed-tests/dry-run', '/api/speed-tests/{id}', '/api/benchmarks', '/api/benchmarks/dry-run', '/api/agent-context'],
+    paths: [
+      '/api/speed-tests',
+      '/api/speed-tests/dry-run',
+      '/api/speed-tests/{id}',
+      '/api/benchmarks',
+      '/api/benchmarks/dry-run',
+      '/api/agent-context',
+    ],
     absentPaths: ['/api/benchmarks/{id}'],
     // Revision-2 paths a revision-3 deployment keeps ("Versioning"): the speed-test results and
     // dry-run paths, and everything under the revision-2 quality root.
@@ -96,7 +103,8 @@ for (const rev of REVISIONS) {
       const keptBy = (method: string, path: string): LegacyAlias | undefined =>
         aliases.find(
           (alias) =>
-            (alias.methods as readonly string[]).includes(method.toUpperCase()) && (path === alias.path || (alias.match === 'prefix' && path.startsWith(`${alias.path}/`))),
+            (alias.methods as readonly string[]).includes(method.toUpperCase()) &&
+            (path === alias.path || (alias.match === 'prefix' && path.startsWith(`${alias.path}/`))),
         );
       const deprecatedPerAlias = new Map(aliases.map((alias) => [alias.path, 0]));
       for (const { method, path, operation } of operationsOf(document)) {
@@ -153,7 +161,11 @@ for (const rev of REVISIONS) {
       expect(flags.temperature.maximum).to.equal(rev.revision === 1 ? 2 : 100);
       expect(flags.commandSnippet.maxLength).to.equal(4000);
       expect(flags.gpuMemUtil).to.include({ minimum: 0, maximum: 1 });
-      expect(submission.properties.hardware.oneOf.map((v: Json) => v.properties.hwClass.const)).to.deep.equal(['DISCRETE_GPU', 'UNIFIED', 'CPU_ONLY']);
+      expect(submission.properties.hardware.oneOf.map((v: Json) => v.properties.hwClass.const)).to.deep.equal([
+        'DISCRETE_GPU',
+        'UNIFIED',
+        'CPU_ONLY',
+      ]);
       expect(submission.properties.hardware.oneOf[0].properties.gpus.maxItems).to.equal(16);
       expect(submission.properties.tokSOut.description).to.match(/tokens per second/);
     });
@@ -175,7 +187,13 @@ for (const rev of REVISIONS) {
         expect(param('/api/models/search', 'limit').schema).to.deep.equal({ type: 'integer', minimum: 1, maximum: 25, default: 10 });
       }
       expect(document.paths['/api/setups/{id}'].get.parameters).to.deep.equal([
-        { name: 'id', in: 'path', required: true, description: 'Setup id', schema: { type: 'string', format: 'uuid', pattern: document.paths['/api/setups/{id}'].get.parameters[0].schema.pattern } },
+        {
+          name: 'id',
+          in: 'path',
+          required: true,
+          description: 'Setup id',
+          schema: { type: 'string', format: 'uuid', pattern: document.paths['/api/setups/{id}'].get.parameters[0].schema.pattern },
+        },
       ]);
     });
 
@@ -192,8 +210,12 @@ for (const rev of REVISIONS) {
       const limited = submit.responses['429'].content['application/json'].examples.limited.value;
       expect(limited.error).to.equal(`Rate limit exceeded. You may submit once every ${rev.revision === 3 ? '1 minute' : '5 minutes'}.`);
       const unprocessable = JSON.stringify(submit.responses['422'].content['application/json'].examples);
-      if (rev.revision === 1) expect(unprocessable).to.include('At least one performance metric (TTFT, tok/s output, or tok/s total) is required');
-      if (rev.revision === 2) expect(unprocessable).to.include('At least one additional metric (TTFT, prefill tok/s, tok/s total, or peak VRAM) is required alongside tok/s output');
+      if (rev.revision === 1)
+        expect(unprocessable).to.include('At least one performance metric (TTFT, tok/s output, or tok/s total) is required');
+      if (rev.revision === 2)
+        expect(unprocessable).to.include(
+          'At least one additional metric (TTFT, prefill tok/s, tok/s total, or peak VRAM) is required alongside tok/s output',
+        );
       expect(document.components.schemas.ValidationError.properties.details.required).to.deep.equal(['fieldErrors', 'formErrors']);
       for (const { method, path, operation } of operationsOf(document)) {
         for (const [status, response] of Object.entries(operation.responses as Json)) {

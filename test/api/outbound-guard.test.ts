@@ -122,7 +122,12 @@ describe('Outbound guard (execute)', () => {
       // The request resolves again: now loopback, which is refused, never connected to.
       const outcome = await client.request(`http://rebind.test:${target.port}/`, { method: 'GET' }).then(
         () => 'answered',
-        (error) => (error instanceof TargetRefused ? `refused:${error.rule}` : error instanceof OutboundFailure ? `failed:${error.kind}` : String(error)),
+        (error) =>
+          error instanceof TargetRefused
+            ? `refused:${error.rule}`
+            : error instanceof OutboundFailure
+              ? `failed:${error.kind}`
+              : String(error),
       );
       expect(outcome).to.equal('refused:address');
       // And the other order: a public answer at connect time is what the socket uses (no way out here, so it fails to connect).
@@ -163,20 +168,38 @@ describe('Outbound guard (execute)', () => {
     };
 
     it('takes only http and https, without credentials, on ports 80, 443 or 1024+', () => {
-      for (const url of ['ftp://example.com/', 'file:///etc/passwd', 'gopher://example.com/', 'javascript:alert(1)']) expect(rule(url), url).to.equal('scheme');
+      for (const url of ['ftp://example.com/', 'file:///etc/passwd', 'gopher://example.com/', 'javascript:alert(1)'])
+        expect(rule(url), url).to.equal('scheme');
       expect(rule('http://a:b@example.com/')).to.equal('userinfo');
       expect(rule('http://a@example.com/')).to.equal('userinfo');
       for (const port of [22, 25, 1023]) expect(rule(`http://example.com:${port}/`), String(port)).to.equal('port');
-      for (const url of ['http://example.com/', 'https://example.com:443/', 'http://example.com:8080/v1', 'https://1.1.1.1/']) expect(rule(url), url).to.equal('ok');
+      for (const url of ['http://example.com/', 'https://example.com:443/', 'http://example.com:8080/v1', 'https://1.1.1.1/'])
+        expect(rule(url), url).to.equal('ok');
       expect(rule('not a url')).to.equal('url');
     });
 
     it('refuses more spellings and ranges', () => {
-      for (const host of ['0x7f.1', '017700000001', '[::]', '[0:0:0:0:0:ffff:7f00:1]', '[::127.0.0.1]', '[64:ff9b::a00:1]', '[2002:7f00:1::]', '[2001::1]', '192.0.2.1', '224.0.0.1', '255.255.255.255', '[fec0::1]', '198.18.0.1']) {
+      for (const host of [
+        '0x7f.1',
+        '017700000001',
+        '[::]',
+        '[0:0:0:0:0:ffff:7f00:1]',
+        '[::127.0.0.1]',
+        '[64:ff9b::a00:1]',
+        '[2002:7f00:1::]',
+        '[2001::1]',
+        '192.0.2.1',
+        '224.0.0.1',
+        '255.255.255.255',
+        '[fec0::1]',
+        '198.18.0.1',
+      ]) {
         expect(rule(`http://${host}/`), host).to.equal('address');
       }
-      for (const host of ['localhost.', 'LOCALHOST', 'foo.localhost', 'intranet', 'printer.']) expect(rule(`http://${host}/`), host).to.equal('address');
-      for (const host of ['1.1.1.1', '[2606:4700:4700::1111]', 'example.com', 'EXAMPLE.com.']) expect(rule(`http://${host}/`), host).to.equal('ok');
+      for (const host of ['localhost.', 'LOCALHOST', 'foo.localhost', 'intranet', 'printer.'])
+        expect(rule(`http://${host}/`), host).to.equal('address');
+      for (const host of ['1.1.1.1', '[2606:4700:4700::1111]', 'example.com', 'EXAMPLE.com.'])
+        expect(rule(`http://${host}/`), host).to.equal('ok');
     });
 
     it('exempts allow-listed hosts from the address rule only', () => {
@@ -204,7 +227,13 @@ describe('Outbound guard (execute)', () => {
       );
       const spellings = (octets: number[]) => {
         const integer = octets.reduce((sum, octet) => sum * 256 + octet, 0);
-        return [octets.join('.'), octets.map((o) => `0x${o.toString(16)}`).join('.'), octets.map((o) => `0${o.toString(8)}`).join('.'), String(integer), `0x${integer.toString(16)}`];
+        return [
+          octets.join('.'),
+          octets.map((o) => `0x${o.toString(16)}`).join('.'),
+          octets.map((o) => `0${o.toString(8)}`).join('.'),
+          String(integer),
+          `0x${integer.toString(16)}`,
+        ];
       };
       fc.assert(
         fc.property(nonPublic, (octets) => {
@@ -242,7 +271,13 @@ describe('Outbound guard (execute)', () => {
         expect((await failure(allowed.request(`http://127.0.0.1:${hanging.port}/`, { method: 'GET' }))).kind).to.equal('timeout');
         const controller = new AbortController();
         setTimeout(() => controller.abort(), 50);
-        expect((await failure(allowed.request(`http://127.0.0.1:${hanging.port}/`, { method: 'GET', signal: controller.signal, timeoutMs: 5000 }))).kind).to.equal('cancelled');
+        expect(
+          (
+            await failure(
+              allowed.request(`http://127.0.0.1:${hanging.port}/`, { method: 'GET', signal: controller.signal, timeoutMs: 5000 }),
+            )
+          ).kind,
+        ).to.equal('cancelled');
       } finally {
         await allowed.close();
         await big.close();

@@ -47,7 +47,10 @@ describe('decode-speed roofline: model facts from the hub', () => {
     const run = await submit({ hfId: fakeHubModels.gptOssGguf, quantization: 'F16', tokSOut: 200 });
     // At 16 bits the bound would be 139.6 tok/s and flag this run; MXFP4 (4.25 bits) gives 525.6.
     expect(run).to.include({ plausibility: 'plausible', decodeBoundTokS: 525.6 });
-    const row = await ctx.db('models').where({ hf_id: fakeHubModels.gptOssGguf }).first('native_bits_per_weight', 'active_params', 'is_moe');
+    const row = await ctx
+      .db('models')
+      .where({ hf_id: fakeHubModels.gptOssGguf })
+      .first('native_bits_per_weight', 'active_params', 'is_moe');
     expect(row).to.deep.equal({ native_bits_per_weight: 4.25, active_params: 3.61, is_moe: true });
     const tripled = await submit({ hfId: fakeHubModels.gptOssGguf, quantization: 'F16', tokSOut: 700 });
     expect(tripled.plausibility).to.equal('suspect');
@@ -63,7 +66,14 @@ describe('decode-speed roofline: catalogue rows made before the curated table', 
     // Qwen3 AWQ count, and a dense model the table does not know.
     await ctx.db('models').insert([
       { hf_id: 'unsloth/gpt-oss-20b-GGUF', display_name: 'gpt-oss-20b-GGUF', family: 'gpt-oss', params: 20.91 },
-      { hf_id: 'someone/Qwen3-30B-A3B-AWQ', display_name: 'Qwen3-30B-A3B-AWQ', family: 'qwen3_moe', params: 4.6, is_moe: true, active_params: 3 },
+      {
+        hf_id: 'someone/Qwen3-30B-A3B-AWQ',
+        display_name: 'Qwen3-30B-A3B-AWQ',
+        family: 'qwen3_moe',
+        params: 4.6,
+        is_moe: true,
+        active_params: 3,
+      },
       { hf_id: 'org/Plain-8B', display_name: 'Plain-8B', family: 'llama', params: 8.03 },
     ]);
     const submit = (hfId: string, quantization: string) => submitter.submit({ hfId, quantization, tokSOut: 120 });
@@ -72,11 +82,29 @@ describe('decode-speed roofline: catalogue rows made before the curated table', 
 
     // The start-up step after a deploy whose rules (the curated table among them) changed.
     expect((await createPlausibilityService({ db: ctx.db }).rejudgeIfRulesChanged()).rejudged).to.equal(true);
-    const byId = await ctx.db('models').whereIn('hf_id', ['someone/Qwen3-30B-A3B-AWQ', 'unsloth/gpt-oss-20b-GGUF', 'org/Plain-8B']).orderBy('hf_id').select('hf_id', 'params', 'params_approximate', 'active_params', 'is_moe', 'native_bits_per_weight');
+    const byId = await ctx
+      .db('models')
+      .whereIn('hf_id', ['someone/Qwen3-30B-A3B-AWQ', 'unsloth/gpt-oss-20b-GGUF', 'org/Plain-8B'])
+      .orderBy('hf_id')
+      .select('hf_id', 'params', 'params_approximate', 'active_params', 'is_moe', 'native_bits_per_weight');
     expect(byId).to.deep.equal([
       { hf_id: 'org/Plain-8B', params: 8.03, params_approximate: false, active_params: null, is_moe: false, native_bits_per_weight: null },
-      { hf_id: 'someone/Qwen3-30B-A3B-AWQ', params: 30.5, params_approximate: false, active_params: 3, is_moe: true, native_bits_per_weight: null },
-      { hf_id: 'unsloth/gpt-oss-20b-GGUF', params: 20.91, params_approximate: false, active_params: 3.61, is_moe: true, native_bits_per_weight: 4.25 },
+      {
+        hf_id: 'someone/Qwen3-30B-A3B-AWQ',
+        params: 30.5,
+        params_approximate: false,
+        active_params: 3,
+        is_moe: true,
+        native_bits_per_weight: null,
+      },
+      {
+        hf_id: 'unsloth/gpt-oss-20b-GGUF',
+        params: 20.91,
+        params_approximate: false,
+        active_params: 3.61,
+        is_moe: true,
+        native_bits_per_weight: 4.25,
+      },
     ]);
     const runRow = await ctx.db('speed_test_runs').where({ id: gptOss.id }).first('model_is_moe', 'model_params');
     expect(runRow).to.deep.equal({ model_is_moe: true, model_params: 20.91 });

@@ -64,7 +64,11 @@ describe('decode-speed roofline on stored runs', () => {
     const predicted = await dryRun(awq);
     expect(await ctx.db('models').where({ hf_id: fakeHubModels.awqQuant }).first('id')).to.equal(undefined);
     const stored = await submit(awq);
-    expect(predicted).to.deep.equal({ verdict: stored.plausibility, decodeBoundTokS: stored.decodeBoundTokS, reason: stored.plausibilityReason });
+    expect(predicted).to.deep.equal({
+      verdict: stored.plausibility,
+      decodeBoundTokS: stored.decodeBoundTokS,
+      reason: stored.plausibilityReason,
+    });
     expect(predicted.verdict).to.equal('plausible');
   });
 
@@ -83,11 +87,14 @@ describe('decode-speed roofline on stored runs', () => {
     expect(batched.plausibility).to.equal('plausible');
     expect(batched.plausibilityReason).to.match(/^within 1\.1 × 8 streams × the /);
     // 5,000 tok/s would need each of the 8 streams above the single-stream bound (~232).
-    const impossible = await submit({ batchSize: 2, engineFlags: { concurrency: 4, commandSnippet: 'vllm serve x --max-num-seqs 4' }, tokSOut: 5000 });
+    const impossible = await submit({
+      batchSize: 2,
+      engineFlags: { concurrency: 4, commandSnippet: 'vllm serve x --max-num-seqs 4' },
+      tokSOut: 5000,
+    });
     expect(impossible.plausibility).to.equal('suspect');
     expect(impossible.plausibilityReason).to.match(/^above 1\.1 × 8 streams × the /);
   });
-
 });
 
 describe('decode-speed roofline after the catalogue learns more', () => {
@@ -123,7 +130,10 @@ describe('stored verdicts after the rules change', () => {
     expect(await plausibility.rejudgeIfRulesChanged()).to.deep.equal({ rejudged: false, changed: 0 });
 
     // As if an older deploy had judged one run by other rules.
-    await ctx.db('speed_test_runs').where({ id: ids[0] }).update({ plausibility: 'suspect', decode_bound_tok_s: 1, plausibility_reason: 'older rules' });
+    await ctx
+      .db('speed_test_runs')
+      .where({ id: ids[0] })
+      .update({ plausibility: 'suspect', decode_bound_tok_s: 1, plausibility_reason: 'older rules' });
     await ctx.db('verdict_rules').update({ fingerprint: 'older rules' });
     expect(await plausibility.rejudgeIfRulesChanged()).to.deep.equal({ rejudged: true, changed: 1 });
     const run = await request(ctx.app).get(`/api/speed-tests/${ids[0]}`).expect(200);

@@ -20,8 +20,12 @@ describe('queryPrepared: named prepared statements with a cap on shapes', () => 
   it('answers like the plain query, and reuses the statement for the same shape', async () => {
     const query = () => db.raw('select ?::int * 2 as doubled, ?::text as label', [21, 'x']);
     expect(await queryPrepared(db, query())).to.deep.equal([{ doubled: 42, label: 'x' }]);
-    expect(await queryPrepared(db, db.raw('select ?::int * 2 as doubled, ?::text as label', [5, 'y']))).to.deep.equal([{ doubled: 10, label: 'y' }]);
-    const { rows } = await db.raw("select count(*)::int as n from pg_prepared_statements where statement like 'select $1::int * 2 as doubled%'");
+    expect(await queryPrepared(db, db.raw('select ?::int * 2 as doubled, ?::text as label', [5, 'y']))).to.deep.equal([
+      { doubled: 10, label: 'y' },
+    ]);
+    const { rows } = await db.raw(
+      "select count(*)::int as n from pg_prepared_statements where statement like 'select $1::int * 2 as doubled%'",
+    );
     expect(rows[0].n).to.equal(1);
   });
 

@@ -40,7 +40,10 @@ for (const { revision, root } of QUALITY_REVISIONS) {
     });
 
     const post = (who: Account, path: string, body: unknown, headers: Record<string, string> = {}) =>
-      request(ctx.app).post(`${root}${path}`).set({ ...bearer(who), ...headers }).send(body as object);
+      request(ctx.app)
+        .post(`${root}${path}`)
+        .set({ ...bearer(who), ...headers })
+        .send(body as object);
     const runCount = async () => Number((await ctx.db('quality_runs').count('* as n').first())!.n);
 
     describe('dry-run', () => {
@@ -75,7 +78,9 @@ for (const { revision, root } of QUALITY_REVISIONS) {
       it('asks for fractions, not percentages', async () => {
         const res = await post(ada, '/runs/dry-run', qualityRun(suite.slug, { results: { arith: 75, colours: { score: 1.5 } } }));
         expectValidationFailed(res, ['results.arith', 'results.colours.score']);
-        expect(res.body.details.fieldErrors['results.arith']).to.deep.equal(['Task scores are fractions in [0, 1]: divide a percentage by 100']);
+        expect(res.body.details.fieldErrors['results.arith']).to.deep.equal([
+          'Task scores are fractions in [0, 1]: divide a percentage by 100',
+        ]);
       });
 
       it('answers 404 for an unknown suite and 422 for one not approved', async () => {
@@ -94,9 +99,20 @@ for (const { revision, root } of QUALITY_REVISIONS) {
       });
 
       it('refuses SERVER_EXECUTE, artifacts of unknown tasks or items, and unknown fields', async () => {
-        expectValidationFailed(await post(ada, '/runs/dry-run', qualityRun(suite.slug, { executionMode: 'SERVER_EXECUTE' })), ['executionMode']);
+        expectValidationFailed(await post(ada, '/runs/dry-run', qualityRun(suite.slug, { executionMode: 'SERVER_EXECUTE' })), [
+          'executionMode',
+        ]);
         expectValidationFailed(
-          await post(ada, '/runs/dry-run', qualityRun(suite.slug, { artifacts: [{ taskKey: 'nope', response: 'x' }, { taskKey: 'arith', itemIndex: 4, response: '1' }] })),
+          await post(
+            ada,
+            '/runs/dry-run',
+            qualityRun(suite.slug, {
+              artifacts: [
+                { taskKey: 'nope', response: 'x' },
+                { taskKey: 'arith', itemIndex: 4, response: '1' },
+              ],
+            }),
+          ),
           ['artifacts.0.taskKey', 'artifacts.1.itemIndex'],
         );
         expectValidationFailed(await post(ada, '/runs/dry-run', { ...qualityRun(suite.slug), aggregate: 99 }), ['aggregate']);
@@ -105,7 +121,12 @@ for (const { revision, root } of QUALITY_REVISIONS) {
 
     describe('re-scoring from traces', () => {
       const traces = (responses: string[], clientScores?: number[]) =>
-        responses.map((response, itemIndex) => ({ taskKey: 'arith', itemIndex, response, ...(clientScores ? { score: clientScores[itemIndex] } : {}) }));
+        responses.map((response, itemIndex) => ({
+          taskKey: 'arith',
+          itemIndex,
+          response,
+          ...(clientScores ? { score: clientScores[itemIndex] } : {}),
+        }));
 
       it("keeps the server's task score when every item has a response, and records the disagreement", async () => {
         const res = await post(
@@ -126,7 +147,11 @@ for (const { revision, root } of QUALITY_REVISIONS) {
       });
 
       it("keeps the client's score when only some items have responses, and still records the disagreement", async () => {
-        const res = await post(ada, '/runs/dry-run', qualityRun(suite.slug, { results: { arith: 0.75, colours: 0.5 }, artifacts: traces(['4', 'eight']) }));
+        const res = await post(
+          ada,
+          '/runs/dry-run',
+          qualityRun(suite.slug, { results: { arith: 0.75, colours: 0.5 }, artifacts: traces(['4', 'eight']) }),
+        );
         const arith = res.body.tasks[0];
         expect(arith.score).to.equal(0.75);
         expect(arith.rescored).to.deep.equal({ items: 2, ofItems: 4, serverScore: 0.5, disagreement: 0.25 });
@@ -136,7 +161,12 @@ for (const { revision, root } of QUALITY_REVISIONS) {
         const res = await post(
           ada,
           '/runs/dry-run',
-          qualityRun(suite.slug, { artifacts: [{ taskKey: 'colours', itemIndex: 0, response: 'The answer is (B)' }, { taskKey: 'colours', itemIndex: 1, response: 'B' }] }),
+          qualityRun(suite.slug, {
+            artifacts: [
+              { taskKey: 'colours', itemIndex: 0, response: 'The answer is (B)' },
+              { taskKey: 'colours', itemIndex: 1, response: 'B' },
+            ],
+          }),
         );
         expect(res.body.tasks[1].rescored).to.deep.equal({ items: 2, ofItems: 2, serverScore: 0.5, disagreement: 0 });
       });
@@ -152,7 +182,17 @@ for (const { revision, root } of QUALITY_REVISIONS) {
         });
         const res = await post(bob, '/runs', body);
         expect(res.status, JSON.stringify(res.body)).to.equal(201);
-        expect(res.body).to.include({ status: 'PENDING', score: 68.75, suiteSlug: suite.slug, hfId: fakeHubModels.dense, quantization: 'Q4_K_M', executionMode: 'CUSTOM_LOCAL', judgeMode: 'NONE', artifactCount: 1, notes: 'llama.cpp b5200' });
+        expect(res.body).to.include({
+          status: 'PENDING',
+          score: 68.75,
+          suiteSlug: suite.slug,
+          hfId: fakeHubModels.dense,
+          quantization: 'Q4_K_M',
+          executionMode: 'CUSTOM_LOCAL',
+          judgeMode: 'NONE',
+          artifactCount: 1,
+          notes: 'llama.cpp b5200',
+        });
         expect(res.body.user).to.deep.equal({ username: bob.username, displayName: `Display ${bob.username}` });
         expect(res.body.hardware).to.include({ hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', gpuCount: 1 });
         expect(res.headers.location).to.equal(`${root}/runs/${res.body.id}`);
@@ -197,13 +237,20 @@ for (const { revision, root } of QUALITY_REVISIONS) {
         // Speed-test keys are another scope: the same key starts a new speed-test write.
         const speedPath = revision === 3 ? '/api/speed-tests' : '/api/benchmarks';
         ctx.clock.advance(FIVE_MINUTES * 2);
-        await request(ctx.app).post(speedPath).set({ ...bearer(ada), 'Idempotency-Key': key }).send(validSubmission()).expect(201);
+        await request(ctx.app)
+          .post(speedPath)
+          .set({ ...bearer(ada), 'Idempotency-Key': key })
+          .send(validSubmission())
+          .expect(201);
       });
 
       it('writes nothing when a submission fails validation', async () => {
         ctx.clock.advance(FIVE_MINUTES * 2);
         const before = await runCount();
-        const artifacts = [{ taskKey: 'arith', itemIndex: 0, response: '4' }, { taskKey: 'arith', itemIndex: 99, response: '4' }];
+        const artifacts = [
+          { taskKey: 'arith', itemIndex: 0, response: '4' },
+          { taskKey: 'arith', itemIndex: 99, response: '4' },
+        ];
         expectValidationFailed(await post(ada, '/runs', qualityRun(suite.slug, { artifacts })), ['artifacts.1.itemIndex']);
         expect(await runCount()).to.equal(before);
         // ...and the window was not used.
@@ -213,7 +260,10 @@ for (const { revision, root } of QUALITY_REVISIONS) {
       it('takes an lm-eval-harness run with LM_EVAL_LOCAL by default, covering its task keys', async () => {
         const harness = await registeredApprovedSuite(ctx, root, ada, lmEvalSuite());
         ctx.clock.advance(FIVE_MINUTES * 2);
-        const res = await post(ada, '/runs', { ...qualityRun(harness.slug), results: { hellaswag: 0.81, arc_challenge: { score: 0.55, nSamples: 1172, nShots: 25 } } });
+        const res = await post(ada, '/runs', {
+          ...qualityRun(harness.slug),
+          results: { hellaswag: 0.81, arc_challenge: { score: 0.55, nSamples: 1172, nShots: 25 } },
+        });
         expect(res.status, JSON.stringify(res.body)).to.equal(201);
         expect(res.body).to.include({ executionMode: 'LM_EVAL_LOCAL', score: 68 });
         expect(res.body.tasks[1].stdError).to.be.closeTo(Math.sqrt((0.55 * 0.45) / 1172), 1e-9);
@@ -231,7 +281,10 @@ for (const { revision, root } of QUALITY_REVISIONS) {
           ctx,
           root,
           bob,
-          qualityRun(suite.slug, { results: { arith: 0.9, colours: 1 }, artifacts: Array.from({ length: 3 }, (_, i) => ({ taskKey: 'arith', itemIndex: i, response: `answer ${i}` })) }),
+          qualityRun(suite.slug, {
+            results: { arith: 0.9, colours: 1 },
+            artifacts: Array.from({ length: 3 }, (_, i) => ({ taskKey: 'arith', itemIndex: i, response: `answer ${i}` })),
+          }),
         );
         bestId = best.id;
         await approveQualityRun(ctx, low.id);
@@ -301,7 +354,11 @@ for (const { revision, root } of QUALITY_REVISIONS) {
           ctx,
           root,
           ada,
-          qualityRun(shardSuite.slug, { hfId: fakeHubModels.finetune, results: { arith: 0.2, colours: 0.5 }, artifacts: [{ taskKey: 'arith', itemIndex: 0, response: '10' }] }),
+          qualityRun(shardSuite.slug, {
+            hfId: fakeHubModels.finetune,
+            results: { arith: 0.2, colours: 0.5 },
+            artifacts: [{ taskKey: 'arith', itemIndex: 0, response: '10' }],
+          }),
         );
         // The only item of the shard task was answered: the server's 1.0 replaces the client's 0.2.
         expect(run.tasks[0].score).to.equal(1);

@@ -46,14 +46,27 @@ for (const { revision, root } of QUALITY_REVISIONS) {
       bob = await account(ctx, 'bob');
     });
 
-    const post = (who: Account, path: string, body: unknown) => request(ctx.app).post(`${root}${path}`).set(bearer(who)).send(body as object);
+    const post = (who: Account, path: string, body: unknown) =>
+      request(ctx.app)
+        .post(`${root}${path}`)
+        .set(bearer(who))
+        .send(body as object);
 
     describe('registration', () => {
       it('stores a suite as PENDING, not listed or readable until approved, then public with its whole document', async () => {
         const body = customSuite({ category: 'Math' });
         const res = await post(ada, '/suites', body);
         expect(res.status, JSON.stringify(res.body)).to.equal(201);
-        expect(res.body).to.include({ slug: body.slug, status: 'PENDING', official: false, runner: 'CUSTOM', version: '1.0', runCount: 0, itemCount: 6, taskCount: 2 });
+        expect(res.body).to.include({
+          slug: body.slug,
+          status: 'PENDING',
+          official: false,
+          runner: 'CUSTOM',
+          version: '1.0',
+          runCount: 0,
+          itemCount: 6,
+          taskCount: 2,
+        });
         expect(res.body.taskKeys).to.deep.equal(['arith', 'colours']);
         expect(res.body.createdBy).to.deep.equal({ username: ada.username, displayName: `Display ${ada.username}` });
         expect(res.body.suiteDoc.tasks[0].dataset.items[2].gold).to.deep.equal([42, 'forty-two']);
@@ -82,7 +95,8 @@ for (const { revision, root } of QUALITY_REVISIONS) {
         await registerSuite(ctx, root, ada, harness);
         await approveSuite(ctx, math.slug);
         await approveSuite(ctx, harness.slug, { official: true });
-        const slugs = async (query: Record<string, string>) => (await request(ctx.app).get(`${root}/suites`).query(query).expect(200)).body.suites.map((s: { slug: string }) => s.slug);
+        const slugs = async (query: Record<string, string>) =>
+          (await request(ctx.app).get(`${root}/suites`).query(query).expect(200)).body.suites.map((s: { slug: string }) => s.slug);
         expect(await slugs({ category: 'algebra' })).to.deep.equal([harness.slug, math.slug]);
         expect(await slugs({ category: 'algebra', runner: 'CUSTOM' })).to.deep.equal([math.slug]);
         expect(await slugs({ category: 'algebra', official: 'true' })).to.deep.equal([harness.slug]);
@@ -105,7 +119,8 @@ for (const { revision, root } of QUALITY_REVISIONS) {
         const again = await post(bob, '/suites', customSuite({ slug: body.slug }));
         expect(again.status).to.equal(409);
         expect(again.body.error).to.equal(`A suite with the slug '${body.slug}' already exists`);
-        for (const slug of ['Bad_Slug', 'ab', 'double--hyphen', '-leading', 'x'.repeat(65), 'new', 'runs']) expectValidationFailed(await post(ada, '/suites', customSuite({ slug })), ['slug']);
+        for (const slug of ['Bad_Slug', 'ab', 'double--hyphen', '-leading', 'x'.repeat(65), 'new', 'runs'])
+          expectValidationFailed(await post(ada, '/suites', customSuite({ slug })), ['slug']);
       });
 
       it('names each problem by its path in the body', async () => {
@@ -176,7 +191,11 @@ for (const { revision, root } of QUALITY_REVISIONS) {
         expect(res.status, JSON.stringify(res.body).slice(0, 300)).to.equal(201);
         expect(res.body.itemCount).to.equal(1002);
 
-        const huge = request(ctx.app).post(`${root}/suites`).set(bearer(ada)).set('Content-Type', 'application/json').send(`{"slug":"x","pad":"${'y'.repeat(17 * 1024 * 1024)}"}`);
+        const huge = request(ctx.app)
+          .post(`${root}/suites`)
+          .set(bearer(ada))
+          .set('Content-Type', 'application/json')
+          .send(`{"slug":"x","pad":"${'y'.repeat(17 * 1024 * 1024)}"}`);
         const tooLarge = await huge;
         expect(tooLarge.status).to.equal(413);
         expect(tooLarge.body).to.deep.equal({ error: 'Request body is larger than 16 MB' });
@@ -217,7 +236,16 @@ for (const { revision, root } of QUALITY_REVISIONS) {
         slug: uniqueSlug('data'),
         name: 'Arithmetic shards',
         license: 'CC-BY-4.0',
-        shards: [{ name: 'a', items: [{ input: '1+1?', gold: 2 }, { input: '2+2?', gold: 4 }] }, { items: [{ input: '3+3?', gold: 6 }] }],
+        shards: [
+          {
+            name: 'a',
+            items: [
+              { input: '1+1?', gold: 2 },
+              { input: '2+2?', gold: 4 },
+            ],
+          },
+          { items: [{ input: '3+3?', gold: 6 }] },
+        ],
         ...overrides,
       });
       const shardSuite = (datasetSlug: string) => {
@@ -245,7 +273,9 @@ for (const { revision, root } of QUALITY_REVISIONS) {
           body.suiteDoc.tasks[1].dataset = { source: 'shard', datasetSlug: 'no-such-dataset' };
           const res = await post(ada, '/suites/dry-run', body);
           expectValidationFailed(res, ['slug', 'suiteDoc.tasks.0.dataset.datasetSlug', 'suiteDoc.tasks.1.dataset.datasetSlug']);
-          expect(res.body.details.fieldErrors['suiteDoc.tasks.0.dataset.datasetSlug']).to.deep.equal([`Dataset '${foreign.slug}' is not approved and is not yours`]);
+          expect(res.body.details.fieldErrors['suiteDoc.tasks.0.dataset.datasetSlug']).to.deep.equal([
+            `Dataset '${foreign.slug}' is not approved and is not yours`,
+          ]);
           // The real registration refuses the references the same way (and writes nothing).
           const real = shardSuite(foreign.slug);
           expectValidationFailed(await post(ada, '/suites', real), ['suiteDoc.tasks.0.dataset.datasetSlug']);
@@ -268,7 +298,13 @@ for (const { revision, root } of QUALITY_REVISIONS) {
           expect((await post(bob, '/suites/dry-run', shardSuite(mine.slug))).status).to.equal(200);
           const read = await request(ctx.app).get(`${root}/datasets/${mine.slug}`).expect(200);
           expect(read.body.shards).to.deep.equal([
-            { name: 'a', items: [{ input: '1+1?', gold: 2 }, { input: '2+2?', gold: 4 }] },
+            {
+              name: 'a',
+              items: [
+                { input: '1+1?', gold: 2 },
+                { input: '2+2?', gold: 4 },
+              ],
+            },
             { name: null, items: [{ input: '3+3?', gold: 6 }] },
           ]);
         });
@@ -277,8 +313,13 @@ for (const { revision, root } of QUALITY_REVISIONS) {
           const body = datasetBody();
           await post(ada, '/datasets', body).expect(201);
           expect((await post(bob, '/datasets', datasetBody({ slug: body.slug }))).status).to.equal(409);
-          expectValidationFailed(await post(ada, '/datasets', datasetBody({ shards: [{ items: [{ input: 'q' }] }] })), ['shards.0.items.0.gold']);
-          expectValidationFailed(await post(ada, '/datasets', datasetBody({ shards: Array.from({ length: 51 }, () => ({ items: [{ input: 'q', gold: 1 }] })) })), ['shards']);
+          expectValidationFailed(await post(ada, '/datasets', datasetBody({ shards: [{ items: [{ input: 'q' }] }] })), [
+            'shards.0.items.0.gold',
+          ]);
+          expectValidationFailed(
+            await post(ada, '/datasets', datasetBody({ shards: Array.from({ length: 51 }, () => ({ items: [{ input: 'q', gold: 1 }] })) })),
+            ['shards'],
+          );
         });
 
         it('accepts the body wrapped as { submission }', async () => {
@@ -293,7 +334,10 @@ for (const { revision, root } of QUALITY_REVISIONS) {
           const suite = await registerSuite(ctx, root, carol, customSuite());
           ctx.clock.advance(1000);
           const dataset = (await post(carol, '/datasets', datasetBody()).expect(201)).body;
-          await ctx.db('quality_suites').where({ id: suite.id }).update({ status: 'REJECTED', admin_notes: 'Items 3 and 4 are duplicates' });
+          await ctx
+            .db('quality_suites')
+            .where({ id: suite.id })
+            .update({ status: 'REJECTED', admin_notes: 'Items 3 and 4 are duplicates' });
           const res = await request(ctx.app).get(`${root}/submissions`).set(bearer(carol)).expect(200);
           expect(res.body.submissions.map((s: { kind: string; id: string }) => [s.kind, s.id])).to.have.deep.members([
             ['suite', suite.id],
@@ -310,20 +354,33 @@ for (const { revision, root } of QUALITY_REVISIONS) {
           const suite = await registerSuite(ctx, root, ada, customSuite());
           await ctx.db('quality_suites').where({ id: suite.id }).update({ status: 'REJECTED', admin_notes: 'Fix the name' });
           const corrected = customSuite({ slug: suite.slug, name: 'Arithmetic, corrected' });
-          const res = await request(ctx.app).patch(`${root}/submissions/suite/${suite.id}`).set(bearer(ada)).send({ submission: corrected });
+          const res = await request(ctx.app)
+            .patch(`${root}/submissions/suite/${suite.id}`)
+            .set(bearer(ada))
+            .send({ submission: corrected });
           expect(res.status, JSON.stringify(res.body)).to.equal(200);
           expect(res.body.kind).to.equal('suite');
           expect(res.body.suite).to.include({ id: suite.id, name: 'Arithmetic, corrected', status: 'PENDING' });
           const row = await ctx.db('quality_suites').where({ id: suite.id }).first();
           expect(row.admin_notes).to.equal(null);
 
-          expect((await request(ctx.app).patch(`${root}/submissions/suite/${suite.id}`).set(bearer(bob)).send(corrected)).status).to.equal(404);
-          expectValidationFailed(await request(ctx.app).patch(`${root}/submissions/suite/${suite.id}`).set(bearer(ada)).send({ ...corrected, runner: 'OTHER' }), ['runner']);
+          expect((await request(ctx.app).patch(`${root}/submissions/suite/${suite.id}`).set(bearer(bob)).send(corrected)).status).to.equal(
+            404,
+          );
+          expectValidationFailed(
+            await request(ctx.app)
+              .patch(`${root}/submissions/suite/${suite.id}`)
+              .set(bearer(ada))
+              .send({ ...corrected, runner: 'OTHER' }),
+            ['runner'],
+          );
           await approveSuite(ctx, suite.slug);
           const approved = await request(ctx.app).patch(`${root}/submissions/suite/${suite.id}`).set(bearer(ada)).send(corrected);
           expect(approved.status).to.equal(409);
           expect(approved.body.error).to.match(/approved: only pending or rejected submissions can be corrected/);
-          expect((await request(ctx.app).patch(`${root}/submissions/other/${suite.id}`).set(bearer(ada)).send(corrected)).status).to.equal(404);
+          expect((await request(ctx.app).patch(`${root}/submissions/other/${suite.id}`).set(bearer(ada)).send(corrected)).status).to.equal(
+            404,
+          );
         });
 
         it('PATCH replaces a pending dataset and its shards', async () => {
@@ -342,7 +399,9 @@ for (const { revision, root } of QUALITY_REVISIONS) {
           const res = await request(ctx.app).delete(`${root}/submissions/suite/${suite.id}`).set(bearer(ada));
           expect(res.status).to.equal(200);
           expect(res.body).to.deep.equal({ kind: 'suite', id: suite.id, slug: suite.slug, status: 'WITHDRAWN' });
-          expect((await request(ctx.app).get(`${root}/submissions`).set(bearer(ada))).body.submissions.map((s: { id: string }) => s.id)).not.to.include(suite.id);
+          expect(
+            (await request(ctx.app).get(`${root}/submissions`).set(bearer(ada))).body.submissions.map((s: { id: string }) => s.id),
+          ).not.to.include(suite.id);
           // The slug is free again.
           await registerSuite(ctx, root, bob, customSuite({ slug: suite.slug }));
           expect((await request(ctx.app).delete(`${root}/submissions/suite/${suite.id}`).set(bearer(ada))).status).to.equal(404);

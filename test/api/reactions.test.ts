@@ -37,9 +37,15 @@ describe('reactions API: POST /api/runs/:id/react', () => {
   });
 
   const withKey = (who: Account, id: string, body: unknown) =>
-    request(ctx.app).post(`/api/runs/${id}/react`).set('Authorization', `Bearer ${who.key}`).send(body as object);
+    request(ctx.app)
+      .post(`/api/runs/${id}/react`)
+      .set('Authorization', `Bearer ${who.key}`)
+      .send(body as object);
   const withSession = (who: Account, id: string, body: unknown) =>
-    who.agent.post(`/api/runs/${id}/react`).set('X-CSRF-Token', who.csrf).send(body as object);
+    who.agent
+      .post(`/api/runs/${id}/react`)
+      .set('X-CSRF-Token', who.csrf)
+      .send(body as object);
   const storedReactions = (id: string) => ctx.db('run_reactions').where({ run_kind: 'speed_test', run_id: id }).orderBy('emoji');
   const storedCounts = async (id: string) => (await ctx.db('speed_test_runs').where({ id }).first('reaction_counts')).reaction_counts;
 
@@ -193,7 +199,9 @@ describe('reactions API: POST /api/runs/:id/react', () => {
 
     it('names the allowed emojis in the message', async () => {
       const res = await withKey(alice, run.id, { emoji: 'heart' }).expect(400);
-      expect(res.body.details.fieldErrors.emoji[0]).to.equal('Must be one of fire, rocket, 100, brain, chad, or null to remove your reaction');
+      expect(res.body.details.fieldErrors.emoji[0]).to.equal(
+        'Must be one of fire, rocket, 100, brain, chad, or null to remove your reaction',
+      );
     });
   });
 
@@ -253,7 +261,11 @@ describe('reactions API: POST /api/runs/:id/react', () => {
     });
 
     it('needs no CSRF token with a Bearer key', async () => {
-      const res = await request(ctx.app).post(`/api/runs/${run.id}/react`).set('Authorization', `Bearer ${bob.key}`).send({ emoji: 'fire' }).expect(200);
+      const res = await request(ctx.app)
+        .post(`/api/runs/${run.id}/react`)
+        .set('Authorization', `Bearer ${bob.key}`)
+        .send({ emoji: 'fire' })
+        .expect(200);
       expect(res.body).to.deep.equal({ reactionCounts: { fire: 2 }, myEmoji: 'fire' });
     });
   });
@@ -265,8 +277,11 @@ describe('reactions API: POST /api/runs/:id/react', () => {
     before(async () => {
       await clearReactions();
       const stamp = Date.now().toString(36);
-      const users = await ctx.db('users')
-        .insert(Array.from({ length: 20 }, (_, i) => ({ username: `crowd${stamp}${i}`, display_name: `Crowd ${i}`, password_hash: 'unused' })))
+      const users = await ctx
+        .db('users')
+        .insert(
+          Array.from({ length: 20 }, (_, i) => ({ username: `crowd${stamp}${i}`, display_name: `Crowd ${i}`, password_hash: 'unused' })),
+        )
         .returning('id');
       crowd = [];
       for (const { id } of users) crowd.push({ id, key: (await createApiKeysService({ db: ctx.db }).create(id, { name: 'crowd' })).key });

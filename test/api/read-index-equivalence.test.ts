@@ -10,7 +10,13 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { buckets } from '../../src/constants.ts';
 import { createLogger } from '../../src/logger.ts';
-import { facetNames, leaderboardFacets, resultsListFacets, type LeaderboardFacetName, type ResultsListFacetName } from '../../src/runs/facets.ts';
+import {
+  facetNames,
+  leaderboardFacets,
+  resultsListFacets,
+  type LeaderboardFacetName,
+  type ResultsListFacetName,
+} from '../../src/runs/facets.ts';
 import { ReadIndexKeeper } from '../../src/runs/read-index/read-index.ts';
 import { INDEX_SORTS } from '../../src/runs/read-index/run-index.ts';
 import { getRevisionProfile } from '../../src/revisions.ts';
@@ -36,26 +42,50 @@ describe('Read index: the same answers as the SQL path', function () {
     // The bench's seeder (one INSERT ... SELECT): thousands of runs in seconds, with the skew of real traffic.
     await seedDatabase(ctx.db, profile, { runs: 5000, users: 300, models: 120, hardwareProfiles: 150, days: 60, log: () => undefined });
     // Some runs are not approved: neither path may show them.
-    await ctx.db('speed_test_runs').whereIn('id', ctx.db('speed_test_runs').select('id').orderBy('id').limit(300)).update({ status: 'REJECTED' });
+    await ctx
+      .db('speed_test_runs')
+      .whereIn('id', ctx.db('speed_test_runs').select('id').orderBy('id').limit(300))
+      .update({ status: 'REJECTED' });
     // Engine flags the list filters on, on some runs.
-    await ctx.db('speed_test_runs').whereIn('id', ctx.db('speed_test_runs').select('id').orderBy('created_at').limit(1500)).update({
-      kv_cache_dtype: ctx.db.raw("(array['q8_0', 'f16', 'q4_0'])[1 + (abs(hashtext(id::text)) % 3)]"),
-      attention_backend: ctx.db.raw("(array['flash', 'sdpa'])[1 + (abs(hashtext(id::text)) % 2)]"),
-      gpu_layers: ctx.db.raw('abs(hashtext(id::text)) % 100'),
-      tensor_parallel: ctx.db.raw('1 + abs(hashtext(id::text)) % 4'),
-      spec_decoding: ctx.db.raw('hashtext(id::text) % 3 = 0'),
-      mtp_enabled: ctx.db.raw('hashtext(id::text) % 5 = 0'),
-    });
+    await ctx
+      .db('speed_test_runs')
+      .whereIn('id', ctx.db('speed_test_runs').select('id').orderBy('created_at').limit(1500))
+      .update({
+        kv_cache_dtype: ctx.db.raw("(array['q8_0', 'f16', 'q4_0'])[1 + (abs(hashtext(id::text)) % 3)]"),
+        attention_backend: ctx.db.raw("(array['flash', 'sdpa'])[1 + (abs(hashtext(id::text)) % 2)]"),
+        gpu_layers: ctx.db.raw('abs(hashtext(id::text)) % 100'),
+        tensor_parallel: ctx.db.raw('1 + abs(hashtext(id::text)) % 4'),
+        spec_decoding: ctx.db.raw('hashtext(id::text) % 3 = 0'),
+        mtp_enabled: ctx.db.raw('hashtext(id::text) % 5 = 0'),
+      });
     // A viewer with reactions: both paths must put their emoji on the same rows.
     viewerId = (await ctx.db('users').orderBy('username').first('id')).id;
-    const reacted = await ctx.db('speed_test_runs').where({ status: 'APPROVED' }).orderByRaw('tok_s_out desc nulls last').limit(40).pluck('id');
-    await ctx.db('run_reactions').insert(reacted.map((runId: string, i: number) => ({ run_kind: 'speed_test', run_id: runId, user_id: viewerId, emoji: ['fire', 'rocket'][i % 2] })));
+    const reacted = await ctx
+      .db('speed_test_runs')
+      .where({ status: 'APPROVED' })
+      .orderByRaw('tok_s_out desc nulls last')
+      .limit(40)
+      .pluck('id');
+    await ctx.db('run_reactions').insert(
+      reacted.map((runId: string, i: number) => ({
+        run_kind: 'speed_test',
+        run_id: runId,
+        user_id: viewerId,
+        emoji: ['fire', 'rocket'][i % 2],
+      })),
+    );
 
-    keeper = new ReadIndexKeeper({ db: ctx.db, databaseUrl: ctx.databaseUrl, logger: createLogger('silent'), config: { enabled: true, freshness: 'notify', documentCacheSize: 2000 } });
+    keeper = new ReadIndexKeeper({
+      db: ctx.db,
+      databaseUrl: ctx.databaseUrl,
+      logger: createLogger('silent'),
+      config: { enabled: true, freshness: 'notify', documentCacheSize: 2000 },
+    });
     keeper.start();
     await waitFor(() => keeper.status().state === 'ready', 30_000);
 
-    const distinct = async (column: string) => (await ctx.db('speed_test_runs').distinct(column).whereNotNull(column)).map((row) => row[column]);
+    const distinct = async (column: string) =>
+      (await ctx.db('speed_test_runs').distinct(column).whereNotNull(column)).map((row) => row[column]);
     const modelIds = await ctx.db('models').join('speed_test_runs as r', 'r.model_id', 'models.id').distinct('models.hf_id');
     const profiles = await ctx.db('hardware_profiles').select('gpu_name', 'chip_vendor', 'chip_family', 'chip_variant', 'hardware_search');
     const present = (column: string) => [...new Set(profiles.map((row) => row[column]).filter(Boolean))];
@@ -76,12 +106,18 @@ describe('Read index: the same answers as the SQL path', function () {
       // A piece of a name, and names typed as people do: words reversed, the vendor in front.
       hardwareName: profiles.flatMap((row) => [
         String(row.hardware_search).slice(2, 8),
-        String(row.gpu_name ?? row.chip_family ?? '').split(' ').reverse().join(' ') || 'cpu',
+        String(row.gpu_name ?? row.chip_family ?? '')
+          .split(' ')
+          .reverse()
+          .join(' ') || 'cpu',
         ...(row.chip_family ? [`${row.chip_vendor} ${row.chip_family} ${row.chip_variant}`] : []),
       ]),
       contextLen: await distinct('ctx_bucket'),
       // The query takes 1-8 (8: eight or more).
-      batchSize: [...(await distinct('batch_size')).filter((size) => Number(size) < buckets.batchSizeOpenEnded), buckets.batchSizeOpenEnded],
+      batchSize: [
+        ...(await distinct('batch_size')).filter((size) => Number(size) < buckets.batchSizeOpenEnded),
+        buckets.batchSizeOpenEnded,
+      ],
       verified: [true, false],
       isMoE: [true, false],
       since: Object.keys(buckets.since),
@@ -97,18 +133,25 @@ describe('Read index: the same answers as the SQL path', function () {
       tensorParallelMin: [1, 2, 4],
       specOnly: [true],
       mtpOnly: [true],
-      userId: (await ctx.db('users').limit(40).pluck('id')),
+      userId: await ctx.db('users').limit(40).pluck('id'),
       username: (await ctx.db('users').limit(40).pluck('username')).map((name: string) => name.toUpperCase()),
-      date: (await ctx.db.raw("select distinct to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day from speed_test_runs limit 30")).rows.map((row: { day: string }) => row.day),
-      dateFrom: (await ctx.db('speed_test_runs').orderBy('created_at').limit(5000).pluck('created_at')).filter((_at: Date, i: number) => i % 250 === 0).map((at: Date) => at.toISOString()),
-      dateTo: (await ctx.db('speed_test_runs').orderBy('created_at').limit(5000).pluck('created_at')).filter((_at: Date, i: number) => i % 333 === 0).map((at: Date) => at.toISOString().slice(0, 10)),
+      date: (
+        await ctx.db.raw("select distinct to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day from speed_test_runs limit 30")
+      ).rows.map((row: { day: string }) => row.day),
+      dateFrom: (await ctx.db('speed_test_runs').orderBy('created_at').limit(5000).pluck('created_at'))
+        .filter((_at: Date, i: number) => i % 250 === 0)
+        .map((at: Date) => at.toISOString()),
+      dateTo: (await ctx.db('speed_test_runs').orderBy('created_at').limit(5000).pluck('created_at'))
+        .filter((_at: Date, i: number) => i % 333 === 0)
+        .map((at: Date) => at.toISOString().slice(0, 10)),
     };
   });
 
   after(() => keeper?.close());
 
   // The two read paths, wired as the app wires them: without the index, and with it.
-  const servicesOn = (readIndex?: ReadIndexKeeper) => createCoreServices({ db: ctx.db, profile, clock: ctx.clock, hub: createOfflineHubClient(), hubMode: 'offline', readIndex });
+  const servicesOn = (readIndex?: ReadIndexKeeper) =>
+    createCoreServices({ db: ctx.db, profile, clock: ctx.clock, hub: createOfflineHubClient(), hubMode: 'offline', readIndex });
   const sqlLeaderboard = () => servicesOn().leaderboard;
   const indexLeaderboard = () => servicesOn(keeper).leaderboard;
   const sqlList = () => servicesOn().speedTests;
@@ -174,7 +217,10 @@ describe('Read index: the same answers as the SQL path', function () {
         limit: fc.integer({ min: 1, max: 100 }),
         viewer: fc.boolean(),
       })
-      .map(({ filters, picks, offset, limit, viewer }) => ({ query: withFilters(filters, picks, { offset, limit, format: 'json' }) as unknown as SpeedTestListQuery, viewer }));
+      .map(({ filters, picks, offset, limit, viewer }) => ({
+        query: withFilters(filters, picks, { offset, limit, format: 'json' }) as unknown as SpeedTestListQuery,
+        viewer,
+      }));
 
   it('holds every approved run once built', async () => {
     const [{ n }] = await ctx.db('speed_test_runs').where({ status: 'APPROVED' }).count<{ n: number }[]>('* as n');
@@ -192,23 +238,40 @@ describe('Read index: the same answers as the SQL path', function () {
   });
 
   it('agrees again after runs change underneath it (rejected, restored, facts changed, approved, a user verified)', async () => {
-    const top = await ctx.db('speed_test_runs').where({ status: 'APPROVED', hw_class: 'DISCRETE_GPU' }).orderByRaw('tok_s_out desc nulls last').limit(30).pluck('id');
+    const top = await ctx
+      .db('speed_test_runs')
+      .where({ status: 'APPROVED', hw_class: 'DISCRETE_GPU' })
+      .orderByRaw('tok_s_out desc nulls last')
+      .limit(30)
+      .pluck('id');
     await ctx.db('speed_test_runs').whereIn('id', top).update({ status: 'REJECTED' });
-    const restored = await ctx.db('speed_test_runs').where({ status: 'REJECTED' }).whereNotIn('id', top).orderBy('id').limit(50).pluck('id');
+    const restored = await ctx
+      .db('speed_test_runs')
+      .where({ status: 'REJECTED' })
+      .whereNotIn('id', top)
+      .orderBy('id')
+      .limit(50)
+      .pluck('id');
     await ctx.db('speed_test_runs').whereIn('id', restored).update({ status: 'APPROVED' });
     // Facts that move a run between filters and within every sort.
     const changed = await ctx.db('speed_test_runs').where({ status: 'APPROVED' }).orderBy('created_at', 'desc').limit(200).pluck('id');
-    await ctx.db('speed_test_runs').whereIn('id', changed).update({
-      user_verified: ctx.db.raw('not user_verified'),
-      tok_s_out: ctx.db.raw('tok_s_out * 1.7'),
-      ttft_ms: ctx.db.raw('ttft_ms / 2'),
-      quantization: 'Q2_K',
-      plausibility: 'suspect',
-    });
+    await ctx
+      .db('speed_test_runs')
+      .whereIn('id', changed)
+      .update({
+        user_verified: ctx.db.raw('not user_verified'),
+        tok_s_out: ctx.db.raw('tok_s_out * 1.7'),
+        ttft_ms: ctx.db.raw('ttft_ms / 2'),
+        quantization: 'Q2_K',
+        plausibility: 'suspect',
+      });
     const user = await ctx.db('users').orderBy('username', 'desc').first('id');
     await ctx.db('speed_test_runs').where({ user_id: user.id }).update({ user_verified: true });
     // A changed document (the stored JSON) must not be served from the cache.
-    await ctx.db('speed_test_run_documents').whereIn('run_id', changed.slice(0, 10)).update({ document: ctx.db.raw(`'{"id":"' || run_id || '","edited":true,"myEmoji":null}'`) });
+    await ctx
+      .db('speed_test_run_documents')
+      .whereIn('run_id', changed.slice(0, 10))
+      .update({ document: ctx.db.raw(`'{"id":"' || run_id || '","edited":true,"myEmoji":null}'`) });
     await keeper.caughtUp();
     await fc.assert(fc.asyncProperty(leaderboardQueries(), compareLeaderboard), { numRuns: 400, seed: 16 });
     await fc.assert(fc.asyncProperty(listQueries(), compareList), { numRuns: 200, seed: 18 });

@@ -24,9 +24,12 @@ describe('Read index: two instances on one database', function () {
   let admin: Account;
   let submitter: Account;
 
-  const readIndexOf = async (app: Express) => (await request(app).get('/healthz').expect(200)).body.readIndex as { state: string; runs: number | null };
-  const boardIds = async (app: Express, query = '') => ((await request(app).get(`/api/leaderboard${query}`).expect(200)).body.rows as { id: string }[]).map((row) => row.id);
-  const listIds = async (app: Express, query = '') => ((await request(app).get(`/api/speed-tests${query}`).expect(200)).body.benchmarks as { id: string }[]).map((row) => row.id);
+  const readIndexOf = async (app: Express) =>
+    (await request(app).get('/healthz').expect(200)).body.readIndex as { state: string; runs: number | null };
+  const boardIds = async (app: Express, query = '') =>
+    ((await request(app).get(`/api/leaderboard${query}`).expect(200)).body.rows as { id: string }[]).map((row) => row.id);
+  const listIds = async (app: Express, query = '') =>
+    ((await request(app).get(`/api/speed-tests${query}`).expect(200)).body.benchmarks as { id: string }[]).map((row) => row.id);
 
   /** Milliseconds until `seen` holds through `app` (fails past one second). */
   async function within1s(app: Express, seen: (app: Express) => Promise<boolean>): Promise<number> {
@@ -39,7 +42,11 @@ describe('Read index: two instances on one database', function () {
     other = ctx.appWith(NOTIFY);
     admin = await account(ctx, 'admin', { admin: true });
     submitter = await account(ctx, 'submitter');
-    await waitFor(async () => (await readIndexOf(ctx.app)).state === 'ready' && (await readIndexOf(other)).state === 'ready', 10_000, 'both indexes built');
+    await waitFor(
+      async () => (await readIndexOf(ctx.app)).state === 'ready' && (await readIndexOf(other)).state === 'ready',
+      10_000,
+      'both indexes built',
+    );
   });
 
   it('says in /healthz that the index is ready and how many runs it holds', async () => {
@@ -55,7 +62,7 @@ describe('Read index: two instances on one database', function () {
     expect((await request(other).get('/api/leaderboard').expect(200)).body.total).to.equal(2);
   });
 
-  it('takes a rejected run out of both: the admin\'s instance at once, the other within a second', async () => {
+  it("takes a rejected run out of both: the admin's instance at once, the other within a second", async () => {
     const run = await submitRun(ctx, submitter, { tokSOut: 63 });
     await within1s(other, async (app) => (await boardIds(app)).includes(run.id));
     await admin.agent.post(`/admin/runs/${run.id}/reject`).type('form').send({ _csrf: admin.csrf, reason: 'implausible' }).expect(303);
@@ -63,17 +70,27 @@ describe('Read index: two instances on one database', function () {
     await within1s(other, async (app) => !(await boardIds(app)).includes(run.id) && !(await listIds(app)).includes(run.id));
   });
 
-  it('follows an owner\'s correction (moved, new figures) and withdrawal in both: the owner\'s instance at once, the other within a second', async () => {
+  it("follows an owner's correction (moved, new figures) and withdrawal in both: the owner's instance at once, the other within a second", async () => {
     const run = await submitRun(ctx, submitter, { tokSOut: 64 });
     const tokSOutOf = async (app: Express, query: string) =>
-      ((await request(app).get(`/api/leaderboard${query}`).expect(200)).body.rows as { id: string; tokSOut: number }[]).find((row) => row.id === run.id)?.tokSOut;
+      ((await request(app).get(`/api/leaderboard${query}`).expect(200)).body.rows as { id: string; tokSOut: number }[]).find(
+        (row) => row.id === run.id,
+      )?.tokSOut;
     // The other instance has read (and cached) the run's document before it changes.
     await within1s(other, async (app) => (await tokSOutOf(app, '')) === 64);
     const owner = { Authorization: `Bearer ${submitter.key}` };
-    await request(ctx.app).patch(`/api/speed-tests/${run.id}`).set(owner).send({ tokSOut: 12.5, hardware: { hwClass: 'CPU_ONLY', cpu: 'AMD EPYC 9654', ramGb: 384 } }).expect(200);
-    expect(await tokSOutOf(ctx.app, '?hwClass=CPU_ONLY'), 'the owner\'s instance').to.equal(12.5);
+    await request(ctx.app)
+      .patch(`/api/speed-tests/${run.id}`)
+      .set(owner)
+      .send({ tokSOut: 12.5, hardware: { hwClass: 'CPU_ONLY', cpu: 'AMD EPYC 9654', ramGb: 384 } })
+      .expect(200);
+    expect(await tokSOutOf(ctx.app, '?hwClass=CPU_ONLY'), "the owner's instance").to.equal(12.5);
     expect(await boardIds(ctx.app, '?hwClass=DISCRETE_GPU')).not.to.include(run.id);
-    await within1s(other, async (app) => (await tokSOutOf(app, '?hwClass=CPU_ONLY')) === 12.5 && !(await boardIds(app, '?hwClass=DISCRETE_GPU')).includes(run.id));
+    await within1s(
+      other,
+      async (app) =>
+        (await tokSOutOf(app, '?hwClass=CPU_ONLY')) === 12.5 && !(await boardIds(app, '?hwClass=DISCRETE_GPU')).includes(run.id),
+    );
 
     await request(ctx.app).delete(`/api/speed-tests/${run.id}`).set(owner).expect(200);
     expect(await boardIds(ctx.app)).not.to.include(run.id);
@@ -87,39 +104,62 @@ describe('Read index: two instances on one database', function () {
     const viaOther = { ...admin, agent: request.agent(other) };
     const signIn = await viaOther.agent.get('/signin').expect(200);
     const csrf = /<meta name="csrf-token" content="([^"]+)">/.exec(signIn.text)![1]!;
-    await viaOther.agent.post('/signin').type('form').send({ username: admin.username, password: 'correct horse battery', _csrf: csrf }).expect(303);
+    await viaOther.agent
+      .post('/signin')
+      .type('form')
+      .send({ username: admin.username, password: 'correct horse battery', _csrf: csrf })
+      .expect(303);
     const page = await viaOther.agent.get('/admin').expect(200);
     const adminCsrf = /<meta name="csrf-token" content="([^"]+)">/.exec(page.text)![1]!;
-    await viaOther.agent.post(`/admin/users/${submitter.id}/verification`).type('form').send({ _csrf: adminCsrf, verified: 'true' }).expect(303);
+    await viaOther.agent
+      .post(`/admin/users/${submitter.id}/verification`)
+      .type('form')
+      .send({ _csrf: adminCsrf, verified: 'true' })
+      .expect(303);
     const verified = await boardIds(other, '?verified=true');
     expect(verified, 'the instance that verified').to.have.length(2);
-    await within1s(ctx.app, async (app) => (await boardIds(app, '?verified=true')).length === 2 && (await boardIds(app, '?verified=false')).length === 0);
+    await within1s(
+      ctx.app,
+      async (app) => (await boardIds(app, '?verified=true')).length === 2 && (await boardIds(app, '?verified=false')).length === 0,
+    );
   });
 
   it('answers through the database while its listener is lost, and rebuilds', async () => {
     const lost = ctx.appWith(NOTIFY);
     await waitFor(async () => (await readIndexOf(lost)).state === 'ready', 10_000, 'third index built');
     // End the listener's connection from the server side, as a failover or restart would.
-    await ctx.db.raw("select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'read-index-listener' and datname = current_database()");
+    await ctx.db.raw(
+      "select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'read-index-listener' and datname = current_database()",
+    );
     await waitFor(async () => (await readIndexOf(lost)).state === 'building', 2000, 'the index dropped');
     // Meanwhile the database answers: what changed while nobody listened is there.
     const run = await submitRun(ctx, submitter, { tokSOut: 64 });
     expect(await boardIds(lost)).to.include(run.id);
     await waitFor(async () => (await readIndexOf(lost)).state === 'ready', 10_000, 'the index rebuilt');
     expect(await boardIds(lost)).to.include(run.id);
-    expect((await readIndexOf(lost)).runs).to.equal(Number((await ctx.db('speed_test_runs').where({ status: 'APPROVED' }).count<{ n: number }[]>('* as n'))[0]!.n));
+    expect((await readIndexOf(lost)).runs).to.equal(
+      Number((await ctx.db('speed_test_runs').where({ status: 'APPROVED' }).count<{ n: number }[]>('* as n'))[0]!.n),
+    );
   });
 
   it('rebuilds from the table when told to (`*`: a TRUNCATE, or a statement touching over 20,000 runs)', async () => {
-    await waitFor(async () => (await readIndexOf(ctx.app)).state === 'ready' && (await readIndexOf(other)).state === 'ready', 10_000, 'both indexes ready');
+    await waitFor(
+      async () => (await readIndexOf(ctx.app)).state === 'ready' && (await readIndexOf(other)).state === 'ready',
+      10_000,
+      'both indexes ready',
+    );
     expect((await readIndexOf(other)).runs).to.be.above(0);
     // A TRUNCATE fires no row triggers: only the '*' notice tells the instances.
     await ctx.db.raw('truncate speed_test_runs cascade');
     for (const app of [ctx.app, other]) {
-      await waitFor(async () => {
-        const index = await readIndexOf(app);
-        return index.state === 'ready' && index.runs === 0;
-      }, 5000, 'the index rebuilt empty');
+      await waitFor(
+        async () => {
+          const index = await readIndexOf(app);
+          return index.state === 'ready' && index.runs === 0;
+        },
+        5000,
+        'the index rebuilt empty',
+      );
       expect(await boardIds(app)).to.deep.equal([]);
       expect(await listIds(app)).to.deep.equal([]);
     }
@@ -157,10 +197,14 @@ describe('Read index: names resolved through the catalogue stay fresh on two ins
   before(async () => {
     other = ctx.appWith(NOTIFY);
     submitter = await account(ctx, 'namer');
-    await waitFor(async () => (await readIndexOf(ctx.app)).state === 'ready' && (await readIndexOf(other)).state === 'ready', 10_000, 'both indexes built');
+    await waitFor(
+      async () => (await readIndexOf(ctx.app)).state === 'ready' && (await readIndexOf(other)).state === 'ready',
+      10_000,
+      'both indexes built',
+    );
   });
 
-  it('a model new to a tree: its runs join the tree root\'s list', async () => {
+  it("a model new to a tree: its runs join the tree root's list", async () => {
     const base = await submitRun(ctx, submitter, { hfId: fakeHubModels.dense });
     const tree = { hfId: fakeHubModels.dense };
     for (const app of [ctx.app, other]) await waitFor(async () => (await listIds(app, tree)).includes(base.id), 1000, 'the base run');
@@ -202,8 +246,14 @@ describe('Read index: names resolved through the catalogue stay fresh on two ins
       await submitRun(ctx, submitter, { hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 5080', vramGb: 16 } });
       await settled();
       expect(heard, 'a new profile').to.deep.equal(['catalogue']);
-      await ctx.db('users').where({ id: submitter.id }).update({ username: `${submitter.username}r` });
-      await ctx.db('users').where({ id: submitter.id }).update({ username: `${submitter.username}r`, updated_at: ctx.db.fn.now() });
+      await ctx
+        .db('users')
+        .where({ id: submitter.id })
+        .update({ username: `${submitter.username}r` });
+      await ctx
+        .db('users')
+        .where({ id: submitter.id })
+        .update({ username: `${submitter.username}r`, updated_at: ctx.db.fn.now() });
       await settled();
       expect(heard, 'a rename, then an update that renames nothing').to.deep.equal(['catalogue', 'catalogue']);
     } finally {
@@ -224,7 +274,11 @@ describe('Read index: names resolved through the catalogue stay fresh on two ins
     for (const app of [ctx.app, other]) expect(await listIds(app, { username: renamed })).to.deep.equal([]);
     await ctx.db('users').whereRaw('lower(username) = lower(?)', [username]).update({ username: renamed });
     for (const app of [ctx.app, other]) {
-      await waitFor(async () => (await listIds(app, { username: renamed })).length === 1 && (await listIds(app, { username })).length === 0, 1000, 'the rename');
+      await waitFor(
+        async () => (await listIds(app, { username: renamed })).length === 1 && (await listIds(app, { username })).length === 0,
+        1000,
+        'the rename',
+      );
     }
   });
 });

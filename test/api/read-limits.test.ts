@@ -62,7 +62,10 @@ describe('read limit defaults', () => {
   it('are generous (600 reads a minute, 60 exports an hour) and can be turned off with 0', () => {
     const env = { SESSION_SECRET: 's'.repeat(40) };
     expect(loadConfig(env).readLimits).to.deep.equal({ perMinute: 600, exportsPerHour: 60 });
-    expect(loadConfig({ ...env, READ_LIMIT_PER_MINUTE: '0', EXPORT_LIMIT_PER_HOUR: '0' }).readLimits).to.deep.equal({ perMinute: 0, exportsPerHour: 0 });
+    expect(loadConfig({ ...env, READ_LIMIT_PER_MINUTE: '0', EXPORT_LIMIT_PER_HOUR: '0' }).readLimits).to.deep.equal({
+      perMinute: 0,
+      exportsPerHour: 0,
+    });
     expect(() => loadConfig({ ...env, READ_LIMIT_PER_MINUTE: '-1' })).to.throw(/^READ_LIMIT_PER_MINUTE: /);
   });
 });

@@ -32,8 +32,10 @@ function useNotifyApp(): TestContext {
 
 /** The reads under test: the leaderboard and the results list, as an anonymous reader gets them. */
 function readsOf(ctx: TestContext) {
-  const board = async (query = ''): Promise<Row[]> => (await request(ctx.app).get(`/api/leaderboard?limit=100${query}`).expect(200)).body.rows;
-  const list = async (query = ''): Promise<Row[]> => (await request(ctx.app).get(`/api/speed-tests?limit=100${query}`).expect(200)).body.benchmarks;
+  const board = async (query = ''): Promise<Row[]> =>
+    (await request(ctx.app).get(`/api/leaderboard?limit=100${query}`).expect(200)).body.rows;
+  const list = async (query = ''): Promise<Row[]> =>
+    (await request(ctx.app).get(`/api/speed-tests?limit=100${query}`).expect(200)).body.benchmarks;
   const boardRow = async (id: string, query = '') => (await board(query)).find((row) => row.id === id);
   const listRow = async (id: string, query = '') => (await list(query)).find((row) => row.id === id);
   /** The run on the board and in the list (undefined where it is not). */
@@ -60,7 +62,10 @@ async function expectBaseCataloguedAtOnce(ctx: TestContext, owner: Account, cata
   expect(stored.model, 'the stored run').to.include({ params: 7.24, paramsApproximate: false });
   for (const [where, row] of Object.entries(await shown(quant.id))) {
     expect(row?.model, where).to.include({ params: 7.24, paramsApproximate: false });
-    expect(row, `${where}: the re-judged verdict`).to.include({ plausibility: stored.plausibility, decodeBoundTokS: stored.decodeBoundTokS });
+    expect(row, `${where}: the re-judged verdict`).to.include({
+      plausibility: stored.plausibility,
+      decodeBoundTokS: stored.decodeBoundTokS,
+    });
   }
 }
 
@@ -103,7 +108,7 @@ describe('Read your writes: each write is in the next read of the leaderboard an
     expect(await shown(run.id, '&hwClass=DISCRETE_GPU')).to.deep.equal({ board: undefined, list: undefined });
   });
 
-  it("takes a withdrawn run out at once", async () => {
+  it('takes a withdrawn run out at once', async () => {
     const run = await submit({ tokSOut: 53 });
     expect((await shown(run.id)).board).to.include({ tokSOut: 53 });
     await request(ctx.app).delete(`/api/speed-tests/${run.id}`).set('Authorization', `Bearer ${owner.key}`).expect(200);
@@ -129,18 +134,27 @@ describe('Read your writes: each write is in the next read of the leaderboard an
       return onBoard?.reactionCounts;
     };
     expect(await counts()).to.deep.equal({}); // cached with no reactions
-    await request(ctx.app).post(`/api/runs/${run.id}/react`).set('Authorization', `Bearer ${reactor.key}`).send({ emoji: 'fire' }).expect(200);
+    await request(ctx.app)
+      .post(`/api/runs/${run.id}/react`)
+      .set('Authorization', `Bearer ${reactor.key}`)
+      .send({ emoji: 'fire' })
+      .expect(200);
     expect(await counts(), 'added').to.deep.equal({ fire: 1 });
     await reactor.agent.post(`/runs/${run.id}/react`).type('form').send({ _csrf: reactor.csrf, emoji: 'rocket' }).expect(303);
     expect(await counts(), 'changed on the page').to.deep.equal({ rocket: 1 });
-    await request(ctx.app).post(`/api/runs/${run.id}/react`).set('Authorization', `Bearer ${reactor.key}`).send({ emoji: null }).expect(200);
+    await request(ctx.app)
+      .post(`/api/runs/${run.id}/react`)
+      .set('Authorization', `Bearer ${reactor.key}`)
+      .send({ emoji: null })
+      .expect(200);
     expect(await counts(), 'taken back').to.deep.equal({});
   });
 
   it("follows an admin's verification of the submitter at once: the verified filter and the run's user", async () => {
     const run = await submit({ tokSOut: 56 });
     expect(await shown(run.id, '&verified=true')).to.deep.equal({ board: undefined, list: undefined });
-    const verify = (verified: string) => admin.agent.post(`/admin/users/${owner.id}/verification`).type('form').send({ verified, _csrf: admin.csrf }).expect(303);
+    const verify = (verified: string) =>
+      admin.agent.post(`/admin/users/${owner.id}/verification`).type('form').send({ verified, _csrf: admin.csrf }).expect(303);
     await verify('true');
     const verified = await shown(run.id, '&verified=true');
     expect(verified.board?.user, 'on the board').to.include({ verified: true });
@@ -173,7 +187,11 @@ describe('Read your writes: a base catalogued by a report on it (notify)', funct
 
   it("shows the model's update at once: the quant it adopts is re-judged and in its tree", async () => {
     await expectBaseCataloguedAtOnce(ctx, author, async () => {
-      await request(ctx.app).post(`/api/models/${fakeHubModels.dense}/reports`).set(bearer(author)).send({ title: 'The base', content: 'Catalogued by this report.' }).expect(201);
+      await request(ctx.app)
+        .post(`/api/models/${fakeHubModels.dense}/reports`)
+        .set(bearer(author))
+        .send({ title: 'The base', content: 'Catalogued by this report.' })
+        .expect(201);
       return [];
     });
   });

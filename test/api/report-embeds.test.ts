@@ -24,7 +24,10 @@ describe('Model reports: live cards of embedded pages', () => {
   });
 
   async function rendered(content: string, who = author): Promise<{ id: string; html: string }> {
-    const res = await request(ctx.app).post(`/api/models/${DENSE}/reports`).set(bearer(who)).send({ title: 'Embeds', content, published: true });
+    const res = await request(ctx.app)
+      .post(`/api/models/${DENSE}/reports`)
+      .set(bearer(who))
+      .send({ title: 'Embeds', content, published: true });
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     expect(activeHtmlProblems(res.body.report.contentHtml, { allowSvgCharts: true })).to.deep.equal([]);
     return { id: res.body.report.id, html: res.body.report.contentHtml };
@@ -90,10 +93,25 @@ describe('Model reports: live cards of embedded pages', () => {
     expect(html).to.contain('No runs match these filters yet.');
     // Another account submits (the helper's clock jump would age the cache out by itself).
     const submitter = await account(ctx, 'vllmuser');
-    await request(ctx.app).post('/api/speed-tests').set(bearer(submitter)).send({ hfId: DENSE, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', vramGb: 24 }, engineName: 'vllm', quantization: 'AWQ', tokSOut: 15.5, ttftMs: 90 }).expect(201);
-    expect((await request(ctx.app).get(`/api/reports/${id}`).expect(200)).body.report.contentHtml).to.contain('No runs match these filters yet.');
+    await request(ctx.app)
+      .post('/api/speed-tests')
+      .set(bearer(submitter))
+      .send({
+        hfId: DENSE,
+        hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', vramGb: 24 },
+        engineName: 'vllm',
+        quantization: 'AWQ',
+        tokSOut: 15.5,
+        ttftMs: 90,
+      })
+      .expect(201);
+    expect((await request(ctx.app).get(`/api/reports/${id}`).expect(200)).body.report.contentHtml).to.contain(
+      'No runs match these filters yet.',
+    );
     ctx.clock.advance(6 * 60_000);
-    expect((await request(ctx.app).get(`/api/reports/${id}`).expect(200)).body.report.contentHtml).to.contain('>15.5</a>').and.not.contain('No runs match');
+    expect((await request(ctx.app).get(`/api/reports/${id}`).expect(200)).body.report.contentHtml)
+      .to.contain('>15.5</a>')
+      .and.not.contain('No runs match');
   });
 
   it('a leaderboard address whose filters fail validation: a plain link card', async () => {
@@ -115,14 +133,22 @@ describe('Model reports: live cards of embedded pages', () => {
   });
 
   it('another https address: a plain link card; an http one: a plain link; an unknown run of ours: a link card', async () => {
-    const { html } = await rendered(`${embed('https://example.com/notes?a=1')}\n\n${embed('http://example.com/insecure')}\n\n${embed(own('/runs/00000000-0000-4000-8000-000000000000'))}`);
+    const { html } = await rendered(
+      `${embed('https://example.com/notes?a=1')}\n\n${embed('http://example.com/insecure')}\n\n${embed(own('/runs/00000000-0000-4000-8000-000000000000'))}`,
+    );
     expect(html).to.contain('<div class="report-card report-card-link">').and.contain('href="https://example.com/notes?a=1"');
     expect(html).to.contain('<p><a href="http://example.com/insecure" rel="nofollow ugc noopener" class="report-embed-link">');
     expect(html.match(/report-card-link/g)).to.have.length(2);
   });
 
   it('hostile addresses of our own pages render inert cards', async () => {
-    const hostile = ['/?hfId="><script>alert(1)</script>&engineName=<img src=x onerror=alert(1)>', '/models/"><svg onload=alert(1)>/x', '/hardware/%E0%A4%A', `/runs/${runs[0]!.id}?"><script>`, '/?hwClass=DISCRETE_GPU&hwClass=CPU_ONLY'];
+    const hostile = [
+      '/?hfId="><script>alert(1)</script>&engineName=<img src=x onerror=alert(1)>',
+      '/models/"><svg onload=alert(1)>/x',
+      '/hardware/%E0%A4%A',
+      `/runs/${runs[0]!.id}?"><script>`,
+      '/?hwClass=DISCRETE_GPU&hwClass=CPU_ONLY',
+    ];
     const { html } = await rendered(hostile.map((path) => embed(own(path))).join('\n\n'));
     // rendered() has checked the HTML for active content; the hostile text is there only as escaped text.
     expect(html).to.not.contain('<script').and.not.contain('<img src=x').and.not.contain('<svg');
@@ -151,7 +177,11 @@ describe('Model reports: the demo report of the quick start', () => {
     const { report } = (await request(ctx.app).get(`/api/reports/${id}`).expect(200)).body;
     expect(report.status).to.equal('published');
     const html: string = report.contentHtml;
-    expect(html).to.contain('<table>').and.contain('task-list-item-checkbox').and.contain('<figure class="report-figure">').and.contain('footnote-ref');
+    expect(html)
+      .to.contain('<table>')
+      .and.contain('task-list-item-checkbox')
+      .and.contain('<figure class="report-figure">')
+      .and.contain('footnote-ref');
     expect(html).to.contain('report-card-leaderboard').and.contain('report-card-run');
     expect(activeHtmlProblems(html, { allowSvgCharts: true })).to.deep.equal([]);
     const image = /<img src="([^"]+)"/.exec(html)![1]!;

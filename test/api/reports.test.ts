@@ -12,7 +12,13 @@ const DENSE = fakeHubModels.dense;
 const reportsOf = (hfId: string) => `/api/models/${hfId}/reports`;
 
 function reportBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return { title: 'Dense-7B on a 4090', summary: 'Q4_K_M is plenty.', content: '## Results\n\n| quant | tok/s |\n|--|--:|\n| Q4_K_M | 42.5 |', tags: ['4090'], ...overrides };
+  return {
+    title: 'Dense-7B on a 4090',
+    summary: 'Q4_K_M is plenty.',
+    content: '## Results\n\n| quant | tok/s |\n|--|--:|\n| Q4_K_M | 42.5 |',
+    tags: ['4090'],
+    ...overrides,
+  };
 }
 
 describe('Model reports API (revision 3)', () => {
@@ -34,7 +40,15 @@ describe('Model reports API (revision 3)', () => {
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       const { report } = res.body;
       expect(res.headers.location).to.equal(`/api/reports/${report.id}`);
-      expect(report).to.include({ title: 'Dense-7B on a 4090', summary: 'Q4_K_M is plenty.', contentFormat: 'gfm', published: false, status: 'draft', unpublishedReason: null, publishedAt: null });
+      expect(report).to.include({
+        title: 'Dense-7B on a 4090',
+        summary: 'Q4_K_M is plenty.',
+        contentFormat: 'gfm',
+        published: false,
+        status: 'draft',
+        unpublishedReason: null,
+        publishedAt: null,
+      });
       expect(report.tags).to.deep.equal(['4090']);
       expect(report.author.username).to.equal(author.username);
       expect(report.model.hfId).to.equal(DENSE);
@@ -82,16 +96,30 @@ describe('Model reports API (revision 3)', () => {
     });
 
     it('rejects an empty title, an over-long tag and an unknown field', async () => {
-      expectValidationFailed(await create(author, reportBody({ title: '  ', tags: ['ok', 'x'.repeat(33)], extra: 1 })), ['title', 'tags.1', 'extra']);
+      expectValidationFailed(await create(author, reportBody({ title: '  ', tags: ['ok', 'x'.repeat(33)], extra: 1 })), [
+        'title',
+        'tags.1',
+        'extra',
+      ]);
     });
 
     it('accepts exactly the limits', async () => {
-      const res = await create(author, reportBody({ title: 'x'.repeat(200), summary: 'y'.repeat(500), content: 'z'.repeat(100_000), tags: Array.from({ length: 10 }, (_, i) => `${'t'.repeat(31)}${i}`) }));
+      const res = await create(
+        author,
+        reportBody({
+          title: 'x'.repeat(200),
+          summary: 'y'.repeat(500),
+          content: 'z'.repeat(100_000),
+          tags: Array.from({ length: 10 }, (_, i) => `${'t'.repeat(31)}${i}`),
+        }),
+      );
       expect(res.status, JSON.stringify(res.body).slice(0, 300)).to.equal(201);
     });
 
     it('refuses more embed tokens than the limit', async () => {
-      const content = Array.from({ length: 21 }, (_, i) => `[[report-embed:${encodeURIComponent(`https://example.com/${i}`)}]]`).join('\n\n');
+      const content = Array.from({ length: 21 }, (_, i) => `[[report-embed:${encodeURIComponent(`https://example.com/${i}`)}]]`).join(
+        '\n\n',
+      );
       expectValidationFailed(await create(author, reportBody({ content })), ['content']);
     });
   });
@@ -141,7 +169,10 @@ describe('Model reports API (revision 3)', () => {
 
     it('changes only the fields given, replaces lists whole and re-renders new content', async () => {
       const { report } = (await create(author, reportBody({ tags: ['a', 'b'] }))).body;
-      const res = await request(ctx.app).patch(`/api/reports/${report.id}`).set(bearer(author)).send({ tags: ['c'], content: '~~old~~ new' });
+      const res = await request(ctx.app)
+        .patch(`/api/reports/${report.id}`)
+        .set(bearer(author))
+        .send({ tags: ['c'], content: '~~old~~ new' });
       expect(res.status).to.equal(200);
       expect(res.body.report).to.include({ title: report.title, summary: report.summary, published: false });
       expect(res.body.report.tags).to.deep.equal(['c']);
@@ -154,7 +185,10 @@ describe('Model reports API (revision 3)', () => {
       const empty = await request(ctx.app).patch(`/api/reports/${report.id}`).set(bearer(author)).send({});
       expect(empty.status).to.equal(200);
       expect(empty.body.report.updatedAt).to.equal(report.updatedAt);
-      expectValidationFailed(await request(ctx.app).patch(`/api/reports/${report.id}`).set(bearer(author)).send({ title: 'ok', contentFormat: 'markdown' }), ['contentFormat']);
+      expectValidationFailed(
+        await request(ctx.app).patch(`/api/reports/${report.id}`).set(bearer(author)).send({ title: 'ok', contentFormat: 'markdown' }),
+        ['contentFormat'],
+      );
       expect((await ctx.db('model_reports').where({ id: report.id }).first()).title).to.equal(report.title);
     });
 
@@ -173,20 +207,35 @@ describe('Model reports API (revision 3)', () => {
   });
 
   describe('images', () => {
-    const png = () => sharp({ create: { width: 30, height: 20, channels: 3, background: '#cc3366' } }).png().toBuffer();
-    const upload = async (who: Account) => request(ctx.app).post('/api/reports/images').set(bearer(who)).attach('image', await png(), 'x.png');
+    const png = () =>
+      sharp({ create: { width: 30, height: 20, channels: 3, background: '#cc3366' } })
+        .png()
+        .toBuffer();
+    const upload = async (who: Account) =>
+      request(ctx.app)
+        .post('/api/reports/images')
+        .set(bearer(who))
+        .attach('image', await png(), 'x.png');
 
     it('uploads an image and answers its id, addresses and size', async () => {
       const res = await upload(author);
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       expect(res.body).to.have.all.keys('id', 'url', 'thumbnailUrl', 'contentType', 'width', 'height');
-      expect(res.body).to.include({ contentType: 'image/png', width: 30, height: 20, url: `${new URL(res.request.url).origin}/api/marketplace/images/${res.body.id}/content` });
+      expect(res.body).to.include({
+        contentType: 'image/png',
+        width: 30,
+        height: 20,
+        url: `${new URL(res.request.url).origin}/api/marketplace/images/${res.body.id}/content`,
+      });
       const bytes = await request(ctx.app).get(`/api/marketplace/images/${res.body.id}/content`).expect(200);
       expect(bytes.headers['content-type']).to.equal('image/png');
     });
 
     it('refuses a file that is not an image by its content', async () => {
-      const res = await request(ctx.app).post('/api/reports/images').set(bearer(author)).attach('image', Buffer.from('<svg onload="alert(1)"></svg>'), 'x.png');
+      const res = await request(ctx.app)
+        .post('/api/reports/images')
+        .set(bearer(author))
+        .attach('image', Buffer.from('<svg onload="alert(1)"></svg>'), 'x.png');
       expectValidationFailed(res, ['image']);
     });
 
@@ -208,15 +257,32 @@ describe('Model reports API (revision 3)', () => {
   });
 
   describe('addresses in answers (the URL policy listings follow)', () => {
-    const png = () => sharp({ create: { width: 8, height: 8, channels: 3, background: '#3366cc' } }).png().toBuffer();
-    const addresses = (report: Record<string, any>) => ({ url: report.url, profileUrl: report.author.profileUrl, modelUrl: report.model.url });
+    const png = () =>
+      sharp({ create: { width: 8, height: 8, channels: 3, background: '#3366cc' } })
+        .png()
+        .toBuffer();
+    const addresses = (report: Record<string, any>) => ({
+      url: report.url,
+      profileUrl: report.author.profileUrl,
+      modelUrl: report.model.url,
+    });
 
     it('are on the request origin without PUBLIC_URL (the answer private), and on PUBLIC_URL whatever the Host when it is configured', async () => {
-      const image = (await request(ctx.app).post('/api/reports/images').set(bearer(author)).attach('image', await png(), 'x.png').expect(201)).body;
+      const image = (
+        await request(ctx.app)
+          .post('/api/reports/images')
+          .set(bearer(author))
+          .attach('image', await png(), 'x.png')
+          .expect(201)
+      ).body;
       const created = await create(author, reportBody({ content: `[[report-image:${image.id}]]`, imageIds: [image.id], published: true }));
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
       const { id } = created.body.report;
-      const on = (origin: string) => ({ url: `${origin}/reports/${id}`, profileUrl: `${origin}/u/${author.username}`, modelUrl: `${origin}/models/${DENSE}` });
+      const on = (origin: string) => ({
+        url: `${origin}/reports/${id}`,
+        profileUrl: `${origin}/u/${author.username}`,
+        modelUrl: `${origin}/models/${DENSE}`,
+      });
       const ours = (body: { reports: { id: string }[] }) => body.reports.find((report) => report.id === id)!;
 
       // Without PUBLIC_URL: the Host the request came to, so no shared cache may keep the answer.
@@ -226,7 +292,12 @@ describe('Model reports API (revision 3)', () => {
       const list = await request(ctx.app).get(reportsOf(DENSE)).set('Host', 'reports.test:8080').expect(200);
       expect(addresses(ours(list.body))).to.deep.equal(on('http://reports.test:8080'));
       expect(list.headers['cache-control']).to.equal('private');
-      const uploaded = await request(ctx.app).post('/api/reports/images').set(bearer(author)).set('Host', 'reports.test:8080').attach('image', await png(), 'y.png').expect(201);
+      const uploaded = await request(ctx.app)
+        .post('/api/reports/images')
+        .set(bearer(author))
+        .set('Host', 'reports.test:8080')
+        .attach('image', await png(), 'y.png')
+        .expect(201);
       const content = `http://reports.test:8080/api/marketplace/images/${uploaded.body.id}/content`;
       expect(uploaded.body).to.include({ url: content, thumbnailUrl: `${content}?variant=thumb` });
       expect(uploaded.headers.location).to.equal(content);
@@ -243,7 +314,12 @@ describe('Model reports API (revision 3)', () => {
       const pubList = await request(deployed).get(reportsOf(DENSE)).set('Host', 'evil.example').expect(200);
       expect(addresses(ours(pubList.body))).to.deep.equal(on('https://bench.example.org'));
       expect(pubList.headers['cache-control']).to.equal(undefined);
-      const pubImage = await request(deployed).post('/api/reports/images').set(bearer(author)).set('Host', 'evil.example').attach('image', await png(), 'z.png').expect(201);
+      const pubImage = await request(deployed)
+        .post('/api/reports/images')
+        .set(bearer(author))
+        .set('Host', 'evil.example')
+        .attach('image', await png(), 'z.png')
+        .expect(201);
       expect(pubImage.body.url).to.equal(`https://bench.example.org/api/marketplace/images/${pubImage.body.id}/content`);
       expect(pubImage.headers.location).to.equal(pubImage.body.url);
     });
@@ -253,16 +329,29 @@ describe('Model reports API (revision 3)', () => {
     it('states the limits the validation enforces', async () => {
       const res = await request(ctx.app).get('/api/report-format').expect(200);
       expect(res.body.contentFormat).to.equal('gfm');
-      expect(res.body.limits).to.deep.include({ summaryMax: 500, contentMax: 100_000, imagesMax: 20, embedsMax: 20, benchmarkRunIdsMax: 50, evalRunIdsMax: 50 });
+      expect(res.body.limits).to.deep.include({
+        summaryMax: 500,
+        contentMax: 100_000,
+        imagesMax: 20,
+        embedsMax: 20,
+        benchmarkRunIdsMax: 50,
+        evalRunIdsMax: 50,
+      });
       expect(res.body.limits.title).to.deep.equal({ min: 1, max: 200 });
       expect(res.body.tokens.image.syntax).to.equal('[[report-image:<image-id>]]');
       expect(res.body.lifecycle.create).to.contain('POST /api/models/{org}/{model}/reports');
     });
 
-    it('is also the agent-context\'s reports section', async () => {
+    it("is also the agent-context's reports section", async () => {
       const format = (await request(ctx.app).get('/api/report-format').expect(200)).body;
       expect((await request(ctx.app).get('/api/agent-context').expect(200)).body.reports).to.deep.equal(format);
-      expect((await request(ctx.appWith({ API_REVISION: '2' })).get('/api/agent-context').expect(200)).body).to.not.have.property('reports');
+      expect(
+        (
+          await request(ctx.appWith({ API_REVISION: '2' }))
+            .get('/api/agent-context')
+            .expect(200)
+        ).body,
+      ).to.not.have.property('reports');
     });
 
     it('renders each worked example exactly as it says', async () => {

@@ -39,10 +39,12 @@ describe('exact totals from the run-count table', () => {
   }
 
   async function expectTableMatchesRuns() {
-    const kept = (await ctx.db('speed_test_run_counts').where('n', '>', 0).whereNot('dimension', 'like', '%+%').select('dimension', 'value', 'n')).map(
-      (r) => `${r.dimension}=${r.value}:${r.n}`,
+    const kept = (
+      await ctx.db('speed_test_run_counts').where('n', '>', 0).whereNot('dimension', 'like', '%+%').select('dimension', 'value', 'n')
+    ).map((r) => `${r.dimension}=${r.value}:${r.n}`);
+    const recounted = (await ctx.db.raw(RECOUNT)).rows.map(
+      (r: { dimension: string; value: string; n: string }) => `${r.dimension}=${r.value}:${r.n}`,
     );
-    const recounted = (await ctx.db.raw(RECOUNT)).rows.map((r: { dimension: string; value: string; n: string }) => `${r.dimension}=${r.value}:${r.n}`);
     expect(kept.sort()).to.deep.equal(recounted.sort());
     expect(await ctx.db('speed_test_run_counts').where('n', '<', 0).first()).to.equal(undefined);
     const cube = (await ctx.db('speed_test_run_cube').where('n', '>', 0).select('*')).map((c) => JSON.stringify(c));
@@ -55,11 +57,29 @@ describe('exact totals from the run-count table', () => {
     userId = (await ctx.db('users').where({ username }).first('id')).id;
     ({ key } = await createKey(agent, csrf));
     const runs = [
-      { hfId: fakeHubModels.dense, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, os: 'Ubuntu' }, batchSize: 1, backend: 'cuda' },
-      { hfId: fakeHubModels.dense, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 3090', vramGb: 24, gpuCount: 2 }, batchSize: 16 },
-      { hfId: fakeHubModels.moeByArchitecture, hardware: { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', chipVariant: 'Max', unifiedMemoryGb: 128, os: 'macOS' }, contextLength: 8192 },
+      {
+        hfId: fakeHubModels.dense,
+        hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, os: 'Ubuntu' },
+        batchSize: 1,
+        backend: 'cuda',
+      },
+      {
+        hfId: fakeHubModels.dense,
+        hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 3090', vramGb: 24, gpuCount: 2 },
+        batchSize: 16,
+      },
+      {
+        hfId: fakeHubModels.moeByArchitecture,
+        hardware: { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', chipVariant: 'Max', unifiedMemoryGb: 128, os: 'macOS' },
+        contextLength: 8192,
+      },
       // Batch 1 with eight requests in flight: revision 3's batchSize 8 bucket (aggregate active sequences).
-      { hfId: fakeHubModels.ggufQuant, hardware: { hwClass: 'CPU_ONLY', cpu: 'AMD EPYC 9654', ramGb: 384 }, quantization: 'Q8_0', engineFlags: { concurrency: 8, commandSnippet: 'llama-server -m m.gguf -np 8' } },
+      {
+        hfId: fakeHubModels.ggufQuant,
+        hardware: { hwClass: 'CPU_ONLY', cpu: 'AMD EPYC 9654', ramGb: 384 },
+        quantization: 'Q8_0',
+        engineFlags: { concurrency: 8, commandSnippet: 'llama-server -m m.gguf -np 8' },
+      },
     ];
     for (const run of runs) runIds.push(await submit(run));
   });
@@ -86,10 +106,13 @@ describe('exact totals from the run-count table', () => {
     }
   });
 
-  it('answers revision 3\'s batchSize (aggregate active sequences) from the table, alone and paired', async () => {
+  it("answers revision 3's batchSize (aggregate active sequences) from the table, alone and paired", async () => {
     for (const [query, key] of [
       [{ batchSize: '1' }, { dimension: 'activeSequences', value: '1' }],
-      [{ batchSize: '8', hwClass: 'CPU_ONLY' }, { dimension: 'activeSequences+hwClass', value: '8|CPU_ONLY' }],
+      [
+        { batchSize: '8', hwClass: 'CPU_ONLY' },
+        { dimension: 'activeSequences+hwClass', value: '8|CPU_ONLY' },
+      ],
     ] as const) {
       const before = (await request(ctx.app).get('/api/leaderboard').query(query).expect(200)).body.total;
       await ctx.db('speed_test_run_counts').where(key).increment('n', 40);
@@ -113,16 +136,25 @@ describe('exact totals from the run-count table', () => {
     expect((await request(ctx.app).get('/api/leaderboard').query({ hwClass: 'DISCRETE_GPU' }).expect(200)).body.total).to.equal(0);
   });
 
-  it('follows an owner\'s correction of filter facts and withdrawal: table, cube and day counts stay exact', async () => {
+  it("follows an owner's correction of filter facts and withdrawal: table, cube and day counts stay exact", async () => {
     // A new run, corrected onto another model, class, tier, context, quantization and stream count, then withdrawn.
     const unified = async () => (await request(ctx.app).get('/api/leaderboard').query({ hwClass: 'UNIFIED' }).expect(200)).body.total;
-    const id = await submit({ hfId: fakeHubModels.dense, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 } });
+    const id = await submit({
+      hfId: fakeHubModels.dense,
+      hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 },
+    });
     await expectTableMatchesRuns();
     const before = await unified();
     await request(ctx.app)
       .patch(`/api/speed-tests/${id}`)
       .set('Authorization', `Bearer ${key}`)
-      .send({ hfId: fakeHubModels.moeByArchitecture, hardware: { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M3', chipVariant: 'Ultra', unifiedMemoryGb: 192, os: 'macOS' }, contextLength: 32768, quantization: 'Q8_0', engineFlags: { commandSnippet: 'llama-server -np 4' } })
+      .send({
+        hfId: fakeHubModels.moeByArchitecture,
+        hardware: { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M3', chipVariant: 'Ultra', unifiedMemoryGb: 192, os: 'macOS' },
+        contextLength: 32768,
+        quantization: 'Q8_0',
+        engineFlags: { commandSnippet: 'llama-server -np 4' },
+      })
       .expect(200);
     await expectTableMatchesRuns();
     expect(await unified()).to.equal(before + 1);
@@ -151,7 +183,10 @@ describe('exact totals from the run-count table', () => {
             const pair = { [names[i]!]: a, [names[j]!]: b };
             const fromTable = await request(ctx.app).get('/api/leaderboard').query(pair).expect(200);
             // plausible=true keeps every run here (none is suspect) but is not kept in the table: this one is counted.
-            const counted = await request(ctx.app).get('/api/leaderboard').query({ ...pair, plausible: 'true' }).expect(200);
+            const counted = await request(ctx.app)
+              .get('/api/leaderboard')
+              .query({ ...pair, plausible: 'true' })
+              .expect(200);
             expect(fromTable.body.total, JSON.stringify(pair)).to.equal(counted.body.total);
             checked += 1;
           }
@@ -171,23 +206,50 @@ describe('exact totals from the run-count table', () => {
   });
 
   it('answers hardwareName, with hardware filters and one run filter, by summing over the matching profiles', async () => {
-    await submit({ hfId: fakeHubModels.dense, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, os: 'Ubuntu' }, quantization: 'Q8_0' });
-    await submit({ hfId: fakeHubModels.moeByArchitecture, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 3090', vramGb: 24, gpuCount: 2 }, batchSize: 16 });
-    await submit({ hfId: fakeHubModels.dense, hardware: { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', chipVariant: 'Pro', unifiedMemoryGb: 48, os: 'macOS' } });
+    await submit({
+      hfId: fakeHubModels.dense,
+      hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, os: 'Ubuntu' },
+      quantization: 'Q8_0',
+    });
+    await submit({
+      hfId: fakeHubModels.moeByArchitecture,
+      hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 3090', vramGb: 24, gpuCount: 2 },
+      batchSize: 16,
+    });
+    await submit({
+      hfId: fakeHubModels.dense,
+      hardware: { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', chipVariant: 'Pro', unifiedMemoryGb: 48, os: 'macOS' },
+    });
     await expectTableMatchesRuns();
     const extras: Record<string, string>[] = [
-      {}, { hwClass: 'DISCRETE_GPU' }, { hwClass: 'UNIFIED' }, { memTier: '48' }, { memTier: '24' }, { os: 'macos' },
-      { quantization: 'Q8_0' }, { batchSize: '8' }, { verified: 'true' }, { hwClass: 'DISCRETE_GPU', memTier: '48' },
-      { hwClass: 'DISCRETE_GPU', quantization: 'Q4_K_M' }, { hfId: fakeHubModels.dense }, { quantization: 'Q8_0', batchSize: '1' },
+      {},
+      { hwClass: 'DISCRETE_GPU' },
+      { hwClass: 'UNIFIED' },
+      { memTier: '48' },
+      { memTier: '24' },
+      { os: 'macos' },
+      { quantization: 'Q8_0' },
+      { batchSize: '8' },
+      { verified: 'true' },
+      { hwClass: 'DISCRETE_GPU', memTier: '48' },
+      { hwClass: 'DISCRETE_GPU', quantization: 'Q4_K_M' },
+      { hfId: fakeHubModels.dense },
+      { quantization: 'Q8_0', batchSize: '1' },
     ];
     let nonZero = 0;
     for (const hardwareName of ['rtx', '4090', 'apple m4', 'M4', 'epyc', 'no such gpu']) {
       for (const extra of extras) {
         const query = { hardwareName, ...extra };
         const fromTable = await request(ctx.app).get('/api/leaderboard').query(query).expect(200);
-        const counted = await request(ctx.app).get('/api/leaderboard').query({ ...query, plausible: 'true' }).expect(200);
+        const counted = await request(ctx.app)
+          .get('/api/leaderboard')
+          .query({ ...query, plausible: 'true' })
+          .expect(200);
         expect(fromTable.body.total, JSON.stringify(query)).to.equal(counted.body.total);
-        expect(fromTable.body.rows.map((r: { id: string }) => r.id), JSON.stringify(query)).to.deep.equal(counted.body.rows.map((r: { id: string }) => r.id));
+        expect(
+          fromTable.body.rows.map((r: { id: string }) => r.id),
+          JSON.stringify(query),
+        ).to.deep.equal(counted.body.rows.map((r: { id: string }) => r.id));
         if (fromTable.body.total > 0) nonZero += 1;
       }
     }
@@ -205,8 +267,17 @@ describe('exact totals from the run-count table', () => {
   });
 
   it('answers three to five of the main filters from the cube, and sizes the page from the total', async () => {
-    await submit({ hfId: fakeHubModels.dense, engineName: 'vllm', hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 }, quantization: 'AWQ' });
-    await submit({ hfId: fakeHubModels.dense, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 }, quantization: 'AWQ' });
+    await submit({
+      hfId: fakeHubModels.dense,
+      engineName: 'vllm',
+      hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 },
+      quantization: 'AWQ',
+    });
+    await submit({
+      hfId: fakeHubModels.dense,
+      hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 },
+      quantization: 'AWQ',
+    });
     await expectTableMatchesRuns();
     const values: Record<string, string[]> = {
       hwClass: ['DISCRETE_GPU', 'UNIFIED'],
@@ -222,14 +293,23 @@ describe('exact totals from the run-count table', () => {
     for (let mask = 0; mask < 1 << names.length; mask += 1) {
       const chosen = names.filter((_, i) => mask & (1 << i));
       if (chosen.length < 3) continue;
-      const combos = chosen.reduce<Record<string, string>[]>((acc, name) => acc.flatMap((c) => values[name]!.map((v) => ({ ...c, [name]: v }))), [{}]);
+      const combos = chosen.reduce<Record<string, string>[]>(
+        (acc, name) => acc.flatMap((c) => values[name]!.map((v) => ({ ...c, [name]: v }))),
+        [{}],
+      );
       for (const combo of combos) {
         for (const offset of ['0', '1']) {
           const query = { ...combo, offset, limit: '1' };
           const fromCube = await request(ctx.app).get('/api/leaderboard').query(query).expect(200);
-          const counted = await request(ctx.app).get('/api/leaderboard').query({ ...query, plausible: 'true' }).expect(200);
+          const counted = await request(ctx.app)
+            .get('/api/leaderboard')
+            .query({ ...query, plausible: 'true' })
+            .expect(200);
           expect(fromCube.body.total, JSON.stringify(query)).to.equal(counted.body.total);
-          expect(fromCube.body.rows.map((r: { id: string }) => r.id), JSON.stringify(query)).to.deep.equal(counted.body.rows.map((r: { id: string }) => r.id));
+          expect(
+            fromCube.body.rows.map((r: { id: string }) => r.id),
+            JSON.stringify(query),
+          ).to.deep.equal(counted.body.rows.map((r: { id: string }) => r.id));
           checked += 1;
           if (fromCube.body.total > 1) nonZero += 1;
         }
@@ -240,12 +320,18 @@ describe('exact totals from the run-count table', () => {
     // The total really is the cube's: a tampered cell shows, and sizes the page (no rows past the real ones).
     const cell = { hw_class: 'DISCRETE_GPU', mem_tier: 24, engine_name: 'vllm', quantization: 'AWQ' };
     await ctx.db('speed_test_run_cube').where(cell).increment('n', 5);
-    const tampered = await request(ctx.app).get('/api/leaderboard').query({ hwClass: 'DISCRETE_GPU', memTier: '24', engineName: 'vllm', quantization: 'AWQ' }).expect(200);
+    const tampered = await request(ctx.app)
+      .get('/api/leaderboard')
+      .query({ hwClass: 'DISCRETE_GPU', memTier: '24', engineName: 'vllm', quantization: 'AWQ' })
+      .expect(200);
     await ctx.db('speed_test_run_cube').where(cell).decrement('n', 5);
     expect(tampered.body.total).to.equal(6);
     expect(tampered.body.rows).to.have.length(1);
     // A total of 0 answers an empty page without reading runs.
-    const none = await request(ctx.app).get('/api/leaderboard').query({ hwClass: 'UNIFIED', engineName: 'vllm', quantization: 'AWQ' }).expect(200);
+    const none = await request(ctx.app)
+      .get('/api/leaderboard')
+      .query({ hwClass: 'UNIFIED', engineName: 'vllm', quantization: 'AWQ' })
+      .expect(200);
     expect(none.body).to.deep.include({ total: 0, rows: [] });
   });
 
@@ -260,15 +346,25 @@ describe('exact totals from the run-count table', () => {
     };
     const queries: Record<string, string>[] = [{}];
     for (const [name, options] of Object.entries(values)) {
-      for (const existing of [...queries]) for (const value of options) if (Object.keys(existing).length < 2) queries.push({ ...existing, [name]: value });
+      for (const existing of [...queries])
+        for (const value of options) if (Object.keys(existing).length < 2) queries.push({ ...existing, [name]: value });
     }
     let nonZero = 0;
     for (const query of queries) {
-      const fromTable = await request(ctx.app).get('/api/speed-tests').query({ ...query, limit: '2' }).expect(200);
+      const fromTable = await request(ctx.app)
+        .get('/api/speed-tests')
+        .query({ ...query, limit: '2' })
+        .expect(200);
       // dateFrom long ago matches every run but is not kept in the table: this one is counted.
-      const counted = await request(ctx.app).get('/api/speed-tests').query({ ...query, limit: '2', dateFrom: '2000-01-01T00:00:00Z' }).expect(200);
+      const counted = await request(ctx.app)
+        .get('/api/speed-tests')
+        .query({ ...query, limit: '2', dateFrom: '2000-01-01T00:00:00Z' })
+        .expect(200);
       expect(fromTable.body.total, JSON.stringify(query)).to.equal(counted.body.total);
-      expect(fromTable.body.benchmarks.map((r: { id: string }) => r.id), JSON.stringify(query)).to.deep.equal(counted.body.benchmarks.map((r: { id: string }) => r.id));
+      expect(
+        fromTable.body.benchmarks.map((r: { id: string }) => r.id),
+        JSON.stringify(query),
+      ).to.deep.equal(counted.body.benchmarks.map((r: { id: string }) => r.id));
       if (fromTable.body.total > 0) nonZero += 1;
     }
     expect(queries.length).to.be.greaterThan(30);
@@ -289,12 +385,22 @@ describe('exact totals from the run-count table', () => {
       await submit({
         hfId: i % 2 ? fakeHubModels.dense : fakeHubModels.moeByArchitecture,
         engineName: i % 3 ? 'llama.cpp' : 'vllm',
-        hardware: i % 4 ? { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 } : { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', chipVariant: 'Max', unifiedMemoryGb: 128 },
+        hardware:
+          i % 4
+            ? { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 }
+            : { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', chipVariant: 'Max', unifiedMemoryGb: 128 },
         quantization: i % 5 ? 'Q4_K_M' : 'Q8_0',
       });
     }
     await expectTableMatchesRuns();
-    const extras: Record<string, string>[] = [{}, { hwClass: 'UNIFIED' }, { memTier: '24' }, { engineName: 'vllm' }, { quantization: 'Q8_0' }, { paramSize: '7' }];
+    const extras: Record<string, string>[] = [
+      {},
+      { hwClass: 'UNIFIED' },
+      { memTier: '24' },
+      { engineName: 'vllm' },
+      { quantization: 'Q8_0' },
+      { paramSize: '7' },
+    ];
     let partial = 0;
     for (const hoursLater of [0, 5, 11, 17]) {
       ctx.clock.advance(hoursLater * 3_600_000);
@@ -302,7 +408,10 @@ describe('exact totals from the run-count table', () => {
         for (const extra of extras) {
           const query = { since, ...extra };
           const fromTable = await request(ctx.app).get('/api/leaderboard').query(query).expect(200);
-          const counted = await request(ctx.app).get('/api/leaderboard').query({ ...query, plausible: 'true' }).expect(200);
+          const counted = await request(ctx.app)
+            .get('/api/leaderboard')
+            .query({ ...query, plausible: 'true' })
+            .expect(200);
           expect(fromTable.body.total, `${JSON.stringify(query)} +${hoursLater}h`).to.equal(counted.body.total);
           expect(fromTable.body.rows.map((r: { id: string }) => r.id)).to.deep.equal(counted.body.rows.map((r: { id: string }) => r.id));
           const all = await request(ctx.app).get('/api/leaderboard').query(extra).expect(200);
@@ -316,7 +425,11 @@ describe('exact totals from the run-count table', () => {
     const today = ctx.clock.now().getTime();
     const threeDaysAgo = new Date(today - 3 * 86_400_000).toISOString().slice(0, 10);
     const before = (await request(ctx.app).get('/api/leaderboard').query({ since: '7d' }).expect(200)).body.total;
-    await ctx.db('speed_test_run_counts').insert({ dimension: 'day', value: threeDaysAgo, n: 0 }).onConflict(['dimension', 'value']).ignore();
+    await ctx
+      .db('speed_test_run_counts')
+      .insert({ dimension: 'day', value: threeDaysAgo, n: 0 })
+      .onConflict(['dimension', 'value'])
+      .ignore();
     await ctx.db('speed_test_run_counts').where({ dimension: 'day', value: threeDaysAgo }).increment('n', 4);
     const tampered = (await request(ctx.app).get('/api/leaderboard').query({ since: '7d' }).expect(200)).body.total;
     await ctx.db('speed_test_run_counts').where({ dimension: 'day', value: threeDaysAgo }).decrement('n', 4);

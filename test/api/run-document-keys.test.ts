@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { currentRunDocument } from '../../src/runs/read-models/run-document.ts';
 import { getRevisionProfile, revisionNumbers } from '../../src/revisions.ts';
 import { runResponseSchemas } from '../../src/schemas/responses.schema.ts';
-import { type SpeedTestRun } from '../../src/runs/reads/speed-test-reads.ts';
+import type { SpeedTestRun } from '../../src/runs/reads/speed-test-reads.ts';
 import { speedTestRunForRevision } from '../../src/runs/run-json.ts';
 import { useTestApp } from '../helpers/app.ts';
 import { account, submitRun } from '../helpers/moderation.ts';

@@ -70,7 +70,10 @@ describe('server start-up on DATABASE_URL', function () {
       const result = runAdminCli(['cli_admin'], 'a cli admin password\n');
       expect(result.stdout).to.include('cli_admin is an admin');
       expect(result.status).to.equal(0);
-      expect(await usersOf(database.db).verifyCredentials('cli_admin', 'a cli admin password')).to.include({ isAdmin: true, isVerified: true });
+      expect(await usersOf(database.db).verifyCredentials('cli_admin', 'a cli admin password')).to.include({
+        isAdmin: true,
+        isVerified: true,
+      });
     });
 
     it('refuses a short password with the field message and exit code 1', async () => {

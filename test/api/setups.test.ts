@@ -8,19 +8,77 @@ const AUTH_REQUIRED = { error: 'Authentication required. Use a session cookie or
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const HARDWARE_FIELDS = [
-  'hwClass', 'gpuName', 'gpuCount', 'vramGb', 'gpus', 'chipVendor', 'chipFamily', 'chipVariant',
-  'unifiedMemoryGb', 'npuTops', 'cpu', 'ramGb', 'os', 'powerWatts',
+  'hwClass',
+  'gpuName',
+  'gpuCount',
+  'vramGb',
+  'gpus',
+  'chipVendor',
+  'chipFamily',
+  'chipVariant',
+  'unifiedMemoryGb',
+  'npuTops',
+  'cpu',
+  'ramGb',
+  'os',
+  'powerWatts',
 ];
 const ENGINE_FIELDS = ['engineName', 'engineVersion', 'backend', 'quantization', 'contextLength', 'batchSize'];
 const FLAG_FIELDS = [
-  'commandSnippet', 'tensorParallel', 'pipelineParallel', 'gpuLayers', 'cpuLayers', 'cpuOffloadGb', 'splitMode', 'gpuMemUtil',
-  'kvCacheDtype', 'kvCacheSizeMb', 'prefixCaching', 'attentionBackend', 'flashAttn', 'chunkedPrefill', 'prefillChunkSize',
-  'contBatching', 'maxRunningSeqs', 'schedulerDelayFactor', 'ropeScaling', 'ropeScale', 'yarnExtFactor', 'engineQuant',
-  'sglangQuant', 'concurrency', 'numParallel', 'specDecoding', 'specMethod', 'specModel', 'specDraftModel', 'specNumTokens',
-  'specNgramSize', 'specDraftTp', 'specDraftWindowSize', 'mtpEnabled', 'mtpDraftLayers', 'temperature', 'topP', 'topK',
-  'minP', 'repeatPenalty', 'mirostat', 'extraFlags',
+  'commandSnippet',
+  'tensorParallel',
+  'pipelineParallel',
+  'gpuLayers',
+  'cpuLayers',
+  'cpuOffloadGb',
+  'splitMode',
+  'gpuMemUtil',
+  'kvCacheDtype',
+  'kvCacheSizeMb',
+  'prefixCaching',
+  'attentionBackend',
+  'flashAttn',
+  'chunkedPrefill',
+  'prefillChunkSize',
+  'contBatching',
+  'maxRunningSeqs',
+  'schedulerDelayFactor',
+  'ropeScaling',
+  'ropeScale',
+  'yarnExtFactor',
+  'engineQuant',
+  'sglangQuant',
+  'concurrency',
+  'numParallel',
+  'specDecoding',
+  'specMethod',
+  'specModel',
+  'specDraftModel',
+  'specNumTokens',
+  'specNgramSize',
+  'specDraftTp',
+  'specDraftWindowSize',
+  'mtpEnabled',
+  'mtpDraftLayers',
+  'temperature',
+  'topP',
+  'topK',
+  'minP',
+  'repeatPenalty',
+  'mirostat',
+  'extraFlags',
 ];
-const SETUP_FIELDS = ['id', 'name', 'description', 'isDefault', ...HARDWARE_FIELDS, ...ENGINE_FIELDS, ...FLAG_FIELDS, 'createdAt', 'updatedAt'];
+const SETUP_FIELDS = [
+  'id',
+  'name',
+  'description',
+  'isDefault',
+  ...HARDWARE_FIELDS,
+  ...ENGINE_FIELDS,
+  ...FLAG_FIELDS,
+  'createdAt',
+  'updatedAt',
+];
 
 /** A full discrete-GPU setup as an agent would send it. */
 function rigSetup(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -143,16 +201,27 @@ describe('saved setups through /api/setups', () => {
 
     it('accepts a partial setup: only a name, or engine fields with no hardware class', async () => {
       const bare = await api(alice).create({ name: 'just a name' }).expect(201);
-      for (const field of [...HARDWARE_FIELDS, ...ENGINE_FIELDS, ...FLAG_FIELDS, 'description']) expect(bare.body[field], field).to.equal(null);
+      for (const field of [...HARDWARE_FIELDS, ...ENGINE_FIELDS, ...FLAG_FIELDS, 'description'])
+        expect(bare.body[field], field).to.equal(null);
       expect(bare.body.isDefault).to.equal(false);
       // Hardware fields alone are checked one by one until hwClass says which apply.
-      const partial = await api(alice).create({ name: 'vllm flags', engineName: 'vllm', tensorParallel: 2, gpuName: 'NVIDIA H100' }).expect(201);
+      const partial = await api(alice)
+        .create({ name: 'vllm flags', engineName: 'vllm', tensorParallel: 2, gpuName: 'NVIDIA H100' })
+        .expect(201);
       expect(partial.body).to.deep.include({ engineName: 'vllm', tensorParallel: 2, gpuName: 'NVIDIA H100', hwClass: null, vramGb: null });
     });
 
     it('trims text, stores gpus slots with their default count, and a blank description as null', async () => {
       const res = await api(alice)
-        .create({ name: '  mixed box  ', description: '   ', hwClass: 'DISCRETE_GPU', gpus: [{ gpuName: ' NVIDIA GeForce RTX 3090 ', vramGb: 24 }, { gpuName: 'NVIDIA GeForce RTX 4090', count: 2, vramGb: 24 }] })
+        .create({
+          name: '  mixed box  ',
+          description: '   ',
+          hwClass: 'DISCRETE_GPU',
+          gpus: [
+            { gpuName: ' NVIDIA GeForce RTX 3090 ', vramGb: 24 },
+            { gpuName: 'NVIDIA GeForce RTX 4090', count: 2, vramGb: 24 },
+          ],
+        })
         .expect(201);
       expect(res.body.name).to.equal('mixed box');
       expect(res.body.description).to.equal(null);
@@ -177,11 +246,27 @@ describe('saved setups through /api/setups', () => {
       ['a 65-character quantization', { quantization: 'q'.repeat(65) }, ['quantization']],
       ['contextLength 0 and a fractional batchSize', { contextLength: 0, batchSize: 1.5 }, ['contextLength', 'batchSize']],
       ['a 4001-character commandSnippet', { commandSnippet: 'x'.repeat(4001) }, ['commandSnippet']],
-      ['flags out of bounds', { gpuMemUtil: 1.5, temperature: 101, mirostat: 3, flashAttn: 'on' }, ['gpuMemUtil', 'temperature', 'mirostat', 'flashAttn']],
-      ['unknown fields, including the nested submission shape', { hardware: { hwClass: 'CPU_ONLY' }, engineFlags: {}, owner: 'me' }, ['hardware', 'engineFlags', 'owner']],
+      [
+        'flags out of bounds',
+        { gpuMemUtil: 1.5, temperature: 101, mirostat: 3, flashAttn: 'on' },
+        ['gpuMemUtil', 'temperature', 'mirostat', 'flashAttn'],
+      ],
+      [
+        'unknown fields, including the nested submission shape',
+        { hardware: { hwClass: 'CPU_ONLY' }, engineFlags: {}, owner: 'me' },
+        ['hardware', 'engineFlags', 'owner'],
+      ],
       ['a class without its required fields', { hwClass: 'DISCRETE_GPU', gpuCount: 2 }, ['gpuName', 'vramGb']],
-      ['fields of another class', { hwClass: 'CPU_ONLY', cpu: 'AMD EPYC 9654', ramGb: 768, chipVendor: 'Apple', gpuName: 'x' }, ['chipVendor', 'gpuName']],
-      ['flat GPU fields next to gpus', { hwClass: 'DISCRETE_GPU', gpuName: 'A', vramGb: 8, gpus: [{ gpuName: 'B', vramGb: 8 }] }, ['gpuName', 'vramGb']],
+      [
+        'fields of another class',
+        { hwClass: 'CPU_ONLY', cpu: 'AMD EPYC 9654', ramGb: 768, chipVendor: 'Apple', gpuName: 'x' },
+        ['chipVendor', 'gpuName'],
+      ],
+      [
+        'flat GPU fields next to gpus',
+        { hwClass: 'DISCRETE_GPU', gpuName: 'A', vramGb: 8, gpus: [{ gpuName: 'B', vramGb: 8 }] },
+        ['gpuName', 'vramGb'],
+      ],
     ];
     for (const [label, body, fields] of invalid) {
       it(`rejects ${label} with the 400 validation body and writes nothing`, async () => {
@@ -286,7 +371,9 @@ describe('saved setups through /api/setups', () => {
     it('changes only the fields given and moves updatedAt', async () => {
       const created = await api(alice).made(rigSetup({ name: 'patch me' }));
       tick();
-      const res = await api(alice).patch(created.id, { description: 'Moved to the lab', gpuLayers: 80, engineVersion: 'b4600' }).expect(200);
+      const res = await api(alice)
+        .patch(created.id, { description: 'Moved to the lab', gpuLayers: 80, engineVersion: 'b4600' })
+        .expect(200);
       expect(res.body).to.deep.equal({
         ...created,
         description: 'Moved to the lab',
@@ -300,8 +387,18 @@ describe('saved setups through /api/setups', () => {
 
     it('clears nullable fields given as null', async () => {
       const created = await api(alice).made(rigSetup({ name: 'clear me' }));
-      const res = await api(alice).patch(created.id, { description: null, gpuCount: null, flashAttn: null, commandSnippet: null, powerWatts: null }).expect(200);
-      expect(res.body).to.deep.include({ description: null, gpuCount: null, flashAttn: null, commandSnippet: null, powerWatts: null, gpuName: created.gpuName, gpuLayers: 99 });
+      const res = await api(alice)
+        .patch(created.id, { description: null, gpuCount: null, flashAttn: null, commandSnippet: null, powerWatts: null })
+        .expect(200);
+      expect(res.body).to.deep.include({
+        description: null,
+        gpuCount: null,
+        flashAttn: null,
+        commandSnippet: null,
+        powerWatts: null,
+        gpuName: created.gpuName,
+        gpuLayers: 99,
+      });
       const row = await ctx.db('setups').where({ id: created.id }).first();
       expect(row.config).not.to.have.any.keys('gpuCount', 'flashAttn', 'commandSnippet', 'powerWatts');
     });
@@ -319,7 +416,9 @@ describe('saved setups through /api/setups', () => {
       expect(refused.body.details.fieldErrors.gpuName[0]).to.match(/Does not apply to hwClass CPU_ONLY/);
       expect((await api(alice).get(created.id)).body).to.deep.equal(created);
 
-      const res = await api(alice).patch(created.id, { hwClass: 'CPU_ONLY', gpuName: null, gpuCount: null, vramGb: null, powerWatts: null }).expect(200);
+      const res = await api(alice)
+        .patch(created.id, { hwClass: 'CPU_ONLY', gpuName: null, gpuCount: null, vramGb: null, powerWatts: null })
+        .expect(200);
       expect(res.body).to.deep.include({ hwClass: 'CPU_ONLY', cpu: 'AMD Ryzen 9 7950X', ramGb: 64, gpuName: null, vramGb: null });
     });
 
@@ -387,9 +486,11 @@ describe('saved setups through /api/setups', () => {
       const erin = await signedUpAgent(ctx.app);
       const user = await ctx.db('users').whereRaw('lower(username) = lower(?)', [erin.username]).first('id');
       const now = ctx.clock.now();
-      await ctx.db('setups').insert(
-        Array.from({ length: 49 }, (_, i) => ({ user_id: user.id, name: `filler ${i}`, config: '{}', created_at: now, updated_at: now })),
-      );
+      await ctx
+        .db('setups')
+        .insert(
+          Array.from({ length: 49 }, (_, i) => ({ user_id: user.id, name: `filler ${i}`, config: '{}', created_at: now, updated_at: now })),
+        );
       await api(erin).create({ name: 'the fiftieth' }).expect(201);
 
       const res = await api(erin).create({ name: 'one too many' }).expect(409);
@@ -408,8 +509,14 @@ describe('saved setups through /api/setups', () => {
       const frank = await signedUpAgent(ctx.app);
       const user = await ctx.db('users').whereRaw('lower(username) = lower(?)', [frank.username]).first('id');
       const now = ctx.clock.now();
-      await ctx.db('setups').insert(Array.from({ length: 45 }, (_, i) => ({ user_id: user.id, name: `filler ${i}`, config: '{}', created_at: now, updated_at: now })));
-      const statuses = (await Promise.all(Array.from({ length: 10 }, (_, i) => api(frank).create({ name: `racer ${i}` })))).map((res) => res.status);
+      await ctx
+        .db('setups')
+        .insert(
+          Array.from({ length: 45 }, (_, i) => ({ user_id: user.id, name: `filler ${i}`, config: '{}', created_at: now, updated_at: now })),
+        );
+      const statuses = (await Promise.all(Array.from({ length: 10 }, (_, i) => api(frank).create({ name: `racer ${i}` })))).map(
+        (res) => res.status,
+      );
       expect(statuses.filter((s) => s === 201)).to.have.length(5);
       expect(statuses.filter((s) => s === 409)).to.have.length(5);
       expect(await setupCount(ctx, frank.username)).to.equal(50);
@@ -481,7 +588,11 @@ describe('saved setups through /api/setups', () => {
 
     it('answers a JSON 404 for ids that are not uuids', async () => {
       for (const id of ['not-a-uuid', '123', `${randomUUID()}x`, "1' or '1'='1"]) {
-        for (const res of [await api(alice).get(encodeURIComponent(id)), await api(alice).patch(encodeURIComponent(id), {}), await api(alice).remove(encodeURIComponent(id))]) {
+        for (const res of [
+          await api(alice).get(encodeURIComponent(id)),
+          await api(alice).patch(encodeURIComponent(id), {}),
+          await api(alice).remove(encodeURIComponent(id)),
+        ]) {
           expect(res.status).to.equal(404);
           expect(res.type).to.equal('application/json');
           expect(res.body).to.deep.equal({ error: 'Setup not found' });

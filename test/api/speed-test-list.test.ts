@@ -36,9 +36,21 @@ const VERIFIED: UserName = 'alice';
 /** Catalogued by hand: the hub knows neither; their bases are named by hf id only. */
 const MANUAL_MODELS = {
   /** A quant whose base is not catalogued anywhere. */
-  orphanQuant: { hf_id: 'quantco/Orphan-3B-GGUF', display_name: 'Orphan-3B-GGUF', params: 3, base_hf_id: 'ghostorg/Orphan-3B', base_relation: 'quantized' },
+  orphanQuant: {
+    hf_id: 'quantco/Orphan-3B-GGUF',
+    display_name: 'Orphan-3B-GGUF',
+    params: 3,
+    base_hf_id: 'ghostorg/Orphan-3B',
+    base_relation: 'quantized',
+  },
   /** A quant of the finetune: a grandchild of the dense base. */
-  chatAwq: { hf_id: 'quantco/Dense-7B-Chat-AWQ', display_name: 'Dense-7B-Chat-AWQ', params: 7.24, base_hf_id: fakeHubModels.finetune, base_relation: 'quantized' },
+  chatAwq: {
+    hf_id: 'quantco/Dense-7B-Chat-AWQ',
+    display_name: 'Dense-7B-Chat-AWQ',
+    params: 7.24,
+    base_hf_id: fakeHubModels.finetune,
+    base_relation: 'quantized',
+  },
 };
 
 const HW = {
@@ -63,18 +75,43 @@ interface Seed {
 }
 
 const SNIPPET = 'llama-server -m model.gguf';
-const seed = (label: string, user: UserName, hfId: string, hardware: Body, at: string, flags?: Body): Seed => ({ label, user, hfId, hardware, at, ...(flags ? { flags } : {}) });
+const seed = (label: string, user: UserName, hfId: string, hardware: Body, at: string, flags?: Body): Seed => ({
+  label,
+  user,
+  hfId,
+  hardware,
+  at,
+  ...(flags ? { flags } : {}),
+});
 
 const SEEDS: Seed[] = [
   // 2026-03-01
-  seed('a1', 'alice', fakeHubModels.dense, HW.rtx4090, '2026-03-01T10:00:00.000Z', { kvCacheDtype: 'q8_0', attentionBackend: 'flash_attn', gpuLayers: 99, tensorParallel: 1 }),
-  seed('b1', 'Bob_Mixed', fakeHubModels.ggufQuant, HW.rtx3090x2, '2026-03-01T10:05:00.000Z', { kvCacheDtype: 'q4_0', gpuLayers: 40, tensorParallel: 2 }),
+  seed('a1', 'alice', fakeHubModels.dense, HW.rtx4090, '2026-03-01T10:00:00.000Z', {
+    kvCacheDtype: 'q8_0',
+    attentionBackend: 'flash_attn',
+    gpuLayers: 99,
+    tensorParallel: 1,
+  }),
+  seed('b1', 'Bob_Mixed', fakeHubModels.ggufQuant, HW.rtx3090x2, '2026-03-01T10:05:00.000Z', {
+    kvCacheDtype: 'q4_0',
+    gpuLayers: 40,
+    tensorParallel: 2,
+  }),
   seed('c1', 'carol', fakeHubModels.finetune, HW.m3Max, '2026-03-01T10:10:00.000Z', { kvCacheDtype: 'q8_0', attentionBackend: 'sdpa' }),
-  seed('a2', 'alice', fakeHubModels.gated, HW.rtx4090d, '2026-03-01T10:15:00.000Z', { gpuLayers: 0, tensorParallel: 4, specModel: 'fakeorg/Draft-0.5B' }),
+  seed('a2', 'alice', fakeHubModels.gated, HW.rtx4090d, '2026-03-01T10:15:00.000Z', {
+    gpuLayers: 0,
+    tensorParallel: 4,
+    specModel: 'fakeorg/Draft-0.5B',
+  }),
   seed('b2', 'Bob_Mixed', fakeHubModels.moeByArchitecture, HW.epyc, '2026-03-01T23:59:59.999Z'),
   // 2026-03-02 (c2 one millisecond after b2, on the next UTC day)
   seed('c2', 'carol', fakeHubModels.dense, HW.m4Pro, '2026-03-02T00:00:00.000Z', { mtpDraftLayers: 1 }),
-  seed('a3', 'alice', MANUAL_MODELS.orphanQuant.hf_id, HW.rtx4090, '2026-03-02T12:00:00.000Z', { kvCacheDtype: 'q8_0', attentionBackend: 'flash_attn', gpuLayers: 80, tensorParallel: 2 }),
+  seed('a3', 'alice', MANUAL_MODELS.orphanQuant.hf_id, HW.rtx4090, '2026-03-02T12:00:00.000Z', {
+    kvCacheDtype: 'q8_0',
+    attentionBackend: 'flash_attn',
+    gpuLayers: 80,
+    tensorParallel: 2,
+  }),
   seed('d1', 'dave', fakeHubModels.dense, HW.rtx4090, '2026-03-02T12:05:00.000Z', { kvCacheDtype: 'q8_0' }),
   seed('b3', 'Bob_Mixed', MANUAL_MODELS.chatAwq.hf_id, HW.ryzen, '2026-03-02T12:10:00.000Z', { specDecoding: true, mtpEnabled: true }),
   // 2026-03-03
@@ -134,7 +171,10 @@ async function seedRuns(ctx: TestContext, path: string): Promise<Seeded> {
     runs.set(s.label, res.body);
     labelById.set(res.body.id, s.label);
   }
-  await ctx.db('speed_test_runs').where({ id: runs.get(REJECTED)!.id }).update({ status: 'REJECTED' });
+  await ctx
+    .db('speed_test_runs')
+    .where({ id: runs.get(REJECTED)!.id })
+    .update({ status: 'REJECTED' });
   return { runs, labelById, userIds };
 }
 
@@ -189,7 +229,13 @@ for (const rev of REVISIONS) {
           expect((run.user as { demo: boolean }).demo).to.equal(false);
         }
         const a1 = res.body.benchmarks.find((run: Body) => run.id === seeded.runs.get('a1')!.id);
-        expect(a1.user).to.deep.equal({ id: seeded.userIds.alice, username: 'alice', displayName: 'Display alice', verified: true, demo: false });
+        expect(a1.user).to.deep.equal({
+          id: seeded.userIds.alice,
+          username: 'alice',
+          displayName: 'Display alice',
+          verified: true,
+          demo: false,
+        });
         expect(a1.model).to.include({ hfId: fakeHubModels.dense, displayName: 'Dense-7B', family: 'llama', params: 7.24, isMoE: false });
         expect(a1.hardware).to.include({ hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', vramGb: 24 });
         expect(a1.engine).to.include({ name: 'llama.cpp' });
@@ -234,7 +280,9 @@ for (const rev of REVISIONS) {
         const rejected = seeded.runs.get(REJECTED)!;
         expect(await labelsFor({})).not.to.include(REJECTED);
         expect(await labelsFor({ hfId: fakeHubModels.dense })).not.to.include(REJECTED);
-        const res = await request(ctx.app).get(`${path}/${String(rejected.id)}`).expect(404);
+        const res = await request(ctx.app)
+          .get(`${path}/${String(rejected.id)}`)
+          .expect(404);
         expect(res.body.error).to.be.a('string');
       });
     });
@@ -242,7 +290,11 @@ for (const rev of REVISIONS) {
     describe('filters', () => {
       // [name, query, expected labels (any order; the list must be newest first)]
       const cases: [string, Query, string[]][] = [
-        ['hfId: the model, its quants and finetunes, and their quants', { hfId: fakeHubModels.dense }, ['a1', 'b1', 'c1', 'c2', 'b3', 'a4', 'b4']],
+        [
+          'hfId: the model, its quants and finetunes, and their quants',
+          { hfId: fakeHubModels.dense },
+          ['a1', 'b1', 'c1', 'c2', 'b3', 'a4', 'b4'],
+        ],
         ['hfId, case-insensitively', { hfId: 'FAKEORG/dense-7b' }, ['a1', 'b1', 'c1', 'c2', 'b3', 'a4', 'b4']],
         ['hfId of a finetune: it and its quant, not its base', { hfId: fakeHubModels.finetune }, ['c1', 'b3', 'a4']],
         ['hfId of a quant: only itself', { hfId: fakeHubModels.ggufQuant }, ['b1']],
@@ -278,7 +330,11 @@ for (const rev of REVISIONS) {
         ['dateFrom, exclusive', (s) => ({ dateFrom: String(s.runs.get('b3')!.createdAt) }), ['c3', 'a4', 'b4', ...FILLERS]],
         ['dateTo, exclusive', (s) => ({ dateTo: String(s.runs.get('c2')!.createdAt) }), ['a1', 'b1', 'c1', 'a2', 'b2']],
         // 00:00Z and 09:05Z: c2 and a4 sit exactly on the bounds and are left out.
-        ['dateFrom and dateTo with a UTC offset, both exclusive', { dateFrom: '2026-03-02T01:00:00+01:00', dateTo: '2026-03-03T10:05:00+01:00' }, ['a3', 'b3', 'c3']],
+        [
+          'dateFrom and dateTo with a UTC offset, both exclusive',
+          { dateFrom: '2026-03-02T01:00:00+01:00', dateTo: '2026-03-03T10:05:00+01:00' },
+          ['a3', 'b3', 'c3'],
+        ],
         ['userId', (s) => ({ userId: s.userIds.Bob_Mixed }), labelsOf('Bob_Mixed')],
         ['username, case-insensitively', { username: 'bob_mixed' }, labelsOf('Bob_Mixed')],
         ['userId over username', (s) => ({ userId: s.userIds.carol, username: 'alice' }), labelsOf('carol')],
@@ -341,14 +397,18 @@ for (const rev of REVISIONS) {
       it('answers one approved run as the submission returned it', async () => {
         for (const label of ['a1', 'c2', 'b3']) {
           const run = seeded.runs.get(label)!;
-          const res = await request(ctx.app).get(`${path}/${String(run.id)}`).expect(200);
+          const res = await request(ctx.app)
+            .get(`${path}/${String(run.id)}`)
+            .expect(200);
           expect(res.body).to.deep.equal(run);
         }
       });
 
       it('answers a JSON 404 for an unknown or malformed id', async () => {
         for (const id of [randomUUID(), 'not-a-uuid', '123', `${randomUUID()}x`]) {
-          const res = await request(ctx.app).get(`${path}/${encodeURIComponent(id)}`).expect(404);
+          const res = await request(ctx.app)
+            .get(`${path}/${encodeURIComponent(id)}`)
+            .expect(404);
           expect(res.type).to.equal('application/json');
           expect(res.body.error).to.be.a('string');
         }

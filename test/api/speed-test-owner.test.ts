@@ -14,7 +14,8 @@ const HOUR = 60 * MINUTE;
 const NOT_FOUND = { error: 'Speed-test run not found' };
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 const TOO_OLD = {
-  error: 'Runs can be corrected within 24 hours of submitting, and this one is older. It can still be withdrawn (DELETE), and a new run submitted.',
+  error:
+    'Runs can be corrected within 24 hours of submitting, and this one is older. It can still be withdrawn (DELETE), and a new run submitted.',
 };
 
 interface Case {
@@ -77,9 +78,22 @@ for (const c of CASES) {
     }
     const patch = (who: Owner, id: string, body: Body) => request(ctx.app).patch(`${c.path}/${id}`).set(as(who)).send(body);
     const withdraw = (who: Owner, id: string) => request(ctx.app).delete(`${c.path}/${id}`).set(as(who));
-    const benchmarkCount = async (hfId: string) => (await ctx.db('models').where({ hf_id: hfId }).first('benchmark_count'))?.benchmark_count ?? 0;
-    const listIds = async (query: Body = {}) => (await request(ctx.app).get(c.path).query({ limit: 100, ...query }).expect(200)).body.benchmarks.map((run: Body) => run.id);
-    const boardIds = async (query: Body = {}) => (await request(ctx.app).get('/api/leaderboard').query({ limit: 200, ...query }).expect(200)).body.rows.map((row: Body) => row.id);
+    const benchmarkCount = async (hfId: string) =>
+      (await ctx.db('models').where({ hf_id: hfId }).first('benchmark_count'))?.benchmark_count ?? 0;
+    const listIds = async (query: Body = {}) =>
+      (
+        await request(ctx.app)
+          .get(c.path)
+          .query({ limit: 100, ...query })
+          .expect(200)
+      ).body.benchmarks.map((run: Body) => run.id);
+    const boardIds = async (query: Body = {}) =>
+      (
+        await request(ctx.app)
+          .get('/api/leaderboard')
+          .query({ limit: 200, ...query })
+          .expect(200)
+      ).body.rows.map((row: Body) => row.id);
 
     it('corrects a run within 24 hours: the merged whole re-normalised, plausibility recomputed, untouched fields kept', async () => {
       const run = await submit(owner);
@@ -91,7 +105,14 @@ for (const c of CASES) {
         engineFlags: { commandSnippet: 'llama-server -m model.gguf -ngl 99 -fa' },
       });
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
-      expect(res.body).to.include({ id: run.id, status: 'APPROVED', tokSOut: 5000, quantization: 'Q4_K_M', ttftMs: 180, createdAt: run.createdAt });
+      expect(res.body).to.include({
+        id: run.id,
+        status: 'APPROVED',
+        tokSOut: 5000,
+        quantization: 'Q4_K_M',
+        ttftMs: 180,
+        createdAt: run.createdAt,
+      });
       // Two identical slots are the flat form; the flags are parsed again from the new command.
       expect(res.body.hardware).to.include({ gpuName: 'NVIDIA GeForce RTX 4090', gpuCount: 2, totalVramGb: 48, isHeterogeneousGpu: false });
       expect(res.body.engineFlags).to.include({ commandSnippet: 'llama-server -m model.gguf -ngl 99 -fa', gpuLayers: 99, flashAttn: true });
@@ -108,7 +129,11 @@ for (const c of CASES) {
 
     it('drops an optional field given as null and puts a defaulted one back to its default', async () => {
       // A command that states no context, so nothing but the default can fill it.
-      const run = await submit(owner, { contextLength: 8192, notes: 'first try', engineFlags: { commandSnippet: 'llama-server -m model.gguf' } });
+      const run = await submit(owner, {
+        contextLength: 8192,
+        notes: 'first try',
+        engineFlags: { commandSnippet: 'llama-server -m model.gguf' },
+      });
       const res = await patch(owner, run.id, { notes: null, contextLength: null });
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       expect(res.body).to.include({ notes: null, contextLength: 2048, ttftMs: 180 });
@@ -128,16 +153,32 @@ for (const c of CASES) {
     });
 
     it('keeps what a correction does not name, down to the same hardware profile and engine row (a mixed-GPU run too)', async () => {
-      const gpus = [{ gpuName: 'NVIDIA GeForce RTX 4090', count: 1, vramGb: 24 }, { gpuName: 'NVIDIA GeForce RTX 3090', count: 2, vramGb: 24 }];
-      const run = await submit(owner, { hardware: { hwClass: 'DISCRETE_GPU', gpus, os: 'Ubuntu 24.04' }, engineVersion: 'b4500', backend: 'cuda', modelRevision: 'abc123' });
+      const gpus = [
+        { gpuName: 'NVIDIA GeForce RTX 4090', count: 1, vramGb: 24 },
+        { gpuName: 'NVIDIA GeForce RTX 3090', count: 2, vramGb: 24 },
+      ];
+      const run = await submit(owner, {
+        hardware: { hwClass: 'DISCRETE_GPU', gpus, os: 'Ubuntu 24.04' },
+        engineVersion: 'b4500',
+        backend: 'cuda',
+        modelRevision: 'abc123',
+      });
       const res = await patch(owner, run.id, { tokSOut: 30 });
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
-      expect(res.body).to.include({ hardwareId: run.hardwareId, engineId: run.engineId, modelId: run.modelId, engineVersion: 'b4500', backend: 'cuda', modelRevision: 'abc123', tokSOut: 30 });
+      expect(res.body).to.include({
+        hardwareId: run.hardwareId,
+        engineId: run.engineId,
+        modelId: run.modelId,
+        engineVersion: 'b4500',
+        backend: 'cuda',
+        modelRevision: 'abc123',
+        tokSOut: 30,
+      });
       expect(res.body.hardware).to.deep.equal(run.hardware);
       expect(res.body.engineFlags).to.deep.equal(run.engineFlags);
     });
 
-    it('moves the run between the models\' run counts and filters when the model changes', async () => {
+    it("moves the run between the models' run counts and filters when the model changes", async () => {
       const run = await submit(owner);
       const [denseBefore, quantBefore] = [await benchmarkCount(fakeHubModels.dense), await benchmarkCount(fakeHubModels.ggufQuant)];
       const res = await patch(owner, run.id, { hfId: fakeHubModels.ggufQuant });
@@ -162,7 +203,11 @@ for (const c of CASES) {
 
     it('answers a correction that fails validation with 400 and field errors, changing nothing', async () => {
       const run = await submit(owner);
-      const res = await patch(owner, run.id, { tokSOut: -1, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090' }, colour: 'red' });
+      const res = await patch(owner, run.id, {
+        tokSOut: -1,
+        hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090' },
+        colour: 'red',
+      });
       expect(res.status).to.equal(400);
       expect(res.body.error).to.equal('Validation failed');
       expect(res.body.details.fieldErrors).to.have.keys(['tokSOut', 'hardware.vramGb', 'colour']);
@@ -173,9 +218,14 @@ for (const c of CASES) {
       expect((await request(ctx.app).get(`${c.path}/${run.id}`).expect(200)).body.tokSOut).to.equal(run.tokSOut);
     });
 
-    it('answers 404 for another user\'s run and for a missing one, alike', async () => {
+    it("answers 404 for another user's run and for a missing one, alike", async () => {
       const run = await submit(owner);
-      for (const res of [await patch(other, run.id, { tokSOut: 1 }), await patch(other, MISSING_ID, { tokSOut: 1 }), await withdraw(other, run.id), await withdraw(other, MISSING_ID)]) {
+      for (const res of [
+        await patch(other, run.id, { tokSOut: 1 }),
+        await patch(other, MISSING_ID, { tokSOut: 1 }),
+        await withdraw(other, run.id),
+        await withdraw(other, MISSING_ID),
+      ]) {
         expect(res.status).to.equal(404);
         expect(res.body).to.deep.equal(NOT_FOUND);
       }
@@ -191,7 +241,7 @@ for (const c of CASES) {
       expect((await withdraw(owner, run.id)).body.status).to.equal('WITHDRAWN');
     });
 
-    it('withdraws a run: gone from the list, the leaderboard, the counts and its model\'s run count; the owner still sees it', async () => {
+    it("withdraws a run: gone from the list, the leaderboard, the counts and its model's run count; the owner still sees it", async () => {
       const run = await submit(owner);
       const listTotal = (await request(ctx.app).get(c.path).expect(200)).body.total;
       const boardTotal = (await request(ctx.app).get('/api/leaderboard').expect(200)).body.total;
@@ -223,12 +273,16 @@ for (const c of CASES) {
       expect(mine.benchmarks.find((item: Body) => item.id === run.id)).to.include({ status: 'WITHDRAWN' });
     });
 
-    it('lists the caller\'s runs in every status, newest first, with the admin\'s reason, paged', async () => {
-      const mineOf = async (who: Owner, query: Body = {}) => (await request(ctx.app).get(`${c.path}/mine`).set(as(who)).query(query).expect(200)).body;
+    it("lists the caller's runs in every status, newest first, with the admin's reason, paged", async () => {
+      const mineOf = async (who: Owner, query: Body = {}) =>
+        (await request(ctx.app).get(`${c.path}/mine`).set(as(who)).query(query).expect(200)).body;
       const rejected = await submit(other);
       const withdrawn = await submit(other);
       const approved = await submit(other);
-      await ctx.db('speed_test_runs').where({ id: rejected.id }).update({ status: 'REJECTED', rejected_reason: 'Faster than the card can read its weights', rejected_at: ctx.clock.now() });
+      await ctx
+        .db('speed_test_runs')
+        .where({ id: rejected.id })
+        .update({ status: 'REJECTED', rejected_reason: 'Faster than the card can read its weights', rejected_at: ctx.clock.now() });
       await withdraw(other, withdrawn.id).expect(200);
 
       const all = await mineOf(other);
@@ -267,7 +321,12 @@ for (const c of CASES) {
       const run = await submit(owner);
       await patch(owner, run.id, { tokSOut: 38.2, notes: 'Measured again' }).expect(200);
       const [entry] = await auditRowsFor(ctx, run.id);
-      expect(entry).to.include({ action: 'speed_test.corrected', actor_id: owner.id, actor_username: owner.username, target_kind: 'speed_test_run' });
+      expect(entry).to.include({
+        action: 'speed_test.corrected',
+        actor_id: owner.id,
+        actor_username: owner.username,
+        target_kind: 'speed_test_run',
+      });
       expect(entry.target_label).to.equal(`${fakeHubModels.dense} by @${owner.username} (${run.id.slice(0, 8)})`);
       expect(entry.reason).to.equal('Changed tokSOut: 42.5 -> 38.2; notes: (none) -> "Measured again"');
     });

@@ -23,7 +23,8 @@ describe('stated and defaulted fields of a speed-test run', () => {
     who = await account(ctx, 'stated');
   });
 
-  const dryRun = (body: Body) => request(ctx.app).post('/api/speed-tests/dry-run').set('Authorization', `Bearer ${who.key}`).send(validSubmission(body));
+  const dryRun = (body: Body) =>
+    request(ctx.app).post('/api/speed-tests/dry-run').set('Authorization', `Bearer ${who.key}`).send(validSubmission(body));
   const stored = async (id: string) => (await request(ctx.app).get(`/api/speed-tests/${id}`).expect(200)).body;
 
   describe('the dry-run answer', () => {
@@ -54,7 +55,7 @@ describe('stated and defaulted fields of a speed-test run', () => {
       expect(body.parsed.hfId).to.equal(validSubmission().hfId);
     });
 
-    it('fills llama-bench\'s prompt, output and depth sizes from the command', async () => {
+    it("fills llama-bench's prompt, output and depth sizes from the command", async () => {
       const engineFlags = { commandSnippet: './build/bin/llama-bench -m model.gguf -p 512 -n 128 -d 4096 -b 2048 -ngl 99' };
       const { body } = await dryRun({ engineFlags }).expect(200);
       expect(body.parsed).to.deep.include({ promptTokens: 512, outputTokens: 128, prefillTokens: 4096, batchSize: 1 });
@@ -71,16 +72,18 @@ describe('stated and defaulted fields of a speed-test run', () => {
       expect(body.parsed.defaultedFields).to.not.include('contextLength');
     });
 
-    it('reads Ollama\'s environment settings into the flags', async () => {
+    it("reads Ollama's environment settings into the flags", async () => {
       const engineFlags = { commandSnippet: 'OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0 OLLAMA_NUM_PARALLEL=4 ollama serve' };
       const { body } = await dryRun({ engineName: 'ollama', engineFlags }).expect(200);
       expect(body.parsed.engineFlags).to.deep.include({ flashAttn: true, kvCacheDtype: 'q8_0', concurrency: 4 });
     });
 
-    it('answers 400 on the command when a value it states breaks the field\'s bound', async () => {
+    it("answers 400 on the command when a value it states breaks the field's bound", async () => {
       const engineFlags = { commandSnippet: 'vllm serve org/x --max-model-len -5' };
       const { body } = await dryRun({ engineName: 'vllm', engineFlags }).expect(400);
-      expect(body.details.fieldErrors['engineFlags.commandSnippet']).to.deep.equal(['contextLength read from the command: Must be at least 1']);
+      expect(body.details.fieldErrors['engineFlags.commandSnippet']).to.deep.equal([
+        'contextLength read from the command: Must be at least 1',
+      ]);
     });
   });
 
@@ -104,10 +107,13 @@ describe('stated and defaulted fields of a speed-test run', () => {
       expect(server.contextLength).to.equal(32768);
       expect(server.defaultedFields).to.not.include('contextLength');
       const row = await ctx.db('speed_test_runs').where({ id: server.id }).first('context_length', 'defaulted_fields');
-      expect(row).to.deep.equal({ context_length: 32768, defaulted_fields: ['modelRevision', 'promptTokens', 'outputTokens', 'batchSize', 'prefillTokens'] });
+      expect(row).to.deep.equal({
+        context_length: 32768,
+        defaulted_fields: ['modelRevision', 'promptTokens', 'outputTokens', 'batchSize', 'prefillTokens'],
+      });
     });
 
-    it('keeps the spec value stored, so the leaderboard\'s context bucket still finds a run without one', async () => {
+    it("keeps the spec value stored, so the leaderboard's context bucket still finds a run without one", async () => {
       const run = await submitRun(ctx, who, { notes: 'no context given' });
       expect(run.defaultedFields).to.include('contextLength');
       const inBucket = (await request(ctx.app).get('/api/leaderboard').query({ contextLen: 2048, limit: 200 }).expect(200)).body.rows;
@@ -133,25 +139,43 @@ describe('stated and defaulted fields of a speed-test run', () => {
       stated = await submitRun(ctx, exporter, { contextLength: 2048, batchSize: 1, notes: 'export: defaults typed' });
     });
 
-    const download = async (path: string) => (await request(ctx.app).get(path).buffer(true).parse((res, done) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => done(null, text));
-    }).expect(200)).body as string;
+    const download = async (path: string) =>
+      (
+        await request(ctx.app)
+          .get(path)
+          .buffer(true)
+          .parse((res, done) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => done(null, text));
+          })
+          .expect(200)
+      ).body as string;
 
     for (const path of ['/api/leaderboard?format=csv&limit=200', '/api/speed-tests?format=csv']) {
       it(`${path.split('?')[0]} CSV: empty cells for fields not stated, named in the notStated column`, async () => {
         const { header, records } = csvRecords(await download(path));
         expect(header).to.include('notStated');
         const byId = (run: Body) => records.find((record) => record.id === run.id)!;
-        expect(byId(defaulted)).to.deep.include({ contextLength: '', batchSize: '', notStated: 'modelRevision promptTokens outputTokens contextLength batchSize prefillTokens' });
-        expect(byId(stated)).to.deep.include({ contextLength: '2048', batchSize: '1', notStated: 'modelRevision promptTokens outputTokens prefillTokens' });
+        expect(byId(defaulted)).to.deep.include({
+          contextLength: '',
+          batchSize: '',
+          notStated: 'modelRevision promptTokens outputTokens contextLength batchSize prefillTokens',
+        });
+        expect(byId(stated)).to.deep.include({
+          contextLength: '2048',
+          batchSize: '1',
+          notStated: 'modelRevision promptTokens outputTokens prefillTokens',
+        });
       });
     }
 
     it('JSON Lines: the spec values with defaultedFields, as the API answers', async () => {
-      const lines = (await download('/api/speed-tests?format=jsonl')).trim().split('\n').map((line) => JSON.parse(line) as Body);
+      const lines = (await download('/api/speed-tests?format=jsonl'))
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Body);
       const run = lines.find((line) => line.id === defaulted.id)!;
       expect(run).to.deep.include({ contextLength: 2048, batchSize: 1, promptTokens: 0 });
       expect(run.defaultedFields).to.deep.equal(EVERY_DEFAULTED);
@@ -163,7 +187,11 @@ describe('stated and defaulted fields of a speed-test run', () => {
 
     it('lists only the fields the revision takes', async () => {
       const who1 = await account(rev1, 'rev1');
-      const res = await request(rev1.app).post('/api/benchmarks').set('Authorization', `Bearer ${who1.key}`).send(validSubmission()).expect(201);
+      const res = await request(rev1.app)
+        .post('/api/benchmarks')
+        .set('Authorization', `Bearer ${who1.key}`)
+        .send(validSubmission())
+        .expect(201);
       expect(res.body.defaultedFields).to.deep.equal(['modelRevision', 'promptTokens', 'outputTokens', 'contextLength', 'batchSize']);
       expect(res.body).to.not.have.property('prefillTokens');
     });

@@ -78,7 +78,10 @@ async function newSubmitter(ctx: TestContext): Promise<Submitter> {
 }
 
 function post(ctx: TestContext, path: string, key: string, body: Body, headers: Record<string, string> = {}) {
-  return request(ctx.app).post(path).set({ Authorization: `Bearer ${key}`, ...headers }).send(body);
+  return request(ctx.app)
+    .post(path)
+    .set({ Authorization: `Bearer ${key}`, ...headers })
+    .send(body);
 }
 
 async function count(ctx: TestContext, table: string, where: Body = {}): Promise<number> {
@@ -107,7 +110,8 @@ for (const rev of REVISIONS) {
     let alice: Submitter;
     let bob: Submitter;
 
-    const submit = (who: Submitter, body: Body = payload(), headers: Record<string, string> = {}) => post(ctx, path, who.key, body, headers);
+    const submit = (who: Submitter, body: Body = payload(), headers: Record<string, string> = {}) =>
+      post(ctx, path, who.key, body, headers);
     /** Expects a 201 and returns the stored run. */
     const accepted = async (who: Submitter, body: Body = payload(), headers: Record<string, string> = {}) => {
       const res = await submit(who, body, headers);
@@ -130,12 +134,34 @@ for (const rev of REVISIONS) {
         const run = res.body;
         expect(run.id).to.match(UUID);
         for (const field of ['modelId', 'hardwareId', 'engineId']) expect(run[field], field).to.match(UUID);
-        expect(run).to.include({ userId: alice.id, status: 'APPROVED', createdAt: now.toISOString(), hfId: fakeHubModels.dense, tokSOut: 42.5, ttftMs: 180 });
-        expect(run.model).to.include({ id: run.modelId, hfId: fakeHubModels.dense, displayName: 'Dense-7B', family: 'llama', params: 7.24, isMoE: false, baseHfId: null, baseRelation: null });
+        expect(run).to.include({
+          userId: alice.id,
+          status: 'APPROVED',
+          createdAt: now.toISOString(),
+          hfId: fakeHubModels.dense,
+          tokSOut: 42.5,
+          ttftMs: 180,
+        });
+        expect(run.model).to.include({
+          id: run.modelId,
+          hfId: fakeHubModels.dense,
+          displayName: 'Dense-7B',
+          family: 'llama',
+          params: 7.24,
+          isMoE: false,
+          baseHfId: null,
+          baseRelation: null,
+        });
         expect(run.hardware).to.include({ id: run.hardwareId, hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', vramGb: 24, gpuCount: 1 });
         expect(run.engine).to.include({ id: run.engineId, name: 'llama.cpp' });
         expect(run.engineFlags).to.include({ commandSnippet: 'llama-server -m model.gguf', kvCacheDtype: 'q8_0' });
-        expect(run.user).to.deep.equal({ id: alice.id, username: alice.username, displayName: `Display ${alice.username}`, verified: false, demo: false });
+        expect(run.user).to.deep.equal({
+          id: alice.id,
+          username: alice.username,
+          displayName: `Display ${alice.username}`,
+          verified: false,
+          demo: false,
+        });
         expect(run.demo).to.equal(false);
         expect(run.reactionCounts).to.deep.equal({});
         expect(run.myEmoji).to.equal(null);
@@ -162,7 +188,15 @@ for (const rev of REVISIONS) {
       it('catalogues a dense model with family, params, isMoE and the hub sha', async () => {
         const run = (await accepted(alice, payload({ hfId: fakeHubModels.dense }))).body;
         const row = await modelRow(ctx, fakeHubModels.dense);
-        expect(row).to.include({ id: run.modelId, hf_id: 'fakeorg/Dense-7B', display_name: 'Dense-7B', family: 'llama', params: 7.24, is_moe: false, gated: false });
+        expect(row).to.include({
+          id: run.modelId,
+          hf_id: 'fakeorg/Dense-7B',
+          display_name: 'Dense-7B',
+          family: 'llama',
+          params: 7.24,
+          is_moe: false,
+          gated: false,
+        });
         expect(row.hub_sha).to.equal(fakeHubApiResponses[fakeHubModels.dense]!.sha);
         expect(ctx.hub.requests.map((r) => r.path)).to.include('/api/models/fakeorg/Dense-7B');
       });
@@ -175,7 +209,12 @@ for (const rev of REVISIONS) {
 
       it('records a GGUF repo as quantized from the base the hub names', async () => {
         const run = (await accepted(alice, payload({ hfId: fakeHubModels.ggufQuant }))).body;
-        expect(run.model).to.include({ hfId: fakeHubModels.ggufQuant, baseHfId: 'fakeorg/Dense-7B', baseRelation: 'quantized', params: 7.24 });
+        expect(run.model).to.include({
+          hfId: fakeHubModels.ggufQuant,
+          baseHfId: 'fakeorg/Dense-7B',
+          baseRelation: 'quantized',
+          params: 7.24,
+        });
         // The base is not catalogued yet: the link by row waits for it.
         expect(await modelRow(ctx, fakeHubModels.ggufQuant)).to.include({ base_hf_id: 'fakeorg/Dense-7B', base_model_id: null });
         expect(await modelRow(ctx, fakeHubModels.dense)).to.equal(undefined);
@@ -185,7 +224,13 @@ for (const rev of REVISIONS) {
         const base = (await accepted(alice, payload({ hfId: fakeHubModels.dense }))).body;
         ctx.clock.advance(windowMs);
         const run = (await accepted(alice, payload({ hfId: fakeHubModels.finetune }))).body;
-        expect(run.model).to.include({ hfId: fakeHubModels.finetune, params: 7.24, paramsApproximate: false, baseHfId: 'fakeorg/Dense-7B', baseRelation: 'finetune' });
+        expect(run.model).to.include({
+          hfId: fakeHubModels.finetune,
+          params: 7.24,
+          paramsApproximate: false,
+          baseHfId: 'fakeorg/Dense-7B',
+          baseRelation: 'finetune',
+        });
         expect(await modelRow(ctx, fakeHubModels.finetune)).to.include({ base_model_id: base.modelId, params: 7.24 });
       });
 
@@ -327,7 +372,12 @@ for (const rev of REVISIONS) {
           const tables = ['speed_test_runs', 'models', 'submission_windows', 'hardware_profiles', 'engines'];
           const counts = async () => Promise.all(tables.map((table) => count(ctx, table)));
           const before = await counts();
-          const dryRun = await post(ctx, `${path}/dry-run`, alice.key, payload({ hfId: fakeHubModels.moeByArchitecture, hardware: { hwClass: 'CPU_ONLY', cpu: 'Dry Run CPU', ramGb: 64 } }));
+          const dryRun = await post(
+            ctx,
+            `${path}/dry-run`,
+            alice.key,
+            payload({ hfId: fakeHubModels.moeByArchitecture, hardware: { hwClass: 'CPU_ONLY', cpu: 'Dry Run CPU', ramGb: 64 } }),
+          );
           expect(dryRun.status).to.equal(200);
           expect(dryRun.body.valid).to.equal(true);
           expect(dryRun.body.parsed).to.include({ hfId: fakeHubModels.moeByArchitecture, tokSOut: 42.5 });
@@ -456,7 +506,10 @@ for (const rev of REVISIONS) {
         const rows = await count(ctx, 'speed_test_runs');
         const anonymous = await request(ctx.app).post(path).send(payload());
         const badKey = await post(ctx, path, `bhk_${'0'.repeat(40)}`, payload());
-        const badKeyWithSession = await alice.agent.post(path).set({ Authorization: 'Bearer nope', 'X-CSRF-Token': alice.csrf }).send(payload());
+        const badKeyWithSession = await alice.agent
+          .post(path)
+          .set({ Authorization: 'Bearer nope', 'X-CSRF-Token': alice.csrf })
+          .send(payload());
         for (const res of [anonymous, badKey, badKeyWithSession]) {
           expect(res.status).to.equal(401);
           expect(res.body).to.deep.equal(AUTH_REQUIRED);
@@ -548,7 +601,10 @@ for (const rev of REVISIONS) {
 
     before(async () => {
       alice = await newSubmitter(ctx);
-      [{ id: modelId }] = await ctx.db('models').insert({ hf_id: catalogued, display_name: 'Catalogued-3B', family: 'llama', params: 3 }).returning('id');
+      [{ id: modelId }] = await ctx
+        .db('models')
+        .insert({ hf_id: catalogued, display_name: 'Catalogued-3B', family: 'llama', params: 3 })
+        .returning('id');
     });
     beforeEach(() => ctx.clock.advance(windowMs));
 

@@ -6,11 +6,35 @@
  * "Limits" (field bounds), "Versioning"; DECISIONS.md "Revisions", "Hardware and costs".
  */
 import { expect } from 'chai';
-import { describeEachRevision, expectFieldError, expectFieldErrors, payload, SNIPPET, THIS_YEAR, valueAt, withValue, type Body, type Message, type Revision } from '../helpers/speed-test-validation.ts';
+import {
+  describeEachRevision,
+  expectFieldError,
+  expectFieldErrors,
+  payload,
+  SNIPPET,
+  THIS_YEAR,
+  valueAt,
+  withValue,
+  type Body,
+  type Message,
+  type Revision,
+} from '../helpers/speed-test-validation.ts';
 
 const CORE_ENGINES = [
-  'llama.cpp', 'vllm', 'sglang', 'ollama', 'lmstudio', 'exllamav2', 'tgi', 'tensorrt-llm',
-  'mlx', 'text-generation-webui', 'lmdeploy', 'mlc-llm', 'hipfire', 'tinygrad',
+  'llama.cpp',
+  'vllm',
+  'sglang',
+  'ollama',
+  'lmstudio',
+  'exllamav2',
+  'tgi',
+  'tensorrt-llm',
+  'mlx',
+  'text-generation-webui',
+  'lmdeploy',
+  'mlc-llm',
+  'hipfire',
+  'tinygrad',
 ];
 const ENGINES: Record<Revision, string[]> = {
   1: [...CORE_ENGINES, 'candle', 'ctransformers'],
@@ -62,19 +86,37 @@ function boundCases(revision: Revision): BoundCase[] {
   const integer = (path: string, min: number, revisions?: readonly Revision[]): BoundCase => ({
     path,
     ok: [min],
-    bad: [[min - 1, new RegExp(`at least ${min}`, 'i')], [min + 1.5, /integer/i]],
+    bad: [
+      [min - 1, new RegExp(`at least ${min}`, 'i')],
+      [min + 1.5, /integer/i],
+    ],
     ...(revisions ? { revisions } : {}),
   });
   const unitInterval = (flag: string): BoundCase => ({
     path: `engineFlags.${flag}`,
     ok: [0, 0.5, 1],
-    bad: [[-0.01, /between 0 and 1/], [1.01, /between 0 and 1/]],
+    bad: [
+      [-0.01, /between 0 and 1/],
+      [1.01, /between 0 and 1/],
+    ],
   });
   const tooLongUrl = (n: number) => `https://github.com/${'r'.repeat(n - 'https://github.com/'.length)}`;
 
   const cases: BoundCase[] = [
-    { ...text('modelRevision', 128), bad: [['x'.repeat(129), atMost(128)], ['   ', /empty/i]] },
-    { ...text('quantization', 64), bad: [['x'.repeat(65), atMost(64)], ['', /empty/i]] },
+    {
+      ...text('modelRevision', 128),
+      bad: [
+        ['x'.repeat(129), atMost(128)],
+        ['   ', /empty/i],
+      ],
+    },
+    {
+      ...text('quantization', 64),
+      bad: [
+        ['x'.repeat(65), atMost(64)],
+        ['', /empty/i],
+      ],
+    },
     text('backend', 64),
     text('engineVersion', engineVersionMax),
     text('notes', 2000),
@@ -92,11 +134,35 @@ function boundCases(revision: Revision): BoundCase[] {
     integer('engineFlags.gpuLayers', 0),
     integer('engineFlags.topK', 0),
     integer('engineFlags.concurrency', 1),
-    { path: 'hardware.vramGb', ok: [0.5, 80, 65_536], bad: [[0, /positive/i], [-8, /positive/i], ['24', /number/i], [65_537, /at most 65536/]] },
+    {
+      path: 'hardware.vramGb',
+      ok: [0.5, 80, 65_536],
+      bad: [
+        [0, /positive/i],
+        [-8, /positive/i],
+        ['24', /number/i],
+        [65_537, /at most 65536/],
+      ],
+    },
     { path: 'hardware.powerWatts', ok: [450, 100_000], bad: [[100_001, /at most 100000/]] },
     { path: 'tokSTotal', ok: [1e9], bad: [[1e308, /at most/]] },
-    { path: 'tokSPrefill', ok: [0.5], bad: [[0, /positive/i], [-1, /positive/i]], revisions: [2, 3] },
-    { path: 'tokSOut', ok: [0.01], bad: [[0, /positive/i], ['42', /number/i]] },
+    {
+      path: 'tokSPrefill',
+      ok: [0.5],
+      bad: [
+        [0, /positive/i],
+        [-1, /positive/i],
+      ],
+      revisions: [2, 3],
+    },
+    {
+      path: 'tokSOut',
+      ok: [0.01],
+      bad: [
+        [0, /positive/i],
+        ['42', /number/i],
+      ],
+    },
     unitInterval('gpuMemUtil'),
     unitInterval('topP'),
     unitInterval('minP'),
@@ -108,12 +174,23 @@ function boundCases(revision: Revision): BoundCase[] {
         [temperatureMax + 0.01, new RegExp(`between 0 and ${temperatureMax}`)],
       ],
     },
-    { path: 'engineFlags.mirostat', ok: [0, 1, 2], bad: [[3, /0, 1 or 2/], [-1, /0, 1 or 2/], [1.5, /0, 1 or 2/]] },
+    {
+      path: 'engineFlags.mirostat',
+      ok: [0, 1, 2],
+      bad: [
+        [3, /0, 1 or 2/],
+        [-1, /0, 1 or 2/],
+        [1.5, /0, 1 or 2/],
+      ],
+    },
     { path: 'engineFlags.flashAttn', ok: [false], bad: [['yes', /true or false/i]] },
     {
       path: 'hardware.gpus',
       ok: [1, 16],
-      bad: [[17, /at most 16/i], [0, /at least one/i]],
+      bad: [
+        [17, /at most 16/i],
+        [0, /at least one/i],
+      ],
       build: (n) => payload({ hardware: { hwClass: 'DISCRETE_GPU', gpus: gpuSlots(n as number) } }),
       label: (n) => `${String(n)} slots`,
     },
@@ -144,24 +221,58 @@ function boundCases(revision: Revision): BoundCase[] {
     {
       path: 'hardwareCost.0.condition',
       ok: ['NEW', 'USED', 'REFURBISHED'],
-      bad: [['BROKEN', /NEW, USED, REFURBISHED/], ['new', /NEW, USED, REFURBISHED/]],
+      bad: [
+        ['BROKEN', /NEW, USED, REFURBISHED/],
+        ['new', /NEW, USED, REFURBISHED/],
+      ],
       revisions: [3],
     },
-    { path: 'hardwareCost.0.currency', ok: ['USD', 'EUR', 'TWD'], bad: [['usd', /ISO 4217/], ['XYZ', /ISO 4217/]], revisions: [3] },
+    {
+      path: 'hardwareCost.0.currency',
+      ok: ['USD', 'EUR', 'TWD'],
+      bad: [
+        ['usd', /ISO 4217/],
+        ['XYZ', /ISO 4217/],
+      ],
+      revisions: [3],
+    },
     {
       path: 'hardwareCost.0.yearPurchased',
       ok: [1990, THIS_YEAR],
-      bad: [[1989, /at least 1990/i], [THIS_YEAR + 1, /future/i], [2020.5, /integer/i]],
+      bad: [
+        [1989, /at least 1990/i],
+        [THIS_YEAR + 1, /future/i],
+        [2020.5, /integer/i],
+      ],
       revisions: [3],
     },
-    { path: 'hardwareCost.0.price', ok: [0.01, 25000], bad: [[0, /positive/i], [-5, /positive/i]], revisions: [3] },
+    {
+      path: 'hardwareCost.0.price',
+      ok: [0.01, 25000],
+      bad: [
+        [0, /positive/i],
+        [-5, /positive/i],
+      ],
+      revisions: [3],
+    },
     {
       path: 'hardwareCost.0.component',
       ok: ['NVIDIA GeForce RTX 3090', 'Apple M4 Max', 'AMD EPYC 9654'],
-      bad: [['My custom rig', /canonical hardware name/], ['', /must not be empty/]],
+      bad: [
+        ['My custom rig', /canonical hardware name/],
+        ['', /must not be empty/],
+      ],
       revisions: [3],
     },
-    { path: 'gpuPowerWatts', ok: [[450], [300, 250.5]], bad: [[[], /one entry per GPU/i], [[300, 0], /positive/i]], revisions: [3] },
+    {
+      path: 'gpuPowerWatts',
+      ok: [[450], [300, 250.5]],
+      bad: [
+        [[], /one entry per GPU/i],
+        [[300, 0], /positive/i],
+      ],
+      revisions: [3],
+    },
   ];
   return cases.filter((c) => !c.revisions || c.revisions.includes(revision));
 }
@@ -196,7 +307,9 @@ describeEachRevision((revision, api) => {
       const hfId = `o/${'x'.repeat(254)}`;
       const res = await api.validate(payload({ hfId }));
       expect(res.status, JSON.stringify(res.body)).to.equal(404);
-      expect(res.body.error).to.match(/not found on the model hub/).and.to.include(hfId.slice(0, 20));
+      expect(res.body.error)
+        .to.match(/not found on the model hub/)
+        .and.to.include(hfId.slice(0, 20));
     });
 
     const badIds: [label: string, hfId: unknown, message: Message][] = [
@@ -231,7 +344,8 @@ describeEachRevision((revision, api) => {
           const [message] = res.body.details.fieldErrors.engineName as string[];
           const words = new Set(message!.split(/[\s,:;]+/));
           for (const name of accepted) expect(words, `lists ${name}`).to.include(name);
-          for (const name of ENGINE_CANDIDATES.filter((n) => !accepted.includes(n))) expect(words, `does not list ${name}`).not.to.include(name);
+          for (const name of ENGINE_CANDIDATES.filter((n) => !accepted.includes(n)))
+            expect(words, `does not list ${name}`).not.to.include(name);
         });
       }
     }
@@ -255,22 +369,46 @@ describeEachRevision((revision, api) => {
         { hwClass: 'DISCRETE_GPU', cpu: 'Ryzen 7' },
         { 'hardware.gpuName': 'Required unless gpus is given', 'hardware.vramGb': 'Required unless gpus is given' },
       ],
-      ['a DISCRETE_GPU with gpuName but no vramGb', { hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090' }, { 'hardware.vramGb': 'Required unless gpus is given' }],
+      [
+        'a DISCRETE_GPU with gpuName but no vramGb',
+        { hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090' },
+        { 'hardware.vramGb': 'Required unless gpus is given' },
+      ],
       [
         'flat fields and gpus together',
         { hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', vramGb: 24, gpus: [slot] },
         { 'hardware.gpuName': /either/i, 'hardware.vramGb': /either/i },
       ],
       ['an empty gpus array', { hwClass: 'DISCRETE_GPU', gpus: [] }, { 'hardware.gpus': /at least one/i }],
-      ['a bad second gpus slot', { hwClass: 'DISCRETE_GPU', gpus: [slot, { gpuName: 'RTX 3090', vramGb: -24 }] }, { 'hardware.gpus.1.vramGb': /positive/i }],
+      [
+        'a bad second gpus slot',
+        { hwClass: 'DISCRETE_GPU', gpus: [slot, { gpuName: 'RTX 3090', vramGb: -24 }] },
+        { 'hardware.gpus.1.vramGb': /positive/i },
+      ],
       ['a gpus slot without a name', { hwClass: 'DISCRETE_GPU', gpus: [{ vramGb: 24 }] }, { 'hardware.gpus.0.gpuName': 'Required' }],
       ['a gpus slot count of 0', { hwClass: 'DISCRETE_GPU', gpus: [{ ...slot, count: 0 }] }, { 'hardware.gpus.0.count': /at least 1/i }],
-      ['an unknown gpus slot field', { hwClass: 'DISCRETE_GPU', gpus: [{ ...slot, tdp: 450 }] }, { 'hardware.gpus.0.tdp': 'Unknown field' }],
-      ['a UNIFIED chip without chipVariant', { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', unifiedMemoryGb: 64 }, { 'hardware.chipVariant': 'Required' }],
-      ['a UNIFIED chip without unifiedMemoryGb', { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', chipVariant: 'Pro' }, { 'hardware.unifiedMemoryGb': 'Required' }],
+      [
+        'an unknown gpus slot field',
+        { hwClass: 'DISCRETE_GPU', gpus: [{ ...slot, tdp: 450 }] },
+        { 'hardware.gpus.0.tdp': 'Unknown field' },
+      ],
+      [
+        'a UNIFIED chip without chipVariant',
+        { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', unifiedMemoryGb: 64 },
+        { 'hardware.chipVariant': 'Required' },
+      ],
+      [
+        'a UNIFIED chip without unifiedMemoryGb',
+        { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', chipVariant: 'Pro' },
+        { 'hardware.unifiedMemoryGb': 'Required' },
+      ],
       ['a CPU_ONLY machine without ramGb', { hwClass: 'CPU_ONLY', cpu: 'AMD EPYC 9654' }, { 'hardware.ramGb': 'Required' }],
       ['a CPU_ONLY machine without cpu', { hwClass: 'CPU_ONLY', ramGb: 512 }, { 'hardware.cpu': 'Required' }],
-      ['an unknown hardware field', { hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', vramGb: 24, tpuCores: 8 }, { 'hardware.tpuCores': 'Unknown field' }],
+      [
+        'an unknown hardware field',
+        { hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', vramGb: 24, tpuCores: 8 },
+        { 'hardware.tpuCores': 'Unknown field' },
+      ],
       [
         'a field of another hardware class',
         { hwClass: 'CPU_ONLY', cpu: 'AMD EPYC 9654', ramGb: 512, gpuName: 'RTX 4090' },

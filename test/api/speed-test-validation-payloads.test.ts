@@ -8,7 +8,17 @@
  */
 import { expect } from 'chai';
 import { validSubmission } from '../helpers/fixtures.ts';
-import { COST_ITEM, describeEachRevision, expectFieldError, HF_ID, payload, SNIPPET, THIS_YEAR, type Body, type Revision } from '../helpers/speed-test-validation.ts';
+import {
+  COST_ITEM,
+  describeEachRevision,
+  expectFieldError,
+  HF_ID,
+  payload,
+  SNIPPET,
+  THIS_YEAR,
+  type Body,
+  type Revision,
+} from '../helpers/speed-test-validation.ts';
 
 const CANONICAL_REPOSITORIES = {
   freetoken: 'https://github.com/FlashML-org/FreeToken',
@@ -101,7 +111,10 @@ function maximalPayload(revision: Revision): Body {
           engineBuild: 'cu124-release',
           engineCommit: 'ABCDEF0123456789',
           gpuPowerWatts: [300, 250.5],
-          hardwareCost: [COST_ITEM, { component: 'AMD Ryzen 9 7950X', condition: 'NEW', yearPurchased: THIS_YEAR, price: 549.99, currency: 'EUR' }],
+          hardwareCost: [
+            COST_ITEM,
+            { component: 'AMD Ryzen 9 7950X', condition: 'NEW', yearPurchased: THIS_YEAR, price: 549.99, currency: 'EUR' },
+          ],
         }
       : {}),
   };
@@ -127,7 +140,13 @@ describeEachRevision((revision, api) => {
     it('accepts the minimal payload and fills in the defaults', async () => {
       const echo = await api.accept(minimal);
       expect(echo).to.include({ hfId: HF_ID, engineName: 'llama.cpp', quantization: 'Q4_K_M', tokSOut: 30, ...defaults });
-      expect(echo.hardware).to.include({ hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 3060', gpuCount: 1, vramGb: 12, isHeterogeneousGpu: false });
+      expect(echo.hardware).to.include({
+        hwClass: 'DISCRETE_GPU',
+        gpuName: 'NVIDIA GeForce RTX 3060',
+        gpuCount: 1,
+        vramGb: 12,
+        isHeterogeneousGpu: false,
+      });
       if (revision === 1) expect(echo).not.to.have.any.keys('tokSPrefill', 'prefillTokens');
       else expect(echo).not.to.have.any.keys('engineFlags', 'commandSnippetFlags', 'totalPowerWatts');
     });
@@ -171,7 +190,17 @@ describeEachRevision((revision, api) => {
     });
 
     it('accepts a UNIFIED chip and a CPU_ONLY machine as given', async () => {
-      const unified = { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M3', chipVariant: 'Max', unifiedMemoryGb: 128, npuTops: 18, cpu: '16-core', os: 'macos', powerWatts: 90 };
+      const unified = {
+        hwClass: 'UNIFIED',
+        chipVendor: 'Apple',
+        chipFamily: 'M3',
+        chipVariant: 'Max',
+        unifiedMemoryGb: 128,
+        npuTops: 18,
+        cpu: '16-core',
+        os: 'macos',
+        powerWatts: 90,
+      };
       const cpuOnly = { hwClass: 'CPU_ONLY', cpu: 'AMD EPYC 9654', ramGb: 768, os: 'linux' };
       for (const hardware of [unified, cpuOnly]) {
         const echo = await api.accept(payload({ hardware }));
@@ -187,7 +216,14 @@ describeEachRevision((revision, api) => {
         { gpuName: 'NVIDIA GeForce RTX 3090', count: 2, vramGb: 24 },
       ];
       const echo = await api.accept(payload({ hardware: { hwClass: 'DISCRETE_GPU', gpus, cpu: 'Threadripper 7960X' } }));
-      expect(echo.hardware).to.include({ hwClass: 'DISCRETE_GPU', gpuName: 'Multi-GPU', isHeterogeneousGpu: true, vramGb: 72, gpuCount: 3, cpu: 'Threadripper 7960X' });
+      expect(echo.hardware).to.include({
+        hwClass: 'DISCRETE_GPU',
+        gpuName: 'Multi-GPU',
+        isHeterogeneousGpu: true,
+        vramGb: 72,
+        gpuCount: 3,
+        cpu: 'Threadripper 7960X',
+      });
       expect(echo.hardware.gpus).to.deep.equal(gpus);
     });
 
@@ -202,7 +238,17 @@ describeEachRevision((revision, api) => {
     });
 
     it('counts a gpus slot without count as one card, and a flat profile without gpuCount as one', async () => {
-      const slots = await api.accept(payload({ hardware: { hwClass: 'DISCRETE_GPU', gpus: [{ gpuName: 'A', vramGb: 8 }, { gpuName: 'B', vramGb: 16 }] } }));
+      const slots = await api.accept(
+        payload({
+          hardware: {
+            hwClass: 'DISCRETE_GPU',
+            gpus: [
+              { gpuName: 'A', vramGb: 8 },
+              { gpuName: 'B', vramGb: 16 },
+            ],
+          },
+        }),
+      );
       expect(slots.hardware).to.include({ gpuCount: 2, vramGb: 24, isHeterogeneousGpu: true });
       expect(slots.hardware.gpus.map((s: Body) => s.count)).to.deep.equal([1, 1]);
       const flat = await api.accept(payload());
@@ -216,7 +262,9 @@ describeEachRevision((revision, api) => {
     });
 
     it('trims submitted names', async () => {
-      const echo = await api.accept(payload({ quantization: '  Q8_0 ', hardware: { hwClass: 'DISCRETE_GPU', gpuName: '  NVIDIA GeForce RTX 4080 ', vramGb: 16 } }));
+      const echo = await api.accept(
+        payload({ quantization: '  Q8_0 ', hardware: { hwClass: 'DISCRETE_GPU', gpuName: '  NVIDIA GeForce RTX 4080 ', vramGb: 16 } }),
+      );
       expect(echo.quantization).to.equal('Q8_0');
       expect(echo.hardware.gpuName).to.equal('NVIDIA GeForce RTX 4080');
     });
@@ -253,7 +301,8 @@ describeEachRevision((revision, api) => {
   });
 
   describe('engine flags and commandSnippet', () => {
-    const flagsOf = async (engineName: string, engineFlags: Body) => (await api.accept(payload({ engineName, engineFlags }))).engineFlags as Body;
+    const flagsOf = async (engineName: string, engineFlags: Body) =>
+      (await api.accept(payload({ engineName, engineFlags }))).engineFlags as Body;
 
     if (revision === 1) {
       it('accepts engineFlags without commandSnippet', async () => {
@@ -272,7 +321,8 @@ describeEachRevision((revision, api) => {
     }
 
     it('parses llama.cpp flags from the snippet, -np feeding concurrency', async () => {
-      const commandSnippet = 'llama-server -m /models/dense-7b.gguf -ngl 99 -fa --temp 0.7 --top-k 40 --mirostat 2 -np 4 --kv-cache-dtype q8_0';
+      const commandSnippet =
+        'llama-server -m /models/dense-7b.gguf -ngl 99 -fa --temp 0.7 --top-k 40 --mirostat 2 -np 4 --kv-cache-dtype q8_0';
       expect(await flagsOf('llama.cpp', { commandSnippet })).to.deep.equal({
         commandSnippet,
         gpuLayers: 99,
@@ -324,7 +374,11 @@ describeEachRevision((revision, api) => {
       const alias = await flagsOf('vllm', { commandSnippet: 'vllm serve fakeorg/Dense-7B', specDraftModel: 'fakeorg/Draft-1B' });
       expect(alias).to.include({ specModel: 'fakeorg/Draft-1B', specDecoding: true });
       expect(alias).not.to.have.property('specDraftModel');
-      const both = await flagsOf('vllm', { commandSnippet: 'vllm serve fakeorg/Dense-7B', specDraftModel: 'fakeorg/Draft-1B', specModel: 'fakeorg/Draft-3B' });
+      const both = await flagsOf('vllm', {
+        commandSnippet: 'vllm serve fakeorg/Dense-7B',
+        specDraftModel: 'fakeorg/Draft-1B',
+        specModel: 'fakeorg/Draft-3B',
+      });
       expect(both).to.include({ specModel: 'fakeorg/Draft-3B' });
       expect(both).not.to.have.property('specDraftModel');
     });
@@ -345,12 +399,20 @@ describeEachRevision((revision, api) => {
     }
 
     it('keeps an explicit specDecoding or mtpEnabled false even with speculative or MTP fields', async () => {
-      const flags = await flagsOf('vllm', { commandSnippet: 'vllm serve fakeorg/Dense-7B', specDecoding: false, specNumTokens: 3, mtpEnabled: false, mtpDraftLayers: 1 });
+      const flags = await flagsOf('vllm', {
+        commandSnippet: 'vllm serve fakeorg/Dense-7B',
+        specDecoding: false,
+        specNumTokens: 3,
+        mtpEnabled: false,
+        mtpDraftLayers: 1,
+      });
       expect(flags).to.include({ specDecoding: false, mtpEnabled: false, specNumTokens: 3 });
     });
 
     it('does not set specDecoding without a speculative field', async () => {
-      expect((await flagsOf('vllm', { commandSnippet: 'vllm serve fakeorg/Dense-7B', tensorParallel: 1 })).specDecoding).to.equal(undefined);
+      expect((await flagsOf('vllm', { commandSnippet: 'vllm serve fakeorg/Dense-7B', tensorParallel: 1 })).specDecoding).to.equal(
+        undefined,
+      );
     });
 
     it('accepts unknown flags in the snippet, reporting them as unrecognised', async () => {

@@ -8,7 +8,17 @@
  */
 import { expect } from 'chai';
 import type { TestContext } from '../helpers/app.ts';
-import { COST_ITEM, describeEachRevision, expectFieldErrors, PAST_THE_WINDOW_MS, payload, valueAt, withValue, type Body, type Revision } from '../helpers/speed-test-validation.ts';
+import {
+  COST_ITEM,
+  describeEachRevision,
+  expectFieldErrors,
+  PAST_THE_WINDOW_MS,
+  payload,
+  valueAt,
+  withValue,
+  type Body,
+  type Revision,
+} from '../helpers/speed-test-validation.ts';
 
 const METRIC_422: Partial<Record<Revision, { error: string }>> = {
   1: { error: 'At least one performance metric (TTFT, tok/s output, or tok/s total) is required' },
@@ -94,14 +104,23 @@ describeEachRevision((revision, api, ctx) => {
         const body = withValue('engineFlags.specDraftWindowSize', 64);
         const fields = gated.filter(([path, , since]) => since > revision && !path.includes('.'));
         for (const [path, value] of fields) body[path] = value;
-        const expected = Object.fromEntries([...fields.map(([path]) => path), 'engineFlags.specDraftWindowSize'].map((p) => [p, notAccepted]));
+        const expected = Object.fromEntries(
+          [...fields.map(([path]) => path), 'engineFlags.specDraftWindowSize'].map((p) => [p, notAccepted]),
+        );
         expectFieldErrors(await api.validate(body), expected);
       });
     }
   });
 
   describe('de-duplication of hardware and engines', () => {
-    const rig = { hwClass: 'DISCRETE_GPU', gpuName: 'AMD Radeon RX 7900 XTX', gpuCount: 2, vramGb: 24, cpu: 'Ryzen 7 7800X3D', os: 'linux' };
+    const rig = {
+      hwClass: 'DISCRETE_GPU',
+      gpuName: 'AMD Radeon RX 7900 XTX',
+      gpuCount: 2,
+      vramGb: 24,
+      cpu: 'Ryzen 7 7800X3D',
+      os: 'linux',
+    };
     const sameRig = payload({ hardware: rig, engineName: 'llama.cpp', engineVersion: 'b4500' });
 
     it('gives identical hardware and engine the same hardwareId and engineId', async () => {
@@ -122,7 +141,15 @@ describeEachRevision((revision, api, ctx) => {
     it('gives homogeneous gpus and the equivalent flat form one hardwareId', async () => {
       const flat = await api.submitted(payload({ hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA A100', gpuCount: 4, vramGb: 80 } }));
       const slots = await api.submitted(
-        payload({ hardware: { hwClass: 'DISCRETE_GPU', gpus: [{ gpuName: 'NVIDIA A100', count: 3, vramGb: 80 }, { gpuName: 'NVIDIA A100', vramGb: 80 }] } }),
+        payload({
+          hardware: {
+            hwClass: 'DISCRETE_GPU',
+            gpus: [
+              { gpuName: 'NVIDIA A100', count: 3, vramGb: 80 },
+              { gpuName: 'NVIDIA A100', vramGb: 80 },
+            ],
+          },
+        }),
       );
       expect(slots.hardwareId).to.equal(flat.hardwareId);
     });
@@ -140,13 +167,21 @@ describeEachRevision((revision, api, ctx) => {
 
   describe('rejected submissions write nothing', () => {
     const metricFailure: [Body, number] =
-      revision === 1 ? [payload({ tokSOut: undefined, ttftMs: undefined }), 422] : revision === 2 ? [payload({ ttftMs: undefined }), 422] : [payload({ tokSOut: undefined }), 400];
+      revision === 1
+        ? [payload({ tokSOut: undefined, ttftMs: undefined }), 422]
+        : revision === 2
+          ? [payload({ ttftMs: undefined }), 422]
+          : [payload({ tokSOut: undefined }), 400];
     const rejected: [label: string, body: Body, status: number][] = [
       ['a bound', payload({ contextLength: 0 }), 400],
       ['an unknown hwClass', payload({ hardware: { hwClass: 'TPU' } }), 400],
       ['an unknown engine', payload({ engineName: 'LLAMA.CPP' }), 400],
       ['an unknown field', payload({ surprise: true }), 400],
-      ['an out-of-range snippet value', payload({ engineName: 'vllm', engineFlags: { commandSnippet: 'vllm serve x --gpu-memory-utilization 1.5' } }), 400],
+      [
+        'an out-of-range snippet value',
+        payload({ engineName: 'vllm', engineFlags: { commandSnippet: 'vllm serve x --gpu-memory-utilization 1.5' } }),
+        400,
+      ],
       ['a gated or malformed revision-3 field', revision === 3 ? payload({ engineCommit: 'xyz' }) : payload({ engineBuild: 'b1' }), 400],
       ['the metric rule', ...metricFailure],
     ];

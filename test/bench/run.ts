@@ -127,13 +127,16 @@ interface SeedInfo {
 }
 
 /** Creates (or with --keep reuses) bh_bench, migrated and seeded. */
-async function prepareDatabase(serverUrl: string, profile: RevisionProfile): Promise<{ url: string; seed: SeedSummary | null; info: SeedInfo }> {
+async function prepareDatabase(
+  serverUrl: string,
+  profile: RevisionProfile,
+): Promise<{ url: string; seed: SeedSummary | null; info: SeedInfo }> {
   const url = withDatabase(serverUrl, DATABASE);
   const existing = await admin(serverUrl, async (c) => {
-    const { rows } = await c.query(
-      'select shobj_description(oid, $2) as comment from pg_database where datname = $1',
-      [DATABASE, 'pg_database'],
-    );
+    const { rows } = await c.query('select shobj_description(oid, $2) as comment from pg_database where datname = $1', [
+      DATABASE,
+      'pg_database',
+    ]);
     return rows[0] as { comment: string | null } | undefined;
   });
   if (options.keep && existing) {
@@ -148,8 +151,11 @@ async function prepareDatabase(serverUrl: string, profile: RevisionProfile): Pro
         const [{ n }] = await db('speed_test_runs').count<{ n: number }[]>('* as n');
         info = { runs: n, seededAt: 'unknown', seconds: 0 };
       }
-      log(`reusing database ${DATABASE} (${info.runs.toLocaleString('en')} runs, seeded ${info.seededAt}${info.seconds ? ` in ${info.seconds.toFixed(0)} s` : ''})`);
-      if (info.runs !== options.runs) log(`  note: it holds ${info.runs.toLocaleString('en')} runs, not --runs ${options.runs.toLocaleString('en')}`);
+      log(
+        `reusing database ${DATABASE} (${info.runs.toLocaleString('en')} runs, seeded ${info.seededAt}${info.seconds ? ` in ${info.seconds.toFixed(0)} s` : ''})`,
+      );
+      if (info.runs !== options.runs)
+        log(`  note: it holds ${info.runs.toLocaleString('en')} runs, not --runs ${options.runs.toLocaleString('en')}`);
       return { url, seed: null, info };
     } finally {
       await db.destroy();
@@ -192,7 +198,14 @@ interface CaseResult {
   target?: { p99Ms: number | null; ratio: number; p99Ok: boolean; ratioOk: boolean; pass: boolean };
 }
 
-function summarise(name: CaseName, reads: ReadPath, paths: readonly string[], result: Result, server: BenchServer, peakRssMb: number): CaseResult {
+function summarise(
+  name: CaseName,
+  reads: ReadPath,
+  paths: readonly string[],
+  result: Result,
+  server: BenchServer,
+  peakRssMb: number,
+): CaseResult {
   const requests = result['2xx'] + result.non2xx;
   return {
     name,
@@ -202,7 +215,13 @@ function summarise(name: CaseName, reads: ReadPath, paths: readonly string[], re
     samplePath: paths[0]!,
     requests,
     reqPerSec: requests / result.duration,
-    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, mean: result.latency.average, max: result.latency.max },
+    latencyMs: {
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      mean: result.latency.average,
+      max: result.latency.max,
+    },
     ratioToCeiling: null,
     non2xx: result.non2xx,
     errors: result.errors,
@@ -228,7 +247,21 @@ function judge(results: CaseResult[], ceilings: Map<ReadPath, number>): void {
 }
 
 function printTable(results: CaseResult[]): void {
-  const header = ['case', 'reads', 'paths', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'x ceiling', 'non-2xx', 'errors', 'body KB', 'RSS MB', 'target'];
+  const header = [
+    'case',
+    'reads',
+    'paths',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'mean ms',
+    'x ceiling',
+    'non-2xx',
+    'errors',
+    'body KB',
+    'RSS MB',
+    'target',
+  ];
   const rows = results.map((r) => [
     r.name,
     r.reads,
@@ -266,9 +299,27 @@ async function preflight(url: string, name: string, paths: readonly string[]): P
 async function checkExactTotals(url: string, db: Db): Promise<{ path: string; api: number; sql: number; exact: boolean }[]> {
   const top = await db('models').orderBy('benchmark_count', 'desc').first('id', 'hf_id');
   const checks: [string, Promise<number>][] = [
-    ['/api/leaderboard', db('speed_test_runs').where({ status: 'APPROVED' }).count<{ n: number }[]>('* as n').then((r) => r[0]!.n)],
-    ['/api/leaderboard?hwClass=UNIFIED', db('speed_test_runs').where({ status: 'APPROVED', hw_class: 'UNIFIED' }).count<{ n: number }[]>('* as n').then((r) => r[0]!.n)],
-    [`/api/leaderboard?hfId=${encodeURIComponent(top.hf_id)}`, db('speed_test_runs').where({ status: 'APPROVED', model_id: top.id }).count<{ n: number }[]>('* as n').then((r) => r[0]!.n)],
+    [
+      '/api/leaderboard',
+      db('speed_test_runs')
+        .where({ status: 'APPROVED' })
+        .count<{ n: number }[]>('* as n')
+        .then((r) => r[0]!.n),
+    ],
+    [
+      '/api/leaderboard?hwClass=UNIFIED',
+      db('speed_test_runs')
+        .where({ status: 'APPROVED', hw_class: 'UNIFIED' })
+        .count<{ n: number }[]>('* as n')
+        .then((r) => r[0]!.n),
+    ],
+    [
+      `/api/leaderboard?hfId=${encodeURIComponent(top.hf_id)}`,
+      db('speed_test_runs')
+        .where({ status: 'APPROVED', model_id: top.id })
+        .count<{ n: number }[]>('* as n')
+        .then((r) => r[0]!.n),
+    ],
   ];
   const out = [];
   for (const [p, sqlCount] of checks) {
@@ -327,7 +378,9 @@ async function main(): Promise<void> {
         (select count(*)::int from speed_test_runs) as runs`);
       return rows[0] as Record<string, string | number>;
     });
-    log(`postgres: ${String(facts.version).split(' on ')[0]} (${embedded ? 'embedded' : 'DATABASE_URL'}), shared_buffers ${facts.shared_buffers}, work_mem ${facts.work_mem}; speed_test_runs ${Number(facts.runs).toLocaleString('en')} rows, ${facts.runs_size}`);
+    log(
+      `postgres: ${String(facts.version).split(' on ')[0]} (${embedded ? 'embedded' : 'DATABASE_URL'}), shared_buffers ${facts.shared_buffers}, work_mem ${facts.work_mem}; speed_test_runs ${Number(facts.runs).toLocaleString('en')} rows, ${facts.runs_size}`,
+    );
 
     const readDb = createDb(database.url, { max: 2 });
     const traffic = await readTrafficFacts(readDb);
@@ -342,17 +395,23 @@ async function main(): Promise<void> {
     const rss = rssSampler();
     const results: CaseResult[] = [];
     const ceilings = new Map<ReadPath, { first: number; last: number; mean: number }>();
-    const builds: Partial<Record<ReadPath, { seconds: number; runs: number; rssMbAfterBuild: number; heapMbAfterBuild: number; bytesPerRun: number }>> = {};
+    const builds: Partial<
+      Record<ReadPath, { seconds: number; runs: number; rssMbAfterBuild: number; heapMbAfterBuild: number; bytesPerRun: number }>
+    > = {};
     let ceilingBytes = 0;
     let htmlNote = '';
-    let exactTotals: { reads: ReadPath; path: string; api: number; sql: number; exact: boolean }[] = [];
+    const exactTotals: { reads: ReadPath; path: string; api: number; sql: number; exact: boolean }[] = [];
     let ceilingPosition = '';
 
     // One app per read path, one after the other (each closed before the next starts, so RSS is its own).
     for (const reads of options.paths) {
       const startedAt = Date.now();
       const before = process.memoryUsage();
-      const server = await startBenchServer({ databaseUrl: database.url, pool: options.pool, env: { ...options.env, ...READ_PATHS[reads] } });
+      const server = await startBenchServer({
+        databaseUrl: database.url,
+        pool: options.pool,
+        env: { ...options.env, ...READ_PATHS[reads] },
+      });
       servers.push(server);
       if (reads === 'index') {
         const status = await waitForReadIndex(server.url);
@@ -396,11 +455,14 @@ async function main(): Promise<void> {
       for (const name of names) await preflight(server.url, name, casePaths[name]!);
 
       log('');
-      log(`reads ${reads}: ${names.length} cases, ${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s each`);
+      log(
+        `reads ${reads}: ${names.length} cases, ${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s each`,
+      );
       let first = 0;
       for (const name of names) {
         const paths = casePaths[name]!;
-        if (options.warmup > 0) await runLoad(server.url, paths, { connections: options.connections, duration: options.warmup }, Math.floor(paths.length / 2));
+        if (options.warmup > 0)
+          await runLoad(server.url, paths, { connections: options.connections, duration: options.warmup }, Math.floor(paths.length / 2));
         await server.drained();
         server.resetFailures();
         rss.reset();
@@ -424,14 +486,23 @@ async function main(): Promise<void> {
     judge(results, new Map([...ceilings].map(([reads, c]) => [reads, c.mean])));
 
     log('');
-    log(`results (${options.connections} connections, ${options.duration} s per case after ${options.warmup} s warm-up; latency in ms; x ceiling against the same app's ceiling):`);
+    log(
+      `results (${options.connections} connections, ${options.duration} s per case after ${options.warmup} s warm-up; latency in ms; x ceiling against the same app's ceiling):`,
+    );
     printTable(results);
     log('');
-    for (const [reads, c] of ceilings) log(`ceiling (${reads}): ${c.first.toFixed(0)} req/s first, ${c.last.toFixed(0)} req/s last; ratios use the mean, ${c.mean.toFixed(0)} req/s`);
-    log(`ceiling: GET ${CEILING_PATH} answers a precomputed ${ceilingBytes.toLocaleString('en')}-byte JSON body (the unfiltered leaderboard's own) through the same app and middleware (${ceilingPosition})`);
+    for (const [reads, c] of ceilings)
+      log(
+        `ceiling (${reads}): ${c.first.toFixed(0)} req/s first, ${c.last.toFixed(0)} req/s last; ratios use the mean, ${c.mean.toFixed(0)} req/s`,
+      );
+    log(
+      `ceiling: GET ${CEILING_PATH} answers a precomputed ${ceilingBytes.toLocaleString('en')}-byte JSON body (the unfiltered leaderboard's own) through the same app and middleware (${ceilingPosition})`,
+    );
     log(`html-page: ${htmlNote}`);
     log(`exact totals: ${exactTotals.map((t) => `[${t.reads}] ${t.path} ${t.api}${t.exact ? ' = ' : ' != '}${t.sql}`).join('; ')}`);
-    log(`peak RSS of this process (server + in-process load generator): ${rss.overallMb().toFixed(0)} MB (max resident set ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB)`);
+    log(
+      `peak RSS of this process (server + in-process load generator): ${rss.overallMb().toFixed(0)} MB (max resident set ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB)`,
+    );
     for (const t of results.filter((r) => r.target)) {
       log(
         `target ${t.name} [${t.reads}]: p99 ${ms(t.latencyMs.p99)} ms${t.target!.p99Ms === null ? '' : ` (<= ${t.target!.p99Ms}) ${t.target!.p99Ok ? 'ok' : 'MISSED'}`}, ` +
@@ -442,7 +513,12 @@ async function main(): Promise<void> {
     const report = {
       startedAt: new Date(started).toISOString(),
       wallSeconds: (Date.now() - started) / 1000,
-      machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, totalMemGb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+      machine: {
+        cpus: os.cpus().length,
+        cpuModel: os.cpus()[0]?.model,
+        totalMemGb: Math.round(os.totalmem() / 2 ** 30),
+        node: process.version,
+      },
       database: { kind: embedded ? 'embedded' : 'DATABASE_URL', ...facts },
       revision: profile.revision,
       options: { ...options, out: undefined },

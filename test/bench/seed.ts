@@ -117,7 +117,16 @@ const LINES: ModelLine[] = [
   { org: 'Qwen', family: 'Qwen', line: 'Qwen2.5', sizes: [0.5, 1.5, 3.1, 7.6, 14.7, 32.8, 72.7], instruct: true },
   { org: 'Qwen', family: 'Qwen', line: 'Qwen2.5-Coder', sizes: [1.5, 7.6, 14.7, 32.8], instruct: true },
   { org: 'Qwen', family: 'Qwen', line: 'Qwen3', sizes: [0.6, 1.7, 4, 8.2, 14.8, 32.8, [30.5, 3.3], [235, 22]], instruct: false },
-  { org: 'Qwen', family: 'Qwen', line: 'Qwen3-Coder', sizes: [[30.5, 3.3], [480, 35]], instruct: true },
+  {
+    org: 'Qwen',
+    family: 'Qwen',
+    line: 'Qwen3-Coder',
+    sizes: [
+      [30.5, 3.3],
+      [480, 35],
+    ],
+    instruct: true,
+  },
   { org: 'Qwen', family: 'Qwen', line: 'QwQ', sizes: [32.8], instruct: false },
   { org: 'mistralai', family: 'Mistral', line: 'Mistral', sizes: [7.2], instruct: true },
   { org: 'mistralai', family: 'Mistral', line: 'Mistral-Nemo', sizes: [12.2], instruct: true },
@@ -139,7 +148,16 @@ const LINES: ModelLine[] = [
   { org: 'zai-org', family: 'GLM', line: 'glm-4', sizes: [9.4], instruct: true },
   { org: 'zai-org', family: 'GLM', line: 'GLM-4.5-Air', sizes: [[106, 12]], instruct: false },
   { org: 'zai-org', family: 'GLM', line: 'GLM-4.5', sizes: [[355, 32]], instruct: false },
-  { org: 'openai', family: 'gpt-oss', line: 'gpt-oss', sizes: [[21, 3.6], [117, 5.1]], instruct: false },
+  {
+    org: 'openai',
+    family: 'gpt-oss',
+    line: 'gpt-oss',
+    sizes: [
+      [21, 3.6],
+      [117, 5.1],
+    ],
+    instruct: false,
+  },
   { org: 'CohereForAI', family: 'Command', line: 'c4ai-command-r', sizes: [35, 104], instruct: false },
   { org: '01-ai', family: 'Yi', line: 'Yi-1.5', sizes: [6, 8.8, 34.4], instruct: true },
   { org: 'tiiuae', family: 'Falcon', line: 'Falcon3', sizes: [1, 3.2, 7.5, 10.3], instruct: true },
@@ -154,13 +172,54 @@ const LINES: ModelLine[] = [
 ];
 
 const FINETUNE_ORGS = [
-  'NousResearch', 'cognitivecomputations', 'teknium', 'mlabonne', 'huihui-ai', 'Sao10K', 'TheDrummer', 'arcee-ai',
-  'allura-org', 'open-thoughts', 'bespokelabs', 'migtissera', 'jondurbin', 'abacusai', 'upstage', 'WizardLMTeam',
-  'HuggingFaceH4', 'Gryphe', 'anthracite-org', 'VAGOsolutions', 'failspy', 'Undi95', 'EVA-UNIT-01', 'nbeerbower',
+  'NousResearch',
+  'cognitivecomputations',
+  'teknium',
+  'mlabonne',
+  'huihui-ai',
+  'Sao10K',
+  'TheDrummer',
+  'arcee-ai',
+  'allura-org',
+  'open-thoughts',
+  'bespokelabs',
+  'migtissera',
+  'jondurbin',
+  'abacusai',
+  'upstage',
+  'WizardLMTeam',
+  'HuggingFaceH4',
+  'Gryphe',
+  'anthracite-org',
+  'VAGOsolutions',
+  'failspy',
+  'Undi95',
+  'EVA-UNIT-01',
+  'nbeerbower',
 ];
 const FINETUNE_TAGS = [
-  'abliterated', 'Hermes', 'dolphin', 'uncensored', 'RP', 'Coder', 'Math', 'DPO', 'SFT', 'Reasoning', 'Roleplay',
-  'Storywriter', 'Tool-Use', 'Distill', 'Chat', 'ORPO', 'Magnum', 'Celeste', 'Lexi', 'German', 'Japanese', 'Medical',
+  'abliterated',
+  'Hermes',
+  'dolphin',
+  'uncensored',
+  'RP',
+  'Coder',
+  'Math',
+  'DPO',
+  'SFT',
+  'Reasoning',
+  'Roleplay',
+  'Storywriter',
+  'Tool-Use',
+  'Distill',
+  'Chat',
+  'ORPO',
+  'Magnum',
+  'Celeste',
+  'Lexi',
+  'German',
+  'Japanese',
+  'Medical',
 ];
 const QUANT_UPLOADS: { org: string; suffix: string }[] = [
   { org: 'bartowski', suffix: 'GGUF' },
@@ -197,7 +256,7 @@ export function buildModels(count: number, rng: () => number): SeedModel[] {
     return id;
   };
   // Heavy-tailed popularity: most runs go to a few models, every model gets some.
-  const popularity = () => 1 / Math.pow(0.02 + rng(), 1.6);
+  const popularity = () => 1 / (0.02 + rng()) ** 1.6;
 
   for (const line of LINES) {
     for (const size of line.sizes) {
@@ -301,7 +360,10 @@ function gpuBackend(gpu: GpuSpec): string {
   return gpu.vendor === 'NVIDIA' ? 'CUDA' : gpu.vendor === 'AMD' ? 'ROCm' : 'SYCL';
 }
 
-function discreteProfile(rng: () => number, heterogeneous: boolean): { submitted: SubmittedHardware; gpu: GpuSpec; bandwidth: number; count: number } {
+function discreteProfile(
+  rng: () => number,
+  heterogeneous: boolean,
+): { submitted: SubmittedHardware; gpu: GpuSpec; bandwidth: number; count: number } {
   const gpu = weightedPick(rng, gpus, gpuPopularity);
   const vram = pick(rng, gpu.vramGb);
   const cpu = weightedPick(rng, cpus, (c) => (c.segment === 'desktop' ? 4 : 1));
@@ -310,7 +372,11 @@ function discreteProfile(rng: () => number, heterogeneous: boolean): { submitted
   const ramGb = pick(rng, [16, 32, 64, 64, 128, 192, 256, 512]);
   const powerWatts = rng() < 0.3 ? Math.round(250 + rng() * 900) : undefined;
   if (heterogeneous) {
-    const other = weightedPick(rng, gpus.filter((g) => g.vendor === gpu.vendor && g.name !== gpu.name), gpuPopularity);
+    const other = weightedPick(
+      rng,
+      gpus.filter((g) => g.vendor === gpu.vendor && g.name !== gpu.name),
+      gpuPopularity,
+    );
     const otherVram = pick(rng, other.vramGb);
     const submitted = {
       hwClass: 'DISCRETE_GPU' as const,
@@ -324,7 +390,12 @@ function discreteProfile(rng: () => number, heterogeneous: boolean): { submitted
       ...(powerWatts ? { powerWatts } : {}),
     };
     const count = submitted.gpus.reduce((sum, slot) => sum + slot.count, 0);
-    return { submitted: submitted as SubmittedHardware, gpu, bandwidth: Math.min(gpuBandwidth(gpu, vram), gpuBandwidth(other, otherVram)), count };
+    return {
+      submitted: submitted as SubmittedHardware,
+      gpu,
+      bandwidth: Math.min(gpuBandwidth(gpu, vram), gpuBandwidth(other, otherVram)),
+      count,
+    };
   }
   const c = rng();
   const count = gpu.segment === 'datacenter' ? pick(rng, [1, 1, 2, 4, 8]) : c < 0.8 ? 1 : c < 0.93 ? 2 : c < 0.98 ? 3 : 4;
@@ -368,7 +439,11 @@ function cpuProfile(rng: () => number): { submitted: SubmittedHardware; cpu: Cpu
 export function buildHardware(count: number, rng: () => number): SeedHardware[] {
   const out: SeedHardware[] = [];
   const hashes = new Set<string>();
-  const quota = { discrete: Math.round(count * 0.65), heterogeneous: Math.max(3, Math.round(count * 0.025)), unified: Math.round(count * 0.22) };
+  const quota = {
+    discrete: Math.round(count * 0.65),
+    heterogeneous: Math.max(3, Math.round(count * 0.025)),
+    unified: Math.round(count * 0.22),
+  };
   for (let attempt = 0; out.length < count && attempt < count * 50; attempt += 1) {
     const i = out.length;
     let submitted: SubmittedHardware;
@@ -438,10 +513,27 @@ export function buildHardware(count: number, rng: () => number): SeedHardware[] 
 
 type EngineKind = 'gguf' | 'server' | 'mlx' | 'other';
 const ENGINE_KIND: Record<string, EngineKind> = {
-  'llama.cpp': 'gguf', ollama: 'gguf', lmstudio: 'gguf', 'text-generation-webui': 'gguf', hipfire: 'gguf', 'bunn-llama': 'gguf',
-  ember: 'gguf', dwarfstar: 'gguf', ctransformers: 'gguf',
-  vllm: 'server', sglang: 'server', tgi: 'server', 'tensorrt-llm': 'server', lmdeploy: 'server', exllamav2: 'server',
-  exllamav3: 'server', llmd: 'server', atlas: 'server', ninfer: 'server', lucebox: 'server', freetoken: 'server',
+  'llama.cpp': 'gguf',
+  ollama: 'gguf',
+  lmstudio: 'gguf',
+  'text-generation-webui': 'gguf',
+  hipfire: 'gguf',
+  'bunn-llama': 'gguf',
+  ember: 'gguf',
+  dwarfstar: 'gguf',
+  ctransformers: 'gguf',
+  vllm: 'server',
+  sglang: 'server',
+  tgi: 'server',
+  'tensorrt-llm': 'server',
+  lmdeploy: 'server',
+  exllamav2: 'server',
+  exllamav3: 'server',
+  llmd: 'server',
+  atlas: 'server',
+  ninfer: 'server',
+  lucebox: 'server',
+  freetoken: 'server',
   mlx: 'mlx',
 };
 const engineKind = (name: string): EngineKind => ENGINE_KIND[name] ?? 'other';
@@ -449,8 +541,21 @@ const engineKind = (name: string): EngineKind => ENGINE_KIND[name] ?? 'other';
 /** Relative popularity of each engine per hardware class (unlisted engines: a trickle). */
 const ENGINE_WEIGHTS: Record<string, Record<string, number>> = {
   DISCRETE_GPU: {
-    'llama.cpp': 28, ollama: 18, vllm: 14, lmstudio: 7, exllamav2: 5, exllamav3: 3, sglang: 5, tgi: 2, 'tensorrt-llm': 2,
-    'text-generation-webui': 3, lmdeploy: 1, 'mlc-llm': 1, tinygrad: 0.5, hipfire: 0.5, mlx: 0,
+    'llama.cpp': 28,
+    ollama: 18,
+    vllm: 14,
+    lmstudio: 7,
+    exllamav2: 5,
+    exllamav3: 3,
+    sglang: 5,
+    tgi: 2,
+    'tensorrt-llm': 2,
+    'text-generation-webui': 3,
+    lmdeploy: 1,
+    'mlc-llm': 1,
+    tinygrad: 0.5,
+    hipfire: 0.5,
+    mlx: 0,
   },
   UNIFIED: { mlx: 35, 'llama.cpp': 28, ollama: 20, lmstudio: 12, vllm: 0.5 },
   CPU_ONLY: { 'llama.cpp': 50, ollama: 30, lmstudio: 6, mlx: 0 },
@@ -466,15 +571,63 @@ const VERSIONS: Record<string, string[]> = {
 
 /** Weighted quantization picks per engine kind (names from the spec's common list). */
 const QUANTS: Record<EngineKind, [string, number][]> = {
-  gguf: [['Q4_K_M', 34], ['Q5_K_M', 12], ['Q6_K', 8], ['Q8_0', 14], ['IQ4_XS', 6], ['IQ4_NL', 3], ['IQ3_M', 5], ['fp16', 4], ['bf16', 3]],
-  server: [['AWQ', 22], ['GPTQ', 12], ['fp8', 20], ['bf16', 22], ['fp16', 6], ['int4', 5], ['INT4', 2], ['NVFP4', 5], ['bnb-nf4', 3], ['int8', 3]],
-  mlx: [['int4', 45], ['int8', 20], ['bf16', 20], ['fp16', 10], ['Q4_K_M', 5]],
-  other: [['Q4_K_M', 20], ['int4', 20], ['fp16', 20], ['bf16', 20], ['int8', 20]],
+  gguf: [
+    ['Q4_K_M', 34],
+    ['Q5_K_M', 12],
+    ['Q6_K', 8],
+    ['Q8_0', 14],
+    ['IQ4_XS', 6],
+    ['IQ4_NL', 3],
+    ['IQ3_M', 5],
+    ['fp16', 4],
+    ['bf16', 3],
+  ],
+  server: [
+    ['AWQ', 22],
+    ['GPTQ', 12],
+    ['fp8', 20],
+    ['bf16', 22],
+    ['fp16', 6],
+    ['int4', 5],
+    ['INT4', 2],
+    ['NVFP4', 5],
+    ['bnb-nf4', 3],
+    ['int8', 3],
+  ],
+  mlx: [
+    ['int4', 45],
+    ['int8', 20],
+    ['bf16', 20],
+    ['fp16', 10],
+    ['Q4_K_M', 5],
+  ],
+  other: [
+    ['Q4_K_M', 20],
+    ['int4', 20],
+    ['fp16', 20],
+    ['bf16', 20],
+    ['int8', 20],
+  ],
 };
 /** Bits per weight for the roofline; null: no verdict (the run is 'unknown'). */
 const BITS: Record<string, number | null> = {
-  Q4_K_M: 4.8, Q5_K_M: 5.65, Q6_K: 6.56, Q8_0: 8.5, IQ4_XS: 4.25, IQ4_NL: 4.5, IQ3_M: 3.66, fp16: 16, bf16: 16,
-  AWQ: 4.25, GPTQ: 4.25, fp8: 8, int4: 4.25, INT4: 4.25, NVFP4: null, 'bnb-nf4': null, int8: 8,
+  Q4_K_M: 4.8,
+  Q5_K_M: 5.65,
+  Q6_K: 6.56,
+  Q8_0: 8.5,
+  IQ4_XS: 4.25,
+  IQ4_NL: 4.5,
+  IQ3_M: 3.66,
+  fp16: 16,
+  bf16: 16,
+  AWQ: 4.25,
+  GPTQ: 4.25,
+  fp8: 8,
+  int4: 4.25,
+  INT4: 4.25,
+  NVFP4: null,
+  'bnb-nf4': null,
+  int8: 8,
 };
 
 export interface SeedEngine {
@@ -655,19 +808,42 @@ export async function seedDatabase(db: Db, profile: RevisionProfile, options: Se
       from bench_users`);
     step(`users (${options.users})`);
 
-    await insertChunks(trx, 'models', models.map(({ weight: _weight, ...row }) => row));
-    await trx.raw('create temp table bench_models (n int primary key, id uuid, hf_id text, params float8, active_params float8, family text, is_moe boolean) on commit drop');
+    await insertChunks(
+      trx,
+      'models',
+      models.map(({ weight: _weight, ...row }) => row),
+    );
+    await trx.raw(
+      'create temp table bench_models (n int primary key, id uuid, hf_id text, params float8, active_params float8, family text, is_moe boolean) on commit drop',
+    );
     await insertChunks(
       trx,
       'bench_models',
-      models.map((m, i) => ({ n: i + 1, id: m.id, hf_id: m.hf_id, params: m.params, active_params: m.active_params, family: m.family, is_moe: m.is_moe })),
+      models.map((m, i) => ({
+        n: i + 1,
+        id: m.id,
+        hf_id: m.hf_id,
+        params: m.params,
+        active_params: m.active_params,
+        family: m.family,
+        is_moe: m.is_moe,
+      })),
     );
     await trx.raw('create temp table bench_model_slots (slot int primary key, n int) on commit drop');
     const modelIndex = new Map(models.map((m, i) => [m, i + 1]));
-    await insertChunks(trx, 'bench_model_slots', slotsFor(models, (m) => m.weight, MODEL_SLOTS).map((m, i) => ({ slot: i + 1, n: modelIndex.get(m)! })), 5000);
+    await insertChunks(
+      trx,
+      'bench_model_slots',
+      slotsFor(models, (m) => m.weight, MODEL_SLOTS).map((m, i) => ({ slot: i + 1, n: modelIndex.get(m)! })),
+      5000,
+    );
     step(`models (${models.length})`);
 
-    await insertChunks(trx, 'hardware_profiles', hardware.map((h) => ({ id: h.id, ...h.row })));
+    await insertChunks(
+      trx,
+      'hardware_profiles',
+      hardware.map((h) => ({ id: h.id, ...h.row })),
+    );
     await trx.raw(`create temp table bench_hw (n int primary key, id uuid, hw_class text, memory_gb float8, hardware_search text,
       os_family text, backend text, bw float8, gpu_count int, card_watts float8, profile_watts float8, cost_component text, cost_usd float8) on commit drop`);
     await insertChunks(
@@ -691,11 +867,22 @@ export async function seedDatabase(db: Db, profile: RevisionProfile, options: Se
     );
     await trx.raw('create temp table bench_hw_slots (slot int primary key, n int) on commit drop');
     const hwIndex = new Map(hardware.map((h, i) => [h, i + 1]));
-    await insertChunks(trx, 'bench_hw_slots', slotsFor(hardware, (h) => h.facts.weight, HARDWARE_SLOTS).map((h, i) => ({ slot: i + 1, n: hwIndex.get(h)! })), 5000);
+    await insertChunks(
+      trx,
+      'bench_hw_slots',
+      slotsFor(hardware, (h) => h.facts.weight, HARDWARE_SLOTS).map((h, i) => ({ slot: i + 1, n: hwIndex.get(h)! })),
+      5000,
+    );
     step(`hardware profiles (${hardware.length})`);
 
-    await insertChunks(trx, 'engines', engines.map((e) => ({ id: e.id, ...e.row })));
-    await trx.raw('create temp table bench_engine_slots (hw_class text, slot int, engine_id uuid, engine_name text, kind text, primary key (hw_class, slot)) on commit drop');
+    await insertChunks(
+      trx,
+      'engines',
+      engines.map((e) => ({ id: e.id, ...e.row })),
+    );
+    await trx.raw(
+      'create temp table bench_engine_slots (hw_class text, slot int, engine_id uuid, engine_name text, kind text, primary key (hw_class, slot)) on commit drop',
+    );
     for (const hwClass of ['DISCRETE_GPU', 'UNIFIED', 'CPU_ONLY']) {
       const weights = ENGINE_WEIGHTS[hwClass]!;
       // Each version of an engine (listed oldest first): the latest most used.
@@ -705,14 +892,26 @@ export async function seedDatabase(db: Db, profile: RevisionProfile, options: Se
         return (weights[e.name] ?? TRICKLE) * (versionShare[version] ?? 0.1);
       };
       const slots = slotsFor(engines, weightOf, ENGINE_SLOTS);
-      await insertChunks(trx, 'bench_engine_slots', slots.map((e, i) => ({ hw_class: hwClass, slot: i + 1, engine_id: e.id, engine_name: e.name, kind: e.kind })));
+      await insertChunks(
+        trx,
+        'bench_engine_slots',
+        slots.map((e, i) => ({ hw_class: hwClass, slot: i + 1, engine_id: e.id, engine_name: e.name, kind: e.kind })),
+      );
     }
-    await trx.raw('create temp table bench_quant_slots (kind text, slot int, quant text, bits float8, primary key (kind, slot)) on commit drop');
+    await trx.raw(
+      'create temp table bench_quant_slots (kind text, slot int, quant text, bits float8, primary key (kind, slot)) on commit drop',
+    );
     for (const [kind, quants] of Object.entries(QUANTS)) {
       const slots = slotsFor(quants, ([, w]) => w, QUANT_SLOTS);
-      await insertChunks(trx, 'bench_quant_slots', slots.map(([quant], i) => ({ kind, slot: i + 1, quant, bits: BITS[quant] ?? null })));
+      await insertChunks(
+        trx,
+        'bench_quant_slots',
+        slots.map(([quant], i) => ({ kind, slot: i + 1, quant, bits: BITS[quant] ?? null })),
+      );
     }
-    await trx.raw('analyze bench_users; analyze bench_models; analyze bench_model_slots; analyze bench_hw; analyze bench_hw_slots; analyze bench_engine_slots; analyze bench_quant_slots');
+    await trx.raw(
+      'analyze bench_users; analyze bench_models; analyze bench_model_slots; analyze bench_hw; analyze bench_hw_slots; analyze bench_engine_slots; analyze bench_quant_slots',
+    );
     step(`engines (${engines.length})`);
 
     const indexes = await droppableIndexes(trx);
@@ -756,4 +955,3 @@ export async function seedDatabase(db: Db, profile: RevisionProfile, options: Se
     steps,
   };
 }
-

@@ -5,7 +5,7 @@
  * the load generator walks it, so popular paths are requested more often.
  */
 import { buckets, hwClasses } from '../../src/constants.ts';
-import { type RevisionProfile } from '../../src/revisions.ts';
+import type { RevisionProfile } from '../../src/revisions.ts';
 import type { Db } from '../../src/db/knex.ts';
 import { pick, prng, weightedPick } from './seed.ts';
 import { facetNames, leaderboardFacets, resultsListFacets } from '../../src/runs/facets.ts';
@@ -45,22 +45,78 @@ export async function readTrafficFacts(db: Db): Promise<TrafficFacts> {
     db('models').distinct('family').pluck('family'),
   ]);
   const gpuTerms = gpuNames.flatMap((g: { gpu_name: string }) => {
-    const words = g.gpu_name.toLowerCase().replace(/^(nvidia|amd|intel) (geforce |radeon |arc )?/, '').split(' ');
+    const words = g.gpu_name
+      .toLowerCase()
+      .replace(/^(nvidia|amd|intel) (geforce |radeon |arc )?/, '')
+      .split(' ');
     return [words.slice(-2).join(' '), words.at(-1)!];
   });
   const hardwareTerms = [
     ...new Set([
       ...gpuTerms.filter((t: string) => t.length >= 3),
-      'apple', 'm4', 'm3', 'm2', 'max', 'ultra', 'ryzen ai max', 'ryzen 9', 'epyc', 'xeon', 'threadripper', 'jetson',
-      'rtx', 'radeon', 'instinct', 'arc', 'rtx 9999', 'quadro', 'tesla',
+      'apple',
+      'm4',
+      'm3',
+      'm2',
+      'max',
+      'ultra',
+      'ryzen ai max',
+      'ryzen 9',
+      'epyc',
+      'xeon',
+      'threadripper',
+      'jetson',
+      'rtx',
+      'radeon',
+      'instinct',
+      'arc',
+      'rtx 9999',
+      'quadro',
+      'tesla',
     ]),
   ];
   const searchTerms = [
     ...new Set([
       ...families.map((f: string) => f.toLowerCase()),
-      'llama', 'llama-3', 'llama 3.1', 'qwen', 'qwen2.5', 'qwen3', 'qwen3-coder', 'mistral', 'mixtral', 'gemma', 'gemma-3', 'phi',
-      'deepseek', 'r1', 'distill', 'glm', 'gpt-oss', 'coder', 'instruct', 'gguf', 'awq', 'mlx', 'bartowski', 'unsloth', 'thebloke',
-      '7b', '8b', '14b', '32b', '70b', 'a3b', 'abliterated', 'hermes', 'dolphin', 'smol', 'granite', 'olmo', 'kimi', 'nemotron',
+      'llama',
+      'llama-3',
+      'llama 3.1',
+      'qwen',
+      'qwen2.5',
+      'qwen3',
+      'qwen3-coder',
+      'mistral',
+      'mixtral',
+      'gemma',
+      'gemma-3',
+      'phi',
+      'deepseek',
+      'r1',
+      'distill',
+      'glm',
+      'gpt-oss',
+      'coder',
+      'instruct',
+      'gguf',
+      'awq',
+      'mlx',
+      'bartowski',
+      'unsloth',
+      'thebloke',
+      '7b',
+      '8b',
+      '14b',
+      '32b',
+      '70b',
+      'a3b',
+      'abliterated',
+      'hermes',
+      'dolphin',
+      'smol',
+      'granite',
+      'olmo',
+      'kimi',
+      'nemotron',
       ...models.slice(0, 80).map((m: { hf_id: string }) => m.hf_id.split('/')[1]!.slice(0, 10).toLowerCase()),
       ...models.slice(0, 20).map((m: { hf_id: string }) => m.hf_id.toLowerCase()),
     ]),
@@ -109,7 +165,15 @@ export function leaderboardMix(facts: TrafficFacts, profile: RevisionProfile, dr
   const filters: { name: string; weight: number; value: () => string | number }[] = [
     { name: 'hwClass', weight: 20, value: () => drawWeighted(rng, facts.hwClasses) },
     { name: 'hfId', weight: 18, value: () => drawWeighted(rng, facts.models) },
-    { name: 'engineName', weight: 12, value: () => drawWeighted(rng, facts.engines.filter((e) => profile.speedTests.engines.includes(e.value as never))) },
+    {
+      name: 'engineName',
+      weight: 12,
+      value: () =>
+        drawWeighted(
+          rng,
+          facts.engines.filter((e) => profile.speedTests.engines.includes(e.value as never)),
+        ),
+    },
     { name: 'memTier', weight: 12, value: () => pick(rng, buckets.memTier) },
     { name: 'quantization', weight: 10, value: () => drawWeighted(rng, facts.quantizations) },
     { name: 'hardwareName', weight: 10, value: () => pick(rng, facts.hardwareTerms) },
@@ -166,7 +230,7 @@ export function modelSearchMix(facts: TrafficFacts, draws = 2000, seed = 13): Mi
   const paths: string[] = [];
   for (let i = 0; i < draws; i += 1) {
     // The head of the list (families, common words) is typed far more often than the tail.
-    const term = facts.searchTerms[Math.floor(Math.pow(rng(), 1.8) * facts.searchTerms.length)]!;
+    const term = facts.searchTerms[Math.floor(rng() ** 1.8 * facts.searchTerms.length)]!;
     paths.push(toPath('/api/models/search', { q: term }));
   }
   return { paths, distinct: new Set(paths).size };

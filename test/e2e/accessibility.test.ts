@@ -67,28 +67,57 @@ describe('e2e: accessibility and validity of every page type', () => {
     adminPage = await e2e.newPage({}, true);
     await e2e.signInAsAdmin(adminPage);
     await adminPage.goto(`/admin/users?q=${username}`);
-    await adminPage.locator('tbody tr', { hasText: `@${username}` }).getByRole('button', { name: 'Verify' }).click();
-    await adminPage.locator('tbody tr', { hasText: `@${username}` }).getByRole('button', { name: 'Unverify' }).waitFor();
+    await adminPage
+      .locator('tbody tr', { hasText: `@${username}` })
+      .getByRole('button', { name: 'Verify' })
+      .click();
+    await adminPage
+      .locator('tbody tr', { hasText: `@${username}` })
+      .getByRole('button', { name: 'Unverify' })
+      .waitFor();
 
     const top = await e2e.db('speed_test_runs').first('id', 'hardware_id').orderBy('created_at', 'desc');
     const model = 'Qwen/Qwen2.5-7B';
     // An execution of the user's (written directly: no workers run here), for its page.
     const user = await e2e.db('users').where({ username }).first('id');
     const demoSuite = await e2e.db('quality_suites').where({ slug: 'arithmetic-qa-mini' }).first('id');
-    const [execution] = await e2e.db('quality_executions')
+    const [execution] = await e2e
+      .db('quality_executions')
       .insert({
         user_id: user.id,
         suite_id: demoSuite.id,
         status: 'RUNNING',
         total: 12,
         done: 5,
-        request: JSON.stringify({ suiteSlug: 'arithmetic-qa-mini', baseUrl: 'https://llm.example.net', model: 'demo', hfId: 'Qwen/Qwen2.5-7B', autoSubmit: false, hardware: null, quantization: null, modelRevision: 'main', notes: null, taskKeys: null, tasks: [{ key: 'arithmetic', displayName: 'Arithmetic word problems', weight: 1, total: 12 }], aggregation: 'weighted_mean', judged: false }),
+        request: JSON.stringify({
+          suiteSlug: 'arithmetic-qa-mini',
+          baseUrl: 'https://llm.example.net',
+          model: 'demo',
+          hfId: 'Qwen/Qwen2.5-7B',
+          autoSubmit: false,
+          hardware: null,
+          quantization: null,
+          modelRevision: 'main',
+          notes: null,
+          taskKeys: null,
+          tasks: [{ key: 'arithmetic', displayName: 'Arithmetic word problems', weight: 1, total: 12 }],
+          aggregation: 'weighted_mean',
+          judged: false,
+        }),
       })
       .returning('id');
     // Two demo runs made the user's: one fresh (correctable), one withdrawn, for the owner's pages.
-    const [own, withdrawn] = await e2e.db('speed_test_runs').where({ status: 'APPROVED' }).orderBy('created_at', 'asc').limit(2).pluck('id');
+    const [own, withdrawn] = await e2e
+      .db('speed_test_runs')
+      .where({ status: 'APPROVED' })
+      .orderBy('created_at', 'asc')
+      .limit(2)
+      .pluck('id');
     await e2e.db('speed_test_runs').where({ id: own }).update({ user_id: user.id, created_at: e2e.clock.now() });
-    await e2e.db('speed_test_runs').where({ id: withdrawn }).update({ user_id: user.id, status: 'WITHDRAWN', withdrawn_at: e2e.clock.now() });
+    await e2e
+      .db('speed_test_runs')
+      .where({ id: withdrawn })
+      .update({ user_id: user.id, status: 'WITHDRAWN', withdrawn_at: e2e.clock.now() });
     // A draft listing of the user's with their run as proof; a demo listing for the public page.
     const ownListing = await createOfflineServices(e2e.db, getRevisionProfile(3), e2e.clock).marketplace.create(user.id, {
       title: 'Desk box GPU',
@@ -107,11 +136,18 @@ describe('e2e: accessibility and validity of every page type', () => {
     const csrf = (await userPage.locator('meta[name="csrf-token"]').getAttribute('content'))!;
     const writeReport = async (published: boolean) => {
       const content = `## Results\n\n| quant | tok/s |\n|:--|--:|\n| Q4_K_M | 48 |\n\n- [x] flash attention\n\nMeasured twice[^1].\n\n## Card\n\n[[report-embed:${encodeURIComponent(`${e2e.config.publicUrl}/models/${model}`)}]]\n\n## Notes\n\n[^1]: Same prompt.`;
-      const res = await userPage.request.post(`/api/models/${model}/reports`, { headers: { 'X-CSRF-Token': csrf }, data: { title: published ? 'Qwen2.5 on a desk box' : 'Draft notes', content, tags: ['desk'], published } });
+      const res = await userPage.request.post(`/api/models/${model}/reports`, {
+        headers: { 'X-CSRF-Token': csrf },
+        data: { title: published ? 'Qwen2.5 on a desk box' : 'Draft notes', content, tags: ['desk'], published },
+      });
       return ((await res.json()) as { report: { id: string } }).report.id;
     };
     const [report, draft] = [await writeReport(true), await writeReport(false)];
-    const qualityRun = await e2e.db('quality_runs as q').join('models as m', 'm.id', 'q.model_id').where('q.status', 'APPROVED').first('q.id', 'm.hf_id');
+    const qualityRun = await e2e
+      .db('quality_runs as q')
+      .join('models as m', 'm.id', 'q.model_id')
+      .where('q.status', 'APPROVED')
+      .first('q.id', 'm.hf_id');
     pages.push(
       { name: 'leaderboard', path: '/', as: 'visitor' },
       { name: 'leaderboard, filtered and signed in', path: '/?hwClass=DISCRETE_GPU&sort=ttftMs', as: 'user' },
@@ -121,9 +157,17 @@ describe('e2e: accessibility and validity of every page type', () => {
       { name: 'model', path: `/models/${model}`, as: 'visitor' },
       { name: 'hardware', path: `/hardware/${top.hardware_id}`, as: 'visitor' },
       { name: 'hardware index', path: '/hardware', as: 'visitor' },
-      { name: 'hardware device', path: `/hardware/${deviceSlugOf((await e2e.db('hardware_profiles').where({ id: top.hardware_id }).first('details')).details)}`, as: 'visitor' },
+      {
+        name: 'hardware device',
+        path: `/hardware/${deviceSlugOf((await e2e.db('hardware_profiles').where({ id: top.hardware_id }).first('details')).details)}`,
+        as: 'visitor',
+      },
       { name: 'model, with its finetunes', path: `/models/${model}?scope=tree`, as: 'visitor' },
-      { name: 'compare runs', path: `/compare?runs=${(await e2e.db('speed_test_runs').where({ status: 'APPROVED' }).orderBy('tok_s_out', 'desc').limit(3).pluck('id')).join(',')}`, as: 'user' },
+      {
+        name: 'compare runs',
+        path: `/compare?runs=${(await e2e.db('speed_test_runs').where({ status: 'APPROVED' }).orderBy('tok_s_out', 'desc').limit(3).pluck('id')).join(',')}`,
+        as: 'user',
+      },
       { name: 'compare, bad address', path: '/compare?runs=nope', as: 'visitor' },
       { name: 'run', path: `/runs/${top.id}`, as: 'user' },
       { name: 'run, signed out', path: `/runs/${top.id}`, as: 'visitor' },
@@ -195,7 +239,8 @@ describe('e2e: accessibility and validity of every page type', () => {
       if (await button.count()) {
         await button.focus();
         const ring = await focusRing(page);
-        if (ring.tag !== 'button' || !ring.visible) problems.push(`${name} (${path}) focus not visible on <${ring.tag}> “${ring.text}”: ${ring.style}`);
+        if (ring.tag !== 'button' || !ring.visible)
+          problems.push(`${name} (${path}) focus not visible on <${ring.tag}> “${ring.text}”: ${ring.style}`);
       }
     }
     expect(problems, problems.join('\n')).to.deep.equal([]);
@@ -217,7 +262,13 @@ describe('e2e: accessibility and validity of every page type', () => {
 
   it('htmx fragments are valid markup on their own', async () => {
     const page = userPage;
-    const fragments = ['/?hwClass=CPU_ONLY', '/models?search=qwen', '/submit/hardware-fields?hardware.hwClass=UNIFIED', '/submit/hardware-fields?hardware.hwClass=DISCRETE_GPU', '/models/Qwen/Qwen2.5-7B?scope=tree&offset=1'];
+    const fragments = [
+      '/?hwClass=CPU_ONLY',
+      '/models?search=qwen',
+      '/submit/hardware-fields?hardware.hwClass=UNIFIED',
+      '/submit/hardware-fields?hardware.hwClass=DISCRETE_GPU',
+      '/models/Qwen/Qwen2.5-7B?scope=tree&offset=1',
+    ];
     const problems: string[] = [];
     // A fragment is swapped into a page that has the doctype; every other rule applies.
     const fragmentValidator = new HtmlValidate({
@@ -229,7 +280,8 @@ describe('e2e: accessibility and validity of every page type', () => {
       const html = await response.text();
       expect(html, path).not.to.include('<html');
       const report = await fragmentValidator.validateString(html, path);
-      for (const result of report.results) for (const m of result.messages) if (m.severity === 2) problems.push(`${path}: ${m.ruleId} at ${m.line}:${m.column}: ${m.message}`);
+      for (const result of report.results)
+        for (const m of result.messages) if (m.severity === 2) problems.push(`${path}: ${m.ruleId} at ${m.line}:${m.column}: ${m.message}`);
     }
     expect(problems, problems.join('\n')).to.deep.equal([]);
   });

@@ -11,7 +11,10 @@ import { useE2eApp } from './harness.ts';
  * polling) until it shows the per-task scores and the aggregate.
  */
 describe('e2e: server-side execution', () => {
-  const e2e = useE2eApp(import.meta.filename, { env: { EXECUTE_WORKERS: '1', EXECUTE_ALLOW_HOSTS: '127.0.0.1' }, executionTiming: FAST_EXECUTION_TIMING });
+  const e2e = useE2eApp(import.meta.filename, {
+    env: { EXECUTE_WORKERS: '1', EXECUTE_ALLOW_HOSTS: '127.0.0.1' },
+    executionTiming: FAST_EXECUTION_TIMING,
+  });
   let target: FakeOpenAi;
   before(async () => {
     target = await startFakeOpenAi({ models: ['fake-model'], answer: arithmeticAnswers({ 'What is 9 / 3?': 'It is 4.' }) });

@@ -7,7 +7,10 @@ const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isM
 describe('e2e: getting started, from the header to a first run', () => {
   const e2e = useE2eApp(import.meta.filename, { demoRuns: 20 });
 
-  for (const { width, options } of [{ width: 1280, options: {} }, { width: 390, options: PHONE }]) {
+  for (const { width, options } of [
+    { width: 1280, options: {} },
+    { width: 390, options: PHONE },
+  ]) {
     it(`at ${width} px: "Submit a run" explains, signs up and lands on the form with the first steps once`, async () => {
       const page = await e2e.newPage(options);
       await page.goto('/');

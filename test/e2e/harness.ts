@@ -89,8 +89,16 @@ export function uniqueName(prefix = 'e2e'): string {
 /** A logged server error in one line: status, request and the error itself. */
 function describeLogLine(line: string): string {
   try {
-    const entry = JSON.parse(line) as { msg?: string; req?: { method?: string; url?: string }; res?: { statusCode?: number }; err?: { message?: string; stack?: string } };
-    return `server error: ${entry.res?.statusCode ?? ''} ${entry.req?.method ?? ''} ${entry.req?.url ?? ''}: ${entry.msg ?? ''} ${entry.err?.stack ?? entry.err?.message ?? ''}`.slice(0, 1500);
+    const entry = JSON.parse(line) as {
+      msg?: string;
+      req?: { method?: string; url?: string };
+      res?: { statusCode?: number };
+      err?: { message?: string; stack?: string };
+    };
+    return `server error: ${entry.res?.statusCode ?? ''} ${entry.req?.method ?? ''} ${entry.req?.url ?? ''}: ${entry.msg ?? ''} ${entry.err?.stack ?? entry.err?.message ?? ''}`.slice(
+      0,
+      1500,
+    );
   } catch {
     return `server error: ${line.slice(0, 500)}`;
   }
@@ -101,7 +109,8 @@ function watchPage(page: Page, problems: string[]): void {
   page.on('pageerror', (error) => problems.push(`page error on ${page.url()}: ${error.message}`));
   page.on('console', (message) => {
     const text = message.text();
-    if (message.type() === 'error' && /Content Security Policy|Refused to/i.test(text)) problems.push(`CSP on ${page.url()} (${JSON.stringify(message.location())}): ${text.slice(0, 160)}`);
+    if (message.type() === 'error' && /Content Security Policy|Refused to/i.test(text))
+      problems.push(`CSP on ${page.url()} (${JSON.stringify(message.location())}): ${text.slice(0, 160)}`);
   });
 }
 

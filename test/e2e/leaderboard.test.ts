@@ -5,7 +5,11 @@ import { axeProblems, validityProblems } from './page-checks.ts';
 
 const WIDTHS = [
   { width: 'desktop 1280 px', options: { viewport: { width: 1280, height: 900 } }, phone: false },
-  { width: 'phone 390 px', options: { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true }, phone: true },
+  {
+    width: 'phone 390 px',
+    options: { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true },
+    phone: true,
+  },
 ] as const;
 
 /** Numbers of the highlighted (ranked) cells, top to bottom; a cell without the figure is NaN. */
@@ -66,7 +70,10 @@ describe('e2e: leaderboard filters, history, sort, paging and export', () => {
     expect(llamaTotal).to.be.below(gpuTotal);
     expect(await summary(page)).to.match(new RegExp(`^${llamaTotal} runs`));
     const engines = await page.locator('#results tbody tr td:nth-child(4)').allInnerTexts();
-    expect(engines.every((text) => text.startsWith('llama.cpp')), engines.join(', ')).to.equal(true);
+    expect(
+      engines.every((text) => text.startsWith('llama.cpp')),
+      engines.join(', '),
+    ).to.equal(true);
     await e2e.screenshot(page, 'filtered');
 
     // Back: the previous results (and the form matching them) come back.
@@ -194,7 +201,9 @@ describe('e2e: leaderboard filters, history, sort, paging and export', () => {
         expect(await page.locator('#results tbody tr').first().locator('td.sorted').isVisible()).to.equal(true);
         // A filter keeps the ranking (the form carries it).
         await page.getByLabel('Hardware class').selectOption('DISCRETE_GPU');
-        await page.waitForURL((url) => url.searchParams.get('sort') === 'tokSPrefill' && url.searchParams.get('hwClass') === 'DISCRETE_GPU');
+        await page.waitForURL(
+          (url) => url.searchParams.get('sort') === 'tokSPrefill' && url.searchParams.get('hwClass') === 'DISCRETE_GPU',
+        );
         await page.reload();
         expect(await page.locator('#results thead th.sorted').textContent()).to.include('prefill');
         expect(await page.getByLabel('Hardware class').inputValue()).to.equal('DISCRETE_GPU');
@@ -207,7 +216,9 @@ describe('e2e: leaderboard filters, history, sort, paging and export', () => {
       it('explains tok/W and names the runs that lack a power figure', async () => {
         const page = await e2e.newPage(options);
         await page.goto('/?sort=tokPerWatt');
-        expect(await page.locator('#metric-note').innerText()).to.match(/^tok\/W is output tokens per second divided by the power in watts/);
+        expect(await page.locator('#metric-note').innerText()).to.match(
+          /^tok\/W is output tokens per second divided by the power in watts/,
+        );
         expect(await page.locator('#results tbody tr').first().locator('td.sorted').innerText()).to.equal('no power figure');
         await page.locator('#metric-note').getByRole('link', { name: 'How it is worked out' }).click();
         await page.waitForURL((url) => url.pathname === '/methodology' && url.hash === '#efficiency');
@@ -223,7 +234,10 @@ describe('e2e: leaderboard filters, history, sort, paging and export', () => {
         await page.waitForFunction(() => document.querySelector('#results tbody td.hardware')?.textContent?.includes('M4 Max'));
         const hardware = await page.locator('#results tbody td.hardware').allInnerTexts();
         expect(hardware.length).to.be.above(0);
-        expect(hardware.every((text) => text.includes('M4 Max')), hardware.join(', ')).to.equal(true);
+        expect(
+          hardware.every((text) => text.includes('M4 Max')),
+          hardware.join(', '),
+        ).to.equal(true);
 
         await page.goto('/');
         await page.getByLabel('Quantization').fill('q4_k_m');
@@ -239,8 +253,13 @@ describe('e2e: leaderboard filters, history, sort, paging and export', () => {
         await page.goto('/');
         await page.getByLabel('Model', { exact: true }).pressSequentially('qwen 7b', { delay: 20 });
         await page.waitForFunction(() => document.querySelectorAll('#model-suggestions option').length > 0);
-        const suggested = await page.locator('#model-suggestions option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
-        expect(suggested.every((id) => /qwen/i.test(id) && /7b/i.test(id)), suggested.join(', ')).to.equal(true);
+        const suggested = await page
+          .locator('#model-suggestions option')
+          .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
+        expect(
+          suggested.every((id) => /qwen/i.test(id) && /7b/i.test(id)),
+          suggested.join(', '),
+        ).to.equal(true);
       });
 
       it('answers edges with the page, its form and one inline message', async () => {
@@ -282,7 +301,9 @@ describe('e2e: leaderboard filters, history, sort, paging and export', () => {
         if (!phone) {
           const legend = await svg.locator('.chart-legend text').allTextContents();
           expect(legend).to.include.members(['Discrete GPU', 'Unified memory']);
-          const series = await svg.locator('.chart-points [class*="chart-series-"]').evaluateAll((marks) => new Set(marks.map((m) => m.getAttribute('class'))).size);
+          const series = await svg
+            .locator('.chart-points [class*="chart-series-"]')
+            .evaluateAll((marks) => new Set(marks.map((m) => m.getAttribute('class'))).size);
           expect(series).to.be.at.least(2);
           expect(await svg.locator('.chart-direct-label').count()).to.be.at.least(1);
         } else {
@@ -292,43 +313,54 @@ describe('e2e: leaderboard filters, history, sort, paging and export', () => {
         await e2e.screenshot(page, `chart-${phone ? 'phone' : 'desktop'}`, { fullPage: false });
       });
 
-      it(phone ? 'shows each run as a card with model, speed, hardware, engine and quantization, and five filters' : 'keeps each row on one line with a compact reaction bar', async () => {
-        const page = await e2e.newPage(options);
-        await e2e.signUp(page);
-        await page.goto('/');
-        const first = page.locator('#results tbody tr').first();
-        if (phone) {
-          for (const cell of ['td.model', 'td.speed', 'td.hardware', 'td.engine', 'td.quant']) {
-            const box = (await first.locator(cell).boundingBox())!;
-            expect(box, cell).to.not.equal(null);
-            expect(box.x, cell).to.be.at.least(0);
-            expect(box.x + box.width, cell).to.be.at.most(390);
+      it(
+        phone
+          ? 'shows each run as a card with model, speed, hardware, engine and quantization, and five filters'
+          : 'keeps each row on one line with a compact reaction bar',
+        async () => {
+          const page = await e2e.newPage(options);
+          await e2e.signUp(page);
+          await page.goto('/');
+          const first = page.locator('#results tbody tr').first();
+          if (phone) {
+            for (const cell of ['td.model', 'td.speed', 'td.hardware', 'td.engine', 'td.quant']) {
+              const box = (await first.locator(cell).boundingBox())!;
+              expect(box, cell).to.not.equal(null);
+              expect(box.x, cell).to.be.at.least(0);
+              expect(box.x + box.width, cell).to.be.at.most(390);
+            }
+            expect(await page.evaluate(() => document.documentElement.scrollWidth)).to.be.at.most(390);
+            for (const label of ['Model', 'Hardware name', 'Hardware class', 'Engine', 'Quantization']) {
+              expect(await page.getByLabel(label, { exact: true }).isVisible(), label).to.equal(true);
+            }
+            expect(await page.getByLabel('Memory tier').isVisible()).to.equal(false);
+            await page.locator('details.more-filters > summary').click();
+            expect(await page.getByLabel('Memory tier').isVisible()).to.equal(true);
+            await first.scrollIntoViewIfNeeded();
+            await e2e.screenshot(page, 'cards-phone', { fullPage: false });
+          } else {
+            const heights = await page
+              .locator('#results tbody tr')
+              .evaluateAll((rows) => rows.slice(0, 20).map((row) => row.getBoundingClientRect().height));
+            expect(Math.max(...heights), 'one line per row').to.be.below(48);
+            expect(await page.evaluate(() => document.documentElement.scrollWidth)).to.be.at.most(1280);
+            // The whole row is in view: the table needs no sideways scroll either.
+            const wrap = await page.locator('#results .table-wrap').evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
+            const cols = await page
+              .locator('#results thead th')
+              .evaluateAll((ths) =>
+                ths.map((th) => `${th.textContent!.replace(/\s+/g, ' ').trim()}=${Math.round(th.getBoundingClientRect().width)}`),
+              );
+            expect(wrap.scroll, JSON.stringify(wrap) + cols.join(' ')).to.be.at.most(wrap.client);
+            // The five emoji buttons wait behind "React".
+            expect(await first.locator('button.reaction-button').first().isVisible()).to.equal(false);
+            await first.locator('details.reaction-picker > summary').click();
+            expect(await first.locator('button.reaction-button').count()).to.equal(5);
+            expect(await first.locator('button.reaction-button').first().isVisible()).to.equal(true);
+            await e2e.screenshot(page, 'rows-desktop', { fullPage: false });
           }
-          expect(await page.evaluate(() => document.documentElement.scrollWidth)).to.be.at.most(390);
-          for (const label of ['Model', 'Hardware name', 'Hardware class', 'Engine', 'Quantization']) {
-            expect(await page.getByLabel(label, { exact: true }).isVisible(), label).to.equal(true);
-          }
-          expect(await page.getByLabel('Memory tier').isVisible()).to.equal(false);
-          await page.locator('details.more-filters > summary').click();
-          expect(await page.getByLabel('Memory tier').isVisible()).to.equal(true);
-          await first.scrollIntoViewIfNeeded();
-          await e2e.screenshot(page, 'cards-phone', { fullPage: false });
-        } else {
-          const heights = await page.locator('#results tbody tr').evaluateAll((rows) => rows.slice(0, 20).map((row) => row.getBoundingClientRect().height));
-          expect(Math.max(...heights), 'one line per row').to.be.below(48);
-          expect(await page.evaluate(() => document.documentElement.scrollWidth)).to.be.at.most(1280);
-          // The whole row is in view: the table needs no sideways scroll either.
-          const wrap = await page.locator('#results .table-wrap').evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
-          const cols = await page.locator('#results thead th').evaluateAll((ths) => ths.map((th) => `${th.textContent!.replace(/\s+/g, " ").trim()}=${Math.round(th.getBoundingClientRect().width)}`));
-          expect(wrap.scroll, JSON.stringify(wrap) + cols.join(' ')).to.be.at.most(wrap.client);
-          // The five emoji buttons wait behind "React".
-          expect(await first.locator('button.reaction-button').first().isVisible()).to.equal(false);
-          await first.locator('details.reaction-picker > summary').click();
-          expect(await first.locator('button.reaction-button').count()).to.equal(5);
-          expect(await first.locator('button.reaction-button').first().isVisible()).to.equal(true);
-          await e2e.screenshot(page, 'rows-desktop', { fullPage: false });
-        }
-      });
+        },
+      );
 
       it('passes axe and html-validate in its states', async function () {
         this.timeout(60_000);

@@ -8,7 +8,9 @@ const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isM
 const photo = async (name: string, colour: string) => ({
   name,
   mimeType: 'image/jpeg',
-  buffer: await sharp({ create: { width: 1000, height: 700, channels: 3, background: colour } }).jpeg().toBuffer(),
+  buffer: await sharp({ create: { width: 1000, height: 700, channels: 3, background: colour } })
+    .jpeg()
+    .toBuffer(),
 });
 
 describe('e2e: a seller lists a GPU with photos and a proof run, and buyers find it', () => {
@@ -36,7 +38,10 @@ describe('e2e: a seller lists a GPU with photos and a proof run, and buyers find
     await page.waitForURL(/\/settings\/listings\/[0-9a-f-]{36}\?done=created$/);
     const id = /listings\/([0-9a-f-]{36})/.exec(page.url())![1]!;
 
-    for (const [name, colour] of [['first.jpg', '#b03030'], ['second.jpg', '#3060b0']] as const) {
+    for (const [name, colour] of [
+      ['first.jpg', '#b03030'],
+      ['second.jpg', '#3060b0'],
+    ] as const) {
       await page.getByLabel('Add a photo').setInputFiles(await photo(name, colour));
       await page.getByRole('button', { name: 'Upload' }).click();
       await page.waitForURL(/\?done=uploaded$/);
@@ -52,7 +57,9 @@ describe('e2e: a seller lists a GPU with photos and a proof run, and buyers find
     await page.waitForURL(/\?done=published$/);
 
     // The public feed carries it, with absolute image addresses that load from anywhere.
-    const feed = (await (await fetch(`${e2e.baseUrl}/api/marketplace/feed`)).json()) as { listings: { id: string; images: { thumbnailUrl: string }[]; proof: { matchesListing: boolean } }[] };
+    const feed = (await (await fetch(`${e2e.baseUrl}/api/marketplace/feed`)).json()) as {
+      listings: { id: string; images: { thumbnailUrl: string }[]; proof: { matchesListing: boolean } }[];
+    };
     const listed = feed.listings.find((listing) => listing.id === id)!;
     expect(listed.images).to.have.length(2);
     expect(listed.proof.matchesListing).to.equal(true);
@@ -66,7 +73,10 @@ describe('e2e: a seller lists a GPU with photos and a proof run, and buyers find
     await visitor.getByRole('button', { name: 'Filter' }).click();
     await visitor.waitForURL(/condition=LIKE_NEW/);
     const card = visitor.locator('.listing-card', { hasText: 'RTX 4090 from a quiet test bench' });
-    expect(await card.innerText()).to.include('1,499.99 EUR').and.include('91.5 tok/s').and.include('Proof matches listing');
+    expect(await card.innerText())
+      .to.include('1,499.99 EUR')
+      .and.include('91.5 tok/s')
+      .and.include('Proof matches listing');
     await e2e.screenshot(visitor, 'marketplace');
     await card.getByRole('link').click();
     await visitor.waitForURL(`**/marketplace/${id}`);

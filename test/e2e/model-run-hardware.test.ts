@@ -23,7 +23,10 @@ describe('e2e: model scope, run context, compare and hardware pages', () => {
     return rows[0].hf_id as string;
   }
 
-  for (const [width, viewport] of [[1280, DESKTOP], [390, PHONE]] as const) {
+  for (const [width, viewport] of [
+    [1280, DESKTOP],
+    [390, PHONE],
+  ] as const) {
     describe(`at ${width} px`, () => {
       const problems: string[] = [];
 

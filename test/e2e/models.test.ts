@@ -58,8 +58,12 @@ describe('e2e: models', () => {
     await page.goto('/models');
     await page.getByLabel('tree view').check();
     await page.waitForURL((url) => url.searchParams.get('tree') === 'true');
-    const base = page.locator('ul.model-tree > li.model-node', { has: page.getByRole('link', { name: 'meta-llama/Llama-3.1-8B', exact: true }) });
+    const base = page.locator('ul.model-tree > li.model-node', {
+      has: page.getByRole('link', { name: 'meta-llama/Llama-3.1-8B', exact: true }),
+    });
     await base.waitFor();
-    expect(await base.locator('ul li').allInnerTexts()).to.satisfy((items: string[]) => items.some((text) => text.includes('meta-llama/Llama-3.1-8B-Instruct') && text.includes('finetune')));
+    expect(await base.locator('ul li').allInnerTexts()).to.satisfy((items: string[]) =>
+      items.some((text) => text.includes('meta-llama/Llama-3.1-8B-Instruct') && text.includes('finetune')),
+    );
   });
 });

@@ -111,6 +111,8 @@ describe('e2e: without JavaScript', () => {
     const runUrl = page.url();
     await page.locator('main > .reaction-bar').getByRole('button', { name: /^Fire/ }).click();
     await page.waitForURL(runUrl);
-    expect(await page.locator('main > .reaction-bar').getByRole('button', { name: 'Fire 1' }).getAttribute('aria-pressed')).to.equal('true');
+    expect(await page.locator('main > .reaction-bar').getByRole('button', { name: 'Fire 1' }).getAttribute('aria-pressed')).to.equal(
+      'true',
+    );
   });
 });

@@ -27,7 +27,13 @@ export async function axeProblems(page: Page): Promise<string[]> {
   })) as AxeViolation[];
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}${v.nodes[0]?.failureSummary ? ` (${v.nodes[0].failureSummary.replace(/\s+/g, ' ').slice(0, 200)})` : ''}`);
+    .map(
+      (v) =>
+        `${v.impact} ${v.id}: ${v.help} at ${v.nodes
+          .slice(0, 3)
+          .map((n) => n.target.join(' '))
+          .join(' | ')}${v.nodes[0]?.failureSummary ? ` (${v.nodes[0].failureSummary.replace(/\s+/g, ' ').slice(0, 200)})` : ''}`,
+    );
 }
 
 /** html-validate on the HTML exactly as the server sent it. */
@@ -36,6 +42,8 @@ export async function validityProblems(page: Page, path: string): Promise<string
   expect(response.headers()['content-type'], path).to.match(/^text\/html/);
   const report = await htmlvalidate.validateString(await response.text(), path);
   return report.results.flatMap((result) =>
-    result.messages.filter((m) => m.severity === 2).map((m) => `${m.ruleId} at ${m.line}:${m.column}: ${m.message}${m.selector ? ` (${m.selector})` : ''}`),
+    result.messages
+      .filter((m) => m.severity === 2)
+      .map((m) => `${m.ruleId} at ${m.line}:${m.column}: ${m.message}${m.selector ? ` (${m.selector})` : ''}`),
   );
 }

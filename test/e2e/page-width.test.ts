@@ -44,14 +44,18 @@ function addressOf(route: string, f: Fixtures): string {
   const byResource: Record<string, string> = { runs: f.runId, hardware: f.hardwareId, setups: f.setupId, ...byResourceMore };
   const byName: Record<string, string> = { org, model, username: f.username, slug: f.suiteSlug, device: f.deviceSlug };
   // Pages that need a query to be a page at all (the report editor names its model).
-  const queries: Record<string, string> = { '/reports/new': `?model=${encodeURIComponent(f.modelHfId)}`, '/compare': `?runs=${f.compareRunIds.join(',')}` };
+  const queries: Record<string, string> = {
+    '/reports/new': `?model=${encodeURIComponent(f.modelHfId)}`,
+    '/compare': `?runs=${f.compareRunIds.join(',')}`,
+  };
   const segments = route.split('/');
   const path = segments
     .map((segment, index) => {
       if (!segment.startsWith(':')) return segment;
       const name = segment.slice(1);
       const value = byRoute[route] ?? byName[name] ?? byResource[segments[index - 1] ?? ''];
-      if (value === undefined) throw new Error(`page-width: no fixture for :${name} in ${route}; add one in addressOf (test/e2e/page-width.test.ts)`);
+      if (value === undefined)
+        throw new Error(`page-width: no fixture for :${name} in ${route}; add one in addressOf (test/e2e/page-width.test.ts)`);
       return encodeURIComponent(value);
     })
     .join('/');
@@ -76,7 +80,8 @@ async function widthOf(page: Page) {
       }
       return false;
     };
-    const describe = (el: Element) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${[...el.classList].map((c) => `.${c}`).join('')}`;
+    const describe = (el: Element) =>
+      `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${[...el.classList].map((c) => `.${c}`).join('')}`;
     const sticking: string[] = [];
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node && sticking.length < 5; node = walker.nextNode()) {
@@ -103,9 +108,15 @@ describe('e2e: no page wider than a 390 px phone', () => {
     // The admin's own run (so /runs/:id/correct is open), setup and suite submission.
     const run = await page.request.post('/api/speed-tests', { headers, data: validSubmission({ hfId: fakeHubModels.dense }) });
     expect(run.status(), await run.text()).to.equal(201);
-    const setup = await page.request.post('/api/setups', { headers, data: { name: 'Phone test box', hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 } });
+    const setup = await page.request.post('/api/setups', {
+      headers,
+      data: { name: 'Phone test box', hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 },
+    });
     expect(setup.status(), await setup.text()).to.equal(201);
-    const suite = await page.request.post('/api/benchmarks/suites', { headers, data: { ...demoSuiteBodies[0], slug: `phone-${randomUUID().slice(0, 8)}` } });
+    const suite = await page.request.post('/api/benchmarks/suites', {
+      headers,
+      data: { ...demoSuiteBodies[0], slug: `phone-${randomUUID().slice(0, 8)}` },
+    });
     expect(suite.status(), await suite.text()).to.equal(201);
     const admin = await e2e.db('users').where({ is_admin: true }).first('id');
     const approved = await e2e.db('quality_suites').where({ status: 'APPROVED', runner: 'CUSTOM' }).first('id', 'slug');
@@ -115,25 +126,59 @@ describe('e2e: no page wider than a 390 px phone', () => {
         user_id: admin.id,
         suite_id: approved.id,
         total: 1,
-        request: JSON.stringify({ suiteSlug: approved.slug, baseUrl: 'https://llm.example.net', model: 'phone', hfId: 'phone/model', autoSubmit: false, hardware: null, quantization: null, modelRevision: 'main', notes: null, taskKeys: null, tasks: [], aggregation: 'mean', judged: false }),
+        request: JSON.stringify({
+          suiteSlug: approved.slug,
+          baseUrl: 'https://llm.example.net',
+          model: 'phone',
+          hfId: 'phone/model',
+          autoSubmit: false,
+          hardware: null,
+          quantization: null,
+          modelRevision: 'main',
+          notes: null,
+          taskKeys: null,
+          tasks: [],
+          aggregation: 'mean',
+          judged: false,
+        }),
       })
       .returning('id');
     // A long unbroken word and a wide table in the admin's own report (its page and its editor).
     const report = await page.request.post(`/api/models/${fakeHubModels.dense}/reports`, {
       headers,
-      data: { title: 'Phone width', content: `# Phone width\n\n${'a'.repeat(120)}\n\n| ${Array.from({ length: 12 }, (_, i) => `column ${i}`).join(' | ')} |\n|${' --- |'.repeat(12)}\n| ${Array.from({ length: 12 }, () => '1234567').join(' | ')} |\n`, published: true },
+      data: {
+        title: 'Phone width',
+        content: `# Phone width\n\n${'a'.repeat(120)}\n\n| ${Array.from({ length: 12 }, (_, i) => `column ${i}`).join(' | ')} |\n|${' --- |'.repeat(12)}\n| ${Array.from({ length: 12 }, () => '1234567').join(' | ')} |\n`,
+        published: true,
+      },
     });
     expect(report.status(), await report.text()).to.equal(201);
     // The admin's own listing with the run as proof and a long unbroken word, published.
     const listing = await page.request.post('/api/marketplace/listings', {
       headers,
-      data: { title: 'Phone width listing', description: 'b'.repeat(120), condition: 'USED', price: 1200, currency: 'EUR', hwClass: 'DISCRETE_GPU', hardwareName: 'NVIDIA GeForce RTX 4090', contactUrl: 'mailto:seller@example.com', benchmarkRunIds: [(await run.json()).id] },
+      data: {
+        title: 'Phone width listing',
+        description: 'b'.repeat(120),
+        condition: 'USED',
+        price: 1200,
+        currency: 'EUR',
+        hwClass: 'DISCRETE_GPU',
+        hardwareName: 'NVIDIA GeForce RTX 4090',
+        contactUrl: 'mailto:seller@example.com',
+        benchmarkRunIds: [(await run.json()).id],
+      },
     });
     expect(listing.status(), await listing.text()).to.equal(201);
     const listingId: string = (await listing.json()).listing.id;
     const published = await page.request.post(`/api/marketplace/listings/${listingId}/publish`, { headers });
     expect(published.status(), await published.text()).to.equal(200);
-    const demoRun = await e2e.db('speed_test_runs as r').join('models as m', 'm.id', 'r.model_id').join('users as u', 'u.id', 'r.user_id').where('r.status', 'APPROVED').whereNot('r.user_id', admin.id).first('r.hardware_id', 'm.hf_id', 'u.username');
+    const demoRun = await e2e
+      .db('speed_test_runs as r')
+      .join('models as m', 'm.id', 'r.model_id')
+      .join('users as u', 'u.id', 'r.user_id')
+      .where('r.status', 'APPROVED')
+      .whereNot('r.user_id', admin.id)
+      .first('r.hardware_id', 'm.hf_id', 'u.username');
     await page.goto('/hardware');
     const deviceLink = await page.locator('main a[href^="/hardware/"]').first().getAttribute('href');
     const compareRunIds = await e2e.db('speed_test_runs').where({ status: 'APPROVED' }).orderBy('created_at').limit(2).pluck('id');
@@ -153,7 +198,9 @@ describe('e2e: no page wider than a 390 px phone', () => {
       listingId,
     };
 
-    const routes = registeredRoutes(e2e.app).filter((route) => route.method === 'get' && !route.path.startsWith('/api/') && route.path !== '/healthz');
+    const routes = registeredRoutes(e2e.app).filter(
+      (route) => route.method === 'get' && !route.path.startsWith('/api/') && route.path !== '/healthz',
+    );
     expect(routes.length, 'page routes found').to.be.above(20);
     const tooWide: string[] = [];
     const fragments = new Set<string>();
@@ -161,7 +208,10 @@ describe('e2e: no page wider than a 390 px phone', () => {
     // visitor (the submit page's explanation, sign-in and sign-up) are measured too.
     const visitor = await e2e.newPage(PHONE);
     await visitor.addInitScript('window.__name = (fn) => fn');
-    for (const [who, browser] of [['admin', page], ['visitor', visitor]] as const) {
+    for (const [who, browser] of [
+      ['admin', page],
+      ['visitor', visitor],
+    ] as const) {
       for (const route of routes) {
         const address = addressOf(route.path, fixtures);
         const response = await browser.goto(address);

@@ -64,7 +64,8 @@ describe('e2e: phone width (390 px)', () => {
       expect(result.viewport).to.equal(390);
       expect(result.wideElements, 'elements sticking out of the page').to.deep.equal([]);
       expect(result.pageWidth, 'document scroll width').to.be.at.most(390);
-      for (const table of result.tables) expect(table.wrapped || table.fits, 'a table wider than the screen outside a scroll box').to.equal(true);
+      for (const table of result.tables)
+        expect(table.wrapped || table.fits, 'a table wider than the screen outside a scroll box').to.equal(true);
       if (name.startsWith('leaderboard')) {
         // Runs are cards on phones: nothing scrolls sideways, not even inside the table's box.
         expect(result.tables[0]?.scrollsInside, 'the leaderboard table needs no sideways scroll').to.equal(false);

@@ -57,7 +57,10 @@ describe('e2e: quality evaluations', () => {
     expect(await suiteCard.locator('code', { hasText: body.slug }).count()).to.be.greaterThan(0);
     await markWindow(admin);
     await suiteCard.getByRole('button', { name: 'Approve' }).click();
-    await admin.locator(`#quality-suite-${suite.id} .badge`, { hasText: /^approved$/ }).first().waitFor();
+    await admin
+      .locator(`#quality-suite-${suite.id} .badge`, { hasText: /^approved$/ })
+      .first()
+      .waitFor();
     expect(await windowStillMarked(admin), 'the card was swapped in place').to.equal(true);
     await e2e.screenshot(admin, 'suite-approved');
 
@@ -69,7 +72,13 @@ describe('e2e: quality evaluations', () => {
       author,
       'post',
       '/api/benchmarks/runs',
-      qualityRun(body.slug, { artifacts: [0, 1, 2, 3].map((itemIndex) => ({ taskKey: 'arith', itemIndex, response: `Final answer: ${[4, 7, 42, 3][itemIndex]}` })) }),
+      qualityRun(body.slug, {
+        artifacts: [0, 1, 2, 3].map((itemIndex) => ({
+          taskKey: 'arith',
+          itemIndex,
+          response: `Final answer: ${[4, 7, 42, 3][itemIndex]}`,
+        })),
+      }),
     );
     expect(run).to.include({ status: 'PENDING', score: 87.5 });
     await author.goto(`/evals/runs/${run.id}`);
@@ -79,7 +88,10 @@ describe('e2e: quality evaluations', () => {
     const runCard = admin.locator(`#quality-run-${run.id}`);
     expect(await runCard.innerText()).to.include('87.5');
     await runCard.getByRole('button', { name: 'Approve' }).click();
-    await admin.locator(`#quality-run-${run.id} .badge`, { hasText: /^approved$/ }).first().waitFor();
+    await admin
+      .locator(`#quality-run-${run.id} .badge`, { hasText: /^approved$/ })
+      .first()
+      .waitFor();
 
     // Public: the catalogue, the suite page with the run and the chart, the run page, the model page.
     await visitor.goto('/evals');

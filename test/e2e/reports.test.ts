@@ -16,7 +16,10 @@ async function watchForActiveContent(page: Page): Promise<() => Promise<string[]
     (window as unknown as { __cspViolations: string[] }).__cspViolations = seen;
     document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.violatedDirective} ${event.blockedURI}`));
   });
-  return async () => [...dialogs, ...(await page.evaluate(() => (window as unknown as { __cspViolations?: string[] }).__cspViolations ?? []))];
+  return async () => [
+    ...dialogs,
+    ...(await page.evaluate(() => (window as unknown as { __cspViolations?: string[] }).__cspViolations ?? [])),
+  ];
 }
 
 describe('e2e: model reports', () => {
@@ -40,11 +43,17 @@ describe('e2e: model reports', () => {
     await page.getByLabel('Summary (optional)').fill('Q4_K_M is the sweet spot.');
     await page.getByLabel('Tags (comma-separated, optional)').fill('4090, quantization');
     const content = page.getByLabel('Content (GitHub Flavored Markdown)');
-    await content.fill('## Results\n\n| quant | tok/s |\n|:--|--:|\n| Q4_K_M | 112 |\n\n- [x] flash attention\n- [ ] speculative decoding\n\n');
+    await content.fill(
+      '## Results\n\n| quant | tok/s |\n|:--|--:|\n| Q4_K_M | 112 |\n\n- [x] flash attention\n- [ ] speculative decoding\n\n',
+    );
 
     // The upload inserts the image's token where the cursor is.
-    const png = await sharp({ create: { width: 320, height: 200, channels: 3, background: '#2a6fdb' } }).png().toBuffer();
-    await page.getByLabel('Add an image (PNG, JPEG or WebP, at most 8 MiB)').setInputFiles({ name: 'chart.png', mimeType: 'image/png', buffer: png });
+    const png = await sharp({ create: { width: 320, height: 200, channels: 3, background: '#2a6fdb' } })
+      .png()
+      .toBuffer();
+    await page
+      .getByLabel('Add an image (PNG, JPEG or WebP, at most 8 MiB)')
+      .setInputFiles({ name: 'chart.png', mimeType: 'image/png', buffer: png });
     await content.focus();
     await page.keyboard.press('Control+End');
     await page.getByRole('button', { name: 'Upload and insert' }).click();
@@ -52,7 +61,9 @@ describe('e2e: model reports', () => {
     expect(await content.inputValue()).to.match(/\[\[report-image:[0-9a-f-]{36}\]\]/);
 
     await content.press('Control+End');
-    await content.pressSequentially(`\n\n[[report-embed:${encodeURIComponent(`${e2e.config.publicUrl}/?hfId=${encodeURIComponent(hfId)}`)}]]\n`);
+    await content.pressSequentially(
+      `\n\n[[report-embed:${encodeURIComponent(`${e2e.config.publicUrl}/?hfId=${encodeURIComponent(hfId)}`)}]]\n`,
+    );
 
     // The debounced preview renders through the same renderer: table, checkboxes, figure, live card.
     const preview = page.locator('#report-preview');
@@ -97,7 +108,13 @@ describe('e2e: model reports', () => {
     const csrf = await page.locator('meta[name="csrf-token"]').getAttribute('content');
     const created = await page.request.post(`/api/models/${hfId}/reports`, {
       headers: { 'X-CSRF-Token': csrf! },
-      data: { title: '<img src=x onerror=alert(1)> title', summary: '<script>alert(2)</script>', tags: ['<svg onload=alert(3)>'], content: reportXssDocument, published: true },
+      data: {
+        title: '<img src=x onerror=alert(1)> title',
+        summary: '<script>alert(2)</script>',
+        tags: ['<svg onload=alert(3)>'],
+        content: reportXssDocument,
+        published: true,
+      },
     });
     expect(created.status()).to.equal(201);
     const { report } = (await created.json()) as { report: { id: string } };

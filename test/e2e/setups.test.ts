@@ -69,7 +69,9 @@ describe('e2e: saved setups fill the submit form', () => {
     // /submit opens filled from the default setup.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Submit a run' }).click();
     await page.waitForURL('**/submit');
-    expect(await page.getByLabel('Fill from a saved setup').inputValue()).to.equal(await page.locator('#f-setup option', { hasText: 'Mac Studio, MLX (default)' }).getAttribute('value'));
+    expect(await page.getByLabel('Fill from a saved setup').inputValue()).to.equal(
+      await page.locator('#f-setup option', { hasText: 'Mac Studio, MLX (default)' }).getAttribute('value'),
+    );
     expect(await page.getByLabel('Hardware class').inputValue()).to.equal('UNIFIED');
     expect(await page.getByLabel('Chip vendor').inputValue()).to.equal('Apple');
     expect(await page.getByLabel('Chip family').inputValue()).to.equal('M4');
@@ -109,7 +111,9 @@ describe('e2e: saved setups fill the submit form', () => {
       },
       'Mixed box',
     );
-    expect(await page.locator('.setup-row', { hasText: 'Mixed box' }).innerText()).to.include('1× NVIDIA GeForce RTX 4090 (24 GB) + 2× NVIDIA GeForce RTX 3090 (24 GB)');
+    expect(await page.locator('.setup-row', { hasText: 'Mixed box' }).innerText()).to.include(
+      '1× NVIDIA GeForce RTX 4090 (24 GB) + 2× NVIDIA GeForce RTX 3090 (24 GB)',
+    );
     await page.locator('.setup-row', { hasText: 'Mixed box' }).getByRole('link', { name: 'Submit a run with it' }).click();
     await page.waitForURL('**/submit?setup=*');
     expect(await page.getByLabel('GPU', { exact: true }).inputValue()).to.equal('NVIDIA GeForce RTX 4090');

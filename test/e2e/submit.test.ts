@@ -46,7 +46,9 @@ describe('e2e: submitting a run through /submit', () => {
     await page.getByText('Read from the command:').waitFor();
     expect(await page.getByLabel('GPU layers (-ngl)').inputValue()).to.equal('99');
     expect(await page.getByLabel('Flash attention').inputValue()).to.equal('true');
-    expect(await page.locator('#flag-fields').innerText()).to.match(/Read from the command: -ngl, -fa.*Not mapped \(kept in the command\): .*--mlock/s);
+    expect(await page.locator('#flag-fields').innerText()).to.match(
+      /Read from the command: -ngl, -fa.*Not mapped \(kept in the command\): .*--mlock/s,
+    );
 
     // A bad value is reported once the field is left, next to it and in the list, in plain words...
     await page.getByLabel('Output tokens per second').fill('-5');
@@ -87,7 +89,14 @@ describe('e2e: submitting a run through /submit', () => {
     const page = await e2e.newPage();
     await e2e.signUp(page);
     await page.goto('/submit');
-    await fillRunForm(page, { hfId: fakeHubModels.missing, quantization: 'Q8_0', engine: 'vllm', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, tokSOut: 80 });
+    await fillRunForm(page, {
+      hfId: fakeHubModels.missing,
+      quantization: 'Q8_0',
+      engine: 'vllm',
+      gpuName: 'NVIDIA GeForce RTX 4090',
+      vramGb: 24,
+      tokSOut: 80,
+    });
     await page.getByRole('button', { name: 'Submit run' }).click();
     await page.waitForLoadState();
     expect(new URL(page.url()).pathname).to.equal('/submit');
@@ -97,7 +106,10 @@ describe('e2e: submitting a run through /submit', () => {
     expect(await page.getByLabel('Output tokens per second').inputValue()).to.equal('80');
   });
 
-  for (const { width, options } of [{ width: 1280, options: {} }, { width: 390, options: PHONE }]) {
+  for (const { width, options } of [
+    { width: 1280, options: {} },
+    { width: 390, options: PHONE },
+  ]) {
     it(`at ${width} px: no problem is named while typing the first field, only after leaving a field or submitting`, async () => {
       const page = await e2e.newPage(options);
       await e2e.signUp(page);
@@ -108,7 +120,9 @@ describe('e2e: submitting a run through /submit', () => {
       await afterLiveCheck(page, () => model.pressSequentially('fakeorg/Dense-7', { delay: 20 }));
       expect(await page.locator('.field-error').count(), 'errors while typing the first field').to.equal(0);
       expect(await page.locator('#validation .alert-error').count()).to.equal(0);
-      expect(await page.locator('#validation').innerText()).to.match(/Still to fill in or fix: Quantization, Engine, GPU, VRAM per GPU \(GB\)/);
+      expect(await page.locator('#validation').innerText()).to.match(
+        /Still to fill in or fix: Quantization, Engine, GPU, VRAM per GPU \(GB\)/,
+      );
       // Leaving it: the hub is asked about the model; other fields are still not blamed.
       await model.fill(fakeHubModels.dense);
       await afterLiveCheck(page, () => model.press('Tab'));
@@ -155,7 +169,13 @@ describe('e2e: submitting a run through /submit', () => {
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).to.be.at.most(width);
       expect(await axeProblems(page), 'axe with a GPU row open').to.deep.equal([]);
 
-      await fillRunForm(page, { hfId: fakeHubModels.dense, quantization: 'Q4_K_M', engine: 'llama.cpp', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 });
+      await fillRunForm(page, {
+        hfId: fakeHubModels.dense,
+        quantization: 'Q4_K_M',
+        engine: 'llama.cpp',
+        gpuName: 'NVIDIA GeForce RTX 4090',
+        vramGb: 24,
+      });
       await page.locator('#f-hardware-gpus-1-gpuName').fill('NVIDIA GeForce RTX 3090');
       await page.locator('#f-hardware-gpus-1-count').fill('2');
       await page.locator('#f-hardware-gpus-1-vramGb').fill('24');
@@ -163,7 +183,11 @@ describe('e2e: submitting a run through /submit', () => {
       await e2e.screenshot(page, `gpu-rows-${width}`);
       await page.getByRole('button', { name: 'Submit run' }).click();
       await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
-      const stored = await e2e.db('speed_test_runs as r').join('hardware_profiles as h', 'h.id', 'r.hardware_id').where('r.id', page.url().split('/').pop()).first('h.gpu_count', 'h.is_heterogeneous_gpu');
+      const stored = await e2e
+        .db('speed_test_runs as r')
+        .join('hardware_profiles as h', 'h.id', 'r.hardware_id')
+        .where('r.id', page.url().split('/').pop())
+        .first('h.gpu_count', 'h.is_heterogeneous_gpu');
       expect(stored).to.deep.equal({ gpu_count: 3, is_heterogeneous_gpu: true });
     });
   }

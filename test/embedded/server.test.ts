@@ -50,7 +50,9 @@ function exitOf(child: ChildProcess): Promise<number | null> {
 /** Postgres processes whose command line names this data dir. */
 function postgresProcessesFor(dataDir: string): string[] {
   try {
-    return execFileSync('pgrep', ['-af', `postgres -D ${dataDir}`], { encoding: 'utf8' }).split('\n').filter(Boolean);
+    return execFileSync('pgrep', ['-af', `postgres -D ${dataDir}`], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean);
   } catch {
     return []; // pgrep exits 1 when nothing matches
   }
@@ -80,7 +82,11 @@ describe('npm start on an embedded Postgres', function () {
     expect(await health.json()).to.include({ ok: true, revision: 3 });
     // The read index is built in the background from the seeded runs; reads use the database until then.
     let readIndex: { state: string; runs: number | null } = { state: 'building', runs: null };
-    for (const deadline = Date.now() + 15_000; readIndex.state !== 'ready' && Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+    for (
+      const deadline = Date.now() + 15_000;
+      readIndex.state !== 'ready' && Date.now() < deadline;
+      await new Promise((r) => setTimeout(r, 100))
+    ) {
       readIndex = ((await (await fetch(`${server.url}/healthz`)).json()) as { readIndex: typeof readIndex }).readIndex;
     }
     expect(readIndex).to.deep.equal({ state: 'ready', runs: 300 });
@@ -132,7 +138,10 @@ describe('npm start on an embedded Postgres', function () {
     const deadline = Date.now() + 15_000;
     while (postgresProcessesFor(dataDir).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     expect(postgresProcessesFor(dataDir)).to.deep.equal([]);
-    const stillServing = await fetch(`${server.url}/healthz`).then(() => true, () => false);
+    const stillServing = await fetch(`${server.url}/healthz`).then(
+      () => true,
+      () => false,
+    );
     expect(stillServing).to.equal(false);
   });
 

@@ -43,12 +43,23 @@ export interface FuzzCase {
 }
 
 function credentialCase(target: Target): fc.Arbitrary<CredentialCase> {
-  const broken: CredentialCase[] = ['malformed key', 'unknown key', ...(target.method === 'GET' ? [] : (['session without CSRF token'] as const))];
-  return fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...target.credentials) }, { weight: 1, arbitrary: fc.constantFrom<CredentialCase>('none', ...broken) });
+  const broken: CredentialCase[] = [
+    'malformed key',
+    'unknown key',
+    ...(target.method === 'GET' ? [] : (['session without CSRF token'] as const)),
+  ];
+  return fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom(...target.credentials) },
+    { weight: 1, arbitrary: fc.constantFrom<CredentialCase>('none', ...broken) },
+  );
 }
 
 /** For each name, an entry with a generated value `present` times in `present + absent`. */
-function someEntries<V>(names: readonly string[], value: fc.Arbitrary<V>, { present, absent }: { present: number; absent: number }): fc.Arbitrary<Record<string, V>> {
+function someEntries<V>(
+  names: readonly string[],
+  value: fc.Arbitrary<V>,
+  { present, absent }: { present: number; absent: number },
+): fc.Arbitrary<Record<string, V>> {
   const entries = names.map((name) =>
     fc.oneof({ weight: absent, arbitrary: fc.constant([]) }, { weight: present, arbitrary: value.map((v) => [[name, v] as const]) }),
   );
@@ -65,9 +76,13 @@ function pathCase(target: Target): fc.Arbitrary<FuzzCase['path']> {
 function queryCase(target: Target): fc.Arbitrary<FuzzCase['query']> {
   const known = target.queryParams.map((param) => param.name);
   const base: fc.Arbitrary<Fields> = target.queryParams.length
-    ? fc.subarray(target.queryParams, { maxLength: Math.min(4, target.queryParams.length) }).chain((params) =>
-        params.length ? fc.tuple(...params.map((param) => param.valid.map((value) => [percentEncode(param.name), value] as [string, string]))) : fc.constant([] as Fields),
-      )
+    ? fc
+        .subarray(target.queryParams, { maxLength: Math.min(4, target.queryParams.length) })
+        .chain((params) =>
+          params.length
+            ? fc.tuple(...params.map((param) => param.valid.map((value) => [percentEncode(param.name), value] as [string, string])))
+            : fc.constant([] as Fields),
+        )
     : fc.constant([]);
   return mutatedFields(base, known, LONG_QUERY_VALUE);
 }
@@ -88,7 +103,11 @@ function bodyCase(target: Target): fc.Arbitrary<BodyCase> {
     // Pages get their forms: urlencoded, mutated like a query string but with 100k values.
     const known = Object.keys(target.formExamples[0]!);
     const form = mutatedFields(fc.constantFrom(...target.formExamples).map(encodeFields), known, LONG_FORM_VALUE).map(
-      ({ text, label }): BodyCase => ({ label: `form ${label}`, headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, bytes: Buffer.from(text) }),
+      ({ text, label }): BodyCase => ({
+        label: `form ${label}`,
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        bytes: Buffer.from(text),
+      }),
     );
     bodies.push({ weight: 8, arbitrary: form });
   }
@@ -129,7 +148,12 @@ export function requestOf(app: FuzzApp, target: Target, fuzzCase: FuzzCase, requ
       headers.Authorization = `Bearer bhk_${'0'.repeat(40)}`;
       break;
   }
-  return { method: target.method, target: fuzzCase.query.text ? `${path}?${fuzzCase.query.text}` : path, headers, body: fuzzCase.body?.bytes };
+  return {
+    method: target.method,
+    target: fuzzCase.query.text ? `${path}?${fuzzCase.query.text}` : path,
+    headers,
+    body: fuzzCase.body?.bytes,
+  };
 }
 
 /** A readable one-line account of a case (bodies can be 1 MB). */
@@ -140,9 +164,13 @@ export function describeCase(fuzzCase: FuzzCase, request: RawRequest): string {
   if (pathParts.length) parts.push(`path ${pathParts.join(', ')}`);
   if (fuzzCase.query.label) parts.push(`query: ${truncate(fuzzCase.query.label, 200)}`);
   const headerNames = Object.keys(fuzzCase.headers);
-  if (headerNames.length) parts.push(`headers: ${headerNames.map((name) => `${name}=${truncate(JSON.stringify(fuzzCase.headers[name]), 60)}`).join(', ')}`);
+  if (headerNames.length)
+    parts.push(`headers: ${headerNames.map((name) => `${name}=${truncate(JSON.stringify(fuzzCase.headers[name]), 60)}`).join(', ')}`);
   if (fuzzCase.body) {
-    parts.push(`body: ${truncate(fuzzCase.body.label, 300)}`, `${JSON.stringify(fuzzCase.body.headers)}, ${fuzzCase.body.bytes.length} bytes: ${truncate(fuzzCase.body.bytes.toString('utf8'), 300)}`);
+    parts.push(
+      `body: ${truncate(fuzzCase.body.label, 300)}`,
+      `${JSON.stringify(fuzzCase.body.headers)}, ${fuzzCase.body.bytes.length} bytes: ${truncate(fuzzCase.body.bytes.toString('utf8'), 300)}`,
+    );
   }
   return parts.join(' | ');
 }
@@ -164,7 +192,8 @@ export function problemWith(target: Target, res: RawResponse): string | undefine
   if (STACK_FRAME.test(text)) return 'stack trace in the body';
   if (res.status < 400) return undefined;
   const contentType = String(res.headers['content-type'] ?? '');
-  if (!target.json) return contentType.startsWith('text/html') ? undefined : `${res.status} page answer is ${contentType || 'no content type'}, not HTML`;
+  if (!target.json)
+    return contentType.startsWith('text/html') ? undefined : `${res.status} page answer is ${contentType || 'no content type'}, not HTML`;
   if (!contentType.startsWith('application/json')) return `${res.status} API answer is ${contentType || 'no content type'}, not JSON`;
   let body: { error?: unknown; details?: { fieldErrors?: unknown; formErrors?: unknown } };
   try {

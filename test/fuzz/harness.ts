@@ -117,7 +117,17 @@ export class FuzzApp {
     const server = await new Promise<Server>((resolve, reject) => {
       const listening = app.listen(0, '127.0.0.1', (error?: Error) => (error ? reject(error) : resolve(listening)));
     });
-    const fuzzApp = new FuzzApp(revision, clock, errorsByRequest, app, database, hub, server, app.locals.close as () => Promise<void>, timeoutMs);
+    const fuzzApp = new FuzzApp(
+      revision,
+      clock,
+      errorsByRequest,
+      app,
+      database,
+      hub,
+      server,
+      app.locals.close as () => Promise<void>,
+      timeoutMs,
+    );
     await fuzzApp.createFixtures();
     return fuzzApp;
   }
@@ -171,7 +181,15 @@ export class FuzzApp {
 
     const otherName = uniqueUsername('other');
     const otherForm = await this.anonymousForm('/signup');
-    expectStatus(await this.http.postForm('/signup', { username: otherName, password: TEST_PASSWORD, _csrf: otherForm.csrf }, { Cookie: otherForm.cookie }), 303, 'second sign-up');
+    expectStatus(
+      await this.http.postForm(
+        '/signup',
+        { username: otherName, password: TEST_PASSWORD, _csrf: otherForm.csrf },
+        { Cookie: otherForm.cookie },
+      ),
+      303,
+      'second sign-up',
+    );
     const other = await this.db('users').where({ username: otherName }).first('id');
 
     const submitted = await this.http.postJson(this.speedTestsPath(), validSubmission(), this.keyHeaders());
@@ -199,12 +217,27 @@ export class FuzzApp {
   private async createMarketplaceFixtures(runId: string): Promise<FixtureIds['marketplace']> {
     if (!getRevisionProfile(this.revision).marketplace) return { listingId: '', imageId: '' };
     const listing = jsonOf(
-      await this.expectCreated('/api/marketplace/listings', { title: 'Fuzz GPU', condition: 'USED', price: 100, currency: 'USD', hwClass: 'DISCRETE_GPU', hardwareName: 'RTX 4090', contactUrl: 'mailto:fuzz@example.com', benchmarkRunIds: [runId] }, 'listing'),
+      await this.expectCreated(
+        '/api/marketplace/listings',
+        {
+          title: 'Fuzz GPU',
+          condition: 'USED',
+          price: 100,
+          currency: 'USD',
+          hwClass: 'DISCRETE_GPU',
+          hardwareName: 'RTX 4090',
+          contactUrl: 'mailto:fuzz@example.com',
+          benchmarkRunIds: [runId],
+        },
+        'listing',
+      ),
     ) as { listing: { id: string } };
     const id = listing.listing.id;
     // Written through the service: the fuzz client sends no multipart bodies.
     const { marketplace } = createOfflineServices(this.db, getRevisionProfile(this.revision), this.clock);
-    const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } }).png().toBuffer();
+    const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } })
+      .png()
+      .toBuffer();
     const image = await marketplace.addImage(this.admin.id, id, await processImageUpload(photo));
     await marketplace.publish(this.admin.id, id);
     return { listingId: id, imageId: image.id };
@@ -216,34 +249,73 @@ export class FuzzApp {
    */
   private async createQualityFixtures(): Promise<FixtureIds['quality']> {
     const quality = getRevisionProfile(this.revision).quality;
-    const none = { suiteSlug: '', datasetSlug: '', runId: '', suiteSubmissionId: '', datasetSubmissionId: '', reviewSuiteId: '', reviewRunId: '', reviewDatasetId: '', executionId: '' };
+    const none = {
+      suiteSlug: '',
+      datasetSlug: '',
+      runId: '',
+      suiteSubmissionId: '',
+      datasetSubmissionId: '',
+      reviewSuiteId: '',
+      reviewRunId: '',
+      reviewDatasetId: '',
+      executionId: '',
+    };
     if (!quality) return none;
     const root = quality.root;
     const suite = (slug: string) => ({ ...demoSuiteBodies[0], slug });
     // The worked examples' own suite and dataset, so fuzzed examples reach the scoring and the writes.
     const registered = jsonOf(await this.expectCreated(`${root}/suites`, demoSuiteBodies[0], 'suite')) as { id: string; slug: string };
     await this.db('quality_suites').where({ id: registered.id }).update({ status: 'APPROVED' });
-    const run = jsonOf(await this.expectCreated(`${root}/runs`, { ...exampleQualityRun, suiteSlug: registered.slug }, 'quality run')) as { id: string };
+    const run = jsonOf(await this.expectCreated(`${root}/runs`, { ...exampleQualityRun, suiteSlug: registered.slug }, 'quality run')) as {
+      id: string;
+    };
     await this.db('quality_runs').where({ id: run.id }).update({ status: 'APPROVED' });
-    const pending = jsonOf(await this.expectCreated(`${root}/suites`, suite(`fuzz-pending-${randomUUID().slice(0, 8)}`), 'pending suite')) as { id: string };
-    const reviewSuite = jsonOf(await this.expectCreated(`${root}/suites`, suite(`fuzz-review-${randomUUID().slice(0, 8)}`), 'suite to review')) as { id: string };
-    const reviewRun = jsonOf(await this.expectCreated(`${root}/runs`, { ...exampleQualityRun, suiteSlug: registered.slug }, 'run to review')) as { id: string };
+    const pending = jsonOf(
+      await this.expectCreated(`${root}/suites`, suite(`fuzz-pending-${randomUUID().slice(0, 8)}`), 'pending suite'),
+    ) as { id: string };
+    const reviewSuite = jsonOf(
+      await this.expectCreated(`${root}/suites`, suite(`fuzz-review-${randomUUID().slice(0, 8)}`), 'suite to review'),
+    ) as { id: string };
+    const reviewRun = jsonOf(
+      await this.expectCreated(`${root}/runs`, { ...exampleQualityRun, suiteSlug: registered.slug }, 'run to review'),
+    ) as { id: string };
     // Written directly: POST /execute would need an allow-listed target, and nothing runs it here.
     const [execution] = await this.db('quality_executions')
       .insert({
         user_id: this.admin.id,
         suite_id: registered.id,
         total: 1,
-        request: JSON.stringify({ suiteSlug: registered.slug, baseUrl: 'https://llm.example.net', model: 'fuzz', hfId: 'fuzz/model', autoSubmit: false, hardware: null, quantization: null, modelRevision: 'main', notes: null, taskKeys: null, tasks: [], aggregation: 'mean', judged: false }),
+        request: JSON.stringify({
+          suiteSlug: registered.slug,
+          baseUrl: 'https://llm.example.net',
+          model: 'fuzz',
+          hfId: 'fuzz/model',
+          autoSubmit: false,
+          hardware: null,
+          quantization: null,
+          modelRevision: 'main',
+          notes: null,
+          taskKeys: null,
+          tasks: [],
+          aggregation: 'mean',
+          judged: false,
+        }),
       })
       .returning('id');
     const review = { reviewSuiteId: reviewSuite.id, reviewRunId: reviewRun.id, executionId: execution.id as string };
     if (!quality.submissions) return { ...none, ...review, suiteSlug: registered.slug, runId: run.id, suiteSubmissionId: pending.id };
     const dataset = (slug: string) => ({ slug, name: 'Fuzz dataset', shards: [{ items: [{ input: '1+1?', gold: 2 }] }] });
-    const approvedDataset = jsonOf(await this.expectCreated(`${root}/datasets`, dataset('arithmetic-shards'), 'dataset')) as { id: string; slug: string };
+    const approvedDataset = jsonOf(await this.expectCreated(`${root}/datasets`, dataset('arithmetic-shards'), 'dataset')) as {
+      id: string;
+      slug: string;
+    };
     await this.db('quality_datasets').where({ id: approvedDataset.id }).update({ status: 'APPROVED' });
-    const pendingDataset = jsonOf(await this.expectCreated(`${root}/datasets`, dataset(`fuzz-pdata-${randomUUID().slice(0, 8)}`), 'pending dataset')) as { id: string };
-    const reviewDataset = jsonOf(await this.expectCreated(`${root}/datasets`, dataset(`fuzz-rdata-${randomUUID().slice(0, 8)}`), 'dataset to review')) as { id: string };
+    const pendingDataset = jsonOf(
+      await this.expectCreated(`${root}/datasets`, dataset(`fuzz-pdata-${randomUUID().slice(0, 8)}`), 'pending dataset'),
+    ) as { id: string };
+    const reviewDataset = jsonOf(
+      await this.expectCreated(`${root}/datasets`, dataset(`fuzz-rdata-${randomUUID().slice(0, 8)}`), 'dataset to review'),
+    ) as { id: string };
     return {
       ...review,
       reviewDatasetId: reviewDataset.id,
@@ -289,13 +361,21 @@ export class FuzzApp {
   private async createReport(): Promise<string> {
     if (!getRevisionProfile(this.revision).reports) return '';
     const content = '## Results\n\n| a | b |\n|--|--:|\n| 1 | 2 |\n\n- [x] done\n\n[[report-embed:https%3A%2F%2Fexample.com%2F]]';
-    const res = await this.http.postJson(`/api/models/${String(validSubmission().hfId)}/reports`, { title: 'Fuzz report', content, published: true }, this.keyHeaders());
+    const res = await this.http.postJson(
+      `/api/models/${String(validSubmission().hfId)}/reports`,
+      { title: 'Fuzz report', content, published: true },
+      this.keyHeaders(),
+    );
     expectStatus(res, 201, 'report creation');
     return (jsonOf(res) as { report: { id: string } }).report.id;
   }
 
   private async createSetup(): Promise<string> {
-    const res = await this.http.postJson('/api/setups', { name: `fuzz setup ${randomUUID()}`, hwClass: 'CPU_ONLY', cpu: 'AMD Ryzen 9 7950X', ramGb: 64 }, this.sessionHeaders());
+    const res = await this.http.postJson(
+      '/api/setups',
+      { name: `fuzz setup ${randomUUID()}`, hwClass: 'CPU_ONLY', cpu: 'AMD Ryzen 9 7950X', ramGb: 64 },
+      this.sessionHeaders(),
+    );
     expectStatus(res, 201, 'setup creation');
     return (jsonOf(res) as { id: string }).id;
   }
@@ -328,7 +408,11 @@ export class FuzzApp {
   private async signIn(): Promise<void> {
     await this.forgetThrottles();
     const form = await this.anonymousForm('/signin');
-    const res = await this.http.postForm('/signin', { username: this.admin.username, password: TEST_PASSWORD, _csrf: form.csrf }, { Cookie: form.cookie });
+    const res = await this.http.postForm(
+      '/signin',
+      { username: this.admin.username, password: TEST_PASSWORD, _csrf: form.csrf },
+      { Cookie: form.cookie },
+    );
     expectStatus(res, 303, 'sign-in');
     this.cookie = sessionCookieOf(res)!;
     await this.refreshCsrf();
@@ -341,7 +425,11 @@ function errorLogSink(errorsByRequest: Map<string, string>): Writable {
     write(chunk, _encoding, done) {
       for (const line of String(chunk).split('\n')) {
         if (!line.trim()) continue;
-        const entry = JSON.parse(line) as { requestId?: string; req?: { id?: string }; err?: { type?: string; message?: string; stack?: string } };
+        const entry = JSON.parse(line) as {
+          requestId?: string;
+          req?: { id?: string };
+          err?: { type?: string; message?: string; stack?: string };
+        };
         const id = entry.requestId ?? entry.req?.id;
         if (id && entry.err && !errorsByRequest.has(id)) errorsByRequest.set(id, describeError(entry.err));
       }
@@ -351,10 +439,14 @@ function errorLogSink(errorsByRequest: Map<string, string>): Writable {
 }
 
 function describeError(err: { type?: string; message?: string; stack?: string }): string {
-  const where = err.stack?.split('\n').find((line) => line.includes('/src/'))?.trim();
+  const where = err.stack
+    ?.split('\n')
+    .find((line) => line.includes('/src/'))
+    ?.trim();
   return `${err.type ?? 'Error'}: ${(err.message ?? '').slice(0, 200)}${where ? ` (${where})` : ''}`;
 }
 
 function expectStatus(res: RawResponse, status: number, what: string): void {
-  if (res.status !== status) throw new Error(`fuzz set-up: ${what} answered ${res.status}, not ${status}: ${res.body.toString('utf8').slice(0, 300)}`);
+  if (res.status !== status)
+    throw new Error(`fuzz set-up: ${what} answered ${res.status}, not ${status}: ${res.body.toString('utf8').slice(0, 300)}`);
 }

@@ -71,7 +71,12 @@ export class HttpClient {
   }
 
   postJson(target: string, value: unknown, headers: Record<string, string> = {}): Promise<RawResponse> {
-    return this.send({ method: 'POST', target, headers: { 'Content-Type': 'application/json', ...headers }, body: Buffer.from(JSON.stringify(value)) });
+    return this.send({
+      method: 'POST',
+      target,
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: Buffer.from(JSON.stringify(value)),
+    });
   }
 
   static close(): void {

@@ -22,11 +22,28 @@ const nestedObjects = (depth: number) => `${'{"a":'.repeat(depth)}0${'}'.repeat(
 
 /** Text that must stay text however it is quoted: markup, SQL, template and path tricks. */
 const TRICKY_TEXT = [
-  '<script>alert(1)</script>', "' OR 1=1 --", '%', '_', '\\', '../../etc/passwd', '\r\nX-Injected: 1', '\u202e', '\ufeff',
+  '<script>alert(1)</script>',
+  "' OR 1=1 --",
+  '%',
+  '_',
+  '\\',
+  '../../etc/passwd',
+  '\r\nX-Injected: 1',
+  '\u202e',
+  '\ufeff',
   '<%= it.x %>',
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, meant literally
   '${process.exit()}',
-  '{{7*7}}', '$1', 'NaN', 'Infinity', '-Infinity', '1e400', '0x1A', ' 42 ', '42abc', '١٢',
+  '{{7*7}}',
+  '$1',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1e400',
+  '0x1A',
+  ' 42 ',
+  '42abc',
+  '١٢',
 ];
 
 /** Hostile JSON values: wrong types, extreme numbers, long and broken strings, deep nesting, prototype keys. */
@@ -34,7 +51,22 @@ export const HOSTILE_JSON: readonly RawJson[] = [
   // Wrong types.
   ...['"42"', 'true', 'false', 'null', '[]', '{}', '[null]', '""', '"   "', '[{}]'].map(literal),
   // Huge, negative, tiny and unrepresentable numbers.
-  ...['0', '-0', '-1', '0.5', '5e-324', '2147483648', '1e21', '1e308', '-1e308', '1e400', '-1e400', '9007199254740993', '-9223372036854775808', '123456789012345678901234567890'].map(literal),
+  ...[
+    '0',
+    '-0',
+    '-1',
+    '0.5',
+    '5e-324',
+    '2147483648',
+    '1e21',
+    '1e308',
+    '-1e308',
+    '1e400',
+    '-1e400',
+    '9007199254740993',
+    '-9223372036854775808',
+    '123456789012345678901234567890',
+  ].map(literal),
   ...TRICKY_TEXT.map(stringLiteral),
   raw('100k ASCII chars', JSON.stringify('a'.repeat(100_000))),
   raw('100k non-ASCII chars', JSON.stringify('é'.repeat(100_000))),
@@ -66,12 +98,19 @@ export const HOSTILE_KEYS: readonly RawJson[] = [
 /** The pollution attempt itself: a prototype key whose object would land on Object.prototype if merged. */
 const POLLUTION = {
   keys: ['__proto__', 'constructor', 'prototype'].map(stringLiteral),
-  values: [raw('{polluted, isAdmin}', '{"polluted":"yes","isAdmin":true}'), raw('{prototype: {polluted}}', '{"prototype":{"polluted":"yes"}}')],
+  values: [
+    raw('{polluted, isAdmin}', '{"polluted":"yes","isAdmin":true}'),
+    raw('{prototype: {polluted}}', '{"prototype":{"polluted":"yes"}}'),
+  ],
 };
 
 /** Any UTF-16 code unit, so lone surrogates and NULs turn up in generated strings. */
 const anyCodeUnit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
-export const anyText = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: anyCodeUnit, maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 40 }));
+export const anyText = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: anyCodeUnit, maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+);
 
 /** A hostile value: one of the list, or a generated one (random JSON, text with any code unit, any double or big integer). */
 export const hostileJson: fc.Arbitrary<RawJson> = fc.oneof(
@@ -79,7 +118,10 @@ export const hostileJson: fc.Arbitrary<RawJson> = fc.oneof(
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((value) => raw('random JSON', JSON.stringify(value) ?? 'null')) },
   { weight: 1, arbitrary: anyText.map((text) => raw('random text', JSON.stringify(text))) },
   // NaN and Infinity as bare words are not JSON: the parser's 400.
-  { weight: 1, arbitrary: fc.oneof(fc.double(), fc.bigInt({ min: -(2n ** 80n), max: 2n ** 80n })).map((n) => raw('random number', String(n))) },
+  {
+    weight: 1,
+    arbitrary: fc.oneof(fc.double(), fc.bigInt({ min: -(2n ** 80n), max: 2n ** 80n })).map((n) => raw('random number', String(n))),
+  },
 );
 
 // ---------------------------------------------------------------------------
@@ -91,7 +133,8 @@ type Node = { type: 'raw'; json: string } | { type: 'array'; items: Node[] } | {
 
 function toNode(value: unknown): Node {
   if (Array.isArray(value)) return { type: 'array', items: value.map(toNode) };
-  if (value && typeof value === 'object') return { type: 'object', entries: Object.entries(value).map(([key, child]) => [JSON.stringify(key), toNode(child)]) };
+  if (value && typeof value === 'object')
+    return { type: 'object', entries: Object.entries(value).map(([key, child]) => [JSON.stringify(key), toNode(child)]) };
   return { type: 'raw', json: JSON.stringify(value) ?? 'null' };
 }
 
@@ -155,8 +198,24 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('replace' as const), at: fc.nat(), value: hostileJson }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('taint' as const), at: fc.nat(), taint: fc.constantFrom(...TAINTS) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('remove' as const), at: fc.nat() }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('add key' as const), at: fc.nat(), key: fc.constantFrom(...HOSTILE_KEYS), value: hostileJson }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('add key' as const), at: fc.nat(), key: fc.constantFrom(...POLLUTION.keys), value: fc.constantFrom(...POLLUTION.values) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('add key' as const),
+      at: fc.nat(),
+      key: fc.constantFrom(...HOSTILE_KEYS),
+      value: hostileJson,
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('add key' as const),
+      at: fc.nat(),
+      key: fc.constantFrom(...POLLUTION.keys),
+      value: fc.constantFrom(...POLLUTION.values),
+    }),
+  },
 );
 
 /** Applies the mutations in turn (each picks its node by index, modulo the nodes there are); returns the JSON text and what was done. */
@@ -164,7 +223,12 @@ function mutate(example: unknown, mutations: Mutation[]): { json: string; label:
   const root = { node: toNode(example) };
   const done: string[] = [];
   for (const m of mutations) {
-    const fits = { replace: () => true, taint: isString, remove: (slot: Slot) => Boolean(slot.remove), 'add key': (slot: Slot) => slot.node.type === 'object' }[m.kind];
+    const fits = {
+      replace: () => true,
+      taint: isString,
+      remove: (slot: Slot) => Boolean(slot.remove),
+      'add key': (slot: Slot) => slot.node.type === 'object',
+    }[m.kind];
     const slots = slotsOf(root).filter(fits);
     const slot = slots[m.at % Math.max(1, slots.length)];
     if (!slot) continue;
@@ -192,21 +256,26 @@ export interface BodyCase {
   bytes: Buffer;
 }
 
-const jsonBody = (label: string, json: string): BodyCase => ({ label, headers: { 'Content-Type': 'application/json' }, bytes: Buffer.from(json) });
+const jsonBody = (label: string, json: string): BodyCase => ({
+  label,
+  headers: { 'Content-Type': 'application/json' },
+  bytes: Buffer.from(json),
+});
 
 /** One to `max` mutations, or none in one case of eight. */
 function fewMutations<M>(one: fc.Arbitrary<M>, max: number): fc.Arbitrary<M[]> {
-  return fc.oneof({ weight: 1, arbitrary: fc.constant<M[]>([]) }, { weight: 7, arbitrary: fc.array(one, { minLength: 1, maxLength: max }) });
+  return fc.oneof(
+    { weight: 1, arbitrary: fc.constant<M[]>([]) },
+    { weight: 7, arbitrary: fc.array(one, { minLength: 1, maxLength: max }) },
+  );
 }
 
 /** (a) An example with one to three mutations, or untouched now and then (so valid writes also run). */
 export function mutatedJson(examples: readonly unknown[]): fc.Arbitrary<BodyCase> {
-  return fc
-    .record({ example: fc.constantFrom(...examples), mutations: fewMutations(mutation, 3) })
-    .map(({ example, mutations }) => {
-      const { json, label } = mutate(example, mutations);
-      return jsonBody(label ? `example with ${label}` : 'example as is', json);
-    });
+  return fc.record({ example: fc.constantFrom(...examples), mutations: fewMutations(mutation, 3) }).map(({ example, mutations }) => {
+    const { json, label } = mutate(example, mutations);
+    return jsonBody(label ? `example with ${label}` : 'example as is', json);
+  });
 }
 
 /** (b) Wholly random JSON. */
@@ -227,7 +296,24 @@ export function percentEncode(text: string): string {
 }
 
 /** Encoded text the decoders trip on: truncated or invalid UTF-8, NUL, a lone surrogate's bytes, overlong forms. */
-export const BROKEN_PERCENT = ['%', '%%', '%zz', '%E0%A4%A', '%00', 'a%00b', '%ED%A0%80', '%ED%BF%BF', '%C0%80', '%FF%FE', '%F4%90%80%80', '+', '&&', '==', '%26', '%3D'];
+export const BROKEN_PERCENT = [
+  '%',
+  '%%',
+  '%zz',
+  '%E0%A4%A',
+  '%00',
+  'a%00b',
+  '%ED%A0%80',
+  '%ED%BF%BF',
+  '%C0%80',
+  '%FF%FE',
+  '%F4%90%80%80',
+  '+',
+  '&&',
+  '==',
+  '%26',
+  '%3D',
+];
 
 /** A field value, encoded: hostile text, broken escapes, or long values of `longLength` characters. */
 export function hostileFieldValue(longLength: number): fc.Arbitrary<{ name: string; encoded: string }> {
@@ -246,12 +332,28 @@ export function hostileFieldValue(longLength: number): fc.Arbitrary<{ name: stri
 
 /** Field names that become prototype keys, brackets, duplicates of the known ones, or broken escapes. */
 function hostileFieldName(known: readonly string[]): fc.Arbitrary<string> {
-  const names = ['__proto__', '__proto__[polluted]', 'constructor', 'constructor[prototype][polluted]', 'prototype', 'a[b]', '[]', '', 'hardware.__proto__', 'k'.repeat(2000)];
+  const names = [
+    '__proto__',
+    '__proto__[polluted]',
+    'constructor',
+    'constructor[prototype][polluted]',
+    'prototype',
+    'a[b]',
+    '[]',
+    '',
+    'hardware.__proto__',
+    'k'.repeat(2000),
+  ];
   return fc.oneof(
     fc.constantFrom(...names).map(percentEncode),
     fc.constantFrom(...BROKEN_PERCENT),
     anyText.map(percentEncode),
-    ...(known.length ? [fc.constantFrom(...known).map((name) => `${percentEncode(name)}%5B%5D`), fc.constantFrom(...known).map((name) => `${percentEncode(name)}[x]`)] : []),
+    ...(known.length
+      ? [
+          fc.constantFrom(...known).map((name) => `${percentEncode(name)}%5B%5D`),
+          fc.constantFrom(...known).map((name) => `${percentEncode(name)}[x]`),
+        ]
+      : []),
   );
 }
 
@@ -307,7 +409,11 @@ function mutateFields(base: Fields, mutations: FieldMutation[]): { fields: Field
 }
 
 /** Fields with one to four mutations (or none in one case of eight). */
-export function mutatedFields(base: fc.Arbitrary<Fields>, known: readonly string[], longLength: number): fc.Arbitrary<{ text: string; label: string }> {
+export function mutatedFields(
+  base: fc.Arbitrary<Fields>,
+  known: readonly string[],
+  longLength: number,
+): fc.Arbitrary<{ text: string; label: string }> {
   return fc.record({ base, mutations: fewMutations(fieldMutation(known, longLength), 4) }).map(({ base, mutations }) => {
     const { fields, label } = mutateFields(base, mutations);
     return { text: fields.map(([name, value]) => `${name}=${value}`).join('&'), label: label || 'as is' };
@@ -325,21 +431,51 @@ export function wrongContentType(validJson: string): fc.Arbitrary<BodyCase> {
     { label: 'JSON without a Content-Type', headers: {}, bytes: Buffer.from(validJson) },
     { label: 'JSON as application/vnd.api+json', headers: { 'Content-Type': 'application/vnd.api+json' }, bytes: Buffer.from(validJson) },
     { label: 'JSON declared UTF-16', headers: { 'Content-Type': 'application/json; charset=utf-16' }, bytes: Buffer.from(validJson) },
-    { label: 'JSON with an unknown charset', headers: { 'Content-Type': 'application/json; charset=klingon' }, bytes: Buffer.from(validJson) },
-    { label: 'JSON gzip-declared, not gzipped', headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }, bytes: Buffer.from(validJson) },
-    { label: 'JSON with an unknown Content-Encoding', headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'bogus' }, bytes: Buffer.from(validJson) },
+    {
+      label: 'JSON with an unknown charset',
+      headers: { 'Content-Type': 'application/json; charset=klingon' },
+      bytes: Buffer.from(validJson),
+    },
+    {
+      label: 'JSON gzip-declared, not gzipped',
+      headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' },
+      bytes: Buffer.from(validJson),
+    },
+    {
+      label: 'JSON with an unknown Content-Encoding',
+      headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'bogus' },
+      bytes: Buffer.from(validJson),
+    },
     { label: 'multipart without a boundary', headers: { 'Content-Type': 'multipart/form-data' }, bytes: Buffer.from('junk') },
     {
       label: 'multipart junk',
       headers: { 'Content-Type': 'multipart/form-data; boundary=xyz' },
       bytes: Buffer.from('--xyz\r\nContent-Disposition: form-data; name="__proto__"\r\n\r\n{"polluted":1}\r\n--xyz--'),
     },
-    { label: 'urlencoded junk', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, bytes: Buffer.from('a=%&__proto__[polluted]=1&b=%ED%A0%80&c=%00&a=2') },
-    { label: '1,001 form fields', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, bytes: Buffer.from(Array.from({ length: 1001 }, (_, i) => `f${i}=1`).join('&')) },
+    {
+      label: 'urlencoded junk',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      bytes: Buffer.from('a=%&__proto__[polluted]=1&b=%ED%A0%80&c=%00&a=2'),
+    },
+    {
+      label: '1,001 form fields',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      bytes: Buffer.from(Array.from({ length: 1001 }, (_, i) => `f${i}=1`).join('&')),
+    },
     { label: 'empty JSON body', headers: { 'Content-Type': 'application/json' }, bytes: Buffer.alloc(0) },
-    { label: 'JSON body too large (1.1 MB)', headers: { 'Content-Type': 'application/json' }, bytes: Buffer.from(JSON.stringify({ pad: 'x'.repeat(1_100_000) })) },
-    { label: 'invalid UTF-8 inside a JSON string', headers: { 'Content-Type': 'application/json' }, bytes: Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xed, 0xa0, 0x80, 0xff]), Buffer.from('"}')]) },
-    ...['{', '{"a":}', '[1,]', "{'a':1}", '{"a":1}x', 'NaN', '"text"', '123', 'null', '\ufeff{}', '{"a":1,"a":2}', '{"a"\u0000:1}'].map((text) => jsonBody(`malformed or bare JSON ${JSON.stringify(text)}`, text)),
+    {
+      label: 'JSON body too large (1.1 MB)',
+      headers: { 'Content-Type': 'application/json' },
+      bytes: Buffer.from(JSON.stringify({ pad: 'x'.repeat(1_100_000) })),
+    },
+    {
+      label: 'invalid UTF-8 inside a JSON string',
+      headers: { 'Content-Type': 'application/json' },
+      bytes: Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xed, 0xa0, 0x80, 0xff]), Buffer.from('"}')]),
+    },
+    ...['{', '{"a":}', '[1,]', "{'a':1}", '{"a":1}x', 'NaN', '"text"', '123', 'null', '\ufeff{}', '{"a":1,"a":2}', '{"a"\u0000:1}'].map(
+      (text) => jsonBody(`malformed or bare JSON ${JSON.stringify(text)}`, text),
+    ),
   ];
   return fc.constantFrom(...cases);
 }
@@ -347,7 +483,20 @@ export function wrongContentType(validJson: string): fc.Arbitrary<BodyCase> {
 /** A raw path segment: hostile text, broken escapes, lookalike ids. */
 export const hostilePathSegment: fc.Arbitrary<{ name: string; encoded: string }> = fc.oneof(
   fc.constantFrom(
-    ...['00000000-0000-4000-8000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '__proto__', 'constructor', 'prototype', '-1', '1e400', 'null', '..', '.', ' ', 'x'.repeat(5000)].map((text) => ({
+    ...[
+      '00000000-0000-4000-8000-000000000000',
+      'ffffffff-ffff-ffff-ffff-ffffffffffff',
+      '__proto__',
+      'constructor',
+      'prototype',
+      '-1',
+      '1e400',
+      'null',
+      '..',
+      '.',
+      ' ',
+      'x'.repeat(5000),
+    ].map((text) => ({
       name: JSON.stringify(text.length > 60 ? `${text.slice(0, 20)}… (${text.length})` : text),
       encoded: percentEncode(text),
     })),

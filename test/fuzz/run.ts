@@ -113,7 +113,11 @@ async function fuzzTarget(app: FuzzApp, target: Target): Promise<Figures> {
 
   if (args.replay) {
     const details = await fc.check(strictProperty(app, target, arbitrary), { ...params, path: args.replay });
-    log(details.failed ? `replayed ${args.replay}: fails\n  ${shrunkOf(details.counterexample, app, target)}\n  ${String(details.errorInstance)}` : `replayed ${args.replay}: passes`);
+    log(
+      details.failed
+        ? `replayed ${args.replay}: fails\n  ${shrunkOf(details.counterexample, app, target)}\n  ${String(details.errorInstance)}`
+        : `replayed ${args.replay}: passes`,
+    );
     return figures;
   }
 
@@ -140,15 +144,30 @@ async function fuzzTarget(app: FuzzApp, target: Target): Promise<Figures> {
   // The property never fails, so this is the fuzzer itself breaking (an exception while generating or sending).
   if (details.failed) {
     const problem = `the fuzzer stopped after ${figures.runs} cases: ${String(details.errorInstance)}`;
-    figures.failures.set(problem, { status: 0, ms: 0, problem, description: '', target: target.name, path: String(index), count: 1, shrunk: '' });
+    figures.failures.set(problem, {
+      status: 0,
+      ms: 0,
+      problem,
+      description: '',
+      target: target.name,
+      path: String(index),
+      count: 1,
+      shrunk: '',
+    });
     return figures;
   }
 
   // Then fast-check replays the first case of each kind of failure and shrinks it (for a
   // while: each try is a request, and a slow failure would make shrinking take minutes).
   for (const failure of figures.failures.values()) {
-    const details = await fc.check(strictProperty(app, target, arbitrary), { ...params, path: failure.path, interruptAfterTimeLimit: SHRINK_MS });
-    failure.shrunk = details.failed ? shrunkOf(details.counterexample, app, target) : '(did not fail again when replayed: it depends on earlier cases)';
+    const details = await fc.check(strictProperty(app, target, arbitrary), {
+      ...params,
+      path: failure.path,
+      interruptAfterTimeLimit: SHRINK_MS,
+    });
+    failure.shrunk = details.failed
+      ? shrunkOf(details.counterexample, app, target)
+      : '(did not fail again when replayed: it depends on earlier cases)';
     if (details.failed && details.counterexamplePath) failure.path = details.counterexamplePath;
   }
   return figures;
@@ -197,7 +216,9 @@ function prototypeSnapshot(): Map<string, unknown> {
 
 function prototypeChanges(before: Map<string, unknown>): string[] {
   const after = prototypeSnapshot();
-  const changes = [...after].filter(([key, value]) => !before.has(key) || before.get(key) !== value).map(([key]) => `${key} added or changed`);
+  const changes = [...after]
+    .filter(([key, value]) => !before.has(key) || before.get(key) !== value)
+    .map(([key]) => `${key} added or changed`);
   changes.push(...[...before.keys()].filter((key) => !after.has(key)).map((key) => `${key} removed`));
   const probe = {} as Record<string, unknown>;
   for (const key of ['polluted', 'isAdmin']) if (probe[key] !== undefined) changes.push(`({}).${key} is ${String(probe[key])}`);
@@ -232,7 +253,8 @@ async function main(): Promise<number> {
     const app = await FuzzApp.start(revision, 30_000);
     try {
       const targets = selected(await buildTargets(app));
-      if (args.replay && targets.length !== 1) throw new Error(`--replay needs --only to name exactly one endpoint; ${targets.length} match`);
+      if (args.replay && targets.length !== 1)
+        throw new Error(`--replay needs --only to name exactly one endpoint; ${targets.length} match`);
       for (const target of targets) {
         const targetStarted = performance.now();
         const figures = await fuzzTarget(app, target);
@@ -242,7 +264,9 @@ async function main(): Promise<number> {
         const changes = prototypeChanges(pristine);
         if (changes.length) pollution.push(`${target.name}: ${changes.join('; ')}`);
         const verdict = figures.failures.size ? `FAIL (${[...figures.failures.values()].reduce((n, f) => n + f.count, 0)})` : 'ok';
-        log(`${target.name.padEnd(62)} ${String(figures.runs).padStart(5)} runs  max ${String(Math.round(figures.maxMs)).padStart(5)} ms  ${seconds.padStart(5)} s  ${histogram(figures.statuses)}  ${verdict}`);
+        log(
+          `${target.name.padEnd(62)} ${String(figures.runs).padStart(5)} runs  max ${String(Math.round(figures.maxMs)).padStart(5)} ms  ${seconds.padStart(5)} s  ${histogram(figures.statuses)}  ${verdict}`,
+        );
       }
     } finally {
       await app.stop();
@@ -254,9 +278,14 @@ async function main(): Promise<number> {
 
   const failures = all.flatMap((figures) => [...figures.failures.values()]);
   const requests = all.reduce((n, figures) => n + figures.runs, 0);
-  const fiveHundreds = all.reduce((n, figures) => n + [...figures.statuses].filter(([status]) => status >= 500).reduce((m, [, count]) => m + count, 0), 0);
+  const fiveHundreds = all.reduce(
+    (n, figures) => n + [...figures.statuses].filter(([status]) => status >= 500).reduce((m, [, count]) => m + count, 0),
+    0,
+  );
   log();
-  log(`${all.length} endpoints, ${requests} requests in ${Math.round((performance.now() - started) / 1000)} s: ${fiveHundreds} 5xx, ${failures.reduce((n, f) => n + f.count, 0)} failed cases, slowest ${Math.round(Math.max(0, ...all.map((f) => f.maxMs)))} ms (limit ${SLOW_MS})`);
+  log(
+    `${all.length} endpoints, ${requests} requests in ${Math.round((performance.now() - started) / 1000)} s: ${fiveHundreds} 5xx, ${failures.reduce((n, f) => n + f.count, 0)} failed cases, slowest ${Math.round(Math.max(0, ...all.map((f) => f.maxMs)))} ms (limit ${SLOW_MS})`,
+  );
   for (const failure of failures) {
     log();
     log(`FAIL ${failure.target}: ${failure.problem} (${failure.count} case${failure.count === 1 ? '' : 's'})`);
@@ -264,7 +293,9 @@ async function main(): Promise<number> {
     log(`  first:    ${failure.description}`);
     log(`  shrunk:   ${failure.shrunk}`);
     const revision = failure.target.slice(1, 2);
-    log(`  replay:   npm run fuzz -- --revisions ${revision} --only '${failure.target}' --seed ${seed} --runs ${runs} --replay '${failure.path}'`);
+    log(
+      `  replay:   npm run fuzz -- --revisions ${revision} --only '${failure.target}' --seed ${seed} --runs ${runs} --replay '${failure.path}'`,
+    );
   }
   for (const line of pollution) log(`FAIL prototype pollution after ${line}`);
   return failures.length || pollution.length ? 1 : 0;

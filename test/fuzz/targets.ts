@@ -47,7 +47,11 @@ export interface Target {
   formExamples: Record<string, string>[];
 }
 
-const CREDENTIALS: Record<AuthMode, Credential[]> = { public: ['none', 'key', 'session'], 'key|session': ['key', 'session'], session: ['session'] };
+const CREDENTIALS: Record<AuthMode, Credential[]> = {
+  public: ['none', 'key', 'session'],
+  'key|session': ['key', 'session'],
+  session: ['session'],
+};
 
 interface JsonSchema {
   type?: string;
@@ -97,7 +101,11 @@ function asForm(value: unknown, prefix = ''): Record<string, string> {
 }
 
 /** A valid body per page form (POST route), as the page's own form would send it. */
-function pageForms(examplesOf: (operationId: string) => unknown[], ids: FixtureIds, hasQuality: boolean): Record<string, Record<string, string>[]> {
+function pageForms(
+  examplesOf: (operationId: string) => unknown[],
+  ids: FixtureIds,
+  hasQuality: boolean,
+): Record<string, Record<string, string>[]> {
   const submissions = [...examplesOf('submitSpeedTest'), validSubmission()].map((example) => asForm(example));
   const setups = examplesOf('createSetup').map((example) => asForm(example));
   // The suite form posts the registration body as one JSON text (revisions with quality only).
@@ -113,7 +121,9 @@ function pageForms(examplesOf: (operationId: string) => unknown[], ids: FixtureI
     '/settings/setups/:id/default': [{}],
     '/settings/setups/:id/delete': [{}],
     '/submit': submissions,
-    '/submit/parse-command': [{ engineName: 'llama.cpp', 'engineFlags.commandSnippet': 'llama-server -m model.gguf -ngl 99 -c 8192 -fa --temp 0.7' }],
+    '/submit/parse-command': [
+      { engineName: 'llama.cpp', 'engineFlags.commandSnippet': 'llama-server -m model.gguf -ngl 99 -c 8192 -fa --temp 0.7' },
+    ],
     '/submit/validate': submissions,
     '/submit/check-model': [{ hfId: validSubmission().hfId as string }],
     '/runs/:id/correct': submissions,
@@ -122,7 +132,15 @@ function pageForms(examplesOf: (operationId: string) => unknown[], ids: FixtureI
     '/runs/:id/react': examplesOf('reactToRun').map((example) => ({ ...asForm(example), back: `/runs/${ids.runId}` })),
     '/evals/runs/:id/react': examplesOf('reactToRun').map((example) => ({ ...asForm(example), back: `/evals/runs/${ids.runId}` })),
     // The run form, checked or run (the example's address does not resolve here: a 400 form) and the cancel of the fuzz execution.
-    '/evals/:slug/run': ['check', 'run'].map((action) => ({ baseUrl: 'https://llm.example.net', model: 'fuzz-model', hfId: String(validSubmission().hfId), apiKey: '', setupId: '', quantization: 'Q4_K_M', action })),
+    '/evals/:slug/run': ['check', 'run'].map((action) => ({
+      baseUrl: 'https://llm.example.net',
+      model: 'fuzz-model',
+      hfId: String(validSubmission().hfId),
+      apiKey: '',
+      setupId: '',
+      quantization: 'Q4_K_M',
+      action,
+    })),
     '/evals/executions/:id/cancel': [{}],
     '/settings/profile': [{ displayName: 'Fuzz Admin' }],
     '/settings/profile/password': [{ currentPassword: TEST_PASSWORD, newPassword: TEST_PASSWORD }],
@@ -167,7 +185,13 @@ function marketplaceForms(examplesOf: (operationId: string) => unknown[], ids: F
 
 /** The report editor's forms (draft, publish, preview), its live preview, delete and the admin's unpublish. */
 function reportForms(ids: FixtureIds): Record<string, Record<string, string>[]> {
-  const report = { title: 'Fuzzed report', summary: 'A summary', tags: 'gpu, 4090', content: '## Results\n\n| a | b |\n|--|--:|\n| 1 | 2 |\n\n- [ ] todo', 'benchmarkRunIds[]': ids.runId };
+  const report = {
+    title: 'Fuzzed report',
+    summary: 'A summary',
+    tags: 'gpu, 4090',
+    content: '## Results\n\n| a | b |\n|--|--:|\n| 1 | 2 |\n\n- [ ] todo',
+    'benchmarkRunIds[]': ids.runId,
+  };
   const editor = ['draft', 'publish', 'preview'].map((action) => ({ ...report, action }));
   return {
     '/reports/new': editor.map((form) => ({ ...form, model: `${ids.modelOrg}/${ids.modelName}` })),
@@ -195,7 +219,9 @@ function pageQueryParams(html: string): QueryParam[] {
   }
   return [...seen].map(([name, values]) => ({
     name,
-    valid: values.size ? fc.oneof(fc.constantFrom(...[...values].map(percentEncode)), anyText.map(percentEncode)) : anyText.map(percentEncode),
+    valid: values.size
+      ? fc.oneof(fc.constantFrom(...[...values].map(percentEncode)), anyText.map(percentEncode))
+      : anyText.map(percentEncode),
   }));
 }
 
@@ -223,7 +249,13 @@ export function pathWith(path: string, ids: FixtureIds, override: (param: string
 function fixtureValue(param: string, resource: string, ids: FixtureIds, path: string): string {
   const quality = qualityFixture(param, resource, ids, path);
   if (quality !== undefined) return quality;
-  const byName: Record<string, string> = { username: ids.username, org: ids.modelOrg, model: ids.modelName, device: ids.deviceSlug, imageId: ids.marketplace.imageId };
+  const byName: Record<string, string> = {
+    username: ids.username,
+    org: ids.modelOrg,
+    model: ids.modelName,
+    device: ids.deviceSlug,
+    imageId: ids.marketplace.imageId,
+  };
   const byResource: Record<string, string> = {
     runs: ids.runId,
     'speed-tests': ids.runId,
@@ -255,7 +287,11 @@ function qualityFixture(param: string, resource: string, ids: FixtureIds, path: 
   }
   if (path.startsWith('/admin/quality/')) {
     // The review pages act on pending items of their own.
-    const reviewed: Record<string, string> = { suites: ids.quality.reviewSuiteId, datasets: ids.quality.reviewDatasetId, runs: ids.quality.reviewRunId };
+    const reviewed: Record<string, string> = {
+      suites: ids.quality.reviewSuiteId,
+      datasets: ids.quality.reviewDatasetId,
+      runs: ids.quality.reviewRunId,
+    };
     return reviewed[resource] || undefined;
   }
   if (!/^\/api\/(evals|benchmarks)\/(suites|datasets|runs|submissions)\//.test(path) || !ids.quality.suiteSlug) return undefined;
@@ -271,7 +307,9 @@ function qualityFixture(param: string, resource: string, ids: FixtureIds, path: 
 export async function buildTargets(app: FuzzApp): Promise<Target[]> {
   const profile = getRevisionProfile(app.revision);
   const operations = apiOperations(profile);
-  const document = jsonOf(await app.http.get('/api/openapi.json')) as { paths: Record<string, Record<string, { parameters?: OpenApiParameter[] }>> };
+  const document = jsonOf(await app.http.get('/api/openapi.json')) as {
+    paths: Record<string, Record<string, { parameters?: OpenApiParameter[] }>>;
+  };
   const prefix = `r${app.revision}`;
 
   const examplesOf = (operationId: string): unknown[] => {
@@ -310,7 +348,8 @@ export async function buildTargets(app: FuzzApp): Promise<Target[]> {
       queryParams = pageQueryParams(page.body.toString('utf8'));
     }
     const formExamples = method === 'GET' ? [] : forms[route.path];
-    if (!formExamples) throw new Error(`fuzz: page route ${method} ${route.path} has no valid form body; add one to pageForms in test/fuzz/targets.ts`);
+    if (!formExamples)
+      throw new Error(`fuzz: page route ${method} ${route.path} has no valid form body; add one to pageForms in test/fuzz/targets.ts`);
     pageTargets.push({
       name: `${prefix} ${method} ${route.path}`,
       method,

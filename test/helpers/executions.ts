@@ -15,13 +15,26 @@ export const FINISHED = ['SUCCEEDED', 'FAILED', 'CANCELLED'];
 export const FAST_EXECUTION_TIMING = { pollMs: 50, heartbeatMs: 100, staleMs: 60_000 };
 
 export function executeBody(suiteSlug: string, target: FakeOpenAi | string, overrides: Body = {}): Body {
-  return { suiteSlug, baseUrl: typeof target === 'string' ? target : target.url, hfId: fakeHubModels.dense, model: 'fake-model', ...overrides };
+  return {
+    suiteSlug,
+    baseUrl: typeof target === 'string' ? target : target.url,
+    hfId: fakeHubModels.dense,
+    model: 'fake-model',
+    ...overrides,
+  };
 }
 
 export const hardware = { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 };
 
 /** Polls GET {root}/execute/{id} until `done(execution)` (default: finished); fails after `timeoutMs`. */
-export async function waitForExecution(ctx: TestContext, root: string, who: Account, id: string, done: (execution: Body) => boolean = (e) => FINISHED.includes(e.status), timeoutMs = 15_000): Promise<Body> {
+export async function waitForExecution(
+  ctx: TestContext,
+  root: string,
+  who: Account,
+  id: string,
+  done: (execution: Body) => boolean = (e) => FINISHED.includes(e.status),
+  timeoutMs = 15_000,
+): Promise<Body> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const res = await request(ctx.app).get(`${root}/execute/${id}`).set(bearer(who));

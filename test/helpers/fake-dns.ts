@@ -39,7 +39,9 @@ export async function startFakeDns(): Promise<FakeDns> {
     // One resolution asks A and AAAA: count resolutions by A queries.
     const addresses = entry === undefined ? null : typeof entry === 'function' ? entry(Math.ceil(count / 2)) : entry;
     const wanted = question.type === 'AAAA' ? (a: string) => a.includes(':') : (a: string) => !a.includes(':');
-    const answers = (addresses ?? []).filter(wanted).map((data) => ({ type: question.type as 'A' | 'AAAA', name: question.name, ttl: 0, class: 'IN' as const, data }));
+    const answers = (addresses ?? [])
+      .filter(wanted)
+      .map((data) => ({ type: question.type as 'A' | 'AAAA', name: question.name, ttl: 0, class: 'IN' as const, data }));
     const response = packet.encode({
       type: 'response',
       id: query.id,

@@ -135,14 +135,36 @@ export const fakeHubApiResponses: Record<string, Record<string, unknown>> = {
   }),
   [fakeHubModels.ggufQuant]: modelJson(fakeHubModels.ggufQuant, {
     library_name: undefined,
-    tags: ['gguf', 'llama', 'text-generation', 'base_model:fakeorg/Dense-7B', 'base_model:quantized:fakeorg/Dense-7B', 'endpoints_compatible', 'region:us'],
+    tags: [
+      'gguf',
+      'llama',
+      'text-generation',
+      'base_model:fakeorg/Dense-7B',
+      'base_model:quantized:fakeorg/Dense-7B',
+      'endpoints_compatible',
+      'region:us',
+    ],
     cardData: { base_model: 'fakeorg/Dense-7B', quantized_by: 'quantco', pipeline_tag: 'text-generation' },
-    siblings: [{ rfilename: '.gitattributes' }, { rfilename: 'Dense-7B-Q4_K_M.gguf' }, { rfilename: 'Dense-7B-Q8_0.gguf' }, { rfilename: 'README.md' }],
+    siblings: [
+      { rfilename: '.gitattributes' },
+      { rfilename: 'Dense-7B-Q4_K_M.gguf' },
+      { rfilename: 'Dense-7B-Q8_0.gguf' },
+      { rfilename: 'README.md' },
+    ],
     gguf: { total: 7241732096, architecture: 'llama', context_length: 4096, bos_token: '<s>', eos_token: '</s>' },
     usedStorage: 11840000000,
   }),
   [fakeHubModels.finetune]: modelJson(fakeHubModels.finetune, {
-    tags: ['transformers', 'pytorch', 'llama', 'text-generation', 'conversational', 'base_model:fakeorg/Dense-7B', 'base_model:finetune:fakeorg/Dense-7B', 'region:us'],
+    tags: [
+      'transformers',
+      'pytorch',
+      'llama',
+      'text-generation',
+      'conversational',
+      'base_model:fakeorg/Dense-7B',
+      'base_model:finetune:fakeorg/Dense-7B',
+      'region:us',
+    ],
     cardData: { base_model: 'fakeorg/Dense-7B', license: 'apache-2.0', datasets: ['fakeorg/chat-mix'] },
     config: { architectures: ['LlamaForCausalLM'], model_type: 'llama' },
     siblings: [{ rfilename: 'config.json' }, { rfilename: 'pytorch_model.bin' }, { rfilename: 'README.md' }],
@@ -161,7 +183,17 @@ export const fakeHubApiResponses: Record<string, Record<string, unknown>> = {
     safetensors: { parameters: { BF16: 30500000000 }, total: 30500000000 },
   }),
   [fakeHubModels.awqQuant]: modelJson(fakeHubModels.awqQuant, {
-    tags: ['transformers', 'safetensors', 'llama', 'text-generation', '4-bit', 'awq', 'base_model:fakeorg/Dense-7B', 'base_model:quantized:fakeorg/Dense-7B', 'region:us'],
+    tags: [
+      'transformers',
+      'safetensors',
+      'llama',
+      'text-generation',
+      '4-bit',
+      'awq',
+      'base_model:fakeorg/Dense-7B',
+      'base_model:quantized:fakeorg/Dense-7B',
+      'region:us',
+    ],
     cardData: { base_model: 'fakeorg/Dense-7B', quantized_by: 'quantco' },
     config: { architectures: ['LlamaForCausalLM'], model_type: 'llama' },
     // int32 tensors each hold eight 4-bit weights: the hub's total is far below the real count.
@@ -227,19 +259,12 @@ function sendText(res: http.ServerResponse, status: number, body: string, conten
 }
 
 const repoNotFound: Handler = (res) =>
-  sendJson(
-    res,
-    401,
-    { error: 'Repository not found' },
-    { 'X-Error-Code': 'RepoNotFound', 'X-Error-Message': 'Repository not found' },
-  );
+  sendJson(res, 401, { error: 'Repository not found' }, { 'X-Error-Code': 'RepoNotFound', 'X-Error-Message': 'Repository not found' });
 
 export async function startFakeHub(): Promise<FakeHub> {
   const requests: FakeHubRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
-  const canonical = new Map(
-    [...Object.keys(fakeHubApiResponses), ...Object.values(fakeHubModels)].map((id) => [id.toLowerCase(), id]),
-  );
+  const canonical = new Map([...Object.keys(fakeHubApiResponses), ...Object.values(fakeHubModels)].map((id) => [id.toLowerCase(), id]));
 
   function apiAnswer(id: string, res: http.ServerResponse): void {
     switch (id) {
@@ -304,7 +329,11 @@ export async function startFakeHub(): Promise<FakeHub> {
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendJson(res, 405, { error: 'Method not allowed' });
     let segments: string[];
     try {
-      segments = path.split('?')[0]!.split('/').slice(1).map((s) => decodeURIComponent(s));
+      segments = path
+        .split('?')[0]!
+        .split('/')
+        .slice(1)
+        .map((s) => decodeURIComponent(s));
     } catch {
       return sendJson(res, 400, { error: 'Bad path' });
     }

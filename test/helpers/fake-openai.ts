@@ -95,7 +95,14 @@ export interface FakeOpenAi {
   close(): Promise<void>;
 }
 
-export const DEFAULT_TIMING: FakeTiming = { ttftMs: 50, tokensPerSecond: 200, tokensPerChunk: 1, outputTokens: 32, usage: 'end', refuseExtras: false };
+export const DEFAULT_TIMING: FakeTiming = {
+  ttftMs: 50,
+  tokensPerSecond: 200,
+  tokensPerChunk: 1,
+  outputTokens: 32,
+  usage: 'end',
+  refuseExtras: false,
+};
 
 export async function startFakeOpenAi(
   options: Partial<Pick<FakeOpenAi, 'mode' | 'slowMs' | 'models' | 'answer' | 'port' | 'engine'>> & { timing?: Partial<FakeTiming> } = {},
@@ -195,9 +202,14 @@ export async function startFakeOpenAi(
     const engine = fake.engine;
     if (method === 'GET') {
       if (engine === 'ollama' && path === '/api/version') return answered(res, 200, { version: '0.5.7' });
-      if (engine === 'ollama' && path === '/api/tags') return answered(res, 200, { models: fake.models.map((name) => ({ name, model: name })) });
+      if (engine === 'ollama' && path === '/api/tags')
+        return answered(res, 200, { models: fake.models.map((name) => ({ name, model: name })) });
       if (engine === 'llama.cpp' && path === '/props') {
-        return answered(res, 200, { build_info: 'b4500-1a2b3c4d', model_path: `/models/${fake.models[0]}-Q4_K_M.gguf`, default_generation_settings: { n_ctx: 8192 } });
+        return answered(res, 200, {
+          build_info: 'b4500-1a2b3c4d',
+          model_path: `/models/${fake.models[0]}-Q4_K_M.gguf`,
+          default_generation_settings: { n_ctx: 8192 },
+        });
       }
       if (engine === 'vllm' && path === '/version') return answered(res, 200, { version: '0.6.3' });
       if (path === '/v1/models' && engine !== 'ollama') {
@@ -206,19 +218,26 @@ export async function startFakeOpenAi(
       }
       return answered(res, 404, { error: { message: 'not found' } });
     }
-    if (method === 'POST' && engine === 'ollama' && path === '/api/show') return answered(res, 200, { details: { quantization_level: 'Q4_0' } });
+    if (method === 'POST' && engine === 'ollama' && path === '/api/show')
+      return answered(res, 200, { details: { quantization_level: 'Q4_0' } });
     const ollamaChat = engine === 'ollama' && path === '/api/chat';
     if (method !== 'POST' || !(ollamaChat || /\/v1\/chat\/completions$/.test(path))) return false;
     if (!body?.stream) return false;
-    if (body.model && !fake.models.includes(body.model)) return answered(res, 404, { error: { message: `model '${body.model}' not found` } });
+    if (body.model && !fake.models.includes(body.model))
+      return answered(res, 404, { error: { message: `model '${body.model}' not found` } });
     const timing = fake.timing;
-    if (timing.refuseExtras && (body.stream_options || body.ignore_eos !== undefined)) return answered(res, 400, { error: { message: 'unknown field: stream_options' } });
+    if (timing.refuseExtras && (body.stream_options || body.ignore_eos !== undefined))
+      return answered(res, 400, { error: { message: 'unknown field: stream_options' } });
     await streamTimed(res, body, ollamaChat ? 'ollama' : engine === 'llama.cpp' ? 'llama.cpp' : 'openai');
     return true;
   }
 
   /** Token j leaves at ttft + j / rate; an event carries `tokensPerChunk` tokens and leaves with its last one. */
-  async function streamTimed(res: http.ServerResponse, body: NonNullable<FakeOpenAiRequest['body']>, style: 'openai' | 'llama.cpp' | 'ollama') {
+  async function streamTimed(
+    res: http.ServerResponse,
+    body: NonNullable<FakeOpenAiRequest['body']>,
+    style: 'openai' | 'llama.cpp' | 'ollama',
+  ) {
     const timing = fake.timing;
     const started = Date.now();
     const prompt = body.messages?.at(-1)?.content ?? '';
@@ -235,17 +254,29 @@ export async function startFakeOpenAi(
       await until(ttftMs + ((first + count - 1) / timing.tokensPerSecond) * 1000);
       if (res.destroyed) return;
       const text = ' tok'.repeat(count);
-      send(style === 'ollama' ? { model: body.model, message: { role: 'assistant', content: text }, done: false } : { choices: [{ index: 0, delta: { content: text } }] });
+      send(
+        style === 'ollama'
+          ? { model: body.model, message: { role: 'assistant', content: text }, done: false }
+          : { choices: [{ index: 0, delta: { content: text } }] },
+      );
     }
     if (style === 'ollama') {
-      res.end(`${JSON.stringify({
-        model: body.model, message: { role: 'assistant', content: '' }, done: true,
-        prompt_eval_count: promptTokens, prompt_eval_duration: Math.round(ttftMs * 1e6), eval_count: tokens, eval_duration: Math.round(decodeMs * 1e6),
-      })}\n`);
+      res.end(
+        `${JSON.stringify({
+          model: body.model,
+          message: { role: 'assistant', content: '' },
+          done: true,
+          prompt_eval_count: promptTokens,
+          prompt_eval_duration: Math.round(ttftMs * 1e6),
+          eval_count: tokens,
+          eval_duration: Math.round(decodeMs * 1e6),
+        })}\n`,
+      );
       return;
     }
     const usage = { prompt_tokens: promptTokens, completion_tokens: tokens, total_tokens: promptTokens + tokens };
-    const timings = style === 'llama.cpp' ? { timings: { prompt_n: promptTokens, prompt_ms: ttftMs, predicted_n: tokens, predicted_ms: decodeMs } } : {};
+    const timings =
+      style === 'llama.cpp' ? { timings: { prompt_n: promptTokens, prompt_ms: ttftMs, predicted_n: tokens, predicted_ms: decodeMs } } : {};
     send({ choices: [{ index: 0, delta: {}, finish_reason: 'length' }], ...timings });
     if (timing.usage === 'end' && body.stream_options?.include_usage) send({ choices: [], usage });
     res.end('data: [DONE]\n\n');
@@ -289,7 +320,17 @@ if (process.argv[1]?.endsWith('test/helpers/fake-openai.ts')) {
   const engine = process.argv[3] as FakeEngine | undefined;
   const port = Number(process.argv[2] ?? 18080);
   const fake = engine
-    ? await startFakeOpenAi({ port, mode: 'timed', engine, models: ['demo-model'], timing: { ttftMs: 80, tokensPerSecond: 120, outputTokens: 256 } })
+    ? await startFakeOpenAi({
+        port,
+        mode: 'timed',
+        engine,
+        models: ['demo-model'],
+        timing: { ttftMs: 80, tokensPerSecond: 120, outputTokens: 256 },
+      })
     : await startFakeOpenAi({ port, models: ['demo-model'], answer: () => 'B' });
-  process.stdout.write(engine ? `fake ${engine} engine at ${fake.url} (TTFT 80 ms, 120 tok/s)\n` : `fake OpenAI-compatible server at ${fake.url} (answers "B")\n`);
+  process.stdout.write(
+    engine
+      ? `fake ${engine} engine at ${fake.url} (TTFT 80 ms, 120 tok/s)\n`
+      : `fake OpenAI-compatible server at ${fake.url} (answers "B")\n`,
+  );
 }

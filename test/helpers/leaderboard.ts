@@ -106,14 +106,19 @@ export function createSeeder(ctx: TestContext, rev: Revision, defaults: Body = {
     },
     async reject(...labels) {
       for (const label of labels) {
-        await ctx.db('speed_test_runs').where({ id: runs.get(label)!.id }).update({ status: 'REJECTED' });
+        await ctx
+          .db('speed_test_runs')
+          .where({ id: runs.get(label)!.id })
+          .update({ status: 'REJECTED' });
         rejected.add(label);
       }
     },
     labelOf: (row) => labelById.get(row.id as string) ?? `unknown ${String(row.id)}`,
     approved: () => order.filter((label) => !rejected.has(label)),
     ranked: (labels) =>
-      [...labels].sort((a, b) => (runs.get(b)!.tokSOut as number) - (runs.get(a)!.tokSOut as number) || order.indexOf(a) - order.indexOf(b)),
+      [...labels].sort(
+        (a, b) => (runs.get(b)!.tokSOut as number) - (runs.get(a)!.tokSOut as number) || order.indexOf(a) - order.indexOf(b),
+      ),
     resolve: (expected) => (typeof expected === 'function' ? expected(seeder) : expected),
     createdAt: (label) => Date.parse(runs.get(label)!.createdAt as string),
   };
@@ -137,7 +142,10 @@ export async function page(ctx: TestContext, query: Query = {}): Promise<{ rows:
   expect(res.type).to.equal('application/json');
   expect(res.body).to.have.all.keys('rows', 'total', 'limit', 'offset');
   const { rows, offset } = res.body as { rows: Row[]; offset: number };
-  expect(rows.map((row) => row.rank), 'ranks').to.deep.equal(rows.map((_, index) => offset + index + 1));
+  expect(
+    rows.map((row) => row.rank),
+    'ranks',
+  ).to.deep.equal(rows.map((_, index) => offset + index + 1));
   return res.body;
 }
 
@@ -210,7 +218,27 @@ export function csvRecords(text: string): { header: string[]; records: Record<st
 }
 
 /** Columns a leaderboard CSV must carry whatever else it has. */
-export const CSV_COLUMNS = ['rank', 'id', 'createdAt', 'hfId', 'hwClass', 'hardware', 'gpuName', 'cpu', 'os', 'engineName', 'quantization', 'tokSOut', 'ttftMs', 'tokPerWatt', 'tokPerDollar', 'plausibility', 'decodeBoundTokS', 'plausibilityReason', 'username'];
+export const CSV_COLUMNS = [
+  'rank',
+  'id',
+  'createdAt',
+  'hfId',
+  'hwClass',
+  'hardware',
+  'gpuName',
+  'cpu',
+  'os',
+  'engineName',
+  'quantization',
+  'tokSOut',
+  'ttftMs',
+  'tokPerWatt',
+  'tokPerDollar',
+  'plausibility',
+  'decodeBoundTokS',
+  'plausibilityReason',
+  'username',
+];
 
 /** Runs `fn` with the clock at `at`, then puts it back (the seed's windows rely on it). */
 export async function atTime<T>(ctx: TestContext, at: number | string, fn: () => Promise<T>): Promise<T> {

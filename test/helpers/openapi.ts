@@ -31,7 +31,10 @@ export function schemaChecker(document: Json): SchemaChecker {
   const base = 'urn:bench:openapi';
   ajv.addSchema({ $id: base, components: document.components }, base);
   const describe = (errors: ErrorObject[] | null | undefined) =>
-    (errors ?? []).slice(0, 8).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`).join('\n');
+    (errors ?? [])
+      .slice(0, 8)
+      .map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`)
+      .join('\n');
   let inline = 0;
   return {
     expectValid(name, value, label = name) {
@@ -70,7 +73,8 @@ export function registeredRoutes(app: Express): RegisteredRoute[] {
         const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
         for (const path of paths) {
           if (typeof path !== 'string') throw new Error(`route with a non-string path under ${prefix}`);
-          for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') routes.push({ method, path: `${prefix}${path}` });
+          for (const [method, on] of Object.entries(layer.route.methods))
+            if (on && method !== '_all') routes.push({ method, path: `${prefix}${path}` });
         }
       } else if (layer.handle?.stack) {
         if (!layer.slash && typeof layer.rawPath !== 'string') throw new Error(`router mounted at a non-string path under ${prefix}`);

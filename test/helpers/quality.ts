@@ -44,7 +44,15 @@ export function customSuite(overrides: Body = {}): Body {
       aggregation: 'weighted_mean',
       runConfig: { temperature: 0 },
       tasks: [
-        { key: 'arith', displayName: 'Arithmetic', taskType: 'qa', weight: 3, promptTemplate: 'Q: {{input}}\nA:', answerExtraction: 'last_number', dataset: { source: 'inline', items: ARITHMETIC_ITEMS } },
+        {
+          key: 'arith',
+          displayName: 'Arithmetic',
+          taskType: 'qa',
+          weight: 3,
+          promptTemplate: 'Q: {{input}}\nA:',
+          answerExtraction: 'last_number',
+          dataset: { source: 'inline', items: ARITHMETIC_ITEMS },
+        },
         {
           key: 'colours',
           taskType: 'multiple_choice',
@@ -71,7 +79,12 @@ export function lmEvalSuite(overrides: Body = {}): Body {
     name: 'lm-eval pair',
     category: 'reasoning',
     runner: 'LM_EVAL_HARNESS',
-    suiteDoc: { runner: 'lm-eval-harness', scoringMethod: 'exact_match', aggregation: 'mean', tasks: [{ key: 'hellaswag' }, { key: 'arc_challenge' }] },
+    suiteDoc: {
+      runner: 'lm-eval-harness',
+      scoringMethod: 'exact_match',
+      aggregation: 'mean',
+      tasks: [{ key: 'hellaswag' }, { key: 'arc_challenge' }],
+    },
     ...overrides,
   };
 }
@@ -99,7 +112,11 @@ export async function registerSuite(ctx: TestContext, root: string, who: Account
 
 /** Marks a suite approved (the admin pages have their own tests). */
 export async function approveSuite(ctx: TestContext, slug: string, { official = false } = {}): Promise<void> {
-  await ctx.db('quality_suites').where({ slug }).whereNot('status', 'WITHDRAWN').update({ status: 'APPROVED', official, reviewed_at: ctx.db.fn.now() });
+  await ctx
+    .db('quality_suites')
+    .where({ slug })
+    .whereNot('status', 'WITHDRAWN')
+    .update({ status: 'APPROVED', official, reviewed_at: ctx.db.fn.now() });
 }
 
 export async function registeredApprovedSuite(ctx: TestContext, root: string, who: Account, body: Body = customSuite()): Promise<Body> {
@@ -118,7 +135,11 @@ export async function submitQualityRun(ctx: TestContext, root: string, who: Acco
 
 /** Marks a run approved and counts it on its suite, as the admin action does. */
 export async function approveQualityRun(ctx: TestContext, id: string): Promise<void> {
-  const [run] = await ctx.db('quality_runs').where({ id }).update({ status: 'APPROVED', reviewed_at: ctx.db.fn.now() }).returning('suite_id');
+  const [run] = await ctx
+    .db('quality_runs')
+    .where({ id })
+    .update({ status: 'APPROVED', reviewed_at: ctx.db.fn.now() })
+    .returning('suite_id');
   await ctx.db('quality_suites').where({ id: run.suite_id }).increment('run_count', 1);
 }
 

@@ -70,7 +70,11 @@ export function expectFieldErrors(res: request.Response, expected: Record<string
     const messages: unknown[] = res.body.details.fieldErrors[path];
     expect(messages, path).to.be.an('array').that.is.not.empty;
     if (typeof message === 'string') expect(messages, path).to.include(message);
-    else if (message) expect(messages.some((m) => message.test(String(m))), `${path}: ${JSON.stringify(messages)} ~ ${message}`).to.equal(true);
+    else if (message)
+      expect(
+        messages.some((m) => message.test(String(m))),
+        `${path}: ${JSON.stringify(messages)} ~ ${message}`,
+      ).to.equal(true);
   }
 }
 
@@ -91,7 +95,11 @@ export function speedTestApi(ctx: TestContext, revision: Revision) {
     state.key = (await createKey(agent, csrf, { name: `revision ${revision} validation` })).key;
   });
 
-  const post = (url: string, body: unknown) => request(ctx.app).post(url).set('Authorization', `Bearer ${state.key}`).send(body as object);
+  const post = (url: string, body: unknown) =>
+    request(ctx.app)
+      .post(url)
+      .set('Authorization', `Bearer ${state.key}`)
+      .send(body as object);
 
   /** A real submission, with the submission window already passed. */
   function submit(body: Body) {

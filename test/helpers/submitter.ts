@@ -15,7 +15,10 @@ type Body = Record<string, any>;
 export function useSubmitter(ctx: TestContext) {
   let key = '';
   const send = async (path: string, overrides: Body, status: number) => {
-    const res = await request(ctx.app).post(path).set('Authorization', `Bearer ${key}`).send(validSubmission({ ttftMs: undefined, ...overrides }));
+    const res = await request(ctx.app)
+      .post(path)
+      .set('Authorization', `Bearer ${key}`)
+      .send(validSubmission({ ttftMs: undefined, ...overrides }));
     expect(res.status, JSON.stringify(res.body)).to.equal(status);
     return res;
   };

@@ -29,7 +29,11 @@ describe('llm-bench hardware detection (recorded tool outputs)', () => {
   });
 
   it('lists mixed cards as gpus slots, each with its own per-card VRAM and count', () => {
-    const hardware = discreteHardware(parseNvidiaSmi(fixture('nvidia-smi-mixed.txt')), { cpu: 'AMD Ryzen 9 7950X', ramGb: 64, os: 'Ubuntu 24.04' });
+    const hardware = discreteHardware(parseNvidiaSmi(fixture('nvidia-smi-mixed.txt')), {
+      cpu: 'AMD Ryzen 9 7950X',
+      ramGb: 64,
+      os: 'Ubuntu 24.04',
+    });
     expect(hardware).to.deep.equal({
       hwClass: 'DISCRETE_GPU',
       gpus: [
@@ -51,8 +55,18 @@ describe('llm-bench hardware detection (recorded tool outputs)', () => {
   });
 
   it('reads an Apple chip from system_profiler and from sysctl as a UNIFIED chip', () => {
-    expect(parseSystemProfiler(fixture('system_profiler.txt'))).to.deep.equal({ chipVendor: 'Apple', chipFamily: 'M3', chipVariant: 'Max', unifiedMemoryGb: 48 });
-    expect(parseSysctl(fixture('sysctl.txt'))).to.deep.equal({ chipVendor: 'Apple', chipFamily: 'M2', chipVariant: 'Base', unifiedMemoryGb: 24 });
+    expect(parseSystemProfiler(fixture('system_profiler.txt'))).to.deep.equal({
+      chipVendor: 'Apple',
+      chipFamily: 'M3',
+      chipVariant: 'Max',
+      unifiedMemoryGb: 48,
+    });
+    expect(parseSysctl(fixture('sysctl.txt'))).to.deep.equal({
+      chipVendor: 'Apple',
+      chipFamily: 'M2',
+      chipVariant: 'Base',
+      unifiedMemoryGb: 24,
+    });
   });
 
   it('reads the CPU model and the RAM as sold from /proc', () => {
@@ -61,7 +75,8 @@ describe('llm-bench hardware detection (recorded tool outputs)', () => {
   });
 
   it('detects a multi-GPU box through nvidia-smi and a CPU-only one when no GPU tool answers', async () => {
-    const read = async (path: string) => (path === '/proc/cpuinfo' ? fixture('cpuinfo.txt') : path === '/proc/meminfo' ? fixture('meminfo.txt') : undefined);
+    const read = async (path: string) =>
+      path === '/proc/cpuinfo' ? fixture('cpuinfo.txt') : path === '/proc/meminfo' ? fixture('meminfo.txt') : undefined;
     const withNvidia: RunTool = async (command) => (command === 'nvidia-smi' ? fixture('nvidia-smi-mixed.txt') : undefined);
     const gpuBox = await detectHardware(withNvidia, read);
     expect(gpuBox.source).to.equal('nvidia-smi');
@@ -99,17 +114,35 @@ describe('llm-bench hardware detection (recorded tool outputs)', () => {
     const options = {
       gpus: gpus.map(({ name }) => ({ name })),
       cpus: cpus.map(({ name }) => ({ name })),
-      unifiedChips: unifiedChips.map(({ name, vendor, family, variant }) => ({ name, chipVendor: vendor, chipFamily: family, chipVariant: variant })),
+      unifiedChips: unifiedChips.map(({ name, vendor, family, variant }) => ({
+        name,
+        chipVendor: vendor,
+        chipFamily: family,
+        chipVariant: variant,
+      })),
     };
     const mixed = mapToCatalogue(
-      { hwClass: 'DISCRETE_GPU', gpus: [{ gpuName: 'NVIDIA GeForce RTX 4090', count: 1, vramGb: 24 }, { gpuName: 'Radeon RX 7900 XTX', count: 1, vramGb: 24 }], cpu: 'AMD Ryzen 9 7950X 16-Core Processor' },
+      {
+        hwClass: 'DISCRETE_GPU',
+        gpus: [
+          { gpuName: 'NVIDIA GeForce RTX 4090', count: 1, vramGb: 24 },
+          { gpuName: 'Radeon RX 7900 XTX', count: 1, vramGb: 24 },
+        ],
+        cpu: 'AMD Ryzen 9 7950X 16-Core Processor',
+      },
       options,
     );
-    expect((mixed.hardware as any).gpus.map((slot: { gpuName: string }) => slot.gpuName)).to.deep.equal(['NVIDIA GeForce RTX 4090', 'AMD Radeon RX 7900 XTX']);
+    expect((mixed.hardware as any).gpus.map((slot: { gpuName: string }) => slot.gpuName)).to.deep.equal([
+      'NVIDIA GeForce RTX 4090',
+      'AMD Radeon RX 7900 XTX',
+    ]);
     expect((mixed.hardware as any).cpu).to.equal('AMD Ryzen 9 7950X');
     expect(mixed.notes).to.include('"AMD Ryzen 9 7950X 16-Core Processor" -> "AMD Ryzen 9 7950X"');
 
-    const chip = mapToCatalogue({ hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M3', chipVariant: 'Max', unifiedMemoryGb: 48 }, options);
+    const chip = mapToCatalogue(
+      { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M3', chipVariant: 'Max', unifiedMemoryGb: 48 },
+      options,
+    );
     expect(chip.hardware).to.include({ chipVendor: 'Apple', chipFamily: 'M3', chipVariant: 'Max' });
     expect(chip.notes).to.deep.equal([]);
 

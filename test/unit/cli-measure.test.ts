@@ -24,11 +24,26 @@ describe('llm-bench measure against a fake streaming engine', function () {
     return fake;
   };
   const measureJson = async (extra: string[] = []) => {
-    const result = await llmBench(['measure', '--base-url', fake.url, '--prompt-tokens', '64', '--max-tokens', '32', '--iterations', '3', '--warmup', '1', '--json', ...extra]);
+    const result = await llmBench([
+      'measure',
+      '--base-url',
+      fake.url,
+      '--prompt-tokens',
+      '64',
+      '--max-tokens',
+      '32',
+      '--iterations',
+      '3',
+      '--warmup',
+      '1',
+      '--json',
+      ...extra,
+    ]);
     expect(result.code, result.stderr).to.equal(0);
     return JSON.parse(result.stdout) as Json;
   };
-  const expectRate = (measured: number, expected: number) => expect(measured).to.be.within(expected * (1 - RATE_TOLERANCE), expected * (1 + RATE_TOLERANCE));
+  const expectRate = (measured: number, expected: number) =>
+    expect(measured).to.be.within(expected * (1 - RATE_TOLERANCE), expected * (1 + RATE_TOLERANCE));
   const expectTtft = (measured: number, expected: number) => expect(measured).to.be.within(expected - 2, expected + TTFT_SLACK_MS);
 
   it('measures TTFT, decode and prefill at the set values, from the usage sent at the end', async () => {
@@ -44,7 +59,13 @@ describe('llm-bench measure against a fake streaming engine', function () {
     expect(result.rounds).to.have.length(3);
     expect(fake.completions().every((request) => request.body?.stream_options?.include_usage === true)).to.equal(true);
     const [payload] = output.payloads;
-    expect(payload).to.include({ tokSOut: Math.round(result.stats.decodeTokS.median * 100) / 100, promptTokens: result.promptTokens, outputTokens: 32, prefillTokens: 0, batchSize: 1 });
+    expect(payload).to.include({
+      tokSOut: Math.round(result.stats.decodeTokS.median * 100) / 100,
+      promptTokens: result.promptTokens,
+      outputTokens: 32,
+      prefillTokens: 0,
+      batchSize: 1,
+    });
   });
 
   it('puts a fresh nonce first in every prompt, warm-up included', async () => {
@@ -81,7 +102,9 @@ describe('llm-bench measure against a fake streaming engine', function () {
     expect(result.stderr).to.match(/refused stream_options/);
     const completions = fake.completions();
     expect(completions[0]!.body!.stream_options).to.deep.equal({ include_usage: true });
-    expect(completions.slice(1).every((request) => request.body!.stream_options === undefined && request.body!.ignore_eos === undefined)).to.equal(true);
+    expect(
+      completions.slice(1).every((request) => request.body!.stream_options === undefined && request.body!.ignore_eos === undefined),
+    ).to.equal(true);
     expect(result.stdout).to.match(/token counts: estimated from stream events/);
   });
 
@@ -89,7 +112,12 @@ describe('llm-bench measure against a fake streaming engine', function () {
     await start({ ttftMs: 50, tokensPerSecond: 150 }, 'llama.cpp');
     const output = await measureJson();
     const [result] = output.results;
-    expect(output.engine).to.include({ engineName: 'llama.cpp', engineVersion: 'b4500-1a2b3c4d', contextLength: 8192, quantization: 'Q4_K_M' });
+    expect(output.engine).to.include({
+      engineName: 'llama.cpp',
+      engineVersion: 'b4500-1a2b3c4d',
+      contextLength: 8192,
+      quantization: 'Q4_K_M',
+    });
     expect(result.engineTimings).to.equal('llama.cpp timings');
     expect(result.stats.engineDecodeTokS.median).to.be.closeTo(150, 0.01);
     expectRate(result.stats.decodeTokS.median, 150);
@@ -99,7 +127,7 @@ describe('llm-bench measure against a fake streaming engine', function () {
     expect(payload.notes).to.match(/Engine-reported \(llama\.cpp timings\): decode 150 tok\/s/);
   });
 
-  it("measures Ollama through its native API with its eval counts", async () => {
+  it('measures Ollama through its native API with its eval counts', async () => {
     await start({ ttftMs: 50, tokensPerSecond: 100 }, 'ollama');
     const output = await measureJson();
     const [result] = output.results;
@@ -157,17 +185,29 @@ describe('llm-bench measure: bad input is one line naming what to fix', function
 
   it('an unreachable server: exit 5 (server unavailable), naming --base-url', async () => {
     const port = await closedPort();
-    expectOneLine(await llmBench(['measure', '--base-url', `http://127.0.0.1:${port}`]), 5, new RegExp(`Cannot reach the engine at http://127\\.0\\.0\\.1:${port} \\(connection refused\\).*--base-url`));
+    expectOneLine(
+      await llmBench(['measure', '--base-url', `http://127.0.0.1:${port}`]),
+      5,
+      new RegExp(`Cannot reach the engine at http://127\\.0\\.0\\.1:${port} \\(connection refused\\).*--base-url`),
+    );
   });
 
   it('a server that does not stream: exit 3 (measurement failed)', async () => {
     fake = await startFakeOpenAi({ mode: 'normal', models: ['bench-model'] });
-    expectOneLine(await llmBench(['measure', '--base-url', fake.url, '--warmup', '0', '--iterations', '1']), 3, /did not stream .*"stream": true/);
+    expectOneLine(
+      await llmBench(['measure', '--base-url', fake.url, '--warmup', '0', '--iterations', '1']),
+      3,
+      /did not stream .*"stream": true/,
+    );
   });
 
   it('a model the server does not serve: exit 3, listing what it serves', async () => {
     fake = await startFakeOpenAi({ mode: 'timed', models: ['served-a', 'served-b'] });
-    expectOneLine(await llmBench(['measure', '--base-url', fake.url, '--model', 'other']), 3, /does not serve "other"; it serves: served-a, served-b\. Pass one of them with --model/);
+    expectOneLine(
+      await llmBench(['measure', '--base-url', fake.url, '--model', 'other']),
+      3,
+      /does not serve "other"; it serves: served-a, served-b\. Pass one of them with --model/,
+    );
     expectOneLine(await llmBench(['measure', '--base-url', fake.url]), 3, /serves several models .*pick one with --model/);
   });
 
@@ -191,15 +231,25 @@ describe('llm-bench measure: bad input is one line naming what to fix', function
     expectOneLine(await llmBench(['measure', '--base-url', fake.url, '--iterations', 'three']), 2, /--iterations must be a whole number/);
     expectOneLine(await llmBench(['measure', '--base-url', fake.url, '--colour']), 2, /Unknown option '--colour'/);
     expectOneLine(await llmBench(['measure']), 2, /needs --base-url/);
-    expectOneLine(await llmBench(['measure', '--base-url', fake.url, '--submit', '--api-key', `bhk_${'a'.repeat(40)}`]), 2, /also pass --hf-id/);
+    expectOneLine(
+      await llmBench(['measure', '--base-url', fake.url, '--submit', '--api-key', `bhk_${'a'.repeat(40)}`]),
+      2,
+      /also pass --hf-id/,
+    );
     expect(fake.completions()).to.have.length(0);
   });
 
   it('the installed command (bin/llm-bench.js) exits with the code and one line, no stack trace', async () => {
     const port = await closedPort();
-    const child = spawnSync(process.execPath, [fileURLToPath(new URL('../../bin/llm-bench.js', import.meta.url)), 'measure', '--base-url', `http://127.0.0.1:${port}`], { encoding: 'utf8' });
+    const child = spawnSync(
+      process.execPath,
+      [fileURLToPath(new URL('../../bin/llm-bench.js', import.meta.url)), 'measure', '--base-url', `http://127.0.0.1:${port}`],
+      { encoding: 'utf8' },
+    );
     expect(child.status).to.equal(5);
-    expect(child.stderr.trim().split('\n')).to.deep.equal([`llm-bench: Cannot reach the engine at http://127.0.0.1:${port} (connection refused): is it running? Check --base-url.`]);
+    expect(child.stderr.trim().split('\n')).to.deep.equal([
+      `llm-bench: Cannot reach the engine at http://127.0.0.1:${port} (connection refused): is it running? Check --base-url.`,
+    ]);
     expect(child.stdout).to.equal('');
   });
 
@@ -207,7 +257,9 @@ describe('llm-bench measure: bad input is one line naming what to fix', function
     for (const args of [['--help'], ['measure', '--help'], ['submit', '--help']]) {
       const result = await llmBench(args);
       expect(result.code).to.equal(0);
-      expect(result.stdout).to.match(/Exit codes:[\s\S]*3 {2}measurement failed[\s\S]*4 {2}validation failed[\s\S]*5 {2}server unavailable/);
+      expect(result.stdout).to.match(
+        /Exit codes:[\s\S]*3 {2}measurement failed[\s\S]*4 {2}validation failed[\s\S]*5 {2}server unavailable/,
+      );
     }
   });
 });

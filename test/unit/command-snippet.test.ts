@@ -21,11 +21,18 @@ describe('parseCommandSnippet', () => {
       { spellings: ['--parallel', '-np'], value: '4', engine: 'llama.cpp', expected: { numParallel: 4 } },
       { spellings: ['--concurrency'], value: '8', engine: 'vllm', expected: { concurrency: 8 } },
       {
-        spellings: ['--speculative-model', '--draft-model'], value: 'org/draft-1b', engine: 'vllm',
+        spellings: ['--speculative-model', '--draft-model'],
+        value: 'org/draft-1b',
+        engine: 'vllm',
         expected: { specDraftModel: 'org/draft-1b', specDecoding: true },
       },
       { spellings: ['--num-speculative-tokens'], value: '5', engine: 'vllm', expected: { specNumTokens: 5, specDecoding: true } },
-      { spellings: ['--speculative-draft-tensor-parallel-size'], value: '1', engine: 'vllm', expected: { specDraftTp: 1, specDecoding: true } },
+      {
+        spellings: ['--speculative-draft-tensor-parallel-size'],
+        value: '1',
+        engine: 'vllm',
+        expected: { specDraftTp: 1, specDecoding: true },
+      },
       { spellings: ['--rope-scaling'], value: 'yarn', engine: 'llama.cpp', expected: { ropeScaling: 'yarn' } },
       { spellings: ['--rope-scale'], value: '4', engine: 'llama.cpp', expected: { ropeScale: 4 } },
       { spellings: ['--yarn-ext-factor'], value: '-1.5', engine: 'llama.cpp', expected: { yarnExtFactor: -1.5 } },
@@ -39,13 +46,18 @@ describe('parseCommandSnippet', () => {
       { spellings: ['--mirostat'], value: '2', engine: 'llama.cpp', expected: { mirostat: 2 } },
       { spellings: ['--scheduler-delay-factor'], value: '0.5', engine: 'vllm', expected: { schedulerDelayFactor: 0.5 } },
       {
-        spellings: ['--mtp-num-draft-tokens'], value: '2', engine: 'vllm',
+        spellings: ['--mtp-num-draft-tokens'],
+        value: '2',
+        engine: 'vllm',
         expected: { mtpEnabled: true, mtpDraftLayers: 2 },
       },
     ];
     for (const { spellings, value, engine, expected } of valueRows) {
       for (const flag of spellings) {
-        for (const [form, command] of [['space', `serve model ${flag} ${value}`], ['=', `serve model ${flag}=${value}`]]) {
+        for (const [form, command] of [
+          ['space', `serve model ${flag} ${value}`],
+          ['=', `serve model ${flag}=${value}`],
+        ]) {
           it(`${flag} (${form} form, ${engine}) sets ${Object.keys(expected).join(', ')}`, () => {
             expect(flagParse(command, engine)).to.deep.equal({ flags: expected, recognised: [flag], unrecognised: [] });
           });
@@ -62,7 +74,9 @@ describe('parseCommandSnippet', () => {
       for (const flag of spellings) {
         it(`${flag} alone sets ${JSON.stringify(expected)}`, () => {
           expect(flagParse(`serve model ${flag} --host 0.0.0.0`, 'vllm')).to.deep.equal({
-            flags: expected, recognised: [flag], unrecognised: ['--host'],
+            flags: expected,
+            recognised: [flag],
+            unrecognised: ['--host'],
           });
         });
       }
@@ -125,7 +139,14 @@ describe('parseCommandSnippet', () => {
       ].join('\n');
       expect(flagParse(command, 'vllm')).to.deep.equal({
         flags: { tensorParallel: 4, gpuMemUtil: 0.9, prefixCaching: true, kvCacheDtype: 'fp8', maxRunningSeqs: 128 },
-        recognised: ['--tensor-parallel-size', '--gpu-memory-utilization', '--max-model-len', '--enable-prefix-caching', '--kv-cache-dtype', '--max-num-seqs'],
+        recognised: [
+          '--tensor-parallel-size',
+          '--gpu-memory-utilization',
+          '--max-model-len',
+          '--enable-prefix-caching',
+          '--kv-cache-dtype',
+          '--max-num-seqs',
+        ],
         unrecognised: [],
       });
     });
@@ -219,7 +240,9 @@ describe('parseCommandSnippet', () => {
 
     it('reads method, model, num_speculative_tokens and draft_tensor_parallel_size from quoted JSON', () => {
       expect(flagParse(`vllm serve m --speculative-config '${json}'`, 'vllm')).to.deep.equal({
-        flags: expected, recognised: ['--speculative-config'], unrecognised: [],
+        flags: expected,
+        recognised: ['--speculative-config'],
+        unrecognised: [],
       });
     });
 
@@ -235,7 +258,9 @@ describe('parseCommandSnippet', () => {
 
     it('ignores malformed JSON, reports the flag as unrecognised and does not throw', () => {
       expect(flagParse(`vllm serve m --speculative-config '{"method":' -tp 2`, 'vllm')).to.deep.equal({
-        flags: { tensorParallel: 2 }, recognised: ['-tp'], unrecognised: ['--speculative-config'],
+        flags: { tensorParallel: 2 },
+        recognised: ['-tp'],
+        unrecognised: ['--speculative-config'],
       });
       expect(flagParse('vllm serve m --speculative-config [1,2]', 'vllm').unrecognised).to.deep.equal(['--speculative-config']);
     });
@@ -250,7 +275,9 @@ describe('parseCommandSnippet', () => {
     it('maps --mtp-num-draft-tokens only for vllm', () => {
       expect(flagParse('vllm serve m --mtp-num-draft-tokens 1', 'vllm').flags).to.deep.equal({ mtpEnabled: true, mtpDraftLayers: 1 });
       expect(flagParse('./llama-server --mtp-num-draft-tokens 1', 'llama.cpp')).to.deep.equal({
-        flags: {}, recognised: [], unrecognised: ['--mtp-num-draft-tokens'],
+        flags: {},
+        recognised: [],
+        unrecognised: ['--mtp-num-draft-tokens'],
       });
     });
   });
@@ -260,7 +287,11 @@ describe('parseCommandSnippet', () => {
       ['--speculative-model org/d', 'vllm', { specDraftModel: 'org/d', specDecoding: true }],
       ['--num-speculative-tokens 5', 'vllm', { specNumTokens: 5, specDecoding: true }],
       ['--speculative-algorithm NGRAM', 'sglang', { specMethod: 'NGRAM', specDecoding: true }],
-      [`--speculative-config '{"method":"ngram","prompt_lookup_max":4}'`, 'vllm', { specMethod: 'ngram', specNgramSize: 4, specDecoding: true }],
+      [
+        `--speculative-config '{"method":"ngram","prompt_lookup_max":4}'`,
+        'vllm',
+        { specMethod: 'ngram', specNgramSize: 4, specDecoding: true },
+      ],
     ] as [string, string, ParsedEngineFlags][]) {
       it(`sets specDecoding=true for "${args}"`, () => {
         expect(flagParse(`serve ${args}`, engine).flags).to.deep.equal(expected);
@@ -274,22 +305,28 @@ describe('parseCommandSnippet', () => {
 
   describe('unrecognised and invalid input', () => {
     it('lists unknown flags without their values and does not fail', () => {
-      expect(flagParse('vllm serve m --max-num-batched-tokens=8192 --trust-remote-code --served-model-name x -tp 2', 'vllm')).to.deep.equal({
-        flags: { tensorParallel: 2 },
-        recognised: ['-tp'],
-        unrecognised: ['--max-num-batched-tokens', '--trust-remote-code', '--served-model-name'],
-      });
+      expect(flagParse('vllm serve m --max-num-batched-tokens=8192 --trust-remote-code --served-model-name x -tp 2', 'vllm')).to.deep.equal(
+        {
+          flags: { tensorParallel: 2 },
+          recognised: ['-tp'],
+          unrecognised: ['--max-num-batched-tokens', '--trust-remote-code', '--served-model-name'],
+        },
+      );
     });
 
     it('does not set a numeric field from a non-numeric value and lists the flag as unrecognised', () => {
       expect(flagParse('./llama-server -ngl all -fa', 'llama.cpp')).to.deep.equal({
-        flags: { flashAttn: true }, recognised: ['-fa'], unrecognised: ['-ngl'],
+        flags: { flashAttn: true },
+        recognised: ['-fa'],
+        unrecognised: ['-ngl'],
       });
     });
 
     it('rejects non-integer values for integer fields but accepts them for float fields', () => {
       expect(flagParse('vllm serve m -tp 2.5 --gpu-memory-utilization .9', 'vllm')).to.deep.equal({
-        flags: { gpuMemUtil: 0.9 }, recognised: ['--gpu-memory-utilization'], unrecognised: ['-tp'],
+        flags: { gpuMemUtil: 0.9 },
+        recognised: ['--gpu-memory-utilization'],
+        unrecognised: ['-tp'],
       });
     });
 
@@ -300,7 +337,9 @@ describe('parseCommandSnippet', () => {
     it('lists a value flag with a missing value (end of input or followed by a flag) as unrecognised', () => {
       expect(flagParse('./llama-server -ngl', 'llama.cpp')).to.deep.equal({ flags: {}, recognised: [], unrecognised: ['-ngl'] });
       expect(flagParse('./llama-server -ngl -fa', 'llama.cpp')).to.deep.equal({
-        flags: { flashAttn: true }, recognised: ['-fa'], unrecognised: ['-ngl'],
+        flags: { flashAttn: true },
+        recognised: ['-fa'],
+        unrecognised: ['-ngl'],
       });
     });
 
@@ -322,13 +361,17 @@ describe('parseCommandSnippet', () => {
 
     it('matches flags case-sensitively', () => {
       expect(flagParse('./llama-server -NP 4 -Ngl 9', 'llama.cpp')).to.deep.equal({
-        flags: {}, recognised: [], unrecognised: ['-NP', '-Ngl'],
+        flags: {},
+        recognised: [],
+        unrecognised: ['-NP', '-Ngl'],
       });
     });
 
     it('lets a later occurrence of a flag (or an alias) win', () => {
       expect(flagParse('./llama-server -ngl 10 --n-gpu-layers 20 -ngl 30 -fa on -fa off', 'llama.cpp')).to.deep.equal({
-        flags: { gpuLayers: 30, flashAttn: false }, recognised: ['-ngl', '--n-gpu-layers', '-fa'], unrecognised: [],
+        flags: { gpuLayers: 30, flashAttn: false },
+        recognised: ['-ngl', '--n-gpu-layers', '-fa'],
+        unrecognised: [],
       });
     });
 
@@ -337,39 +380,93 @@ describe('parseCommandSnippet', () => {
         `vllm serve m --parallel 2 --concurrency 8 --speculative-model org/a --speculative-config '{"model":"org/b"}'`,
         'vllm',
       );
-      expect(result.flags).to.deep.equal({ numParallel: 2, concurrency: 8, specDraftModel: 'org/a', specModel: 'org/b', specDecoding: true });
+      expect(result.flags).to.deep.equal({
+        numParallel: 2,
+        concurrency: 8,
+        specDraftModel: 'org/a',
+        specModel: 'org/b',
+        specDecoding: true,
+      });
     });
   });
 
   describe('the top-level fields a command states', () => {
     // Real commands as people paste them, with no engine submitted: the program names it.
     const commands: [engine: string, command: string, fields: object, flags: ParsedEngineFlags][] = [
-      ['llama-server (hub model, context)', './build/bin/llama-server -hf ggml-org/gemma-3-4b-it-GGUF:Q4_K_M -c 8192 -ngl 99 -fa on --port 8080',
-        { engineName: 'llama.cpp', hfId: 'ggml-org/gemma-3-4b-it-GGUF', contextLength: 8192 }, { gpuLayers: 99, flashAttn: true }],
-      ['llama-server (local file)', 'llama-server -m ~/models/Qwen2.5-7B-Instruct-Q4_K_M.gguf --ctx-size 32768 -np 4',
-        { engineName: 'llama.cpp', contextLength: 32768 }, { numParallel: 4 }],
+      [
+        'llama-server (hub model, context)',
+        './build/bin/llama-server -hf ggml-org/gemma-3-4b-it-GGUF:Q4_K_M -c 8192 -ngl 99 -fa on --port 8080',
+        { engineName: 'llama.cpp', hfId: 'ggml-org/gemma-3-4b-it-GGUF', contextLength: 8192 },
+        { gpuLayers: 99, flashAttn: true },
+      ],
+      [
+        'llama-server (local file)',
+        'llama-server -m ~/models/Qwen2.5-7B-Instruct-Q4_K_M.gguf --ctx-size 32768 -np 4',
+        { engineName: 'llama.cpp', contextLength: 32768 },
+        { numParallel: 4 },
+      ],
       ['llama-cli', 'llama-cli -m model.gguf -c 4096 -n 256 -p "Hello"', { engineName: 'llama.cpp', contextLength: 4096 }, {}],
-      ['llama-bench', './build/bin/llama-bench -m models/llama-3.1-8b-q4_k_m.gguf -p 512 -n 128 -d 4096 -b 2048 -ngl 99 -fa 1',
-        { engineName: 'llama.cpp', promptTokens: 512, outputTokens: 128, prefillTokens: 4096 }, { gpuLayers: 99, flashAttn: true }],
-      ['llama-bench, long spellings', 'llama-bench -m m.gguf --n-prompt 0 --n-gen 256 --n-depth 0',
-        { engineName: 'llama.cpp', promptTokens: 0, outputTokens: 256, prefillTokens: 0 }, {}],
-      ['vllm serve', 'vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --tensor-parallel-size 2',
-        { engineName: 'vllm', hfId: 'meta-llama/Llama-3.1-8B-Instruct', contextLength: 8192 }, { tensorParallel: 2 }],
-      ['vllm api_server module', 'python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-7B-Instruct --max-model-len=16384',
-        { engineName: 'vllm', hfId: 'Qwen/Qwen2.5-7B-Instruct', contextLength: 16384 }, {}],
-      ['vllm in docker', 'docker run --runtime nvidia --gpus all -p 8000:8000 vllm/vllm-openai:latest --model mistralai/Mistral-7B-Instruct-v0.3',
-        { engineName: 'vllm', hfId: 'mistralai/Mistral-7B-Instruct-v0.3' }, {}],
-      ['sglang', 'python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --context-length 32768 --tp 2 --port 30000',
-        { engineName: 'sglang', hfId: 'meta-llama/Llama-3.1-8B-Instruct', contextLength: 32768 }, { tensorParallel: 2 }],
-      ['ollama with its settings', 'OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0 OLLAMA_NUM_PARALLEL=4 OLLAMA_CONTEXT_LENGTH=8192 ollama serve',
-        { engineName: 'ollama', contextLength: 8192 }, { flashAttn: true, kvCacheDtype: 'q8_0', numParallel: 4 }],
-      ['ollama run of a hub GGUF', 'ollama run hf.co/bartowski/Llama-3.2-3B-Instruct-GGUF:Q4_K_M --verbose',
-        { engineName: 'ollama', hfId: 'bartowski/Llama-3.2-3B-Instruct-GGUF' }, {}],
+      [
+        'llama-bench',
+        './build/bin/llama-bench -m models/llama-3.1-8b-q4_k_m.gguf -p 512 -n 128 -d 4096 -b 2048 -ngl 99 -fa 1',
+        { engineName: 'llama.cpp', promptTokens: 512, outputTokens: 128, prefillTokens: 4096 },
+        { gpuLayers: 99, flashAttn: true },
+      ],
+      [
+        'llama-bench, long spellings',
+        'llama-bench -m m.gguf --n-prompt 0 --n-gen 256 --n-depth 0',
+        { engineName: 'llama.cpp', promptTokens: 0, outputTokens: 256, prefillTokens: 0 },
+        {},
+      ],
+      [
+        'vllm serve',
+        'vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --tensor-parallel-size 2',
+        { engineName: 'vllm', hfId: 'meta-llama/Llama-3.1-8B-Instruct', contextLength: 8192 },
+        { tensorParallel: 2 },
+      ],
+      [
+        'vllm api_server module',
+        'python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-7B-Instruct --max-model-len=16384',
+        { engineName: 'vllm', hfId: 'Qwen/Qwen2.5-7B-Instruct', contextLength: 16384 },
+        {},
+      ],
+      [
+        'vllm in docker',
+        'docker run --runtime nvidia --gpus all -p 8000:8000 vllm/vllm-openai:latest --model mistralai/Mistral-7B-Instruct-v0.3',
+        { engineName: 'vllm', hfId: 'mistralai/Mistral-7B-Instruct-v0.3' },
+        {},
+      ],
+      [
+        'sglang',
+        'python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --context-length 32768 --tp 2 --port 30000',
+        { engineName: 'sglang', hfId: 'meta-llama/Llama-3.1-8B-Instruct', contextLength: 32768 },
+        { tensorParallel: 2 },
+      ],
+      [
+        'ollama with its settings',
+        'OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0 OLLAMA_NUM_PARALLEL=4 OLLAMA_CONTEXT_LENGTH=8192 ollama serve',
+        { engineName: 'ollama', contextLength: 8192 },
+        { flashAttn: true, kvCacheDtype: 'q8_0', numParallel: 4 },
+      ],
+      [
+        'ollama run of a hub GGUF',
+        'ollama run hf.co/bartowski/Llama-3.2-3B-Instruct-GGUF:Q4_K_M --verbose',
+        { engineName: 'ollama', hfId: 'bartowski/Llama-3.2-3B-Instruct-GGUF' },
+        {},
+      ],
       ['ollama run of a library model', 'ollama run llama3.1:8b --verbose', { engineName: 'ollama' }, {}],
-      ['mlx_lm.server', 'mlx_lm.server --model mlx-community/Llama-3.2-3B-Instruct-4bit --port 8080',
-        { engineName: 'mlx', hfId: 'mlx-community/Llama-3.2-3B-Instruct-4bit' }, {}],
-      ['python -m mlx_lm.server', 'python -m mlx_lm.server --model mlx-community/Qwen3-4B-4bit',
-        { engineName: 'mlx', hfId: 'mlx-community/Qwen3-4B-4bit' }, {}],
+      [
+        'mlx_lm.server',
+        'mlx_lm.server --model mlx-community/Llama-3.2-3B-Instruct-4bit --port 8080',
+        { engineName: 'mlx', hfId: 'mlx-community/Llama-3.2-3B-Instruct-4bit' },
+        {},
+      ],
+      [
+        'python -m mlx_lm.server',
+        'python -m mlx_lm.server --model mlx-community/Qwen3-4B-4bit',
+        { engineName: 'mlx', hfId: 'mlx-community/Qwen3-4B-4bit' },
+        {},
+      ],
       ['tgi', 'text-generation-launcher --model-id meta-llama/Llama-3.1-8B-Instruct --max-input-tokens 4096', { engineName: 'tgi' }, {}],
     ];
     for (const [name, command, fields, flags] of commands) {
@@ -380,23 +477,30 @@ describe('parseCommandSnippet', () => {
       });
     }
 
-    it('treats python -m as the interpreter\'s switch, not an unmapped -m flag', () => {
+    it("treats python -m as the interpreter's switch, not an unmapped -m flag", () => {
       expect(parseCommandSnippet('python -m sglang.launch_server --model-path org/m', 'sglang').unrecognised).to.deep.equal([]);
       expect(parseCommandSnippet('python3.11 -m some.other.tool --port 1', '').unrecognised).to.deep.equal(['--port']);
     });
 
-    it('reads no model id from llama.cpp\'s -m or --model (a local file) or from a path', () => {
-      expect(parseCommandSnippet('llama-server -m org/model.gguf --model x/y', 'llama.cpp').fields).to.deep.equal({ engineName: 'llama.cpp' });
-      expect(parseCommandSnippet('vllm serve /data/models/llama --model ./models/llama', 'vllm').fields).to.deep.equal({ engineName: 'vllm' });
+    it("reads no model id from llama.cpp's -m or --model (a local file) or from a path", () => {
+      expect(parseCommandSnippet('llama-server -m org/model.gguf --model x/y', 'llama.cpp').fields).to.deep.equal({
+        engineName: 'llama.cpp',
+      });
+      expect(parseCommandSnippet('vllm serve /data/models/llama --model ./models/llama', 'vllm').fields).to.deep.equal({
+        engineName: 'vllm',
+      });
       expect(parseCommandSnippet('vllm serve --model models/llama-8b.gguf', 'vllm').unrecognised).to.deep.equal(['--model']);
     });
 
-    it('reads llama.cpp\'s -c 0 (the model\'s own context) as stated without a number', () => {
-      expect(parseCommandSnippet('llama-server -m m.gguf -c 0', '')).to.deep.include({ fields: { engineName: 'llama.cpp' }, recognised: ['-c'] });
+    it("reads llama.cpp's -c 0 (the model's own context) as stated without a number", () => {
+      expect(parseCommandSnippet('llama-server -m m.gguf -c 0', '')).to.deep.include({
+        fields: { engineName: 'llama.cpp' },
+        recognised: ['-c'],
+      });
       expect(parseCommandSnippet('llama-server -c 4096 -c 0', '').fields).to.not.have.property('contextLength');
     });
 
-    it('fills nothing from llama-bench\'s comma lists, which are several runs', () => {
+    it("fills nothing from llama-bench's comma lists, which are several runs", () => {
       const result = parseCommandSnippet('llama-bench -m m.gguf -p 512,1024 -n 128,256 -d 0,4096 -fa 0,1 -ngl 99', '');
       expect(result.fields).to.deep.equal({ engineName: 'llama.cpp' });
       expect(result.flags).to.deep.equal({ gpuLayers: 99 });
@@ -406,17 +510,18 @@ describe('parseCommandSnippet', () => {
     it('reads -p, -n and -d only from llama-bench (elsewhere they mean other things)', () => {
       expect(parseCommandSnippet('llama-cli -m m.gguf -p "Hi" -n 64', '').fields).to.deep.equal({ engineName: 'llama.cpp' });
       expect(parseCommandSnippet('docker run -d -p 8080:8080 ghcr.io/ggml-org/llama.cpp:server -c 2048', '').fields).to.deep.equal({
-        engineName: 'llama.cpp', contextLength: 2048,
+        engineName: 'llama.cpp',
+        contextLength: 2048,
       });
     });
 
-    it('never fills batchSize from llama-bench\'s -b, its prompt batch in tokens', () => {
+    it("never fills batchSize from llama-bench's -b, its prompt batch in tokens", () => {
       const result = parseCommandSnippet('llama-bench -m m.gguf -b 512 -ub 256', '');
       expect(result.fields).to.deep.equal({ engineName: 'llama.cpp' });
       expect(result.unrecognised).to.include('-b');
     });
 
-    it('uses the submitted engine over the program\'s for engine-specific flags', () => {
+    it("uses the submitted engine over the program's for engine-specific flags", () => {
       // -c is llama.cpp's context; for another engine it is not read.
       expect(parseCommandSnippet('llama-server -c 8192', 'vllm').fields).to.deep.equal({ engineName: 'llama.cpp' });
       expect(parseCommandSnippet('./server -c 8192', 'llama.cpp').fields).to.deep.equal({ contextLength: 8192 });
@@ -430,8 +535,14 @@ describe('parseCommandSnippet', () => {
         unrecognised: ['-e'],
       });
       expect(parseCommandSnippet('export OLLAMA_KV_CACHE_TYPE=q4_0\nollama serve', '').flags).to.deep.equal({ kvCacheDtype: 'q4_0' });
-      expect(parseCommandSnippet('OLLAMA_NUM_PARALLEL=many ollama serve', '')).to.deep.include({ flags: {}, unrecognised: ['OLLAMA_NUM_PARALLEL'] });
-      expect(parseCommandSnippet('CUDA_VISIBLE_DEVICES=0 OLLAMA_HOST=0.0.0.0 ollama serve', '')).to.deep.include({ recognised: [], unrecognised: [] });
+      expect(parseCommandSnippet('OLLAMA_NUM_PARALLEL=many ollama serve', '')).to.deep.include({
+        flags: {},
+        unrecognised: ['OLLAMA_NUM_PARALLEL'],
+      });
+      expect(parseCommandSnippet('CUDA_VISIBLE_DEVICES=0 OLLAMA_HOST=0.0.0.0 ollama serve', '')).to.deep.include({
+        recognised: [],
+        unrecognised: [],
+      });
     });
 
     it('names no engine when no known program is in the command', () => {

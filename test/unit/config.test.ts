@@ -129,7 +129,10 @@ describe('config', () => {
 
   it('uses SESSION_SECRET as given in production', () => {
     const secret = 's'.repeat(40);
-    expect(loadConfig({ DATA_DIR: tempDataDir(), NODE_ENV: 'production', SESSION_SECRET: secret, PUBLIC_URL: 'https://bench.example' }).sessionSecret).to.equal(secret);
+    expect(
+      loadConfig({ DATA_DIR: tempDataDir(), NODE_ENV: 'production', SESSION_SECRET: secret, PUBLIC_URL: 'https://bench.example' })
+        .sessionSecret,
+    ).to.equal(secret);
   });
 
   it('accepts TRUST_PROXY as a boolean, a hop count or a list of subnets', () => {

@@ -28,13 +28,25 @@ describe('defuseFormulas: CSV text no spreadsheet runs', () => {
   });
 
   it('leaves text alone where no cell can start with a formula character', () => {
-    for (const text of ['NVIDIA GeForce RTX 4090', 'b4500-rc1', '1× RTX 3090 + 1× RTX 4090', 'Q4_K_M', 'a,b;c', 'x = y', "'=already text", '']) {
+    for (const text of [
+      'NVIDIA GeForce RTX 4090',
+      'b4500-rc1',
+      '1× RTX 3090 + 1× RTX 4090',
+      'Q4_K_M',
+      'a,b;c',
+      'x = y',
+      "'=already text",
+      '',
+    ]) {
       expect(defuseFormulas(text)).to.equal(text);
     }
   });
 
   // Text made mostly of what matters here: separators, line breaks, quotes, spaces, triggers.
-  const hostileText = fc.string({ unit: fc.constantFrom(',', ';', '\t', '\n', '\r', ' ', '\u00a0', '"', "'", '=', '+', '-', '@', 'a', '1'), maxLength: 40 });
+  const hostileText = fc.string({
+    unit: fc.constantFrom(',', ';', '\t', '\n', '\r', ' ', '\u00a0', '"', "'", '=', '+', '-', '@', 'a', '1'),
+    maxLength: 40,
+  });
 
   for (const separator of SPREADSHEET_SEPARATORS) {
     it(`leaves no formula cell when any text, alone or as a quoted field, is split on ${separatorName(separator)}`, () => {

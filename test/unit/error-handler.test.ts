@@ -12,10 +12,23 @@ describe('errorHandler once the answer has begun', () => {
     const logged: unknown[] = [];
     const outages: unknown[] = [];
     let handedOn = false;
-    const res = { headersSent: true, destroyed: false, destroy() { this.destroyed = true; } };
+    const res = {
+      headersSent: true,
+      destroyed: false,
+      destroy() {
+        this.destroyed = true;
+      },
+    };
     const req = { id: 'r1', log: { error: (...args: unknown[]) => logged.push(args) } };
     const handle = errorHandler({ databaseHealth: { failed: (e: unknown) => outages.push(e), close() {} } });
-    handle(error, req as unknown as Request, res as unknown as Response, (() => { handedOn = true; }) as NextFunction);
+    handle(
+      error,
+      req as unknown as Request,
+      res as unknown as Response,
+      (() => {
+        handedOn = true;
+      }) as NextFunction,
+    );
     return { logged, outages, handedOn, destroyed: res.destroyed };
   }
 

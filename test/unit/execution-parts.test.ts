@@ -11,12 +11,16 @@ import { judgePrompt, parseJudgeVerdict } from '../../src/lib/judge-scoring.ts';
 describe('Execution parts', () => {
   describe('renderPrompt', () => {
     it('fills {{input}} and {{choices}} (as "A. x" lines) wherever they appear', () => {
-      expect(renderPrompt({ promptTemplate: 'Q: {{input}}\n{{choices}}\nAgain: {{input}}' }, { input: 'Sky?', choices: ['Green', 'Blue'] })).to.equal('Q: Sky?\nA. Green\nB. Blue\nAgain: Sky?');
+      expect(
+        renderPrompt({ promptTemplate: 'Q: {{input}}\n{{choices}}\nAgain: {{input}}' }, { input: 'Sky?', choices: ['Green', 'Blue'] }),
+      ).to.equal('Q: Sky?\nA. Green\nB. Blue\nAgain: Sky?');
       expect(choicesText(['x', 'y', 'z'])).to.equal('A. x\nB. y\nC. z');
     });
 
     it('leaves placeholder-like text inside the input alone', () => {
-      expect(renderPrompt({ promptTemplate: '{{input}} / {{choices}}' }, { input: 'Write {{choices}} literally' })).to.equal('Write {{choices}} literally / ');
+      expect(renderPrompt({ promptTemplate: '{{input}} / {{choices}}' }, { input: 'Write {{choices}} literally' })).to.equal(
+        'Write {{choices}} literally / ',
+      );
     });
 
     it('judges tasks of llm_judge suites and judge tasks', () => {
@@ -40,7 +44,14 @@ describe('Execution parts', () => {
     });
 
     it('joins streamed deltas up to [DONE]', () => {
-      const body = ['data: {"choices":[{"delta":{"role":"assistant"}}]}', 'data: {"choices":[{"delta":{"content":"The an"}}]}', ': keep-alive', 'data: {"choices":[{"delta":{"content":"swer is 4"}}]}', 'data: [DONE]', 'data: {"choices":[{"delta":{"content":"ignored"}}]}'].join('\n\n');
+      const body = [
+        'data: {"choices":[{"delta":{"role":"assistant"}}]}',
+        'data: {"choices":[{"delta":{"content":"The an"}}]}',
+        ': keep-alive',
+        'data: {"choices":[{"delta":{"content":"swer is 4"}}]}',
+        'data: [DONE]',
+        'data: {"choices":[{"delta":{"content":"ignored"}}]}',
+      ].join('\n\n');
       expect(completionText('text/event-stream', body)).to.equal('The answer is 4');
     });
 
@@ -57,8 +68,18 @@ describe('Execution parts', () => {
 
   describe('the judge', () => {
     it('puts the question, rubric, reference and the answer (reasoning stripped) in its prompt', () => {
-      const prompt = judgePrompt({ question: 'Q?', response: '<think>hmm</think>Forty', rubric: 'Be exact', referenceAnswer: '40', gold: [40] });
-      expect(prompt).to.include('## Question\nQ?').and.include('## Rubric\nBe exact').and.include('## Reference answer\n40').and.include('## Answer to grade\nForty');
+      const prompt = judgePrompt({
+        question: 'Q?',
+        response: '<think>hmm</think>Forty',
+        rubric: 'Be exact',
+        referenceAnswer: '40',
+        gold: [40],
+      });
+      expect(prompt)
+        .to.include('## Question\nQ?')
+        .and.include('## Rubric\nBe exact')
+        .and.include('## Reference answer\n40')
+        .and.include('## Answer to grade\nForty');
       expect(prompt).not.to.include('hmm');
     });
 
@@ -72,7 +93,8 @@ describe('Execution parts', () => {
     });
 
     it('answers null when there is no score in 0-10', () => {
-      for (const text of ['I would rather not say', '{"score": 11}', 'Score: 42', '{"score": -1}', '']) expect(parseJudgeVerdict(text), text).to.equal(null);
+      for (const text of ['I would rather not say', '{"score": 11}', 'Score: 42', '{"score": -1}', ''])
+        expect(parseJudgeVerdict(text), text).to.equal(null);
     });
   });
 });

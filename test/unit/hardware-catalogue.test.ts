@@ -67,7 +67,10 @@ describe('hardware catalogue', () => {
         expect(gpu.vramGb, gpu.name).to.deep.equal(sortedUnique(gpu.vramGb));
         expect(gpu.name.startsWith(gpu.vendor === 'NVIDIA' ? 'NVIDIA ' : `${gpu.vendor} `), gpu.name).to.equal(true);
         if (gpu.variants) {
-          expect(gpu.variants.map((v) => v.vramGb), gpu.name).to.deep.equal(gpu.vramGb);
+          expect(
+            gpu.variants.map((v) => v.vramGb),
+            gpu.name,
+          ).to.deep.equal(gpu.vramGb);
           for (const v of gpu.variants) expect(v.bandwidthGBs, gpu.name).to.be.greaterThan(0).and.lessThan(10_000);
           const largest = gpu.variants[gpu.variants.length - 1];
           expect(gpu.bandwidthGBs, `${gpu.name} lists the largest configuration`).to.equal(largest?.bandwidthGBs);
@@ -276,7 +279,14 @@ describe('hardware catalogue', () => {
   describe('memoryBandwidthOf', () => {
     it('gives one card for a discrete GPU, whatever the card count', () => {
       expect(memoryBandwidthOf({ hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', vramGb: 24 })).to.equal(1008);
-      expect(memoryBandwidthOf({ hwClass: 'DISCRETE_GPU', gpuName: 'RTX 3090', vramGb: 24, gpus: [{ gpuName: 'RTX 3090', count: 4, vramGb: 24 }] })).to.equal(936);
+      expect(
+        memoryBandwidthOf({
+          hwClass: 'DISCRETE_GPU',
+          gpuName: 'RTX 3090',
+          vramGb: 24,
+          gpus: [{ gpuName: 'RTX 3090', count: 4, vramGb: 24 }],
+        }),
+      ).to.equal(936);
       expect(memoryBandwidthOf({ hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA A100 SXM', vramGb: 40 })).to.equal(1555);
     });
 
@@ -297,15 +307,21 @@ describe('hardware catalogue', () => {
     });
 
     it('gives the chip for unified memory and the socket for CPU-only', () => {
-      expect(memoryBandwidthOf({ hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M3', chipVariant: 'Max', unifiedMemoryGb: 36 })).to.equal(300);
-      expect(memoryBandwidthOf({ hwClass: 'UNIFIED', chipVendor: 'AMD', chipFamily: 'Ryzen AI Max+', chipVariant: '395', unifiedMemoryGb: 128 })).to.equal(256);
+      expect(
+        memoryBandwidthOf({ hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M3', chipVariant: 'Max', unifiedMemoryGb: 36 }),
+      ).to.equal(300);
+      expect(
+        memoryBandwidthOf({ hwClass: 'UNIFIED', chipVendor: 'AMD', chipFamily: 'Ryzen AI Max+', chipVariant: '395', unifiedMemoryGb: 128 }),
+      ).to.equal(256);
       expect(memoryBandwidthOf({ hwClass: 'CPU_ONLY', cpu: 'AMD EPYC 9654' })).to.equal(460.8);
     });
 
     it('returns null for unknown hardware', () => {
       expect(memoryBandwidthOf({ hwClass: 'DISCRETE_GPU', gpuName: 'Voodoo 5', vramGb: 0.064 })).to.equal(null);
       expect(memoryBandwidthOf({ hwClass: 'DISCRETE_GPU' })).to.equal(null);
-      expect(memoryBandwidthOf({ hwClass: 'UNIFIED', chipVendor: 'Acme', chipFamily: 'X1', chipVariant: 'Base', unifiedMemoryGb: 8 })).to.equal(null);
+      expect(
+        memoryBandwidthOf({ hwClass: 'UNIFIED', chipVendor: 'Acme', chipFamily: 'X1', chipVariant: 'Base', unifiedMemoryGb: 8 }),
+      ).to.equal(null);
       expect(memoryBandwidthOf({ hwClass: 'UNIFIED' })).to.equal(null);
       expect(memoryBandwidthOf({ hwClass: 'CPU_ONLY', cpu: 'Pentium 4' })).to.equal(null);
       expect(memoryBandwidthOf({ hwClass: 'QUANTUM' })).to.equal(null);
@@ -338,7 +354,9 @@ describe('hardware catalogue', () => {
       expect(memoryBandwidthOf({ hwClass: 'DISCRETE_GPU', gpuName: 'RTX 3060 Ti', vramGb: 8 })).to.equal(448);
       expect(memoryBandwidthUpperBoundOf({ hwClass: 'DISCRETE_GPU', gpuName: 'RTX 3080' })).to.equal(912);
       expect(memoryBandwidthUpperBoundOf({ hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M3', chipVariant: 'Max' })).to.equal(400);
-      expect(memoryBandwidthUpperBoundOf({ hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M3', chipVariant: 'Max', unifiedMemoryGb: 36 })).to.equal(300);
+      expect(
+        memoryBandwidthUpperBoundOf({ hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M3', chipVariant: 'Max', unifiedMemoryGb: 36 }),
+      ).to.equal(300);
       expect(memoryBandwidthUpperBoundOf({ hwClass: 'CPU_ONLY', cpu: 'EPYC 9654' })).to.equal(460.8);
     });
 
@@ -351,7 +369,13 @@ describe('hardware catalogue', () => {
       }
       expect(memoryBandwidthUpperBoundOf({ hwClass: 'DISCRETE_GPU', gpuName: 'Multi-GPU', isHeterogeneousGpu: true })).to.equal(null);
       expect(
-        memoryBandwidthUpperBoundOf({ hwClass: 'DISCRETE_GPU', gpus: [{ gpuName: 'RTX 4090', count: 1, vramGb: 24 }, { gpuName: 'Mystery', count: 1, vramGb: 8 }] }),
+        memoryBandwidthUpperBoundOf({
+          hwClass: 'DISCRETE_GPU',
+          gpus: [
+            { gpuName: 'RTX 4090', count: 1, vramGb: 24 },
+            { gpuName: 'Mystery', count: 1, vramGb: 8 },
+          ],
+        }),
       ).to.equal(null);
       expect(memoryBandwidthUpperBoundOf({ hwClass: 'UNIFIED', chipVendor: 'Acme', chipFamily: 'X1', chipVariant: '' })).to.equal(null);
       expect(memoryBandwidthUpperBoundOf({ hwClass: 'CPU_ONLY', cpu: 'Pentium 4' })).to.equal(null);

@@ -8,8 +8,13 @@ describe('hardware devices', () => {
       expect(device, gpuName).to.include({ slug: 'nvidia-rtx-4090', name: 'NVIDIA GeForce RTX 4090', kind: 'GPU' });
       expect(device.catalogue?.kind).to.equal('GPU');
     }
-    expect(deviceOf({ hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4 Max', chipVariant: '' })).to.include({ slug: 'apple-m4-max', kind: 'chip' });
-    expect(deviceOf({ hwClass: 'UNIFIED', chipVendor: 'AMD', chipFamily: 'Ryzen AI Max+', chipVariant: '395' }).slug).to.equal('amd-ryzen-ai-max-plus-395');
+    expect(deviceOf({ hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4 Max', chipVariant: '' })).to.include({
+      slug: 'apple-m4-max',
+      kind: 'chip',
+    });
+    expect(deviceOf({ hwClass: 'UNIFIED', chipVendor: 'AMD', chipFamily: 'Ryzen AI Max+', chipVariant: '395' }).slug).to.equal(
+      'amd-ryzen-ai-max-plus-395',
+    );
     expect(deviceOf({ hwClass: 'CPU_ONLY', cpu: 'AMD EPYC 9654 96-Core Processor' })).to.include({ slug: 'amd-epyc-9654', kind: 'CPU' });
   });
 
@@ -22,7 +27,8 @@ describe('hardware devices', () => {
   it('writes slugs of lower-case words joined by single dashes, which the route accepts', () => {
     expect(deviceSlug('AMD Radeon™ RX 7900 XTX (R)')).to.equal('amd-rx-7900-xtx');
     expect(deviceSlug('--Ümlaut  GPU--')).to.equal('umlaut-gpu');
-    for (const slug of ['nvidia-rtx-4090', 'amd-ryzen-ai-max-plus-395', deviceSlug('Intel® Arc™ A770')]) expect(DEVICE_SLUG.test(slug), slug).to.equal(true);
+    for (const slug of ['nvidia-rtx-4090', 'amd-ryzen-ai-max-plus-395', deviceSlug('Intel® Arc™ A770')])
+      expect(DEVICE_SLUG.test(slug), slug).to.equal(true);
     expect(DEVICE_SLUG.test('Not_A_Slug')).to.equal(false);
   });
 });

@@ -66,11 +66,19 @@ describe('hardware names as people write them', () => {
     }
 
     it('reads the same name split over vendor, family and variant', () => {
-      expect(readings({ hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'Mac Studio', chipVariant: 'M2 Ultra 192GB' })).to.deep.equal([800, 800]);
-      expect(readings({ hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M3 Max', chipVariant: '40-core GPU' })).to.deep.equal([400, 400]);
-      expect(readings({ hwClass: 'UNIFIED', chipVendor: 'AMD', chipFamily: 'Strix Halo', chipVariant: '', unifiedMemoryGb: 128 })).to.deep.equal([256, 256]);
+      expect(readings({ hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'Mac Studio', chipVariant: 'M2 Ultra 192GB' })).to.deep.equal([
+        800, 800,
+      ]);
+      expect(readings({ hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M3 Max', chipVariant: '40-core GPU' })).to.deep.equal([
+        400, 400,
+      ]);
+      expect(
+        readings({ hwClass: 'UNIFIED', chipVendor: 'AMD', chipFamily: 'Strix Halo', chipVariant: '', unifiedMemoryGb: 128 }),
+      ).to.deep.equal([256, 256]);
       // A desktop APU sent as a unified chip is its CPU entry.
-      expect(readings({ hwClass: 'UNIFIED', chipVendor: 'AMD', chipFamily: 'Ryzen 7', chipVariant: '8700G', unifiedMemoryGb: 64 })).to.deep.equal([83.2, 83.2]);
+      expect(
+        readings({ hwClass: 'UNIFIED', chipVendor: 'AMD', chipFamily: 'Ryzen 7', chipVariant: '8700G', unifiedMemoryGb: 64 }),
+      ).to.deep.equal([83.2, 83.2]);
     });
   });
 
@@ -83,7 +91,13 @@ describe('hardware names as people write them', () => {
       ['H100 PCIe 80GB HBM2e', undefined, 'NVIDIA H100 PCIe', 2000, 2000],
       ['AMD Radeon RX 7900 XTX (RADV NAVI31)', 24, 'AMD Radeon RX 7900 XTX', 960, 960],
       ['AMD Radeon RX 7900 XTX (AMD proprietary driver)', 24, 'AMD Radeon RX 7900 XTX', 960, 960],
-      ['ggml_vulkan: 0 = AMD Radeon RX 7900 XTX (RADV NAVI31) (radv) | uma: 0 | fp16: 1 | warp size: 64', 24, 'AMD Radeon RX 7900 XTX', 960, 960],
+      [
+        'ggml_vulkan: 0 = AMD Radeon RX 7900 XTX (RADV NAVI31) (radv) | uma: 0 | fp16: 1 | warp size: 64',
+        24,
+        'AMD Radeon RX 7900 XTX',
+        960,
+        960,
+      ],
       ['AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32', 24, 'AMD Radeon RX 7900 XTX', 960, 960],
       ['NVIDIA GeForce RTX 4090 (NVIDIA)', 24, 'NVIDIA GeForce RTX 4090', 1008, 1008],
       ['Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9, VMM: yes', 24, 'NVIDIA GeForce RTX 4090', 1008, 1008],
@@ -232,7 +246,8 @@ describe('hardware names as people write them', () => {
     });
 
     it('tells the M3 Max and M4 Max bins apart by GPU cores, and keeps both when the name contradicts itself', () => {
-      const m3 = (chipFamily: string, unifiedMemoryGb?: number) => readings({ hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily, chipVariant: '', unifiedMemoryGb });
+      const m3 = (chipFamily: string, unifiedMemoryGb?: number) =>
+        readings({ hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily, chipVariant: '', unifiedMemoryGb });
       expect(m3('M3 Max 30-core GPU')).to.deep.equal([300, 300]);
       expect(m3('M3 Max 40-core GPU')).to.deep.equal([400, 400]);
       expect(m3('M4 Max 32-core GPU')).to.deep.equal([410, 410]);
@@ -244,7 +259,14 @@ describe('hardware names as people write them', () => {
     });
 
     it('leaves names that several products with different bandwidths share unresolved', () => {
-      for (const gpuName of ['NVIDIA GeForce RTX 3090, NVIDIA GeForce RTX 4090', 'gfx1100', 'AMD Radeon RX 7900 (RADV NAVI31)', 'AMD Radeon Graphics', 'Intel(R) Arc(TM) Graphics', 'NVIDIA GeForce RTX']) {
+      for (const gpuName of [
+        'NVIDIA GeForce RTX 3090, NVIDIA GeForce RTX 4090',
+        'gfx1100',
+        'AMD Radeon RX 7900 (RADV NAVI31)',
+        'AMD Radeon Graphics',
+        'Intel(R) Arc(TM) Graphics',
+        'NVIDIA GeForce RTX',
+      ]) {
         expect(memoryBandwidthUpperBoundOf({ hwClass: 'DISCRETE_GPU', gpuName, vramGb: 16 }), gpuName).to.equal(null);
       }
     });

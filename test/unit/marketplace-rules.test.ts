@@ -33,23 +33,48 @@ describe('marketplace rules (src/lib/marketplace.ts)', () => {
   });
 
   describe('proof', () => {
-    const run = (id: string, tokSOut: number, gpuName: string, hfId = 'org/model') => ({ id, tokSOut, model: { hfId }, hardware: { hwClass: 'DISCRETE_GPU', gpuName } });
+    const run = (id: string, tokSOut: number, gpuName: string, hfId = 'org/model') => ({
+      id,
+      tokSOut,
+      model: { hfId },
+      hardware: { hwClass: 'DISCRETE_GPU', gpuName },
+    });
 
     it('takes the best output tok/s and its model, and prices it per tok/s', () => {
-      const summary = summariseProof([run('a', 40, 'RTX 4090', 'org/small'), run('b', 80, 'RTX 4090', 'org/big')], { hardwareName: 'NVIDIA GeForce RTX 4090', priceUsd: 1600 });
+      const summary = summariseProof([run('a', 40, 'RTX 4090', 'org/small'), run('b', 80, 'RTX 4090', 'org/big')], {
+        hardwareName: 'NVIDIA GeForce RTX 4090',
+        priceUsd: 1600,
+      });
       expect(summary).to.deep.equal({ bestTokSOut: 80, bestRunId: 'b', bestModel: 'org/big', usdPerTokSOut: 20, matchesListing: true });
     });
 
     it('matches only when every proof run ran on the listed hardware; nothing to say without runs', () => {
-      expect(summariseProof([run('a', 40, 'RTX 4090'), run('b', 50, 'RTX 3090')], { hardwareName: 'RTX 4090', priceUsd: 1 }).matchesListing).to.equal(false);
-      expect(summariseProof([], { hardwareName: 'RTX 4090', priceUsd: 1 })).to.deep.equal({ bestTokSOut: null, bestRunId: null, bestModel: null, usdPerTokSOut: null, matchesListing: null });
+      expect(
+        summariseProof([run('a', 40, 'RTX 4090'), run('b', 50, 'RTX 3090')], { hardwareName: 'RTX 4090', priceUsd: 1 }).matchesListing,
+      ).to.equal(false);
+      expect(summariseProof([], { hardwareName: 'RTX 4090', priceUsd: 1 })).to.deep.equal({
+        bestTokSOut: null,
+        bestRunId: null,
+        bestModel: null,
+        usdPerTokSOut: null,
+        matchesListing: null,
+      });
     });
 
     it('compares hardware names as the catalogue does, across mixed cards, chips and CPUs', () => {
       expect(ranOnListedHardware('rtx4090', { gpuName: 'NVIDIA GeForce RTX 4090' })).to.equal(true);
       expect(ranOnListedHardware('RTX 4090', { gpuName: 'RTX 4090 D' })).to.equal(false);
-      expect(ranOnListedHardware('RTX 3090', { gpus: [{ gpuName: 'RTX 4090', count: 1 }, { gpuName: 'RTX 3090', count: 1 }] })).to.equal(true);
-      expect(ranOnListedHardware('Apple M2 Max', { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M2', chipVariant: 'Max' })).to.equal(true);
+      expect(
+        ranOnListedHardware('RTX 3090', {
+          gpus: [
+            { gpuName: 'RTX 4090', count: 1 },
+            { gpuName: 'RTX 3090', count: 1 },
+          ],
+        }),
+      ).to.equal(true);
+      expect(
+        ranOnListedHardware('Apple M2 Max', { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M2', chipVariant: 'Max' }),
+      ).to.equal(true);
       expect(ranOnListedHardware('AMD Ryzen 9 7950X', { hwClass: 'CPU_ONLY', cpu: 'Ryzen 9 7950X' })).to.equal(true);
       expect(ranOnListedHardware('', { gpuName: 'RTX 4090' })).to.equal(false);
       expect(runHardwareNames(null)).to.deep.equal([]);

@@ -49,7 +49,14 @@ describe('model metadata from the hub', () => {
 
     it('maps a gated model (no config.json) as gated', () => {
       const entry = catalogueEntryFromHub(fixtureInfo(fakeHubModels.gated), fakeHubModels.gated);
-      expect(entry).to.include({ hfId: 'fakeorg/Gated-13B', displayName: 'Gated-13B', family: 'llama', params: 13.02, gated: true, isMoE: false });
+      expect(entry).to.include({
+        hfId: 'fakeorg/Gated-13B',
+        displayName: 'Gated-13B',
+        family: 'llama',
+        params: 13.02,
+        gated: true,
+        isMoE: false,
+      });
     });
 
     it('maps a GGUF quant: family and params from gguf, base quantized from the tags', () => {
@@ -90,7 +97,10 @@ describe('model metadata from the hub', () => {
 
   describe('ids and names', () => {
     it("uses the hub's canonical id, else the requested one; displayName is the repo name", () => {
-      expect(catalogueEntryFromHub(info({ id: 'Org/Model-1B' }), 'org/model-1b')).to.include({ hfId: 'Org/Model-1B', displayName: 'Model-1B' });
+      expect(catalogueEntryFromHub(info({ id: 'Org/Model-1B' }), 'org/model-1b')).to.include({
+        hfId: 'Org/Model-1B',
+        displayName: 'Model-1B',
+      });
       expect(catalogueEntryFromHub(info({}), 'org/model-1b')).to.include({ hfId: 'org/model-1b', displayName: 'model-1b' });
     });
 
@@ -104,8 +114,24 @@ describe('model metadata from the hub', () => {
     });
 
     it('isValidHfId accepts <org>/<model> only', () => {
-      for (const ok of ['a/b', 'meta-llama/Llama-3.1-8B', 'Org_1/model.v2_x', `${'a'.repeat(96)}/b`]) expect(isValidHfId(ok), ok).to.equal(true);
-      for (const bad of ['nope', 'a/b/c', '../etc', './x', 'a/.hidden', '-a/b', 'a/-b', '/b', 'a/', 'a b/c', 'a/b%2F', `${'a'.repeat(97)}/b`, 'a/b?x', 'a/b#x']) {
+      for (const ok of ['a/b', 'meta-llama/Llama-3.1-8B', 'Org_1/model.v2_x', `${'a'.repeat(96)}/b`])
+        expect(isValidHfId(ok), ok).to.equal(true);
+      for (const bad of [
+        'nope',
+        'a/b/c',
+        '../etc',
+        './x',
+        'a/.hidden',
+        '-a/b',
+        'a/-b',
+        '/b',
+        'a/',
+        'a b/c',
+        'a/b%2F',
+        `${'a'.repeat(97)}/b`,
+        'a/b?x',
+        'a/b#x',
+      ]) {
         expect(isValidHfId(bad), bad).to.equal(false);
       }
     });
@@ -113,7 +139,9 @@ describe('model metadata from the hub', () => {
 
   describe('family', () => {
     it('comes from config.model_type, else gguf.architecture, else null', () => {
-      expect(catalogueEntryFromHub(info({ config: { model_type: 'qwen3' }, gguf: { architecture: 'qwen3x' } }), 'a/b').family).to.equal('qwen3');
+      expect(catalogueEntryFromHub(info({ config: { model_type: 'qwen3' }, gguf: { architecture: 'qwen3x' } }), 'a/b').family).to.equal(
+        'qwen3',
+      );
       expect(catalogueEntryFromHub(info({ gguf: { architecture: 'qwen3moe' } }), 'a/b').family).to.equal('qwen3moe');
       expect(catalogueEntryFromHub(info({}), 'a/b').family).to.equal(null);
     });
@@ -196,12 +224,15 @@ describe('model metadata from the hub', () => {
     });
 
     it('ignores a base equal to the model itself and ids that are not <org>/<model>', () => {
-      expect(catalogueEntryFromHub(info({ cardData: { base_model: 'Me/Model' }, tags: ['base_model:finetune:me/model'] }), 'me/Model').base).to.equal(null);
+      expect(
+        catalogueEntryFromHub(info({ cardData: { base_model: 'Me/Model' }, tags: ['base_model:finetune:me/model'] }), 'me/Model').base,
+      ).to.equal(null);
       expect(catalogueEntryFromHub(info({ cardData: { base_model: 'llama' } }), 'me/Model').base).to.equal(null);
       expect(catalogueEntryFromHub(info({ cardData: { base_model: [] } }), 'me/Model').base).to.equal(null);
-      expect(
-        catalogueEntryFromHub(info({ cardData: { base_model: ['me/Model', 'org/Real'] } }), 'me/Model').base,
-      ).to.deep.equal({ hfId: 'org/Real', relation: 'finetune' });
+      expect(catalogueEntryFromHub(info({ cardData: { base_model: ['me/Model', 'org/Real'] } }), 'me/Model').base).to.deep.equal({
+        hfId: 'org/Real',
+        relation: 'finetune',
+      });
     });
   });
 
@@ -295,39 +326,109 @@ describe('model metadata from the hub', () => {
  * totals and active counts their model cards publish.
  */
 const qwen3_30b_a3b = {
-  architectures: ['Qwen3MoeForCausalLM'], model_type: 'qwen3_moe', hidden_size: 2048, intermediate_size: 6144, moe_intermediate_size: 768,
-  num_hidden_layers: 48, num_attention_heads: 32, num_key_value_heads: 4, head_dim: 128, num_experts: 128, num_experts_per_tok: 8,
-  decoder_sparse_step: 1, mlp_only_layers: [], vocab_size: 151936, tie_word_embeddings: false, torch_dtype: 'bfloat16',
+  architectures: ['Qwen3MoeForCausalLM'],
+  model_type: 'qwen3_moe',
+  hidden_size: 2048,
+  intermediate_size: 6144,
+  moe_intermediate_size: 768,
+  num_hidden_layers: 48,
+  num_attention_heads: 32,
+  num_key_value_heads: 4,
+  head_dim: 128,
+  num_experts: 128,
+  num_experts_per_tok: 8,
+  decoder_sparse_step: 1,
+  mlp_only_layers: [],
+  vocab_size: 151936,
+  tie_word_embeddings: false,
+  torch_dtype: 'bfloat16',
 };
 const gptOss20b = {
-  architectures: ['GptOssForCausalLM'], model_type: 'gpt_oss', hidden_size: 2880, intermediate_size: 2880, num_hidden_layers: 24,
-  num_attention_heads: 64, num_key_value_heads: 8, head_dim: 64, num_local_experts: 32, num_experts_per_tok: 4, experts_per_token: 4,
-  vocab_size: 201088, tie_word_embeddings: false,
-  quantization_config: { quant_method: 'mxfp4', modules_to_not_convert: ['model.layers.*.self_attn', 'model.layers.*.mlp.router', 'model.embed_tokens', 'lm_head'] },
+  architectures: ['GptOssForCausalLM'],
+  model_type: 'gpt_oss',
+  hidden_size: 2880,
+  intermediate_size: 2880,
+  num_hidden_layers: 24,
+  num_attention_heads: 64,
+  num_key_value_heads: 8,
+  head_dim: 64,
+  num_local_experts: 32,
+  num_experts_per_tok: 4,
+  experts_per_token: 4,
+  vocab_size: 201088,
+  tie_word_embeddings: false,
+  quantization_config: {
+    quant_method: 'mxfp4',
+    modules_to_not_convert: ['model.layers.*.self_attn', 'model.layers.*.mlp.router', 'model.embed_tokens', 'lm_head'],
+  },
 };
 const llama4Scout = {
-  architectures: ['Llama4ForConditionalGeneration'], model_type: 'llama4', tie_word_embeddings: false,
+  architectures: ['Llama4ForConditionalGeneration'],
+  model_type: 'llama4',
+  tie_word_embeddings: false,
   text_config: {
-    model_type: 'llama4_text', hidden_size: 5120, intermediate_size: 8192, intermediate_size_mlp: 16384, num_hidden_layers: 48,
-    num_attention_heads: 40, num_key_value_heads: 8, head_dim: 128, num_local_experts: 16, num_experts_per_tok: 1,
-    interleave_moe_layer_step: 1, vocab_size: 202048,
+    model_type: 'llama4_text',
+    hidden_size: 5120,
+    intermediate_size: 8192,
+    intermediate_size_mlp: 16384,
+    num_hidden_layers: 48,
+    num_attention_heads: 40,
+    num_key_value_heads: 8,
+    head_dim: 128,
+    num_local_experts: 16,
+    num_experts_per_tok: 1,
+    interleave_moe_layer_step: 1,
+    vocab_size: 202048,
   },
   vision_config: { hidden_size: 1408, num_hidden_layers: 34 },
 };
 const deepSeekV3 = {
-  architectures: ['DeepseekV3ForCausalLM'], model_type: 'deepseek_v3', hidden_size: 7168, intermediate_size: 18432, moe_intermediate_size: 2048,
-  num_hidden_layers: 61, num_nextn_predict_layers: 1, num_attention_heads: 128, num_key_value_heads: 128, n_shared_experts: 1,
-  n_routed_experts: 256, num_experts_per_tok: 8, first_k_dense_replace: 3, moe_layer_freq: 1, n_group: 8, topk_group: 4,
-  q_lora_rank: 1536, kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128, vocab_size: 129280,
-  tie_word_embeddings: false, quantization_config: { quant_method: 'fp8', activation_scheme: 'dynamic', fmt: 'e4m3', weight_block_size: [128, 128] },
+  architectures: ['DeepseekV3ForCausalLM'],
+  model_type: 'deepseek_v3',
+  hidden_size: 7168,
+  intermediate_size: 18432,
+  moe_intermediate_size: 2048,
+  num_hidden_layers: 61,
+  num_nextn_predict_layers: 1,
+  num_attention_heads: 128,
+  num_key_value_heads: 128,
+  n_shared_experts: 1,
+  n_routed_experts: 256,
+  num_experts_per_tok: 8,
+  first_k_dense_replace: 3,
+  moe_layer_freq: 1,
+  n_group: 8,
+  topk_group: 4,
+  q_lora_rank: 1536,
+  kv_lora_rank: 512,
+  qk_nope_head_dim: 128,
+  qk_rope_head_dim: 64,
+  v_head_dim: 128,
+  vocab_size: 129280,
+  tie_word_embeddings: false,
+  quantization_config: { quant_method: 'fp8', activation_scheme: 'dynamic', fmt: 'e4m3', weight_block_size: [128, 128] },
 };
 
 const PUBLISHED: { name: string; hfId: string; config: Record<string, unknown>; totalB: number; activeB: number; source: string }[] = [
-  { name: 'Qwen3-30B-A3B', hfId: 'Qwen/Qwen3-30B-A3B', config: qwen3_30b_a3b, totalB: 30.5, activeB: 3.3, source: 'huggingface.co/Qwen/Qwen3-30B-A3B: 30.5B total, 3.3B activated' },
+  {
+    name: 'Qwen3-30B-A3B',
+    hfId: 'Qwen/Qwen3-30B-A3B',
+    config: qwen3_30b_a3b,
+    totalB: 30.5,
+    activeB: 3.3,
+    source: 'huggingface.co/Qwen/Qwen3-30B-A3B: 30.5B total, 3.3B activated',
+  },
   {
     name: 'Qwen3-235B-A22B',
     hfId: 'Qwen/Qwen3-235B-A22B',
-    config: { ...qwen3_30b_a3b, hidden_size: 4096, intermediate_size: 12288, moe_intermediate_size: 1536, num_hidden_layers: 94, num_attention_heads: 64 },
+    config: {
+      ...qwen3_30b_a3b,
+      hidden_size: 4096,
+      intermediate_size: 12288,
+      moe_intermediate_size: 1536,
+      num_hidden_layers: 94,
+      num_attention_heads: 64,
+    },
     totalB: 235,
     activeB: 22,
     source: 'huggingface.co/Qwen/Qwen3-235B-A22B: 235B total, 22B activated',
@@ -336,14 +437,30 @@ const PUBLISHED: { name: string; hfId: string; config: Record<string, unknown>; 
     name: 'Mixtral-8x7B',
     hfId: 'mistralai/Mixtral-8x7B-v0.1',
     config: {
-      architectures: ['MixtralForCausalLM'], model_type: 'mixtral', hidden_size: 4096, intermediate_size: 14336, num_hidden_layers: 32,
-      num_attention_heads: 32, num_key_value_heads: 8, num_local_experts: 8, num_experts_per_tok: 2, vocab_size: 32000, tie_word_embeddings: false,
+      architectures: ['MixtralForCausalLM'],
+      model_type: 'mixtral',
+      hidden_size: 4096,
+      intermediate_size: 14336,
+      num_hidden_layers: 32,
+      num_attention_heads: 32,
+      num_key_value_heads: 8,
+      num_local_experts: 8,
+      num_experts_per_tok: 2,
+      vocab_size: 32000,
+      tie_word_embeddings: false,
     },
     totalB: 46.7,
     activeB: 12.9,
     source: 'mistral.ai/news/mixtral-of-experts: 46.7B total, 12.9B per token',
   },
-  { name: 'gpt-oss-20b', hfId: 'openai/gpt-oss-20b', config: gptOss20b, totalB: 20.91, activeB: 3.61, source: 'gpt-oss model card (arXiv:2508.10925) table 1' },
+  {
+    name: 'gpt-oss-20b',
+    hfId: 'openai/gpt-oss-20b',
+    config: gptOss20b,
+    totalB: 20.91,
+    activeB: 3.61,
+    source: 'gpt-oss model card (arXiv:2508.10925) table 1',
+  },
   {
     name: 'gpt-oss-120b',
     hfId: 'openai/gpt-oss-120b',
@@ -352,8 +469,22 @@ const PUBLISHED: { name: string; hfId: string; config: Record<string, unknown>; 
     activeB: 5.13,
     source: 'gpt-oss model card (arXiv:2508.10925) table 1',
   },
-  { name: 'DeepSeek-V3', hfId: 'deepseek-ai/DeepSeek-V3', config: deepSeekV3, totalB: 671, activeB: 37, source: 'huggingface.co/deepseek-ai/DeepSeek-V3: 671B total, 37B activated' },
-  { name: 'Llama 4 Scout (text part)', hfId: 'meta-llama/Llama-4-Scout-17B-16E-Instruct', config: llama4Scout, totalB: 109, activeB: 17, source: 'Llama 4 model card: 109B total (vision encoder included), 17B activated' },
+  {
+    name: 'DeepSeek-V3',
+    hfId: 'deepseek-ai/DeepSeek-V3',
+    config: deepSeekV3,
+    totalB: 671,
+    activeB: 37,
+    source: 'huggingface.co/deepseek-ai/DeepSeek-V3: 671B total, 37B activated',
+  },
+  {
+    name: 'Llama 4 Scout (text part)',
+    hfId: 'meta-llama/Llama-4-Scout-17B-16E-Instruct',
+    config: llama4Scout,
+    totalB: 109,
+    activeB: 17,
+    source: 'Llama 4 model card: 109B total (vision encoder included), 17B activated',
+  },
   {
     name: 'Llama 4 Maverick (alternating dense and MoE layers)',
     hfId: 'meta-llama/Llama-4-Maverick-17B-128E-Instruct',
@@ -366,9 +497,21 @@ const PUBLISHED: { name: string; hfId: string; config: Record<string, unknown>; 
     name: 'GLM-4.5',
     hfId: 'zai-org/GLM-4.5',
     config: {
-      architectures: ['Glm4MoeForCausalLM'], model_type: 'glm4_moe', hidden_size: 5120, intermediate_size: 12288, moe_intermediate_size: 1536,
-      num_hidden_layers: 92, num_attention_heads: 96, num_key_value_heads: 8, head_dim: 128, n_routed_experts: 160, n_shared_experts: 1,
-      num_experts_per_tok: 8, first_k_dense_replace: 3, vocab_size: 151552, tie_word_embeddings: false,
+      architectures: ['Glm4MoeForCausalLM'],
+      model_type: 'glm4_moe',
+      hidden_size: 5120,
+      intermediate_size: 12288,
+      moe_intermediate_size: 1536,
+      num_hidden_layers: 92,
+      num_attention_heads: 96,
+      num_key_value_heads: 8,
+      head_dim: 128,
+      n_routed_experts: 160,
+      n_shared_experts: 1,
+      num_experts_per_tok: 8,
+      first_k_dense_replace: 3,
+      vocab_size: 151552,
+      tie_word_embeddings: false,
     },
     totalB: 355,
     activeB: 32,
@@ -386,9 +529,19 @@ describe('MoE parameters from config.json', () => {
     });
 
     it(`${model.name}: the catalogue's active count is at most the published ${model.activeB} B (a smaller count keeps the bound an upper limit)`, () => {
-      const entry = catalogueEntryFromHub(info({ config: { model_type: String(model.config.model_type) }, configJson: model.config, safetensors: { total: model.totalB * 1e9 } }), model.hfId);
+      const entry = catalogueEntryFromHub(
+        info({
+          config: { model_type: String(model.config.model_type) },
+          configJson: model.config,
+          safetensors: { total: model.totalB * 1e9 },
+        }),
+        model.hfId,
+      );
       expect(entry.isMoE).to.equal(true);
-      expect(entry.activeParams).to.be.a('number').and.to.be.at.most(model.activeB).and.to.be.above(model.activeB * 0.9);
+      expect(entry.activeParams)
+        .to.be.a('number')
+        .and.to.be.at.most(model.activeB)
+        .and.to.be.above(model.activeB * 0.9);
     });
   }
 
@@ -428,26 +581,50 @@ describe('native bits per weight from config.json', () => {
     ['AWQ 4-bit group 128', { quantization_config: { quant_method: 'awq', bits: 4, group_size: 128 } }, 4.125],
     ['GPTQ 4-bit per channel', { quantization_config: { quant_method: 'gptq', bits: 4, group_size: -1 } }, 4],
     ['GPTQ 3-bit group 32', { quantization_config: { quant_method: 'gptq', bits: 3, group_size: 32 } }, 3.5],
-    ['bitsandbytes 4-bit', { quantization_config: { quant_method: 'bitsandbytes', load_in_4bit: true, bnb_4bit_quant_type: 'nf4' } }, 4.127],
+    [
+      'bitsandbytes 4-bit',
+      { quantization_config: { quant_method: 'bitsandbytes', load_in_4bit: true, bnb_4bit_quant_type: 'nf4' } },
+      4.127,
+    ],
     ['bitsandbytes 8-bit', { quantization_config: { quant_method: 'bitsandbytes', load_in_8bit: true } }, 8],
     [
       'compressed-tensors W4A16 group 128',
-      { quantization_config: { quant_method: 'compressed-tensors', format: 'pack-quantized', config_groups: { group_0: { targets: ['Linear'], weights: { num_bits: 4, type: 'int', strategy: 'group', group_size: 128 } } } } },
+      {
+        quantization_config: {
+          quant_method: 'compressed-tensors',
+          format: 'pack-quantized',
+          config_groups: { group_0: { targets: ['Linear'], weights: { num_bits: 4, type: 'int', strategy: 'group', group_size: 128 } } },
+        },
+      },
       4.125,
     ],
     [
       'compressed-tensors NVFP4',
-      { quantization_config: { quant_method: 'compressed-tensors', config_groups: { group_0: { weights: { num_bits: 4, type: 'float', strategy: 'tensor_group', group_size: 16 } } } } },
+      {
+        quantization_config: {
+          quant_method: 'compressed-tensors',
+          config_groups: { group_0: { weights: { num_bits: 4, type: 'float', strategy: 'tensor_group', group_size: 16 } } },
+        },
+      },
       4.5,
     ],
     [
       'compressed-tensors FP8 per channel',
-      { quantization_config: { quant_method: 'compressed-tensors', config_groups: { group_0: { weights: { num_bits: 8, type: 'float', strategy: 'channel' } } } } },
+      {
+        quantization_config: {
+          quant_method: 'compressed-tensors',
+          config_groups: { group_0: { weights: { num_bits: 8, type: 'float', strategy: 'channel' } } },
+        },
+      },
       8,
     ],
     ['ModelOpt NVFP4', { quantization_config: { quant_method: 'modelopt', quant_algo: 'NVFP4' } }, 4.5],
     ['MLX 4-bit group 64', { quantization: { group_size: 64, bits: 4 }, quantization_config: { group_size: 64, bits: 4 } }, 4.5],
-    ['MLX mixed 3/6 (the lowest width)', { quantization: { group_size: 64, bits: 6, 'model.layers.0.mlp.down_proj': { group_size: 64, bits: 3 } } }, 3.5],
+    [
+      'MLX mixed 3/6 (the lowest width)',
+      { quantization: { group_size: 64, bits: 6, 'model.layers.0.mlp.down_proj': { group_size: 64, bits: 3 } } },
+      3.5,
+    ],
     ['an unknown method', { quantization_config: { quant_method: 'somethingnew', bits: 2 } }, null],
   ];
   for (const [name, config, bits] of table) {
@@ -461,28 +638,62 @@ describe('packed parameter counts', () => {
   it('are recognised by int32/uint32 tensors, a sub-8-bit quantization_config or AWQ/GPTQ tags', () => {
     expect(hasPackedParameterCount(info({ safetensors: { total: 1.9e9, parameters: { I32: 9e8, F16: 1e9 } } }))).to.equal(true);
     expect(hasPackedParameterCount(info({ safetensors: { total: 1.3e9, parameters: { U32: 1e9, BF16: 3e8 } } }))).to.equal(true); // MLX
-    expect(hasPackedParameterCount(info({ configJson: { quantization_config: { quant_method: 'gptq', bits: 4, group_size: 128 } } }))).to.equal(true);
-    expect(hasPackedParameterCount(info({ configJson: { quantization_config: { quant_method: 'bitsandbytes', load_in_4bit: true } } }))).to.equal(true);
+    expect(
+      hasPackedParameterCount(info({ configJson: { quantization_config: { quant_method: 'gptq', bits: 4, group_size: 128 } } })),
+    ).to.equal(true);
+    expect(
+      hasPackedParameterCount(info({ configJson: { quantization_config: { quant_method: 'bitsandbytes', load_in_4bit: true } } })),
+    ).to.equal(true);
     expect(hasPackedParameterCount(info({ tags: ['gptq'] }))).to.equal(true);
   });
 
   it("are recognised from the hub's config summary when config.json is gated", () => {
-    const gated = info({ gated: 'manual', config: { model_type: 'llama', quantization_config: { quant_method: 'gptq', bits: 4, group_size: 128 } }, safetensors: { total: 1.9e9 } });
+    const gated = info({
+      gated: 'manual',
+      config: { model_type: 'llama', quantization_config: { quant_method: 'gptq', bits: 4, group_size: 128 } },
+      safetensors: { total: 1.9e9 },
+    });
     expect(hasPackedParameterCount(gated)).to.equal(true);
-    expect(catalogueEntryFromHub(gated, 'org/Secret-8B-GPTQ')).to.include({ params: 8, paramsApproximate: true, nativeBitsPerWeight: 4.125 });
-    const fp8 = info({ gated: 'manual', config: { model_type: 'llama4', quantization_config: { quant_method: 'fbgemm_fp8' } }, safetensors: { total: 401e9 } });
-    expect(catalogueEntryFromHub(fp8, 'meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8')).to.include({ params: 401, nativeBitsPerWeight: 8, activeParams: 17 });
+    expect(catalogueEntryFromHub(gated, 'org/Secret-8B-GPTQ')).to.include({
+      params: 8,
+      paramsApproximate: true,
+      nativeBitsPerWeight: 4.125,
+    });
+    const fp8 = info({
+      gated: 'manual',
+      config: { model_type: 'llama4', quantization_config: { quant_method: 'fbgemm_fp8' } },
+      safetensors: { total: 401e9 },
+    });
+    expect(catalogueEntryFromHub(fp8, 'meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8')).to.include({
+      params: 401,
+      nativeBitsPerWeight: 8,
+      activeParams: 17,
+    });
   });
 
   it('are not assumed for 16-bit, FP8 or INT8 weights', () => {
     expect(hasPackedParameterCount(info({ safetensors: { total: 7e9, parameters: { BF16: 7e9 } } }))).to.equal(false);
-    expect(hasPackedParameterCount(info({ safetensors: { total: 7e9, parameters: { F8_E4M3: 6e9, BF16: 1e9 } }, configJson: { quantization_config: { quant_method: 'fp8' } } }))).to.equal(false);
-    expect(hasPackedParameterCount(info({ configJson: { quantization_config: { quant_method: 'bitsandbytes', load_in_8bit: true } } }))).to.equal(false);
+    expect(
+      hasPackedParameterCount(
+        info({
+          safetensors: { total: 7e9, parameters: { F8_E4M3: 6e9, BF16: 1e9 } },
+          configJson: { quantization_config: { quant_method: 'fp8' } },
+        }),
+      ),
+    ).to.equal(false);
+    expect(
+      hasPackedParameterCount(info({ configJson: { quantization_config: { quant_method: 'bitsandbytes', load_in_8bit: true } } })),
+    ).to.equal(false);
   });
 
   it('fall back to the curated total, else the size in the name (approximate), when the repo has no base', () => {
     const packed = { safetensors: { total: 2.9e9, parameters: { I32: 2.3e9, BF16: 6e8 } } };
-    expect(catalogueEntryFromHub(info(packed), 'someone/Qwen3-30B-A3B-AWQ')).to.include({ params: 30.5, paramsApproximate: false, activeParams: 3, isMoE: true });
+    expect(catalogueEntryFromHub(info(packed), 'someone/Qwen3-30B-A3B-AWQ')).to.include({
+      params: 30.5,
+      paramsApproximate: false,
+      activeParams: 3,
+      isMoE: true,
+    });
     expect(catalogueEntryFromHub(info(packed), 'someone/Llama-3.1-8B-Instruct-AWQ')).to.include({ params: 8, paramsApproximate: true });
     expect(catalogueEntryFromHub(info(packed), 'someone/secret-model-awq')).to.include({ params: null, paramsApproximate: false });
   });
@@ -514,15 +725,28 @@ describe('curated model facts', () => {
     expect(curatedModelFacts('someone/tiny-student', 'openai/gpt-oss-20b', null, 3.2)).to.equal(null);
     expect(curatedModelFacts('someone/oss-chat', 'openai/gpt-oss-20b', null, 20.9)?.name).to.equal('gpt-oss-20b');
     // A known exact total also bounds the active count.
-    const student = catalogueEntryFromHub(info({ safetensors: { total: 3.2e9 }, cardData: { base_model: 'openai/gpt-oss-20b' } }), 'someone/gpt-oss-20b-distilled-3B');
+    const student = catalogueEntryFromHub(
+      info({ safetensors: { total: 3.2e9 }, cardData: { base_model: 'openai/gpt-oss-20b' } }),
+      'someone/gpt-oss-20b-distilled-3B',
+    );
     expect(student).to.include({ params: 3.2, activeParams: 3.2 });
   });
 
   it('tells DeepSeek V3 / R1 from the dense models distilled from them, and GLM-4.5-Air from GLM-4.5', () => {
-    for (const id of ['deepseek-ai/DeepSeek-V3', 'deepseek-ai/DeepSeek-R1-0528', 'unsloth/DeepSeek-V3.1-GGUF', 'deepseek-ai/DeepSeek-V3.2-Exp', 'unsloth/DeepSeek-R1-GGUF']) {
+    for (const id of [
+      'deepseek-ai/DeepSeek-V3',
+      'deepseek-ai/DeepSeek-R1-0528',
+      'unsloth/DeepSeek-V3.1-GGUF',
+      'deepseek-ai/DeepSeek-V3.2-Exp',
+      'unsloth/DeepSeek-R1-GGUF',
+    ]) {
       expect(curatedModelFacts(id, null, null), id).to.include({ totalB: 671, activeB: 37, nativeBitsPerWeight: 8 });
     }
-    for (const id of ['deepseek-ai/DeepSeek-R1-Distill-Llama-8B', 'deepseek-ai/DeepSeek-R1-Distill-Qwen-32B', 'deepseek-ai/DeepSeek-R1-0528-Qwen3-8B']) {
+    for (const id of [
+      'deepseek-ai/DeepSeek-R1-Distill-Llama-8B',
+      'deepseek-ai/DeepSeek-R1-Distill-Qwen-32B',
+      'deepseek-ai/DeepSeek-R1-0528-Qwen3-8B',
+    ]) {
       expect(curatedModelFacts(id, null, null), id).to.equal(null);
     }
     expect(curatedModelFacts('zai-org/GLM-4.5-Air-FP8', null, null)).to.include({ totalB: 106, activeB: 12 });
@@ -560,23 +784,37 @@ describe('catalogue facts (entry + catalogued base)', () => {
     });
   });
 
-  it("does not pass native bits to a finetune, which is usually saved in 16 bits", () => {
-    expect(catalogueFacts(entry({ base: { hfId: 'org/Base', relation: 'finetune' }, isMoE: true }), moeBase)).to.include({ params: 46.7, activeParams: 12.75, nativeBitsPerWeight: null });
+  it('does not pass native bits to a finetune, which is usually saved in 16 bits', () => {
+    expect(catalogueFacts(entry({ base: { hfId: 'org/Base', relation: 'finetune' }, isMoE: true }), moeBase)).to.include({
+      params: 46.7,
+      activeParams: 12.75,
+      nativeBitsPerWeight: null,
+    });
   });
 
   it('takes the lowest active count and native bits of entry, base and curated table', () => {
-    const facts = catalogueFacts(entry({ hfId: 'me/gpt-oss-20b-F16', params: 20.91, isMoE: true, activeParams: 3.5, nativeBitsPerWeight: 16 }), undefined);
+    const facts = catalogueFacts(
+      entry({ hfId: 'me/gpt-oss-20b-F16', params: 20.91, isMoE: true, activeParams: 3.5, nativeBitsPerWeight: 16 }),
+      undefined,
+    );
     expect(facts).to.include({ params: 20.91, isMoE: true, activeParams: 3.5, nativeBitsPerWeight: 4.25 });
   });
 
   it('falls back to the curated total, then the name, without a base row', () => {
-    expect(catalogueFacts(entry({ hfId: 'me/Mixtral-8x7B-AWQ', base: { hfId: 'mistralai/Mixtral-8x7B-v0.1', relation: 'quantized' } }), undefined)).to.include({
+    expect(
+      catalogueFacts(
+        entry({ hfId: 'me/Mixtral-8x7B-AWQ', base: { hfId: 'mistralai/Mixtral-8x7B-v0.1', relation: 'quantized' } }),
+        undefined,
+      ),
+    ).to.include({
       params: 46.7,
       paramsApproximate: false,
       isMoE: true,
       activeParams: 12.9,
     });
-    expect(catalogueFacts(entry({ hfId: 'me/Dense-13B-AWQ', base: { hfId: 'org/Dense-13B', relation: 'quantized' } }), undefined)).to.include({ params: 13, paramsApproximate: true, isMoE: false, activeParams: null });
+    expect(
+      catalogueFacts(entry({ hfId: 'me/Dense-13B-AWQ', base: { hfId: 'org/Dense-13B', relation: 'quantized' } }), undefined),
+    ).to.include({ params: 13, paramsApproximate: true, isMoE: false, activeParams: null });
   });
 
   it('keeps the native bits out of the public entry', () => {

@@ -181,26 +181,44 @@ function sameSetupSpread(judged: Judged[]) {
 function report(judged: Judged[]): string {
   const all = figures(judged);
   const lines: string[] = [];
-  lines.push(`Real-run set: ${all.size} runs (${all.single} single-stream, ${all.size - all.single} throughput/speculative), ${realModels.length} models, sources: ${new Set(judged.map((j) => new URL(j.run.source.url).pathname.split('/').slice(1, 3).join('/'))).size}`);
-  lines.push(`False alarms: ${all.falseAlarms.length}${all.falseAlarms.map((j) => `\n  - ${j.run.id}: ${j.run.tokSOut} tok/s, ${j.at1x.reason}`).join('')}`);
+  lines.push(
+    `Real-run set: ${all.size} runs (${all.single} single-stream, ${all.size - all.single} throughput/speculative), ${realModels.length} models, sources: ${new Set(judged.map((j) => new URL(j.run.source.url).pathname.split('/').slice(1, 3).join('/'))).size}`,
+  );
+  lines.push(
+    `False alarms: ${all.falseAlarms.length}${all.falseAlarms.map((j) => `\n  - ${j.run.id}: ${j.run.tokSOut} tok/s, ${j.at1x.reason}`).join('')}`,
+  );
   lines.push(`Unknown (single-stream): ${all.unknown.length}/${all.single} = ${percent(all.unknown.length, all.single)} (target ≤ 10%)`);
   const byReason = new Map<string, Judged[]>();
   for (const j of all.unknown) byReason.set(reasonKind(j.at1x.reason), [...(byReason.get(reasonKind(j.at1x.reason)) ?? []), j]);
   for (const [reason, rows] of [...byReason].sort((a, b) => b[1].length - a[1].length)) {
-    const examples = [...new Set(rows.map((j) => (reason.includes('bandwidth') ? hardwareLabel(j.run.hardware) : reason.includes('quantization') ? j.run.quantization : j.run.hfId)))];
+    const examples = [
+      ...new Set(
+        rows.map((j) =>
+          reason.includes('bandwidth') ? hardwareLabel(j.run.hardware) : reason.includes('quantization') ? j.run.quantization : j.run.hfId,
+        ),
+      ),
+    ];
     lines.push(`  ${rows.length} × ${reason}: ${examples.join('; ')}`);
   }
-  lines.push(`Flagged when doubled: ${all.flaggedAt2x}/${all.single} = ${percent(all.flaggedAt2x, all.single)} (target ≥ 90%); of judged runs ${percent(all.flaggedAt2x, all.judged.length)}`);
+  lines.push(
+    `Flagged when doubled: ${all.flaggedAt2x}/${all.single} = ${percent(all.flaggedAt2x, all.single)} (target ≥ 90%); of judged runs ${percent(all.flaggedAt2x, all.judged.length)}`,
+  );
   lines.push(`Flagged when tripled: ${all.flaggedAt3x}/${all.single} = ${percent(all.flaggedAt3x, all.single)}`);
   // A judged run is flagged when doubled only if its ratio is above half its class's factor.
-  lines.push(`Judged runs below half their factor (never flagged at 2x, whatever the names): ${all.judged.filter((j) => (2 * j.run.tokSOut) / j.at1x.boundTokS! <= SUSPECT_FACTORS[j.run.hardware.hwClass]).length}/${all.judged.length}`);
+  lines.push(
+    `Judged runs below half their factor (never flagged at 2x, whatever the names): ${all.judged.filter((j) => (2 * j.run.tokSOut) / j.at1x.boundTokS! <= SUSPECT_FACTORS[j.run.hardware.hwClass]).length}/${all.judged.length}`,
+  );
   const fitted = bestFittedCeiling(all.judged);
   lines.push(
     `Best any class-level ceiling could do (factor × bound plus a per-token floor, fitted per class to this very set with no headroom, no false alarm): ${fitted.flagged}/${all.single} = ${percent(fitted.flagged, all.single)} flagged at 2x (${HW_CLASSES.map((c) => `${c} factor ${fitted.perClass[c].factor.toFixed(2)}, floor ${fitted.perClass[c].floorMs.toFixed(2)} ms`).join('; ')})`,
   );
   const setups = sameSetupSpread(all.judged);
-  lines.push(`Same setup (model, quantization and bound: same device class and bandwidth), groups of 2+: ${setups.runs} runs in ${setups.groups} groups, ${setups.withinHalf} within 2x of their group's fastest (a doubled copy of those would pass their fastest peer)`);
-  lines.push('Per hardware class (single-stream): runs, unknown, flagged 2x, flagged 3x, tok/s ÷ bound of judged runs (max, p95, median, p10), factor');
+  lines.push(
+    `Same setup (model, quantization and bound: same device class and bandwidth), groups of 2+: ${setups.runs} runs in ${setups.groups} groups, ${setups.withinHalf} within 2x of their group's fastest (a doubled copy of those would pass their fastest peer)`,
+  );
+  lines.push(
+    'Per hardware class (single-stream): runs, unknown, flagged 2x, flagged 3x, tok/s ÷ bound of judged runs (max, p95, median, p10), factor',
+  );
   for (const hwClass of HW_CLASSES) {
     const inClass = figures(judged.filter((j) => j.run.hardware.hwClass === hwClass));
     const ratios = inClass.judged.map((j) => j.run.tokSOut / j.at1x.boundTokS!).sort((a, b) => a - b);
@@ -209,14 +227,23 @@ function report(judged: Judged[]): string {
     );
   }
   const byRatio = figures(judged).judged.sort((a, b) => b.run.tokSOut / b.at1x.boundTokS! - a.run.tokSOut / a.at1x.boundTokS!);
-  lines.push(`Highest ratios: ${byRatio.slice(0, 5).map((j) => `${j.run.id} ${(j.run.tokSOut / j.at1x.boundTokS!).toFixed(2)}`).join(', ')}`);
+  lines.push(
+    `Highest ratios: ${byRatio
+      .slice(0, 5)
+      .map((j) => `${j.run.id} ${(j.run.tokSOut / j.at1x.boundTokS!).toFixed(2)}`)
+      .join(', ')}`,
+  );
   for (const hwClass of HW_CLASSES) {
     const top = byRatio.filter((j) => j.run.hardware.hwClass === hwClass).slice(0, 3);
-    lines.push(`  ${hwClass}: ${top.map((j) => `${j.run.id} ${j.run.tokSOut} / ${j.at1x.boundTokS} = ${(j.run.tokSOut / j.at1x.boundTokS!).toFixed(2)}`).join('; ')}`);
+    lines.push(
+      `  ${hwClass}: ${top.map((j) => `${j.run.id} ${j.run.tokSOut} / ${j.at1x.boundTokS} = ${(j.run.tokSOut / j.at1x.boundTokS!).toFixed(2)}`).join('; ')}`,
+    );
   }
   const throughput = judged.filter((j) => !singleStream(j.run));
   if (throughput.length > 0) {
-    lines.push(`Throughput / speculative runs: ${throughput.length}, ${throughput.filter((j) => j.at1x.plausibility === 'plausible').length} judged plausible, ${throughput.filter((j) => j.at1x.plausibility === 'unknown').length} not judged`);
+    lines.push(
+      `Throughput / speculative runs: ${throughput.length}, ${throughput.filter((j) => j.at1x.plausibility === 'plausible').length} judged plausible, ${throughput.filter((j) => j.at1x.plausibility === 'unknown').length} not judged`,
+    );
     for (const j of throughput) lines.push(`  - ${j.run.id}: ${j.run.tokSOut} tok/s, ${j.at1x.plausibility}: ${j.at1x.reason}`);
   }
   return lines.join('\n');
@@ -258,7 +285,10 @@ describe('plausibility on real published runs (test/fixtures/real-runs)', functi
       expect(run.source.url, run.id).to.match(/^https:\/\/\S+$/);
       expect(run.source.where, run.id).to.have.length.above(5);
       expect(run.tokSOut, run.id).to.be.above(0);
-      expect(realModels.some((model) => model.hfId === run.hfId), `${run.id}: model ${run.hfId}`).to.equal(true);
+      expect(
+        realModels.some((model) => model.hfId === run.hfId),
+        `${run.id}: model ${run.hfId}`,
+      ).to.equal(true);
     }
     for (const hwClass of HW_CLASSES) {
       expect(realRuns.filter((run) => run.hardware.hwClass === hwClass).length, hwClass).to.be.at.least(15);

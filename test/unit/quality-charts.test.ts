@@ -23,24 +23,52 @@ const count = (text: string, needle: string) => text.split(needle).length - 1;
 describe('aggregateStandardError', () => {
   it('weights each task standard error by its share of the weight', () => {
     // sqrt((3/4)^2 0.1^2 + (1/4)^2 0.2^2) = sqrt(0.005625 + 0.0025)
-    const se = aggregateStandardError([{ weight: 3, stdError: 0.1 }, { weight: 1, stdError: 0.2 }], 'weighted_mean');
+    const se = aggregateStandardError(
+      [
+        { weight: 3, stdError: 0.1 },
+        { weight: 1, stdError: 0.2 },
+      ],
+      'weighted_mean',
+    );
     expect(se).to.be.closeTo(Math.sqrt(0.008125), 1e-12);
   });
 
   it('takes equal weights for mean, whatever the task weights say', () => {
-    const se = aggregateStandardError([{ weight: 3, stdError: 0.1 }, { weight: 1, stdError: 0.2 }], 'mean');
+    const se = aggregateStandardError(
+      [
+        { weight: 3, stdError: 0.1 },
+        { weight: 1, stdError: 0.2 },
+      ],
+      'mean',
+    );
     expect(se).to.be.closeTo(Math.sqrt(0.25 * 0.01 + 0.25 * 0.04), 1e-12);
   });
 
   it('is null when a task has none, for min and max, and without tasks', () => {
-    expect(aggregateStandardError([{ weight: 1, stdError: 0.1 }, { weight: 1, stdError: null }], 'weighted_mean')).to.equal(null);
+    expect(
+      aggregateStandardError(
+        [
+          { weight: 1, stdError: 0.1 },
+          { weight: 1, stdError: null },
+        ],
+        'weighted_mean',
+      ),
+    ).to.equal(null);
     expect(aggregateStandardError([{ weight: 1, stdError: 0.1 }], 'min')).to.equal(null);
     expect(aggregateStandardError([{ weight: 1, stdError: 0.1 }], 'max')).to.equal(null);
     expect(aggregateStandardError([], 'mean')).to.equal(null);
   });
 
   it('is zero for tasks measured without error', () => {
-    expect(aggregateStandardError([{ weight: 2, stdError: 0 }, { weight: 1, stdError: 0 }], 'weighted_mean')).to.equal(0);
+    expect(
+      aggregateStandardError(
+        [
+          { weight: 2, stdError: 0 },
+          { weight: 1, stdError: 0 },
+        ],
+        'weighted_mean',
+      ),
+    ).to.equal(0);
   });
 });
 
@@ -72,7 +100,10 @@ describe('bar chart error bars', () => {
 
 describe('quality charts', () => {
   it('quality vs speed: a point per run with a speed, none for the others', () => {
-    const svg = qualityVersusSpeedChart([run('r1', 80, { bestTokSOut: 120 }), run('r2', 60, { bestTokSOut: 30 }), run('r3', 70, { bestTokSOut: null })], 'Suite <One>');
+    const svg = qualityVersusSpeedChart(
+      [run('r1', 80, { bestTokSOut: 120 }), run('r2', 60, { bestTokSOut: 30 }), run('r3', 70, { bestTokSOut: null })],
+      'Suite <One>',
+    );
     expect(svg).to.match(/<title id="[^"]+">Quality vs speed<\/title>/);
     expect(count(svg, '<circle')).to.equal(2);
     expect(svg).to.include('href="/evals/runs/r1"').and.include('href="/evals/runs/r2"').and.not.include('/evals/runs/r3');
@@ -85,7 +116,11 @@ describe('quality charts', () => {
   });
 
   it('score by quantization: a bar per run, error bars where the score has a standard error', () => {
-    const svg = scoreByQuantizationChart([run('a', 70, { scoreStdError: 2.5 }), run('b', 65, { quantization: 'Q2_K' }), run('c', 60, { quantization: null })], 'S', 'M');
+    const svg = scoreByQuantizationChart(
+      [run('a', 70, { scoreStdError: 2.5 }), run('b', 65, { quantization: 'Q2_K' }), run('c', 60, { quantization: null })],
+      'S',
+      'M',
+    );
     expect(count(svg, 'class="chart-bar"')).to.equal(3);
     expect(count(svg, 'class="chart-error"')).to.equal(1);
     expect(svg).to.include('>Q4_K_M</text>').and.include('>Q2_K</text>').and.include('>not given</text>');

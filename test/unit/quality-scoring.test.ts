@@ -235,7 +235,7 @@ describe('quality scoring', () => {
       expect(normaliseAnswer("Levi's Stadium")).to.equal('levis stadium');
     });
 
-    it('uses Python\'s punctuation and whitespace sets and Unicode word boundaries', () => {
+    it("uses Python's punctuation and whitespace sets and Unicode word boundaries", () => {
       // Curly quotes are not in string.punctuation.
       expect(normaliseAnswer('“Paris”')).to.equal('“paris”');
       // str.split() splits on \x1c and \x85 but not on U+FEFF.
@@ -341,7 +341,7 @@ describe('quality scoring', () => {
       for (const [response, letter] of forms) expect(choiceLetter(response, CAPITALS), response).to.equal(letter);
     });
 
-    it('recognises a response equal to one choice\'s text', () => {
+    it("recognises a response equal to one choice's text", () => {
       expect(choiceLetter('london', CAPITALS)).to.equal('B');
       expect(choiceLetter('Rome.', CAPITALS)).to.equal('D');
       expect(choiceLetter('The answer is Berlin.', CAPITALS)).to.equal('C');
@@ -392,7 +392,11 @@ describe('quality scoring', () => {
   });
 
   describe('scoreResponse', () => {
-    const mc = (fields: Partial<ItemScoringRule> = {}): ItemScoringRule => ({ method: 'exact_match', taskType: 'multiple_choice', ...fields });
+    const mc = (fields: Partial<ItemScoringRule> = {}): ItemScoringRule => ({
+      method: 'exact_match',
+      taskType: 'multiple_choice',
+      ...fields,
+    });
     const qa = (fields: Partial<ItemScoringRule> = {}): ItemScoringRule => ({ method: 'exact_match', taskType: 'qa', ...fields });
 
     it('multiple choice: 1 when both sides reduce to the same letter, with either method', () => {
@@ -417,7 +421,9 @@ describe('quality scoring', () => {
 
     it('qa: extracts, then exact match or token F1', () => {
       const item = { gold: ['Denver Broncos', 'Broncos'] };
-      expect(scoreResponse(qa({ answerExtraction: 'final_answer' }), item, 'Reasoning...\nFinal answer: the Denver Broncos.')).to.deep.equal({
+      expect(
+        scoreResponse(qa({ answerExtraction: 'final_answer' }), item, 'Reasoning...\nFinal answer: the Denver Broncos.'),
+      ).to.deep.equal({
         score: 1,
         extracted: 'the Denver Broncos',
       });
@@ -427,14 +433,20 @@ describe('quality scoring', () => {
     });
 
     it('last_number: compares numeric gold answers in canonical form', () => {
-      expect(scoreResponse(qa({ answerExtraction: 'last_number' }), { gold: '18' }, 'The total is $18.00.')).to.deep.equal({ score: 1, extracted: '18' });
+      expect(scoreResponse(qa({ answerExtraction: 'last_number' }), { gold: '18' }, 'The total is $18.00.')).to.deep.equal({
+        score: 1,
+        extracted: '18',
+      });
       expect(scoreResponse(qa({ answerExtraction: 'last_number' }), { gold: 1234.5 }, '#### 1,234.50').score).to.equal(1);
       expect(scoreResponse(qa({ method: 'f1', answerExtraction: 'last_number' }), { gold: '18' }, 'It is 18.5').score).to.equal(0);
       // Normalisation would drop the sign and the point; the canonical comparison does not.
       expect(scoreResponse(qa({ answerExtraction: 'last_number' }), { gold: '-18' }, 'It is 18').score).to.equal(0);
       expect(scoreResponse(qa({ answerExtraction: 'last_number' }), { gold: '1.85' }, 'It is 185').score).to.equal(0);
       // A gold that is not a number is compared as text with the method.
-      expect(scoreResponse(qa({ method: 'f1', answerExtraction: 'last_number' }), { gold: '18 apples' }, '18').score).to.be.closeTo(2 / 3, 1e-12);
+      expect(scoreResponse(qa({ method: 'f1', answerExtraction: 'last_number' }), { gold: '18 apples' }, '18').score).to.be.closeTo(
+        2 / 3,
+        1e-12,
+      );
     });
 
     it('scores a judge task like qa', () => {
@@ -570,11 +582,16 @@ describe('quality scoring', () => {
           return `${negative ? '-' : ''}${digits}${decimals === undefined ? '' : `.${decimals}`}`;
         });
       fc.assert(
-        fc.property(written, fc.constantFrom('', 'The result is ', 'so x = '), fc.constantFrom('', '.', ' units.'), (number, before, after) => {
-          const extracted = extractAnswer(`${before}${number}${after}`, 'last_number');
-          expect(extracted).to.equal(canonicalNumber(number));
-          expect(extracted).to.match(/^-?(0|[1-9]\d*)(\.\d*[1-9])?$/);
-        }),
+        fc.property(
+          written,
+          fc.constantFrom('', 'The result is ', 'so x = '),
+          fc.constantFrom('', '.', ' units.'),
+          (number, before, after) => {
+            const extracted = extractAnswer(`${before}${number}${after}`, 'last_number');
+            expect(extracted).to.equal(canonicalNumber(number));
+            expect(extracted).to.match(/^-?(0|[1-9]\d*)(\.\d*[1-9])?$/);
+          },
+        ),
         { numRuns: 1000 },
       );
     });
@@ -582,13 +599,23 @@ describe('quality scoring', () => {
     it('choiceLetter gives null or a letter within the choices', () => {
       const response = fc.oneof(
         fc.string({ maxLength: 40 }),
-        fc.tuple(fc.constantFrom('Answer: ', 'The answer is ', '(', ''), fc.constantFrom('A', 'B', 'e', 'Z', 'Paris', 'rome'), fc.constantFrom('', ')', '.', ' because')).map((p) => p.join('')),
+        fc
+          .tuple(
+            fc.constantFrom('Answer: ', 'The answer is ', '(', ''),
+            fc.constantFrom('A', 'B', 'e', 'Z', 'Paris', 'rome'),
+            fc.constantFrom('', ')', '.', ' because'),
+          )
+          .map((p) => p.join('')),
       );
       fc.assert(
-        fc.property(response, fc.array(fc.constantFrom('Paris', 'London', 'Berlin', 'Rome', 'A', 'yes'), { minLength: 1, maxLength: 6 }), (text, choices) => {
-          const letter = choiceLetter(text, choices);
-          if (letter !== null) expect('ABCDEFGHIJKLMNOPQRSTUVWXYZ'.slice(0, choices.length)).to.include(letter);
-        }),
+        fc.property(
+          response,
+          fc.array(fc.constantFrom('Paris', 'London', 'Berlin', 'Rome', 'A', 'yes'), { minLength: 1, maxLength: 6 }),
+          (text, choices) => {
+            const letter = choiceLetter(text, choices);
+            if (letter !== null) expect('ABCDEFGHIJKLMNOPQRSTUVWXYZ'.slice(0, choices.length)).to.include(letter);
+          },
+        ),
         { numRuns: 1000 },
       );
     });

@@ -87,9 +87,15 @@ describe('read-model versions', () => {
     it('is extended by a version that inserts its keys before myEmoji and leaves the base as it was', () => {
       const before = documentSql(runDocumentV1);
       const next = extendRunDocument(runDocumentV1, {
-        fields: [['licence', 'm.licence'], ['seller', 's.name']],
+        fields: [
+          ['licence', 'm.licence'],
+          ['seller', 's.name'],
+        ],
         joins: ['left join sellers s on s.id = r.seller_id'],
-        shownTables: [['models', 'model_id', ['licence']], ['sellers', 'seller_id', ['name']]],
+        shownTables: [
+          ['models', 'model_id', ['licence']],
+          ['sellers', 'seller_id', ['name']],
+        ],
       });
       expect(next.version).to.equal(2);
       expect(keys(next)).to.deep.equal([...keys(runDocumentV1).slice(0, -1), 'licence', 'seller', 'myEmoji']);

@@ -4,7 +4,14 @@ import { reportFormatExamples } from '../../src/openapi/report-format.ts';
 import { activeHtmlProblems, reportXssCorpus, reportXssDocument } from '../fixtures/report-xss-corpus.ts';
 
 const IMAGE_ID = '0b7f3c1e-2a4d-4e5f-8a9b-1c2d3e4f5a6b';
-const image: ReportImage = { id: IMAGE_ID, url: `/api/marketplace/images/${IMAGE_ID}/content`, thumbnailUrl: `/api/marketplace/images/${IMAGE_ID}/content?variant=thumb`, width: 640, height: 480, alt: 'A chart' };
+const image: ReportImage = {
+  id: IMAGE_ID,
+  url: `/api/marketplace/images/${IMAGE_ID}/content`,
+  thumbnailUrl: `/api/marketplace/images/${IMAGE_ID}/content?variant=thumb`,
+  width: 640,
+  height: 480,
+  alt: 'A chart',
+};
 const CARD = '<div class="report-card">live card</div>';
 const EMBED_URL = 'https://bench.example/runs/1';
 const embedToken = (url: string) => `[[report-embed:${encodeURIComponent(url)}]]`;
@@ -22,7 +29,11 @@ describe('Report markdown: GitHub Flavored Markdown, feature by feature', () => 
 
   const cases: [string, string, string][] = [
     ['emphasis and strong', '*a* **b**', '<p><em>a</em> <strong>b</strong></p>\n'],
-    ['autolink in angle brackets', '<https://example.com>', '<p><a href="https://example.com" rel="nofollow ugc noopener">https://example.com</a></p>\n'],
+    [
+      'autolink in angle brackets',
+      '<https://example.com>',
+      '<p><a href="https://example.com" rel="nofollow ugc noopener">https://example.com</a></p>\n',
+    ],
     ['no fuzzy links: a bare domain stays text', 'see example.com', '<p>see example.com</p>\n'],
     ['ordered list with a start', '3. three\n4. four', '<ol start="3">\n<li>three</li>\n<li>four</li>\n</ol>\n'],
     ['blockquote', '> quoted', '<blockquote>\n<p>quoted</p>\n</blockquote>\n'],
@@ -30,7 +41,11 @@ describe('Report markdown: GitHub Flavored Markdown, feature by feature', () => 
     ['mailto link', '[mail](mailto:a@example.com)', '<p><a href="mailto:a@example.com" rel="nofollow ugc noopener">mail</a></p>\n'],
     ['duplicate headings get numbered ids', '# Setup\n# Setup', '<h1 id="report-setup">Setup</h1>\n<h1 id="report-setup-2">Setup</h1>\n'],
     ['heading ids keep letters of any script', '## Über 3090 — 速度', '<h2 id="report-über-3090-速度">Über 3090 — 速度</h2>\n'],
-    ['nested task list', '- [ ] outer\n  - [x] inner', '<ul class="contains-task-list">\n<li class="task-list-item"><label class="task-list-item-label"><input class="task-list-item-checkbox" type="checkbox" disabled> outer</label>\n<ul class="contains-task-list">\n<li class="task-list-item"><label class="task-list-item-label"><input class="task-list-item-checkbox" type="checkbox" disabled checked> inner</label></li>\n</ul>\n</li>\n</ul>\n'],
+    [
+      'nested task list',
+      '- [ ] outer\n  - [x] inner',
+      '<ul class="contains-task-list">\n<li class="task-list-item"><label class="task-list-item-label"><input class="task-list-item-checkbox" type="checkbox" disabled> outer</label>\n<ul class="contains-task-list">\n<li class="task-list-item"><label class="task-list-item-label"><input class="task-list-item-checkbox" type="checkbox" disabled checked> inner</label></li>\n</ul>\n</li>\n</ul>\n',
+    ],
     ['a bracket that is not a task stays text', '- [y] maybe', '<ul>\n<li>[y] maybe</li>\n</ul>\n'],
     ['a link to a heading', '[see](#report-setup)', '<p><a href="#report-setup" rel="nofollow ugc noopener">see</a></p>\n'],
     [
@@ -65,7 +80,9 @@ describe('Report markdown: the report tokens', () => {
   });
 
   it("an image token naming an image that is not the author's stays text", () => {
-    expect(render('[[report-image:11111111-2222-4333-8444-555555555555]]')).to.equal('<p>[[report-image:11111111-2222-4333-8444-555555555555]]</p>');
+    expect(render('[[report-image:11111111-2222-4333-8444-555555555555]]')).to.equal(
+      '<p>[[report-image:11111111-2222-4333-8444-555555555555]]</p>',
+    );
   });
 
   it('an embed token alone in its paragraph becomes its card', () => {
@@ -73,12 +90,18 @@ describe('Report markdown: the report tokens', () => {
   });
 
   it('an embed token inside a sentence, or without a card, becomes a plain link', () => {
-    expect(render(`see ${embedToken(EMBED_URL)}`)).to.equal(`<p>see <a href="${EMBED_URL}" rel="nofollow ugc noopener" class="report-embed-link">${EMBED_URL}</a></p>\n`);
-    expect(render(embedToken('https://other.example/x'))).to.equal('<p><a href="https://other.example/x" rel="nofollow ugc noopener" class="report-embed-link">https://other.example/x</a></p>');
+    expect(render(`see ${embedToken(EMBED_URL)}`)).to.equal(
+      `<p>see <a href="${EMBED_URL}" rel="nofollow ugc noopener" class="report-embed-link">${EMBED_URL}</a></p>\n`,
+    );
+    expect(render(embedToken('https://other.example/x'))).to.equal(
+      '<p><a href="https://other.example/x" rel="nofollow ugc noopener" class="report-embed-link">https://other.example/x</a></p>',
+    );
   });
 
   it('lists the distinct image ids and embed addresses of well-formed tokens', () => {
-    const parsed = parseReport(`[[report-image:${IMAGE_ID}]] [[report-image:${IMAGE_ID}]] ${embedToken(EMBED_URL)} [[report-image:nope]] [[report-embed:%E0%A4%A]]`);
+    const parsed = parseReport(
+      `[[report-image:${IMAGE_ID}]] [[report-image:${IMAGE_ID}]] ${embedToken(EMBED_URL)} [[report-image:nope]] [[report-embed:%E0%A4%A]]`,
+    );
     expect(parsed.imageIds).to.deep.equal([IMAGE_ID]);
     expect(parsed.embedUrls).to.deep.equal([EMBED_URL]);
   });
@@ -108,7 +131,9 @@ describe('Report markdown: the report tokens', () => {
   }
 
   it('decodes only absolute http(s) URLs without credentials', () => {
-    expect(decodeEmbedUrl(encodeURIComponent('https://bench.example/?hfId=a%2Fb&x=1'))?.href).to.equal('https://bench.example/?hfId=a%2Fb&x=1');
+    expect(decodeEmbedUrl(encodeURIComponent('https://bench.example/?hfId=a%2Fb&x=1'))?.href).to.equal(
+      'https://bench.example/?hfId=a%2Fb&x=1',
+    );
     expect(decodeEmbedUrl(encodeURIComponent('javascript:alert(1)'))).to.equal(null);
     expect(decodeEmbedUrl('%E0%A4%A')).to.equal(null);
   });
@@ -133,6 +158,8 @@ describe('Report markdown: the XSS corpus renders inert', () => {
   });
 
   it('the checker finds what it looks for (it is not vacuous)', () => {
-    expect(activeHtmlProblems('<img src=x onerror=alert(1)><a href="javascript:x">y</a><script></script><h2 id="location">z</h2>')).to.have.length.at.least(4);
+    expect(
+      activeHtmlProblems('<img src=x onerror=alert(1)><a href="javascript:x">y</a><script></script><h2 id="location">z</h2>'),
+    ).to.have.length.at.least(4);
   });
 });

@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { allEngineNames, API_KEYS_PER_ACCOUNT, buckets, deprecationHeaders, hardwareCostRules, reactionEmojis } from '../../src/constants.ts';
+import {
+  allEngineNames,
+  API_KEYS_PER_ACCOUNT,
+  buckets,
+  deprecationHeaders,
+  hardwareCostRules,
+  reactionEmojis,
+} from '../../src/constants.ts';
 import {
   acceptsEngine,
   getRevisionProfile,
@@ -358,7 +365,12 @@ describe('revision profiles', () => {
     });
 
     it('leaves totalPowerWatts out of the answers of every revision without gpuPowerWatts', () => {
-      expect(revision1Profile.speedTests.omittedRunFields).to.have.members(['tokSPrefill', 'prefillTokens', ...rev3Fields, 'totalPowerWatts']);
+      expect(revision1Profile.speedTests.omittedRunFields).to.have.members([
+        'tokSPrefill',
+        'prefillTokens',
+        ...rev3Fields,
+        'totalPowerWatts',
+      ]);
       expect(revision2Profile.speedTests.omittedRunFields).to.have.members([...rev3Fields, 'totalPowerWatts']);
       expect(revision3Profile.speedTests.omittedRunFields).to.have.length(0);
     });
@@ -401,7 +413,15 @@ describe('revision profiles', () => {
         expect(listParams(revision3Profile), name).to.include(name);
       }
       for (const n of all) {
-        expect(listParams(getRevisionProfile(n))).to.include.members(['hfId', 'gpuName', 'specOnly', 'mtpOnly', 'verified', 'limit', 'offset']);
+        expect(listParams(getRevisionProfile(n))).to.include.members([
+          'hfId',
+          'gpuName',
+          'specOnly',
+          'mtpOnly',
+          'verified',
+          'limit',
+          'offset',
+        ]);
       }
     });
   });

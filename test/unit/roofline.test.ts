@@ -79,13 +79,17 @@ describe('decode-speed roofline', () => {
     it('calls 150 tok/s plausible, naming the discrete-GPU factor', () => {
       const verdict = assessPlausibility(rtx4090Llama8B({ tokSOut: 150 }));
       expect(verdict.plausibility).to.equal('plausible');
-      expect(verdict.reason).to.equal(`within 1.1 × the ${verdict.boundTokS!.toFixed(1)} tok/s memory-bandwidth bound (discrete GPU factor)`);
+      expect(verdict.reason).to.equal(
+        `within 1.1 × the ${verdict.boundTokS!.toFixed(1)} tok/s memory-bandwidth bound (discrete GPU factor)`,
+      );
     });
 
     it('calls 400 tok/s suspect', () => {
       const verdict = assessPlausibility(rtx4090Llama8B({ tokSOut: 400 }));
       expect(verdict.plausibility).to.equal('suspect');
-      expect(verdict.reason).to.equal(`above 1.1 × the ${verdict.boundTokS!.toFixed(1)} tok/s memory-bandwidth bound (discrete GPU factor)`);
+      expect(verdict.reason).to.equal(
+        `above 1.1 × the ${verdict.boundTokS!.toFixed(1)} tok/s memory-bandwidth bound (discrete GPU factor)`,
+      );
     });
 
     it("is plausible at exactly its class's factor × the bound and suspect just above, for every class", () => {
@@ -130,7 +134,9 @@ describe('decode-speed roofline', () => {
       const verdict = assessPlausibility(rtx4090Llama8B({ tokSOut: 900, batchSize: 8 }));
       expect(verdict.plausibility).to.equal('plausible');
       expect(verdict.boundTokS).to.equal(Math.round(exactBound * 10) / 10);
-      expect(verdict.reason).to.equal(`within 1.1 × 8 streams × the ${verdict.boundTokS!.toFixed(1)} tok/s memory-bandwidth bound (discrete GPU factor)`);
+      expect(verdict.reason).to.equal(
+        `within 1.1 × 8 streams × the ${verdict.boundTokS!.toFixed(1)} tok/s memory-bandwidth bound (discrete GPU factor)`,
+      );
       // 2 in a batch × 4 requests in flight = 8 streams.
       const limit = 1.1 * 8 * exactBound;
       expect(assessPlausibility(rtx4090Llama8B({ tokSOut: limit, batchSize: 2, concurrency: 4 })).plausibility).to.equal('plausible');
@@ -166,15 +172,21 @@ describe('decode-speed roofline', () => {
     it("caps the label at the model's native bits: gpt-oss-20b in an F16-labelled GGUF is still MXFP4", () => {
       // RTX 4090, 3.61 B active: at 16 bits the bound would be 139.6 tok/s, at MXFP4's 4.25 it is 525.6.
       const gptOss = (fields: Partial<RooflineInput>) =>
-        assessPlausibility(m4MaxQwen3Moe({ memoryBandwidthGBs: 1008, paramsB: 20.91, activeParamsB: 3.61, quantization: 'F16', tokSOut: 200, ...fields }));
+        assessPlausibility(
+          m4MaxQwen3Moe({ memoryBandwidthGBs: 1008, paramsB: 20.91, activeParamsB: 3.61, quantization: 'F16', tokSOut: 200, ...fields }),
+        );
       const capped = gptOss({ nativeBitsPerWeight: 4.25 });
       expect(capped).to.include({ plausibility: 'plausible', boundTokS: 525.6 });
       expect(gptOss({ nativeBitsPerWeight: null })).to.include({ plausibility: 'suspect', boundTokS: 139.6 });
       // A label below the native bits is kept; an unknown label stays unknown.
-      expect(gptOss({ nativeBitsPerWeight: 4.25, quantization: 'Q2_K' }).boundTokS).to.equal(Math.round(decodeBoundTokS(1008, 3.61, 3.15) * 10) / 10);
+      expect(gptOss({ nativeBitsPerWeight: 4.25, quantization: 'Q2_K' }).boundTokS).to.equal(
+        Math.round(decodeBoundTokS(1008, 3.61, 3.15) * 10) / 10,
+      );
       expect(gptOss({ nativeBitsPerWeight: 4.25, quantization: 'mystery' }).plausibility).to.equal('unknown');
       // FP8-native DeepSeek V3 labelled BF16 is read at 8 bits.
-      const deepSeek = assessPlausibility(m4MaxQwen3Moe({ paramsB: 671, activeParamsB: 36.62, quantization: 'BF16', nativeBitsPerWeight: 8 }));
+      const deepSeek = assessPlausibility(
+        m4MaxQwen3Moe({ paramsB: 671, activeParamsB: 36.62, quantization: 'BF16', nativeBitsPerWeight: 8 }),
+      );
       expect(deepSeek.boundTokS).to.equal(Math.round(decodeBoundTokS(546, 36.62, 8) * 10) / 10);
     });
 
@@ -337,23 +349,69 @@ describe('decode-speed roofline', () => {
     // Each label as people and tools write it, with the figure it reads as (always the lower one when unsure).
     const labels: [string, number][] = [
       // unsloth Dynamic and bartowski "_L"/"_XL" files.
-      ['Q4_K_XL', 4.5], ['UD-Q4_K_XL', 4.5], ['UD-Q2_K_XL', 2.51], ['UD-Q3_K_XL', 3.5], ['Q3_K_XL', 3.5], ['UD-Q5_K_XL', 5.5],
-      ['UD-Q6_K_XL', 6.56], ['UD-Q8_K_XL', 8.5], ['UD-IQ2_XXS', 2.06], ['UD-IQ1_S', 1.56], ['UD-TQ1_0', 1.69],
-      ['Q4_K_L', 4.8], ['Q5_K_L', 5.65], ['Q6_K_L', 6.56], ['Q2_K_L', 3.15],
+      ['Q4_K_XL', 4.5],
+      ['UD-Q4_K_XL', 4.5],
+      ['UD-Q2_K_XL', 2.51],
+      ['UD-Q3_K_XL', 3.5],
+      ['Q3_K_XL', 3.5],
+      ['UD-Q5_K_XL', 5.5],
+      ['UD-Q6_K_XL', 6.56],
+      ['UD-Q8_K_XL', 8.5],
+      ['UD-IQ2_XXS', 2.06],
+      ['UD-IQ1_S', 1.56],
+      ['UD-TQ1_0', 1.69],
+      ['Q4_K_L', 4.8],
+      ['Q5_K_L', 5.65],
+      ['Q6_K_L', 6.56],
+      ['Q2_K_L', 3.15],
       // llama-bench's "model" / "type" column text.
-      ['Q4_K - Medium', 4.8], ['Q4_K - Small', 4.53], ['Q5_K - Medium', 5.65], ['Q3_K - Large', 4.19], ['Q2_K - Medium', 3.15],
-      ['Q6_K', 6.56], ['IQ4_XS - 4.25 bpw', 4.25], ['IQ2_XXS - 2.0625 bpw', 2.06], ['IQ3_S mix - 3.66 bpw', 3.66],
-      ['TQ1_0 - 1.69 bpw ternary', 1.69], ['IQ2_KS - 2.1875 bpw', 2.1875], ['Q8_0', 8.5], ['F16', 16], ['BF16', 16], ['all F32', 32],
-      ['MXFP4 MoE', 4.25], ['llama 8B Q4_K - Medium', 4.8], ['qwen3moe 30B.A3B Q4_K - Medium', 4.8], ['Q4_0_4_4', 4.5],
+      ['Q4_K - Medium', 4.8],
+      ['Q4_K - Small', 4.53],
+      ['Q5_K - Medium', 5.65],
+      ['Q3_K - Large', 4.19],
+      ['Q2_K - Medium', 3.15],
+      ['Q6_K', 6.56],
+      ['IQ4_XS - 4.25 bpw', 4.25],
+      ['IQ2_XXS - 2.0625 bpw', 2.06],
+      ['IQ3_S mix - 3.66 bpw', 3.66],
+      ['TQ1_0 - 1.69 bpw ternary', 1.69],
+      ['IQ2_KS - 2.1875 bpw', 2.1875],
+      ['Q8_0', 8.5],
+      ['F16', 16],
+      ['BF16', 16],
+      ['all F32', 32],
+      ['MXFP4 MoE', 4.25],
+      ['llama 8B Q4_K - Medium', 4.8],
+      ['qwen3moe 30B.A3B Q4_K - Medium', 4.8],
+      ['Q4_0_4_4', 4.5],
       // MLC LLM.
-      ['q4f16_1', 4.5], ['q4f32_1', 5], ['q3f16_1', 3.4], ['q0f16', 16], ['q0f32', 32], ['q4f16_ft', 4],
+      ['q4f16_1', 4.5],
+      ['q4f32_1', 5],
+      ['q3f16_1', 3.4],
+      ['q0f16', 16],
+      ['q0f32', 32],
+      ['q4f16_ft', 4],
       // FP4 families.
-      ['MXFP4', 4.25], ['mxfp4', 4.25], ['fp4', 4.127], ['NVFP4', 4.5],
+      ['MXFP4', 4.25],
+      ['mxfp4', 4.25],
+      ['fp4', 4.127],
+      ['NVFP4', 4.5],
       // MLX: plain, DWQ and mixed recipes (lowest width).
-      ['4bit', 4.125], ['mlx-4bit', 4.5], ['4bit-DWQ', 4.5], ['mlx-3bit-dwq', 3.5], ['DWQ', 3.5], ['mixed_3_6', 3.5],
-      ['mixed-2-6', 2.5], ['3bit-mixed', 3.5], ['mlx mixed 4bit', 4.5],
+      ['4bit', 4.125],
+      ['mlx-4bit', 4.5],
+      ['4bit-DWQ', 4.5],
+      ['mlx-3bit-dwq', 3.5],
+      ['DWQ', 3.5],
+      ['mixed_3_6', 3.5],
+      ['mixed-2-6', 2.5],
+      ['3bit-mixed', 3.5],
+      ['mlx mixed 4bit', 4.5],
       // EXL3 and GGUF suffixes.
-      ['exl3 4.0bpw', 4], ['5bpw-exl3', 5], ['Q4_K_M-GGUF', 4.8], ['Q4_K_M.gguf', 4.8], ['GGUF Q6_K', 6.56],
+      ['exl3 4.0bpw', 4],
+      ['5bpw-exl3', 5],
+      ['Q4_K_M-GGUF', 4.8],
+      ['Q4_K_M.gguf', 4.8],
+      ['GGUF Q6_K', 6.56],
     ];
     for (const [label, bits] of labels) {
       it(`reads ${JSON.stringify(label)} as ${bits} bits`, () => {
@@ -362,17 +420,50 @@ describe('decode-speed roofline', () => {
     }
 
     it('returns null for anything else', () => {
-      for (const label of ['', '   ', 'xyz', 'Q4_K_M_something', 'exl2', 'gguf', 'MLX', 'Q9_K', 'bpw', 'K_M', 'my-own-quant', 'mixed', 'q4f16_9']) {
+      for (const label of [
+        '',
+        '   ',
+        'xyz',
+        'Q4_K_M_something',
+        'exl2',
+        'gguf',
+        'MLX',
+        'Q9_K',
+        'bpw',
+        'K_M',
+        'my-own-quant',
+        'mixed',
+        'q4f16_9',
+      ]) {
         expect(bitsPerWeight(label), label).to.equal(null);
       }
     });
 
     it('never uses a figure above the measured llama.cpp whole-file bits (Llama 3.1 8B README table)', () => {
       const measured: Record<string, number> = {
-        Q2_K_S: 2.9697, Q2_K: 3.1593, Q3_K_S: 3.6429, Q3_K_L: 4.2979, Q4_K_S: 4.6672, Q4_K_M: 4.8944,
-        Q5_K_S: 5.5704, Q5_K_M: 5.7036, Q6_K: 6.5633, Q8_0: 8.5008, IQ1_S: 2.0042, IQ1_M: 2.146,
-        IQ2_XXS: 2.3824, IQ2_XS: 2.5882, IQ2_S: 2.7403, IQ2_M: 2.9294, IQ3_XXS: 3.2548, IQ3_XS: 3.4977,
-        IQ3_S: 3.6606, IQ3_M: 3.7628, IQ4_XS: 4.4597, IQ4_NL: 4.6818, F16: 16.0005,
+        Q2_K_S: 2.9697,
+        Q2_K: 3.1593,
+        Q3_K_S: 3.6429,
+        Q3_K_L: 4.2979,
+        Q4_K_S: 4.6672,
+        Q4_K_M: 4.8944,
+        Q5_K_S: 5.5704,
+        Q5_K_M: 5.7036,
+        Q6_K: 6.5633,
+        Q8_0: 8.5008,
+        IQ1_S: 2.0042,
+        IQ1_M: 2.146,
+        IQ2_XXS: 2.3824,
+        IQ2_XS: 2.5882,
+        IQ2_S: 2.7403,
+        IQ2_M: 2.9294,
+        IQ3_XXS: 3.2548,
+        IQ3_XS: 3.4977,
+        IQ3_S: 3.6606,
+        IQ3_M: 3.7628,
+        IQ4_XS: 4.4597,
+        IQ4_NL: 4.6818,
+        F16: 16.0005,
       };
       for (const [label, bits] of Object.entries(measured)) {
         expect(bitsPerWeight(label), label).to.be.a('number').and.to.be.at.most(bits);

@@ -8,7 +8,14 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { RankOrder } from '../../src/runs/read-index/rank-order.ts';
 import type { Term } from '../../src/runs/facets.ts';
-import { INDEX_SORTS, RunIndex, slotsByValue, type IndexedRun, type IndexOrder, type IndexSort } from '../../src/runs/read-index/run-index.ts';
+import {
+  INDEX_SORTS,
+  RunIndex,
+  slotsByValue,
+  type IndexedRun,
+  type IndexOrder,
+  type IndexSort,
+} from '../../src/runs/read-index/run-index.ts';
 
 const DESCENDING: Record<IndexSort, boolean> = { tokSOut: true, tokSPrefill: true, ttftMs: false, tokPerWatt: true, tokPerDollar: true };
 
@@ -42,7 +49,13 @@ function makeRun(id: string, rng: () => number, createdAtUs: number): IndexedRun
     tensorParallel: pick([1, 2, null]),
     specDecoding: rng() < 0.2,
     mtpEnabled: rng() < 0.1,
-    sortKeys: { tokSOut: speed(), tokSPrefill: speed(), ttftMs: speed(), tokPerWatt: rng() < 0.7 ? null : speed(), tokPerDollar: rng() < 0.7 ? null : speed() },
+    sortKeys: {
+      tokSOut: speed(),
+      tokSPrefill: speed(),
+      ttftMs: speed(),
+      tokPerWatt: rng() < 0.7 ? null : speed(),
+      tokPerDollar: rng() < 0.7 ? null : speed(),
+    },
   };
 }
 
@@ -84,7 +97,14 @@ function referenceOrder(order: IndexOrder) {
   };
 }
 
-function reference(runs: Map<string, IndexedRun>, terms: readonly Term[], order: IndexOrder, offset: number, limit: number, bestPerHardware: boolean) {
+function reference(
+  runs: Map<string, IndexedRun>,
+  terms: readonly Term[],
+  order: IndexOrder,
+  offset: number,
+  limit: number,
+  bestPerHardware: boolean,
+) {
   let ranked = [...runs.values()].filter((run) => matches(run, terms)).sort(referenceOrder(order));
   if (bestPerHardware) {
     const seen = new Set<string>();
@@ -96,7 +116,7 @@ function reference(runs: Map<string, IndexedRun>, terms: readonly Term[], order:
 /** A seeded generator: the same runs and queries on every run of the tests. */
 function seeded(seed: number): () => number {
   let state = seed;
-  return () => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  return () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
 }
 
 /** The n-th test run's id (a uuid). */
@@ -149,14 +169,32 @@ describe('RunIndex against a brute-force reference', function () {
       }
     };
 
-    const equal = <T extends string | number | boolean>(fact: Extract<Term, { op: 'equal' }>['fact'], values: fc.Arbitrary<T>) => values.map((value): Term => ({ fact, op: 'equal', value }));
-    const atLeast = (fact: Extract<Term, { op: 'atLeast' }>['fact'], values: fc.Arbitrary<number>) => values.map((value): Term => ({ fact, op: 'atLeast', value }));
-    const anyOf = (fact: Extract<Term, { op: 'anyOf' }>['fact'], values: fc.Arbitrary<string[]>) => values.map((list): Term => ({ fact, op: 'anyOf', values: list }));
+    const equal = <T extends string | number | boolean>(fact: Extract<Term, { op: 'equal' }>['fact'], values: fc.Arbitrary<T>) =>
+      values.map((value): Term => ({ fact, op: 'equal', value }));
+    const atLeast = (fact: Extract<Term, { op: 'atLeast' }>['fact'], values: fc.Arbitrary<number>) =>
+      values.map((value): Term => ({ fact, op: 'atLeast', value }));
+    const anyOf = (fact: Extract<Term, { op: 'anyOf' }>['fact'], values: fc.Arbitrary<string[]>) =>
+      values.map((list): Term => ({ fact, op: 'anyOf', values: list }));
     // One candidate term per kind of filter the services build.
     const filters = fc.tuple(
-      anyOf('modelId', fc.array(fc.integer({ min: 0, max: 160 }).map((n) => `model-${n}`), { minLength: 1, maxLength: 3 })),
-      anyOf('hardwareId', fc.array(fc.integer({ min: 0, max: 45 }).map((n) => `hw-${n}`), { minLength: 1, maxLength: 5 })),
-      equal('userId', fc.integer({ min: 0, max: 310 }).map((n) => `user-${n}`)),
+      anyOf(
+        'modelId',
+        fc.array(
+          fc.integer({ min: 0, max: 160 }).map((n) => `model-${n}`),
+          { minLength: 1, maxLength: 3 },
+        ),
+      ),
+      anyOf(
+        'hardwareId',
+        fc.array(
+          fc.integer({ min: 0, max: 45 }).map((n) => `hw-${n}`),
+          { minLength: 1, maxLength: 5 },
+        ),
+      ),
+      equal(
+        'userId',
+        fc.integer({ min: 0, max: 310 }).map((n) => `user-${n}`),
+      ),
       equal('hwClass', fc.constantFrom('DISCRETE_GPU', 'UNIFIED', 'CPU_ONLY')),
       equal('memTier', fc.constantFrom(8, 16, 24, 48, 96)),
       equal('engineName', fc.constantFrom('llama.cpp', 'vllm', 'mlx', 'sglang')),
@@ -177,11 +215,20 @@ describe('RunIndex against a brute-force reference', function () {
       atLeast('gpuLayers', fc.constantFrom(0, 33, 50)),
       equal('specDecoding', fc.constant(true)),
       fc
-        .record({ atOrAfter: fc.integer({ min: 1_000_000, max: 1_002_600 }), before: fc.integer({ min: 1_000_000, max: 1_002_600 }), after: fc.integer({ min: 1_000_000, max: 1_002_600 }) }, { requiredKeys: [] })
+        .record(
+          {
+            atOrAfter: fc.integer({ min: 1_000_000, max: 1_002_600 }),
+            before: fc.integer({ min: 1_000_000, max: 1_002_600 }),
+            after: fc.integer({ min: 1_000_000, max: 1_002_600 }),
+          },
+          { requiredKeys: [] },
+        )
         .map((window): Term => ({ op: 'created', window })),
     );
     // Up to four filters at once: every value drawn, then a few kept.
-    const someFilters = fc.tuple(filters, fc.array(fc.nat(), { maxLength: 4 })).map(([all, picks]) => [...new Set(picks.map((n) => n % all.length))].map((n) => all[n]!));
+    const someFilters = fc
+      .tuple(filters, fc.array(fc.nat(), { maxLength: 4 }))
+      .map(([all, picks]) => [...new Set(picks.map((n) => n % all.length))].map((n) => all[n]!));
     const queries = fc.record({
       terms: someFilters,
       order: fc.constantFrom<IndexOrder>(...INDEX_SORTS, 'newest'),
@@ -197,7 +244,10 @@ describe('RunIndex against a brute-force reference', function () {
         fc.property(queries, ({ terms, order, offset, limit, bestPerHardware }) => {
           const expected = reference(live, terms, order, offset, limit, bestPerHardware);
           const { slots, total } = index.query({ terms, order, offset, limit, bestPerHardware });
-          expect({ ids: slots.map((slot) => index.idOf(slot)), total }, JSON.stringify({ terms, order, offset, limit, bestPerHardware })).to.deep.equal(expected);
+          expect(
+            { ids: slots.map((slot) => index.idOf(slot)), total },
+            JSON.stringify({ terms, order, offset, limit, bestPerHardware }),
+          ).to.deep.equal(expected);
           if (expected.ids.length > 0) nonEmpty += 1;
         }),
         { numRuns: 150, seed: round },
@@ -236,7 +286,10 @@ describe('RunIndex pages whose matches rank far down the order', function () {
         for (const bestPerHardware of [false, true]) {
           const expected = reference(live, terms, 'tokSOut', offset, limit, bestPerHardware);
           const { slots, total } = index.query({ terms, order: 'tokSOut', offset, limit, bestPerHardware });
-          expect({ ids: slots.map((slot) => index.idOf(slot)), total }, `${label} ${JSON.stringify({ terms, offset, bestPerHardware })}`).to.deep.equal(expected);
+          expect(
+            { ids: slots.map((slot) => index.idOf(slot)), total },
+            `${label} ${JSON.stringify({ terms, offset, bestPerHardware })}`,
+          ).to.deep.equal(expected);
         }
       }
     };
@@ -252,7 +305,7 @@ describe('RunIndex pages whose matches rank far down the order', function () {
   });
 });
 
-describe('slotsByValue (the build\'s radix sort)', () => {
+describe("slotsByValue (the build's radix sort)", () => {
   it('orders slots as the comparator does: nulls last, either direction, ties by slot, any float', () => {
     const value = fc.oneof(
       fc.double({ noNaN: true, noDefaultInfinity: true }),
@@ -266,7 +319,7 @@ describe('slotsByValue (the build\'s radix sort)', () => {
           const [va, vb] = [values[a]!, values[b]!];
           if (Number.isNaN(va) !== Number.isNaN(vb)) return Number.isNaN(va) ? 1 : -1;
           if (Number.isNaN(va) || va === vb) return a - b;
-          return (va < vb) === descending ? 1 : -1;
+          return va < vb === descending ? 1 : -1;
         });
         expect([...slotsByValue(values, slots, descending)]).to.deep.equal(expected);
       }),
@@ -281,7 +334,8 @@ describe('RankOrder', () => {
     const rankOf = (slot: number) => (slot * 7919) % 10_000;
     const order = new RankOrder((a, b) => rankOf(a) - rankOf(b));
     order.rebuild(10_000, () => true);
-    const slotsRanked = (keep: (rank: number) => boolean) => Array.from({ length: 10_000 }, (_, slot) => slot).filter((slot) => keep(rankOf(slot)));
+    const slotsRanked = (keep: (rank: number) => boolean) =>
+      Array.from({ length: 10_000 }, (_, slot) => slot).filter((slot) => keep(rankOf(slot)));
     const top = slotsRanked((rank) => rank < 1000);
     const bottom = slotsRanked((rank) => rank >= 9000);
     const spread = slotsRanked((rank) => rank % 10 === 0);
@@ -332,16 +386,25 @@ describe('RankOrder', () => {
       const some = [...live].filter(() => rng() < 0.05);
       expect([...order.sort(some)], `round ${round} sort`).to.deep.equal([...some].sort(compare));
       const among: number[] = [];
-      order.walkAmong((visit) => some.forEach(visit), (slot) => void among.push(slot));
+      order.walkAmong(
+        (visit) => some.forEach(visit),
+        (slot) => void among.push(slot),
+      );
       expect(among, `round ${round} walkAmong`).to.deep.equal([...some].sort(compare));
       // Masked walks: every masked slot in order within a budget; a short budget gives up.
       const mask = new Uint32Array(Math.ceil(slots / 32) + 1);
       for (const slot of some) mask[slot >>> 5]! |= 1 << (slot & 31);
       const masked: number[] = [];
-      expect(order.walkMasked(mask, (slot) => masked.push(slot) > 0, live.size), `round ${round} walkMasked`).to.equal(true);
+      expect(
+        order.walkMasked(mask, (slot) => masked.push(slot) > 0, live.size),
+        `round ${round} walkMasked`,
+      ).to.equal(true);
       expect(masked).to.deep.equal([...some].sort(compare));
       const lastMasked = expected.indexOf(masked.at(-1)!);
-      expect(order.walkMasked(mask, () => true, lastMasked), `round ${round} budget`).to.equal(false);
+      expect(
+        order.walkMasked(mask, () => true, lastMasked),
+        `round ${round} budget`,
+      ).to.equal(false);
       let taken = 0;
       expect(order.walkMasked(mask, () => (taken += 1) < 3, live.size)).to.equal(true);
       expect(taken).to.equal(Math.min(3, some.length));

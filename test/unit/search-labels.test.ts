@@ -59,11 +59,21 @@ describe('human labels', () => {
     expect(hardwareLabel({ hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', gpuCount: 2, vramGb: 24 })).to.equal('2× RTX 4090 · 24 GB each');
     expect(hardwareLabel({ hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', gpuCount: 1, vramGb: 24 })).to.equal('RTX 4090 · 24 GB');
     expect(
-      hardwareLabel({ hwClass: 'DISCRETE_GPU', isHeterogeneousGpu: true, gpus: [{ gpuName: 'RTX 3090', count: 1, vramGb: 24 }, { gpuName: 'Tesla P40', count: 2, vramGb: 24 }] }),
+      hardwareLabel({
+        hwClass: 'DISCRETE_GPU',
+        isHeterogeneousGpu: true,
+        gpus: [
+          { gpuName: 'RTX 3090', count: 1, vramGb: 24 },
+          { gpuName: 'Tesla P40', count: 2, vramGb: 24 },
+        ],
+      }),
     ).to.equal('RTX 3090 · 24 GB + 2× Tesla P40 · 24 GB each');
   });
 
   it('lists common engines first, the rest alphabetically', () => {
-    expect(engineChoices(['tinygrad', 'vllm', 'atlas', 'llama.cpp', 'ollama'])).to.deep.equal({ common: ['llama.cpp', 'ollama', 'vllm'], others: ['atlas', 'tinygrad'] });
+    expect(engineChoices(['tinygrad', 'vllm', 'atlas', 'llama.cpp', 'ollama'])).to.deep.equal({
+      common: ['llama.cpp', 'ollama', 'vllm'],
+      others: ['atlas', 'tinygrad'],
+    });
   });
 });

@@ -35,11 +35,15 @@ describe('run facets', () => {
         cpu: 'Ryzen 9',
       }),
     ).to.equal('multi-gpu | rtx 4090 | rtx 3090 | ryzen 9');
-    expect(hardwareSearchText({ hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', chipVariant: 'Max', unifiedMemoryGb: 128 })).to.equal('apple | m4 | max');
+    expect(
+      hardwareSearchText({ hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', chipVariant: 'Max', unifiedMemoryGb: 128 }),
+    ).to.equal('apple | m4 | max');
   });
 
   it('takes the tier memory from total VRAM, unified memory or system RAM', () => {
-    expect(memoryGb({ hwClass: 'DISCRETE_GPU', gpuName: 'x', gpuCount: 2, vramGb: 12, totalVramGb: 24, isHeterogeneousGpu: false })).to.equal(24);
+    expect(
+      memoryGb({ hwClass: 'DISCRETE_GPU', gpuName: 'x', gpuCount: 2, vramGb: 12, totalVramGb: 24, isHeterogeneousGpu: false }),
+    ).to.equal(24);
     expect(memoryGb({ hwClass: 'UNIFIED', chipVendor: 'a', chipFamily: 'b', chipVariant: 'c', unifiedMemoryGb: 64 })).to.equal(64);
     expect(memoryGb({ hwClass: 'CPU_ONLY', cpu: 'x', ramGb: 256 })).to.equal(256);
   });

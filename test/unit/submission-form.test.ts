@@ -83,7 +83,17 @@ describe('correctionFromForm and formValuesOf', () => {
   it('sends the filled form back as the same fields, and null for each field the form shows empty', () => {
     const shown = stored;
     expect(correctionFromForm({ _csrf: 'token', ...formValuesOf(stored) })).to.deep.equal(shown);
-    expect(correctionFromForm({ _csrf: 'token', ...formValuesOf(stored), tokSOut: '', notes: ' ', 'engineFlags.commandSnippet': '', 'engineFlags.tensorParallel': '', 'engineFlags.flashAttn': '' })).to.deep.equal({
+    expect(
+      correctionFromForm({
+        _csrf: 'token',
+        ...formValuesOf(stored),
+        tokSOut: '',
+        notes: ' ',
+        'engineFlags.commandSnippet': '',
+        'engineFlags.tensorParallel': '',
+        'engineFlags.flashAttn': '',
+      }),
+    ).to.deep.equal({
       ...shown,
       tokSOut: null,
       notes: null,
@@ -92,20 +102,48 @@ describe('correctionFromForm and formValuesOf', () => {
   });
 });
 
-describe('the form\'s rows: other GPUs and purchases', () => {
+describe("the form's rows: other GPUs and purchases", () => {
   it('turns GPU rows into gpus, the single-GPU fields first, and ignores them for another class', () => {
-    const form = { 'hardware.hwClass': 'DISCRETE_GPU', 'hardware.gpuName': 'RTX 4090', 'hardware.vramGb': '24', 'hardware.gpus.1.gpuName': 'RTX 3090', 'hardware.gpus.1.count': '2', 'hardware.gpus.1.vramGb': '24', 'hardware.gpus.2.gpuName': ' ' };
-    expect(submissionFromForm(form).hardware).to.deep.equal({ hwClass: 'DISCRETE_GPU', gpus: [{ gpuName: 'RTX 4090', vramGb: 24 }, { gpuName: 'RTX 3090', count: 2, vramGb: 24 }] });
+    const form = {
+      'hardware.hwClass': 'DISCRETE_GPU',
+      'hardware.gpuName': 'RTX 4090',
+      'hardware.vramGb': '24',
+      'hardware.gpus.1.gpuName': 'RTX 3090',
+      'hardware.gpus.1.count': '2',
+      'hardware.gpus.1.vramGb': '24',
+      'hardware.gpus.2.gpuName': ' ',
+    };
+    expect(submissionFromForm(form).hardware).to.deep.equal({
+      hwClass: 'DISCRETE_GPU',
+      gpus: [
+        { gpuName: 'RTX 4090', vramGb: 24 },
+        { gpuName: 'RTX 3090', count: 2, vramGb: 24 },
+      ],
+    });
     expect(submissionFromForm({ ...form, 'hardware.hwClass': 'CPU_ONLY' }).hardware).to.not.have.property('gpus');
   });
 
   it('numbers filled rows from the first, so errors land on the rows shown, and drops empty ones', () => {
-    const values = compactRows({ hfId: 'a/b', 'hardwareCost.0.price': '', 'hardwareCost.1.price': '10', 'hardwareCost.1.currency': 'EUR', 'hardware.gpus.3.gpuName': 'RTX 3090' });
-    expect(values).to.deep.equal({ hfId: 'a/b', 'hardwareCost.0.price': '10', 'hardwareCost.0.currency': 'EUR', 'hardware.gpus.1.gpuName': 'RTX 3090' });
+    const values = compactRows({
+      hfId: 'a/b',
+      'hardwareCost.0.price': '',
+      'hardwareCost.1.price': '10',
+      'hardwareCost.1.currency': 'EUR',
+      'hardware.gpus.3.gpuName': 'RTX 3090',
+    });
+    expect(values).to.deep.equal({
+      hfId: 'a/b',
+      'hardwareCost.0.price': '10',
+      'hardwareCost.0.currency': 'EUR',
+      'hardware.gpus.1.gpuName': 'RTX 3090',
+    });
     expect(submissionFromForm(values).hardwareCost).to.deep.equal([{ price: 10, currency: 'EUR' }]);
   });
 
   it('sends null for purchases when every row is emptied in a correction', () => {
-    expect(correctionFromForm({ hfId: 'a/b', 'hardwareCost.0.price': '', 'hardwareCost.0.component': '' })).to.deep.equal({ hfId: 'a/b', hardwareCost: null });
+    expect(correctionFromForm({ hfId: 'a/b', 'hardwareCost.0.price': '', 'hardwareCost.0.component': '' })).to.deep.equal({
+      hfId: 'a/b',
+      hardwareCost: null,
+    });
   });
 });

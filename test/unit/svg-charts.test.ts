@@ -40,12 +40,17 @@ function decodeEntities(raw: string): string {
     if (!m) throw new Error(`bad entity reference near ${JSON.stringify(raw.slice(i, i + 12))}`);
     const body = m[1]!;
     out +=
-      body === 'amp' ? '&'
-      : body === 'lt' ? '<'
-      : body === 'gt' ? '>'
-      : body === 'quot' ? '"'
-      : body === 'apos' ? "'"
-      : String.fromCodePoint(body.startsWith('#x') ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10));
+      body === 'amp'
+        ? '&'
+        : body === 'lt'
+          ? '<'
+          : body === 'gt'
+            ? '>'
+            : body === 'quot'
+              ? '"'
+              : body === 'apos'
+                ? "'"
+                : String.fromCodePoint(body.startsWith('#x') ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10));
     i += m[0].length - 1;
   }
   return out;
@@ -362,7 +367,12 @@ describe('svg-charts', () => {
     });
 
     it('prints each value at the bar end', () => {
-      const root = parseXml(barChart([{ label: 'x', value: 42.25 }, { label: 'y', value: 1234.5 }]));
+      const root = parseXml(
+        barChart([
+          { label: 'x', value: 42.25 },
+          { label: 'y', value: 1234.5 },
+        ]),
+      );
       const values = findAll(root, (el) => hasClass(el, 'chart-value'));
       expect(values.map(textOf)).to.deep.equal(['1,235', '42.3']);
       const rects = findAll(root, (el) => el.name === 'rect');
@@ -373,7 +383,12 @@ describe('svg-charts', () => {
     });
 
     it('labels the value axis with nice ticks', () => {
-      const root = parseXml(barChart([{ label: 'x', value: 140 }, { label: 'y', value: 20 }]));
+      const root = parseXml(
+        barChart([
+          { label: 'x', value: 140 },
+          { label: 'y', value: 20 },
+        ]),
+      );
       const axisTitle = findAll(root, (el) => hasClass(el, 'chart-axis-title'));
       expect(axisTitle.map(textOf)).to.deep.equal(['output tok/s']);
       const ticks = findAll(
@@ -433,10 +448,7 @@ describe('svg-charts', () => {
           { label: 'neg', value: -2 },
         ]),
       );
-      expect(findAll(root, (el) => el.name === 'rect').map(titleOf)).to.deep.equal([
-        'ok: 3 output tok/s',
-        'zero: 0 output tok/s',
-      ]);
+      expect(findAll(root, (el) => el.name === 'rect').map(titleOf)).to.deep.equal(['ok: 3 output tok/s', 'zero: 0 output tok/s']);
     });
 
     it('renders "No data" (still with title and desc) for empty or all-invalid data', () => {
@@ -580,7 +592,11 @@ describe('svg-charts', () => {
         expect(byTitle('EPYC run').attrs.class).to.equal('chart-point chart-series-2');
         // A series not listed follows the listed ones, named by its key.
         expect(byTitle('mystery').attrs.class).to.equal('chart-point chart-series-3');
-        const shapes = new Set(['RTX 4090 run', 'M4 Max run', 'EPYC run', 'mystery'].map((t) => byTitle(t).attrs.d ? byTitle(t).attrs.d!.replace(/[\d.\s-]+/g, '') : 'circle'));
+        const shapes = new Set(
+          ['RTX 4090 run', 'M4 Max run', 'EPYC run', 'mystery'].map((t) =>
+            byTitle(t).attrs.d ? byTitle(t).attrs.d!.replace(/[\d.\s-]+/g, '') : 'circle',
+          ),
+        );
         expect(shapes.size).to.equal(4);
         expect(titleOf(byTitle('M4 Max run'))).to.equal('M4 Max run: 128 memory (GB), 90 output tok/s · Unified memory');
       });
@@ -593,10 +609,23 @@ describe('svg-charts', () => {
         expect(suspect.attrs.stroke).to.equal('currentColor');
         const legend = findAll(root, (el) => hasClass(el, 'chart-legend'));
         expect(legend).to.have.length(1);
-        expect(findAll(legend[0]!, (el) => el.name === 'text').map(textOf)).to.deep.equal(['Discrete GPU', 'Unified memory', 'CPU only', 'NPU', 'hollow: suspect']);
+        expect(findAll(legend[0]!, (el) => el.name === 'text').map(textOf)).to.deep.equal([
+          'Discrete GPU',
+          'Unified memory',
+          'CPU only',
+          'NPU',
+          'hollow: suspect',
+        ]);
         // Only series present in the data are listed.
-        const gpuOnly = parseXml(scatter(SERIES_POINTS.filter((p) => p.series === 'GPU'), { xLog: true, series: SERIES }));
-        expect(findAll(gpuOnly, (el) => el.name === 'text' && hasClass(el, 'chart-label') && textOf(el) === 'Unified memory')).to.have.length(0);
+        const gpuOnly = parseXml(
+          scatter(
+            SERIES_POINTS.filter((p) => p.series === 'GPU'),
+            { xLog: true, series: SERIES },
+          ),
+        );
+        expect(
+          findAll(gpuOnly, (el) => el.name === 'text' && hasClass(el, 'chart-label') && textOf(el) === 'Unified memory'),
+        ).to.have.length(0);
       });
 
       it('labels the leading points beside them, without overlaps', () => {
@@ -606,9 +635,19 @@ describe('svg-charts', () => {
         expect(labels).to.include('suspect one');
         expect(labels).to.include('RTX 4090');
         expect(labels.length).to.be.within(2, 3);
-        expect(findAll(parseXml(scatter(SERIES_POINTS, { xLog: true, series: SERIES })), (el) => hasClass(el, 'chart-direct-label'))).to.have.length(0);
+        expect(
+          findAll(parseXml(scatter(SERIES_POINTS, { xLog: true, series: SERIES })), (el) => hasClass(el, 'chart-direct-label')),
+        ).to.have.length(0);
         // Two points at the same place: the second label would overlap the first, so it is skipped.
-        const twins = parseXml(scatter([{ x: 10, y: 10, label: 'one', series: 'GPU' }, { x: 10, y: 10, label: 'two', series: 'GPU' }], { series: SERIES, directLabels: 2 }));
+        const twins = parseXml(
+          scatter(
+            [
+              { x: 10, y: 10, label: 'one', series: 'GPU' },
+              { x: 10, y: 10, label: 'two', series: 'GPU' },
+            ],
+            { series: SERIES, directLabels: 2 },
+          ),
+        );
         expect(findAll(twins, (el) => hasClass(el, 'chart-direct-label')).map(textOf)).to.deep.equal(['one']);
       });
 
@@ -623,7 +662,12 @@ describe('svg-charts', () => {
 
   describe('horizontalBarChart with labels above', () => {
     it('puts each label and note on lines above a full-width bar, text 11 units or more', () => {
-      const root = parseXml(barChart(bars(3).map((b) => ({ ...b, note: 'llama.cpp · Q4_K_M' })), { labelsAbove: true, width: 340 }));
+      const root = parseXml(
+        barChart(
+          bars(3).map((b) => ({ ...b, note: 'llama.cpp · Q4_K_M' })),
+          { labelsAbove: true, width: 340 },
+        ),
+      );
       const bar = findAll(root, (el) => el.name === 'rect' && hasClass(el, 'chart-bar'))[0]!;
       const label = findAll(root, (el) => el.name === 'text' && hasClass(el, 'chart-label') && el.attrs['text-anchor'] === 'start')[0]!;
       expect(Number(label.attrs.y)).to.be.lessThan(Number(bar.attrs.y));

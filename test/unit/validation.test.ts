@@ -3,7 +3,14 @@ import type { Request, Response } from 'express';
 import fc from 'fast-check';
 import { z } from 'zod';
 import { ValidationFailed } from '../../src/lib/errors.ts';
-import { findInputProblem, jsonNestsDeeperThan, MAX_INPUT_DEPTH, parseOrThrow, validationDetails, type InputProblem } from '../../src/lib/validation.ts';
+import {
+  findInputProblem,
+  jsonNestsDeeperThan,
+  MAX_INPUT_DEPTH,
+  parseOrThrow,
+  validationDetails,
+  type InputProblem,
+} from '../../src/lib/validation.ts';
 import { rejectUnstorableInput } from '../../src/middleware/validate.ts';
 
 describe('validation details', () => {
@@ -36,9 +43,10 @@ describe('validation details', () => {
 
   it('parseOrThrow returns the parsed value or throws the 400 ValidationFailed', () => {
     expect(parseOrThrow(z.object({ n: z.coerce.number() }), { n: '3' })).to.deep.equal({ n: 3 });
-    expect(() => parseOrThrow(z.object({ n: z.number() }), {})).to.throw(ValidationFailed).with.property('status', 400);
+    expect(() => parseOrThrow(z.object({ n: z.number() }), {}))
+      .to.throw(ValidationFailed)
+      .with.property('status', 400);
   });
-
 });
 
 /** `levels` arrays nested in each other around `inner` (built in a loop: no recursion here either). */
@@ -58,7 +66,10 @@ describe('findInputProblem: the request input check', () => {
 
   it('finds lone surrogates in values and keys, and lets surrogate pairs through', () => {
     expect(findInputProblem({ hardware: { gpuName: 'RTX\ud800' } })).to.deep.equal({ kind: 'notWellFormed', path: 'hardware.gpuName' });
-    expect(findInputProblem({ engineFlags: { commandSnippet: '\udc00llama' } })).to.deep.equal({ kind: 'notWellFormed', path: 'engineFlags.commandSnippet' });
+    expect(findInputProblem({ engineFlags: { commandSnippet: '\udc00llama' } })).to.deep.equal({
+      kind: 'notWellFormed',
+      path: 'engineFlags.commandSnippet',
+    });
     // A low surrogate before its high one is not a pair.
     expect(findInputProblem({ list: ['ok', '\ude00\ud83d'] })).to.deep.equal({ kind: 'notWellFormed', path: 'list.1' });
     expect(findInputProblem({ 'key\udfff': 'x' })).to.deep.equal({ kind: 'notWellFormed', path: 'key\udfff' });
@@ -91,7 +102,8 @@ describe('findInputProblem: the request input check', () => {
       { arbitrary: fc.constantFrom('a', 'b', '.', ' '), weight: 12 },
       { arbitrary: fc.constantFrom('\u0000', '\ud83d', '\ude00', '\ud83d\ude00'), weight: 1 },
     );
-    const badText = (text: string) => text.includes('\u0000') || /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
+    const badText = (text: string) =>
+      text.includes('\u0000') || /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
 
     /** Dotted paths of every bad key or string, the way a reader would list them by hand. */
     function badPaths(value: unknown, path: string[] = [], found: string[] = []): string[] {
@@ -132,12 +144,17 @@ describe('findInputProblem: the request input check', () => {
     it('reads the same depth from the raw UTF-8 text before parsing, brackets and quotes inside strings included', () => {
       const tricky = fc.oneof(fc.constantFrom('[', ']', '{', '}', '"', '\\', '\\"', 'é', '😀'), fc.string());
       fc.assert(
-        fc.property(fc.jsonValue({ maxDepth: 8, stringUnit: fc.oneof(fc.constantFrom('[', '{', '"', '\\', ']'), fc.string({ maxLength: 1 })) }), fc.integer({ min: 1, max: 8 }), tricky, (value, maxDepth, key) => {
-          for (const text of [JSON.stringify(value), JSON.stringify({ [key]: value }, null, 1)]) {
-            const raw = Buffer.from(text, 'utf8');
-            expect(jsonNestsDeeperThan(raw, maxDepth), text).to.equal(depthOf(JSON.parse(text)) > maxDepth);
-          }
-        }),
+        fc.property(
+          fc.jsonValue({ maxDepth: 8, stringUnit: fc.oneof(fc.constantFrom('[', '{', '"', '\\', ']'), fc.string({ maxLength: 1 })) }),
+          fc.integer({ min: 1, max: 8 }),
+          tricky,
+          (value, maxDepth, key) => {
+            for (const text of [JSON.stringify(value), JSON.stringify({ [key]: value }, null, 1)]) {
+              const raw = Buffer.from(text, 'utf8');
+              expect(jsonNestsDeeperThan(raw, maxDepth), text).to.equal(depthOf(JSON.parse(text)) > maxDepth);
+            }
+          },
+        ),
         { numRuns: 500 },
       );
     });
@@ -179,8 +196,14 @@ describe('rejectUnstorableInput: the middleware in front of every route', () => 
       fieldErrors: { hardwareName: ['Must be well-formed Unicode (no lone surrogates)'] },
       formErrors: [],
     });
-    expect(check({ path: '/api/models/org/x\udc00' })).to.deep.equal({ fieldErrors: {}, formErrors: ['path: Must be well-formed Unicode (no lone surrogates)'] });
-    expect(check({ path: '/api/models/org/x%00' })).to.deep.equal({ fieldErrors: {}, formErrors: ['path: Must not contain NUL characters'] });
+    expect(check({ path: '/api/models/org/x\udc00' })).to.deep.equal({
+      fieldErrors: {},
+      formErrors: ['path: Must be well-formed Unicode (no lone surrogates)'],
+    });
+    expect(check({ path: '/api/models/org/x%00' })).to.deep.equal({
+      fieldErrors: {},
+      formErrors: ['path: Must not contain NUL characters'],
+    });
     // Surrogate pairs, percent-encoded or not, are well-formed.
     expect(check({ path: '/api/models/org/%F0%9F%98%80', query: { hardwareName: 'RTX 😀' }, body: { a: [1, 'b'] } })).to.equal(undefined);
   });

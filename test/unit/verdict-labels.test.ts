@@ -10,7 +10,9 @@ describe('verdict labels on the pages', () => {
     expect(verdictReason('not judged: speculative decoding can accept several tokens per pass over the weights')).to.equal(
       'Speculative decoding can accept several tokens per pass over the weights',
     );
-    expect(verdictReason('within 1.1 × the 232.0 tok/s memory-bandwidth bound')).to.equal('Within 1.1 × the 232.0 tok/s memory-bandwidth bound');
+    expect(verdictReason('within 1.1 × the 232.0 tok/s memory-bandwidth bound')).to.equal(
+      'Within 1.1 × the 232.0 tok/s memory-bandwidth bound',
+    );
     expect(verdictReason('unknown memory bandwidth')).to.equal('Unknown memory bandwidth');
     expect(verdictReason(null)).to.equal('');
   });

@@ -20,10 +20,15 @@ describe('writeVisibly: the one way to write what reads show', () => {
   });
   beforeEach(() => {
     catchUps = [];
-    readIndex = { ...noReadIndex, caughtUp: async () => void catchUps.push(await database.db('users').where('username', 'like', 'vw_%').orderBy('username').pluck('username')) };
+    readIndex = {
+      ...noReadIndex,
+      caughtUp: async () =>
+        void catchUps.push(await database.db('users').where('username', 'like', 'vw_%').orderBy('username').pluck('username')),
+    };
   });
 
-  const addUser = (trx: TestDatabase['db'], username: string) => trx('users').insert({ username, display_name: username, password_hash: 'unused' });
+  const addUser = (trx: TestDatabase['db'], username: string) =>
+    trx('users').insert({ username, display_name: username, password_hash: 'unused' });
 
   it('catches up once, after the commit: the catch-up sees the change', async () => {
     const answer = await writeVisibly({ db: database.db, readIndex }, async (trx) => {

@@ -17,8 +17,10 @@ function review(who: Account, path: string, fields: Record<string, unknown> = {}
   return req.send(csrf && !htmx ? { _csrf: who.csrf, ...fields } : fields);
 }
 
-const suiteStatus = (ctx: TestContext, id: string) => ctx.db('quality_suites').where({ id }).first('status', 'official', 'admin_notes', 'reviewed_by', 'run_count');
-const datasetStatus = (ctx: TestContext, id: string) => ctx.db('quality_datasets').where({ id }).first('status', 'admin_notes', 'reviewed_by');
+const suiteStatus = (ctx: TestContext, id: string) =>
+  ctx.db('quality_suites').where({ id }).first('status', 'official', 'admin_notes', 'reviewed_by', 'run_count');
+const datasetStatus = (ctx: TestContext, id: string) =>
+  ctx.db('quality_datasets').where({ id }).first('status', 'admin_notes', 'reviewed_by');
 const runStatus = (ctx: TestContext, id: string) => ctx.db('quality_runs').where({ id }).first('status', 'admin_notes', 'reviewed_by');
 const auditActionsFor = async (ctx: TestContext, id: string) => (await auditRowsFor(ctx, id)).map((row) => row.action);
 
@@ -41,7 +43,16 @@ describe('admin: quality review (revision 3)', () => {
     slug: uniqueSlug('data'),
     name: 'Arithmetic shards',
     license: 'CC-BY-4.0',
-    shards: [{ name: 'first', items: [{ input: 'What is 1 + 1?', gold: 2 }, { input: '2+2?', gold: 4 }] }, { items: [{ input: '3+3?', gold: 6 }] }],
+    shards: [
+      {
+        name: 'first',
+        items: [
+          { input: 'What is 1 + 1?', gold: 2 },
+          { input: '2+2?', gold: 4 },
+        ],
+      },
+      { items: [{ input: '3+3?', gold: 6 }] },
+    ],
   });
   async function createDataset(who: Account): Promise<Body> {
     const res = await request(ctx.app).post(`${root}/datasets`).set(bearer(who)).send(datasetBody());
@@ -144,7 +155,9 @@ describe('admin: quality review (revision 3)', () => {
       expect(suiteCard).to.include('<code>42 | forty-two</code>');
       expect(suiteCard).to.include('Q: {{input}}');
       expect(suiteCard).to.include('https://example.org/arith');
-      expect(suiteCard).to.include(`action="/admin/quality/suites/${suite.id}/approve"`).and.to.include(`action="/admin/quality/suites/${suite.id}/reject"`);
+      expect(suiteCard)
+        .to.include(`action="/admin/quality/suites/${suite.id}/approve"`)
+        .and.to.include(`action="/admin/quality/suites/${suite.id}/reject"`);
 
       const datasetCard = page.slice(page.indexOf(`id="quality-dataset-${dataset.id}"`));
       expect(datasetCard).to.include(`<code>${dataset.slug}</code>`);
@@ -161,7 +174,9 @@ describe('admin: quality review (revision 3)', () => {
       expect(runCard).to.include('4 of 4 items: 100');
       expect(runCard).to.include('<tr class="flagged">');
       expect(runCard).to.include('The answer is 4');
-      expect(runCard).to.match(/quality runs: 0 approved · 0 rejected · [1-9]\d* pending; speed tests: 1 approved · 0 rejected · 0 pending/);
+      expect(runCard).to.match(
+        /quality runs: 0 approved · 0 rejected · [1-9]\d* pending; speed tests: 1 approved · 0 rejected · 0 pending/,
+      );
       expect(runCard).to.include(`action="/admin/quality/runs/${run.id}/approve"`);
     });
 
@@ -169,7 +184,9 @@ describe('admin: quality review (revision 3)', () => {
       const res = await admin.agent.get('/admin').expect(200);
       const count = (id: string) => Number(new RegExp(`id="${id}">(\\d+)<`).exec(res.text)?.[1]);
       const [suites, datasets, runs] = await Promise.all(
-        ['quality_suites', 'quality_datasets', 'quality_runs'].map(async (table) => Number((await ctx.db(table).where({ status: 'PENDING' }).count('* as n').first())!.n)),
+        ['quality_suites', 'quality_datasets', 'quality_runs'].map(async (table) =>
+          Number((await ctx.db(table).where({ status: 'PENDING' }).count('* as n').first())!.n),
+        ),
       );
       expect(suites).to.be.greaterThan(0);
       expect(count('count-pending-suites')).to.equal(suites);
@@ -183,13 +200,22 @@ describe('admin: quality review (revision 3)', () => {
   describe('suites', () => {
     it('approves with a plain post (303 back to the queue): the suite is public, reviewed and audited', async () => {
       const suite = await registerSuite(ctx, root, member, customSuite());
-      const listed = async () => (await request(ctx.app).get(`${root}/suites`).query({ limit: 100 }).expect(200)).body.suites.some((s: Body) => s.slug === suite.slug);
+      const listed = async () =>
+        (await request(ctx.app).get(`${root}/suites`).query({ limit: 100 }).expect(200)).body.suites.some(
+          (s: Body) => s.slug === suite.slug,
+        );
       expect(await listed()).to.equal(false);
       await review(admin, `/admin/quality/suites/${suite.id}/approve`, { notes: '' }).expect(303).expect('Location', '/admin/quality');
       expect(await suiteStatus(ctx, suite.id)).to.deep.include({ status: 'APPROVED', admin_notes: null, reviewed_by: admin.id });
       expect(await listed()).to.equal(true);
       const [row] = await auditRowsFor(ctx, suite.id);
-      expect(row).to.include({ action: 'suite.approve', target_kind: 'quality_suite', actor_id: admin.id, actor_username: admin.username, reason: null });
+      expect(row).to.include({
+        action: 'suite.approve',
+        target_kind: 'quality_suite',
+        actor_id: admin.id,
+        actor_username: admin.username,
+        reason: null,
+      });
       expect(row.target_label).to.include(suite.slug).and.to.include(`@${member.username}`);
       // It moved from the queue to the approved list, with an official form.
       const page = (await admin.agent.get('/admin/quality').expect(200)).text;
@@ -200,16 +226,28 @@ describe('admin: quality review (revision 3)', () => {
 
     it('rejects with htmx: the card comes back in its new state, the owner reads the notes', async () => {
       const suite = await registerSuite(ctx, root, member, customSuite());
-      const res = await review(admin, `/admin/quality/suites/${suite.id}/reject`, { notes: 'Task 2 has only two items' }, { htmx: true }).expect(200);
+      const res = await review(
+        admin,
+        `/admin/quality/suites/${suite.id}/reject`,
+        { notes: 'Task 2 has only two items' },
+        { htmx: true },
+      ).expect(200);
       expect(res.text.trim()).to.match(new RegExp(`^<article class="card review-card" id="quality-suite-${suite.id}"`));
       expect(res.text).not.to.include('<html');
       expect(res.text).to.include('badge-warn">rejected').and.to.include('Task 2 has only two items');
       // A rejected suite can be approved again, not rejected twice.
       expect(res.text).to.include(`action="/admin/quality/suites/${suite.id}/approve"`);
       expect(res.text).not.to.include(`action="/admin/quality/suites/${suite.id}/reject"`);
-      expect(await suiteStatus(ctx, suite.id)).to.deep.include({ status: 'REJECTED', admin_notes: 'Task 2 has only two items', reviewed_by: admin.id });
+      expect(await suiteStatus(ctx, suite.id)).to.deep.include({
+        status: 'REJECTED',
+        admin_notes: 'Task 2 has only two items',
+        reviewed_by: admin.id,
+      });
       const own = await request(ctx.app).get(`${root}/submissions`).set(bearer(member)).expect(200);
-      expect(own.body.submissions.find((s: Body) => s.id === suite.id)).to.include({ status: 'REJECTED', adminNotes: 'Task 2 has only two items' });
+      expect(own.body.submissions.find((s: Body) => s.id === suite.id)).to.include({
+        status: 'REJECTED',
+        adminNotes: 'Task 2 has only two items',
+      });
       const rows = await auditRowsFor(ctx, suite.id);
       expect(rows.map((row) => [row.action, row.reason])).to.deep.equal([['suite.reject', 'Task 2 has only two items']]);
     });
@@ -225,7 +263,10 @@ describe('admin: quality review (revision 3)', () => {
       expect(htmx.text).to.include('Notes are required to reject');
       const tooLong = await review(admin, `/admin/quality/suites/${suite.id}/reject`, { notes: 'x'.repeat(2001) }).expect(400);
       expect(tooLong.text).to.include('Notes must be at most 2000 characters');
-      const twice = await admin.agent.post(`/admin/quality/suites/${suite.id}/reject`).type('form').send(`_csrf=${encodeURIComponent(admin.csrf)}&notes=a&notes=b`);
+      const twice = await admin.agent
+        .post(`/admin/quality/suites/${suite.id}/reject`)
+        .type('form')
+        .send(`_csrf=${encodeURIComponent(admin.csrf)}&notes=a&notes=b`);
       expect(twice.status).to.equal(400);
       const bare = await admin.agent.post(`/admin/quality/suites/${suite.id}/reject`).set('X-CSRF-Token', admin.csrf);
       expect(bare.status).to.equal(400);
@@ -264,14 +305,21 @@ describe('admin: quality review (revision 3)', () => {
       await review(admin, `/admin/quality/suites/${suite.id}/approve`).expect(303);
       await review(admin, `/admin/quality/suites/${suite.id}/official`, { official: 'maybe' }).expect(400);
 
-      await review(admin, `/admin/quality/suites/${suite.id}/official`, { official: 'true' }).expect(303).expect('Location', '/admin/quality');
+      await review(admin, `/admin/quality/suites/${suite.id}/official`, { official: 'true' })
+        .expect(303)
+        .expect('Location', '/admin/quality');
       expect((await suiteStatus(ctx, suite.id)).official).to.equal(true);
       const official = await request(ctx.app).get(`${root}/suites`).query({ official: 'true', limit: 100 }).expect(200);
       expect(official.body.suites.map((s: Body) => s.slug)).to.include(suite.slug);
       // The same value again changes and logs nothing.
       await review(admin, `/admin/quality/suites/${suite.id}/official`, { official: 'true' }).expect(303);
 
-      const row = await review(admin, `/admin/quality/suites/${suite.id}/official`, { official: 'false', layout: 'row' }, { htmx: true }).expect(200);
+      const row = await review(
+        admin,
+        `/admin/quality/suites/${suite.id}/official`,
+        { official: 'false', layout: 'row' },
+        { htmx: true },
+      ).expect(200);
       expect(row.text.trim()).to.match(new RegExp(`^<tr id="approved-suite-${suite.id}">`));
       expect(row.text).to.include('Make official');
       expect((await suiteStatus(ctx, suite.id)).official).to.equal(false);
@@ -298,24 +346,37 @@ describe('admin: quality review (revision 3)', () => {
       expect((await suiteStatus(ctx, suite.id)).status).to.equal('PENDING');
       expect(await auditRowsFor(ctx, suite.id)).to.have.length(0);
 
-      const approved = await review(admin, `/admin/quality/datasets/${dataset.id}/approve`, { notes: 'Checked the license' }, { htmx: true }).expect(200);
+      const approved = await review(
+        admin,
+        `/admin/quality/datasets/${dataset.id}/approve`,
+        { notes: 'Checked the license' },
+        { htmx: true },
+      ).expect(200);
       expect(approved.text.trim()).to.match(new RegExp(`^<article class="card review-card" id="quality-dataset-${dataset.id}"`));
       expect(approved.text).to.include('badge-ok">approved').and.to.include('Checked the license');
       // The dataset's card names the suites that read it.
       expect(approved.text).to.include(`<code>${suite.slug}</code> <span class="muted">pending</span>`);
-      expect(await datasetStatus(ctx, dataset.id)).to.deep.include({ status: 'APPROVED', admin_notes: 'Checked the license', reviewed_by: admin.id });
+      expect(await datasetStatus(ctx, dataset.id)).to.deep.include({
+        status: 'APPROVED',
+        admin_notes: 'Checked the license',
+        reviewed_by: admin.id,
+      });
       await request(ctx.app).get(`${root}/datasets/${dataset.slug}`).expect(200);
 
       await review(admin, `/admin/quality/suites/${suite.id}/approve`).expect(303);
       expect((await suiteStatus(ctx, suite.id)).status).to.equal('APPROVED');
-      expect((await auditRowsFor(ctx, dataset.id)).map((row) => [row.action, row.target_kind, row.reason])).to.deep.equal([['dataset.approve', 'quality_dataset', 'Checked the license']]);
+      expect((await auditRowsFor(ctx, dataset.id)).map((row) => [row.action, row.target_kind, row.reason])).to.deep.equal([
+        ['dataset.approve', 'quality_dataset', 'Checked the license'],
+      ]);
     });
 
     it('rejects a dataset with notes (plain), 400 without them, 409 twice', async () => {
       const dataset = await createDataset(member);
       const missing = await review(admin, `/admin/quality/datasets/${dataset.id}/reject`).expect(400);
       expect(missing.text).to.match(new RegExp(`id="reject-dataset-${dataset.id}-error">Notes are required to reject`));
-      await review(admin, `/admin/quality/datasets/${dataset.id}/reject`, { notes: 'No license given' }).expect(303).expect('Location', '/admin/quality');
+      await review(admin, `/admin/quality/datasets/${dataset.id}/reject`, { notes: 'No license given' })
+        .expect(303)
+        .expect('Location', '/admin/quality');
       expect(await datasetStatus(ctx, dataset.id)).to.deep.include({ status: 'REJECTED', admin_notes: 'No license given' });
       await review(admin, `/admin/quality/datasets/${dataset.id}/reject`, { notes: 'Again' }).expect(409);
       expect(await auditActionsFor(ctx, dataset.id)).to.deep.equal(['dataset.reject']);
@@ -326,7 +387,10 @@ describe('admin: quality review (revision 3)', () => {
     it('approving makes a run public at once and counts it on its suite; rejecting hides it, uncounts it and shows the owner the notes', async () => {
       const { suite, run } = await pendingRun(member);
       const publicRun = () => request(ctx.app).get(`${root}/runs/${run.id}`);
-      const inModelRuns = async () => (await request(ctx.app).get(`${root}/runs`).query({ modelId: fakeHubModels.dense }).expect(200)).body.suites.some((r: Body) => r.id === run.id);
+      const inModelRuns = async () =>
+        (await request(ctx.app).get(`${root}/runs`).query({ modelId: fakeHubModels.dense }).expect(200)).body.suites.some(
+          (r: Body) => r.id === run.id,
+        );
       const runCount = async () => (await request(ctx.app).get(`${root}/suites/${suite.slug}`).expect(200)).body.runCount;
       expect((await publicRun()).status).to.equal(404);
       expect(await inModelRuns()).to.equal(false);
@@ -340,7 +404,9 @@ describe('admin: quality review (revision 3)', () => {
       expect(await inModelRuns()).to.equal(true);
       expect(await runCount()).to.equal(1);
 
-      await review(admin, `/admin/quality/runs/${run.id}/reject`, { notes: 'The traces were copied from another run' }).expect(303).expect('Location', '/admin/quality');
+      await review(admin, `/admin/quality/runs/${run.id}/reject`, { notes: 'The traces were copied from another run' })
+        .expect(303)
+        .expect('Location', '/admin/quality');
       expect((await publicRun()).status).to.equal(404);
       expect(await inModelRuns()).to.equal(false);
       expect(await runCount()).to.equal(0);

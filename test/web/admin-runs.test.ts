@@ -26,9 +26,15 @@ describe('admin: speed-test runs, overview and audit log', () => {
   });
 
   const reject = (who: Account, id: string, body: Record<string, unknown>) =>
-    who.agent.post(`/admin/runs/${id}/reject`).type('form').send({ _csrf: who.csrf, ...body });
+    who.agent
+      .post(`/admin/runs/${id}/reject`)
+      .type('form')
+      .send({ _csrf: who.csrf, ...body });
   const restore = (who: Account, id: string, body: Record<string, unknown> = {}) =>
-    who.agent.post(`/admin/runs/${id}/restore`).type('form').send({ _csrf: who.csrf, ...body });
+    who.agent
+      .post(`/admin/runs/${id}/restore`)
+      .type('form')
+      .send({ _csrf: who.csrf, ...body });
   const statusOf = async (id: string) => (await ctx.db('speed_test_runs').where({ id }).first('status')).status;
   const benchmarkCount = async (hfId: string) => (await request(ctx.app).get(`/api/models/${hfId}`).expect(200)).body.benchmarkCount;
 
@@ -146,7 +152,10 @@ describe('admin: speed-test runs, overview and audit log', () => {
         const bare = await admin.agent.post(`/admin/runs/${runA.id}/${action}`).set('X-CSRF-Token', admin.csrf);
         // Without a body: reject misses its reason; restore has none to miss and finds the run approved.
         expect(bare.status, `${action} without a body`).to.equal(action === 'reject' ? 400 : 409);
-        const twice = await admin.agent.post(`/admin/runs/${runA.id}/${action}`).type('form').send(`_csrf=${encodeURIComponent(admin.csrf)}&reason=a&reason=b`);
+        const twice = await admin.agent
+          .post(`/admin/runs/${runA.id}/${action}`)
+          .type('form')
+          .send(`_csrf=${encodeURIComponent(admin.csrf)}&reason=a&reason=b`);
         expect(twice.status, `${action} with two reasons`).to.equal(400);
       }
       expect(await statusOf(runA.id)).to.equal('APPROVED');
@@ -167,11 +176,23 @@ describe('admin: speed-test runs, overview and audit log', () => {
 
     it('a rejected run leaves every public list, the leaderboard, the model count and its page; restore brings it back', async () => {
       const before = await publicSightings(runA.id);
-      expect(before).to.deep.include({ list: true, filtered: true, board: true, home: true, apiStatus: 200, pageStatus: 200, otherPageStatus: 200, profile: true });
+      expect(before).to.deep.include({
+        list: true,
+        filtered: true,
+        board: true,
+        home: true,
+        apiStatus: 200,
+        pageStatus: 200,
+        otherPageStatus: 200,
+        profile: true,
+      });
       const countBefore = await benchmarkCount(fakeHubModels.dense);
       expect(countBefore).to.equal(2);
 
-      const res = await reject(admin, runA.id, { reason: 'Impossible numbers for this card', back: `user=${member.username}&status=APPROVED` }).expect(303);
+      const res = await reject(admin, runA.id, {
+        reason: 'Impossible numbers for this card',
+        back: `user=${member.username}&status=APPROVED`,
+      }).expect(303);
       expect(res.headers.location).to.equal(`/admin/runs?user=${member.username}&status=APPROVED`);
       expect(await statusOf(runA.id)).to.equal('REJECTED');
       const hidden = await publicSightings(runA.id);

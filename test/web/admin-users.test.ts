@@ -34,7 +34,11 @@ describe('admin: users page', () => {
   });
 
   it('refuses a non-admin verification attempt and changes nothing', async () => {
-    await member.agent.post(`/admin/users/${memberId}/verification`).type('form').send({ verified: 'true', _csrf: member.csrf }).expect(403);
+    await member.agent
+      .post(`/admin/users/${memberId}/verification`)
+      .type('form')
+      .send({ verified: 'true', _csrf: member.csrf })
+      .expect(403);
     expect(await isVerified()).to.equal(false);
   });
 
@@ -44,7 +48,10 @@ describe('admin: users page', () => {
     expect(res.text).to.include(`<a href="/u/${admin.username}">@${admin.username}</a>`);
     expect(res.text).to.include('href="/admin"');
     expect(res.text).to.include('href="/admin/users"');
-    const searched = await admin.agent.get('/admin/users').query({ q: member.username.slice(0, 10).toUpperCase() }).expect(200);
+    const searched = await admin.agent
+      .get('/admin/users')
+      .query({ q: member.username.slice(0, 10).toUpperCase() })
+      .expect(200);
     expect(searched.text).to.include(`<a href="/u/${member.username}">@${member.username}</a>`);
     expect(searched.text).not.to.include(`<a href="/u/${admin.username}">@${admin.username}</a>`);
     const none = await admin.agent.get('/admin/users').query({ q: '%' }).expect(200);
@@ -52,7 +59,11 @@ describe('admin: users page', () => {
   });
 
   it('marks a user verified and back with plain form posts (303 to the list)', async () => {
-    const res = await admin.agent.post(`/admin/users/${memberId}/verification`).type('form').send({ verified: 'true', _csrf: admin.csrf }).expect(303);
+    const res = await admin.agent
+      .post(`/admin/users/${memberId}/verification`)
+      .type('form')
+      .send({ verified: 'true', _csrf: admin.csrf })
+      .expect(303);
     expect(res.headers.location).to.equal('/admin/users');
     expect(await isVerified()).to.equal(true);
     await admin.agent.post(`/admin/users/${memberId}/verification`).type('form').send({ verified: 'false', _csrf: admin.csrf }).expect(303);
@@ -68,7 +79,13 @@ describe('admin: users page', () => {
     const rows = (await auditRowsFor(ctx, memberId)).slice(before);
     expect(rows.map((r) => r.action)).to.deep.equal(['user.verify', 'user.unverify']);
     for (const row of rows) {
-      expect(row).to.include({ actor_id: adminId, actor_username: admin.username, target_kind: 'user', target_label: `@${member.username}`, reason: null });
+      expect(row).to.include({
+        actor_id: adminId,
+        actor_username: admin.username,
+        target_kind: 'user',
+        target_label: `@${member.username}`,
+        reason: null,
+      });
     }
   });
 
@@ -98,7 +115,11 @@ describe('admin: users page', () => {
       .type('form')
       .send({ verified: 'true', _csrf: admin.csrf })
       .expect(404);
-    const bad = await admin.agent.post(`/admin/users/${memberId}/verification`).type('form').send({ verified: 'maybe', _csrf: admin.csrf }).expect(400);
+    const bad = await admin.agent
+      .post(`/admin/users/${memberId}/verification`)
+      .type('form')
+      .send({ verified: 'maybe', _csrf: admin.csrf })
+      .expect(400);
     expect(bad.type).to.equal('text/html');
   });
 
@@ -138,7 +159,11 @@ describe('admin: users page', () => {
       expect(await verifiedIds()).to.deep.equal({ board: [], list: [] });
       expect(await unverifiedIds()).to.deep.equal({ board: [runId], list: [runId] });
 
-      await admin.agent.post(`/admin/users/${submitter.id}/verification`).type('form').send({ verified: 'true', _csrf: admin.csrf }).expect(303);
+      await admin.agent
+        .post(`/admin/users/${submitter.id}/verification`)
+        .type('form')
+        .send({ verified: 'true', _csrf: admin.csrf })
+        .expect(303);
       expect(await verifiedIds()).to.deep.equal({ board: [runId], list: [runId] });
       expect(await unverifiedIds()).to.deep.equal({ board: [], list: [] });
       const run = await request(ctx.app).get(`/api/speed-tests/${runId}`).expect(200);
@@ -174,8 +199,16 @@ describe('admin: users page', () => {
       await admin.agent.post(`/admin/users/${memberId}/admin`).type('form').send({ admin: 'true' }).expect(403);
       expect(await isAdmin(memberId)).to.equal(false);
       await admin.agent.post('/admin/users/nope/admin').type('form').send({ admin: 'true', _csrf: admin.csrf }).expect(404);
-      await admin.agent.post('/admin/users/00000000-0000-4000-8000-000000000000/admin').type('form').send({ admin: 'true', _csrf: admin.csrf }).expect(404);
-      const bad = await admin.agent.post(`/admin/users/${memberId}/admin`).type('form').send({ admin: 'yes', _csrf: admin.csrf }).expect(400);
+      await admin.agent
+        .post('/admin/users/00000000-0000-4000-8000-000000000000/admin')
+        .type('form')
+        .send({ admin: 'true', _csrf: admin.csrf })
+        .expect(404);
+      const bad = await admin.agent
+        .post(`/admin/users/${memberId}/admin`)
+        .type('form')
+        .send({ admin: 'yes', _csrf: admin.csrf })
+        .expect(400);
       expect(bad.type).to.equal('text/html');
       expect(await isAdmin(memberId)).to.equal(false);
     });
@@ -203,7 +236,8 @@ describe('admin: users page', () => {
 
       const rows = (await auditRowsFor(ctx, memberId)).slice(before);
       expect(rows.map((r) => r.action)).to.deep.equal(['user.grant_admin', 'user.revoke_admin']);
-      for (const r of rows) expect(r).to.include({ actor_id: adminId, actor_username: admin.username, target_kind: 'user', target_id: memberId });
+      for (const r of rows)
+        expect(r).to.include({ actor_id: adminId, actor_username: admin.username, target_kind: 'user', target_id: memberId });
     });
 
     it('never demotes the last admin: 409 with the reason (page and htmx row), nothing written', async () => {

@@ -40,7 +40,10 @@ function alertText(html: string): string | undefined {
 async function signInFresh(app: Express, fields: Record<string, string>) {
   const agent = request.agent(app);
   const form = await agent.get('/signin').expect(200);
-  const res = await agent.post('/signin').type('form').send({ _csrf: csrfFrom(form.text), ...fields });
+  const res = await agent
+    .post('/signin')
+    .type('form')
+    .send({ _csrf: csrfFrom(form.text), ...fields });
   return { agent, form, res };
 }
 
@@ -48,7 +51,10 @@ async function signInFresh(app: Express, fields: Record<string, string>) {
 async function signUpFresh(app: Express, fields: Record<string, string>) {
   const agent = request.agent(app);
   const form = await agent.get('/signup').expect(200);
-  const res = await agent.post('/signup').type('form').send({ _csrf: csrfFrom(form.text), ...fields });
+  const res = await agent
+    .post('/signup')
+    .type('form')
+    .send({ _csrf: csrfFrom(form.text), ...fields });
   return { agent, form, res };
 }
 
@@ -74,7 +80,10 @@ describe('Auth forms', () => {
 
   for (const path of ['/signup', '/signin']) {
     it(`GET ${path} renders a form whose hidden _csrf equals the page's csrf-token meta`, async () => {
-      const res = await request(ctx.app).get(path).expect(200).expect('Content-Type', /text\/html/);
+      const res = await request(ctx.app)
+        .get(path)
+        .expect(200)
+        .expect('Content-Type', /text\/html/);
       expect(res.text).to.include(`<form class="stack" method="post" action="${path}"`);
       expect(hiddenField(res.text, '_csrf')).to.equal(csrfFrom(res.text)).and.to.have.length.greaterThan(20);
     });
@@ -182,12 +191,18 @@ describe('Sign-up', () => {
 describe('CSRF protection of the auth forms', () => {
   const ctx = useTestApp();
 
-  for (const [label, token] of [['a missing', undefined], ['a wrong', 'not-the-token']] as const) {
+  for (const [label, token] of [
+    ['a missing', undefined],
+    ['a wrong', 'not-the-token'],
+  ] as const) {
     it(`POST /signup with ${label} _csrf is a 403 page and creates no user`, async () => {
       const agent = request.agent(ctx.app);
       await agent.get('/signup').expect(200);
       const username = uniqueUsername('csrf');
-      const res = await agent.post('/signup').type('form').send({ username, password: TEST_PASSWORD, ...(token ? { _csrf: token } : {}) });
+      const res = await agent
+        .post('/signup')
+        .type('form')
+        .send({ username, password: TEST_PASSWORD, ...(token ? { _csrf: token } : {}) });
       expectCsrfPage(res);
       expect(await ctx.db('users').where({ username }).first()).to.equal(undefined);
     });
@@ -269,7 +284,12 @@ describe('Sign-in', () => {
     expect(csrfFrom(page.text)).to.not.equal(oldToken);
 
     expectSignInRedirect(await request(ctx.app).get('/settings/keys').set('Cookie', `bh.sid=${oldCookie}`));
-    expect(await ctx.db('sessions').where({ sid: sidOf(oldCookie) }).first()).to.equal(undefined);
+    expect(
+      await ctx
+        .db('sessions')
+        .where({ sid: sidOf(oldCookie) })
+        .first(),
+    ).to.equal(undefined);
   });
 
   const redirects: [string, string][] = [
@@ -340,7 +360,9 @@ describe('Layout', () => {
       expect(res.text).to.include(`hx-headers:inherited='{"X-CSRF-Token": "${csrf}"}'`);
       expect(res.text).to.include(`<a href="/u/${username}" class="muted">@${username}</a>`);
       expect(res.text).to.include('<a href="/settings/profile"');
-      expect(res.text).to.match(/<form class="inline" method="post" action="\/signout">\s*<input type="hidden" name="_csrf" value="([^"]+)">/);
+      expect(res.text).to.match(
+        /<form class="inline" method="post" action="\/signout">\s*<input type="hidden" name="_csrf" value="([^"]+)">/,
+      );
       expect(hiddenField(res.text, '_csrf')).to.equal(csrf);
       expect(res.text).to.not.match(/>Sign in<\/a>|>Sign up<\/a>/);
     }
@@ -385,7 +407,10 @@ describe('Sign-in rate limit (10 per 15 minutes per username and IP)', () => {
     const agent = request.agent(ctx.app);
     const _csrf = csrfFrom((await agent.get('/signin').expect(200)).text);
     for (let i = 1; i <= 10; i += 1) {
-      const res = await agent.post('/signin').type('form').send({ username, password: `wrong-${i}-password`, _csrf });
+      const res = await agent
+        .post('/signin')
+        .type('form')
+        .send({ username, password: `wrong-${i}-password`, _csrf });
       expect(res.status, `attempt ${i}`).to.equal(401);
     }
     const blocked = await agent.post('/signin').type('form').send({ username, password: TEST_PASSWORD, _csrf });
@@ -399,7 +424,10 @@ describe('Sign-in rate limit (10 per 15 minutes per username and IP)', () => {
     // The counter is per username: it ignores case, and other names from this IP are unaffected.
     const upper = await agent.post('/signin').type('form').send({ username: username.toUpperCase(), password: 'x', _csrf });
     expect(upper.status).to.equal(429);
-    const other = await agent.post('/signin').type('form').send({ username: uniqueUsername('other'), password: 'x', _csrf });
+    const other = await agent
+      .post('/signin')
+      .type('form')
+      .send({ username: uniqueUsername('other'), password: 'x', _csrf });
     expect(other.status).to.equal(401);
   });
 
@@ -407,7 +435,8 @@ describe('Sign-in rate limit (10 per 15 minutes per username and IP)', () => {
     const blockedUser = uniqueUsername('blocked');
     const agent = request.agent(ctx.app);
     const _csrf = csrfFrom((await agent.get('/signin').expect(200)).text);
-    for (let i = 0; i < 11; i += 1) await agent.post('/signin').type('form').send({ username: blockedUser, password: 'wrong-password', _csrf });
+    for (let i = 0; i < 11; i += 1)
+      await agent.post('/signin').type('form').send({ username: blockedUser, password: 'wrong-password', _csrf });
     const { username } = await signedUpAgent(ctx.app);
     const { res } = await signInFresh(ctx.app, { username, password: TEST_PASSWORD });
     expect(res.status).to.equal(303);
@@ -439,10 +468,16 @@ describe('Failed sign-ins per address across usernames (30 per 15 minutes)', () 
     const agent = request.agent(ctx.app);
     const _csrf = csrfFrom((await agent.get('/signin').expect(200)).text);
     for (let i = 1; i <= 30; i += 1) {
-      const res = await agent.post('/signin').type('form').send({ username: uniqueUsername(`spray${i}`), password: 'Winter2026!', _csrf });
+      const res = await agent
+        .post('/signin')
+        .type('form')
+        .send({ username: uniqueUsername(`spray${i}`), password: 'Winter2026!', _csrf });
       expect(res.status, `attempt ${i}`).to.equal(401);
     }
-    const sprayed = await agent.post('/signin').type('form').send({ username: uniqueUsername('spray31'), password: 'Winter2026!', _csrf });
+    const sprayed = await agent
+      .post('/signin')
+      .type('form')
+      .send({ username: uniqueUsername('spray31'), password: 'Winter2026!', _csrf });
     expect(sprayed.status).to.equal(429);
     expect(alertText(sprayed.text)).to.equal('Too many failed sign-ins from your address. Try again in 15 minutes.');
     expect(Number(sprayed.headers['retry-after'])).to.be.within(1, 15 * 60);

@@ -18,10 +18,13 @@ for (const revision of [1, 2, 3] as const) {
       const res = await request(ctx.app).get('/docs/api').set('Host', 'docs.test').expect(200);
       expect(res.headers['content-type']).to.match(/^text\/html/);
       const html = res.text;
-      for (const tag of document.tags) expect(html).to.include(`<h2 id="tag-${tag.name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}">${tag.name}</h2>`);
+      for (const tag of document.tags)
+        expect(html).to.include(`<h2 id="tag-${tag.name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}">${tag.name}</h2>`);
       for (const [path, item] of Object.entries(document.paths as Json)) {
         for (const [method, op] of Object.entries(item as Json)) {
-          expect(html, op.operationId).to.include(`<h3 id="op-${op.operationId}"><span class="method method-${method}">${method.toUpperCase()}</span> <code>${path}</code></h3>`);
+          expect(html, op.operationId).to.include(
+            `<h3 id="op-${op.operationId}"><span class="method method-${method}">${method.toUpperCase()}</span> <code>${path}</code></h3>`,
+          );
         }
       }
       for (const name of Object.keys(document.components.schemas)) expect(html, name).to.include(`<h3 id="schema-${name}">${name}</h3>`);

@@ -16,7 +16,10 @@ const HTMX = { 'HX-Request': 'true' };
 const root = '/api/benchmarks';
 
 describe('Execution pages', () => {
-  const ctx = useTestApp({ EXECUTE_WORKERS: '1', EXECUTE_ALLOW_HOSTS: '127.0.0.1' }, { fakeHub: true, executionTiming: FAST_EXECUTION_TIMING });
+  const ctx = useTestApp(
+    { EXECUTE_WORKERS: '1', EXECUTE_ALLOW_HOSTS: '127.0.0.1' },
+    { fakeHub: true, executionTiming: FAST_EXECUTION_TIMING },
+  );
   let target: FakeOpenAi;
   let ada: Account;
   let bob: Account;
@@ -28,7 +31,11 @@ describe('Execution pages', () => {
     ada = await account(ctx, 'ada');
     bob = await account(ctx, 'bob');
     suite = await registeredApprovedSuite(ctx, root, ada);
-    const setup = await ada.agent.post('/api/setups').set('X-CSRF-Token', ada.csrf).send({ name: 'My 4090', hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 }).expect(201);
+    const setup = await ada.agent
+      .post('/api/setups')
+      .set('X-CSRF-Token', ada.csrf)
+      .send({ name: 'My 4090', hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 })
+      .expect(201);
     setupId = setup.body.id;
   });
   after(() => target.close());
@@ -36,8 +43,22 @@ describe('Execution pages', () => {
     target.mode = 'normal';
   });
 
-  const form = (overrides: Record<string, string> = {}) => ({ baseUrl: target.url, model: 'fake-model', hfId: fakeHubModels.dense, apiKey: '', setupId: '', quantization: '', action: 'run', _csrf: ada.csrf, ...overrides });
-  const post = (who: Account, slug: string, body: Record<string, string>) => who.agent.post(`/evals/${slug}/run`).type('form').send({ ...body, _csrf: who.csrf });
+  const form = (overrides: Record<string, string> = {}) => ({
+    baseUrl: target.url,
+    model: 'fake-model',
+    hfId: fakeHubModels.dense,
+    apiKey: '',
+    setupId: '',
+    quantization: '',
+    action: 'run',
+    _csrf: ada.csrf,
+    ...overrides,
+  });
+  const post = (who: Account, slug: string, body: Record<string, string>) =>
+    who.agent
+      .post(`/evals/${slug}/run`)
+      .type('form')
+      .send({ ...body, _csrf: who.csrf });
 
   /** Polls the execution page until it is finished; returns its HTML. */
   async function finishedPage(who: Account, path: string): Promise<string> {
@@ -51,7 +72,9 @@ describe('Execution pages', () => {
 
   it('offers "Run this suite" on an approved CUSTOM suite: a link when signed in, sign-in otherwise; not on lm-eval suites', async () => {
     expect((await ada.agent.get(`/evals/${suite.slug}`).expect(200)).text).to.include(`href="/evals/${suite.slug}/run"`);
-    expect((await request(ctx.app).get(`/evals/${suite.slug}`).expect(200)).text).to.include(`/signin?next=${encodeURIComponent(`/evals/${suite.slug}/run`)}`);
+    expect((await request(ctx.app).get(`/evals/${suite.slug}`).expect(200)).text).to.include(
+      `/signin?next=${encodeURIComponent(`/evals/${suite.slug}/run`)}`,
+    );
     const lmEval = await registeredApprovedSuite(ctx, root, ada, lmEvalSuite());
     expect((await ada.agent.get(`/evals/${lmEval.slug}`).expect(200)).text).not.to.include('/run"');
     expect((await ada.agent.get(`/evals/${lmEval.slug}/run`)).status).to.equal(404);
@@ -59,7 +82,8 @@ describe('Execution pages', () => {
     expect(anonymous.status).to.equal(303);
     expect(anonymous.headers.location).to.match(/^\/signin/);
     const page = await ada.agent.get(`/evals/${suite.slug}/run`).expect(200);
-    for (const name of ['baseUrl', 'model', 'hfId', 'apiKey', 'setupId', 'quantization', 'autoSubmit']) expect(page.text).to.include(`name="${name}"`);
+    for (const name of ['baseUrl', 'model', 'hfId', 'apiKey', 'setupId', 'quantization', 'autoSubmit'])
+      expect(page.text).to.include(`name="${name}"`);
     expect(page.text).to.include('cloudflared tunnel');
     expect(page.text).to.include('>My 4090</option>');
   });
@@ -131,8 +155,11 @@ describe('Execution pages', () => {
     expect(list.text).to.include(`<a href="${path}">${suite.slug}</a>`);
   });
 
-  it('a suite slug cannot take the executions pages\' name', async () => {
-    const res = await request(ctx.app).post(`${root}/suites/dry-run`).set('Authorization', `Bearer ${ada.key}`).send(customSuite({ slug: 'executions' }));
+  it("a suite slug cannot take the executions pages' name", async () => {
+    const res = await request(ctx.app)
+      .post(`${root}/suites/dry-run`)
+      .set('Authorization', `Bearer ${ada.key}`)
+      .send(customSuite({ slug: 'executions' }));
     expect(res.status).to.equal(400);
     expect(res.body.details.fieldErrors.slug[0]).to.match(/reserved/);
   });

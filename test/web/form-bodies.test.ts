@@ -11,7 +11,11 @@ describe('Forms posted with a content type the app does not parse', () => {
     it(`POST ${path} as text/plain is a 400 page with the form again`, async () => {
       const agent = request.agent(ctx.app);
       const form = await agent.get(path).expect(200);
-      const res = await agent.post(path).set('X-CSRF-Token', csrfFrom(form.text)).set('Content-Type', 'text/plain').send('username=someone&password=long enough password');
+      const res = await agent
+        .post(path)
+        .set('X-CSRF-Token', csrfFrom(form.text))
+        .set('Content-Type', 'text/plain')
+        .send('username=someone&password=long enough password');
       expect(res.status).to.equal(400);
       expect(res.type).to.equal('text/html');
       expect(res.text).to.include(`method="post" action="${path}"`);

@@ -44,7 +44,11 @@ describe('getting started: the way in to a first run', () => {
     const agent = request.agent(ctx.app);
     const form = await agent.get('/signup').expect(200);
     const username = uniqueUsername('fresh');
-    const signUp = await agent.post('/signup').type('form').send({ _csrf: csrfFrom(form.text), username, password: TEST_PASSWORD }).expect(303);
+    const signUp = await agent
+      .post('/signup')
+      .type('form')
+      .send({ _csrf: csrfFrom(form.text), username, password: TEST_PASSWORD })
+      .expect(303);
     const first = await agent.get(signUp.headers.location!).expect(200);
     expectFirstSteps(first.text);
     expect(first.text).to.include(`Welcome, ${username}! Your first steps`);
@@ -56,31 +60,43 @@ describe('getting started: the way in to a first run', () => {
     const agent = request.agent(ctx.app);
     const form = await agent.get('/signup').expect(200);
     const username = uniqueUsername('frag');
-    await agent.post('/signup').type('form').send({ _csrf: csrfFrom(form.text), username, password: TEST_PASSWORD, next: '/settings/runs' }).expect(303);
+    await agent
+      .post('/signup')
+      .type('form')
+      .send({ _csrf: csrfFrom(form.text), username, password: TEST_PASSWORD, next: '/settings/runs' })
+      .expect(303);
     const fragment = await agent.get('/settings/runs').set('HX-Request', 'true').expect(200);
     expect(fragment.text).to.not.include('first-steps');
     expectFirstSteps((await agent.get('/settings/runs').expect(200)).text);
 
     const signIn = request.agent(ctx.app);
     const signInForm = await signIn.get('/signin').expect(200);
-    await signIn.post('/signin').type('form').send({ _csrf: csrfFrom(signInForm.text), username, password: TEST_PASSWORD }).expect(303);
+    await signIn
+      .post('/signin')
+      .type('form')
+      .send({ _csrf: csrfFrom(signInForm.text), username, password: TEST_PASSWORD })
+      .expect(303);
     expect((await signIn.get('/').expect(200)).text).to.not.include('class="first-steps"');
   });
 
-  it('turns empty states into next steps: own and others\' empty profiles, keys, setups, the board', async () => {
+  it("turns empty states into next steps: own and others' empty profiles, keys, setups, the board", async () => {
     const { agent, username } = await signedUpAgent(ctx.app);
     const own = await agent.get(`/u/${username}`).expect(200);
     expect(own.text).to.include('No approved runs yet: your first one will show here.');
     expectFirstSteps(own.text);
     const other = await request(ctx.app).get(`/u/${username}`).expect(200);
     expect(other.text).to.not.include('class="first-steps"');
-    expect(other.text).to.match(/No approved runs yet\. <a href="\/">See what others measured<\/a>, or <a href="\/submit">submit a run of your own<\/a>/);
+    expect(other.text).to.match(
+      /No approved runs yet\. <a href="\/">See what others measured<\/a>, or <a href="\/submit">submit a run of your own<\/a>/,
+    );
 
     const keys = await agent.get('/settings/keys').expect(200);
     expect(keys.text).to.match(/<p class="empty">No keys yet\.[^<]*<a href="\/docs\/agents">agent guide<\/a>/);
     const setups = await agent.get('/settings/setups').expect(200);
     expect(setups.text).to.match(/<p class="empty">No setups yet\.[\s\S]*?<a href="\/submit">submit form<\/a>/);
     const board = await request(ctx.app).get('/').expect(200);
-    expect(board.text).to.match(/<p class="empty">No runs match these filters\. <a href="\/">Reset the filters<\/a>, or measure it yourself and <a href="\/submit">submit a run<\/a>/);
+    expect(board.text).to.match(
+      /<p class="empty">No runs match these filters\. <a href="\/">Reset the filters<\/a>, or measure it yourself and <a href="\/submit">submit a run<\/a>/,
+    );
   });
 });

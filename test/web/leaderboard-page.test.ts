@@ -16,7 +16,14 @@ describe('the leaderboard page', () => {
 
   before(async () => {
     const user = await seeder.signUp('ranker');
-    await seeder.seedRun('rtx', user, { hardware: RTX, tokSOut: 150, tokSPrefill: 3000, ttftMs: 90, quantization: 'Q4_K_M', hardwareCost: [cost(1600)] });
+    await seeder.seedRun('rtx', user, {
+      hardware: RTX,
+      tokSOut: 150,
+      tokSPrefill: 3000,
+      ttftMs: 90,
+      quantization: 'Q4_K_M',
+      hardwareCost: [cost(1600)],
+    });
     await seeder.seedRun('two', user, { hardware: TWO_CARDS, tokSOut: 120, tokSPrefill: 5000, ttftMs: 150, quantization: 'Q8_0' });
     await seeder.seedRun('mac', user, { hardware: MAC, tokSOut: 60, ttftMs: 400, quantization: 'Q4_K_M', engineName: 'mlx' });
   });
@@ -35,8 +42,12 @@ describe('the leaderboard page', () => {
     ] as const;
     for (const [sort, heading, order] of cases) {
       it(`is a highlighted column when ranking by ${sort}, its header marked as the sort`, async () => {
-        const res = await request(ctx.app).get(sort === 'tokSOut' ? '/' : `/?sort=${sort}`).expect(200);
-        const header = new RegExp(`<th class="num sorted" scope="col" aria-sort="(ascending|descending)"><a href="[^"]*"[^>]*>${heading.replace('$', '\\$')}</a>`).exec(res.text);
+        const res = await request(ctx.app)
+          .get(sort === 'tokSOut' ? '/' : `/?sort=${sort}`)
+          .expect(200);
+        const header = new RegExp(
+          `<th class="num sorted" scope="col" aria-sort="(ascending|descending)"><a href="[^"]*"[^>]*>${heading.replace('$', '\\$')}</a>`,
+        ).exec(res.text);
         expect(header, heading).to.not.equal(null);
         expect(header![1]).to.equal(sort === 'ttftMs' ? 'ascending' : 'descending');
         expect(res.text.match(/<th class="num sorted"/g)).to.have.length(1);
@@ -49,12 +60,18 @@ describe('the leaderboard page', () => {
 
     it('sorts by plain links in the headers (htmx-enhanced), keeping the filters and dropping the page', async () => {
       const res = await request(ctx.app).get('/?engineName=llama.cpp&offset=0&sort=ttftMs').expect(200);
-      expect(res.text).to.include('<a href="/?engineName=llama.cpp&amp;sort=tokSPrefill" hx-get="/?engineName=llama.cpp&amp;sort=tokSPrefill" hx-target="#results" hx-swap="outerHTML" hx-push-url="true" title="Rank by prefill tok/s">prefill tok/s</a>');
+      expect(res.text).to.include(
+        '<a href="/?engineName=llama.cpp&amp;sort=tokSPrefill" hx-get="/?engineName=llama.cpp&amp;sort=tokSPrefill" hx-target="#results" hx-swap="outerHTML" hx-push-url="true" title="Rank by prefill tok/s">prefill tok/s</a>',
+      );
       // The default sort leaves the address.
-      expect(res.text).to.include('<a href="/?engineName=llama.cpp" hx-get="/?engineName=llama.cpp" hx-target="#results" hx-swap="outerHTML" hx-push-url="true" title="Rank by output tok/s">tok/s out</a>');
+      expect(res.text).to.include(
+        '<a href="/?engineName=llama.cpp" hx-get="/?engineName=llama.cpp" hx-target="#results" hx-swap="outerHTML" hx-push-url="true" title="Rank by output tok/s">tok/s out</a>',
+      );
       // The ranking travels with the filter form.
       expect(res.text).to.include('<input type="hidden" name="sort" value="ttftMs" form="leaderboard-filters">');
-      expect(res.text).to.match(/<nav class="rank-by" aria-label="Rank by">[\s\S]*<strong aria-current="true">time to first token<\/strong>/);
+      expect(res.text).to.match(
+        /<nav class="rank-by" aria-label="Rank by">[\s\S]*<strong aria-current="true">time to first token<\/strong>/,
+      );
     });
 
     it('lets any row be ticked for the compare view: one box per row, sent by one GET form to /compare', async () => {
@@ -71,7 +88,9 @@ describe('the leaderboard page', () => {
 
     it('explains tok/W and tok/$, and names what a run lacks instead of a blank', async () => {
       const watts = await request(ctx.app).get('/?sort=tokPerWatt').expect(200);
-      expect(watts.text).to.match(/<p class="metric-note" id="metric-note"><strong>tok\/W<\/strong> is output tokens per second divided by the power in watts/);
+      expect(watts.text).to.match(
+        /<p class="metric-note" id="metric-note"><strong>tok\/W<\/strong> is output tokens per second divided by the power in watts/,
+      );
       expect(watts.text).to.include('<a href="/methodology#efficiency">How it is worked out</a>');
       const [rtx, two, mac] = rowsOf(watts.text);
       expect(rtx).to.include('<td class="num metric sorted" data-label="tok/W">0.333</td>');
@@ -156,7 +175,9 @@ describe('the leaderboard page', () => {
       expect(short.text.trim()).to.equal('');
       const page = await request(ctx.app).get('/').expect(200);
       expect(page.text).to.include('list="model-suggestions"');
-      expect(page.text).to.include('hx-get="/leaderboard/model-suggestions" hx-trigger="input changed delay:250ms" hx-target="#model-suggestions"');
+      expect(page.text).to.include(
+        'hx-get="/leaderboard/model-suggestions" hx-trigger="input changed delay:250ms" hx-target="#model-suggestions"',
+      );
       expect(page.text).to.include('<datalist id="model-suggestions"></datalist>');
     });
   });
@@ -167,12 +188,17 @@ describe('the leaderboard page', () => {
       expect(res.text).to.include('<form class="filters leaderboard-filters"');
       expect(res.text).to.include('3 runs. <a href=');
       expect(res.text).not.to.include('showing 1000000');
-      expect(res.text).to.match(/<p class="alert alert-info" id="past-the-end">This page is past the end of the ranking: 3 runs match\. <a href="\/"[^>]*>First page<\/a>\s*·\s*<a href="\/"[^>]*>Last page<\/a>\s*<\/p>/);
+      expect(res.text).to.match(
+        /<p class="alert alert-info" id="past-the-end">This page is past the end of the ranking: 3 runs match\. <a href="\/"[^>]*>First page<\/a>\s*·\s*<a href="\/"[^>]*>Last page<\/a>\s*<\/p>/,
+      );
       expect(res.text).not.to.include('No runs match');
     });
 
     it('a too-long model search', async () => {
-      const res = await request(ctx.app).get('/').query({ hfId: 'x'.repeat(300) }).expect(400);
+      const res = await request(ctx.app)
+        .get('/')
+        .query({ hfId: 'x'.repeat(300) })
+        .expect(400);
       expect(res.text).to.include('<form class="filters leaderboard-filters"');
       expect(res.text).to.include('<p class="field-error" id="lb-hfId-error">Must be at most 256 characters</p>');
       expect(res.text).to.include('Some filters are not valid: see the marked fields above.');
@@ -186,28 +212,43 @@ describe('the leaderboard page', () => {
       expect(res.text).to.include('aria-describedby="lb-engineName-error"');
     });
 
-    it('the model list\'s too-long search too: its page, its form and the message', async () => {
-      const res = await request(ctx.app).get('/models').query({ search: 'x'.repeat(300) }).expect(400);
+    it("the model list's too-long search too: its page, its form and the message", async () => {
+      const res = await request(ctx.app)
+        .get('/models')
+        .query({ search: 'x'.repeat(300) })
+        .expect(400);
       expect(res.text).to.include('<form class="inline model-search"');
-      expect(res.text).to.match(/<div class="alert alert-error" role="alert" id="model-search-errors"><p>Search: Must be at most \d+ characters <a href="\/models">Show every model<\/a>\.<\/p><\/div>/);
-      const fragment = await request(ctx.app).get('/models').query({ search: 'x'.repeat(300) }).set('HX-Request', 'true').expect(400);
+      expect(res.text).to.match(
+        /<div class="alert alert-error" role="alert" id="model-search-errors"><p>Search: Must be at most \d+ characters <a href="\/models">Show every model<\/a>\.<\/p><\/div>/,
+      );
+      const fragment = await request(ctx.app)
+        .get('/models')
+        .query({ search: 'x'.repeat(300) })
+        .set('HX-Request', 'true')
+        .expect(400);
       expect(fragment.text).not.to.include('<html');
       expect(fragment.text).to.include('id="model-search-errors"');
     });
 
     it('a bad page number is named, with a way back', async () => {
       const res = await request(ctx.app).get('/?offset=-3').expect(400);
-      expect(res.text).to.include('The page number in the address is not valid: Must be a whole number <a href="/">Show the ranking without it</a>.');
+      expect(res.text).to.include(
+        'The page number in the address is not valid: Must be a whole number <a href="/">Show the ranking without it</a>.',
+      );
       // Any other parameter the form does not hold is named the same way, with a link without it.
       const sort = await request(ctx.app).get('/?sort=fastest&hwClass=UNIFIED').expect(400);
-      expect(sort.text).to.include('<code>sort</code>: Must be one of tokSOut, tokSPrefill, ttftMs, tokPerWatt, tokPerDollar <a href="/?hwClass=UNIFIED">Show the ranking without it</a>.');
+      expect(sort.text).to.include(
+        '<code>sort</code>: Must be one of tokSOut, tokSPrefill, ttftMs, tokPerWatt, tokPerDollar <a href="/?hwClass=UNIFIED">Show the ranking without it</a>.',
+      );
     });
   });
 
   it('a compact reaction bar stays compact after an htmx click', async () => {
     const { agent, csrf } = await signedUpAgent(ctx.app, 'clicker');
     const page = await agent.get('/').expect(200);
-    expect(page.text).to.match(/<details class="reaction-picker"><summary>React<span class="visually-hidden"> to this run<\/span><\/summary>/);
+    expect(page.text).to.match(
+      /<details class="reaction-picker"><summary>React<span class="visually-hidden"> to this run<\/span><\/summary>/,
+    );
     expect(page.text).to.include('<input type="hidden" name="compact" value="1">');
     const res = await agent
       .post(`/runs/${idOf('rtx')}/react`)
@@ -231,7 +272,9 @@ describe('the leaderboard page', () => {
     expect(before.has(idOf('rtx'))).to.equal(true);
 
     const user = await seeder.signUp('charter');
-    const fastId = (await seeder.seedRun('chart-fast', user, { hfId: fakeHubModels.moeByConfig, hardware: RTX, tokSOut: 190, quantization: 'Q4_K_M' })).id as string;
+    const fastId = (
+      await seeder.seedRun('chart-fast', user, { hfId: fakeHubModels.moeByConfig, hardware: RTX, tokSOut: 190, quantization: 'Q4_K_M' })
+    ).id as string;
     const arrived = await chartRunIds();
     expect(arrived.has(fastId), 'a new run is drawn').to.equal(true);
 

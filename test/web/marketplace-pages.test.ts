@@ -12,10 +12,16 @@ import { account, auditRowsFor, submitRun, type Account } from '../helpers/moder
 
 type Body = Record<string, any>;
 
-const png = (colour: string) => sharp({ create: { width: 900, height: 600, channels: 3, background: colour } }).png().toBuffer();
+const png = (colour: string) =>
+  sharp({ create: { width: 900, height: 600, channels: 3, background: colour } })
+    .png()
+    .toBuffer();
 
 function form(who: Account, path: string, fields: Record<string, unknown> = {}) {
-  return who.agent.post(path).type('form').send({ _csrf: who.csrf, ...fields });
+  return who.agent
+    .post(path)
+    .type('form')
+    .send({ _csrf: who.csrf, ...fields });
 }
 
 const listingFields = (overrides: Record<string, unknown> = {}) => ({
@@ -61,16 +67,30 @@ describe('marketplace pages', () => {
 
     // Photos: a multipart form whose CSRF token is a field of the form itself.
     for (const colour of ['#aa0000', '#00aa00']) {
-      const upload = await seller.agent.post(`/settings/listings/${id}/images`).field('_csrf', seller.csrf).attach('image', await png(colour), 'photo.jpg').expect(303);
+      const upload = await seller.agent
+        .post(`/settings/listings/${id}/images`)
+        .field('_csrf', seller.csrf)
+        .attach('image', await png(colour), 'photo.jpg')
+        .expect(303);
       expect(upload.headers.location).to.equal(`/settings/listings/${id}?done=uploaded`);
     }
-    await seller.agent.post(`/settings/listings/${id}/images`).attach('image', await png('#0000aa'), 'photo.png').expect(403);
-    const images = async () => (await request(ctx.app).get(`/api/marketplace/listings/${id}`).set('Authorization', `Bearer ${seller.key}`).expect(200)).body.listing.images.map((i: Body) => i.id);
+    await seller.agent
+      .post(`/settings/listings/${id}/images`)
+      .attach('image', await png('#0000aa'), 'photo.png')
+      .expect(403);
+    const images = async () =>
+      (
+        await request(ctx.app).get(`/api/marketplace/listings/${id}`).set('Authorization', `Bearer ${seller.key}`).expect(200)
+      ).body.listing.images.map((i: Body) => i.id);
     const [first, second] = await images();
     await form(seller, `/settings/listings/${id}/images/${second}/move`, { direction: 'up' }).expect(303);
     expect(await images()).to.deep.equal([second, first]);
 
-    const bad = await seller.agent.post(`/settings/listings/${id}/images`).field('_csrf', seller.csrf).attach('image', Buffer.from('GIF89a not really'), 'x.png').expect(400);
+    const bad = await seller.agent
+      .post(`/settings/listings/${id}/images`)
+      .field('_csrf', seller.csrf)
+      .attach('image', Buffer.from('GIF89a not really'), 'x.png')
+      .expect(400);
     expect(bad.text).to.include('PNG, JPEG or WebP');
 
     await form(seller, `/settings/listings/${id}/publish`).expect(303);
@@ -92,10 +112,21 @@ describe('marketplace pages', () => {
 
   it('filters by class, condition and USD price, and sorts by USD per output tok/s', async () => {
     const cheapFast = await createdByForm({ title: 'Cheap fast card', price: '500', currency: 'USD' });
-    const noProof = await createdByForm({ title: 'No proof card', price: '100', currency: 'USD', benchmarkRunIds: undefined, condition: 'FOR_PARTS' });
+    const noProof = await createdByForm({
+      title: 'No proof card',
+      price: '100',
+      currency: 'USD',
+      benchmarkRunIds: undefined,
+      condition: 'FOR_PARTS',
+    });
     for (const id of [cheapFast, noProof]) await form(seller, `/settings/listings/${id}/publish`).expect(303);
 
-    const titles = async (query: string) => [...(await request(ctx.app).get(`/marketplace${query}`).expect(200)).text.matchAll(/<h3><a href="\/marketplace\/[^"]+">([^<]+)<\/a><\/h3>/g)].map((m) => m[1]);
+    const titles = async (query: string) =>
+      [
+        ...(await request(ctx.app).get(`/marketplace${query}`).expect(200)).text.matchAll(
+          /<h3><a href="\/marketplace\/[^"]+">([^<]+)<\/a><\/h3>/g,
+        ),
+      ].map((m) => m[1]);
     expect(await titles('?condition=FOR_PARTS')).to.deep.equal(['No proof card']);
     expect(await titles('?priceMax=600&sort=price_asc')).to.deep.equal(['No proof card', 'Cheap fast card']);
     expect(await titles('?hwClass=UNIFIED')).to.deep.equal([]);
@@ -104,7 +135,9 @@ describe('marketplace pages', () => {
     expect(byValue.at(-1)).to.equal('No proof card');
     await request(ctx.app).get('/marketplace?sort=cheapest').expect(400);
     const fragment = await request(ctx.app).get('/marketplace?condition=FOR_PARTS').set('HX-Request', 'true').expect(200);
-    expect(fragment.text).to.match(/^<div id="listing-results">/).and.not.include('<html');
+    expect(fragment.text)
+      .to.match(/^<div id="listing-results">/)
+      .and.not.include('<html');
   });
 
   it('pages through the cards, keeping the filters in the page links', async () => {
@@ -153,7 +186,13 @@ describe('marketplace pages', () => {
     await form(admin, `/admin/listings/${id}/remove`, { reason: 'Counterfeit photos' }).expect(303);
     await request(ctx.app).get(`/api/marketplace/${id}`).expect(404);
     const [entry] = await auditRowsFor(ctx, id);
-    expect(entry).to.include({ action: 'listing.remove', target_kind: 'marketplace_listing', reason: 'Counterfeit photos', actor_username: admin.username, target_label: 'Counterfeit card' });
+    expect(entry).to.include({
+      action: 'listing.remove',
+      target_kind: 'marketplace_listing',
+      reason: 'Counterfeit photos',
+      actor_username: admin.username,
+      target_label: 'Counterfeit card',
+    });
     await form(admin, `/admin/listings/${id}/remove`, { reason: 'again' }).expect(409);
     expect((await seller.agent.get(`/settings/listings/${id}`).expect(200)).text).to.include('Counterfeit photos');
     expect((await admin.agent.get('/admin/listings?status=REMOVED').expect(200)).text).to.include('Counterfeit card');

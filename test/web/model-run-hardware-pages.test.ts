@@ -37,7 +37,11 @@ describe('model, run, compare and hardware pages', () => {
     ];
     for (const [name, run] of runs) {
       ctx.clock.advance(61_000);
-      const res = await request(ctx.app).post('/api/speed-tests').set('Authorization', `Bearer ${key}`).send(validSubmission({ ttftMs: undefined, ...run })).expect(201);
+      const res = await request(ctx.app)
+        .post('/api/speed-tests')
+        .set('Authorization', `Bearer ${key}`)
+        .send(validSubmission({ ttftMs: undefined, ...run }))
+        .expect(201);
       ids[name] = res.body.id;
     }
     profileA = (await request(ctx.app).get(`/api/speed-tests/${ids.dense4090}`).expect(200)).body.hardwareId;
@@ -90,7 +94,10 @@ describe('model, run, compare and hardware pages', () => {
       const res = await request(ctx.app).get(`/models/${fakeHubModels.dense}?scope=tree&limit=2`).expect(200);
       expect(region(res.text, 'model-runs-count')).to.include('6 runs, newest first, showing 1–2.');
       expect(res.text).to.include(`href="/models/${fakeHubModels.dense}?limit=2&amp;scope=tree&amp;offset=2"`);
-      const next = await request(ctx.app).get(`/models/${fakeHubModels.dense}?limit=2&scope=tree&offset=2`).set('HX-Request', 'true').expect(200);
+      const next = await request(ctx.app)
+        .get(`/models/${fakeHubModels.dense}?limit=2&scope=tree&offset=2`)
+        .set('HX-Request', 'true')
+        .expect(200);
       expect(next.text.trim()).to.match(/^<section id="model-runs"/);
       expect(next.text).to.include('showing 3–4.');
       expect(next.text).to.include('← Previous');
@@ -113,7 +120,9 @@ describe('model, run, compare and hardware pages', () => {
       expect(place).to.equal(2);
       const standing = region(res.text, 'run-standing');
       expect(standing).to.include(`<strong>#${place}</strong> of ${board.body.total} single-stream runs of`);
-      expect(standing).to.include(`<strong>#1</strong> of 1 single-stream runs on <a href="/hardware/${profileB}">this hardware profile</a> (<a href="/hardware/nvidia-rtx-4090">NVIDIA GeForce RTX 4090</a>)`);
+      expect(standing).to.include(
+        `<strong>#1</strong> of 1 single-stream runs on <a href="/hardware/${profileB}">this hardware profile</a> (<a href="/hardware/nvidia-rtx-4090">NVIDIA GeForce RTX 4090</a>)`,
+      );
       // Similar: the same model on discrete GPUs (the throughput run too), fastest first; not the M4 run, not itself.
       const similar = region(res.text, 'similar-runs');
       expect(similar.indexOf(`/runs/${ids.denseThroughput}"`)).to.be.greaterThan(-1);
@@ -153,7 +162,13 @@ describe('model, run, compare and hardware pages', () => {
       const res = await request(ctx.app).get(`/compare?runs=${ids.dense4090},${ids.denseM4},${ids.quantEpyc}`).expect(200);
       expect(res.text).to.include('<title>Compare 3 runs');
       const rows = [...res.text.matchAll(/<tr( class="differs")?>\s*<th scope="row">([^<]+)/g)].map((m) => [m[2]!.trim(), Boolean(m[1])]);
-      expect(Object.fromEntries(rows)).to.include({ Model: true, 'Hardware class': true, Engine: false, Quantization: false, 'Output tok/s': true });
+      expect(Object.fromEntries(rows)).to.include({
+        Model: true,
+        'Hardware class': true,
+        Engine: false,
+        Quantization: false,
+        'Output tok/s': true,
+      });
       expect(res.text).to.match(/<td class="best"><strong>150<\/strong><span class="visually-hidden"> \(best\)<\/span><\/td>/);
       expect(res.text.indexOf(`/runs/${ids.dense4090}"`)).to.be.lessThan(res.text.indexOf(`/runs/${ids.denseM4}"`));
     });
@@ -185,7 +200,9 @@ describe('model, run, compare and hardware pages', () => {
     it('lists devices at /hardware with catalogue specs, runs and machines', async () => {
       const res = await request(ctx.app).get('/hardware').expect(200);
       expect(res.text).to.include('3 devices.');
-      expect(res.text).to.match(/<a href="\/hardware\/nvidia-rtx-4090">NVIDIA GeForce RTX 4090<\/a><\/td>\s*<td>GPU<\/td>\s*<td class="num">24 GB<\/td>\s*<td class="num">1,008 GB\/s<\/td>\s*<td class="num">4<\/td>\s*<td class="num">2<\/td>/);
+      expect(res.text).to.match(
+        /<a href="\/hardware\/nvidia-rtx-4090">NVIDIA GeForce RTX 4090<\/a><\/td>\s*<td>GPU<\/td>\s*<td class="num">24 GB<\/td>\s*<td class="num">1,008 GB\/s<\/td>\s*<td class="num">4<\/td>\s*<td class="num">2<\/td>/,
+      );
       expect(res.text).to.include('<a href="/hardware/apple-m4-max">Apple M4 Max</a>');
       expect(res.text).to.include('<a href="/hardware/amd-epyc-9654">AMD EPYC 9654</a>');
     });
@@ -226,7 +243,16 @@ describe('model, run, compare and hardware pages', () => {
       const res = await agent
         .post('/submit')
         .type('form')
-        .send({ _csrf: csrf, hfId: fakeHubModels.dense, 'hardware.hwClass': 'DISCRETE_GPU', 'hardware.gpuName': 'NVIDIA GeForce RTX 4090', 'hardware.vramGb': '24', engineName: 'llama.cpp', quantization: 'Q4_K_M', tokSOut: '99' })
+        .send({
+          _csrf: csrf,
+          hfId: fakeHubModels.dense,
+          'hardware.hwClass': 'DISCRETE_GPU',
+          'hardware.gpuName': 'NVIDIA GeForce RTX 4090',
+          'hardware.vramGb': '24',
+          engineName: 'llama.cpp',
+          quantization: 'Q4_K_M',
+          tokSOut: '99',
+        })
         .expect(303);
       const first = await agent.get(res.headers.location!).expect(200);
       expect(first.text).to.include('Run submitted: it is on the leaderboard now.');

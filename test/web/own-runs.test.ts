@@ -64,7 +64,7 @@ describe('owners fix their runs on the pages', () => {
     }
   });
 
-  it('fills the correction form with the run\'s fields, and refuses it to others and after 24 hours', async () => {
+  it("fills the correction form with the run's fields, and refuses it to others and after 24 hours", async () => {
     const run = await newRun({ contextLength: 8192 });
     const form = (await owner.agent.get(`/runs/${run.id}/correct`).expect(200)).text;
     expect(form).to.include(`action="/runs/${run.id}/correct"`);
@@ -90,7 +90,11 @@ describe('owners fix their runs on the pages', () => {
 
   it('saves a correction from the form (post/redirect/get): emptied fields dropped, the change audited', async () => {
     const run = await newRun();
-    const res = await owner.agent.post(`/runs/${run.id}/correct`).type('form').send(correctionForm({ tokSOut: '38.2', ttftMs: '', notes: '' })).expect(303);
+    const res = await owner.agent
+      .post(`/runs/${run.id}/correct`)
+      .type('form')
+      .send(correctionForm({ tokSOut: '38.2', ttftMs: '', notes: '' }))
+      .expect(303);
     expect(res.headers.location).to.equal(`/runs/${run.id}?done=corrected`);
     expect(await apiRun(run.id)).to.include({ tokSOut: 38.2, ttftMs: null, notes: null, contextLength: 2048 });
     const page = (await owner.agent.get(res.headers.location).expect(200)).text;
@@ -100,32 +104,59 @@ describe('owners fix their runs on the pages', () => {
     expect(entry.reason).to.include('tokSOut: 42.5 -> 38.2');
   });
 
-  it('edits a mixed-GPU run\'s cards in the form: the first kind in the single-GPU fields, the others as rows', async () => {
-    const gpus = [{ gpuName: 'RTX 4090', count: 1, vramGb: 24 }, { gpuName: 'RTX 3090', count: 1, vramGb: 24 }];
+  it("edits a mixed-GPU run's cards in the form: the first kind in the single-GPU fields, the others as rows", async () => {
+    const gpus = [
+      { gpuName: 'RTX 4090', count: 1, vramGb: 24 },
+      { gpuName: 'RTX 3090', count: 1, vramGb: 24 },
+    ];
     const run = await newRun({ hardware: { hwClass: 'DISCRETE_GPU', gpus } });
     const form = (await owner.agent.get(`/runs/${run.id}/correct`).expect(200)).text;
     expect(fieldValue(form, 'hardware.gpuName')).to.equal('RTX 4090');
     expect(fieldValue(form, 'hardware.gpus.1.gpuName')).to.equal('RTX 3090');
-    const row = (count: string) => ({ 'hardware.gpus.1.gpuName': 'RTX 3090', 'hardware.gpus.1.count': count, 'hardware.gpus.1.vramGb': '24' });
+    const row = (count: string) => ({
+      'hardware.gpus.1.gpuName': 'RTX 3090',
+      'hardware.gpus.1.count': count,
+      'hardware.gpus.1.vramGb': '24',
+    });
     // Posted back as shown, with the speed changed: the cards stay as they were.
-    await owner.agent.post(`/runs/${run.id}/correct`).type('form').send(correctionForm({ tokSOut: '40', ...row('1') })).expect(303);
+    await owner.agent
+      .post(`/runs/${run.id}/correct`)
+      .type('form')
+      .send(correctionForm({ tokSOut: '40', ...row('1') }))
+      .expect(303);
     const corrected = await apiRun(run.id);
     expect(corrected.tokSOut).to.equal(40);
     expect(corrected.hardware).to.deep.equal(run.hardware);
     // A second 3090 in the row: the machine now has three cards.
-    await owner.agent.post(`/runs/${run.id}/correct`).type('form').send(correctionForm({ tokSOut: '40', ...row('2') })).expect(303);
+    await owner.agent
+      .post(`/runs/${run.id}/correct`)
+      .type('form')
+      .send(correctionForm({ tokSOut: '40', ...row('2') }))
+      .expect(303);
     expect((await apiRun(run.id)).hardware.gpuCount).to.equal(3);
   });
 
   it('shows field errors inline and keeps what was typed; without the CSRF token nothing changes', async () => {
     const run = await newRun();
-    const res = await owner.agent.post(`/runs/${run.id}/correct`).type('form').send(correctionForm({ tokSOut: '-3', 'hardware.vramGb': '' })).expect(400);
+    const res = await owner.agent
+      .post(`/runs/${run.id}/correct`)
+      .type('form')
+      .send(correctionForm({ tokSOut: '-3', 'hardware.vramGb': '' }))
+      .expect(400);
     expect(res.text).to.include('Some fields need attention.');
     expect(res.text).to.include('id="f-tokSOut-error">Must be more than 0.</p>');
     expect(res.text).to.include('id="f-hardware-vramGb-error">Type how much memory one GPU has, in GB.</p>');
     expect(fieldValue(res.text, 'tokSOut')).to.equal('-3');
-    await owner.agent.post(`/runs/${run.id}/correct`).type('form').send({ ...correctionForm({ tokSOut: '1' }), _csrf: undefined }).expect(403);
-    await other.agent.post(`/runs/${run.id}/correct`).type('form').send({ ...correctionForm({ tokSOut: '1' }), _csrf: other.csrf }).expect(404);
+    await owner.agent
+      .post(`/runs/${run.id}/correct`)
+      .type('form')
+      .send({ ...correctionForm({ tokSOut: '1' }), _csrf: undefined })
+      .expect(403);
+    await other.agent
+      .post(`/runs/${run.id}/correct`)
+      .type('form')
+      .send({ ...correctionForm({ tokSOut: '1' }), _csrf: other.csrf })
+      .expect(404);
     expect((await apiRun(run.id)).tokSOut).to.equal(42.5);
   });
 
@@ -152,22 +183,37 @@ describe('owners fix their runs on the pages', () => {
 
   it('withdraws with htmx: the run page is sent to the run by HX-Redirect, the list gets itself back', async () => {
     const fromPage = await newRun();
-    const res = await owner.agent.post(`/runs/${fromPage.id}/withdraw`).set('HX-Request', 'true').set('X-CSRF-Token', owner.csrf).type('form').send({ confirm: 'yes' }).expect(200);
+    const res = await owner.agent
+      .post(`/runs/${fromPage.id}/withdraw`)
+      .set('HX-Request', 'true')
+      .set('X-CSRF-Token', owner.csrf)
+      .type('form')
+      .send({ confirm: 'yes' })
+      .expect(200);
     expect(res.headers['hx-redirect']).to.equal(`/runs/${fromPage.id}?done=withdrawn`);
     expect((await ctx.db('speed_test_runs').where({ id: fromPage.id }).first('status')).status).to.equal('WITHDRAWN');
 
     const fromList = await newRun();
-    const list = await owner.agent.post(`/runs/${fromList.id}/withdraw`).set('HX-Request', 'true').set('X-CSRF-Token', owner.csrf).type('form').send({ confirm: 'yes', from: 'list' }).expect(200);
+    const list = await owner.agent
+      .post(`/runs/${fromList.id}/withdraw`)
+      .set('HX-Request', 'true')
+      .set('X-CSRF-Token', owner.csrf)
+      .type('form')
+      .send({ confirm: 'yes', from: 'list' })
+      .expect(200);
     expect(list.text.trim()).to.match(/^<div id="own-runs">/);
     expect(list.text).to.include('Run withdrawn');
     expect(list.text).to.match(new RegExp(`<tr id="run-${fromList.id}" data-status="WITHDRAWN">`));
   });
 
-  it('lists the owner\'s runs in every status with the admin\'s reason at /settings/runs, linked from the header and the profile', async () => {
+  it("lists the owner's runs in every status with the admin's reason at /settings/runs, linked from the header and the profile", async () => {
     const someone = await account(ctx, 'lister');
     const rejected = await submitRun(ctx, someone, { tokSOut: 11 });
     const approved = await submitRun(ctx, someone, { tokSOut: 22 });
-    await ctx.db('speed_test_runs').where({ id: rejected.id }).update({ status: 'REJECTED', rejected_reason: 'The card cannot read its weights that fast', rejected_at: ctx.clock.now() });
+    await ctx
+      .db('speed_test_runs')
+      .where({ id: rejected.id })
+      .update({ status: 'REJECTED', rejected_reason: 'The card cannot read its weights that fast', rejected_at: ctx.clock.now() });
 
     const page = (await someone.agent.get('/settings/runs').expect(200)).text;
     expect(page).to.include('<h1>Your runs</h1>');

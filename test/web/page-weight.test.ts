@@ -57,7 +57,6 @@ async function rawGet(app: Express, path: string, headers: Record<string, string
   }
 }
 
-
 describe('page weight: compression and static caching', () => {
   // strict: the demo runs are seeded straight into the database, and the first page must show them.
   const ctx = useTestApp({ READ_INDEX_FRESHNESS: 'strict' });
@@ -158,18 +157,20 @@ describe('compression of streamed answers', () => {
     try {
       const { port } = server.address() as AddressInfo;
       const lines = await new Promise<string[]>((resolve, reject) => {
-        http.get({ host: '127.0.0.1', port, path: '/stream', headers: { 'Accept-Encoding': 'gzip' } }, (res) => {
-          expect(res.headers['content-encoding']).to.equal('gzip');
-          const gunzip = zlib.createGunzip();
-          let text = '';
-          gunzip.on('data', (chunk: Buffer) => {
-            text += chunk.toString('utf8');
-            if (text.includes('"line":1')) received();
-          });
-          gunzip.on('end', () => resolve(text.trim().split('\n')));
-          gunzip.on('error', reject);
-          res.pipe(gunzip);
-        }).on('error', reject);
+        http
+          .get({ host: '127.0.0.1', port, path: '/stream', headers: { 'Accept-Encoding': 'gzip' } }, (res) => {
+            expect(res.headers['content-encoding']).to.equal('gzip');
+            const gunzip = zlib.createGunzip();
+            let text = '';
+            gunzip.on('data', (chunk: Buffer) => {
+              text += chunk.toString('utf8');
+              if (text.includes('"line":1')) received();
+            });
+            gunzip.on('end', () => resolve(text.trim().split('\n')));
+            gunzip.on('error', reject);
+            res.pipe(gunzip);
+          })
+          .on('error', reject);
       });
       expect(lines.map((line) => JSON.parse(line).line)).to.deep.equal([1, 2]);
     } finally {

@@ -13,10 +13,22 @@ describe('public pages', () => {
     const { agent, csrf } = await signedUpAgent(ctx.app);
     const { key } = await createKey(agent, csrf);
     const runs = [
-      { hfId: fakeHubModels.dense, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, os: 'Ubuntu 24.04' }, tokSOut: 150 },
-      { hfId: fakeHubModels.dense, hardware: { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', chipVariant: 'Max', unifiedMemoryGb: 128 }, tokSOut: 60 },
+      {
+        hfId: fakeHubModels.dense,
+        hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, os: 'Ubuntu 24.04' },
+        tokSOut: 150,
+      },
+      {
+        hfId: fakeHubModels.dense,
+        hardware: { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', chipVariant: 'Max', unifiedMemoryGb: 128 },
+        tokSOut: 60,
+      },
       { hfId: fakeHubModels.ggufQuant, hardware: { hwClass: 'CPU_ONLY', cpu: 'AMD EPYC 9654', ramGb: 384 }, tokSOut: 12 },
-      { hfId: fakeHubModels.dense, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, os: 'Ubuntu 24.04' }, tokSOut: 900 },
+      {
+        hfId: fakeHubModels.dense,
+        hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, os: 'Ubuntu 24.04' },
+        tokSOut: 900,
+      },
     ];
     for (const run of runs) {
       ctx.clock.advance(61_000);
@@ -36,7 +48,25 @@ describe('public pages', () => {
       expect(res.headers.vary).to.match(/HX-Request/);
       expect(res.text).to.include('<form class="filters leaderboard-filters" id="leaderboard-filters" method="get" action="/"');
       expect(res.text).to.include('hx-push-url="true"');
-      for (const name of ['hfId', 'hwClass', 'memTier', 'engineName', 'quantization', 'verified', 'since', 'hardwareName', 'paramSize', 'os', 'backend', 'modelFamily', 'isMoE', 'batchSize', 'contextLen', 'bestPer', 'plausible']) {
+      for (const name of [
+        'hfId',
+        'hwClass',
+        'memTier',
+        'engineName',
+        'quantization',
+        'verified',
+        'since',
+        'hardwareName',
+        'paramSize',
+        'os',
+        'backend',
+        'modelFamily',
+        'isMoE',
+        'batchSize',
+        'contextLen',
+        'bestPer',
+        'plausible',
+      ]) {
         expect(res.text, name).to.include(`name="${name}"`);
       }
       expect(res.text).to.include('4 runs, showing 1–4');
@@ -52,7 +82,9 @@ describe('public pages', () => {
 
     it('marks a run above the roofline as suspect, and gives every row its verdict and reason', async () => {
       const res = await request(ctx.app).get('/').expect(200);
-      expect(res.text).to.match(/title="Suspect: Above [^"]+">900<\/a> <span class="badge badge-warn" title="Above the [\d.,]+ tok\/s memory-bandwidth bound: above [^"]+">suspect<\/span>/);
+      expect(res.text).to.match(
+        /title="Suspect: Above [^"]+">900<\/a> <span class="badge badge-warn" title="Above the [\d.,]+ tok\/s memory-bandwidth bound: above [^"]+">suspect<\/span>/,
+      );
       expect(res.text).to.match(new RegExp(`href="/runs/${runIds[0]}" title="Plausible: Within [^"]+">150</a>`));
     });
 
@@ -91,7 +123,9 @@ describe('public pages', () => {
       const res = await request(ctx.app).get('/?memTier=7&nonsense=1').expect(400);
       expect(res.text).to.include('Some filters are not valid: see the marked fields above.');
       // A filter of the form: its message by its field (once), the choices being in the select.
-      expect(res.text).to.include('<p class="field-error" id="lb-memTier-error">“7” is not one of the choices; pick one from the list.</p>');
+      expect(res.text).to.include(
+        '<p class="field-error" id="lb-memTier-error">“7” is not one of the choices; pick one from the list.</p>',
+      );
       expect(res.text.match(/is not one of the choices/g)).to.have.length(1);
       // A parameter the form does not have: named in the message.
       expect(res.text).to.include('<code>nonsense</code>: Unknown field');
@@ -106,11 +140,17 @@ describe('public pages', () => {
       const res = await request(ctx.app).get('/?batchSize=8').expect(200);
       expect(res.text).to.include('<strong>Runs of 8 or more streams</strong>');
       expect(res.text).to.include('0 runs');
-      expect(res.text).to.include('<a href="/" hx-get="/" hx-target="#results" hx-swap="outerHTML" hx-push-url="true">Single-stream runs</a>');
-      expect(res.text).to.include('<a href="/?batchSize=all" hx-get="/?batchSize=all" hx-target="#results" hx-swap="outerHTML" hx-push-url="true">All runs</a>');
+      expect(res.text).to.include(
+        '<a href="/" hx-get="/" hx-target="#results" hx-swap="outerHTML" hx-push-url="true">Single-stream runs</a>',
+      );
+      expect(res.text).to.include(
+        '<a href="/?batchSize=all" hx-get="/?batchSize=all" hx-target="#results" hx-swap="outerHTML" hx-push-url="true">All runs</a>',
+      );
       // Other filters are kept, escaped in the attribute.
       expect((await request(ctx.app).get('/?hwClass=UNIFIED&batchSize=all').expect(200)).text).to.include('href="/?hwClass=UNIFIED"');
-      expect((await request(ctx.app).get('/?hwClass=UNIFIED&sort=ttftMs').expect(200)).text).to.include('href="/?hwClass=UNIFIED&amp;sort=ttftMs&amp;batchSize=all"');
+      expect((await request(ctx.app).get('/?hwClass=UNIFIED&sort=ttftMs').expect(200)).text).to.include(
+        'href="/?hwClass=UNIFIED&amp;sort=ttftMs&amp;batchSize=all"',
+      );
       expect(res.text).to.include('<option value="8" selected>8 or more</option>');
       const all = await request(ctx.app).get('/?batchSize=all').expect(200);
       expect(all.text).to.include('<option value="all" selected>all runs</option>');
@@ -139,7 +179,7 @@ describe('public pages', () => {
       expect(res.text).to.include('<span class="badge badge-muted">quantized</span>');
     });
 
-    it('shows one model: hub link, figures, derived models and runs; its quantization\'s runs under the tree scope', async () => {
+    it("shows one model: hub link, figures, derived models and runs; its quantization's runs under the tree scope", async () => {
       const res = await request(ctx.app).get(`/models/${fakeHubModels.dense}`).expect(200);
       expect(res.text).to.include(`href="${ctx.hub.url}/${fakeHubModels.dense}"`);
       expect(res.text).to.include('<strong>3</strong> approved runs');
@@ -179,7 +219,9 @@ describe('public pages', () => {
 
   it('shows a run page its verdict with the bound and the reason', async () => {
     const suspect = await request(ctx.app).get(`/runs/${runIds[3]}`).expect(200);
-    expect(suspect.text).to.match(/<p class="alert alert-error" id="plausibility">\s*<strong>Suspect\.<\/strong>\s*Above [^<]+\.\s*Single-stream decode bound for this model, quantization and hardware: <strong>[\d.,]+ tok\/s<\/strong>/);
+    expect(suspect.text).to.match(
+      /<p class="alert alert-error" id="plausibility">\s*<strong>Suspect\.<\/strong>\s*Above [^<]+\.\s*Single-stream decode bound for this model, quantization and hardware: <strong>[\d.,]+ tok\/s<\/strong>/,
+    );
     const plausible = await request(ctx.app).get(`/runs/${runIds[0]}`).expect(200);
     expect(plausible.text).to.match(/<p class="alert alert-info" id="plausibility">\s*<strong>Plausible\.<\/strong>\s*Within /);
     expect(plausible.text).to.include('<a href="/methodology">How runs are judged</a>');

@@ -16,7 +16,11 @@ describe('profiles and profile settings', () => {
     runs = [
       await submitRun(ctx, owner, { tokSOut: 11 }),
       await submitRun(ctx, owner, { hfId: fakeHubModels.moeByArchitecture, tokSOut: 12 }),
-      await submitRun(ctx, owner, { hfId: fakeHubModels.moeByArchitecture, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'RTX 3090', vramGb: 24 }, tokSOut: 13 }),
+      await submitRun(ctx, owner, {
+        hfId: fakeHubModels.moeByArchitecture,
+        hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'RTX 3090', vramGb: 24 },
+        tokSOut: 13,
+      }),
     ];
   });
 
@@ -24,7 +28,10 @@ describe('profiles and profile settings', () => {
   async function signIn(username: string, password: string) {
     const agent = request.agent(ctx.app);
     const form = await agent.get('/signin').expect(200);
-    const res = await agent.post('/signin').type('form').send({ username, password, _csrf: csrfFrom(form.text) });
+    const res = await agent
+      .post('/signin')
+      .type('form')
+      .send({ username, password, _csrf: csrfFrom(form.text) });
     return { status: res.status, agent };
   }
 
@@ -33,7 +40,9 @@ describe('profiles and profile settings', () => {
       const res = await request(ctx.app).get(`/u/${owner.username}`).expect(200);
       const user = await ctx.db('users').where({ id: owner.id }).first();
       expect(res.text).to.include(`<h1>Display ${owner.username} <span class="muted">@${owner.username}</span></h1>`);
-      expect(res.text).to.include(`Joined <time datetime="${user.created_at.toISOString()}">${user.created_at.toISOString().slice(0, 10)}</time>`);
+      expect(res.text).to.include(
+        `Joined <time datetime="${user.created_at.toISOString()}">${user.created_at.toISOString().slice(0, 10)}</time>`,
+      );
       expect(res.text).to.include('<span class="stat" id="count-runs">3</span> runs');
       expect(res.text).to.include('<span class="stat" id="count-models">2</span> models');
       expect(res.text).to.include('<span class="stat" id="count-hardware">2</span> hardware setups');
@@ -124,14 +133,22 @@ describe('profiles and profile settings', () => {
 
     it('refuses both forms without the CSRF token and writes nothing', async () => {
       await owner.agent.post('/settings/profile').type('form').send({ displayName: 'Hijacked' }).expect(403);
-      await owner.agent.post('/settings/profile/password').type('form').send({ currentPassword: TEST_PASSWORD, newPassword: 'hijacked-password' }).expect(403);
+      await owner.agent
+        .post('/settings/profile/password')
+        .type('form')
+        .send({ currentPassword: TEST_PASSWORD, newPassword: 'hijacked-password' })
+        .expect(403);
       await owner.agent.post('/settings/profile').type('form').send({ displayName: 'Hijacked', _csrf: 'wrong' }).expect(403);
       expect(await displayNameOf()).to.equal(`Display ${owner.username}`);
       expect((await signIn(owner.username, TEST_PASSWORD)).status).to.equal(303);
     });
 
     it('changes the display name (303, then a confirmation) and run JSON shows it at once', async () => {
-      const res = await owner.agent.post('/settings/profile').type('form').send({ displayName: '  Renamed Runner  ', _csrf: owner.csrf }).expect(303);
+      const res = await owner.agent
+        .post('/settings/profile')
+        .type('form')
+        .send({ displayName: '  Renamed Runner  ', _csrf: owner.csrf })
+        .expect(303);
       expect(res.headers.location).to.equal('/settings/profile?saved=profile');
       expect((await owner.agent.get(res.headers.location).expect(200)).text).to.include('Display name saved.');
       expect(await displayNameOf()).to.equal('Renamed Runner');
@@ -167,9 +184,17 @@ describe('profiles and profile settings', () => {
 
     it('checks the new password by the sign-up rule, inline, and needs the current one', async () => {
       const hash = await hashOf();
-      const short = await owner.agent.post('/settings/profile/password').type('form').send({ currentPassword: TEST_PASSWORD, newPassword: 'short', _csrf: owner.csrf }).expect(400);
+      const short = await owner.agent
+        .post('/settings/profile/password')
+        .type('form')
+        .send({ currentPassword: TEST_PASSWORD, newPassword: 'short', _csrf: owner.csrf })
+        .expect(400);
       expect(short.text).to.include('Password must be at least 10 characters');
-      const missing = await owner.agent.post('/settings/profile/password').type('form').send({ newPassword: 'long-enough-password', _csrf: owner.csrf }).expect(400);
+      const missing = await owner.agent
+        .post('/settings/profile/password')
+        .type('form')
+        .send({ newPassword: 'long-enough-password', _csrf: owner.csrf })
+        .expect(400);
       expect(missing.text).to.include('Current password is required');
       expect(await hashOf()).to.equal(hash);
     });

@@ -10,13 +10,23 @@ import { useTestApp, type TestContext } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
 import { validSubmission } from '../helpers/fixtures.ts';
 import { account, submitRun, type Account } from '../helpers/moderation.ts';
-import { approveQualityRun, approveSuite, customSuite, lmEvalSuite, QUALITY_REVISIONS, qualityRun, registerSuite, submitQualityRun } from '../helpers/quality.ts';
+import {
+  approveQualityRun,
+  approveSuite,
+  customSuite,
+  lmEvalSuite,
+  QUALITY_REVISIONS,
+  qualityRun,
+  registerSuite,
+  submitQualityRun,
+} from '../helpers/quality.ts';
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 const UNIFIED = { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M3', chipVariant: 'Max', unifiedMemoryGb: 128 };
 
 /** The `data-run` ids of a region's rows, in page order. */
-const runIdsIn = (html: string, container: RegExp) => [...(container.exec(html)?.[0] ?? '').matchAll(/<tr data-run="([^"]+)"/g)].map((m) => m[1]!);
+const runIdsIn = (html: string, container: RegExp) =>
+  [...(container.exec(html)?.[0] ?? '').matchAll(/<tr data-run="([^"]+)"/g)].map((m) => m[1]!);
 const leaderboardIds = (html: string) => runIdsIn(html, /<table class="data quality-runs">[\s\S]*?<\/table>/);
 const suiteCards = (html: string) => [...html.matchAll(/<article class="card suite-card" data-suite="([^"]+)"/g)].map((m) => m[1]!);
 /** The quality-vs-speed chart's SVG. */
@@ -31,11 +41,22 @@ const count = (text: string, needle: string) => text.split(needle).length - 1;
 function traces(total: number) {
   const answers = ['It is 4.', 'The answer is 7', 'Six sevens make 42', 'I think 4'];
   const first = [
-    ...answers.map((response, itemIndex) => ({ taskKey: 'arith', itemIndex, question: `arith question ${itemIndex}`, response, score: itemIndex === 3 ? 0 : 1 })),
+    ...answers.map((response, itemIndex) => ({
+      taskKey: 'arith',
+      itemIndex,
+      question: `arith question ${itemIndex}`,
+      response,
+      score: itemIndex === 3 ? 0 : 1,
+    })),
     { taskKey: 'colours', itemIndex: 0, response: 'B', score: 1 },
     { taskKey: 'colours', itemIndex: 1, response: 'Answer: A', score: 1 },
   ];
-  const repeats = Array.from({ length: total - first.length }, (_, i) => ({ taskKey: 'colours', itemIndex: i % 2, response: `repeat ${i}`, score: 0 }));
+  const repeats = Array.from({ length: total - first.length }, (_, i) => ({
+    taskKey: 'colours',
+    itemIndex: i % 2,
+    response: `repeat ${i}`,
+    score: 0,
+  }));
   return [...first, ...repeats];
 }
 
@@ -66,10 +87,16 @@ describe('Quality pages (revision 3)', () => {
     await approveSuite(ctx, lmEval.slug);
 
     // Every task with nSamples (or re-scored from traces): these scores have a standard error.
-    runs.q4 = await run(ada, custom.slug, { results: { arith: { score: 0.75, nSamples: 4 }, colours: { score: 1, nSamples: 2 } }, artifacts: traces(25) });
+    runs.q4 = await run(ada, custom.slug, {
+      results: { arith: { score: 0.75, nSamples: 4 }, colours: { score: 1, nSamples: 2 } },
+      artifacts: traces(25),
+    });
     // No nSamples on arith: no standard error, so no error bar.
     runs.q8 = await run(ada, custom.slug, { quantization: 'Q8_0', results: { arith: 1, colours: 1 } });
-    runs.unified = await run(bob, custom.slug, { hardware: UNIFIED, results: { arith: { score: 0.5, nSamples: 4 }, colours: { score: 0.5, nSamples: 2 } } });
+    runs.unified = await run(bob, custom.slug, {
+      hardware: UNIFIED,
+      results: { arith: { score: 0.5, nSamples: 4 }, colours: { score: 0.5, nSamples: 2 } },
+    });
     runs.moe = await run(bob, custom.slug, { hfId: fakeHubModels.moeByArchitecture, results: { arith: 0.25, colours: 0 } });
     runs.lmEval = await run(ada, lmEval.slug, { results: { hellaswag: 0.6, arc_challenge: 0.4 } });
     runs.pendingRun = await run(bob, custom.slug, { results: { arith: 0.9, colours: 0.9 } }, false);
@@ -142,9 +169,15 @@ describe('Quality pages (revision 3)', () => {
       expect(res.text).to.include('<code>exact_match</code>').and.include('<code>weighted_mean</code>');
       expect(res.text).to.include('<th scope="row"><code>temperature</code></th><td>0</td>');
       const arith = /<tr data-task="arith">[\s\S]*?<\/tr>/.exec(res.text)![0];
-      expect(arith).to.include('Arithmetic').and.include('<td>qa</td>').and.include('<td class="num">3</td>').and.include('<td>4 inline</td>');
+      expect(arith)
+        .to.include('Arithmetic')
+        .and.include('<td>qa</td>')
+        .and.include('<td class="num">3</td>')
+        .and.include('<td>4 inline</td>');
       expect(arith).to.include('<pre>Q: {{input}}\nA:</pre>');
-      expect(/<tr data-task="colours">[\s\S]*?<\/tr>/.exec(res.text)![0]).to.include('multiple_choice').and.include('<td>2 inline</td>');
+      expect(/<tr data-task="colours">[\s\S]*?<\/tr>/.exec(res.text)![0])
+        .to.include('multiple_choice')
+        .and.include('<td>2 inline</td>');
     });
 
     it('ranks the approved runs by score, with model, quantization, hardware, runner, date and uncertainty', async () => {
@@ -153,7 +186,11 @@ describe('Quality pages (revision 3)', () => {
       expect(leaderboardIds(res.text)).to.deep.equal([runs.q8.id, runs.q4.id, runs.unified.id, runs.moe.id]);
       expect(res.text).to.not.include(runs.pendingRun.id);
       const q4 = new RegExp(`<tr data-run="${runs.q4.id}">[\\s\\S]*?</tr>`).exec(res.text)![0];
-      expect(q4).to.include('href="/models/fakeorg/Dense-7B"').and.include('<td>Q4_K_M</td>').and.include('NVIDIA GeForce RTX 4090').and.include('CUSTOM_LOCAL');
+      expect(q4)
+        .to.include('href="/models/fakeorg/Dense-7B"')
+        .and.include('<td>Q4_K_M</td>')
+        .and.include('NVIDIA GeForce RTX 4090')
+        .and.include('CUSTOM_LOCAL');
       expect(q4).to.match(/<a href="\/evals\/runs\/[^"]+">81\.3 ± \d+(\.\d)?<\/a>/);
       expect(q4).to.include('<td class="num">80</td>');
       // No standard error on every task: the score alone.
@@ -230,7 +267,9 @@ describe('Quality pages (revision 3)', () => {
       expect(count(chart, 'class="chart-bar"')).to.equal(2);
       // Q4_K_M's best (the 4090 run) has a standard error; Q8_0's has none.
       expect(count(chart, 'class="chart-error"')).to.equal(1);
-      expect(chart).to.match(/>81\.3 ± \d+(\.\d)?<\/text>/).and.include('>100</text>');
+      expect(chart)
+        .to.match(/>81\.3 ± \d+(\.\d)?<\/text>/)
+        .and.include('>100</text>');
       expect(chart).to.include(`href="/evals/runs/${runs.q4.id}"`).and.include(`href="/evals/runs/${runs.q8.id}"`);
     });
 
@@ -244,7 +283,9 @@ describe('Quality pages (revision 3)', () => {
   describe('a run /evals/runs/{id}', () => {
     it('shows the model, suite, hardware, score and every task with client score, standard error and re-scoring', async () => {
       const res = await request(ctx.app).get(`/evals/runs/${runs.q4.id}`).expect(200);
-      expect(res.text).to.include(`<a href="/evals/${custom.slug}">Arithmetic and colours</a>`).and.include('href="/models/fakeorg/Dense-7B"');
+      expect(res.text)
+        .to.include(`<a href="/evals/${custom.slug}">Arithmetic and colours</a>`)
+        .and.include('href="/models/fakeorg/Dense-7B"');
       expect(res.text).to.match(/<strong id="run-score">81\.3 ± \d/);
       expect(res.text).to.include('NVIDIA GeForce RTX 4090').and.not.include('id="review-status"');
       const arith = /<tr data-task="arith">[\s\S]*?<\/tr>/.exec(res.text)![0];
@@ -286,7 +327,9 @@ describe('Quality pages (revision 3)', () => {
       await request(ctx.app).get(`/evals/runs/${runs.pendingRun.id}`).expect(404);
       await ada.agent.get(`/evals/runs/${runs.pendingRun.id}`).expect(404);
       const own = await bob.agent.get(`/evals/runs/${runs.pendingRun.id}`).expect(200);
-      expect(/<div [^>]*id="review-status">[\s\S]*?<\/div>/.exec(own.text)![0]).to.include('This run is pending').and.include('Please add traces');
+      expect(/<div [^>]*id="review-status">[\s\S]*?<\/div>/.exec(own.text)![0])
+        .to.include('This run is pending')
+        .and.include('Please add traces');
       // Nobody reacts to a run that is not public.
       expect(own.text).to.not.include('class="reaction-form"');
       await bob.agent.post(`/evals/runs/${runs.pendingRun.id}/react`).type('form').send({ _csrf: bob.csrf, emoji: 'fire' }).expect(404);
@@ -299,17 +342,32 @@ describe('Quality pages (revision 3)', () => {
 
     it('takes reactions through the page: a form post goes back, htmx gets the bar', async () => {
       const page = await ada.agent.get(`/evals/runs/${runs.q4.id}`).expect(200);
-      expect(page.text).to.include(`<form class="reaction-form" method="post" action="/evals/runs/${runs.q4.id}/react" hx-post="/evals/runs/${runs.q4.id}/react"`);
-      const posted = await ada.agent.post(`/evals/runs/${runs.q4.id}/react`).type('form').send({ _csrf: ada.csrf, emoji: 'brain', back: `/evals/runs/${runs.q4.id}?page=2` }).expect(303);
+      expect(page.text).to.include(
+        `<form class="reaction-form" method="post" action="/evals/runs/${runs.q4.id}/react" hx-post="/evals/runs/${runs.q4.id}/react"`,
+      );
+      const posted = await ada.agent
+        .post(`/evals/runs/${runs.q4.id}/react`)
+        .type('form')
+        .send({ _csrf: ada.csrf, emoji: 'brain', back: `/evals/runs/${runs.q4.id}?page=2` })
+        .expect(303);
       expect(posted.headers.location).to.equal(`/evals/runs/${runs.q4.id}?page=2`);
-      const bar = await bob.agent.post(`/evals/runs/${runs.q4.id}/react`).set('HX-Request', 'true').type('form').send({ _csrf: bob.csrf, emoji: 'brain' }).expect(200);
+      const bar = await bob.agent
+        .post(`/evals/runs/${runs.q4.id}/react`)
+        .set('HX-Request', 'true')
+        .type('form')
+        .send({ _csrf: bob.csrf, emoji: 'brain' })
+        .expect(200);
       expect(bar.text.trimStart()).to.match(new RegExp(`^<div class="reaction-bar" id="reactions-${runs.q4.id}">`));
       expect(bar.text).to.include(`action="/evals/runs/${runs.q4.id}/react"`).and.include('<span class="reaction-count">2</span>');
       expect((await ctx.db('quality_runs').where({ id: runs.q4.id }).first('reaction_counts')).reaction_counts).to.deep.equal({ brain: 2 });
       const anonymous = await request(ctx.app).get(`/evals/runs/${runs.q4.id}`).expect(200);
       expect(anonymous.text).to.include('Sign in to react').and.include('<span class="reaction-count">2</span>');
       await ada.agent.post(`/evals/runs/${runs.q4.id}/react`).type('form').send({ _csrf: ada.csrf, emoji: 'shrug' }).expect(400);
-      await request(ctx.app).post(`/evals/runs/${runs.q4.id}/react`).type('form').send({ emoji: 'fire' }).expect((res) => expect(res.status).to.be.oneOf([302, 303, 401, 403]));
+      await request(ctx.app)
+        .post(`/evals/runs/${runs.q4.id}/react`)
+        .type('form')
+        .send({ emoji: 'fire' })
+        .expect((res) => expect(res.status).to.be.oneOf([302, 303, 401, 403]));
     });
   });
 

@@ -75,25 +75,41 @@ for (const revision of [3, 2] as const) {
 
     it('registers an uploaded .json file (multipart, CSRF token as a form field)', async () => {
       const body = customSuite();
-      const res = await ada.agent.post('/evals/new').field('_csrf', ada.csrf).field('suite', '').attach('file', Buffer.from(JSON.stringify(body)), { filename: 'suite.json', contentType: 'application/json' });
+      const res = await ada.agent
+        .post('/evals/new')
+        .field('_csrf', ada.csrf)
+        .field('suite', '')
+        .attach('file', Buffer.from(JSON.stringify(body)), { filename: 'suite.json', contentType: 'application/json' });
       expect(res.status, res.text.slice(0, 500)).to.equal(303);
       expect(await ctx.db('quality_suites').where({ slug: body.slug }).first('status')).to.deep.equal({ status: 'PENDING' });
       // A file saved with a byte-order mark is read like any other.
       const marked = customSuite();
-      const withBom = await ada.agent.post('/evals/new').field('_csrf', ada.csrf).attach('file', Buffer.from(`\uFEFF${JSON.stringify(marked)}`), 'suite.json');
+      const withBom = await ada.agent
+        .post('/evals/new')
+        .field('_csrf', ada.csrf)
+        .attach('file', Buffer.from(`\uFEFF${JSON.stringify(marked)}`), 'suite.json');
       expect(withBom.status, withBom.text.slice(0, 500)).to.equal(303);
       // htmx sends the token in X-CSRF-Token too: a multipart live check with the header alone passes.
-      const live = await ada.agent.post('/evals/new/check').set({ ...HTMX, 'X-CSRF-Token': ada.csrf }).field('suite', JSON.stringify(customSuite()));
+      const live = await ada.agent
+        .post('/evals/new/check')
+        .set({ ...HTMX, 'X-CSRF-Token': ada.csrf })
+        .field('suite', JSON.stringify(customSuite()));
       expect(live.status).to.equal(200);
       expect(live.text).to.include('Valid: 2 tasks');
       // Anonymous uploads are not even read: refused before any route.
-      const anonymous = await request(ctx.app).post('/evals/new').field('suite', '').attach('file', Buffer.from(JSON.stringify(customSuite())), 'suite.json');
+      const anonymous = await request(ctx.app)
+        .post('/evals/new')
+        .field('suite', '')
+        .attach('file', Buffer.from(JSON.stringify(customSuite())), 'suite.json');
       expect(anonymous.status).to.equal(403);
       // A multipart body the parser cannot read is a 400, not a failure.
       const malformed = await ada.agent.post('/evals/new').set('Content-Type', 'multipart/form-data').send('junk');
       expect(malformed.status).to.equal(400);
       // Without the token the upload is refused like any other post.
-      const forged = await ada.agent.post('/evals/new').field('suite', '').attach('file', Buffer.from(JSON.stringify(customSuite())), 'suite.json');
+      const forged = await ada.agent
+        .post('/evals/new')
+        .field('suite', '')
+        .attach('file', Buffer.from(JSON.stringify(customSuite())), 'suite.json');
       expect(forged.status).to.equal(403);
     });
 
@@ -113,8 +129,12 @@ for (const revision of [3, 2] as const) {
       expect(listed.text).to.include('<code>suiteDoc.tasks.1.dataset.items.0.gold</code>');
       const empty = await postText(ada, '/evals/new', '   ');
       expect(empty.status).to.equal(400);
-      expect(empty.text).to.include("Paste the suite&#39;s JSON or choose a .json file");
-      expect(Number((await ctx.db('quality_suites').where({ created_by: ada.id }).whereRaw('slug = ?', [taken.slug]).count('* as n').first())!.n)).to.equal(0);
+      expect(empty.text).to.include('Paste the suite&#39;s JSON or choose a .json file');
+      expect(
+        Number(
+          (await ctx.db('quality_suites').where({ created_by: ada.id }).whereRaw('slug = ?', [taken.slug]).count('* as n').first())!.n,
+        ),
+      ).to.equal(0);
     });
 
     it('lists suites, datasets and runs with status and admin notes; corrects a rejected suite back to PENDING', async () => {
@@ -134,7 +154,10 @@ for (const revision of [3, 2] as const) {
           .send({ slug: uniqueSlug('data'), name: 'Carol shards', shards: [{ items: [{ input: '1+1?', gold: 2 }] }] })
           .expect(201);
         dataset = created.body;
-        await ctx.db('quality_datasets').where({ id: dataset!.id }).update({ status: 'REJECTED', admin_notes: 'No license given', reviewed_at: new Date('2026-01-02T03:04:00Z') });
+        await ctx
+          .db('quality_datasets')
+          .where({ id: dataset!.id })
+          .update({ status: 'REJECTED', admin_notes: 'No license given', reviewed_at: new Date('2026-01-02T03:04:00Z') });
       }
 
       const page = await carol.agent.get('/settings/submissions').expect(200);
@@ -154,20 +177,42 @@ for (const revision of [3, 2] as const) {
       const edit = await carol.agent.get(`/settings/submissions/suites/${suite.id}/edit`).expect(200);
       expect(edit.text).to.include(`&quot;slug&quot;: &quot;${suite.slug}&quot;`);
       // Its own slug is not "taken" when it is corrected.
-      const check = await postText(carol, `/settings/submissions/suites/${suite.id}/check`, JSON.stringify(customSuite({ slug: suite.slug, name: 'Carol suite, fixed' })), HTMX).expect(200);
+      const check = await postText(
+        carol,
+        `/settings/submissions/suites/${suite.id}/check`,
+        JSON.stringify(customSuite({ slug: suite.slug, name: 'Carol suite, fixed' })),
+        HTMX,
+      ).expect(200);
       expect(check.text).to.include('Valid:');
-      const saved = await postText(carol, `/settings/submissions/suites/${suite.id}/edit`, JSON.stringify(customSuite({ slug: suite.slug, name: 'Carol suite, fixed' })));
+      const saved = await postText(
+        carol,
+        `/settings/submissions/suites/${suite.id}/edit`,
+        JSON.stringify(customSuite({ slug: suite.slug, name: 'Carol suite, fixed' })),
+      );
       expect(saved.status).to.equal(303);
-      expect(await ctx.db('quality_suites').where({ id: suite.id }).first('status', 'name', 'admin_notes')).to.deep.equal({ status: 'PENDING', name: 'Carol suite, fixed', admin_notes: null });
+      expect(await ctx.db('quality_suites').where({ id: suite.id }).first('status', 'name', 'admin_notes')).to.deep.equal({
+        status: 'PENDING',
+        name: 'Carol suite, fixed',
+        admin_notes: null,
+      });
 
       // Another user's suite is not found; an approved one cannot be corrected.
       expect((await bob.agent.get(`/settings/submissions/suites/${suite.id}/edit`)).status).to.equal(404);
-      expect((await postText(bob, `/settings/submissions/suites/${suite.id}/edit`, JSON.stringify(customSuite({ slug: suite.slug })))).status).to.equal(404);
-      expect((await postText(bob, `/settings/submissions/suites/${suite.id}/check`, JSON.stringify(customSuite({ slug: suite.slug })), HTMX)).status).to.equal(404);
+      expect(
+        (await postText(bob, `/settings/submissions/suites/${suite.id}/edit`, JSON.stringify(customSuite({ slug: suite.slug })))).status,
+      ).to.equal(404);
+      expect(
+        (await postText(bob, `/settings/submissions/suites/${suite.id}/check`, JSON.stringify(customSuite({ slug: suite.slug })), HTMX))
+          .status,
+      ).to.equal(404);
       const approvedEdit = await carol.agent.get(`/settings/submissions/suites/${approved.id}/edit`);
       expect(approvedEdit.status).to.equal(409);
       expect(approvedEdit.text).to.match(/only pending or rejected submissions can be corrected/);
-      const refused = await postText(carol, `/settings/submissions/suites/${approved.id}/edit`, JSON.stringify(customSuite({ slug: approved.slug })));
+      const refused = await postText(
+        carol,
+        `/settings/submissions/suites/${approved.id}/edit`,
+        JSON.stringify(customSuite({ slug: approved.slug })),
+      );
       expect(refused.status).to.equal(409);
       expect(refused.text).to.match(/only pending or rejected submissions can be corrected/);
     });
@@ -190,7 +235,12 @@ for (const revision of [3, 2] as const) {
 
       // With htmx the list alone comes back, with the notice and without the withdrawn suite.
       const another = await registerSuite(ctx, root, ada, customSuite());
-      const fragment = await ada.agent.post(`/settings/submissions/suite/${another.id}/withdraw`).set(HTMX).type('form').send({ _csrf: ada.csrf }).expect(200);
+      const fragment = await ada.agent
+        .post(`/settings/submissions/suite/${another.id}/withdraw`)
+        .set(HTMX)
+        .type('form')
+        .send({ _csrf: ada.csrf })
+        .expect(200);
       expect(fragment.text).not.to.include('<html');
       expect(fragment.text).to.match(/^\s*<div id="submissions">/);
       expect(fragment.text).to.include(`${another.slug} withdrawn.`);
@@ -198,13 +248,21 @@ for (const revision of [3, 2] as const) {
 
       const approved = await registerSuite(ctx, root, ada, customSuite());
       await approveSuite(ctx, approved.slug);
-      const refused = await ada.agent.post(`/settings/submissions/suite/${approved.id}/withdraw`).set(HTMX).type('form').send({ _csrf: ada.csrf });
+      const refused = await ada.agent
+        .post(`/settings/submissions/suite/${approved.id}/withdraw`)
+        .set(HTMX)
+        .type('form')
+        .send({ _csrf: ada.csrf });
       expect(refused.status).to.equal(409);
       expect(refused.text).to.match(/only pending or rejected submissions can be withdrawn/);
       expect(refused.text).not.to.include('<html');
-      expect((await bob.agent.post(`/settings/submissions/suite/${approved.id}/withdraw`).type('form').send({ _csrf: bob.csrf })).status).to.equal(404);
+      expect(
+        (await bob.agent.post(`/settings/submissions/suite/${approved.id}/withdraw`).type('form').send({ _csrf: bob.csrf })).status,
+      ).to.equal(404);
       expect((await ada.agent.post(`/settings/submissions/suite/${approved.id}/withdraw`).type('form').send({})).status).to.equal(403);
-      expect((await ada.agent.post(`/settings/submissions/other/${approved.id}/withdraw`).type('form').send({ _csrf: ada.csrf })).status).to.equal(404);
+      expect(
+        (await ada.agent.post(`/settings/submissions/other/${approved.id}/withdraw`).type('form').send({ _csrf: ada.csrf })).status,
+      ).to.equal(404);
     });
 
     it('refuses every post without the session CSRF token', async () => {
@@ -220,7 +278,10 @@ for (const revision of [3, 2] as const) {
       for (const path of posts) {
         expect((await ada.agent.post(path).type('form').send({ suite: text })).status, path).to.equal(403);
         expect((await ada.agent.post(path).set(HTMX).field('suite', text)).status, `${path} (multipart)`).to.equal(403);
-        expect((await ada.agent.post(path).type('form').send({ suite: text, _csrf: bob.csrf })).status, `${path} (another session's token)`).to.equal(403);
+        expect(
+          (await ada.agent.post(path).type('form').send({ suite: text, _csrf: bob.csrf })).status,
+          `${path} (another session's token)`,
+        ).to.equal(403);
       }
       expect(await ctx.db('quality_suites').where({ id: pending.id }).first('status')).to.deep.equal({ status: 'PENDING' });
     });

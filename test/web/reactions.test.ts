@@ -60,7 +60,10 @@ describe('reaction buttons (pages)', () => {
   const apiReact = (who: Account, emoji: string | null, id = run.id) =>
     request(ctx.app).post(`/api/runs/${id}/react`).set('Authorization', `Bearer ${who.key}`).send({ emoji }).expect(200);
   const formReact = (who: Account, body: Record<string, unknown>, id = run.id) =>
-    who.agent.post(`/runs/${id}/react`).type('form').send({ _csrf: who.csrf, ...body });
+    who.agent
+      .post(`/runs/${id}/react`)
+      .type('form')
+      .send({ _csrf: who.csrf, ...body });
   const htmxReact = (who: Account, body: Record<string, unknown>, id = run.id) => formReact(who, body, id).set('HX-Request', 'true');
   const storedCounts = async (id = run.id) => (await ctx.db('speed_test_runs').where({ id }).first('reaction_counts')).reaction_counts;
   const mine = async (who: Account, id = run.id) =>
@@ -77,7 +80,9 @@ describe('reaction buttons (pages)', () => {
       await apiReact(bob, 'rocket');
       const page = await alice.agent.get(`/runs/${run.id}`).expect(200);
       const bar = barOf(page.text, run.id);
-      expect(bar).to.include(`<form class="reaction-form" method="post" action="/runs/${run.id}/react" hx-post="/runs/${run.id}/react" hx-target="closest .reaction-bar" hx-swap="outerHTML">`);
+      expect(bar).to.include(
+        `<form class="reaction-form" method="post" action="/runs/${run.id}/react" hx-post="/runs/${run.id}/react" hx-target="closest .reaction-bar" hx-swap="outerHTML">`,
+      );
       expect(bar).to.include(`<input type="hidden" name="_csrf" value="${alice.csrf}">`);
       expect(bar).to.include(`<input type="hidden" name="back" value="/runs/${run.id}">`);
       expect(buttonsOf(bar)).to.deep.equal([
@@ -92,7 +97,11 @@ describe('reaction buttons (pages)', () => {
 
       // Another reader of the same page: the same counts, nothing pressed.
       const other = barOf((await bob.agent.get(`/runs/${run.id}`).expect(200)).text, run.id);
-      expect(buttonsOf(other).filter((b) => b.pressed).map((b) => b.label)).to.deep.equal(['Rocket']);
+      expect(
+        buttonsOf(other)
+          .filter((b) => b.pressed)
+          .map((b) => b.label),
+      ).to.deep.equal(['Rocket']);
       await apiReact(bob, 'brain');
       const changed = buttonsOf(barOf((await bob.agent.get(`/runs/${run.id}`).expect(200)).text, run.id));
       expect(changed.find((b) => b.pressed)).to.deep.equal({ value: '', pressed: true, label: 'Brain', count: 1 });
@@ -166,7 +175,12 @@ describe('reaction buttons (pages)', () => {
     it('refuses a post without the CSRF token (403) and writes nothing', async () => {
       const res = await alice.agent.post(`/runs/${run.id}/react`).type('form').send({ emoji: 'fire' }).expect(403);
       expect(res.text).to.include('Invalid CSRF token');
-      await alice.agent.post(`/runs/${run.id}/react`).type('form').send({ emoji: 'fire', _csrf: 'forged' }).set('HX-Request', 'true').expect(403);
+      await alice.agent
+        .post(`/runs/${run.id}/react`)
+        .type('form')
+        .send({ emoji: 'fire', _csrf: 'forged' })
+        .set('HX-Request', 'true')
+        .expect(403);
       expect(await mine(alice)).to.equal(null);
       expect(await storedCounts()).to.deep.equal({});
     });
@@ -195,7 +209,12 @@ describe('reaction buttons (pages)', () => {
     });
 
     it('is for browser sessions: an API key is refused on the page route', async () => {
-      await request(ctx.app).post(`/runs/${run.id}/react`).set('Authorization', `Bearer ${alice.key}`).type('form').send({ emoji: 'fire' }).expect(403);
+      await request(ctx.app)
+        .post(`/runs/${run.id}/react`)
+        .set('Authorization', `Bearer ${alice.key}`)
+        .type('form')
+        .send({ emoji: 'fire' })
+        .expect(403);
       expect(await mine(alice)).to.equal(null);
     });
   });
@@ -205,13 +224,20 @@ describe('reaction buttons (pages)', () => {
       await apiReact(alice, 'fire');
       await apiReact(bob, 'fire');
       await apiReact(owner, 'brain');
-      for (const path of ['/', `/runs/${run.id}`, `/models/${fakeHubModels.dense}`, `/hardware/${run.hardwareId}`, `/u/${owner.username}`]) {
+      for (const path of [
+        '/',
+        `/runs/${run.id}`,
+        `/models/${fakeHubModels.dense}`,
+        `/hardware/${run.hardwareId}`,
+        `/u/${owner.username}`,
+      ]) {
         const page = await request(ctx.app).get(path).expect(200);
         const bar = barOf(page.text, run.id);
         expect(shownCounts(bar), path).to.deep.equal({ Fire: 2, Brain: 1 });
         expect(bar).to.include('🔥').and.include('🧠').and.not.include('🚀');
         // Table rows stay one line: counts only; signing in to react is offered on the run page.
-        if (path.startsWith('/runs/')) expect(bar).to.include(`<a class="reaction-signin" href="/signin?next=${encodeURIComponent(path)}">Sign in to react</a>`);
+        if (path.startsWith('/runs/'))
+          expect(bar).to.include(`<a class="reaction-signin" href="/signin?next=${encodeURIComponent(path)}">Sign in to react</a>`);
         else expect(bar, path).not.to.include('reaction-signin');
         expect(bar).not.to.include('<form').and.not.to.include('<button');
         expect(page.text).not.to.include(`action="/runs/${run.id}/react"`);

@@ -78,7 +78,10 @@ describe('saved setups in the pages', () => {
   });
 
   const form = (browser: Browser, path: string, fields: Record<string, string>, htmx = false) => {
-    const req = browser.agent.post(path).type('form').send({ ...fields, _csrf: browser.csrf });
+    const req = browser.agent
+      .post(path)
+      .type('form')
+      .send({ ...fields, _csrf: browser.csrf });
     return htmx ? req.set('HX-Request', 'true') : req;
   };
 
@@ -97,8 +100,25 @@ describe('saved setups in the pages', () => {
     });
 
     it('lists the user’s setups, the default first, with their actions, and the new-setup form', async () => {
-      const other = await apiSetup(alice, { name: 'Laptop', hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M3', chipVariant: 'Max', unifiedMemoryGb: 64, engineName: 'mlx' });
-      const main = await apiSetup(alice, { name: 'Desk rig', isDefault: true, hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24, engineName: 'llama.cpp', quantization: 'Q4_K_M', gpuLayers: 99 });
+      const other = await apiSetup(alice, {
+        name: 'Laptop',
+        hwClass: 'UNIFIED',
+        chipVendor: 'Apple',
+        chipFamily: 'M3',
+        chipVariant: 'Max',
+        unifiedMemoryGb: 64,
+        engineName: 'mlx',
+      });
+      const main = await apiSetup(alice, {
+        name: 'Desk rig',
+        isDefault: true,
+        hwClass: 'DISCRETE_GPU',
+        gpuName: 'NVIDIA GeForce RTX 4090',
+        vramGb: 24,
+        engineName: 'llama.cpp',
+        quantization: 'Q4_K_M',
+        gpuLayers: 99,
+      });
       await apiSetup(bob, { name: 'Bobs secret box' });
       const res = await alice.agent.get('/settings/setups').expect(200);
       expect(res.text).to.include('<h1>Saved setups</h1>');
@@ -114,7 +134,9 @@ describe('saved setups in the pages', () => {
       expect(res.text).not.to.include(`action="/settings/setups/${main.id}/default"`);
       expect(res.text).to.include(`hx-post="/settings/setups/${other.id}/delete" hx-target="closest article" hx-swap="delete"`);
       expect(res.text).not.to.include('Bobs secret box');
-      expect(res.text).to.include('<form class="stack setup-form" method="post" action="/settings/setups" hx-post="/settings/setups" hx-target="#setups-panel"');
+      expect(res.text).to.include(
+        '<form class="stack setup-form" method="post" action="/settings/setups" hx-post="/settings/setups" hx-target="#setups-panel"',
+      );
       expect(res.text).to.match(/<select id="f-hwClass" name="hwClass"[^>]*hx-get="\/settings\/setups\/new\/hardware-fields"/);
       expect(res.text).to.include('<datalist id="gpu-names">');
     });
@@ -125,10 +147,24 @@ describe('saved setups in the pages', () => {
       const [, created] = await setupsOf(ctx, bob.username);
       expect(created).to.include({ name: 'Form rig', description: null, is_default: true });
       expect(created.config).to.deep.equal({
-        hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 3090', gpuCount: 2, vramGb: 24, ramGb: 128, os: 'linux',
-        engineName: 'vllm', engineVersion: '0.8.3', backend: 'cuda', quantization: 'AWQ', contextLength: 16384,
-        commandSnippet: 'vllm serve m --tensor-parallel-size 2', tensorParallel: 2, concurrency: 8, kvCacheDtype: 'fp8',
-        flashAttn: true, prefixCaching: false, temperature: 0.6,
+        hwClass: 'DISCRETE_GPU',
+        gpuName: 'NVIDIA GeForce RTX 3090',
+        gpuCount: 2,
+        vramGb: 24,
+        ramGb: 128,
+        os: 'linux',
+        engineName: 'vllm',
+        engineVersion: '0.8.3',
+        backend: 'cuda',
+        quantization: 'AWQ',
+        contextLength: 16384,
+        commandSnippet: 'vllm serve m --tensor-parallel-size 2',
+        tensorParallel: 2,
+        concurrency: 8,
+        kvCacheDtype: 'fp8',
+        flashAttn: true,
+        prefixCaching: false,
+        temperature: 0.6,
       });
       const page = await bob.agent.get('/settings/setups').expect(200);
       expect(page.text).to.include(`id="setup-${created.id}"`);
@@ -152,9 +188,15 @@ describe('saved setups in the pages', () => {
       expect(res.text).to.match(/name="vramGb"[^>]*value="lots"[^>]*aria-invalid="true"/);
       expect(res.text).to.match(/name="temperature"[^>]*aria-invalid="true"/);
       // The messages the API gives for the same values, in the form's plain words.
-      const api = await alice.agent.post('/api/setups').set('X-CSRF-Token', alice.csrf).send({ name: '', vramGb: 'lots', temperature: 500 }).expect(400);
+      const api = await alice.agent
+        .post('/api/setups')
+        .set('X-CSRF-Token', alice.csrf)
+        .send({ name: '', vramGb: 'lots', temperature: 500 })
+        .expect(400);
       for (const field of ['name', 'vramGb', 'temperature']) {
-        const plain = api.body.details.fieldErrors[field].map((message: string) => plainMessage(field, message, SETUP_FIELD_LABELS)).join(' ');
+        const plain = api.body.details.fieldErrors[field]
+          .map((message: string) => plainMessage(field, message, SETUP_FIELD_LABELS))
+          .join(' ');
         expect(res.text).to.include(`id="f-${field}-error">${plain}</p>`);
       }
       expect(res.text).to.include('id="f-vramGb-error">Type a number, like 42.5.</p>');
@@ -175,13 +217,21 @@ describe('saved setups in the pages', () => {
     });
 
     it('switches the hardware inputs by class (htmx fragment), ids kept apart per form', async () => {
-      const unified = await alice.agent.get('/settings/setups/new/hardware-fields').query({ hwClass: 'UNIFIED' }).set('HX-Request', 'true').expect(200);
+      const unified = await alice.agent
+        .get('/settings/setups/new/hardware-fields')
+        .query({ hwClass: 'UNIFIED' })
+        .set('HX-Request', 'true')
+        .expect(200);
       expect(unified.text).not.to.include('<html');
       expect(unified.text).to.include('<div class="setup-hardware" id="f-hardware">');
       expect(unified.text).to.include('name="chipVariant"');
       expect(unified.text).not.to.include('name="gpuName"');
       const id = randomUUID();
-      const cpu = await alice.agent.get(`/settings/setups/${id}/hardware-fields`).query({ hwClass: 'CPU_ONLY' }).set('HX-Request', 'true').expect(200);
+      const cpu = await alice.agent
+        .get(`/settings/setups/${id}/hardware-fields`)
+        .query({ hwClass: 'CPU_ONLY' })
+        .set('HX-Request', 'true')
+        .expect(200);
       expect(cpu.text).to.include(`id="s-${id}-hardware"`);
       expect(cpu.text).to.include(`id="s-${id}-cpu"`);
       const noJs = await alice.agent.get('/settings/setups').query({ hwClass: 'CPU_ONLY' }).expect(200);
@@ -192,8 +242,16 @@ describe('saved setups in the pages', () => {
       let setup: Record<string, any>;
       beforeEach(async () => {
         setup = await apiSetup(alice, {
-          name: `Edit me ${randomUUID().slice(0, 6)}`, hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4080', gpuCount: 2, vramGb: 16,
-          engineName: 'llama.cpp', quantization: 'Q8_0', gpuLayers: 40, topK: 40, flashAttn: true,
+          name: `Edit me ${randomUUID().slice(0, 6)}`,
+          hwClass: 'DISCRETE_GPU',
+          gpuName: 'NVIDIA GeForce RTX 4080',
+          gpuCount: 2,
+          vramGb: 16,
+          engineName: 'llama.cpp',
+          quantization: 'Q8_0',
+          gpuLayers: 40,
+          topK: 40,
+          flashAttn: true,
         });
       });
 
@@ -221,7 +279,17 @@ describe('saved setups in the pages', () => {
       });
 
       it('saves an htmx edit and answers the updated card; empty inputs clear, inputs left out stay', async () => {
-        const fields = { name: 'Edited rig', hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4080', gpuCount: '', vramGb: '16', engineName: 'llama.cpp', quantization: 'Q6_K', gpuLayers: '99', flashAttn: '' };
+        const fields = {
+          name: 'Edited rig',
+          hwClass: 'DISCRETE_GPU',
+          gpuName: 'NVIDIA GeForce RTX 4080',
+          gpuCount: '',
+          vramGb: '16',
+          engineName: 'llama.cpp',
+          quantization: 'Q6_K',
+          gpuLayers: '99',
+          flashAttn: '',
+        };
         const res = await form(alice, `/settings/setups/${setup.id}`, fields, true).expect(200);
         expect(res.text.trimStart()).to.match(new RegExp(`^<article class="card setup-row" id="setup-${setup.id}">`));
         expect(res.text).to.include('<h3>Edited rig</h3>');
@@ -241,7 +309,12 @@ describe('saved setups in the pages', () => {
       });
 
       it('answers a bad htmx edit with the editor and inline errors (400), changing nothing', async () => {
-        const res = await form(alice, `/settings/setups/${setup.id}`, { name: '', hwClass: 'DISCRETE_GPU', gpuName: 'X', vramGb: '-4', gpuLayers: 'all' }, true).expect(400);
+        const res = await form(
+          alice,
+          `/settings/setups/${setup.id}`,
+          { name: '', hwClass: 'DISCRETE_GPU', gpuName: 'X', vramGb: '-4', gpuLayers: 'all' },
+          true,
+        ).expect(400);
         expect(res.text.trimStart()).to.match(/^<article class="card setup-row editing"/);
         expect(res.text).to.include(`<p class="field-error" id="s-${setup.id}-name-error">Name is required</p>`);
         expect(res.text).to.include(`<p class="field-error" id="s-${setup.id}-vramGb-error">Must be more than 0.</p>`);
@@ -309,7 +382,10 @@ describe('saved setups in the pages', () => {
       const target = await apiSetup(alice, { name: 'CSRF target' });
       const before = (await setupsOf(ctx, alice.username)).length;
       const posts = [
-        alice.agent.post('/settings/setups').type('form').send(setupForm({ name: 'forged' })),
+        alice.agent
+          .post('/settings/setups')
+          .type('form')
+          .send(setupForm({ name: 'forged' })),
         alice.agent.post(`/settings/setups/${target.id}`).type('form').send({ name: 'forged' }),
         alice.agent.post(`/settings/setups/${target.id}/default`).type('form').send({}),
         alice.agent.post(`/settings/setups/${target.id}/delete`).type('form').set('HX-Request', 'true').send({ _csrf: 'wrong' }),
@@ -328,11 +404,29 @@ describe('saved setups in the pages', () => {
     before(async () => {
       carol = await signedUpAgent(ctx.app);
       desk = await apiSetup(carol, {
-        name: 'Desk 4090', isDefault: true, hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', gpuCount: 2, vramGb: 24,
-        engineName: 'llama.cpp', quantization: 'Q4_K_M', contextLength: 8192, commandSnippet: './llama-server -m m.gguf -ngl 99',
-        gpuLayers: 99, flashAttn: true, topK: 40,
+        name: 'Desk 4090',
+        isDefault: true,
+        hwClass: 'DISCRETE_GPU',
+        gpuName: 'NVIDIA GeForce RTX 4090',
+        gpuCount: 2,
+        vramGb: 24,
+        engineName: 'llama.cpp',
+        quantization: 'Q4_K_M',
+        contextLength: 8192,
+        commandSnippet: './llama-server -m m.gguf -ngl 99',
+        gpuLayers: 99,
+        flashAttn: true,
+        topK: 40,
       });
-      laptop = await apiSetup(carol, { name: 'Laptop', hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', chipVariant: 'Max', unifiedMemoryGb: 128, engineName: 'mlx' });
+      laptop = await apiSetup(carol, {
+        name: 'Laptop',
+        hwClass: 'UNIFIED',
+        chipVendor: 'Apple',
+        chipFamily: 'M4',
+        chipVariant: 'Max',
+        unifiedMemoryGb: 128,
+        engineName: 'mlx',
+      });
     });
 
     it('fills the form from the default setup and offers the picker', async () => {
@@ -347,7 +441,9 @@ describe('saved setups in the pages', () => {
       expect(selectedOption(res.text, 'engineName')).to.equal('llama.cpp');
       expect(selectedOption(res.text, 'engineFlags.flashAttn')).to.equal('true');
       expect(res.text).to.include('>./llama-server -m m.gguf -ngl 99</textarea>');
-      expect(res.text).to.match(/<select id="f-setup" name="setup"[^>]*hx-get="\/submit" hx-include="this" hx-target="#submit-form" hx-swap="outerHTML"/);
+      expect(res.text).to.match(
+        /<select id="f-setup" name="setup"[^>]*hx-get="\/submit" hx-include="this" hx-target="#submit-form" hx-swap="outerHTML"/,
+      );
       expect(selectedOption(res.text, 'setup')).to.equal(desk.id);
       expect(res.text).to.include(`<option value="${laptop.id}">Laptop</option>`);
     });
@@ -391,11 +487,19 @@ describe('saved setups in the pages', () => {
     it('submits the form as the default setup filled it, every flag included', async () => {
       const page = await carol.agent.get('/submit').expect(200);
       const fields: Record<string, string> = {
-        hfId: fakeHubModels.dense, tokSOut: '120', ttftMs: '80',
-        'hardware.hwClass': 'DISCRETE_GPU', 'hardware.gpuName': inputValue(page.text, 'hardware.gpuName')!,
-        'hardware.gpuCount': inputValue(page.text, 'hardware.gpuCount')!, 'hardware.vramGb': inputValue(page.text, 'hardware.vramGb')!,
-        engineName: 'llama.cpp', quantization: inputValue(page.text, 'quantization')!, contextLength: inputValue(page.text, 'contextLength')!,
-        'engineFlags.commandSnippet': './llama-server -m m.gguf -ngl 99', 'engineFlags.gpuLayers': '99', 'engineFlags.flashAttn': 'true',
+        hfId: fakeHubModels.dense,
+        tokSOut: '120',
+        ttftMs: '80',
+        'hardware.hwClass': 'DISCRETE_GPU',
+        'hardware.gpuName': inputValue(page.text, 'hardware.gpuName')!,
+        'hardware.gpuCount': inputValue(page.text, 'hardware.gpuCount')!,
+        'hardware.vramGb': inputValue(page.text, 'hardware.vramGb')!,
+        engineName: 'llama.cpp',
+        quantization: inputValue(page.text, 'quantization')!,
+        contextLength: inputValue(page.text, 'contextLength')!,
+        'engineFlags.commandSnippet': './llama-server -m m.gguf -ngl 99',
+        'engineFlags.gpuLayers': '99',
+        'engineFlags.flashAttn': 'true',
         'engineFlags.topK': inputValue(page.text, 'engineFlags.topK')!,
       };
       const res = await form(carol, '/submit', fields).expect(303);
@@ -414,9 +518,18 @@ describe('saved setups in the pages', () => {
       dave = await signedUpAgent(ctx.app);
       ctx.clock.advance(120_000);
       const res = await form(dave, '/submit', {
-        hfId: fakeHubModels.dense, quantization: 'Q5_K_M', engineName: 'llama.cpp', engineVersion: 'b4600', backend: 'cuda',
-        'hardware.hwClass': 'DISCRETE_GPU', 'hardware.gpuName': 'NVIDIA GeForce RTX 4090', 'hardware.vramGb': '24', 'hardware.gpuCount': '2',
-        'hardware.cpu': 'AMD Ryzen 9 7950X', tokSOut: '99', contextLength: '4096',
+        hfId: fakeHubModels.dense,
+        quantization: 'Q5_K_M',
+        engineName: 'llama.cpp',
+        engineVersion: 'b4600',
+        backend: 'cuda',
+        'hardware.hwClass': 'DISCRETE_GPU',
+        'hardware.gpuName': 'NVIDIA GeForce RTX 4090',
+        'hardware.vramGb': '24',
+        'hardware.gpuCount': '2',
+        'hardware.cpu': 'AMD Ryzen 9 7950X',
+        tokSOut: '99',
+        contextLength: '4096',
         'engineFlags.commandSnippet': './llama-server -m m.gguf -ngl 99 -fa on -np 4',
       }).expect(303);
       runPath = res.headers.location!;
@@ -436,9 +549,21 @@ describe('saved setups in the pages', () => {
       const [saved] = await setupsOf(ctx, dave.username);
       expect(saved).to.include({ name: 'From my run', is_default: true });
       expect(saved.config).to.deep.equal({
-        hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', gpuCount: 2, vramGb: 24, cpu: 'AMD Ryzen 9 7950X',
-        engineName: 'llama.cpp', engineVersion: 'b4600', backend: 'cuda', quantization: 'Q5_K_M', contextLength: 4096, batchSize: 1,
-        commandSnippet: './llama-server -m m.gguf -ngl 99 -fa on -np 4', gpuLayers: 99, flashAttn: true, concurrency: 4,
+        hwClass: 'DISCRETE_GPU',
+        gpuName: 'NVIDIA GeForce RTX 4090',
+        gpuCount: 2,
+        vramGb: 24,
+        cpu: 'AMD Ryzen 9 7950X',
+        engineName: 'llama.cpp',
+        engineVersion: 'b4600',
+        backend: 'cuda',
+        quantization: 'Q5_K_M',
+        contextLength: 4096,
+        batchSize: 1,
+        commandSnippet: './llama-server -m m.gguf -ngl 99 -fa on -np 4',
+        gpuLayers: 99,
+        flashAttn: true,
+        concurrency: 4,
       });
       // It fills the submit form at once, being the default.
       const submit = await dave.agent.get('/submit').expect(200);
@@ -480,12 +605,26 @@ describe('saved setups: other kinds of GPUs as rows', () => {
     carol = await signedUpAgent(ctx.app);
   });
 
-  const post = (path: string, fields: Record<string, string>) => carol.agent.post(path).type('form').send({ ...fields, _csrf: carol.csrf });
+  const post = (path: string, fields: Record<string, string>) =>
+    carol.agent
+      .post(path)
+      .type('form')
+      .send({ ...fields, _csrf: carol.csrf });
 
   it('offers rows for other GPUs in the new-setup form, and saves them as gpus with the single-GPU fields first', async () => {
     const page = await carol.agent.get('/settings/setups?hwClass=DISCRETE_GPU').expect(200);
     for (const row of [1, 2, 3]) expect(page.text).to.include(`name="gpus.${row}.gpuName"`);
-    await post('/settings/setups', setupForm({ name: 'Mixed rig', gpuCount: '1', 'gpus.1.gpuName': 'NVIDIA GeForce RTX 3090', 'gpus.1.count': '2', 'gpus.1.vramGb': '24', 'gpus.2.gpuName': '' })).expect(303);
+    await post(
+      '/settings/setups',
+      setupForm({
+        name: 'Mixed rig',
+        gpuCount: '1',
+        'gpus.1.gpuName': 'NVIDIA GeForce RTX 3090',
+        'gpus.1.count': '2',
+        'gpus.1.vramGb': '24',
+        'gpus.2.gpuName': '',
+      }),
+    ).expect(303);
     const [saved] = await setupsOf(ctx, carol.username);
     expect(saved!.config.gpus).to.deep.equal([
       { gpuName: 'NVIDIA GeForce RTX 3090', count: 1, vramGb: 24 },
@@ -495,23 +634,51 @@ describe('saved setups: other kinds of GPUs as rows', () => {
   });
 
   it('edits the slots in the form: the first in the single-GPU fields, the others as rows; emptied rows drop them', async () => {
-    const setup = await apiSetup(carol, { name: 'Two kinds', hwClass: 'DISCRETE_GPU', gpus: [{ gpuName: 'NVIDIA GeForce RTX 4090', count: 1, vramGb: 24 }, { gpuName: 'NVIDIA GeForce RTX 3090', count: 2, vramGb: 24 }] });
+    const setup = await apiSetup(carol, {
+      name: 'Two kinds',
+      hwClass: 'DISCRETE_GPU',
+      gpus: [
+        { gpuName: 'NVIDIA GeForce RTX 4090', count: 1, vramGb: 24 },
+        { gpuName: 'NVIDIA GeForce RTX 3090', count: 2, vramGb: 24 },
+      ],
+    });
     const editor = await carol.agent.get(`/settings/setups/${setup.id}/edit`).set('HX-Request', 'true').expect(200);
     expect(inputValue(editor.text, 'gpuName')).to.equal('NVIDIA GeForce RTX 4090');
     expect(inputValue(editor.text, 'gpus.1.gpuName')).to.equal('NVIDIA GeForce RTX 3090');
     expect(inputValue(editor.text, 'gpus.1.count')).to.equal('2');
     expect(editor.text).to.not.include('edited through the API');
 
-    await post(`/settings/setups/${setup.id}`, { name: 'Two kinds', hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', gpuCount: '1', vramGb: '24', 'gpus.1.gpuName': 'NVIDIA GeForce RTX 3090', 'gpus.1.count': '3', 'gpus.1.vramGb': '24' }).expect(303);
+    await post(`/settings/setups/${setup.id}`, {
+      name: 'Two kinds',
+      hwClass: 'DISCRETE_GPU',
+      gpuName: 'NVIDIA GeForce RTX 4090',
+      gpuCount: '1',
+      vramGb: '24',
+      'gpus.1.gpuName': 'NVIDIA GeForce RTX 3090',
+      'gpus.1.count': '3',
+      'gpus.1.vramGb': '24',
+    }).expect(303);
     expect((await setupRow(ctx, setup.id)).config.gpus[1].count).to.equal(3);
-    await post(`/settings/setups/${setup.id}`, { name: 'Two kinds', hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', gpuCount: '1', vramGb: '24', 'gpus.1.gpuName': '', 'gpus.1.count': '', 'gpus.1.vramGb': '' }).expect(303);
+    await post(`/settings/setups/${setup.id}`, {
+      name: 'Two kinds',
+      hwClass: 'DISCRETE_GPU',
+      gpuName: 'NVIDIA GeForce RTX 4090',
+      gpuCount: '1',
+      vramGb: '24',
+      'gpus.1.gpuName': '',
+      'gpus.1.count': '',
+      'gpus.1.vramGb': '',
+    }).expect(303);
     const single = (await setupRow(ctx, setup.id)).config;
     expect(single).to.include({ gpuName: 'NVIDIA GeForce RTX 4090', gpuCount: 1, vramGb: 24 });
     expect(single).to.not.have.property('gpus');
   });
 
   it('names a problem in a row by its row and label', async () => {
-    const res = await post('/settings/setups', setupForm({ name: 'Bad row', 'gpus.1.gpuName': 'NVIDIA GeForce RTX 3090', 'gpus.1.vramGb': '-1' })).expect(400);
+    const res = await post(
+      '/settings/setups',
+      setupForm({ name: 'Bad row', 'gpus.1.gpuName': 'NVIDIA GeForce RTX 3090', 'gpus.1.vramGb': '-1' }),
+    ).expect(400);
     expect(res.text).to.include('<a href="#f-gpus-1-vramGb">Other GPUs, row 1: VRAM per card (GB)</a>: Must be more than 0.');
   });
 });

@@ -31,10 +31,12 @@ describe('submit page (/submit) and run page (/runs/:id)', () => {
   });
 
   const post = (path: string, fields: Record<string, string>, htmx = false) => {
-    const req = browser.agent.post(path).type('form').send({ ...fields, _csrf: browser.csrf });
+    const req = browser.agent
+      .post(path)
+      .type('form')
+      .send({ ...fields, _csrf: browser.csrf });
     return htmx ? req.set('HX-Request', 'true') : req;
   };
-
 
   it('renders one form with the engine list and the discrete-GPU fieldset, and no banner while submitting is open', async () => {
     const res = await browser.agent.get('/submit').expect(200);
@@ -53,7 +55,11 @@ describe('submit page (/submit) and run page (/runs/:id)', () => {
   });
 
   it('switches the hardware fieldset by class (htmx fragment, and the no-JS query form)', async () => {
-    const unified = await browser.agent.get('/submit/hardware-fields').query({ 'hardware.hwClass': 'UNIFIED' }).set('HX-Request', 'true').expect(200);
+    const unified = await browser.agent
+      .get('/submit/hardware-fields')
+      .query({ 'hardware.hwClass': 'UNIFIED' })
+      .set('HX-Request', 'true')
+      .expect(200);
     expect(unified.text).to.include('name="hardware.chipVariant"');
     expect(unified.text).not.to.include('<html');
     const cpu = await browser.agent.get('/submit').query({ hwClass: 'CPU_ONLY' }).expect(200);
@@ -62,7 +68,14 @@ describe('submit page (/submit) and run page (/runs/:id)', () => {
   });
 
   it('fills the flag fields from a pasted launch command', async () => {
-    const res = await post('/submit/parse-command', { engineName: 'vllm', 'engineFlags.commandSnippet': 'vllm serve m --tensor-parallel-size 2 --max-num-seqs 8 --enable-prefix-caching --weird' }, true).expect(200);
+    const res = await post(
+      '/submit/parse-command',
+      {
+        engineName: 'vllm',
+        'engineFlags.commandSnippet': 'vllm serve m --tensor-parallel-size 2 --max-num-seqs 8 --enable-prefix-caching --weird',
+      },
+      true,
+    ).expect(200);
     expect(res.text).to.match(/name="engineFlags\.tensorParallel"[^>]*value="2"/);
     expect(res.text).to.match(/<option value="true" selected>yes<\/option>/);
     expect(res.text).to.include('Read from the command: --tensor-parallel-size, --max-num-seqs, --enable-prefix-caching');
@@ -72,25 +85,53 @@ describe('submit page (/submit) and run page (/runs/:id)', () => {
   it('marks every optional field, and no required one', async () => {
     const res = await browser.agent.get('/submit').expect(200);
     const label = (id: string) => new RegExp(`<label for="${id}">([^]*?)</label>`).exec(res.text)?.[1];
-    for (const id of ['f-hfId', 'f-quantization', 'f-engineName', 'f-hardware-gpuName', 'f-hardware-vramGb', 'f-tokSOut']) expect(label(id), id).to.not.include('optional');
-    for (const id of ['f-modelRevision', 'f-engineVersion', 'f-backend', 'f-hardware-gpuCount', 'f-hardware-cpu', 'f-hardware-os', 'f-tokSPrefill', 'f-ttftMs', 'f-contextLength', 'f-batchSize', 'f-engineFlags-gpuLayers', 'f-engineFlags-flashAttn', 'f-gpuPowerWatts', 'f-notes']) {
+    for (const id of ['f-hfId', 'f-quantization', 'f-engineName', 'f-hardware-gpuName', 'f-hardware-vramGb', 'f-tokSOut'])
+      expect(label(id), id).to.not.include('optional');
+    for (const id of [
+      'f-modelRevision',
+      'f-engineVersion',
+      'f-backend',
+      'f-hardware-gpuCount',
+      'f-hardware-cpu',
+      'f-hardware-os',
+      'f-tokSPrefill',
+      'f-ttftMs',
+      'f-contextLength',
+      'f-batchSize',
+      'f-engineFlags-gpuLayers',
+      'f-engineFlags-flashAttn',
+      'f-gpuPowerWatts',
+      'f-notes',
+    ]) {
       expect(label(id), id).to.match(/<span class="optional">\(optional\)<\/span>$/);
     }
   });
 
   it('validates as you type, naming problems in plain words only for the fields already left', async () => {
     // Typing the first field: nothing is named as wrong, the rest is only listed as still to do.
-    const first = await post('/submit/validate', { hfId: 'fakeorg/Dense', 'hardware.hwClass': 'DISCRETE_GPU', _touched: '' }, true).expect(200);
+    const first = await post('/submit/validate', { hfId: 'fakeorg/Dense', 'hardware.hwClass': 'DISCRETE_GPU', _touched: '' }, true).expect(
+      200,
+    );
     expect(first.text).not.to.include('alert-error');
     expect(first.text).not.to.include('data-field=');
     expect(first.text).to.match(/Still to fill in or fix: Quantization, Engine, GPU, VRAM per GPU \(GB\)\./);
     // Left fields are named with their labels and a plain sentence; no API paths or field names.
-    const bad = await post('/submit/validate', formFields({ tokSOut: '-1', 'hardware.vramGb': '', _touched: 'hfId,tokSOut,hardware.vramGb' }), true).expect(200);
-    expect(bad.text).to.include('<li data-field="tokSOut"><a href="#f-tokSOut">Output tokens per second</a>: <span class="problem-text">Must be more than 0.</span></li>');
-    expect(bad.text).to.include('<li data-field="hardware.vramGb"><a href="#f-hardware-vramGb">VRAM per GPU (GB)</a>: <span class="problem-text">Type how much memory one GPU has, in GB.</span></li>');
+    const bad = await post(
+      '/submit/validate',
+      formFields({ tokSOut: '-1', 'hardware.vramGb': '', _touched: 'hfId,tokSOut,hardware.vramGb' }),
+      true,
+    ).expect(200);
+    expect(bad.text).to.include(
+      '<li data-field="tokSOut"><a href="#f-tokSOut">Output tokens per second</a>: <span class="problem-text">Must be more than 0.</span></li>',
+    );
+    expect(bad.text).to.include(
+      '<li data-field="hardware.vramGb"><a href="#f-hardware-vramGb">VRAM per GPU (GB)</a>: <span class="problem-text">Type how much memory one GPU has, in GB.</span></li>',
+    );
     expect(bad.text).not.to.match(/hardware\.vramGb<\/code>|gpus is given|Required unless/);
     // A field not left yet stays unnamed.
-    const partly = await post('/submit/validate', formFields({ tokSOut: '-1', 'hardware.vramGb': '', _touched: 'tokSOut' }), true).expect(200);
+    const partly = await post('/submit/validate', formFields({ tokSOut: '-1', 'hardware.vramGb': '', _touched: 'tokSOut' }), true).expect(
+      200,
+    );
     expect(partly.text).to.include('data-field="tokSOut"');
     expect(partly.text).not.to.include('data-field="hardware.vramGb"');
     expect(partly.text).to.include('Still to fill in or fix: VRAM per GPU (GB).');
@@ -102,7 +143,9 @@ describe('submit page (/submit) and run page (/runs/:id)', () => {
   it('asks the model hub about the model id when the field is left, and says what it found or that it was not reached', async () => {
     const check = (hfId: string) => post('/submit/check-model', { hfId }, true).expect(200);
     expect((await browser.agent.get('/submit').expect(200)).text).to.include('The model hub was not asked yet');
-    expect((await check(fakeHubModels.dense)).text).to.include(`<span class="badge badge-ok">found</span> ${fakeHubModels.dense} is on the model hub.`);
+    expect((await check(fakeHubModels.dense)).text).to.include(
+      `<span class="badge badge-ok">found</span> ${fakeHubModels.dense} is on the model hub.`,
+    );
     const missing = await check(fakeHubModels.missing);
     expect(missing.text).to.include('<span class="badge badge-warn">not found</span>');
     expect(missing.text).to.include('not found on the model hub');
@@ -117,7 +160,9 @@ describe('submit page (/submit) and run page (/runs/:id)', () => {
     expect(res.text).to.match(/id="f-tokSOut-error">Type a number, like 42\.5\.<\/p>/);
     expect(res.text).to.match(/name="quantization"[^>]*aria-invalid="true"/);
     // A summary at the top links each problem to its field; the live check then keeps showing them all.
-    expect(res.text).to.include('<li><a href="#f-quantization">Quantization</a>: Say which quantization you ran, like Q4_K_M or fp16.</li>');
+    expect(res.text).to.include(
+      '<li><a href="#f-quantization">Quantization</a>: Say which quantization you ran, like Q4_K_M or fp16.</li>',
+    );
     expect(res.text).to.include('<input type="hidden" name="_touched" value="*">');
     expect(res.text).to.match(/name="hardware\.gpuName"[^>]*value="NVIDIA GeForce RTX 4090"/);
     expect((await ctx.db('speed_test_runs').count('* as n').first())!.n).to.equal(0);
@@ -148,7 +193,8 @@ describe('submit page (/submit) and run page (/runs/:id)', () => {
     const all = await request(ctx.app).get('/?batchSize=all').expect(200);
     expect(all.text).to.include(res.headers.location);
     expect(all.text).to.include('<strong>All runs</strong>');
-    const streamsBadge = /<span class="badge badge-muted" title="Aggregate output of 4 sequences at once \(batch 1 × requests in flight\)">×4 streams<\/span>/;
+    const streamsBadge =
+      /<span class="badge badge-muted" title="Aggregate output of 4 sequences at once \(batch 1 × requests in flight\)">×4 streams<\/span>/;
     expect(all.text).to.match(streamsBadge);
     // The run tables of the model, hardware and profile pages mark it the same way.
     expect((await request(ctx.app).get(`/u/${browser.username}`).expect(200)).text).to.match(streamsBadge);
@@ -174,11 +220,14 @@ describe('submit page (/submit) and run page (/runs/:id)', () => {
   });
 
   it('links the engine repository and commit on a revision-3 run', async () => {
-    const res = await post('/submit', formFields({
-      engineName: 'freetoken',
-      engineCommit: 'ABCDEF1234567',
-      'engineFlags.commandSnippet': '',
-    })).expect(303);
+    const res = await post(
+      '/submit',
+      formFields({
+        engineName: 'freetoken',
+        engineCommit: 'ABCDEF1234567',
+        'engineFlags.commandSnippet': '',
+      }),
+    ).expect(303);
     const page = await browser.agent.get(res.headers.location!).expect(200);
     expect(page.text).to.include('href="https://github.com/FlashML-org/FreeToken/commit/abcdef1234567"');
   });
@@ -188,18 +237,29 @@ describe('submit page (/submit) and run page (/runs/:id)', () => {
 
     it('says which top-level fields the pasted command states when reading its flags', async () => {
       const res = await post('/submit/parse-command', { engineName: '', 'engineFlags.commandSnippet': vllmCommand }, true).expect(200);
-      expect(res.text).to.include(`It also states engine vllm, model id ${fakeHubModels.dense}, context length 8192: used where the form leaves those empty.`);
+      expect(res.text).to.include(
+        `It also states engine vllm, model id ${fakeHubModels.dense}, context length 8192: used where the form leaves those empty.`,
+      );
     });
 
     it('validates as you type with the model and engine from the command, naming what it read and what is not stated', async () => {
-      const res = await post('/submit/validate', formFields({ hfId: '', engineName: '', 'engineFlags.commandSnippet': vllmCommand }), true).expect(200);
+      const res = await post(
+        '/submit/validate',
+        formFields({ hfId: '', engineName: '', 'engineFlags.commandSnippet': vllmCommand }),
+        true,
+      ).expect(200);
       expect(res.text).to.include('Everything filled in checks out');
       expect(res.text).to.include(`Read from your launch command: model id ${fakeHubModels.dense}, engine vllm, context length 8192.`);
-      expect(res.text).to.include('Not stated (shown as “not stated”): model revision, prompt tokens, output tokens, batch size, cached tokens.');
+      expect(res.text).to.include(
+        'Not stated (shown as “not stated”): model revision, prompt tokens, output tokens, batch size, cached tokens.',
+      );
     });
 
     it('fills an empty model id and engine from the command before validation, and says so on the form', async () => {
-      const res = await post('/submit', formFields({ hfId: '', engineName: '', tokSOut: 'fast', 'engineFlags.commandSnippet': vllmCommand })).expect(400);
+      const res = await post(
+        '/submit',
+        formFields({ hfId: '', engineName: '', tokSOut: 'fast', 'engineFlags.commandSnippet': vllmCommand }),
+      ).expect(400);
       expect(res.text).to.include('Read from your launch command: model id, engine.');
       expect(res.text).to.match(new RegExp(`name="hfId"[^>]*value="${fakeHubModels.dense}"`));
       expect(res.text).to.include('<option value="vllm" selected>');
@@ -218,8 +278,15 @@ describe('submit page (/submit) and run page (/runs/:id)', () => {
       expect(run.defaultedFields).to.deep.equal(['modelRevision', 'promptTokens', 'outputTokens', 'batchSize', 'prefillTokens']);
       const page = (await browser.agent.get(res.headers.location!).expect(200)).text;
       expect(page).to.match(/<th scope="row">Context length<\/th><td class="num">8,192<\/td>/);
-      for (const [field, label] of [['promptTokens', 'Prompt tokens'], ['outputTokens', 'Output tokens'], ['batchSize', 'Batch size'], ['prefillTokens', 'Tokens already cached']]) {
-        expect(page, field).to.match(new RegExp(`<tr data-not-stated="${field}"><th scope="row">${label}</th><td class="num muted"[^>]*>not stated</td>`));
+      for (const [field, label] of [
+        ['promptTokens', 'Prompt tokens'],
+        ['outputTokens', 'Output tokens'],
+        ['batchSize', 'Batch size'],
+        ['prefillTokens', 'Tokens already cached'],
+      ]) {
+        expect(page, field).to.match(
+          new RegExp(`<tr data-not-stated="${field}"><th scope="row">${label}</th><td class="num muted"[^>]*>not stated</td>`),
+        );
       }
       expect(page).to.include('<span class="muted" data-not-stated="modelRevision">(revision not stated)</span>');
       expect(page).to.not.include('at revision <code>main</code>');
@@ -227,7 +294,17 @@ describe('submit page (/submit) and run page (/runs/:id)', () => {
 
     it('shows stated values as facts, the spec default included, and a run stored before the list as it was', async () => {
       ctx.clock.advance(120_000);
-      const res = await post('/submit', formFields({ contextLength: '2048', batchSize: '1', promptTokens: '512', outputTokens: '128', prefillTokens: '0', modelRevision: 'main' })).expect(303);
+      const res = await post(
+        '/submit',
+        formFields({
+          contextLength: '2048',
+          batchSize: '1',
+          promptTokens: '512',
+          outputTokens: '128',
+          prefillTokens: '0',
+          modelRevision: 'main',
+        }),
+      ).expect(303);
       const page = (await browser.agent.get(res.headers.location!).expect(200)).text;
       expect(page).to.not.include('not stated');
       expect(page).to.match(/<th scope="row">Context length<\/th><td class="num">2,048<\/td>/);
@@ -247,7 +324,10 @@ describe('submit form: other GPUs, power and cost (revision 3 fields)', () => {
 
   const submitAs = async (fields: Record<string, string>) => {
     const browser = await signedUpAgent(ctx.app);
-    return browser.agent.post('/submit').type('form').send({ ...formFields(), ...fields, _csrf: browser.csrf });
+    return browser.agent
+      .post('/submit')
+      .type('form')
+      .send({ ...formFields(), ...fields, _csrf: browser.csrf });
   };
 
   it('offers rows for other kinds of GPUs and for purchases (a fixed number without JavaScript), and the power field', async () => {
@@ -256,15 +336,27 @@ describe('submit form: other GPUs, power and cost (revision 3 fields)', () => {
     for (const row of [1, 2, 3]) expect(res.text).to.include(`name="hardware.gpus.${row}.vramGb"`);
     expect(res.text).not.to.include('name="hardware.gpus.4.');
     for (const row of [0, 1]) expect(res.text).to.include(`name="hardwareCost.${row}.price"`);
-    expect(res.text).to.match(/<select id="f-hardwareCost-0-currency" name="hardwareCost\.0\.currency">[\s\S]*<option value="EUR">EUR<\/option>/);
+    expect(res.text).to.match(
+      /<select id="f-hardwareCost-0-currency" name="hardwareCost\.0\.currency">[\s\S]*<option value="EUR">EUR<\/option>/,
+    );
     expect(res.text).to.include('<datalist id="component-names">');
     expect(res.text).to.include('name="gpuPowerWatts"');
   });
 
   it('stores mixed GPUs from the rows, with the single-GPU fields as the first kind', async () => {
-    const res = await submitAs({ 'hardware.gpuCount': '2', 'hardware.gpus.1.gpuName': 'NVIDIA GeForce RTX 3090', 'hardware.gpus.1.count': '1', 'hardware.gpus.1.vramGb': '24', 'hardware.gpus.2.gpuName': '' });
+    const res = await submitAs({
+      'hardware.gpuCount': '2',
+      'hardware.gpus.1.gpuName': 'NVIDIA GeForce RTX 3090',
+      'hardware.gpus.1.count': '1',
+      'hardware.gpus.1.vramGb': '24',
+      'hardware.gpus.2.gpuName': '',
+    });
     expect(res.status, res.text.slice(0, 300)).to.equal(303);
-    const run = await ctx.db('speed_test_runs as r').join('hardware_profiles as h', 'h.id', 'r.hardware_id').where('r.id', res.headers.location!.split('/').pop()).first('h.*');
+    const run = await ctx
+      .db('speed_test_runs as r')
+      .join('hardware_profiles as h', 'h.id', 'r.hardware_id')
+      .where('r.id', res.headers.location!.split('/').pop())
+      .first('h.*');
     expect(run.is_heterogeneous_gpu).to.equal(true);
     expect(run.gpu_count).to.equal(3);
   });
@@ -273,7 +365,9 @@ describe('submit form: other GPUs, power and cost (revision 3 fields)', () => {
     const before = (await ctx.db('speed_test_runs').count('* as n').first())!.n;
     const res = await submitAs({ 'hardware.gpus.1.gpuName': 'NVIDIA GeForce RTX 3090', 'hardware.gpus.1.vramGb': 'lots' });
     expect(res.status).to.equal(400);
-    expect(res.text).to.include('<li><a href="#f-hardware-gpus-1-vramGb">Other GPUs, row 1: VRAM per card (GB)</a>: Type a number, like 42.5.</li>');
+    expect(res.text).to.include(
+      '<li><a href="#f-hardware-gpus-1-vramGb">Other GPUs, row 1: VRAM per card (GB)</a>: Type a number, like 42.5.</li>',
+    );
     expect(res.text).to.match(/name="hardware\.gpus\.1\.vramGb"[^>]*value="lots"[^>]*aria-invalid="true"/);
     expect((await ctx.db('speed_test_runs').count('* as n').first())!.n).to.equal(before);
   });
@@ -288,15 +382,28 @@ describe('submit form: other GPUs, power and cost (revision 3 fields)', () => {
       'hardwareCost.1.yearPurchased': '2024',
     });
     expect(res.status, res.text.slice(0, 300)).to.equal(303);
-    const run = await ctx.db('speed_test_runs').where({ id: res.headers.location!.split('/').pop() }).first('gpu_power_watts', 'hardware_cost');
+    const run = await ctx
+      .db('speed_test_runs')
+      .where({ id: res.headers.location!.split('/').pop() })
+      .first('gpu_power_watts', 'hardware_cost');
     expect(run.gpu_power_watts.map(Number)).to.deep.equal([350]);
-    expect(run.hardware_cost).to.deep.equal([{ component: 'NVIDIA GeForce RTX 4090', price: 1599, currency: 'USD', condition: 'NEW', yearPurchased: 2024 }]);
+    expect(run.hardware_cost).to.deep.equal([
+      { component: 'NVIDIA GeForce RTX 4090', price: 1599, currency: 'USD', condition: 'NEW', yearPurchased: 2024 },
+    ]);
   });
 
   it('says in plain words what is wrong with a purchase, on its row', async () => {
-    const res = await submitAs({ 'hardwareCost.0.component': 'My GPU', 'hardwareCost.0.price': '10', 'hardwareCost.0.currency': 'USD', 'hardwareCost.0.condition': 'NEW', 'hardwareCost.0.yearPurchased': '2999' });
+    const res = await submitAs({
+      'hardwareCost.0.component': 'My GPU',
+      'hardwareCost.0.price': '10',
+      'hardwareCost.0.currency': 'USD',
+      'hardwareCost.0.condition': 'NEW',
+      'hardwareCost.0.yearPurchased': '2999',
+    });
     expect(res.status).to.equal(400);
-    expect(res.text).to.include('<a href="#f-hardwareCost-0-component">Purchase 1: Part</a>: Pick the part’s name from the suggestions (the hardware catalogue).');
+    expect(res.text).to.include(
+      '<a href="#f-hardwareCost-0-component">Purchase 1: Part</a>: Pick the part’s name from the suggestions (the hardware catalogue).',
+    );
     expect(res.text).to.include('<a href="#f-hardwareCost-0-yearPurchased">Purchase 1: Year bought</a>: That year has not happened yet.');
   });
 });

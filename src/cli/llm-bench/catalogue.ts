@@ -37,7 +37,11 @@ export function mapToCatalogue(hardware: Hardware, options: HardwareOptions): Ma
   const hw = { ...hardware } as Record<string, any>;
   if (hw.cpu) hw.cpu = rename(hw.cpu, findCpu(hw.cpu)?.spec.name, options.cpus);
   if (hw.hwClass === 'DISCRETE_GPU') {
-    if (hw.gpus) hw.gpus = hw.gpus.map((slot: Record<string, any>) => ({ ...slot, gpuName: rename(slot.gpuName, findGpu(slot.gpuName, slot.vramGb)?.spec.name, options.gpus) }));
+    if (hw.gpus)
+      hw.gpus = hw.gpus.map((slot: Record<string, any>) => ({
+        ...slot,
+        gpuName: rename(slot.gpuName, findGpu(slot.gpuName, slot.vramGb)?.spec.name, options.gpus),
+      }));
     else hw.gpuName = rename(hw.gpuName, findGpu(hw.gpuName, hw.vramGb)?.spec.name, options.gpus);
   }
   if (hw.hwClass === 'UNIFIED') {

@@ -72,7 +72,8 @@ function parse<O extends ParseArgsConfig['options']>(args: string[], options: O,
 function integer(value: string | undefined, flag: string, fallback: number, min: number, max = 10_000_000): number {
   if (value === undefined) return fallback;
   const number = Number(value);
-  if (!/^\d+$/.test(value.trim()) || number < min || number > max) throw usageError(`--${flag} must be a whole number from ${min} to ${max} (got "${value}").`);
+  if (!/^\d+$/.test(value.trim()) || number < min || number > max)
+    throw usageError(`--${flag} must be a whole number from ${min} to ${max} (got "${value}").`);
   return number;
 }
 
@@ -100,7 +101,9 @@ function hardwareFromFile(file: string): Hardware {
   const value = readJsonFile(file, 'hardware file') as Record<string, unknown>;
   const hardware = (value && typeof value === 'object' && 'hardware' in value ? value.hardware : value) as Record<string, unknown>;
   if (!hardware || typeof hardware !== 'object' || typeof hardware.hwClass !== 'string') {
-    throw usageError(`The hardware file ${file} needs an object with hwClass (DISCRETE_GPU, UNIFIED or CPU_ONLY), as the submission's "hardware".`);
+    throw usageError(
+      `The hardware file ${file} needs an object with hwClass (DISCRETE_GPU, UNIFIED or CPU_ONLY), as the submission's "hardware".`,
+    );
   }
   return hardware as Hardware;
 }
@@ -108,7 +111,9 @@ function hardwareFromFile(file: string): Hardware {
 function describeHardware(hardware: Hardware): string {
   const hw = hardware as Record<string, any>;
   if (hw.hwClass === 'DISCRETE_GPU') {
-    const cards = hw.gpus ? hw.gpus.map((g: any) => `${g.count} x ${g.gpuName} ${g.vramGb} GB`).join(' + ') : `${hw.gpuCount ?? 1} x ${hw.gpuName} ${hw.vramGb} GB`;
+    const cards = hw.gpus
+      ? hw.gpus.map((g: any) => `${g.count} x ${g.gpuName} ${g.vramGb} GB`).join(' + ')
+      : `${hw.gpuCount ?? 1} x ${hw.gpuName} ${hw.vramGb} GB`;
     return `DISCRETE_GPU ${cards}`;
   }
   if (hw.hwClass === 'UNIFIED') return `UNIFIED ${hw.chipVendor} ${hw.chipFamily} ${hw.chipVariant}, ${hw.unifiedMemoryGb} GB`;
@@ -124,12 +129,16 @@ async function dryRunAndSubmit(client: LeaderboardClient, payloads: Record<strin
     const verdict = dryRun.plausibility;
     if (!json) {
       io.stdout(`\nDry-run${label}: valid. Normalised payload:\n${JSON.stringify(dryRun.parsed, null, 2)}\n`);
-      if (verdict) io.stdout(`Plausibility: ${verdict.verdict}${verdict.decodeBoundTokS ? ` (decode bound ${verdict.decodeBoundTokS} tok/s)` : ''}${verdict.reason ? `: ${verdict.reason}` : ''}\n`);
+      if (verdict)
+        io.stdout(
+          `Plausibility: ${verdict.verdict}${verdict.decodeBoundTokS ? ` (decode bound ${verdict.decodeBoundTokS} tok/s)` : ''}${verdict.reason ? `: ${verdict.reason}` : ''}\n`,
+        );
     }
     io.stderr(`dry-run${label}: valid${verdict ? `, plausibility ${verdict.verdict}` : ''}\n`);
     const stored = await client.submit(payload);
     outcomes.push({ dryRun, submitted: { id: stored.run.id, url: stored.url, replayed: stored.replayed } });
-    if (!json) io.stdout(`Submitted${label}${stored.replayed ? ' (already stored earlier: the same run, not a duplicate)' : ''}: ${stored.url}\n`);
+    if (!json)
+      io.stdout(`Submitted${label}${stored.replayed ? ' (already stored earlier: the same run, not a duplicate)' : ''}: ${stored.url}\n`);
   }
   return outcomes;
 }
@@ -141,10 +150,11 @@ async function measureCommand(args: string[], io: Io): Promise<number> {
     return EXIT.ok;
   }
   const baseUrl = flags['base-url']?.trim().replace(/\/+$/, '').replace(/\/v1$/i, '');
-  if (!baseUrl) throw usageError('measure needs --base-url, the engine\'s address (e.g. http://localhost:8080).');
+  if (!baseUrl) throw usageError("measure needs --base-url, the engine's address (e.g. http://localhost:8080).");
   if (!/^https?:\/\/[^/]/.test(baseUrl)) throw usageError(`--base-url "${baseUrl}" is not an http(s) URL.`);
   if (flags.api !== undefined && flags.api !== 'openai' && flags.api !== 'ollama') throw usageError('--api must be openai or ollama.');
-  if (flags['hf-id'] !== undefined && !/^[^/\s]+\/[^/\s]+$/.test(flags['hf-id'])) throw usageError(`--hf-id "${flags['hf-id']}" is not a hub id of the form <org>/<model>.`);
+  if (flags['hf-id'] !== undefined && !/^[^/\s]+\/[^/\s]+$/.test(flags['hf-id']))
+    throw usageError(`--hf-id "${flags['hf-id']}" is not a hub id of the form <org>/<model>.`);
   const options = {
     promptTokens: integer(flags['prompt-tokens'], 'prompt-tokens', 512, 1),
     maxTokens: integer(flags['max-tokens'], 'max-tokens', 256, 2),
@@ -160,7 +170,11 @@ async function measureCommand(args: string[], io: Io): Promise<number> {
   const client = createLeaderboardClient({ ...leaderboard, wait: flags.wait, log: (line) => io.stderr(`${line}\n`) });
   const hardwareFile = flags['hardware-file'] ? hardwareFromFile(flags['hardware-file']) : undefined;
 
-  const engine = await detectEngine(baseUrl, { api: flags.api as ApiKind | undefined, apiKey: flags['engine-key'], timeoutMs: Math.min(timeoutMs, 10_000) });
+  const engine = await detectEngine(baseUrl, {
+    api: flags.api as ApiKind | undefined,
+    apiKey: flags['engine-key'],
+    timeoutMs: Math.min(timeoutMs, 10_000),
+  });
   const model = chooseModel(engine, flags.model);
   const quantization =
     flags.quantization ?? engine.quantization ?? (engine.engineName === 'ollama' ? await ollamaQuantization(baseUrl, model) : undefined);
@@ -206,7 +220,11 @@ async function measureCommand(args: string[], io: Io): Promise<number> {
   const windows: { firstTokenAt: number; lastTokenAt: number }[] = [];
   let results: DepthResult[];
   try {
-    results = await measure(streamer, { ...options, onProgress: (line) => io.stderr(`${line}\n`), onRound: (window) => windows.push(window) });
+    results = await measure(streamer, {
+      ...options,
+      onProgress: (line) => io.stderr(`${line}\n`),
+      onRound: (window) => windows.push(window),
+    });
   } finally {
     sampler?.stop();
   }
@@ -235,18 +253,27 @@ async function measureCommand(args: string[], io: Io): Promise<number> {
   if (!flags.json) {
     for (const result of results) io.stdout(`\n${resultTable(result, options.concurrency)}\n`);
     if (!flags.submit) {
-      io.stdout(`\nPayload${payloads.length > 1 ? 's' : ''} (not submitted; pass --submit, or save with --out and run llm-bench submit):\n${JSON.stringify(payloads.length === 1 ? payloads[0] : payloads, null, 2)}\n`);
+      io.stdout(
+        `\nPayload${payloads.length > 1 ? 's' : ''} (not submitted; pass --submit, or save with --out and run llm-bench submit):\n${JSON.stringify(payloads.length === 1 ? payloads[0] : payloads, null, 2)}\n`,
+      );
       if (missing.length) io.stdout(`To submit, also pass ${missing.join(', ')}.\n`);
     }
   }
   const outcomes = flags.submit ? await dryRunAndSubmit(client, payloads, io, Boolean(flags.json)) : undefined;
-  if (flags.json) io.stdout(`${JSON.stringify({ engine: { ...engine, model }, hardware, results, payloads, ...(outcomes ? { submissions: outcomes } : {}) }, null, 2)}\n`);
+  if (flags.json)
+    io.stdout(
+      `${JSON.stringify({ engine: { ...engine, model }, hardware, results, payloads, ...(outcomes ? { submissions: outcomes } : {}) }, null, 2)}\n`,
+    );
   return EXIT.ok;
 }
 
 /** The payloads in a saved file: one payload, a list, or `llm-bench measure --json` output. */
 export function payloadsOf(value: unknown): Record<string, unknown>[] {
-  const list = Array.isArray(value) ? value : value && typeof value === 'object' && Array.isArray((value as { payloads?: unknown }).payloads) ? (value as { payloads: unknown[] }).payloads : [value];
+  const list = Array.isArray(value)
+    ? value
+    : value && typeof value === 'object' && Array.isArray((value as { payloads?: unknown }).payloads)
+      ? (value as { payloads: unknown[] }).payloads
+      : [value];
   if (!list.length || !list.every((item) => item && typeof item === 'object' && !Array.isArray(item))) return [];
   return list as Record<string, unknown>[];
 }
@@ -260,7 +287,11 @@ async function submitCommand(args: string[], io: Io): Promise<number> {
   if (positionals.length !== 1) throw usageError('submit takes one file: llm-bench submit payload.json');
   const payloads = payloadsOf(readJsonFile(positionals[0]!, 'payload file'));
   if (!payloads.length) throw usageError(`${positionals[0]} holds no payload object (save one with llm-bench measure --out FILE).`);
-  const client = createLeaderboardClient({ ...resolveLeaderboard(flags, io.env, true), wait: flags.wait, log: (line) => io.stderr(`${line}\n`) });
+  const client = createLeaderboardClient({
+    ...resolveLeaderboard(flags, io.env, true),
+    wait: flags.wait,
+    log: (line) => io.stderr(`${line}\n`),
+  });
   const outcomes = await dryRunAndSubmit(client, payloads, io, Boolean(flags.json));
   if (flags.json) io.stdout(`${JSON.stringify({ submissions: outcomes }, null, 2)}\n`);
   return EXIT.ok;

@@ -32,12 +32,20 @@ export function readConfig(env: NodeJS.ProcessEnv): SavedConfig {
   }
 }
 
-export function resolveLeaderboard(flags: { 'api-key'?: string; leaderboard?: string }, env: NodeJS.ProcessEnv, needKey: boolean): { url: string; apiKey?: string } {
+export function resolveLeaderboard(
+  flags: { 'api-key'?: string; leaderboard?: string },
+  env: NodeJS.ProcessEnv,
+  needKey: boolean,
+): { url: string; apiKey?: string } {
   const saved = readConfig(env);
   const url = (flags.leaderboard ?? env.LLM_BENCH_URL ?? saved.leaderboard ?? DEFAULT_LEADERBOARD).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]/.test(url)) throw usageError(`The leaderboard address "${url}" is not an http(s) URL: fix --leaderboard.`);
   const apiKey = (flags['api-key'] ?? env.LLM_BENCH_API_KEY ?? saved.apiKey)?.trim();
-  if (needKey && !apiKey) throw usageError(`Submitting needs an API key: create one at ${url}/settings/keys and pass --api-key, set LLM_BENCH_API_KEY, or save it in ${configPath(env)}.`);
-  if (apiKey !== undefined && !API_KEY_PATTERN.test(apiKey)) throw usageError('The API key is malformed: it is "bhk_" followed by 40 lower-case hex characters; copy it again from the keys page.');
+  if (needKey && !apiKey)
+    throw usageError(
+      `Submitting needs an API key: create one at ${url}/settings/keys and pass --api-key, set LLM_BENCH_API_KEY, or save it in ${configPath(env)}.`,
+    );
+  if (apiKey !== undefined && !API_KEY_PATTERN.test(apiKey))
+    throw usageError('The API key is malformed: it is "bhk_" followed by 40 lower-case hex characters; copy it again from the keys page.');
   return { url, apiKey };
 }

@@ -52,7 +52,10 @@ type Json = Record<string, any>;
 
 async function getJson(url: string, apiKey: string | undefined, timeoutMs: number): Promise<Json | undefined> {
   try {
-    const response = await fetch(url, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {}, signal: AbortSignal.timeout(timeoutMs) });
+    const response = await fetch(url, {
+      headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     if (!response.ok) {
       await response.body?.cancel();
       return undefined;
@@ -74,7 +77,10 @@ async function reachable(baseUrl: string, timeoutMs: number): Promise<void> {
   }
 }
 
-export async function detectEngine(baseUrl: string, options: { api?: ApiKind; apiKey?: string; timeoutMs?: number } = {}): Promise<EngineInfo> {
+export async function detectEngine(
+  baseUrl: string,
+  options: { api?: ApiKind; apiKey?: string; timeoutMs?: number } = {},
+): Promise<EngineInfo> {
   const info = await probe(baseUrl, options);
   // --api wins over what the probes suggest (an Ollama server asked through its /v1 API).
   return options.api ? { ...info, api: options.api } : info;
@@ -88,7 +94,9 @@ async function probe(baseUrl: string, options: { api?: ApiKind; apiKey?: string;
   const ollama = options.api === 'openai' ? undefined : await get('/api/version');
   if (ollama && typeof ollama.version === 'string') {
     const tags = await get('/api/tags');
-    const models = Array.isArray(tags?.models) ? tags.models.map((m: Json) => m.name ?? m.model).filter((n: unknown): n is string => typeof n === 'string') : [];
+    const models = Array.isArray(tags?.models)
+      ? tags.models.map((m: Json) => m.name ?? m.model).filter((n: unknown): n is string => typeof n === 'string')
+      : [];
     return { api: 'ollama', engineName: 'ollama', engineVersion: ollama.version, detectedBy: '/api/version', models };
   }
 
@@ -119,7 +127,10 @@ async function probe(baseUrl: string, options: { api?: ApiKind; apiKey?: string;
     return { ...info, engineName: 'tgi', engineVersion: tgi.version, detectedBy: '/info' };
   }
   if (owner) return { ...info, engineName: owner, detectedBy: '/v1/models owned_by' };
-  if (!listing) throw measurementFailed(`The server at ${baseUrl} answers, but neither as Ollama (/api/version) nor as an OpenAI-compatible server (/v1/models): check --base-url.`);
+  if (!listing)
+    throw measurementFailed(
+      `The server at ${baseUrl} answers, but neither as Ollama (/api/version) nor as an OpenAI-compatible server (/v1/models): check --base-url.`,
+    );
   return info;
 }
 
@@ -127,7 +138,9 @@ async function probe(baseUrl: string, options: { api?: ApiKind; apiKey?: string;
 export function chooseModel(info: EngineInfo, asked: string | undefined): string {
   if (asked) {
     if (info.models.length && !info.models.includes(asked)) {
-      throw measurementFailed(`The engine does not serve "${asked}"; it serves: ${info.models.slice(0, 10).join(', ')}. Pass one of them with --model.`);
+      throw measurementFailed(
+        `The engine does not serve "${asked}"; it serves: ${info.models.slice(0, 10).join(', ')}. Pass one of them with --model.`,
+      );
     }
     return asked;
   }
@@ -139,7 +152,12 @@ export function chooseModel(info: EngineInfo, asked: string | undefined): string
 /** Ollama's quantization level of a model (`/api/show`), when it says. */
 export async function ollamaQuantization(baseUrl: string, model: string, timeoutMs = 5000): Promise<string | undefined> {
   try {
-    const response = await fetch(`${baseUrl}/api/show`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model }), signal: AbortSignal.timeout(timeoutMs) });
+    const response = await fetch(`${baseUrl}/api/show`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     if (!response.ok) return undefined;
     const body = (await response.json()) as Json;
     return typeof body.details?.quantization_level === 'string' ? body.details.quantization_level : undefined;

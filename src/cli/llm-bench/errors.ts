@@ -62,7 +62,12 @@ export function errorExcerpt(body: string): string {
   try {
     const parsed = JSON.parse(body) as { error?: unknown; message?: unknown; detail?: unknown };
     const error = parsed.error;
-    text = String((typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : error) ?? parsed.message ?? parsed.detail ?? body);
+    text = String(
+      (typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : error) ??
+        parsed.message ??
+        parsed.detail ??
+        body,
+    );
   } catch {
     // not JSON: the raw text
   }

@@ -21,7 +21,9 @@ export type Hardware = SubmittedHardware;
 const MIB_PER_GIB = 1024;
 
 /** Memory sizes as sold: a reading a little under one (reserved memory) is that size. */
-const SOLD_SIZES = [1, 2, 3, 4, 6, 8, 10, 11, 12, 16, 20, 24, 32, 36, 40, 48, 64, 80, 94, 96, 128, 141, 144, 192, 256, 288, 384, 512, 768, 1024, 1536, 2048];
+const SOLD_SIZES = [
+  1, 2, 3, 4, 6, 8, 10, 11, 12, 16, 20, 24, 32, 36, 40, 48, 64, 80, 94, 96, 128, 141, 144, 192, 256, 288, 384, 512, 768, 1024, 1536, 2048,
+];
 
 export function soldSize(gib: number): number {
   const size = SOLD_SIZES.find((candidate) => candidate >= gib - 0.05);
@@ -83,7 +85,12 @@ export interface Chip {
 function appleChip(name: string, memoryGb: number): Chip | undefined {
   const match = /Apple\s+(M\d+)(?:\s+(Pro|Max|Ultra))?/i.exec(name);
   if (!match) return undefined;
-  return { chipVendor: 'Apple', chipFamily: match[1]!.toUpperCase(), chipVariant: match[2] ? match[2][0]!.toUpperCase() + match[2].slice(1).toLowerCase() : 'Base', unifiedMemoryGb: memoryGb };
+  return {
+    chipVendor: 'Apple',
+    chipFamily: match[1]!.toUpperCase(),
+    chipVariant: match[2] ? match[2][0]!.toUpperCase() + match[2].slice(1).toLowerCase() : 'Base',
+    unifiedMemoryGb: memoryGb,
+  };
 }
 
 /** `system_profiler SPHardwareDataType`: the Chip and Memory lines. */
@@ -123,7 +130,11 @@ export function discreteHardware(gpus: Gpu[], host: { cpu?: string; ramGb?: numb
     groups.set(key, group);
   }
   const slots = [...groups.values()];
-  const extras = { ...(host.cpu ? { cpu: host.cpu } : {}), ...(host.ramGb ? { ramGb: host.ramGb } : {}), ...(host.os ? { os: host.os } : {}) };
+  const extras = {
+    ...(host.cpu ? { cpu: host.cpu } : {}),
+    ...(host.ramGb ? { ramGb: host.ramGb } : {}),
+    ...(host.os ? { os: host.os } : {}),
+  };
   if (slots.length === 1) {
     const [only] = slots;
     return { hwClass: 'DISCRETE_GPU', gpuName: only!.gpuName, gpuCount: only!.count, vramGb: only!.vramGb, ...extras } as Hardware;
@@ -136,7 +147,9 @@ export type RunTool = (command: string, args: string[]) => Promise<string | unde
 
 export const runTool: RunTool = (command, args) =>
   new Promise((resolve) => {
-    execFile(command, args, { timeout: 10_000, maxBuffer: 4 * 1024 * 1024 }, (error, stdout) => resolve(error ? undefined : String(stdout)));
+    execFile(command, args, { timeout: 10_000, maxBuffer: 4 * 1024 * 1024 }, (error, stdout) =>
+      resolve(error ? undefined : String(stdout)),
+    );
   });
 
 export const nvidiaSmi = () => process.env.LLM_BENCH_NVIDIA_SMI || 'nvidia-smi';
@@ -163,7 +176,10 @@ export interface DetectedHardware {
 }
 
 /** Detects the machine this runs on; `run` is swappable so tests can play recorded outputs. */
-export async function detectHardware(run: RunTool = runTool, read = (path: string) => readFile(path, 'utf8').catch(() => undefined)): Promise<DetectedHardware> {
+export async function detectHardware(
+  run: RunTool = runTool,
+  read = (path: string) => readFile(path, 'utf8').catch(() => undefined),
+): Promise<DetectedHardware> {
   const cpu = parseCpuinfo((await read('/proc/cpuinfo')) ?? '') ?? os.cpus()[0]?.model?.trim();
   const ramGb = parseMeminfo((await read('/proc/meminfo')) ?? '') ?? soldSize(os.totalmem() / 1024 ** 3);
   const host = { cpu, ramGb, os: await osName() };
@@ -174,10 +190,15 @@ export async function detectHardware(run: RunTool = runTool, read = (path: strin
   if (amd.length) return { hardware: discreteHardware(amd, host), source: 'rocm-smi', backend: 'rocm' };
   if (process.platform === 'darwin') {
     const chip =
-      parseSystemProfiler((await run('system_profiler', ['SPHardwareDataType'])) ?? '') ?? parseSysctl((await run('sysctl', ['-n', 'machdep.cpu.brand_string', 'hw.memsize'])) ?? '');
+      parseSystemProfiler((await run('system_profiler', ['SPHardwareDataType'])) ?? '') ??
+      parseSysctl((await run('sysctl', ['-n', 'machdep.cpu.brand_string', 'hw.memsize'])) ?? '');
     if (chip) return { hardware: { hwClass: 'UNIFIED', ...chip, os: host.os } as Hardware, source: 'system_profiler', backend: 'metal' };
   }
-  return { hardware: { hwClass: 'CPU_ONLY', cpu: cpu ?? 'Unknown CPU', ramGb, os: host.os } as Hardware, source: '/proc/cpuinfo', backend: 'cpu' };
+  return {
+    hardware: { hwClass: 'CPU_ONLY', cpu: cpu ?? 'Unknown CPU', ramGb, os: host.os } as Hardware,
+    source: '/proc/cpuinfo',
+    backend: 'cpu',
+  };
 }
 
 /**
@@ -189,7 +210,9 @@ export function startPowerSampler(intervalMs = 200) {
   const samples: PowerSample[] = [];
   let child: ReturnType<typeof spawn> | undefined;
   try {
-    child = spawn(nvidiaSmi(), ['--query-gpu=index,power.draw,memory.used', '--format=csv,noheader,nounits', `-lms`, String(intervalMs)], { stdio: ['ignore', 'pipe', 'ignore'] });
+    child = spawn(nvidiaSmi(), ['--query-gpu=index,power.draw,memory.used', '--format=csv,noheader,nounits', `-lms`, String(intervalMs)], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     child.on('error', () => (child = undefined));
     let buffered = '';
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -215,7 +238,10 @@ export function startPowerSampler(intervalMs = 200) {
   };
 }
 
-export function summarisePower(samples: PowerSample[], windows: { firstTokenAt: number; lastTokenAt: number }[]): { gpuPowerWatts?: number[]; peakVramGb?: number } {
+export function summarisePower(
+  samples: PowerSample[],
+  windows: { firstTokenAt: number; lastTokenAt: number }[],
+): { gpuPowerWatts?: number[]; peakVramGb?: number } {
   const inDecode = samples.filter((s) => s.watts !== undefined && windows.some((w) => s.at >= w.firstTokenAt && s.at <= w.lastTokenAt));
   const cards = [...new Set(samples.map((s) => s.card))].sort((a, b) => a - b);
   const watts = cards.map((card) => {

@@ -44,7 +44,9 @@ export const idempotencyKeyOf = (payload: unknown) => `llm-bench-${contentHash(p
 
 /** A 400's field errors as one line: `field: message; field: message`. */
 function validationLine(body: Json): string {
-  const fields = Object.entries((body.details?.fieldErrors ?? {}) as Record<string, string[]>).map(([field, messages]) => `${field}: ${messages.join(' ')}`);
+  const fields = Object.entries((body.details?.fieldErrors ?? {}) as Record<string, string[]>).map(
+    ([field, messages]) => `${field}: ${messages.join(' ')}`,
+  );
   const forms = (body.details?.formErrors ?? []) as string[];
   return [...fields, ...forms].join('; ') || String(body.error ?? 'invalid');
 }
@@ -54,7 +56,12 @@ export function createLeaderboardClient(options: LeaderboardOptions) {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const log = options.log ?? (() => {});
 
-  async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: Json; text: string }> {
+  async function call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; headers: Headers; body: Json; text: string }> {
     let response: Response;
     try {
       response = await fetch(`${base}${path}`, {
@@ -89,12 +96,20 @@ export function createLeaderboardClient(options: LeaderboardOptions) {
   /** The errors every call shares: credentials, server trouble. */
   function failOn(answer: { status: number; body: Json; text: string }, what: string): never {
     if (answer.status === 401 || answer.status === 403) {
-      throw new CliError(EXIT.authenticationFailed, `The leaderboard refused the API key (HTTP ${answer.status}): create a key at ${base}/settings/keys and pass it with --api-key or LLM_BENCH_API_KEY.`);
+      throw new CliError(
+        EXIT.authenticationFailed,
+        `The leaderboard refused the API key (HTTP ${answer.status}): create a key at ${base}/settings/keys and pass it with --api-key or LLM_BENCH_API_KEY.`,
+      );
     }
     if (answer.status === 400 || answer.status === 404 || answer.status === 422) {
-      throw new CliError(EXIT.validationFailed, `${what} was refused (HTTP ${answer.status}): ${answer.status === 400 ? validationLine(answer.body) : errorExcerpt(answer.text)}`);
+      throw new CliError(
+        EXIT.validationFailed,
+        `${what} was refused (HTTP ${answer.status}): ${answer.status === 400 ? validationLine(answer.body) : errorExcerpt(answer.text)}`,
+      );
     }
-    throw serverUnavailable(`${what} failed: the leaderboard answered HTTP ${answer.status} (${errorExcerpt(answer.text) || 'no message'}).`);
+    throw serverUnavailable(
+      `${what} failed: the leaderboard answered HTTP ${answer.status} (${errorExcerpt(answer.text) || 'no message'}).`,
+    );
   }
 
   return {
@@ -127,11 +142,20 @@ export function createLeaderboardClient(options: LeaderboardOptions) {
           await sleep(options.retryDelayMs ?? 1000 * failures);
           continue;
         }
-        if (answer.status === 201) return { run: verifyStored(payload, answer.body), url: `${base}/runs/${answer.body.id}`, replayed: answer.headers.get('idempotent-replayed') === 'true' };
+        if (answer.status === 201)
+          return {
+            run: verifyStored(payload, answer.body),
+            url: `${base}/runs/${answer.body.id}`,
+            replayed: answer.headers.get('idempotent-replayed') === 'true',
+          };
         if (answer.status === 429) {
           const seconds = Number(answer.headers.get('retry-after')) || Math.ceil(Number(answer.body.retryAfterMs ?? 60_000) / 1000);
-          if (!options.wait) throw serverUnavailable(`Rate limited: the leaderboard takes one run a minute per account; try again in ${seconds} s, or pass --wait.`);
-          if (seconds > (options.maxWaitSeconds ?? 600)) throw serverUnavailable(`Rate limited for ${seconds} s, longer than --wait accepts; try again later.`);
+          if (!options.wait)
+            throw serverUnavailable(
+              `Rate limited: the leaderboard takes one run a minute per account; try again in ${seconds} s, or pass --wait.`,
+            );
+          if (seconds > (options.maxWaitSeconds ?? 600))
+            throw serverUnavailable(`Rate limited for ${seconds} s, longer than --wait accepts; try again later.`);
           log(`Rate limited: waiting ${seconds} s (Retry-After) before submitting.`);
           await sleep(seconds * 1000);
           continue;
@@ -161,9 +185,11 @@ function asUnavailable(error: unknown): never {
 export function verifyStored(payload: Json, run: Json): Json {
   const problems: string[] = [];
   if (typeof run.id !== 'string' || !run.id) problems.push('no run id');
-  if (typeof payload.tokSOut === 'number' && Math.abs(Number(run.tokSOut) - payload.tokSOut) > 1e-6 * Math.max(1, payload.tokSOut)) problems.push(`tokSOut ${run.tokSOut} instead of ${payload.tokSOut}`);
+  if (typeof payload.tokSOut === 'number' && Math.abs(Number(run.tokSOut) - payload.tokSOut) > 1e-6 * Math.max(1, payload.tokSOut))
+    problems.push(`tokSOut ${run.tokSOut} instead of ${payload.tokSOut}`);
   const storedModel = String(run.model?.hfId ?? '').toLowerCase();
-  if (storedModel && storedModel !== String(payload.hfId).toLowerCase()) problems.push(`model ${run.model.hfId} instead of ${payload.hfId}`);
+  if (storedModel && storedModel !== String(payload.hfId).toLowerCase())
+    problems.push(`model ${run.model.hfId} instead of ${payload.hfId}`);
   if (problems.length) throw serverUnavailable(`The leaderboard answered 201 but not with the run sent (${problems.join(', ')}).`);
   return run;
 }

@@ -105,10 +105,13 @@ export function roundFigures(streams: { sample: StreamSample; newPromptTokens: n
   const promptTotal = streams.reduce((sum, s) => sum + s.newPromptTokens, 0);
   const outputTotal = samples.reduce((sum, s) => sum + outputTokensOf(s), 0);
   const engines = samples.map((s) => s.engine).filter((e): e is EngineTimings => e !== undefined && e.decodeMs > 0);
-  const engineDecode = engines.length === samples.length ? engines.reduce((sum, e) => sum + e.decodeTokens / (e.decodeMs / 1000), 0) : undefined;
+  const engineDecode =
+    engines.length === samples.length ? engines.reduce((sum, e) => sum + e.decodeTokens / (e.decodeMs / 1000), 0) : undefined;
   const prefillEngines = engines.filter((e) => e.promptTokens && e.promptMs);
   const enginePrefill =
-    prefillEngines.length === samples.length ? prefillEngines.reduce((sum, e) => sum + e.promptTokens!, 0) / (Math.max(...prefillEngines.map((e) => e.promptMs!)) / 1000) : undefined;
+    prefillEngines.length === samples.length
+      ? prefillEngines.reduce((sum, e) => sum + e.promptTokens!, 0) / (Math.max(...prefillEngines.map((e) => e.promptMs!)) / 1000)
+      : undefined;
   return {
     ttftMs: median(ttfts),
     decodeTokS: decodeWindowS > 0 ? windowTotal / decodeWindowS : NaN,
@@ -190,7 +193,10 @@ export async function measure(streamer: Streamer, options: MeasureOptions): Prom
       const round = roundFigures(streams);
       rounds.push(round);
       samples.push(...streams.map((s) => s.sample));
-      options.onRound?.({ firstTokenAt: Math.min(...streams.map((s) => s.sample.firstTokenAt)), lastTokenAt: Math.max(...streams.map((s) => s.sample.lastTokenAt)) });
+      options.onRound?.({
+        firstTokenAt: Math.min(...streams.map((s) => s.sample.firstTokenAt)),
+        lastTokenAt: Math.max(...streams.map((s) => s.sample.lastTokenAt)),
+      });
       progress(
         `${depth ? `depth ${depth} ` : ''}iteration ${i + 1}/${options.iterations}: decode ${fixed(round.decodeTokS)} tok/s, TTFT ${fixed(round.ttftMs, 0)} ms, ` +
           `prefill ${fixed(round.prefillTokS)} tok/s, ${round.outputTokens} tokens in ${fixed((performance.now() - started) / 1000, 2)} s`,

@@ -23,11 +23,15 @@ export function resultTable(result: DepthResult, concurrency: number): string {
   const rows = ROWS.flatMap(([name, label, digits]) => {
     const stat: Stat | undefined = result.stats[name];
     if (!stat) return [];
-    return [`${cell(label, 22, true)}${cell(stat.median.toFixed(digits), 10)}${cell(stat.min.toFixed(digits), 10)}${cell(stat.max.toFixed(digits), 10)}${cell(`${stat.spreadPct.toFixed(1)}%`, 9)}`];
+    return [
+      `${cell(label, 22, true)}${cell(stat.median.toFixed(digits), 10)}${cell(stat.min.toFixed(digits), 10)}${cell(stat.max.toFixed(digits), 10)}${cell(`${stat.spreadPct.toFixed(1)}%`, 9)}`,
+    ];
   });
   const sources = [
     `token counts: ${result.tokenCounts}`,
-    result.engineTimings ? `engine rows: ${result.engineTimings} (shown, not submitted; the submission carries the client-side figures)` : 'engine timings: none reported',
+    result.engineTimings
+      ? `engine rows: ${result.engineTimings} (shown, not submitted; the submission carries the client-side figures)`
+      : 'engine timings: none reported',
   ];
   return [...head, ...rows, ...sources].join('\n');
 }

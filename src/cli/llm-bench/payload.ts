@@ -37,9 +37,12 @@ function measurementNotes(result: DepthResult, facts: RunFacts): string {
   const engineDecode = result.stats.engineDecodeTokS;
   if (result.engineTimings && engineDecode) {
     const prefill = result.stats.enginePrefillTokS;
-    parts.push(`Engine-reported (${result.engineTimings}): decode ${round(engineDecode.median, 1)} tok/s${prefill ? `, prefill ${round(prefill.median, 1)} tok/s` : ''}.`);
+    parts.push(
+      `Engine-reported (${result.engineTimings}): decode ${round(engineDecode.median, 1)} tok/s${prefill ? `, prefill ${round(prefill.median, 1)} tok/s` : ''}.`,
+    );
   }
-  if (result.depth) parts.push(`Context depth ${result.contextTokens} tokens primed before the prompt (untimed request, same nonce-led prefix).`);
+  if (result.depth)
+    parts.push(`Context depth ${result.contextTokens} tokens primed before the prompt (untimed request, same nonce-led prefix).`);
   if (facts.notes) parts.push(facts.notes);
   return parts.join(' ').slice(0, 2000);
 }
@@ -74,12 +77,15 @@ export function buildPayload(result: DepthResult, facts: RunFacts): Record<strin
 }
 
 /** What a payload still lacks before the leaderboard can take it, as flags to pass. */
-export function missingForSubmission(facts: Pick<RunFacts, 'hfId' | 'quantization' | 'engineName' | 'commandSnippet' | 'concurrency'>): string[] {
+export function missingForSubmission(
+  facts: Pick<RunFacts, 'hfId' | 'quantization' | 'engineName' | 'commandSnippet' | 'concurrency'>,
+): string[] {
   const missing: string[] = [];
   if (!facts.hfId) missing.push('--hf-id <org/model> (the hub id of the weights served)');
   if (!facts.quantization) missing.push('--quantization <e.g. Q4_K_M>');
   if (!facts.engineName) missing.push('--engine <llama.cpp|vllm|ollama|...>');
   // Revision 3 needs a commandSnippet whenever engineFlags is sent, and concurrency lives there.
-  if (facts.concurrency > 1 && !facts.commandSnippet) missing.push('--command "<the engine launch command>" (needed to record --concurrency)');
+  if (facts.concurrency > 1 && !facts.commandSnippet)
+    missing.push('--command "<the engine launch command>" (needed to record --concurrency)');
   return missing;
 }

@@ -61,11 +61,19 @@ const num = (value: unknown): number | undefined => (typeof value === 'number' &
 export function readOpenAiEvent(event: Record<string, any>): Event {
   if (event.error) return { text: '', error: errorExcerpt(JSON.stringify(event)) };
   const delta = event.choices?.[0]?.delta ?? {};
-  const piece = [delta.content, delta.reasoning_content, delta.reasoning, event.choices?.[0]?.text].filter((part) => typeof part === 'string').join('');
+  const piece = [delta.content, delta.reasoning_content, delta.reasoning, event.choices?.[0]?.text]
+    .filter((part) => typeof part === 'string')
+    .join('');
   const timings = event.timings;
   const engine: EngineTimings | undefined =
     timings && num(timings.predicted_n) !== undefined && num(timings.predicted_ms) !== undefined
-      ? { source: 'llama.cpp timings', promptTokens: num(timings.prompt_n), promptMs: num(timings.prompt_ms), decodeTokens: timings.predicted_n, decodeMs: timings.predicted_ms }
+      ? {
+          source: 'llama.cpp timings',
+          promptTokens: num(timings.prompt_n),
+          promptMs: num(timings.prompt_ms),
+          decodeTokens: timings.predicted_n,
+          decodeMs: timings.predicted_ms,
+        }
       : undefined;
   return {
     text: piece,
@@ -166,8 +174,10 @@ export function createStreamer(target: Target): Streamer {
     }
     if (!response.ok) {
       const excerpt = errorExcerpt(await response.text());
-      if (response.status === 404 && /model/i.test(excerpt)) throw measurementFailed(`The engine does not serve model "${target.model}" (${excerpt}): pass --model with a served name.`);
-      if (response.status === 401 || response.status === 403) throw measurementFailed(`The engine refused the request (HTTP ${response.status}): pass its key with --engine-key.`);
+      if (response.status === 404 && /model/i.test(excerpt))
+        throw measurementFailed(`The engine does not serve model "${target.model}" (${excerpt}): pass --model with a served name.`);
+      if (response.status === 401 || response.status === 403)
+        throw measurementFailed(`The engine refused the request (HTTP ${response.status}): pass its key with --engine-key.`);
       const exit = response.status >= 500 ? EXIT.serverUnavailable : EXIT.measurementFailed;
       throw new CliError(exit, `The engine answered HTTP ${response.status} to a completion (${excerpt || 'no message'}).`);
     }
@@ -175,7 +185,9 @@ export function createStreamer(target: Target): Streamer {
     const streamed = target.api === 'ollama' ? /ndjson|json/.test(contentType) : /event-stream/.test(contentType);
     if (!streamed || !response.body) {
       await response.body?.cancel();
-      throw measurementFailed(`The engine at ${target.baseUrl} did not stream (content-type "${contentType || 'none'}"): it needs to support "stream": true; check --base-url and --api.`);
+      throw measurementFailed(
+        `The engine at ${target.baseUrl} did not stream (content-type "${contentType || 'none'}"): it needs to support "stream": true; check --base-url and --api.`,
+      );
     }
 
     const sample: StreamSample = { startedAt, firstTokenAt: NaN, lastTokenAt: NaN, endedAt: NaN, contentEvents: 0 };
@@ -190,7 +202,9 @@ export function createStreamer(target: Target): Streamer {
         try {
           event = read(JSON.parse(data));
         } catch {
-          throw measurementFailed(`The engine streamed something that is not JSON ("${data.slice(0, 60)}"): is --api right (openai or ollama)?`);
+          throw measurementFailed(
+            `The engine streamed something that is not JSON ("${data.slice(0, 60)}"): is --api right (openai or ollama)?`,
+          );
         }
         if (event.error) throw measurementFailed(`The engine reported an error mid-stream: ${event.error}`);
         if (event.text) {
@@ -209,7 +223,9 @@ export function createStreamer(target: Target): Streamer {
     }
     sample.endedAt = performance.now();
     if (!sample.contentEvents || sample.completionTokens === 0) {
-      throw measurementFailed(`The engine streamed no output tokens for model "${target.model}": check that the model is loaded and answers, and that --max-tokens is above 0.`);
+      throw measurementFailed(
+        `The engine streamed no output tokens for model "${target.model}": check that the model is loaded and answers, and that --max-tokens is above 0.`,
+      );
     }
     return sample;
   }

@@ -8,14 +8,23 @@ import { render } from '../../web/views.ts';
 export function adminOverviewController({ services, profile }: AppContext) {
   return {
     async overview(_req: Request, res: Response) {
-      const [overview, quality] = await Promise.all([services.moderation.overview(), profile.quality ? services.qualityReview.pendingCounts() : null]);
+      const [overview, quality] = await Promise.all([
+        services.moderation.overview(),
+        profile.quality ? services.qualityReview.pendingCounts() : null,
+      ]);
       render(res, 'pages/admin/index', { title: 'Admin', overview, quality, datasetsReviewed: Boolean(profile.quality?.submissions) });
     },
 
     async audit(req: Request, res: Response) {
       const { page } = parseOrThrow(adminAuditQuerySchema, req.query);
       const { entries, total } = await services.audit.list({ limit: ADMIN_AUDIT_PAGE_SIZE, offset: (page - 1) * ADMIN_AUDIT_PAGE_SIZE });
-      render(res, 'pages/admin/audit', { title: 'Audit log', entries, total, page, pages: Math.max(1, Math.ceil(total / ADMIN_AUDIT_PAGE_SIZE)) });
+      render(res, 'pages/admin/audit', {
+        title: 'Audit log',
+        entries,
+        total,
+        page,
+        pages: Math.max(1, Math.ceil(total / ADMIN_AUDIT_PAGE_SIZE)),
+      });
     },
   };
 }

@@ -42,7 +42,14 @@ export function adminQualityController({ services, profile }: AppContext) {
     render(
       res,
       'pages/admin/quality',
-      { title: 'Quality review', ...queues, datasetsReviewed: Boolean(profile.quality?.submissions), states, notesMax: QUALITY_NOTES_MAX_LENGTH, disagreementFlag: DISAGREEMENT_FLAG },
+      {
+        title: 'Quality review',
+        ...queues,
+        datasetsReviewed: Boolean(profile.quality?.submissions),
+        states,
+        notesMax: QUALITY_NOTES_MAX_LENGTH,
+        disagreementFlag: DISAGREEMENT_FLAG,
+      },
       status,
     );
   }
@@ -81,13 +88,20 @@ export function adminQualityController({ services, profile }: AppContext) {
    * the action's schema (the card shows the error, 400), and a refusal for the item's state
    * shows in the card the same way (409).
    */
-  function act<S extends z.ZodType>(kind: ReviewKind, name: ReviewAction, field: string, schema: S, action: (actor: AdminActor, id: string, data: z.output<S>) => Promise<void>) {
+  function act<S extends z.ZodType>(
+    kind: ReviewKind,
+    name: ReviewAction,
+    field: string,
+    schema: S,
+    action: (actor: AdminActor, id: string, data: z.output<S>) => Promise<void>,
+  ) {
     return async (req: Request, res: Response) => {
       const id = String(req.params.id);
       await exists[kind](id);
       const posted = postedFields(req)[field];
       const parsed = parseForm(schema, { [field]: posted });
-      if (!parsed.ok) return answer(req, res, kind, id, { action: name, fieldErrors: parsed.fieldErrors, values: { [field]: posted } }, 400);
+      if (!parsed.ok)
+        return answer(req, res, kind, id, { action: name, fieldErrors: parsed.fieldErrors, values: { [field]: posted } }, 400);
       try {
         await action(req.actor!.user, id, parsed.data);
       } catch (error) {
@@ -109,7 +123,9 @@ export function adminQualityController({ services, profile }: AppContext) {
     },
     approveSuite: approve('suite', qualityReview.approveSuite),
     rejectSuite: reject('suite', qualityReview.rejectSuite),
-    setSuiteOfficial: act('suite', 'official', 'official', suiteOfficialSchema, (actor, id, data) => qualityReview.setSuiteOfficial(actor, id, data.official)),
+    setSuiteOfficial: act('suite', 'official', 'official', suiteOfficialSchema, (actor, id, data) =>
+      qualityReview.setSuiteOfficial(actor, id, data.official),
+    ),
     approveDataset: approve('dataset', qualityReview.approveDataset),
     rejectDataset: reject('dataset', qualityReview.rejectDataset),
     approveRun: approve('run', qualityReview.approveRun),

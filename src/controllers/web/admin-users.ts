@@ -20,7 +20,12 @@ export function adminUsersController({ services }: AppContext) {
   function answer(req: Request, res: Response, user: User, message?: string, status = 200) {
     if (isHtmxRequest(req)) {
       ensureCsrfToken(req);
-      render(res, 'partials/admin/user-row', { user, csrfToken: req.session.csrfToken, currentUserId: req.actor!.user.id, message }, status);
+      render(
+        res,
+        'partials/admin/user-row',
+        { user, csrfToken: req.session.csrfToken, currentUserId: req.actor!.user.id, message },
+        status,
+      );
     } else {
       // An admin who gave up the role can no longer read the list.
       const demotedSelf = user.id === req.actor!.user.id && !user.isAdmin;
@@ -31,7 +36,11 @@ export function adminUsersController({ services }: AppContext) {
   return {
     async list(req: Request, res: Response) {
       const { q, page } = parseOrThrow(adminUsersQuerySchema, req.query);
-      const { users: rows, total } = await users.list({ search: q, limit: ADMIN_USERS_PAGE_SIZE, offset: (page - 1) * ADMIN_USERS_PAGE_SIZE });
+      const { users: rows, total } = await users.list({
+        search: q,
+        limit: ADMIN_USERS_PAGE_SIZE,
+        offset: (page - 1) * ADMIN_USERS_PAGE_SIZE,
+      });
       ensureCsrfToken(req);
       const pages = Math.max(1, Math.ceil(total / ADMIN_USERS_PAGE_SIZE));
       render(res, 'pages/admin/users', { title: 'Users', users: rows, total, q: q ?? '', page, pages, currentUserId: req.actor!.user.id });

@@ -28,7 +28,11 @@ export function cataloguePagesController({ services, profile, config }: AppConte
     const { bestPerSuite, byQuantization } = await services.qualityPages.modelSection(modelId);
     return {
       bestPerSuite,
-      byQuantization: byQuantization.map(({ suite, runs }) => ({ suite, runs, chart: scoreByQuantizationChart(runs, suite.name, modelName) })),
+      byQuantization: byQuantization.map(({ suite, runs }) => ({
+        suite,
+        runs,
+        chart: scoreByQuantizationChart(runs, suite.name, modelName),
+      })),
       scoreText,
     };
   }
@@ -62,9 +66,14 @@ export function cataloguePagesController({ services, profile, config }: AppConte
       const { scope: scopeParam, ...params } = filledParams(req.query);
       const scope: ModelScope = scopeParam === 'tree' ? 'tree' : 'model';
       let runs;
-      let fieldErrors: Record<string, string[]> = scopeParam === undefined || scopeParam === 'model' || scope === 'tree' ? {} : { scope: [messages.modelScopeInvalid] };
+      let fieldErrors: Record<string, string[]> =
+        scopeParam === undefined || scopeParam === 'model' || scope === 'tree' ? {} : { scope: [messages.modelScopeInvalid] };
       try {
-        const query = parseOrThrow(speedTestListQuerySchema(profile), { ...params, hfId: model.hfId, limit: params.limit ?? String(PAGE_SIZE) });
+        const query = parseOrThrow(speedTestListQuerySchema(profile), {
+          ...params,
+          hfId: model.hfId,
+          limit: params.limit ?? String(PAGE_SIZE),
+        });
         const list = await services.speedTests.list(query, req.actor?.user.id ?? null, scope);
         runs = { ...list, benchmarks: speedTestListRuns(profile, list) };
       } catch (error) {

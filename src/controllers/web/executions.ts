@@ -39,7 +39,9 @@ function formValues(body: Record<string, unknown>): RunForm & { apiKey: string; 
 
 /** A saved setup's hardware fields, as the hardware object of a run. */
 function hardwareOf(setup: Setup): Record<string, unknown> {
-  return Object.fromEntries(setupHardwareFields.flatMap((field) => (setup[field] === null || setup[field] === undefined ? [] : [[field, setup[field]]])));
+  return Object.fromEntries(
+    setupHardwareFields.flatMap((field) => (setup[field] === null || setup[field] === undefined ? [] : [[field, setup[field]]])),
+  );
 }
 
 /**
@@ -55,11 +57,22 @@ export function executionPagesController({ services, profile }: AppContext) {
     return suite;
   }
 
-  async function showForm(req: Request, res: Response, values: Partial<RunForm>, extra: { fieldErrors?: Record<string, string[]>; formError?: string; report?: unknown } = {}, status = 200) {
+  async function showForm(
+    req: Request,
+    res: Response,
+    values: Partial<RunForm>,
+    extra: { fieldErrors?: Record<string, string[]>; formError?: string; report?: unknown } = {},
+    status = 200,
+  ) {
     const suite = await runnableSuite(String(req.params.slug));
     const { setups } = await services.setups.list(req.actor!.user.id);
     ensureCsrfToken(req);
-    render(res, 'pages/evals/execute', { title: `Run ${suite.name}`, suite, setups, values, fieldErrors: {}, formError: null, report: null, ...extra }, status);
+    render(
+      res,
+      'pages/evals/execute',
+      { title: `Run ${suite.name}`, suite, setups, values, fieldErrors: {}, formError: null, report: null, ...extra },
+      status,
+    );
   }
 
   return {
@@ -97,7 +110,8 @@ export function executionPagesController({ services, profile }: AppContext) {
           if (fieldErrors.hardware) fieldErrors.setupId = fieldErrors.hardware;
           return showForm(req, res, shown, { fieldErrors }, 400);
         }
-        if (error instanceof HttpError && error.status !== 404 && error.status < 500) return showForm(req, res, shown, { formError: error.message }, error.status);
+        if (error instanceof HttpError && error.status !== 404 && error.status < 500)
+          return showForm(req, res, shown, { formError: error.message }, error.status);
         throw error;
       }
     },

@@ -24,7 +24,15 @@ export function hardwarePagesController({ services }: AppContext) {
       const { offset } = parseOrThrow(offsetQuerySchema, req.query);
       const devices = await services.hardware.devices();
       const page = devices.slice(offset, offset + DEVICES_PER_PAGE);
-      render(res, 'pages/hardware/index', { title: 'Hardware', devices: page, total: devices.length, offset, limit: DEVICES_PER_PAGE, params: {}, queryString });
+      render(res, 'pages/hardware/index', {
+        title: 'Hardware',
+        devices: page,
+        total: devices.length,
+        offset,
+        limit: DEVICES_PER_PAGE,
+        params: {},
+        queryString,
+      });
     },
 
     /**
@@ -46,7 +54,15 @@ export function hardwarePagesController({ services }: AppContext) {
     async profile(req: Request, res: Response) {
       const { offset } = parseOrThrow(offsetQuerySchema, req.query);
       const { hardware, runs, total } = await services.hardware.get(String(req.params.id), { limit: PAGE_SIZE, offset }, viewer(req));
-      render(res, 'pages/hardware/show', { title: 'Hardware profile', hardware, device: deviceOf(hardware as unknown as DeviceFacts), runs, total, offset, limit: PAGE_SIZE });
+      render(res, 'pages/hardware/show', {
+        title: 'Hardware profile',
+        hardware,
+        device: deviceOf(hardware as unknown as DeviceFacts),
+        runs,
+        total,
+        offset,
+        limit: PAGE_SIZE,
+      });
     },
   };
 }

@@ -29,7 +29,14 @@ export function settingsKeysController({ services }: AppContext) {
   /** The page, or for htmx only its key panel (form, new key, table). */
   async function showPanel(req: Request, res: Response, state: PanelState = {}, status = 200) {
     ensureCsrfToken(req);
-    const data = { title: 'API keys', keys: await apiKeys.list(req.actor!.user.id), maxKeys: API_KEYS_PER_ACCOUNT, values: {}, fieldErrors: {}, ...state };
+    const data = {
+      title: 'API keys',
+      keys: await apiKeys.list(req.actor!.user.id),
+      maxKeys: API_KEYS_PER_ACCOUNT,
+      values: {},
+      fieldErrors: {},
+      ...state,
+    };
     render(res, isHtmxRequest(req) ? 'partials/keys/panel' : 'pages/settings/keys', data, status);
   }
 

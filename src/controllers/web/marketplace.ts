@@ -63,7 +63,8 @@ const moveSchema = z.object({ direction: z.enum(['up', 'down']) });
 
 function browseQueryString(query: BrowseForm, page: number): string {
   const search = new URLSearchParams();
-  for (const key of ['hwClass', 'condition', 'priceMin', 'priceMax'] as const) if (query[key] !== undefined) search.set(key, String(query[key]));
+  for (const key of ['hwClass', 'condition', 'priceMin', 'priceMax'] as const)
+    if (query[key] !== undefined) search.set(key, String(query[key]));
   if (query.sort !== 'newest') search.set('sort', query.sort);
   if (page > 1) search.set('page', String(page));
   const text = search.toString();
@@ -72,11 +73,14 @@ function browseQueryString(query: BrowseForm, page: number): string {
 
 /** What the cards and the listing page show besides the listing: addresses, labels, price texts. */
 function listingView(listing: Listing) {
-  const money = (amount: number, currency: string) => `${amount.toLocaleString('en-US', { minimumFractionDigits: 0, maximumFractionDigits: 2 })} ${currency}`;
+  const money = (amount: number, currency: string) =>
+    `${amount.toLocaleString('en-US', { minimumFractionDigits: 0, maximumFractionDigits: 2 })} ${currency}`;
   return {
     listing,
     href: `/marketplace/${listing.id}`,
-    cover: listing.images[0] ? { src: imageContentPath(listing.images[0].id, 'thumb'), width: listing.images[0].thumbWidth, height: listing.images[0].thumbHeight } : null,
+    cover: listing.images[0]
+      ? { src: imageContentPath(listing.images[0].id, 'thumb'), width: listing.images[0].thumbWidth, height: listing.images[0].thumbHeight }
+      : null,
     images: listing.images.map((image) => ({ ...image, src: imageContentPath(image.id), thumbSrc: imageContentPath(image.id, 'thumb') })),
     price: money(listing.price, listing.currency),
     priceUsd: listing.currency === 'USD' ? null : money(listing.priceUsd, 'USD'),
@@ -89,7 +93,13 @@ export function marketplacePagesController({ services }: AppContext) {
   const { marketplace } = services;
 
   /** The seller's listing page (edit form, photos, actions), with a form's errors when there are some. */
-  async function showEdit(req: Request, res: Response, listing: Listing, state: { fieldErrors?: Record<string, string[]>; formErrors?: string[]; values?: Record<string, unknown>; notice?: string } = {}, status = 200) {
+  async function showEdit(
+    req: Request,
+    res: Response,
+    listing: Listing,
+    state: { fieldErrors?: Record<string, string[]>; formErrors?: string[]; values?: Record<string, unknown>; notice?: string } = {},
+    status = 200,
+  ) {
     ensureCsrfToken(req);
     // The listing's own proof first, so a run older than the latest ones stays ticked (and kept on save).
     const latest = await marketplace.proofCandidates(req.actor!.user.id);
@@ -146,7 +156,11 @@ export function marketplacePagesController({ services }: AppContext) {
   };
 
   /** A seller's action whose refusal (the listing's state, a bad photo) shows on the listing's page. */
-  function sellerAction(action: (sellerId: string, id: string, req: Request) => Promise<unknown>, done: string, thenTo: 'listing' | 'list' = 'listing') {
+  function sellerAction(
+    action: (sellerId: string, id: string, req: Request) => Promise<unknown>,
+    done: string,
+    thenTo: 'listing' | 'list' = 'listing',
+  ) {
     return async (req: Request, res: Response) => {
       const sellerId = req.actor!.user.id;
       const id = String(req.params.id);
@@ -156,7 +170,13 @@ export function marketplacePagesController({ services }: AppContext) {
       } catch (error) {
         const problem = shownProblem(error);
         if (!problem) throw error;
-        return showEdit(req, res, await marketplace.getOwn(sellerId, id), { fieldErrors: problem.fieldErrors, formErrors: problem.formErrors }, problem.status);
+        return showEdit(
+          req,
+          res,
+          await marketplace.getOwn(sellerId, id),
+          { fieldErrors: problem.fieldErrors, formErrors: problem.formErrors },
+          problem.status,
+        );
       }
       if (thenTo === 'list') return redirect(req, res, `/settings/listings?done=${done}`);
       return redirect(req, res, `/settings/listings/${id}?done=${done}`);
@@ -209,14 +229,22 @@ export function marketplacePagesController({ services }: AppContext) {
       const viewer = req.actor?.user;
       if (listing.status !== 'ACTIVE' && viewer?.id !== listing.seller.id && !viewer?.isAdmin) throw new NotFound(messages.listingNotFound);
       const visible = listing;
-      render(res, 'pages/marketplace/show', { title: visible.title, view: listingView(visible), fxRatesDate, own: viewer?.id === visible.seller.id });
+      render(res, 'pages/marketplace/show', {
+        title: visible.title,
+        view: listingView(visible),
+        fxRatesDate,
+        own: viewer?.id === visible.seller.id,
+      });
     },
 
     /** GET /settings/listings: the seller's listings in every state, and the new-listing form. */
     async mine(req: Request, res: Response) {
       ensureCsrfToken(req);
       const sellerId = req.actor!.user.id;
-      const [{ listings }, candidates] = await Promise.all([marketplace.mine(sellerId, { limit: 100, offset: 0 }), marketplace.proofCandidates(sellerId)]);
+      const [{ listings }, candidates] = await Promise.all([
+        marketplace.mine(sellerId, { limit: 100, offset: 0 }),
+        marketplace.proofCandidates(sellerId),
+      ]);
       render(res, 'pages/marketplace/mine', {
         title: 'Your listings',
         cards: listings.map(listingView),
@@ -235,8 +263,24 @@ export function marketplacePagesController({ services }: AppContext) {
       const form = parseListingForm(req);
       const again = async (fieldErrors: Record<string, string[]>, formErrors: string[]) => {
         ensureCsrfToken(req);
-        const [{ listings }, candidates] = await Promise.all([marketplace.mine(sellerId, { limit: 100, offset: 0 }), marketplace.proofCandidates(sellerId)]);
-        render(res, 'pages/marketplace/mine', { title: 'Your listings', cards: listings.map(listingView), candidates, values: postedFormValues(req), fieldErrors, formErrors, ...formOptions() }, 400);
+        const [{ listings }, candidates] = await Promise.all([
+          marketplace.mine(sellerId, { limit: 100, offset: 0 }),
+          marketplace.proofCandidates(sellerId),
+        ]);
+        render(
+          res,
+          'pages/marketplace/mine',
+          {
+            title: 'Your listings',
+            cards: listings.map(listingView),
+            candidates,
+            values: postedFormValues(req),
+            fieldErrors,
+            formErrors,
+            ...formOptions(),
+          },
+          400,
+        );
       };
       if (!form.ok) return again(form.fieldErrors, form.formErrors);
       try {
@@ -261,7 +305,14 @@ export function marketplacePagesController({ services }: AppContext) {
       const id = String(req.params.id);
       const listing = await marketplace.getOwn(sellerId, id);
       const form = parseListingForm(req);
-      if (!form.ok) return showEdit(req, res, listing, { fieldErrors: form.fieldErrors, formErrors: form.formErrors, values: postedFormValues(req) }, 400);
+      if (!form.ok)
+        return showEdit(
+          req,
+          res,
+          listing,
+          { fieldErrors: form.fieldErrors, formErrors: form.formErrors, values: postedFormValues(req) },
+          400,
+        );
       try {
         await marketplace.update(sellerId, id, { ...form.data, listingUrl: form.data.listingUrl ?? null });
       } catch (error) {
@@ -277,7 +328,10 @@ export function marketplacePagesController({ services }: AppContext) {
     remove: sellerAction((sellerId, id) => marketplace.remove(sellerId, id), 'removed', 'list'),
 
     /** POST /settings/listings/:id/images (multipart, parsed before the CSRF check). */
-    upload: sellerAction(async (sellerId, id, req) => marketplace.addImage(sellerId, id, await processImageUpload(uploadedImage(req))), 'uploaded'),
+    upload: sellerAction(
+      async (sellerId, id, req) => marketplace.addImage(sellerId, id, await processImageUpload(uploadedImage(req))),
+      'uploaded',
+    ),
 
     /** POST /settings/listings/:id/images/:imageId/move (direction=up|down) */
     moveImage: sellerAction(async (sellerId, id, req) => {
@@ -301,7 +355,14 @@ export function marketplacePagesController({ services }: AppContext) {
       const listing = await marketplace.get(id);
       const form = parseForm(rejectSpeedTestSchema, { reason: postedFields(req).reason });
       const back = adminBack(postedFields(req).back);
-      if (!form.ok) return showAdmin(req, res, back, { [id]: { error: form.fieldErrors.reason?.join(' ') ?? 'A reason is required', reason: String(postedFields(req).reason ?? '') } }, 400);
+      if (!form.ok)
+        return showAdmin(
+          req,
+          res,
+          back,
+          { [id]: { error: form.fieldErrors.reason?.join(' ') ?? 'A reason is required', reason: String(postedFields(req).reason ?? '') } },
+          400,
+        );
       try {
         await marketplace.adminRemove(req.actor!.user, listing.id, form.data.reason);
       } catch (error) {
@@ -312,9 +373,19 @@ export function marketplacePagesController({ services }: AppContext) {
     },
   };
 
-  async function showAdmin(req: Request, res: Response, query: z.output<typeof adminQuerySchema>, rowStates: Record<string, { error: string; reason?: string }> = {}, status = 200) {
+  async function showAdmin(
+    req: Request,
+    res: Response,
+    query: z.output<typeof adminQuerySchema>,
+    rowStates: Record<string, { error: string; reason?: string }> = {},
+    status = 200,
+  ) {
     ensureCsrfToken(req);
-    const { listings, total } = await marketplace.adminList({ status: query.status as ListingStatus | undefined, limit: ADMIN_PAGE_SIZE, offset: (query.page - 1) * ADMIN_PAGE_SIZE });
+    const { listings, total } = await marketplace.adminList({
+      status: query.status as ListingStatus | undefined,
+      limit: ADMIN_PAGE_SIZE,
+      offset: (query.page - 1) * ADMIN_PAGE_SIZE,
+    });
     render(
       res,
       'pages/admin/listings',
@@ -347,7 +418,8 @@ function redirect(req: Request, res: Response, target: string): void {
 /** A refusal a page shows next to its form (validation, the listing's state, a photo's size), or null for anything else. */
 function shownProblem(error: unknown): { fieldErrors: Record<string, string[]>; formErrors: string[]; status: number } | null {
   if (error instanceof ValidationFailed) return { ...error.details, status: 400 };
-  if (error instanceof HttpError && [400, 409, 413].includes(error.status)) return { fieldErrors: {}, formErrors: [error.message], status: error.status };
+  if (error instanceof HttpError && [400, 409, 413].includes(error.status))
+    return { fieldErrors: {}, formErrors: [error.message], status: error.status };
   return null;
 }
 

@@ -70,7 +70,8 @@ export function profilesController({ services, profile }: AppContext) {
     async updateProfile(req: Request, res: Response) {
       const body = postedFields(req);
       const parsed = parseForm(profileSettingsSchema, { displayName: body.displayName });
-      if (!parsed.ok) return showSettings(req, res, { profileValues: { displayName: body.displayName }, profileErrors: parsed.fieldErrors }, 400);
+      if (!parsed.ok)
+        return showSettings(req, res, { profileValues: { displayName: body.displayName }, profileErrors: parsed.fieldErrors }, 400);
       await services.users.updateDisplayName(req.actor!.user.id, parsed.data.displayName);
       res.redirect(303, '/settings/profile?saved=profile');
     },

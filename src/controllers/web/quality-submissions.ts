@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { AppContext } from '../../app-context.ts';
 import { demoSuiteBodies } from '../../db/seeds/demo-suites.ts';
-import { Conflict, HttpError, NotFound } from '../../lib/errors.ts';
+import { Conflict, type HttpError, NotFound } from '../../lib/errors.ts';
 import { ensureCsrfToken } from '../../middleware/csrf.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { messages } from '../../messages.ts';
@@ -24,7 +24,11 @@ function registrationBody(suite: Suite) {
 }
 
 /** Examples the form can start from (`?example=`), the demo suites themselves. */
-const EXAMPLES: Record<string, unknown> = { custom: demoSuiteBodies[0], 'multiple-choice': demoSuiteBodies[1], 'lm-eval': demoSuiteBodies[2] };
+const EXAMPLES: Record<string, unknown> = {
+  custom: demoSuiteBodies[0],
+  'multiple-choice': demoSuiteBodies[1],
+  'lm-eval': demoSuiteBodies[2],
+};
 
 /** Where the form posts: a new registration, or the correction of one of the user's suites. */
 interface FormTarget {
@@ -49,7 +53,14 @@ export function qualitySubmissionsController(app: AppContext) {
     render(
       res,
       'pages/evals/new',
-      { title: target.suite ? `Correct ${target.suite.slug}` : 'Register a suite', ...target, text, check, examples: Object.keys(EXAMPLES), maxUpload: '16 MB' },
+      {
+        title: target.suite ? `Correct ${target.suite.slug}` : 'Register a suite',
+        ...target,
+        text,
+        check,
+        examples: Object.keys(EXAMPLES),
+        maxUpload: '16 MB',
+      },
       status,
     );
   }
@@ -71,7 +82,11 @@ export function qualitySubmissionsController(app: AppContext) {
   /** The page, or for htmx only its list (after a withdrawal). */
   async function showSubmissions(req: Request, res: Response, notice: { kind: 'ok' | 'error'; text: string } | null = null, status = 200) {
     const userId = req.actor!.user.id;
-    const [{ submissions }, runs, executions] = await Promise.all([qualitySuites.submissions(userId), qualityRuns.listOwn(userId), app.services.executions.listOwn(userId)]);
+    const [{ submissions }, runs, executions] = await Promise.all([
+      qualitySuites.submissions(userId),
+      qualityRuns.listOwn(userId),
+      app.services.executions.listOwn(userId),
+    ]);
     ensureCsrfToken(req);
     const registered = typeof req.query.registered === 'string' ? req.query.registered : null;
     render(
@@ -85,7 +100,9 @@ export function qualitySubmissionsController(app: AppContext) {
         executions,
         hasDatasets,
         apiRoot,
-        notice: notice ?? (registered ? { kind: 'ok', text: `Suite ${registered} registered: it is listed publicly once an admin approves it.` } : null),
+        notice:
+          notice ??
+          (registered ? { kind: 'ok', text: `Suite ${registered} registered: it is listed publicly once an admin approves it.` } : null),
       },
       status,
     );
@@ -110,7 +127,14 @@ export function qualitySubmissionsController(app: AppContext) {
       } catch (error) {
         // The slug was taken between the check and the write.
         if (!(error instanceof Conflict)) throw error;
-        showForm(req, res, newTarget, check.text, { valid: false, text: check.text, problems: [{ path: 'slug', message: error.message }], status: 409 }, 409);
+        showForm(
+          req,
+          res,
+          newTarget,
+          check.text,
+          { valid: false, text: check.text, problems: [{ path: 'slug', message: error.message }], status: 409 },
+          409,
+        );
       }
     },
 
@@ -140,7 +164,14 @@ export function qualitySubmissionsController(app: AppContext) {
         res.redirect(303, '/settings/submissions');
       } catch (error) {
         if (!(error instanceof Conflict)) throw error;
-        showForm(req, res, target, check.text, { valid: false, text: check.text, problems: [{ path: null, message: error.message }], status: 409 }, 409);
+        showForm(
+          req,
+          res,
+          target,
+          check.text,
+          { valid: false, text: check.text, problems: [{ path: null, message: error.message }], status: 409 },
+          409,
+        );
       }
     },
 

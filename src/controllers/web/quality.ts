@@ -32,7 +32,10 @@ export function qualityPagesController({ services, profile }: AppContext) {
       const params = filledParams(req.query);
       if (cleanFilterUrl(req, res, params)) return;
       const { query, fieldErrors } = parseFilters(() => parseOrThrow(suiteListQuerySchema, params));
-      const [result, categories] = await Promise.all([query ? services.qualitySuites.list(query) : undefined, services.qualitySuites.categories()]);
+      const [result, categories] = await Promise.all([
+        query ? services.qualitySuites.list(query) : undefined,
+        services.qualitySuites.categories(),
+      ]);
       const data = { title: 'Evals', params, result, fieldErrors, categories, runners: suiteRunners, queryString };
       render(res, isHtmxRequest(req) ? 'partials/evals/catalogue' : 'pages/evals/index', data, query ? 200 : 400);
     },
@@ -44,7 +47,13 @@ export function qualityPagesController({ services, profile }: AppContext) {
       if (cleanFilterUrl(req, res, params)) return;
       const { query, fieldErrors } = parseFilters(() => parseOrThrow(suitePageQuerySchema, params));
       const [board, facets] = await Promise.all([
-        query ? services.qualityPages.suiteBoard(suite.id, { modelFamily: query.modelFamily, quantization: query.quantization, hwClass: query.hwClass }, { limit: SUITE_RUNS_PAGE_SIZE, offset: query.offset }) : undefined,
+        query
+          ? services.qualityPages.suiteBoard(
+              suite.id,
+              { modelFamily: query.modelFamily, quantization: query.quantization, hwClass: query.hwClass },
+              { limit: SUITE_RUNS_PAGE_SIZE, offset: query.offset },
+            )
+          : undefined,
         services.qualityPages.suiteFacets(suite.id),
       ]);
       const data = {
@@ -71,10 +80,25 @@ export function qualityPagesController({ services, profile }: AppContext) {
       const viewerId = req.actor?.user.id ?? null;
       const run = withUncertainty(await services.qualityRuns.get(id, viewerId));
       const { query: pageQuery, fieldErrors } = parseFilters(() => parseOrThrow(runPageQuerySchema, filledParams(req.query)));
-      if (!pageQuery) throw new BadRequest(Object.entries(fieldErrors).map(([name, problems]) => `${name}: ${problems.join(' ')}`).join('; '));
+      if (!pageQuery)
+        throw new BadRequest(
+          Object.entries(fieldErrors)
+            .map(([name, problems]) => `${name}: ${problems.join(' ')}`)
+            .join('; '),
+        );
       const { page } = pageQuery;
-      const traces = await services.qualityRuns.artifacts(id, { limit: ARTIFACTS_PER_PAGE, offset: (page - 1) * ARTIFACTS_PER_PAGE }, viewerId);
-      const artifacts = { items: await services.qualityPages.withAnswers(run.suiteId, traces.artifacts), total: traces.total, page, pages: Math.max(1, Math.ceil(traces.total / ARTIFACTS_PER_PAGE)), path: `/evals/runs/${id}` };
+      const traces = await services.qualityRuns.artifacts(
+        id,
+        { limit: ARTIFACTS_PER_PAGE, offset: (page - 1) * ARTIFACTS_PER_PAGE },
+        viewerId,
+      );
+      const artifacts = {
+        items: await services.qualityPages.withAnswers(run.suiteId, traces.artifacts),
+        total: traces.total,
+        page,
+        pages: Math.max(1, Math.ceil(traces.total / ARTIFACTS_PER_PAGE)),
+        path: `/evals/runs/${id}`,
+      };
       if (isHtmxRequest(req)) return render(res, 'partials/evals/artifacts', { artifacts });
       render(res, 'pages/evals/run', {
         title: `${run.suite.name} · ${run.model.displayName}`,

@@ -15,7 +15,10 @@ import { render } from '../../web/views.ts';
  * (303) to the page it came from.
  */
 export function reactionPagesController({ services }: AppContext) {
-  function reactVia(react: (runId: string, userId: string, emoji: ReactionEmoji | null) => Promise<ReactionState>, pagePath: (runId: string) => string) {
+  function reactVia(
+    react: (runId: string, userId: string, emoji: ReactionEmoji | null) => Promise<ReactionState>,
+    pagePath: (runId: string) => string,
+  ) {
     return async (req: Request, res: Response) => {
       const runId = String(req.params.id);
       const body = postedFields(req);

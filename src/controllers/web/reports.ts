@@ -19,7 +19,8 @@ const TOC_MIN_HEADINGS = 3;
 const HF_ID = /^[A-Za-z0-9_.-]{1,96}\/[A-Za-z0-9_.-]{1,160}$/;
 
 /** A posted list field (one checkbox posts a string, several an array). */
-const list = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : typeof value === 'string' && value !== '' ? [value] : []);
+const list = (value: unknown): string[] =>
+  Array.isArray(value) ? value.map(String) : typeof value === 'string' && value !== '' ? [value] : [];
 
 /** The editor's posted fields as the API's body: tags are one comma-separated field; the button says publish or save a draft. */
 function reportFromForm(body: Record<string, unknown>) {
@@ -46,7 +47,15 @@ function formValues(body: Record<string, unknown>) {
 }
 
 function valuesOf(report: Report) {
-  return { title: report.title, summary: report.summary, content: report.content, tags: report.tags.join(', '), benchmarkRunIds: report.benchmarkRunIds, evalRunIds: report.evalRunIds, published: report.published };
+  return {
+    title: report.title,
+    summary: report.summary,
+    content: report.content,
+    tags: report.tags.join(', '),
+    benchmarkRunIds: report.benchmarkRunIds,
+    evalRunIds: report.evalRunIds,
+    published: report.published,
+  };
 }
 
 /** Model reports: the reader's page, the model's list, the editor with its live preview, the author's list, admin unpublishing. */
@@ -54,7 +63,20 @@ export function reportPagesController({ services, profile }: AppContext) {
   const { reports } = services;
   const schemas = () => reportSchemas(profile);
 
-  async function editor(res: Response, data: { hfId: string; values: ReturnType<typeof formValues>; reportId?: string; published?: boolean; unpublishedReason?: string | null; fieldErrors?: Record<string, string[]>; formErrors?: string[]; preview?: string }, status = 200) {
+  async function editor(
+    res: Response,
+    data: {
+      hfId: string;
+      values: ReturnType<typeof formValues>;
+      reportId?: string;
+      published?: boolean;
+      unpublishedReason?: string | null;
+      fieldErrors?: Record<string, string[]>;
+      formErrors?: string[];
+      preview?: string;
+    },
+    status = 200,
+  ) {
     const runs = await reports.attachableRuns(data.hfId);
     render(
       res,
@@ -109,7 +131,8 @@ export function reportPagesController({ services, profile }: AppContext) {
       const body = postedFields(req);
       const hfId = modelOf(req);
       const values = formValues(body);
-      if (body.action === 'preview') return editor(res, { hfId, values, preview: await reports.preview(req.actor!.user.id, values.content) });
+      if (body.action === 'preview')
+        return editor(res, { hfId, values, preview: await reports.preview(req.actor!.user.id, values.content) });
       try {
         const input = parseOrThrow(schemas().create, reportFromForm(body));
         const report = await reports.create(req.actor!.user.id, hfId, input);
@@ -122,7 +145,13 @@ export function reportPagesController({ services, profile }: AppContext) {
     async editForm(req: Request, res: Response) {
       const report = await reports.get(String(req.params.id), req.actor!.user.id);
       if (report.author.username !== req.actor!.user.username) throw new NotFound(messages.reportNotFound);
-      await editor(res, { hfId: report.model.hfId, values: valuesOf(report), reportId: report.id, published: report.published, unpublishedReason: report.unpublishedReason });
+      await editor(res, {
+        hfId: report.model.hfId,
+        values: valuesOf(report),
+        reportId: report.id,
+        published: report.published,
+        unpublishedReason: report.unpublishedReason,
+      });
     },
 
     async update(req: Request, res: Response) {
@@ -132,7 +161,8 @@ export function reportPagesController({ services, profile }: AppContext) {
       const body = postedFields(req);
       const values = formValues(body);
       const chrome = { hfId: current.model.hfId, reportId: id, published: current.published, unpublishedReason: current.unpublishedReason };
-      if (body.action === 'preview') return editor(res, { ...chrome, values, preview: await reports.preview(req.actor!.user.id, values.content) });
+      if (body.action === 'preview')
+        return editor(res, { ...chrome, values, preview: await reports.preview(req.actor!.user.id, values.content) });
       try {
         const patch = parseOrThrow(schemas().patch, reportFromForm(body));
         const report = await reports.update(req.actor!.user.id, id, patch);
@@ -150,12 +180,24 @@ export function reportPagesController({ services, profile }: AppContext) {
       if (current.author.username !== req.actor!.user.username) throw new NotFound(messages.reportNotFound);
       try {
         const image = await reports.storeImage(userId, await processImageUpload(uploadedImage(req)));
-        await reports.update(userId, id, { content: `${current.content.trimEnd()}\n\n[[report-image:${image.id}]]\n`, imageIds: [...current.imageIds, image.id] });
+        await reports.update(userId, id, {
+          content: `${current.content.trimEnd()}\n\n[[report-image:${image.id}]]\n`,
+          imageIds: [...current.imageIds, image.id],
+        });
         res.redirect(303, `/reports/${id}/edit`);
       } catch (error) {
-        const chrome = { hfId: current.model.hfId, reportId: id, published: current.published, unpublishedReason: current.unpublishedReason };
+        const chrome = {
+          hfId: current.model.hfId,
+          reportId: id,
+          published: current.published,
+          unpublishedReason: current.unpublishedReason,
+        };
         const { fieldErrors, formErrors } = problems(error);
-        await editor(res, { ...chrome, values: valuesOf(current), fieldErrors: {}, formErrors: [...formErrors, ...Object.values(fieldErrors).flat()] }, 400);
+        await editor(
+          res,
+          { ...chrome, values: valuesOf(current), fieldErrors: {}, formErrors: [...formErrors, ...Object.values(fieldErrors).flat()] },
+          400,
+        );
       }
     },
 

@@ -29,7 +29,8 @@ function formProblems(error: unknown): FormProblems {
   if (error instanceof ValidationFailed) {
     return { ...error.details, message: 'Some fields need attention.', status: 400 };
   }
-  if (error instanceof SetupLimitReached) return { fieldErrors: {}, formErrors: [error.message], message: 'The setup was not saved.', status: 409 };
+  if (error instanceof SetupLimitReached)
+    return { fieldErrors: {}, formErrors: [error.message], message: 'The setup was not saved.', status: 409 };
   if (error instanceof Conflict) return { fieldErrors: { name: [error.message] }, formErrors: [], message: error.message, status: 409 };
   throw error;
 }

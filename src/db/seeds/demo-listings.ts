@@ -27,12 +27,48 @@ interface Offer {
 }
 
 const OFFERS: readonly Offer[] = [
-  { title: (hw) => `${hw}, used for inference only`, condition: 'USED', currency: 'USD', price: 1450, description: 'Ran local models for a year. Never mined on, never overclocked. Original box and bracket.' },
-  { title: (hw) => `${hw} — like new, with receipt`, condition: 'LIKE_NEW', currency: 'EUR', price: 1890, description: 'Bought for a project that ended. Fewer than 100 hours of use.' },
-  { title: (hw) => `${hw} workstation, ready to run`, condition: 'USED', currency: 'GBP', price: 2300, description: 'Complete machine with the models already downloaded. Pickup preferred.' },
-  { title: (hw) => `${hw} (fan noise, otherwise fine)`, condition: 'FOR_PARTS', currency: 'USD', price: 380, description: 'One fan rattles above 60%. Benchmarks below were run after the noise started.' },
-  { title: (hw) => `Sealed ${hw}`, condition: 'NEW', currency: 'CAD', price: 2650, description: 'Unopened. The proof runs are from my identical second card.' },
-  { title: (hw) => `${hw} from my homelab`, condition: 'USED', currency: 'JPY', price: 210000, description: 'Moving abroad, selling the lab.' },
+  {
+    title: (hw) => `${hw}, used for inference only`,
+    condition: 'USED',
+    currency: 'USD',
+    price: 1450,
+    description: 'Ran local models for a year. Never mined on, never overclocked. Original box and bracket.',
+  },
+  {
+    title: (hw) => `${hw} — like new, with receipt`,
+    condition: 'LIKE_NEW',
+    currency: 'EUR',
+    price: 1890,
+    description: 'Bought for a project that ended. Fewer than 100 hours of use.',
+  },
+  {
+    title: (hw) => `${hw} workstation, ready to run`,
+    condition: 'USED',
+    currency: 'GBP',
+    price: 2300,
+    description: 'Complete machine with the models already downloaded. Pickup preferred.',
+  },
+  {
+    title: (hw) => `${hw} (fan noise, otherwise fine)`,
+    condition: 'FOR_PARTS',
+    currency: 'USD',
+    price: 380,
+    description: 'One fan rattles above 60%. Benchmarks below were run after the noise started.',
+  },
+  {
+    title: (hw) => `Sealed ${hw}`,
+    condition: 'NEW',
+    currency: 'CAD',
+    price: 2650,
+    description: 'Unopened. The proof runs are from my identical second card.',
+  },
+  {
+    title: (hw) => `${hw} from my homelab`,
+    condition: 'USED',
+    currency: 'JPY',
+    price: 210000,
+    description: 'Moving abroad, selling the lab.',
+  },
 ];
 
 /** A photo: a gradient in the listing's colours with a few card-like shapes (PNG or JPEG). */
@@ -51,13 +87,20 @@ async function demoPhoto(hue: number, variant: number): Promise<Buffer> {
   return variant === 0 ? image.jpeg({ quality: 80 }).toBuffer() : image.png().toBuffer();
 }
 
-export async function seedDemoListings(db: Db, profile: RevisionProfile, clock: Pick<Clock, 'now'>, { seed = 20261127 } = {}): Promise<{ listings: number }> {
+export async function seedDemoListings(
+  db: Db,
+  profile: RevisionProfile,
+  clock: Pick<Clock, 'now'>,
+  { seed = 20261127 } = {},
+): Promise<{ listings: number }> {
   if (!profile.marketplace) return { listings: 0 };
   const demoSellers = db('users').where({ is_demo: true }).select('id');
   if (await db('marketplace_listings').whereIn('seller_id', demoSellers).first('id')) return { listings: 0 };
 
   // Each demo user's hardware with their best approved runs on it, most measured first.
-  const measured: { user_id: string; hardware_id: string; details: Record<string, unknown>; runs: string[] }[] = await db('speed_test_runs as r')
+  const measured: { user_id: string; hardware_id: string; details: Record<string, unknown>; runs: string[] }[] = await db(
+    'speed_test_runs as r',
+  )
     .join('users as u', 'u.id', 'r.user_id')
     .join('hardware_profiles as h', 'h.id', 'r.hardware_id')
     .where({ 'u.is_demo': true, 'r.status': 'APPROVED' })
@@ -95,7 +138,8 @@ export async function seedDemoListings(db: Db, profile: RevisionProfile, clock: 
       benchmarkRunIds: pick.runs.slice(0, 1 + Math.floor(rng.next() * pick.runs.length)),
     });
     const hue = Math.floor(rng.next() * 360);
-    for (const variant of [0, 1]) await marketplace.addImage(pick.user_id, listing.id, await processImageUpload(await demoPhoto(hue, variant)));
+    for (const variant of [0, 1])
+      await marketplace.addImage(pick.user_id, listing.id, await processImageUpload(await demoPhoto(hue, variant)));
     await marketplace.publish(pick.user_id, listing.id);
     created += 1;
   }

@@ -2,7 +2,13 @@ import type { Db } from '../knex.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { bitsPerWeight } from '../../lib/roofline.ts';
 import type { RevisionProfile } from '../../revisions.ts';
-import { suiteRegistrationSchema, type QualityItem, type QualityRunSubmission, type SuiteRegistration, type SuiteTask } from '../../schemas/quality.schema.ts';
+import {
+  suiteRegistrationSchema,
+  type QualityItem,
+  type QualityRunSubmission,
+  type SuiteRegistration,
+  type SuiteTask,
+} from '../../schemas/quality.schema.ts';
 import { createQualityRunWriter, scoreRun } from '../../services/quality-runs.service.ts';
 import { suitesWithCreator } from '../../services/quality-suites.service.ts';
 import type { ModelRow } from '../../services/models.service.ts';
@@ -39,7 +45,12 @@ interface Combination {
   hardware: Record<string, unknown>;
 }
 
-export async function seedDemoQuality(db: Db, profile: RevisionProfile, clock: Pick<Clock, 'now'>, { combinations = 24, seed = 20261123 } = {}): Promise<{ suites: number; runs: number }> {
+export async function seedDemoQuality(
+  db: Db,
+  profile: RevisionProfile,
+  clock: Pick<Clock, 'now'>,
+  { combinations = 24, seed = 20261123 } = {},
+): Promise<{ suites: number; runs: number }> {
   if (!profile.quality) return { suites: 0, runs: 0 };
   if (await db('quality_suites').where({ slug: demoSuiteBodies[0].slug }).first('id')) return { suites: 0, runs: 0 };
   const demoUsers: { id: string }[] = await db('users').where({ is_demo: true }).orderBy('username').select('id');
@@ -58,8 +69,14 @@ export async function seedDemoQuality(db: Db, profile: RevisionProfile, clock: P
     .orderByRaw('count(*) desc, r.model_id, r.quantization, r.hardware_id')
     .limit(combinations)
     .select('r.model_id', 'r.quantization', 'h.details');
-  const models = new Map<string, ModelRow>((await db('models').whereIn('id', [...new Set(measured.map((row) => row.model_id))])).map((row: ModelRow) => [row.id, row]));
-  const picked: Combination[] = measured.map((row) => ({ model: models.get(row.model_id)!, quantization: row.quantization, hardware: row.details }));
+  const models = new Map<string, ModelRow>(
+    (await db('models').whereIn('id', [...new Set(measured.map((row) => row.model_id))])).map((row: ModelRow) => [row.id, row]),
+  );
+  const picked: Combination[] = measured.map((row) => ({
+    model: models.get(row.model_id)!,
+    quantization: row.quantization,
+    hardware: row.details,
+  }));
 
   return db.transaction(async (trx) => {
     const schema = suiteRegistrationSchema(profile);
@@ -75,7 +92,10 @@ export async function seedDemoQuality(db: Db, profile: RevisionProfile, clock: P
         source_url: suite.sourceUrl ?? null,
         suite_doc: JSON.stringify(suite.suiteDoc),
         task_keys: suite.suiteDoc.tasks.map((task) => task.key),
-        item_count: suite.suiteDoc.tasks.reduce((sum, task) => sum + (task.dataset?.source === 'inline' ? task.dataset.items.length : 0), 0),
+        item_count: suite.suiteDoc.tasks.reduce(
+          (sum, task) => sum + (task.dataset?.source === 'inline' ? task.dataset.items.length : 0),
+          0,
+        ),
         official: index !== 1,
         status: 'APPROVED',
         created_by: demoUsers[0]!.id,
@@ -109,7 +129,14 @@ export async function seedDemoQuality(db: Db, profile: RevisionProfile, clock: P
               task.taskType === 'multiple_choice'
                 ? `Answer: ${correct ? gold : gold === 'A' ? 'B' : 'A'}`
                 : `Let me work it out.\nFinal answer: ${correct ? gold : Number(gold) + 1}`;
-            artifacts.push({ taskKey: task.key, itemIndex, question: item.input, response, score: correct ? 1 : 0, latencyMs: Math.round(rng.between(150, 2500)) });
+            artifacts.push({
+              taskKey: task.key,
+              itemIndex,
+              question: item.input,
+              response,
+              score: correct ? 1 : 0,
+              latencyMs: Math.round(rng.between(150, 2500)),
+            });
           });
           results[task.key] = { score: right / task.dataset.items.length, nSamples: task.dataset.items.length, nShots: task.nShots ?? 0 };
         }
@@ -123,10 +150,24 @@ export async function seedDemoQuality(db: Db, profile: RevisionProfile, clock: P
           artifacts,
           notes: 'Demo run: sample data generated for the quick start.',
         } as unknown as QualityRunSubmission;
-        const scores = scoreRun(suite.doc, submission, new Map(suite.doc.tasks.flatMap((task: SuiteTask) => (task.dataset?.source === 'inline' ? [[task.key, task.dataset.items] as const] : []))));
+        const scores = scoreRun(
+          suite.doc,
+          submission,
+          new Map(
+            suite.doc.tasks.flatMap((task: SuiteTask) =>
+              task.dataset?.source === 'inline' ? [[task.key, task.dataset.items] as const] : [],
+            ),
+          ),
+        );
         const createdAt = new Date(now.getTime() - rng.between(0, 60) * 86_400_000);
         // Every eighth stays pending, for the admin queue.
-        await writer.store(rng.pick(demoUsers).id, submission, { suite, scores, modelRow: model }, createdAt, index % 8 === 7 ? 'PENDING' : 'APPROVED');
+        await writer.store(
+          rng.pick(demoUsers).id,
+          submission,
+          { suite, scores, modelRow: model },
+          createdAt,
+          index % 8 === 7 ? 'PENDING' : 'APPROVED',
+        );
         runs += 1;
       }
     }

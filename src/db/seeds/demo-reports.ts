@@ -15,9 +15,14 @@ import type { Db } from '../knex.ts';
 export async function seedDemoReport(db: Db, profile: RevisionProfile, publicUrl: string, clock: Clock): Promise<{ reports: number }> {
   if (!profile.reports) return { reports: 0 };
   if (await db('model_reports as r').join('users as u', 'u.id', 'r.user_id').where('u.is_demo', true).first('r.id')) return { reports: 0 };
-  const model = await db('models').where('benchmark_count', '>', 0).orderBy([{ column: 'benchmark_count', order: 'desc' }, { column: 'hf_id' }]).first('id', 'hf_id', 'display_name');
+  const model = await db('models')
+    .where('benchmark_count', '>', 0)
+    .orderBy([{ column: 'benchmark_count', order: 'desc' }, { column: 'hf_id' }])
+    .first('id', 'hf_id', 'display_name');
   if (!model) return { reports: 0 };
-  const runs: { id: string; user_id: string; tok_s_out: number; quantization: string; engine_name: string }[] = await db('speed_test_runs as r')
+  const runs: { id: string; user_id: string; tok_s_out: number; quantization: string; engine_name: string }[] = await db(
+    'speed_test_runs as r',
+  )
     .join('engines as e', 'e.id', 'r.engine_id')
     .where({ 'r.model_id': model.id, 'r.status': 'APPROVED' })
     .whereNotNull('r.tok_s_out')
@@ -28,8 +33,19 @@ export async function seedDemoReport(db: Db, profile: RevisionProfile, publicUrl
   const author = runs[0]!.user_id;
 
   // A small bar picture stands in for a photo of the test bench.
-  const bars = runs.map((run, i) => `<rect x="20" y="${20 + i * 40}" width="${Math.max(10, (run.tok_s_out / runs[0]!.tok_s_out) * 560)}" height="28" fill="#1f5fbf"/>`).join('');
-  const picture = await sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="600" height="${40 + runs.length * 40}"><rect width="100%" height="100%" fill="#f6f7f9"/>${bars}</svg>`)).png().toBuffer();
+  const bars = runs
+    .map(
+      (run, i) =>
+        `<rect x="20" y="${20 + i * 40}" width="${Math.max(10, (run.tok_s_out / runs[0]!.tok_s_out) * 560)}" height="28" fill="#1f5fbf"/>`,
+    )
+    .join('');
+  const picture = await sharp(
+    Buffer.from(
+      `<svg xmlns="http://www.w3.org/2000/svg" width="600" height="${40 + runs.length * 40}"><rect width="100%" height="100%" fill="#f6f7f9"/>${bars}</svg>`,
+    ),
+  )
+    .png()
+    .toBuffer();
   const image = await createImagesService({ db, clock }).store(author, 'report', await processImageUpload(picture));
 
   const embed = (path: string) => `[[report-embed:${encodeURIComponent(`${publicUrl}${path}`)}]]`;

@@ -34,23 +34,42 @@ const DEMO_USERS = [
  * sample, after what real boards show: RTX 4090/3090 and Apple Silicon dominate, a few
  * servers and CPU boxes), and the engines and quantizations run on it.
  */
-type Setup = { hardware: Record<string, unknown>; memoryGb: number; weight: number; engines: readonly Weighted<string>[]; backend: string; os: string };
+type Setup = {
+  hardware: Record<string, unknown>;
+  memoryGb: number;
+  weight: number;
+  engines: readonly Weighted<string>[];
+  backend: string;
+  os: string;
+};
 type Weighted<T> = readonly [value: T, weight: number];
 
 /** Engines people run on one NVIDIA card; servers (vLLM, SGLang) take over on several. */
-const CUDA_ENGINES: Weighted<string>[] = [['llama.cpp', 5], ['ollama', 3], ['vllm', 2], ['sglang', 1], ['lmstudio', 1]];
-const MULTI_CUDA_ENGINES: Weighted<string>[] = [['vllm', 4], ['sglang', 2], ['llama.cpp', 3]];
+const CUDA_ENGINES: Weighted<string>[] = [
+  ['llama.cpp', 5],
+  ['ollama', 3],
+  ['vllm', 2],
+  ['sglang', 1],
+  ['lmstudio', 1],
+];
+const MULTI_CUDA_ENGINES: Weighted<string>[] = [
+  ['vllm', 4],
+  ['sglang', 2],
+  ['llama.cpp', 3],
+];
 const SETUPS: Setup[] = [
-  ...([
-    ['NVIDIA GeForce RTX 4090', 24, 1, 14],
-    ['NVIDIA GeForce RTX 4090', 24, 2, 3],
-    ['NVIDIA GeForce RTX 3090', 24, 1, 12],
-    ['NVIDIA GeForce RTX 3090', 24, 4, 3],
-    ['NVIDIA GeForce RTX 5090', 32, 1, 8],
-    ['NVIDIA GeForce RTX 4060 Ti', 16, 1, 5],
-    ['NVIDIA H100 SXM', 80, 1, 3],
-    ['NVIDIA A100 80GB PCIe', 80, 2, 2],
-  ] as const).map(([gpuName, vramGb, gpuCount, weight]) => ({
+  ...(
+    [
+      ['NVIDIA GeForce RTX 4090', 24, 1, 14],
+      ['NVIDIA GeForce RTX 4090', 24, 2, 3],
+      ['NVIDIA GeForce RTX 3090', 24, 1, 12],
+      ['NVIDIA GeForce RTX 3090', 24, 4, 3],
+      ['NVIDIA GeForce RTX 5090', 32, 1, 8],
+      ['NVIDIA GeForce RTX 4060 Ti', 16, 1, 5],
+      ['NVIDIA H100 SXM', 80, 1, 3],
+      ['NVIDIA A100 80GB PCIe', 80, 2, 2],
+    ] as const
+  ).map(([gpuName, vramGb, gpuCount, weight]) => ({
     hardware: { hwClass: 'DISCRETE_GPU', gpuName, vramGb, gpuCount, cpu: 'AMD Ryzen 9 7950X', ramGb: 128 },
     memoryGb: vramGb * gpuCount,
     weight,
@@ -62,20 +81,30 @@ const SETUPS: Setup[] = [
     hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'AMD Radeon RX 7900 XTX', vramGb: 24 },
     memoryGb: 24,
     weight: 4,
-    engines: [['llama.cpp', 3], ['ollama', 1]],
+    engines: [
+      ['llama.cpp', 3],
+      ['ollama', 1],
+    ],
     backend: 'rocm',
     os: 'Fedora 41',
   },
-  ...([
-    ['M4', 'Max', 128, 8],
-    ['M3', 'Ultra', 192, 4],
-    ['M2', 'Pro', 32, 3],
-    ['M4', 'Pro', 48, 5],
-  ] as const).map(([chipFamily, chipVariant, unifiedMemoryGb, weight]) => ({
+  ...(
+    [
+      ['M4', 'Max', 128, 8],
+      ['M3', 'Ultra', 192, 4],
+      ['M2', 'Pro', 32, 3],
+      ['M4', 'Pro', 48, 5],
+    ] as const
+  ).map(([chipFamily, chipVariant, unifiedMemoryGb, weight]) => ({
     hardware: { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily, chipVariant, unifiedMemoryGb },
     memoryGb: unifiedMemoryGb,
     weight,
-    engines: [['mlx', 3], ['llama.cpp', 3], ['ollama', 2], ['lmstudio', 1]] as Weighted<string>[],
+    engines: [
+      ['mlx', 3],
+      ['llama.cpp', 3],
+      ['ollama', 2],
+      ['lmstudio', 1],
+    ] as Weighted<string>[],
     backend: 'metal',
     os: 'macOS 15',
   })),
@@ -83,33 +112,62 @@ const SETUPS: Setup[] = [
     hardware: { hwClass: 'UNIFIED', chipVendor: 'AMD', chipFamily: 'Ryzen AI Max+', chipVariant: '395', unifiedMemoryGb: 128 },
     memoryGb: 128,
     weight: 6,
-    engines: [['llama.cpp', 4], ['ollama', 1]],
+    engines: [
+      ['llama.cpp', 4],
+      ['ollama', 1],
+    ],
     backend: 'vulkan',
     os: 'Ubuntu 24.04',
   },
-  ...([
-    ['AMD EPYC 9654', 384, 2],
-    ['AMD Ryzen 9 7950X', 64, 2],
-    ['Intel Xeon Platinum 8480+', 512, 1],
-  ] as const).map(([cpu, ramGb, weight]) => ({
+  ...(
+    [
+      ['AMD EPYC 9654', 384, 2],
+      ['AMD Ryzen 9 7950X', 64, 2],
+      ['Intel Xeon Platinum 8480+', 512, 1],
+    ] as const
+  ).map(([cpu, ramGb, weight]) => ({
     hardware: { hwClass: 'CPU_ONLY', cpu, ramGb },
     memoryGb: ramGb,
     weight,
-    engines: [['llama.cpp', 3], ['ollama', 1]] as Weighted<string>[],
+    engines: [
+      ['llama.cpp', 3],
+      ['ollama', 1],
+    ] as Weighted<string>[],
     backend: 'cpu',
     os: 'Debian 12',
   })),
 ];
 
 /** Quantizations each engine loads, weighted as people pick them (Q4_K_M first by far). */
-const GGUF: Weighted<string>[] = [['Q4_K_M', 8], ['Q5_K_M', 2], ['Q6_K', 1], ['Q8_0', 3], ['IQ4_XS', 1]];
+const GGUF: Weighted<string>[] = [
+  ['Q4_K_M', 8],
+  ['Q5_K_M', 2],
+  ['Q6_K', 1],
+  ['Q8_0', 3],
+  ['IQ4_XS', 1],
+];
 const QUANTS_BY_ENGINE: Record<string, Weighted<string>[]> = {
   'llama.cpp': GGUF,
-  ollama: [['Q4_K_M', 6], ['Q8_0', 1]],
+  ollama: [
+    ['Q4_K_M', 6],
+    ['Q8_0', 1],
+  ],
   lmstudio: GGUF,
-  vllm: [['AWQ', 3], ['GPTQ', 1], ['fp8', 2], ['bf16', 2]],
-  sglang: [['AWQ', 2], ['fp8', 2], ['bf16', 1]],
-  mlx: [['mlx-4bit', 4], ['mlx-8bit', 1]],
+  vllm: [
+    ['AWQ', 3],
+    ['GPTQ', 1],
+    ['fp8', 2],
+    ['bf16', 2],
+  ],
+  sglang: [
+    ['AWQ', 2],
+    ['fp8', 2],
+    ['bf16', 1],
+  ],
+  mlx: [
+    ['mlx-4bit', 4],
+    ['mlx-8bit', 1],
+  ],
 };
 
 /** Models weighted by how often people benchmark them: 7-8B and small MoE models lead. */
@@ -128,7 +186,8 @@ const MODEL_WEIGHTS: Record<string, number> = {
 };
 
 /** A file name people give a GGUF on disk: the repo's name and the quantization. */
-const ggufFile = (hfId: string, quantization: string) => `models/${hfId.slice(hfId.indexOf('/') + 1).replace(/-GGUF$/i, '')}-${quantization}.gguf`;
+const ggufFile = (hfId: string, quantization: string) =>
+  `models/${hfId.slice(hfId.indexOf('/') + 1).replace(/-GGUF$/i, '')}-${quantization}.gguf`;
 
 interface CommandShape {
   hfId: string;
@@ -242,10 +301,18 @@ export async function seedDemoRuns(
       // About one run in eight measures aggregate throughput with several requests in
       // flight (servers and llama.cpp's parallel slots); a few llama.cpp runs decode
       // speculatively with a draft model. Everything else is single-stream, as most are.
-      const throughput = ['vllm', 'sglang', 'llama.cpp', 'ollama'].includes(engineName) && rng.next() < (engineName === 'vllm' || engineName === 'sglang' ? 0.45 : 0.05);
+      const throughput =
+        ['vllm', 'sglang', 'llama.cpp', 'ollama'].includes(engineName) &&
+        rng.next() < (engineName === 'vllm' || engineName === 'sglang' ? 0.45 : 0.05);
       const streams = throughput ? rng.pick(engineName === 'vllm' || engineName === 'sglang' ? [8, 16, 32, 64] : [2, 4, 8]) : 1;
       const draft = !throughput && engineName === 'llama.cpp' && setup.backend !== 'cpu' && rng.next() < 0.04 ? DRAFT_MODEL : null;
-      const contextLength = rng.weighted([[4096, 3], [8192, 4], [16384, 2], [32768, 2], [131072, 1]]);
+      const contextLength = rng.weighted([
+        [4096, 3],
+        [8192, 4],
+        [16384, 2],
+        [32768, 2],
+        [131072, 1],
+      ]);
       const commandSnippet = demoCommand(engineName, { hfId: model.hf_id, quantization, contextLength, gpuCount, streams, draft });
       const outputTokens = rng.pick([128, 256, 512]);
       const body = {
@@ -269,7 +336,9 @@ export async function seedDemoRuns(
         notes: 'Demo run: sample data generated for the quick start.',
         engineFlags: { commandSnippet, ...(streams > 1 ? { concurrency: streams } : {}) },
       };
-      const allowed = Object.fromEntries(Object.entries(body).filter(([key]) => !profile.speedTests.revisionOnlyFields.includes(key as never)));
+      const allowed = Object.fromEntries(
+        Object.entries(body).filter(([key]) => !profile.speedTests.revisionOnlyFields.includes(key as never)),
+      );
       const normalised = normaliseSubmission(profile, allowed);
       const { boundTokS } = submissionVerdict(normalised, model);
       if (!boundTokS) continue; // a setup the roofline cannot judge teaches nothing
@@ -277,7 +346,8 @@ export async function seedDemoRuns(
       // streams add up to less than their number times one stream; a draft model that is
       // accepted often gives 1.3-1.8x.
       const singleStream = boundTokS * rng.between(0.45, 0.8);
-      const tokSOut = Math.round(singleStream * (throughput ? streams * rng.between(0.35, 0.7) : draft ? rng.between(1.3, 1.8) : 1) * 10) / 10;
+      const tokSOut =
+        Math.round(singleStream * (throughput ? streams * rng.between(0.35, 0.7) : draft ? rng.between(1.3, 1.8) : 1) * 10) / 10;
       normalised.tokSOut = tokSOut;
       normalised.tokSPrefill = Math.round(singleStream * rng.between(8, 30));
       // Older runs are rarer: the sample grows towards today, as a live board does.

@@ -21,14 +21,38 @@ const ARITHMETIC: [string, number][] = [
 ];
 
 const COMMONSENSE: { input: string; choices: string[]; gold: string }[] = [
-  { input: 'Where would you most likely keep milk so it stays fresh?', choices: ['In a drawer', 'In the refrigerator', 'On the windowsill', 'In the oven'], gold: 'B' },
+  {
+    input: 'Where would you most likely keep milk so it stays fresh?',
+    choices: ['In a drawer', 'In the refrigerator', 'On the windowsill', 'In the oven'],
+    gold: 'B',
+  },
   { input: 'What do people usually use to cut paper?', choices: ['A spoon', 'Scissors', 'A towel', 'A pillow'], gold: 'B' },
-  { input: 'If it starts raining while you are outside, what might you open?', choices: ['An umbrella', 'A book', 'A window', 'A can'], gold: 'A' },
-  { input: 'What happens to ice left in the sun on a hot day?', choices: ['It grows', 'It melts', 'It turns to stone', 'It becomes louder'], gold: 'B' },
-  { input: 'Which is the best place to buy fresh bread?', choices: ['A hardware store', 'A bakery', 'A petrol station pump', 'A library'], gold: 'B' },
+  {
+    input: 'If it starts raining while you are outside, what might you open?',
+    choices: ['An umbrella', 'A book', 'A window', 'A can'],
+    gold: 'A',
+  },
+  {
+    input: 'What happens to ice left in the sun on a hot day?',
+    choices: ['It grows', 'It melts', 'It turns to stone', 'It becomes louder'],
+    gold: 'B',
+  },
+  {
+    input: 'Which is the best place to buy fresh bread?',
+    choices: ['A hardware store', 'A bakery', 'A petrol station pump', 'A library'],
+    gold: 'B',
+  },
   { input: 'What would you wear on your feet to go hiking?', choices: ['Gloves', 'A scarf', 'Boots', 'A hat'], gold: 'C' },
-  { input: 'Why do people set an alarm clock at night?', choices: ['To wake up on time', 'To cook dinner', 'To water plants', 'To paint walls'], gold: 'A' },
-  { input: 'Which animal is most likely to be kept as a pet in a flat?', choices: ['An elephant', 'A cat', 'A whale', 'A giraffe'], gold: 'B' },
+  {
+    input: 'Why do people set an alarm clock at night?',
+    choices: ['To wake up on time', 'To cook dinner', 'To water plants', 'To paint walls'],
+    gold: 'A',
+  },
+  {
+    input: 'Which animal is most likely to be kept as a pet in a flat?',
+    choices: ['An elephant', 'A cat', 'A whale', 'A giraffe'],
+    gold: 'B',
+  },
 ];
 
 export const demoSuiteBodies = [

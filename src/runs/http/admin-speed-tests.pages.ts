@@ -6,7 +6,14 @@ import { parseOrThrow } from '../../lib/validation.ts';
 import { ensureCsrfToken } from '../../middleware/csrf.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import type { AdminActor } from '../../services/audit.service.ts';
-import { ADMIN_SPEED_TESTS_PAGE_SIZE, adminSpeedTestsQuerySchema, rejectSpeedTestSchema, restoreSpeedTestSchema, speedTestStatuses, type AdminSpeedTestsQuery } from '../../schemas/admin.schema.ts';
+import {
+  ADMIN_SPEED_TESTS_PAGE_SIZE,
+  adminSpeedTestsQuerySchema,
+  rejectSpeedTestSchema,
+  restoreSpeedTestSchema,
+  speedTestStatuses,
+  type AdminSpeedTestsQuery,
+} from '../../schemas/admin.schema.ts';
 import { parseForm, postedFields } from '../../web/forms.ts';
 import { render } from '../../web/views.ts';
 
@@ -36,9 +43,18 @@ interface RowState {
 export function adminSpeedTestsController({ services }: AppContext) {
   const { moderation } = services;
 
-  async function showList(req: Request, res: Response, query: AdminSpeedTestsQuery, rowStates: Record<string, RowState> = {}, status = 200) {
+  async function showList(
+    req: Request,
+    res: Response,
+    query: AdminSpeedTestsQuery,
+    rowStates: Record<string, RowState> = {},
+    status = 200,
+  ) {
     const { page, ...filters } = query;
-    const { items, total } = await moderation.searchSpeedTests(filters, { limit: ADMIN_SPEED_TESTS_PAGE_SIZE, offset: (page - 1) * ADMIN_SPEED_TESTS_PAGE_SIZE });
+    const { items, total } = await moderation.searchSpeedTests(filters, {
+      limit: ADMIN_SPEED_TESTS_PAGE_SIZE,
+      offset: (page - 1) * ADMIN_SPEED_TESTS_PAGE_SIZE,
+    });
     ensureCsrfToken(req);
     const back = listQueryString(query);
     const withoutPage = listQueryString({ ...query, page: 1 });
@@ -67,7 +83,12 @@ export function adminSpeedTestsController({ services }: AppContext) {
     if (isHtmxRequest(req)) {
       const item = await moderation.getSpeedTest(id);
       ensureCsrfToken(req);
-      render(res, 'partials/admin/speed-test-row', { item, csrfToken: req.session.csrfToken, back: listQueryString(backQuery(body.back)), state: state ?? {} }, status);
+      render(
+        res,
+        'partials/admin/speed-test-row',
+        { item, csrfToken: req.session.csrfToken, back: listQueryString(backQuery(body.back)), state: state ?? {} },
+        status,
+      );
     } else if (state) {
       await showList(req, res, backQuery(body.back), { [id]: state }, status);
     } else {
@@ -81,7 +102,10 @@ export function adminSpeedTestsController({ services }: AppContext) {
    * the action's schema (the row shows the error), and a refusal for the run's status shows
    * in the row like a validation error.
    */
-  function moderate<S extends z.ZodType<{ reason?: string }>>(schema: S, action: (actor: AdminActor, id: string, reason: z.output<S>['reason']) => Promise<void>) {
+  function moderate<S extends z.ZodType<{ reason?: string }>>(
+    schema: S,
+    action: (actor: AdminActor, id: string, reason: z.output<S>['reason']) => Promise<void>,
+  ) {
     return async (req: Request, res: Response) => {
       const id = String(req.params.id);
       await moderation.getSpeedTest(id);

@@ -16,7 +16,14 @@ const isRunId = (id: string) => z.uuid().safeParse(id).success;
 /** The ids of `?runs=a,b` and of the row checkboxes' `?runs=a&runs=b`, trimmed, in order, once each. */
 function requestedIds(value: unknown): string[] {
   const parts = (Array.isArray(value) ? value : [value]).filter((part): part is string => typeof part === 'string');
-  return [...new Set(parts.flatMap((part) => part.split(',')).map((id) => id.trim().toLowerCase()).filter(Boolean))];
+  return [
+    ...new Set(
+      parts
+        .flatMap((part) => part.split(','))
+        .map((id) => id.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 /** `/compare?runs=a,b,c`: 2 to 4 approved runs side by side; bad addresses get the page with what is wrong. */

@@ -19,7 +19,10 @@ export const leaderboardApi: ApiResource = {
       summary: 'Ranked runs',
       description: 'Approved runs ranked by tokSOut, descending (or by `sort`). Unknown parameters are a 400.',
       auth: 'public',
-      query: { schema: leaderboardQuerySchema(profile), descriptions: { ...facetDescriptions(leaderboardFacets), ...parameterDescriptions.leaderboard } },
+      query: {
+        schema: leaderboardQuerySchema(profile),
+        descriptions: { ...facetDescriptions(leaderboardFacets), ...parameterDescriptions.leaderboard },
+      },
       responses: {
         200: { description: 'One page of ranked runs.', body: 'LeaderboardPage', alternatives: exportAlternatives },
         400: invalidQuery({ limit: [`Must be at most ${profile.speedTests.leaderboard.limit.max}`] }),

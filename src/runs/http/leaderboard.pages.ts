@@ -5,7 +5,12 @@ import { canonicalQuantization } from '../../lib/quantization-labels.ts';
 import { parseOrThrow } from '../../lib/validation.ts';
 import { isHtmxRequest } from '../../middleware/request-kind.ts';
 import { leaderboardFormFields, type FormField } from '../facets.ts';
-import { leaderboardQuerySchema, leaderboardSorts, type LeaderboardQuery, type LeaderboardSort } from '../reads/leaderboard-query.schema.ts';
+import {
+  leaderboardQuerySchema,
+  leaderboardSorts,
+  type LeaderboardQuery,
+  type LeaderboardSort,
+} from '../reads/leaderboard-query.schema.ts';
 import { leaderboardRuns } from '../run-json.ts';
 import { leaderboardChart } from '../presentation/charts.ts';
 import { leaderboardPageView } from '../presentation/leaderboard-view.ts';
@@ -56,12 +61,15 @@ const BEST_PER: FormField = {
 function pageFieldErrors(fields: readonly FormField[], fieldErrors: Record<string, string[]>, params: Record<string, unknown>) {
   const formFilters = new Set(fields.map((field) => field.name));
   // Offered as a fixed list: a bad value is "not one of the choices", not the API's list of every value.
-  const choiceFilters = new Set(fields.filter((field) => field.control.kind === 'choice' || field.control.kind === 'engine').map((field) => field.name));
+  const choiceFilters = new Set(
+    fields.filter((field) => field.control.kind === 'choice' || field.control.kind === 'engine').map((field) => field.name),
+  );
   const named: Record<string, string[]> = {};
   const others: Record<string, string[]> = {};
   for (const [name, messages] of Object.entries(fieldErrors)) {
     if (!formFilters.has(name)) others[name] = messages;
-    else if (choiceFilters.has(name) && typeof params[name] === 'string') named[name] = [`“${params[name]}” is not one of the choices; pick one from the list.`];
+    else if (choiceFilters.has(name) && typeof params[name] === 'string')
+      named[name] = [`“${params[name]}” is not one of the choices; pick one from the list.`];
     else named[name] = messages;
   }
   return { fields: named, others };
@@ -130,10 +138,14 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
         // The chart shows the top of the filtered set, whatever page is being read.
         const [current, top] = await Promise.all([
           services.leaderboard.page(query, { viewerId: req.actor?.user.id ?? null }),
-          query.offset === 0 && query.limit >= CHART_RUNS ? undefined : services.leaderboard.page({ ...query, offset: 0, limit: CHART_RUNS }, { withTotal: false }),
+          query.offset === 0 && query.limit >= CHART_RUNS
+            ? undefined
+            : services.leaderboard.page({ ...query, offset: 0, limit: CHART_RUNS }, { withTotal: false }),
         ]);
         page = { ...current, rows: leaderboardRuns(profile, current) };
-        chart = top ? topChart(top.rowsJson, () => leaderboardRuns(profile, top)) : leaderboardChart(page.rows.slice(0, CHART_RUNS), 'the filtered leaderboard');
+        chart = top
+          ? topChart(top.rowsJson, () => leaderboardRuns(profile, top))
+          : leaderboardChart(page.rows.slice(0, CHART_RUNS), 'the filtered leaderboard');
       } catch (error) {
         if (!(error instanceof ValidationFailed)) throw error;
         errors = pageFieldErrors(formFields, error.details.fieldErrors, params);

@@ -69,7 +69,10 @@ export const speedTestsApi: ApiResource = {
         summary: 'List approved runs, newest first',
         description: 'Filters combine with AND; unknown parameters are a 400.',
         auth: 'public',
-        query: { schema: speedTestListQuerySchema(profile), descriptions: { ...facetDescriptions(resultsListFacets), ...parameterDescriptions.results } },
+        query: {
+          schema: speedTestListQuerySchema(profile),
+          descriptions: { ...facetDescriptions(resultsListFacets), ...parameterDescriptions.results },
+        },
         responses: {
           200: { description: 'One page of runs.', body: 'SpeedTestList', alternatives: exportAlternatives },
           400: invalidQuery({ limit: [`Must be at most ${profile.speedTests.resultsList.limit.max}`] }),
@@ -101,23 +104,35 @@ export const speedTestsApi: ApiResource = {
           },
           400: badRequest(
             'The body fails validation (see `details`), the body is not JSON, or the Idempotency-Key is malformed.',
-            { 'hardware.vramGb': ['Required unless gpus is given'], engineName: [`Must be one of: ${profile.speedTests.engines.slice(0, 3).join(', ')}, ...`] },
+            {
+              'hardware.vramGb': ['Required unless gpus is given'],
+              engineName: [`Must be one of: ${profile.speedTests.engines.slice(0, 3).join(', ')}, ...`],
+            },
             { malformed: malformedJson },
           ),
           404: modelNotOnHub,
           409: idempotencyInFlight,
           422: {
             description:
-              'status' in rule ? "The revision's metric rule is not met, or the Idempotency-Key was used with another body." : 'The Idempotency-Key was used with another body.',
+              'status' in rule
+                ? "The revision's metric rule is not met, or the Idempotency-Key was used with another body."
+                : 'The Idempotency-Key was used with another body.',
             body: 'Error',
-            examples: { ...metricExample, idempotency: example('Idempotency-Key reused with another body', errorBody(messages.idempotencyOtherBody)) },
+            examples: {
+              ...metricExample,
+              idempotency: example('Idempotency-Key reused with another body', errorBody(messages.idempotencyOtherBody)),
+            },
           },
           429: submissionRateLimited(limit),
           503: hubDown,
         },
         async handle({ req, res, app, headers, body, userId }) {
           const key = headers['Idempotency-Key'];
-          const result = await app.services.speedTests.submit(userId(), body, key === undefined ? undefined : { key, requestHash: contentHash(req.body) });
+          const result = await app.services.speedTests.submit(
+            userId(),
+            body,
+            key === undefined ? undefined : { key, requestHash: contentHash(req.body) },
+          );
           answerSubmission(res, `${profile.speedTests.resultsPath}/${result.run.id}`, result);
         },
       }),
@@ -125,7 +140,11 @@ export const speedTestsApi: ApiResource = {
 
     if (profile.speedTests.dryRun) {
       const errors: Record<number, ResponseSpec> = {
-        400: badRequest('The body fails validation (see `details`) or is not JSON.', { 'hardware.vramGb': ['Required unless gpus is given'] }, { malformed: malformedJson }),
+        400: badRequest(
+          'The body fails validation (see `details`) or is not JSON.',
+          { 'hardware.vramGb': ['Required unless gpus is given'] },
+          { malformed: malformedJson },
+        ),
         404: modelNotOnHub,
       };
       Object.assign(errors, metricRuleResponse("The revision's metric rule is not met."));
@@ -135,11 +154,16 @@ export const speedTestsApi: ApiResource = {
           operationId: 'dryRunSpeedTest',
           route: `POST ${base}/dry-run`,
           summary: 'Validate a run without storing it',
-          description: 'Every check of a real submission (hub lookup included) and the normalised payload; writes nothing and does not use the rate limit.',
+          description:
+            'Every check of a real submission (hub lookup included) and the normalised payload; writes nothing and does not use the rate limit.',
           auth: 'key|session',
           body: submission,
           responses: {
-            200: { description: 'The submission is valid.', body: 'DryRunResult', examples: { valid: example('The full DISCRETE_GPU example, normalised', answers.dryRun) } },
+            200: {
+              description: 'The submission is valid.',
+              body: 'DryRunResult',
+              examples: { valid: example('The full DISCRETE_GPU example, normalised', answers.dryRun) },
+            },
             ...errors,
           },
           async handle({ res, app, body }) {
@@ -157,10 +181,13 @@ export const speedTestsApi: ApiResource = {
         route: `GET ${base}/mine`,
         summary: 'Your own runs, in every status',
         description:
-          'The runs you submitted, newest first, whatever their status (APPROVED, REJECTED with the admin\'s reason, WITHDRAWN), ' +
+          "The runs you submitted, newest first, whatever their status (APPROVED, REJECTED with the admin's reason, WITHDRAWN), " +
           'each with `correctableUntil` (PATCH it until then) and when it was corrected or withdrawn.',
         auth: 'key|session',
-        query: { schema: ownSpeedTestsQuerySchema(profile), descriptions: { limit: parameterDescriptions.results.limit!, offset: parameterDescriptions.results.offset! } },
+        query: {
+          schema: ownSpeedTestsQuerySchema(profile),
+          descriptions: { limit: parameterDescriptions.results.limit!, offset: parameterDescriptions.results.offset! },
+        },
         responses: {
           200: { description: 'One page of your runs.', body: 'OwnSpeedTestList' },
           400: invalidQuery({ limit: [`Must be at most ${profile.speedTests.resultsList.limit.max}`] }),
@@ -180,12 +207,21 @@ export const speedTestsApi: ApiResource = {
           'Audited; does not use the submission rate limit.',
         auth: 'key|session',
         pathParams: ownRunId,
-        body: { component: 'SpeedTestCorrection', schema: speedTestCorrectionSchema(profile), examples: { tokSOut: example('A mistyped speed', { tokSOut: 38.2, notes: 'Measured again with llama-bench' }) } },
+        body: {
+          component: 'SpeedTestCorrection',
+          schema: speedTestCorrectionSchema(profile),
+          examples: { tokSOut: example('A mistyped speed', { tokSOut: 38.2, notes: 'Measured again with llama-bench' }) },
+        },
         responses: {
           200: { description: 'The corrected run.', body: 'OwnSpeedTestRun' },
-          400: badRequest('The merged run fails validation (see `details`), or the body is not JSON.', { tokSOut: ['Must be positive'] }, { malformed: malformedJson }),
+          400: badRequest(
+            'The merged run fails validation (see `details`), or the body is not JSON.',
+            { tokSOut: ['Must be positive'] },
+            { malformed: malformedJson },
+          ),
           404: {
-            description: 'No such run among yours (missing, or another user\'s, which is never revealed), or the corrected `hfId` does not exist on the hub.',
+            description:
+              "No such run among yours (missing, or another user's, which is never revealed), or the corrected `hfId` does not exist on the hub.",
             body: 'Error',
             examples: { notFound: example('Unknown run', errorBody(messages.speedTestNotFound)), ...modelNotOnHub.examples },
           },
@@ -211,14 +247,14 @@ export const speedTestsApi: ApiResource = {
         route: `DELETE ${base}/:id`,
         summary: 'Withdraw your own run',
         description:
-          'At any time, the owner may withdraw a run: its status becomes WITHDRAWN and it leaves every public list, the leaderboard, the counts and its model\'s run count, ' +
+          "At any time, the owner may withdraw a run: its status becomes WITHDRAWN and it leaves every public list, the leaderboard, the counts and its model's run count, " +
           `as a rejected run does. You still see it (${base}/mine and its page). Withdrawing it again answers the same. Audited.`,
         auth: 'key|session',
         pathParams: ownRunId,
         responses: {
           200: { description: 'The run, now WITHDRAWN.', body: 'OwnSpeedTestRun' },
           404: {
-            description: 'No such run among yours: missing, or another user\'s (which is never revealed).',
+            description: "No such run among yours: missing, or another user's (which is never revealed).",
             body: 'Error',
             examples: { notFound: example('Unknown run', errorBody(messages.speedTestNotFound)) },
           },

@@ -21,7 +21,14 @@ import type { SpeedTestRun } from '../submission/speed-tests.service.ts';
 import type { Setup } from '../../services/setups.service.ts';
 import { HW_CLASS_OPTIONS, knownHwClass, parseForm, postedValues } from '../../web/forms.ts';
 import { otherFlagNames, submitFormValues } from '../../web/setup-form.ts';
-import { compactRows, correctionFromForm, FORM_ROWS, formValuesOf, submissionFromForm, withCommandFields } from '../presentation/submission-form.ts';
+import {
+  compactRows,
+  correctionFromForm,
+  FORM_ROWS,
+  formValuesOf,
+  submissionFromForm,
+  withCommandFields,
+} from '../presentation/submission-form.ts';
 import { formProblems, plainFormErrors, SUBMIT_FIELD_LABELS } from '../../web/field-messages.ts';
 import { hardwareCostRules } from '../../constants.ts';
 import { render } from '../../web/views.ts';
@@ -55,7 +62,12 @@ interface FormTarget {
   run?: OwnRun;
 }
 
-const SUBMIT_TARGET: FormTarget = { template: 'pages/speed-tests/submit', title: 'Submit a run', formPath: '/submit', submitLabel: 'Submit run' };
+const SUBMIT_TARGET: FormTarget = {
+  template: 'pages/speed-tests/submit',
+  title: 'Submit a run',
+  formPath: '/submit',
+  submitLabel: 'Submit run',
+};
 
 interface FormState {
   values?: Record<string, string>;
@@ -103,7 +115,10 @@ export function speedTestPagesController({ services, profile, clock, config }: A
         labels: SUBMIT_FIELD_LABELS,
         ...rowCounts(values),
         currencies: hardwareCostRules.currencies.map((code) => ({ value: code, label: code })),
-        conditions: hardwareCostRules.conditions.map((condition) => ({ value: condition, label: condition.charAt(0) + condition.slice(1).toLowerCase() })),
+        conditions: hardwareCostRules.conditions.map((condition) => ({
+          value: condition,
+          label: condition.charAt(0) + condition.slice(1).toLowerCase(),
+        })),
         message: state.message,
         filledFromCommand: state.filledFromCommand ?? [],
         hwClass: hwClassFrom(values['hardware.hwClass'] ?? req.query.hwClass),
@@ -133,15 +148,28 @@ export function speedTestPagesController({ services, profile, clock, config }: A
       const userId = req.actor!.user.id;
       const chosen = req.query.setup;
       let setup: Setup | undefined;
-      if (typeof chosen === 'string' && chosen !== '') setup = await services.setups.get(userId, existingId(chosen, messages.setupNotFound));
+      if (typeof chosen === 'string' && chosen !== '')
+        setup = await services.setups.get(userId, existingId(chosen, messages.setupNotFound));
       else if (chosen === undefined) setup = await services.setups.findDefault(userId);
       const state: FormState = setup ? { values: submitFormValues(setup, configFields), setupId: setup.id } : {};
-      await showForm(req, res, state, 200, isHtmxRequest(req) ? { ...SUBMIT_TARGET, template: 'partials/speed-tests/submit-form' } : SUBMIT_TARGET);
+      await showForm(
+        req,
+        res,
+        state,
+        200,
+        isHtmxRequest(req) ? { ...SUBMIT_TARGET, template: 'partials/speed-tests/submit-form' } : SUBMIT_TARGET,
+      );
     },
 
     /** htmx: the fieldset of one hardware class. */
     hardwareFields(req: Request, res: Response) {
-      render(res, 'partials/speed-tests/hardware-fields', { hwClass: hwClassFrom(req.query['hardware.hwClass'] ?? req.query.hwClass), values: {}, fieldErrors: {}, labels: SUBMIT_FIELD_LABELS, ...rowCounts({}) });
+      render(res, 'partials/speed-tests/hardware-fields', {
+        hwClass: hwClassFrom(req.query['hardware.hwClass'] ?? req.query.hwClass),
+        values: {},
+        fieldErrors: {},
+        labels: SUBMIT_FIELD_LABELS,
+        ...rowCounts({}),
+      });
     },
 
     /** htmx, when the model field is left: what the model hub says about the id (the catalogue first, as a submission does). */
@@ -153,8 +181,10 @@ export function speedTestPagesController({ services, profile, clock, config }: A
         await services.models.resolve(syntax.data);
         render(res, 'partials/speed-tests/model-check', { state: 'found', hfId: syntax.data });
       } catch (error) {
-        if (error instanceof NotFound) return render(res, 'partials/speed-tests/model-check', { state: 'missing', hfId: syntax.data, message: error.message });
-        if (error instanceof Unavailable) return render(res, 'partials/speed-tests/model-check', { state: 'unreachable', hfId: syntax.data });
+        if (error instanceof NotFound)
+          return render(res, 'partials/speed-tests/model-check', { state: 'missing', hfId: syntax.data, message: error.message });
+        if (error instanceof Unavailable)
+          return render(res, 'partials/speed-tests/model-check', { state: 'unreachable', hfId: syntax.data });
         throw error;
       }
     },
@@ -217,7 +247,8 @@ export function speedTestPagesController({ services, profile, clock, config }: A
         res.redirect(303, `/runs/${run.id}`);
       } catch (error) {
         if (!(error instanceof HttpError)) throw error;
-        if (error instanceof ValidationFailed) return showForm(req, res, { values, filledFromCommand, ...error.details, message: 'Some fields need attention.' }, 400);
+        if (error instanceof ValidationFailed)
+          return showForm(req, res, { values, filledFromCommand, ...error.details, message: 'Some fields need attention.' }, 400);
         await showForm(req, res, { values, filledFromCommand, message: error.message }, error.status);
       }
     },
@@ -228,13 +259,20 @@ export function speedTestPagesController({ services, profile, clock, config }: A
       const id = String(req.params.id);
       const viewerId = req.actor?.user.id ?? null;
       const { run, moderation, own } = req.actor?.user.isAdmin
-        ? { ...(await services.moderation.getSpeedTest(id, viewerId)), own: viewerId ? await services.speedTestOwners.findOwnRun(viewerId, id) : null }
+        ? {
+            ...(await services.moderation.getSpeedTest(id, viewerId)),
+            own: viewerId ? await services.speedTestOwners.findOwnRun(viewerId, id) : null,
+          }
         : await publicOrOwnRun(id, viewerId);
       const approved = run.status === 'APPROVED';
       const [standings, similar] = approved
         ? await Promise.all([
             services.speedTestContext.standings(id),
-            services.speedTestContext.similar(run as SpeedTestRun & { modelId: string; hardware: { hwClass: string } }, SIMILAR_RUNS, viewerId),
+            services.speedTestContext.similar(
+              run as SpeedTestRun & { modelId: string; hardware: { hwClass: string } },
+              SIMILAR_RUNS,
+              viewerId,
+            ),
           ])
         : [null, []];
       ensureCsrfToken(req);
@@ -271,7 +309,8 @@ export function speedTestPagesController({ services, profile, clock, config }: A
     async correct(req: Request, res: Response) {
       const target = await correctionTarget(req);
       const values = compactRows(postedValues(req.body));
-      const failed = (state: FormState, status: number) => showForm(req, res, { values, message: 'Some fields need attention.', ...state }, status, target);
+      const failed = (state: FormState, status: number) =>
+        showForm(req, res, { values, message: 'Some fields need attention.', ...state }, status, target);
       const parsed = parseForm(speedTestCorrectionSchema(profile), correctionFromForm(values));
       if (!parsed.ok) return failed(parsed, 400);
       try {
@@ -327,13 +366,19 @@ export function speedTestPagesController({ services, profile, clock, config }: A
    * An approved run as anyone sees it, with the owner-only facts when the viewer owns it;
    * a hidden run only for its owner (a 404 for everyone else). Non-owners cost one read.
    */
-  async function publicOrOwnRun(id: string, viewerId: string | null): Promise<{ run: SpeedTestRun; moderation: undefined; own: OwnRun | null }> {
+  async function publicOrOwnRun(
+    id: string,
+    viewerId: string | null,
+  ): Promise<{ run: SpeedTestRun; moderation: undefined; own: OwnRun | null }> {
     try {
       const run = await services.speedTests.get(id, viewerId);
       const own = viewerId !== null && run.userId === viewerId ? await services.speedTestOwners.findOwnRun(viewerId, id) : null;
       return { run: own ?? run, moderation: undefined, own };
     } catch (error) {
-      const own = error instanceof HttpError && error.status === 404 && viewerId !== null ? await services.speedTestOwners.findOwnRun(viewerId, id) : null;
+      const own =
+        error instanceof HttpError && error.status === 404 && viewerId !== null
+          ? await services.speedTestOwners.findOwnRun(viewerId, id)
+          : null;
       if (!own) throw error;
       return { run: own, moderation: undefined, own };
     }
@@ -342,7 +387,12 @@ export function speedTestPagesController({ services, profile, clock, config }: A
   /** The viewer's run to correct, as the correction form's target; 409 once it cannot be corrected. */
   async function correctionTarget(req: Request): Promise<FormTarget> {
     const run = await services.speedTestOwners.ownRun(req.actor!.user.id, String(req.params.id));
-    if (!run.correctableUntil) throw new Conflict(run.status === 'APPROVED' ? messages.correctionWindowClosed(RUN_CORRECTION_WINDOW_HOURS) : messages.cannotCorrect(run.status as string));
+    if (!run.correctableUntil)
+      throw new Conflict(
+        run.status === 'APPROVED'
+          ? messages.correctionWindowClosed(RUN_CORRECTION_WINDOW_HOURS)
+          : messages.cannotCorrect(run.status as string),
+      );
     return {
       template: 'pages/speed-tests/correct',
       title: 'Correct your run',
@@ -354,7 +404,10 @@ export function speedTestPagesController({ services, profile, clock, config }: A
 
   async function showOwnRuns(req: Request, res: Response, notice: { kind: 'ok' | 'error'; text: string } | null) {
     const { page } = parseOrThrow(profileQuerySchema, req.query);
-    const list = await services.speedTestOwners.mine(req.actor!.user.id, { limit: PROFILE_RUNS_PAGE_SIZE, offset: (page - 1) * PROFILE_RUNS_PAGE_SIZE });
+    const list = await services.speedTestOwners.mine(req.actor!.user.id, {
+      limit: PROFILE_RUNS_PAGE_SIZE,
+      offset: (page - 1) * PROFILE_RUNS_PAGE_SIZE,
+    });
     ensureCsrfToken(req);
     render(res, isHtmxRequest(req) ? 'partials/speed-tests/own-runs' : 'pages/settings/runs', {
       title: 'Your runs',

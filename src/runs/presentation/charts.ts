@@ -1,6 +1,13 @@
 import { hwClasses } from '../../constants.ts';
 import { formatNumber, hardwareLabel, hwClassLabel, shortHardwareLabel, streamsLabel } from '../../lib/labels.ts';
-import { DEFAULT_WIDTH, horizontalBarChart, NARROW_WIDTH, responsiveChart, scatterChart, type ScatterSeries } from '../../web/charts/svg-charts.ts';
+import {
+  DEFAULT_WIDTH,
+  horizontalBarChart,
+  NARROW_WIDTH,
+  responsiveChart,
+  scatterChart,
+  type ScatterSeries,
+} from '../../web/charts/svg-charts.ts';
 
 /** A run as the API returns it; the charts read its speed, hardware, engine and model. */
 type ChartRun = Record<string, any> & { id: string };

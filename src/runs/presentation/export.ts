@@ -60,7 +60,9 @@ function csvRows(runs: AsyncIterable<ExportedRun>): Readable {
     (async function* () {
       for await (const run of runs) {
         // Every text cell, numbers left alone: submitted text must not open as a formula.
-        yield Object.fromEntries(Object.entries(flatRecord(run)).map(([key, value]) => [key, typeof value === 'string' ? defuseFormulas(value) : value]));
+        yield Object.fromEntries(
+          Object.entries(flatRecord(run)).map(([key, value]) => [key, typeof value === 'string' ? defuseFormulas(value) : value]),
+        );
       }
     })(),
     { objectMode: true },
@@ -97,7 +99,12 @@ async function firstReadAhead(runs: AsyncIterable<ExportedRun>): Promise<AsyncIt
  * Streams every run as CSV or JSON Lines with a download name. Rows flow from a database
  * cursor to the socket with back-pressure, so memory stays flat however many rows match.
  */
-export async function sendRunExport(res: Response, format: 'csv' | 'jsonl', basename: string, allRuns: AsyncIterable<ExportedRun>): Promise<void> {
+export async function sendRunExport(
+  res: Response,
+  format: 'csv' | 'jsonl',
+  basename: string,
+  allRuns: AsyncIterable<ExportedRun>,
+): Promise<void> {
   const runs = await firstReadAhead(allRuns);
   const filename = `${basename}.${format}`;
   res.status(200);

@@ -8,17 +8,51 @@ import { parseCommandSnippet } from '../../lib/command-snippet.ts';
  */
 /** Engine flags that take a number or a boolean (shared with the saved-setup form). */
 export const NUMERIC_FLAGS = [
-  'tensorParallel', 'pipelineParallel', 'gpuLayers', 'cpuLayers', 'cpuOffloadGb', 'gpuMemUtil', 'kvCacheSizeMb',
-  'prefillChunkSize', 'maxRunningSeqs', 'schedulerDelayFactor', 'ropeScale', 'yarnExtFactor', 'concurrency', 'numParallel',
-  'specNumTokens', 'specNgramSize', 'specDraftTp', 'specDraftWindowSize', 'mtpDraftLayers', 'temperature', 'topP', 'topK',
-  'minP', 'repeatPenalty', 'mirostat',
+  'tensorParallel',
+  'pipelineParallel',
+  'gpuLayers',
+  'cpuLayers',
+  'cpuOffloadGb',
+  'gpuMemUtil',
+  'kvCacheSizeMb',
+  'prefillChunkSize',
+  'maxRunningSeqs',
+  'schedulerDelayFactor',
+  'ropeScale',
+  'yarnExtFactor',
+  'concurrency',
+  'numParallel',
+  'specNumTokens',
+  'specNgramSize',
+  'specDraftTp',
+  'specDraftWindowSize',
+  'mtpDraftLayers',
+  'temperature',
+  'topP',
+  'topK',
+  'minP',
+  'repeatPenalty',
+  'mirostat',
 ] as const;
 export const BOOLEAN_FLAGS = ['prefixCaching', 'flashAttn', 'chunkedPrefill', 'contBatching', 'specDecoding', 'mtpEnabled'] as const;
 
 const NUMBER_FIELDS = new Set([
-  'tokSOut', 'tokSPrefill', 'tokSTotal', 'ttftMs', 'peakVramGb', 'promptTokens', 'outputTokens', 'contextLength',
-  'batchSize', 'prefillTokens',
-  'hardware.gpuCount', 'hardware.vramGb', 'hardware.ramGb', 'hardware.powerWatts', 'hardware.unifiedMemoryGb', 'hardware.npuTops',
+  'tokSOut',
+  'tokSPrefill',
+  'tokSTotal',
+  'ttftMs',
+  'peakVramGb',
+  'promptTokens',
+  'outputTokens',
+  'contextLength',
+  'batchSize',
+  'prefillTokens',
+  'hardware.gpuCount',
+  'hardware.vramGb',
+  'hardware.ramGb',
+  'hardware.powerWatts',
+  'hardware.unifiedMemoryGb',
+  'hardware.npuTops',
   ...NUMERIC_FLAGS.map((flag) => `engineFlags.${flag}`),
 ]);
 const BOOLEAN_FIELDS = new Set(BOOLEAN_FLAGS.map((flag) => `engineFlags.${flag}`));
@@ -35,7 +69,10 @@ function convert(name: string, raw: string): unknown {
   if (NUMBER_FIELDS.has(name)) return formNumber(raw);
   if (BOOLEAN_FIELDS.has(name)) return raw === 'true' ? true : raw === 'false' ? false : raw;
   if (NUMBER_LIST_FIELDS.has(name)) {
-    return raw.split(/[\s,]+/).filter(Boolean).map((part) => (/^-?\d+(\.\d+)?$/.test(part) ? Number(part) : part));
+    return raw
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .map((part) => (/^-?\d+(\.\d+)?$/.test(part) ? Number(part) : part));
   }
   return raw;
 }
@@ -115,7 +152,8 @@ const FORM_FIELDS_FROM_COMMAND = ['hfId', 'engineName'] as const;
  */
 export function withCommandFields(values: Record<string, string>): { values: Record<string, string>; filled: string[] } {
   const snippet = values['engineFlags.commandSnippet'] ?? '';
-  if (snippet.trim() === '' || FORM_FIELDS_FROM_COMMAND.every((field) => (values[field] ?? '').trim() !== '')) return { values, filled: [] };
+  if (snippet.trim() === '' || FORM_FIELDS_FROM_COMMAND.every((field) => (values[field] ?? '').trim() !== ''))
+    return { values, filled: [] };
   const { fields } = parseCommandSnippet(snippet, values.engineName ?? '');
   const filled = FORM_FIELDS_FROM_COMMAND.filter((field) => (values[field] ?? '').trim() === '' && fields[field] !== undefined);
   return { values: { ...values, ...Object.fromEntries(filled.map((field) => [field, fields[field]!])) }, filled };
@@ -141,7 +179,8 @@ export function formValuesOf(submission: Record<string, unknown>): Record<string
   const text = (value: unknown) => (value === null || value === undefined || typeof value === 'object' ? undefined : String(value));
   const rows = (list: string, items: unknown[], first: number) =>
     items.forEach((item, index) => {
-      for (const [field, inner] of Object.entries(item as object)) if (text(inner) !== undefined) values[`${list}.${index + first}.${field}`] = text(inner)!;
+      for (const [field, inner] of Object.entries(item as object))
+        if (text(inner) !== undefined) values[`${list}.${index + first}.${field}`] = text(inner)!;
     });
   for (const [name, value] of Object.entries(submission)) {
     if (NUMBER_LIST_FIELDS.has(name) && Array.isArray(value)) values[name] = value.join(', ');

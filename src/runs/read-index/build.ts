@@ -58,7 +58,10 @@ export async function buildRunIndex(client: pg.ClientBase): Promise<RunIndex> {
   // server whose default is large would do the same. Only this connection, only meanwhile.
   await client.query(`set work_mem = '${BUILD_WORK_MEM}'`);
   const stream = client.query(
-    new QueryStream(`select ${COLUMNS} from speed_test_runs r where r.status = 'APPROVED' order by r.created_at, r.id`, [], { batchSize: 5000, rowMode: 'array' }),
+    new QueryStream(`select ${COLUMNS} from speed_test_runs r where r.status = 'APPROVED' order by r.created_at, r.id`, [], {
+      batchSize: 5000,
+      rowMode: 'array',
+    }),
   );
   try {
     for await (const row of stream) index.upsert(indexedRunOf(row as Row));

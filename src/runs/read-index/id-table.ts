@@ -59,7 +59,8 @@ export class IdTable {
       const entry = this.buckets[bucket]!;
       if (entry === 0) return { bucket, slot: -1 };
       const at = (entry - 1) * 4;
-      if (this.words[at] === w[0] && this.words[at + 1] === w[1] && this.words[at + 2] === w[2] && this.words[at + 3] === w[3]) return { bucket, slot: entry - 1 };
+      if (this.words[at] === w[0] && this.words[at + 1] === w[1] && this.words[at + 2] === w[2] && this.words[at + 3] === w[3])
+        return { bucket, slot: entry - 1 };
     }
   }
 

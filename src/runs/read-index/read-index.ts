@@ -38,7 +38,9 @@ const REFRESH_BATCH = 5000;
 const RECONNECT_MS = { first: 500, max: 30_000 };
 
 /** One statement text whatever the ids: prepared once per connection, never planned again. */
-const readDocuments = preparedStatement<{ run_id: string; document: string }>('select run_id, document from speed_test_run_documents where run_id = any($1::uuid[])');
+const readDocuments = preparedStatement<{ run_id: string; document: string }>(
+  'select run_id, document from speed_test_run_documents where run_id = any($1::uuid[])',
+);
 
 export type ReadIndexState = 'off' | 'building' | 'ready' | 'closed';
 
@@ -69,7 +71,8 @@ async function endClient(client: pg.Client): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const ended = client.end().catch(() => undefined);
   const gaveUp = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), 1000)));
-  if ((await Promise.race([ended, gaveUp])) === 'timeout') (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  if ((await Promise.race([ended, gaveUp])) === 'timeout')
+    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
   clearTimeout(timer);
 }
 
@@ -101,9 +104,7 @@ export class ReadIndexKeeper implements RunReadIndex {
   /** Bumped whenever resolutions are dropped: one computed across a drop is not kept. */
   private resolutionGeneration = 0;
 
-  constructor(
-    private readonly deps: { db: Db; databaseUrl: string; logger: Logger; config: Config['readIndex'] },
-  ) {
+  constructor(private readonly deps: { db: Db; databaseUrl: string; logger: Logger; config: Config['readIndex'] }) {
     this.state = deps.config.enabled ? 'building' : 'off';
   }
 
@@ -181,7 +182,8 @@ export class ReadIndexKeeper implements RunReadIndex {
       const rows = await readDocuments(this.deps.db, [[...slotOf.keys()]]);
       const bySlot = new Map(rows.map((row) => [slotOf.get(row.run_id)!, row.document]));
       slots.forEach((slot, i) => found[i] === undefined && (found[i] = bySlot.get(slot)));
-      if (cached && generation === this.docGeneration && index === this.index) for (const [slot, document] of bySlot) this.remember(slot, document);
+      if (cached && generation === this.docGeneration && index === this.index)
+        for (const [slot, document] of bySlot) this.remember(slot, document);
     }
     return slots.flatMap((slot, i) => (found[i] === undefined ? [] : [{ slot, document: found[i] }]));
   }
@@ -271,7 +273,8 @@ export class ReadIndexKeeper implements RunReadIndex {
     if (this.state === 'closed') return;
     this.state = 'building';
     // Once per outage, in one line (no stack): the database's own outage is logged by its health watch.
-    if (this.reconnectMs === RECONNECT_MS.first) this.deps.logger.warn({ cause: describeFailure(error) }, 'read index unavailable: reads use the database until it is rebuilt');
+    if (this.reconnectMs === RECONNECT_MS.first)
+      this.deps.logger.warn({ cause: describeFailure(error) }, 'read index unavailable: reads use the database until it is rebuilt');
     this.reconnectTimer = setTimeout(() => void this.connect(), this.reconnectMs);
     this.reconnectTimer.unref();
     this.reconnectMs = Math.min(this.reconnectMs * 2, RECONNECT_MS.max);

@@ -39,7 +39,6 @@ export interface IndexQuery {
   bestPerHardware?: boolean;
 }
 
-
 /**
  * One fact of the runs: its distinct values (codes), each run's code, and each code's
  * runs as a slot list or, once common, a bitset.
@@ -154,7 +153,7 @@ function facetCondition(facet: Facet, codes: number[]): Condition {
   for (const code of codes) member[code] = 1;
   return {
     size: codes.reduce((sum, code) => sum + facet.counts[code]!, 0),
-    bits: single >= 0 ? facet.bits[single] ?? null : null,
+    bits: single >= 0 ? (facet.bits[single] ?? null) : null,
     test: single >= 0 ? (slot) => column[slot] === single : (slot) => column[slot]! >= 0 && member[column[slot]!] === 1,
     forEach(visit) {
       for (const code of codes) {
@@ -196,7 +195,7 @@ function compareValues(values: Float64Array, a: number, b: number, descending: b
   const nb = Number.isNaN(vb);
   if (na !== nb) return na ? 1 : -1;
   if (na || va === vb) return 0;
-  return (va < vb) === descending ? 1 : -1;
+  return va < vb === descending ? 1 : -1;
 }
 
 /** A float64's bits as two 32-bit words (little-endian: [low, high]), for `slotsByValue`. */
@@ -276,7 +275,10 @@ export class RunIndex {
   private createdAt: Float64Array = new Float64Array(0);
   /** Slots below this have non-decreasing createdAt: a window over them is a binary search. */
   private createdPrefix = 0;
-  private readonly sortValues = Object.fromEntries(INDEX_SORTS.map((sort) => [sort, new Float64Array(0)])) as Record<IndexSort, Float64Array>;
+  private readonly sortValues = Object.fromEntries(INDEX_SORTS.map((sort) => [sort, new Float64Array(0)])) as Record<
+    IndexSort,
+    Float64Array
+  >;
   private readonly facets = Object.fromEntries(RUN_FACT_NAMES.map((name) => [name, new Facet(this)])) as Record<RunFactName, Facet>;
   private readonly orders: Record<IndexOrder, RankOrder>;
   private scratch: [Uint32Array, Uint32Array] = [new Uint32Array(0), new Uint32Array(0)];
@@ -321,7 +323,7 @@ export class RunIndex {
       if (byValue !== 0) return byValue;
       const ca = this.createdAt[a]!;
       const cb = this.createdAt[b]!;
-      if (ca !== cb) return (ca < cb) === tiesDescending ? 1 : -1;
+      if (ca !== cb) return ca < cb === tiesDescending ? 1 : -1;
       const byId = this.ids.compare(a, b);
       return tiesDescending ? -byId : byId;
     };
@@ -383,7 +385,9 @@ export class RunIndex {
     const live = (slot: number) => hasBit(this.alive, slot);
     let tieOrdered = true;
     for (let slot = 1; slot < this.slotCount && tieOrdered; slot += 1) {
-      tieOrdered = this.createdAt[slot - 1]! < this.createdAt[slot]! || (this.createdAt[slot - 1] === this.createdAt[slot] && this.ids.compare(slot - 1, slot) < 0);
+      tieOrdered =
+        this.createdAt[slot - 1]! < this.createdAt[slot]! ||
+        (this.createdAt[slot - 1] === this.createdAt[slot] && this.ids.compare(slot - 1, slot) < 0);
     }
     const liveSlots: number[] = [];
     for (let slot = 0; slot < this.slotCount; slot += 1) if (live(slot)) liveSlots.push(slot);
@@ -400,7 +404,8 @@ export class RunIndex {
   /** The created-at window as a condition: a binary search over the ordered prefix, then the runs past it. */
   private windowCondition({ atOrAfter, after, before }: CreatedWindow): Condition {
     const createdAt = this.createdAt;
-    const inWindow = (at: number) => (atOrAfter === undefined || at >= atOrAfter) && (after === undefined || at > after) && (before === undefined || at < before);
+    const inWindow = (at: number) =>
+      (atOrAfter === undefined || at >= atOrAfter) && (after === undefined || at > after) && (before === undefined || at < before);
     const firstSlot = (admits: (at: number) => boolean) => {
       let lo = 0;
       let hi = this.createdPrefix;
@@ -414,7 +419,8 @@ export class RunIndex {
     const from = firstSlot((at) => (atOrAfter === undefined || at >= atOrAfter) && (after === undefined || at > after));
     const to = before === undefined ? this.createdPrefix : firstSlot((at) => at >= before);
     const tail: number[] = [];
-    for (let slot = this.createdPrefix; slot < this.slotCount; slot += 1) if (hasBit(this.alive, slot) && inWindow(createdAt[slot]!)) tail.push(slot);
+    for (let slot = this.createdPrefix; slot < this.slotCount; slot += 1)
+      if (hasBit(this.alive, slot) && inWindow(createdAt[slot]!)) tail.push(slot);
     const alive = this.alive;
     return {
       size: Math.max(0, to - from) + tail.length,
@@ -446,7 +452,8 @@ export class RunIndex {
   /** The terms' conditions; null when one admits no run at all. The SQL path's twin: `applyTerms`. */
   private compile(terms: readonly Term[]): Condition[] | null {
     const conditions: Condition[] = [];
-    const codesWhere = (facet: Facet, admits: (value: FactValue) => boolean) => facet.values.flatMap((value, code) => (admits(value) ? [code] : []));
+    const codesWhere = (facet: Facet, admits: (value: FactValue) => boolean) =>
+      facet.values.flatMap((value, code) => (admits(value) ? [code] : []));
     for (const term of terms) {
       if (term.op === 'created') {
         conditions.push(this.windowCondition(term.window));

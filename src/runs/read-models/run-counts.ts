@@ -58,7 +58,11 @@ export const runCountLayoutV2: RunCountLayout = { dimensions: runCountLayoutV1.d
  * A layout that also counts `dimension`, alone and paired with each other dimension
  * `pairsWith` accepts; pairs of the base's dimensions stay as the base has them.
  */
-export function extendRunCountLayout(base: RunCountLayout, dimension: CountedDimension, pairsWith: (other: string) => boolean): RunCountLayout {
+export function extendRunCountLayout(
+  base: RunCountLayout,
+  dimension: CountedDimension,
+  pairsWith: (other: string) => boolean,
+): RunCountLayout {
   const [added] = dimension;
   return {
     dimensions: [...base.dimensions, dimension],
@@ -143,9 +147,12 @@ function countRows(source: ChangedRows | 'speed_test_runs', sign: '' | '+' | '-'
 /** The SQL a layout installs: the trigger function and the full recount. */
 export function runCountSql(layout: RunCountLayout): { syncFunction: string; recount: string } {
   return {
-    syncFunction: syncFunctionSql('speed_test_run_counts', (rows, sign) => `
+    syncFunction: syncFunctionSql(
+      'speed_test_run_counts',
+      (rows, sign) => `
     ${countRows(rows, sign, layout)}
-    on conflict (dimension, value) do update set n = speed_test_run_counts.n + excluded.n;`),
+    on conflict (dimension, value) do update set n = speed_test_run_counts.n + excluded.n;`,
+    ),
     recount: `
     ${countRows('speed_test_runs', '', layout)}`,
   };

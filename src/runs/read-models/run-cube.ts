@@ -14,10 +14,13 @@ import { createSyncTriggers, dropSyncTriggers, syncFunctionSql } from './sync-tr
 export const RUN_CUBE_CELL = 'hw_class, mem_tier, engine_name, quantization, param_bucket';
 
 /** The cube's trigger function. */
-export const runCubeSyncFunctionSql = syncFunctionSql('speed_test_run_cube', (rows, sign) => `
+export const runCubeSyncFunctionSql = syncFunctionSql(
+  'speed_test_run_cube',
+  (rows, sign) => `
     insert into speed_test_run_cube as c (${RUN_CUBE_CELL}, n)
     select ${RUN_CUBE_CELL}, ${sign}count(*) from ${rows} where status = 'APPROVED' group by ${RUN_CUBE_CELL}
-    on conflict (${RUN_CUBE_CELL}) do update set n = c.n + excluded.n;`);
+    on conflict (${RUN_CUBE_CELL}) do update set n = c.n + excluded.n;`,
+);
 
 /** The cube table, its triggers, and the runs already stored counted into it. */
 export async function createRunCube(knex: Knex): Promise<void> {

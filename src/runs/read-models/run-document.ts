@@ -40,7 +40,8 @@ export interface RunDocumentVersion {
  */
 const MY_EMOJI: DocumentField = ['myEmoji', 'null::text'];
 
-const selectList = (fields: readonly DocumentField[], separator: string) => fields.map(([key, sql]) => `${sql} as "${key}"`).join(separator);
+const selectList = (fields: readonly DocumentField[], separator: string) =>
+  fields.map(([key, sql]) => `${sql} as "${key}"`).join(separator);
 
 /** A nested JSON object with these keys, as a document field's SQL. */
 export const jsonObject = (fields: readonly DocumentField[]) => `(select row_to_json(x) from (select ${selectList(fields, ', ')}) x)`;
@@ -60,40 +61,49 @@ export const runDocumentV1: RunDocumentVersion = {
     ['status', 'r.status'],
     ['createdAt', `to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`],
     ['hfId', 'm.hf_id'],
-    ['model', jsonObject([
-      ['id', 'm.id'],
-      ['hfId', 'm.hf_id'],
-      ['displayName', 'm.display_name'],
-      ['family', 'm.family'],
-      ['params', 'm.params'],
-      ['paramsApproximate', 'm.params_approximate'],
-      ['activeParams', 'm.active_params'],
-      ['isMoE', 'm.is_moe'],
-      ['baseHfId', 'm.base_hf_id'],
-      ['baseRelation', 'm.base_relation'],
-    ])],
+    [
+      'model',
+      jsonObject([
+        ['id', 'm.id'],
+        ['hfId', 'm.hf_id'],
+        ['displayName', 'm.display_name'],
+        ['family', 'm.family'],
+        ['params', 'm.params'],
+        ['paramsApproximate', 'm.params_approximate'],
+        ['activeParams', 'm.active_params'],
+        ['isMoE', 'm.is_moe'],
+        ['baseHfId', 'm.base_hf_id'],
+        ['baseRelation', 'm.base_relation'],
+      ]),
+    ],
     ['hardware', `jsonb_build_object('id', h.id) || h.details`],
     ['engineName', 'r.engine_name'],
     ['engineVersion', 'e.version'],
     ['engineRepository', 'e.repository'],
     ['engineBuild', 'e.build'],
     ['engineCommit', 'e.commit'],
-    ['engine', jsonObject([
-      ['id', 'e.id'],
-      ['name', 'r.engine_name'],
-      ['version', 'e.version'],
-      ['repository', 'e.repository'],
-      ['build', 'e.build'],
-      ['commit', 'e.commit'],
-    ])],
+    [
+      'engine',
+      jsonObject([
+        ['id', 'e.id'],
+        ['name', 'r.engine_name'],
+        ['version', 'e.version'],
+        ['repository', 'e.repository'],
+        ['build', 'e.build'],
+        ['commit', 'e.commit'],
+      ]),
+    ],
     ['engineFlags', 'r.engine_flags'],
-    ['user', jsonObject([
-      ['id', 'u.id'],
-      ['username', 'u.username'],
-      ['displayName', 'u.display_name'],
-      ['verified', 'u.is_verified'],
-      ['demo', 'u.is_demo'],
-    ])],
+    [
+      'user',
+      jsonObject([
+        ['id', 'u.id'],
+        ['username', 'u.username'],
+        ['displayName', 'u.display_name'],
+        ['verified', 'u.is_verified'],
+        ['demo', 'u.is_demo'],
+      ]),
+    ],
     ['demo', 'u.is_demo'],
     ['quantization', 'r.quantization'],
     ['modelRevision', 'r.model_revision'],
@@ -128,12 +138,15 @@ export const runDocumentV1: RunDocumentVersion = {
   ],
   shownTables: [
     ['users', 'user_id', ['username', 'display_name', 'is_verified', 'is_demo']],
-    ['models', 'model_id', ['hf_id', 'display_name', 'family', 'params', 'params_approximate', 'active_params', 'is_moe', 'base_hf_id', 'base_relation']],
+    [
+      'models',
+      'model_id',
+      ['hf_id', 'display_name', 'family', 'params', 'params_approximate', 'active_params', 'is_moe', 'base_hf_id', 'base_relation'],
+    ],
     ['engines', 'engine_id', ['name', 'version', 'repository', 'build', 'commit']],
     ['hardware_profiles', 'hardware_id', ['details']],
   ],
 };
-
 
 export interface RunDocumentChanges {
   /** New keys, in order; they go before `myEmoji`. */

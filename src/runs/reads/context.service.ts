@@ -59,7 +59,11 @@ export function createSpeedTestContextService({ db, profile, reads }: Pick<Servi
     },
 
     /** Other approved runs of the same model on the same class of hardware, fastest first. */
-    async similar(run: { id: string; modelId: string; hardware: { hwClass: string } }, limit: number, viewerId: string | null): Promise<SpeedTestRun[]> {
+    async similar(
+      run: { id: string; modelId: string; hardware: { hwClass: string } },
+      limit: number,
+      viewerId: string | null,
+    ): Promise<SpeedTestRun[]> {
       const rows = await reads
         .withDocuments()
         .select(reads.documentColumns(viewerId))
@@ -73,15 +77,27 @@ export function createSpeedTestContextService({ db, profile, reads }: Pick<Servi
     /** The approved runs among `ids` (in the order asked); ids that name none are left out. */
     async approvedRuns(ids: readonly string[], viewerId: string | null): Promise<SpeedTestRun[]> {
       if (ids.length === 0) return [];
-      const rows = await reads.withDocuments().select([...reads.documentColumns(viewerId), 'r.id']).whereIn('r.id', ids).where('r.status', 'APPROVED');
-      const byId = new Map(rows.map((row: { id: string } & Parameters<typeof toSpeedTestRun>[1]) => [row.id, toSpeedTestRun(profile, row)]));
+      const rows = await reads
+        .withDocuments()
+        .select([...reads.documentColumns(viewerId), 'r.id'])
+        .whereIn('r.id', ids)
+        .where('r.status', 'APPROVED');
+      const byId = new Map(
+        rows.map((row: { id: string } & Parameters<typeof toSpeedTestRun>[1]) => [row.id, toSpeedTestRun(profile, row)]),
+      );
       return ids.flatMap((id) => byId.get(id) ?? []);
     },
 
     /** The fastest approved runs of a model page's scope, for its charts (the leaders are always in). */
     async fastestOfModel(model: { id: string; hfId: string }, scope: ModelScope, limit: number): Promise<SpeedTestRun[]> {
       const [condition, bindings] = scopeCondition(model, scope);
-      const rows = await reads.withDocuments().select(reads.documentColumns(null)).where('r.status', 'APPROVED').whereRaw(condition, bindings).orderByRaw(BOARD_ORDER).limit(limit);
+      const rows = await reads
+        .withDocuments()
+        .select(reads.documentColumns(null))
+        .where('r.status', 'APPROVED')
+        .whereRaw(condition, bindings)
+        .orderByRaw(BOARD_ORDER)
+        .limit(limit);
       return rows.map((row: Parameters<typeof toSpeedTestRun>[1]) => toSpeedTestRun(profile, row));
     },
   };

@@ -35,14 +35,18 @@ export function facetContext(
         ids =
           modelScope === 'model'
             ? reads.modelIdOf(hfId).then((id) => (id ? [id] : []))
-            : readIndex.resolved(`model-tree:${hfId}`, async () => (await db.raw(MODEL_TREE_SQL, [hfId, hfId])).rows.map((row: { id: string }) => row.id));
+            : readIndex.resolved(`model-tree:${hfId}`, async () =>
+                (await db.raw(MODEL_TREE_SQL, [hfId, hfId])).rows.map((row: { id: string }) => row.id),
+              );
         scopes.set(hfId, ids);
       }
       return ids;
     },
     hardwareProfiles() {
       const filter = hardwareProfileFilter(registry.facets, query);
-      hardware ??= readIndex.resolved(`${registry.name}-hardware:${filter.key}`, () => db('hardware_profiles').modify(filter.apply).pluck('id'));
+      hardware ??= readIndex.resolved(`${registry.name}-hardware:${filter.key}`, () =>
+        db('hardware_profiles').modify(filter.apply).pluck('id'),
+      );
       return hardware;
     },
     userId: (username) =>

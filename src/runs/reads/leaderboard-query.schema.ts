@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type RevisionProfile } from '../../revisions.ts';
+import type { RevisionProfile } from '../../revisions.ts';
 import { facetSchemas, leaderboardFacets } from '../facets.ts';
 import { perRevision, revisionParams, wholeNumber } from '../../schemas/query-params.ts';
 

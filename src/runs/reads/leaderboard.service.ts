@@ -4,7 +4,16 @@ import { buckets } from '../../constants.ts';
 import type { LeaderboardQuery, LeaderboardSort } from './leaderboard-query.schema.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
 import type { RunIndex } from '../read-index/run-index.ts';
-import { applyTerms, givenFacets, leaderboardFacets, pairedCountFacts, termsOf, type CountFact, type FacetContext, type Term } from '../facets.ts';
+import {
+  applyTerms,
+  givenFacets,
+  leaderboardFacets,
+  pairedCountFacts,
+  termsOf,
+  type CountFact,
+  type FacetContext,
+  type Term,
+} from '../facets.ts';
 import { facetContext } from './facet-resolvers.ts';
 import { noReadIndex } from '../read-index/read-index.ts';
 import { SPEED_TEST_REACTION_KIND, type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
@@ -27,7 +36,6 @@ function orderSql(sort: LeaderboardSort, alias: string): string {
   return `${alias}.${column} ${direction} nulls last, ${alias}.created_at asc, ${alias}.id asc`;
 }
 
-
 /** A query with its facets turned into terms (names resolved to ids); null terms: a facet names nothing. */
 interface ResolvedQuery {
   query: LeaderboardQuery;
@@ -37,7 +45,11 @@ interface ResolvedQuery {
 
 const REGISTRY = { name: 'leaderboard', facets: leaderboardFacets };
 
-async function resolveQuery(deps: LeaderboardDeps, query: LeaderboardQuery, readIndex = deps.readIndex ?? noReadIndex): Promise<ResolvedQuery> {
+async function resolveQuery(
+  deps: LeaderboardDeps,
+  query: LeaderboardQuery,
+  readIndex = deps.readIndex ?? noReadIndex,
+): Promise<ResolvedQuery> {
   const ctx = facetContext({ ...deps, now: deps.clock.now(), readIndex }, REGISTRY, query);
   return { query, ctx, terms: await termsOf(leaderboardFacets, ctx) };
 }
@@ -60,12 +72,18 @@ function rankedRuns(deps: LeaderboardDeps, query: LeaderboardQuery, terms: reado
   if (query.bestPer !== 'hardware') return filtered.select('r.id', `r.${column}`, 'r.created_at');
   const best = filtered
     .clone()
-    .select('r.id', `r.${column}`, 'r.created_at', deps.db.raw(`row_number() over (partition by r.hardware_id order by ${orderSql(query.sort, 'r')}) as place`));
+    .select(
+      'r.id',
+      `r.${column}`,
+      'r.created_at',
+      deps.db.raw(`row_number() over (partition by r.hardware_id order by ${orderSql(query.sort, 'r')}) as place`),
+    );
   return deps.db.from(best.as('b')).where('b.place', 1).select('b.id', `b.${column}`, 'b.created_at');
 }
 
 /** Whether a query has no filter and ranks every run: its page statement's plan is the same for every page. */
-const unfiltered = (query: LeaderboardQuery) => query.bestPer === undefined && givenFacets(leaderboardFacets, query).every(([name]) => name === 'since');
+const unfiltered = (query: LeaderboardQuery) =>
+  query.bestPer === undefined && givenFacets(leaderboardFacets, query).every(([name]) => name === 'since');
 const DAY_MS = 86_400_000;
 
 /**
@@ -76,7 +94,10 @@ const DAY_MS = 86_400_000;
  * the profiles. 0 when a filter names nothing; null when the runs must be counted. (The
  * query comes wrapped: a returned query builder would be awaited, and so run, here.)
  */
-async function totalFromCountTables(deps: LeaderboardDeps, { query, ctx, terms }: ResolvedQuery & { terms: Term[] }): Promise<{ query: Knex.QueryBuilder } | 0 | null> {
+async function totalFromCountTables(
+  deps: LeaderboardDeps,
+  { query, ctx, terms }: ResolvedQuery & { terms: Term[] },
+): Promise<{ query: Knex.QueryBuilder } | 0 | null> {
   // The count tables count runs, not each profile's best.
   if (query.bestPer !== undefined) return null;
   if (query.since) {
@@ -102,13 +123,19 @@ async function totalFromCountTables(deps: LeaderboardDeps, { query, ctx, terms }
  * A `since` total: the whole days (UTC) after the cut-off's day from the count table,
  * plus the runs of the cut-off's own day from the cut-off on, counted (a day's worth).
  */
-function sinceTotal(deps: LeaderboardDeps, query: LeaderboardQuery, terms: readonly Term[], other: CountFact | null): { query: Knex.QueryBuilder } {
+function sinceTotal(
+  deps: LeaderboardDeps,
+  query: LeaderboardQuery,
+  terms: readonly Term[],
+  other: CountFact | null,
+): { query: Knex.QueryBuilder } {
   const { db } = deps;
   const cutoff = deps.clock.now().getTime() - buckets.since[query.since!];
   const firstWholeDay = Math.floor(cutoff / DAY_MS) * DAY_MS + DAY_MS;
   const days: string[] = [];
   // Through tomorrow: a run stamped just after midnight while this request began still counts.
-  for (let day = firstWholeDay; day <= deps.clock.now().getTime() + DAY_MS; day += DAY_MS) days.push(new Date(day).toISOString().slice(0, 10));
+  for (let day = firstWholeDay; day <= deps.clock.now().getTime() + DAY_MS; day += DAY_MS)
+    days.push(new Date(day).toISOString().slice(0, 10));
   const wholeDays = deps.reads.countTableTotal(other ? [['day', days], other] : [['day', days]]);
   const cutoffDay = countingQuery(deps, query, [...terms, { op: 'created', window: { before: firstWholeDay * 1000 } }]);
   return { query: db.select(db.raw('((select total from (?) w) + (select total from (?) c))::int as total', [wholeDays, cutoffDay])) };
@@ -151,7 +178,13 @@ function rankedDocuments(deps: LeaderboardDeps, ranked: Knex.QueryBuilder, query
  * With a known total the page's size is known too, so the ranked scan stops at the last
  * row instead of reading on to prove there are no more (and an empty page reads nothing).
  */
-function pageStatement(deps: LeaderboardDeps, query: LeaderboardQuery, terms: readonly Term[], total: { query: Knex.QueryBuilder } | null, viewerId: string | null) {
+function pageStatement(
+  deps: LeaderboardDeps,
+  query: LeaderboardQuery,
+  terms: readonly Term[],
+  total: { query: Knex.QueryBuilder } | null,
+  viewerId: string | null,
+) {
   const { db } = deps;
   const size = total ? db.raw('least(?::int, greatest(0, (select total from t) - ?::int))', [query.limit, query.offset]) : query.limit;
   const document = viewerId
@@ -169,7 +202,9 @@ function pageStatement(deps: LeaderboardDeps, query: LeaderboardQuery, terms: re
      ${viewerId ? 'left join run_reactions e on e.run_kind = ? and e.run_id = k.id and e.user_id = ?' : ''}`,
     [query.offset, document, rankedRuns(deps, query, terms), size, query.offset, ...(viewerId ? [SPEED_TEST_REACTION_KIND, viewerId] : [])],
   );
-  return total ? db.raw('with t as (?) select (select total from t) as total, (?) as rows', [total.query, rows]) : db.raw('select (?) as rows', [rows]);
+  return total
+    ? db.raw('with t as (?) select (select total from t) as total, (?) as rows', [total.query, rows])
+    : db.raw('select (?) as rows', [rows]);
 }
 
 /**
@@ -208,11 +243,22 @@ async function leaderboardPage(
 }
 
 /** A page ranked and counted by the read index; its rows are the stored documents. */
-async function indexedPage(deps: LeaderboardDeps, index: RunIndex, query: LeaderboardQuery, viewerId: string | null): Promise<LeaderboardPage> {
+async function indexedPage(
+  deps: LeaderboardDeps,
+  index: RunIndex,
+  query: LeaderboardQuery,
+  viewerId: string | null,
+): Promise<LeaderboardPage> {
   const page = { limit: query.limit, offset: query.offset };
   const { terms } = await resolveQuery(deps, query);
   if (!terms) return { rowsJson: '[]', total: 0, ...page };
-  const { slots, total } = index.query({ terms, order: query.sort, offset: query.offset, limit: query.limit, bestPerHardware: query.bestPer === 'hardware' });
+  const { slots, total } = index.query({
+    terms,
+    order: query.sort,
+    offset: query.offset,
+    limit: query.limit,
+    bestPerHardware: query.bestPer === 'hardware',
+  });
   const rows = await deps.reads.indexedDocuments(index, slots, viewerId);
   return { rowsJson: rankedRowsJson(rows, query.offset + 1), total, ...page };
 }

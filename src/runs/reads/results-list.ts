@@ -6,7 +6,7 @@ import { noReadIndex, type RunReadIndex } from '../read-index/read-index.ts';
 import type { RunIndex } from '../read-index/run-index.ts';
 import { facetContext } from './facet-resolvers.ts';
 import type { SpeedTestListQuery } from './speed-test-query.schema.ts';
-import { type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
+import type { SpeedTestDocumentRow, SpeedTestReads, SpeedTestRun } from './speed-test-reads.ts';
 import { toSpeedTestRun } from '../run-json.ts';
 
 export type { ModelScope };
@@ -27,7 +27,8 @@ function applyListFilters(q: Knex.QueryBuilder, terms: readonly Term[]): void {
 }
 
 /** Whether the terms admit no run before any is read: a name that resolved to no model or profile. */
-const matchesNothing = (terms: readonly Term[] | null): terms is null => !terms || terms.some((term) => term.op === 'anyOf' && term.values.length === 0);
+const matchesNothing = (terms: readonly Term[] | null): terms is null =>
+  !terms || terms.some((term) => term.op === 'anyOf' && term.values.length === 0);
 
 /**
  * The results list: one page (`viewerId` fills each run's `myEmoji`), newest first, or
@@ -35,12 +36,20 @@ const matchesNothing = (terms: readonly Term[] | null): terms is null => !terms 
  * the read index answers when it is ready, else Postgres, with the count table's total
  * where it holds one.
  */
-export function createResultsListReads({ db, profile, clock, readIndex }: Pick<ServiceDeps, 'db' | 'profile' | 'clock' | 'readIndex'>, reads: SpeedTestReads) {
+export function createResultsListReads(
+  { db, profile, clock, readIndex }: Pick<ServiceDeps, 'db' | 'profile' | 'clock' | 'readIndex'>,
+  reads: SpeedTestReads,
+) {
   const contextOf = (query: SpeedTestListQuery, index: RunReadIndex, modelScope: ModelScope = 'tree') =>
     facetContext({ db, profile, now: clock.now(), reads, readIndex: index }, REGISTRY, query, modelScope);
 
   /** A page found and counted by the read index, newest first. */
-  async function indexedList(index: RunIndex, query: SpeedTestListQuery, terms: readonly Term[], viewerId: string | null): Promise<SpeedTestList> {
+  async function indexedList(
+    index: RunIndex,
+    query: SpeedTestListQuery,
+    terms: readonly Term[],
+    viewerId: string | null,
+  ): Promise<SpeedTestList> {
     const { slots, total } = index.query({ terms, order: 'newest', offset: query.offset, limit: query.limit });
     return { benchmarks: await reads.indexedDocuments(index, slots, viewerId), total, limit: query.limit, offset: query.offset };
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type RevisionProfile } from '../../revisions.ts';
+import type { RevisionProfile } from '../../revisions.ts';
 import { facetSchemas, resultsListFacets } from '../facets.ts';
 import { perRevision, revisionParams, wholeNumber } from '../../schemas/query-params.ts';
 
@@ -23,7 +23,10 @@ export type SpeedTestListQuery = Partial<z.output<ReturnType<typeof buildListQue
 /** Query parameters of GET {results_path}/mine: a page, sized like the results list. */
 function buildOwnListQuerySchema(profile: RevisionProfile) {
   const limits = profile.speedTests.resultsList.limit;
-  return z.strictObject({ limit: wholeNumber(limits.min, limits.max).default(limits.default), offset: wholeNumber(0, 10_000_000).default(0) });
+  return z.strictObject({
+    limit: wholeNumber(limits.min, limits.max).default(limits.default),
+    offset: wholeNumber(0, 10_000_000).default(0),
+  });
 }
 
 export const ownSpeedTestsQuerySchema = perRevision(buildOwnListQuerySchema);

@@ -36,7 +36,10 @@ export function createSpeedTestReads({ db, profile, readIndex }: Pick<ServiceDep
    */
   function documentColumns(viewerId: string | null, runIdColumn = 'r.id') {
     const myEmoji = viewerId
-      ? db.raw(`(select x.emoji from run_reactions x where x.run_kind = ? and x.run_id = ${runIdColumn} and x.user_id = ?) as my_emoji`, [SPEED_TEST_REACTION_KIND, viewerId])
+      ? db.raw(`(select x.emoji from run_reactions x where x.run_kind = ? and x.run_id = ${runIdColumn} and x.user_id = ?) as my_emoji`, [
+          SPEED_TEST_REACTION_KIND,
+          viewerId,
+        ])
       : db.raw('null::text as my_emoji');
     return ['d.document', myEmoji];
   }
@@ -49,7 +52,10 @@ export function createSpeedTestReads({ db, profile, readIndex }: Pick<ServiceDep
     const query = withDocuments()
       .select(documentColumns(viewerId))
       .modify(filter)
-      .orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id', order: 'desc' }]);
+      .orderBy([
+        { column: 'r.created_at', order: 'desc' },
+        { column: 'r.id', order: 'desc' },
+      ]);
     if (page) query.limit(page.limit).offset(page.offset);
     return query;
   }
@@ -63,7 +69,13 @@ export function createSpeedTestReads({ db, profile, readIndex }: Pick<ServiceDep
     const [documents, reactions] = await Promise.all([
       readIndex.documents(index, slots),
       viewerId
-        ? db('run_reactions').where({ run_kind: SPEED_TEST_REACTION_KIND, user_id: viewerId }).whereIn('run_id', slots.map((slot) => index.idOf(slot))).select('run_id', 'emoji')
+        ? db('run_reactions')
+            .where({ run_kind: SPEED_TEST_REACTION_KIND, user_id: viewerId })
+            .whereIn(
+              'run_id',
+              slots.map((slot) => index.idOf(slot)),
+            )
+            .select('run_id', 'emoji')
         : [],
     ]);
     const emojiOf = new Map((reactions as { run_id: string; emoji: string }[]).map((row) => [index.slotOf(row.run_id), row.emoji]));

@@ -7,7 +7,7 @@ import type { AdminSpeedTestsQuery } from '../../schemas/admin.schema.ts';
 import type { AdminActor, AuditService } from '../../services/audit.service.ts';
 import type { ServiceDeps, Transactional } from '../../services/deps.ts';
 import { assertVisibleWrite, writeVisibly } from '../../services/visible-writes.ts';
-import { type Page, type SpeedTestReads, type SpeedTestRun } from '../reads/speed-test-reads.ts';
+import type { Page, SpeedTestReads, SpeedTestRun } from '../reads/speed-test-reads.ts';
 
 /**
  * Admin moderation of speed-test runs: search across every status, reject with a reason
@@ -28,7 +28,6 @@ export interface ModeratedSpeedTest {
   moderation: SpeedTestModeration;
 }
 
-
 function applyAdminFilters(q: Knex.QueryBuilder, query: Omit<AdminSpeedTestsQuery, 'page'>): void {
   if (query.status) q.where('r.status', query.status);
   if (query.model) q.whereRaw('r.model_id in (select id from models where lower(hf_id) like ?)', [containsLowercase(query.model)]);
@@ -41,12 +40,20 @@ async function moderationOf(db: Db, ids: string[]): Promise<Map<string, SpeedTes
   if (ids.length === 0) return new Map();
   const rows = await db('speed_test_runs as r')
     .whereIn('r.id', ids)
-    .select('r.id', 'r.status', 'r.rejected_reason', 'r.rejected_at', db.raw('(select u.username from users u where u.id = r.rejected_by) as rejected_by'));
+    .select(
+      'r.id',
+      'r.status',
+      'r.rejected_reason',
+      'r.rejected_at',
+      db.raw('(select u.username from users u where u.id = r.rejected_by) as rejected_by'),
+    );
   return new Map(
-    rows.map((row: { id: string; status: string; rejected_reason: string | null; rejected_at: Date | null; rejected_by: string | null }) => [
-      row.id,
-      { status: row.status, reason: row.rejected_reason, rejectedAt: row.rejected_at, rejectedBy: row.rejected_by },
-    ]),
+    rows.map(
+      (row: { id: string; status: string; rejected_reason: string | null; rejected_at: Date | null; rejected_by: string | null }) => [
+        row.id,
+        { status: row.status, reason: row.rejected_reason, rejectedAt: row.rejected_at, rejectedBy: row.rejected_by },
+      ],
+    ),
   );
 }
 
@@ -61,7 +68,9 @@ async function countAdminSpeedTests(db: Db, reads: SpeedTestReads, query: Omit<A
     ]);
     return approved + others;
   }
-  const [{ total }] = await db('speed_test_runs as r').modify((q) => applyAdminFilters(q, query)).count<{ total: number }[]>('* as total');
+  const [{ total }] = await db('speed_test_runs as r')
+    .modify((q) => applyAdminFilters(q, query))
+    .count<{ total: number }[]>('* as total');
   return total;
 }
 
@@ -103,33 +112,55 @@ export const speedTestLabel = (row: LockedSpeedTest) => `${row.hf_id} by @${row.
  * model's run count when it was approved. The count tables, its document and the read index
  * follow by triggers.
  */
-export async function hideSpeedTest(trx: Db, row: LockedSpeedTest, columns: { status: 'REJECTED' | 'WITHDRAWN' } & Record<string, unknown>): Promise<void> {
+export async function hideSpeedTest(
+  trx: Db,
+  row: LockedSpeedTest,
+  columns: { status: 'REJECTED' | 'WITHDRAWN' } & Record<string, unknown>,
+): Promise<void> {
   assertVisibleWrite(trx);
   await trx('speed_test_runs').where({ id: row.id }).update(columns);
   if (row.status === 'APPROVED') await trx('models').where({ id: row.model_id }).decrement('benchmark_count', 1);
 }
 
-export function createModerationService(deps: Pick<ServiceDeps, 'db' | 'profile' | 'readIndex'> & Transactional & { reads: SpeedTestReads; audit: AuditService }) {
+export function createModerationService(
+  deps: Pick<ServiceDeps, 'db' | 'profile' | 'readIndex'> & Transactional & { reads: SpeedTestReads; audit: AuditService },
+) {
   const { db, reads, audit, withTransaction } = deps;
 
   /**
    * Moves a run between statuses in one transaction: the run row locked, the model's run
    * count kept and the audit entry written with the change.
    */
-  async function moveSpeedTest(actor: AdminActor, id: string, change: (trx: Db, row: LockedSpeedTest) => Promise<{ action: 'run.reject' | 'run.restore'; reason: string | null }>) {
+  async function moveSpeedTest(
+    actor: AdminActor,
+    id: string,
+    change: (trx: Db, row: LockedSpeedTest) => Promise<{ action: 'run.reject' | 'run.restore'; reason: string | null }>,
+  ) {
     // The admin's next page shows the run gone (or back), from this instance's read index too.
     await writeVisibly(deps, async (trx) => {
       const row = await lockSpeedTest(trx, id);
       const { action, reason } = await change(trx, row);
-      await withTransaction(trx).audit.record(actor, { action, targetKind: 'speed_test_run', targetId: id, targetLabel: speedTestLabel(row), reason });
+      await withTransaction(trx).audit.record(actor, {
+        action,
+        targetKind: 'speed_test_run',
+        targetId: id,
+        targetLabel: speedTestLabel(row),
+        reason,
+      });
     });
   }
 
   return {
     /** Runs of every status matching the admin's search, newest first. */
     async searchSpeedTests(query: Omit<AdminSpeedTestsQuery, 'page'>, page: Page): Promise<{ items: ModeratedSpeedTest[]; total: number }> {
-      const [runs, total]: [SpeedTestRun[], number] = await Promise.all([reads.find((q) => applyAdminFilters(q, query), page), countAdminSpeedTests(db, reads, query)]);
-      const moderation = await moderationOf(db, runs.map((run) => run.id));
+      const [runs, total]: [SpeedTestRun[], number] = await Promise.all([
+        reads.find((q) => applyAdminFilters(q, query), page),
+        countAdminSpeedTests(db, reads, query),
+      ]);
+      const moderation = await moderationOf(
+        db,
+        runs.map((run) => run.id),
+      );
       return { items: runs.map((run) => ({ run, moderation: moderation.get(run.id)! })).filter((item) => item.moderation), total };
     },
 
@@ -152,7 +183,9 @@ export function createModerationService(deps: Pick<ServiceDeps, 'db' | 'profile'
     async restoreSpeedTest(actor: AdminActor, id: string, reason?: string): Promise<void> {
       await moveSpeedTest(actor, id, async (trx, row) => {
         if (row.status !== 'REJECTED') throw new Conflict(messages.cannotRestore(row.status));
-        await trx('speed_test_runs').where({ id }).update({ status: 'APPROVED', rejected_reason: null, rejected_at: null, rejected_by: null });
+        await trx('speed_test_runs')
+          .where({ id })
+          .update({ status: 'APPROVED', rejected_reason: null, rejected_at: null, rejected_by: null });
         await trx('models').where({ id: row.model_id }).increment('benchmark_count', 1);
         return { action: 'run.restore', reason: reason ?? null };
       });

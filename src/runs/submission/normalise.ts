@@ -70,7 +70,14 @@ export function normaliseHardware(hardware: SubmittedHardware): NormalisedHardwa
   const homogeneous = gpus.every((slot) => slot.gpuName === gpus[0]!.gpuName && slot.vramGb === gpus[0]!.vramGb);
   if (homogeneous) {
     // One kind of card in several slots is the flat form.
-    return { ...rest, gpuName: gpus[0]!.gpuName, gpuCount: totalCards, vramGb: gpus[0]!.vramGb, totalVramGb: totalVram, isHeterogeneousGpu: false };
+    return {
+      ...rest,
+      gpuName: gpus[0]!.gpuName,
+      gpuCount: totalCards,
+      vramGb: gpus[0]!.vramGb,
+      totalVramGb: totalVram,
+      isHeterogeneousGpu: false,
+    };
   }
   return { ...rest, gpuName: MULTI_GPU, gpuCount: totalCards, vramGb: totalVram, totalVramGb: totalVram, isHeterogeneousGpu: true, gpus };
 }
@@ -96,7 +103,8 @@ export function resolveFlagAliases(flags: object): Record<string, unknown> {
   if (resolved.specModel === undefined && resolved.specDraftModel !== undefined) resolved.specModel = resolved.specDraftModel;
   delete resolved.specDraftModel;
   // Implied only when not stated: an explicit `false` is the submitter's word.
-  if (resolved.specDecoding === undefined && SPECULATIVE_FIELDS.some((field) => resolved[field] !== undefined)) resolved.specDecoding = true;
+  if (resolved.specDecoding === undefined && SPECULATIVE_FIELDS.some((field) => resolved[field] !== undefined))
+    resolved.specDecoding = true;
   if (resolved.mtpEnabled === undefined && resolved.mtpDraftLayers !== undefined) resolved.mtpEnabled = true;
   return resolved;
 }
@@ -110,7 +118,9 @@ export function mergeEngineFlags(
   engineName: string,
   explicit: SubmittedEngineFlags,
 ): { flags: EngineFlags; fields: CommandStatedFields; recognised: string[]; unrecognised: string[] } {
-  const parse = explicit.commandSnippet ? parseCommandSnippet(explicit.commandSnippet, engineName) : { flags: {}, fields: {}, recognised: [], unrecognised: [] };
+  const parse = explicit.commandSnippet
+    ? parseCommandSnippet(explicit.commandSnippet, engineName)
+    : { flags: {}, fields: {}, recognised: [], unrecognised: [] };
   const defined = (o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
   const merged = resolveFlagAliases({ ...defined(parse.flags), ...defined(explicit) });
   // Values read from the command meet the same bounds as typed ones.
@@ -192,7 +202,8 @@ export function normaliseParsedSubmission(profile: RevisionProfile, submission: 
   }
   normalised.defaultedFields = applySpecDefaults(profile, normalised);
   if (submission.gpuPowerWatts) normalised.totalPowerWatts = round(submission.gpuPowerWatts.reduce((a, b) => a + b, 0));
-  const canonicalRepository = profile.speedTests.canonicalEngineRepositories[submission.engineName as keyof typeof profile.speedTests.canonicalEngineRepositories];
+  const canonicalRepository =
+    profile.speedTests.canonicalEngineRepositories[submission.engineName as keyof typeof profile.speedTests.canonicalEngineRepositories];
   if (!normalised.engineRepository && canonicalRepository) normalised.engineRepository = canonicalRepository;
   return normalised;
 }

@@ -56,7 +56,11 @@ function assertCorrectable(status: string, createdAt: Date, now: Date): void {
 }
 
 /** The owner's correction over the stored submission: fields given replace the stored ones, `null` drops one. */
-function mergeCorrection(profile: ServiceDeps['profile'], stored: Record<string, unknown>, correction: Record<string, unknown>): Record<string, unknown> {
+function mergeCorrection(
+  profile: ServiceDeps['profile'],
+  stored: Record<string, unknown>,
+  correction: Record<string, unknown>,
+): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...stored };
   for (const [field, value] of Object.entries(correction)) {
     if (value === undefined) continue;
@@ -65,7 +69,11 @@ function mergeCorrection(profile: ServiceDeps['profile'], stored: Record<string,
   }
   // An engine's canonical repository was filled in for the old engine, not given: it goes with it.
   const canonical = profile.speedTests.canonicalEngineRepositories as Record<string, string | undefined>;
-  if (correction.engineRepository === undefined && merged.engineName !== stored.engineName && stored.engineRepository === canonical[String(stored.engineName)]) {
+  if (
+    correction.engineRepository === undefined &&
+    merged.engineName !== stored.engineName &&
+    stored.engineRepository === canonical[String(stored.engineName)]
+  ) {
     delete merged.engineRepository;
   }
   return merged;
@@ -157,7 +165,13 @@ export function createSpeedTestOwnersService(deps: ServiceDeps & Transactional &
     const submission = submissionOfStoredRun(profile, row, {
       hfId: row.stored_hf_id,
       hardware: row.stored_hardware as NormalisedHardware,
-      engine: { name: row.stored_engine_name, version: row.stored_engine_version, repository: row.stored_engine_repository, build: row.stored_engine_build, commit: row.stored_engine_commit },
+      engine: {
+        name: row.stored_engine_name,
+        version: row.stored_engine_version,
+        repository: row.stored_engine_repository,
+        build: row.stored_engine_build,
+        commit: row.stored_engine_commit,
+      },
     });
     return { submission, status: row.status as string, createdAt: row.created_at as Date, correctedAt: row.corrected_at as Date | null };
   }
@@ -201,10 +215,23 @@ export function createSpeedTestOwnersService(deps: ServiceDeps & Transactional &
         if (row.corrected_at?.getTime() !== stored.correctedAt?.getTime()) throw new Conflict(messages.runChangedMeanwhile);
         const inTransaction = withTransaction(trx);
         const modelRow = await inTransaction.models.catalogueIfNew(model);
-        await inTransaction.runWriter.rewrite(profile, { id, normalised, model: modelRow, userId, previousModelId: row.model_id, correctedAt: now });
+        await inTransaction.runWriter.rewrite(profile, {
+          id,
+          normalised,
+          model: modelRow,
+          userId,
+          previousModelId: row.model_id,
+          correctedAt: now,
+        });
         await inTransaction.audit.record(
           { id: userId, username: row.username },
-          { action: 'speed_test.corrected', targetKind: 'speed_test_run', targetId: id, targetLabel: speedTestLabel(row), reason: changesOf(stored.submission, submission) },
+          {
+            action: 'speed_test.corrected',
+            targetKind: 'speed_test_run',
+            targetId: id,
+            targetLabel: speedTestLabel(row),
+            reason: changesOf(stored.submission, submission),
+          },
         );
       });
       return ownRun(userId, id);
@@ -222,7 +249,13 @@ export function createSpeedTestOwnersService(deps: ServiceDeps & Transactional &
         await hideSpeedTest(trx, row, { status: 'WITHDRAWN', withdrawn_at: clock.now() });
         await withTransaction(trx).audit.record(
           { id: userId, username: row.username },
-          { action: 'speed_test.withdrawn', targetKind: 'speed_test_run', targetId: id, targetLabel: speedTestLabel(row), reason: `Was ${row.status.toLowerCase()}` },
+          {
+            action: 'speed_test.withdrawn',
+            targetKind: 'speed_test_run',
+            targetId: id,
+            targetLabel: speedTestLabel(row),
+            reason: `Was ${row.status.toLowerCase()}`,
+          },
         );
       });
       return ownRun(userId, id);

@@ -31,18 +31,43 @@ export function createPlausibilityService(deps: Pick<ServiceDeps, 'db' | 'readIn
         .where('r.id', '>', after)
         .orderBy('r.id')
         .limit(BATCH)
-        .select('r.id', 'r.tok_s_out', 'r.batch_size', 'r.quantization', 'r.engine_flags', 'r.plausibility', 'r.decode_bound_tok_s', 'r.plausibility_reason', 'm.params', 'm.active_params', 'm.is_moe', 'h.details', 'e.name as engine_name', 'e.version as engine_version')
+        .select(
+          'r.id',
+          'r.tok_s_out',
+          'r.batch_size',
+          'r.quantization',
+          'r.engine_flags',
+          'r.plausibility',
+          'r.decode_bound_tok_s',
+          'r.plausibility_reason',
+          'm.params',
+          'm.active_params',
+          'm.is_moe',
+          'h.details',
+          'e.name as engine_name',
+          'e.version as engine_version',
+        )
         // Read by name from the row: an older migration recomputes before this column exists.
         .select(db.raw("(to_jsonb(m) ->> 'native_bits_per_weight')::float8 as native_bits_per_weight"));
       if (rows.length === 0) return changed;
       const updates: [string, string, number | null, string][] = [];
       for (const row of rows) {
         const columns = verdictColumns(
-          runVerdict({ tokSOut: row.tok_s_out, batchSize: row.batch_size, quantization: row.quantization, engineName: row.engine_name, engineVersion: row.engine_version, engineFlags: row.engine_flags, model: row, hardware: row.details }),
+          runVerdict({
+            tokSOut: row.tok_s_out,
+            batchSize: row.batch_size,
+            quantization: row.quantization,
+            engineName: row.engine_name,
+            engineVersion: row.engine_version,
+            engineFlags: row.engine_flags,
+            model: row,
+            hardware: row.details,
+          }),
         );
         const stored = [row.plausibility, row.decode_bound_tok_s === null ? null : Number(row.decode_bound_tok_s), row.plausibility_reason];
         const judged = [columns.plausibility, columns.decode_bound_tok_s, columns.plausibility_reason];
-        if (judged.some((value, i) => value !== stored[i])) updates.push([row.id, columns.plausibility, columns.decode_bound_tok_s, columns.plausibility_reason]);
+        if (judged.some((value, i) => value !== stored[i]))
+          updates.push([row.id, columns.plausibility, columns.decode_bound_tok_s, columns.plausibility_reason]);
       }
       if (updates.length > 0) {
         await db.raw(

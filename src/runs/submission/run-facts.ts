@@ -32,7 +32,12 @@ export function osFamily(os: string | undefined): SpeedTestFacets['os_family'] {
   const value = os?.toLowerCase() ?? '';
   // macOS first: "darwin" contains "win".
   if (/mac|darwin|os ?x\b/.test(value)) return 'macos';
-  if (/linux|ubuntu|debian|fedora|arch|centos|rhel|rocky|alma|nixos|wsl|pop!?_?os|mint|suse|gentoo|alpine|raspbian|kali|endeavour|manjaro/.test(value)) return 'linux';
+  if (
+    /linux|ubuntu|debian|fedora|arch|centos|rhel|rocky|alma|nixos|wsl|pop!?_?os|mint|suse|gentoo|alpine|raspbian|kali|endeavour|manjaro/.test(
+      value,
+    )
+  )
+    return 'linux';
   if (/win/.test(value)) return 'windows';
   return null;
 }

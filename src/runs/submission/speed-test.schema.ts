@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isCanonicalComponentName } from '../../lib/hardware-lookup.ts';
 import { hardwareCostRules, hwClasses } from '../../constants.ts';
-import { type RevisionProfile } from '../../revisions.ts';
+import type { RevisionProfile } from '../../revisions.ts';
 import { documentedAsAbsent } from '../../schemas/json-schema.ts';
 import { perRevision } from '../../schemas/query-params.ts';
 
@@ -14,16 +14,37 @@ import { perRevision } from '../../schemas/query-params.ts';
 /** Type errors say "Required" for a missing value, else what was expected. */
 const expected = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'Required' : what);
 const text = (max: number, label = 'Value') =>
-  z.string({ error: expected('Must be a string') }).trim().min(1, `${label} must not be empty`).max(max, `Must be at most ${max} characters`);
+  z
+    .string({ error: expected('Must be a string') })
+    .trim()
+    .min(1, `${label} must not be empty`)
+    .max(max, `Must be at most ${max} characters`);
 // Upper bounds far above any real machine keep derived totals (VRAM x cards, summed watts) finite.
 const positive = (max = 1e9) =>
-  z.number({ error: expected('Must be a number') }).finite('Must be a finite number').positive('Must be positive').max(max, `Must be at most ${max}`);
+  z
+    .number({ error: expected('Must be a number') })
+    .finite('Must be a finite number')
+    .positive('Must be positive')
+    .max(max, `Must be at most ${max}`);
 const nonNegative = (max = 1e9) =>
-  z.number({ error: expected('Must be a number') }).finite('Must be a finite number').min(0, 'Must be at least 0').max(max, `Must be at most ${max}`);
+  z
+    .number({ error: expected('Must be a number') })
+    .finite('Must be a finite number')
+    .min(0, 'Must be at least 0')
+    .max(max, `Must be at most ${max}`);
 const MEMORY_GB_MAX = 65_536;
 const WATTS_MAX = 100_000;
-const int = (min: number) => z.number({ error: expected('Must be a number') }).int('Must be an integer').min(min, `Must be at least ${min}`).max(2_147_483_647, 'Too large');
-const unit = () => z.number({ error: expected('Must be a number') }).min(0, 'Must be between 0 and 1').max(1, 'Must be between 0 and 1');
+const int = (min: number) =>
+  z
+    .number({ error: expected('Must be a number') })
+    .int('Must be an integer')
+    .min(min, `Must be at least ${min}`)
+    .max(2_147_483_647, 'Too large');
+const unit = () =>
+  z
+    .number({ error: expected('Must be a number') })
+    .min(0, 'Must be between 0 and 1')
+    .max(1, 'Must be between 0 and 1');
 
 /** A field this revision does not accept: present at all is a field error naming the revision. */
 export function notInRevision(revision: number) {
@@ -45,7 +66,9 @@ export function notInRevision(revision: number) {
 export function engineFlagFieldSchemas(profile: RevisionProfile) {
   const { bounds } = profile.speedTests;
   return {
-    commandSnippet: z.string({ error: expected('Must be a string') }).max(bounds.maxLength.commandSnippet, `Must be at most ${bounds.maxLength.commandSnippet} characters`),
+    commandSnippet: z
+      .string({ error: expected('Must be a string') })
+      .max(bounds.maxLength.commandSnippet, `Must be at most ${bounds.maxLength.commandSnippet} characters`),
     tensorParallel: int(1),
     pipelineParallel: int(1),
     gpuLayers: int(0),
@@ -89,7 +112,9 @@ export function engineFlagFieldSchemas(profile: RevisionProfile) {
     minP: unit(),
     repeatPenalty: nonNegative(),
     mirostat: z.union([z.literal(0), z.literal(1), z.literal(2)], { error: 'Must be 0, 1 or 2' }),
-    extraFlags: z.string({ error: expected('Must be a string') }).max(bounds.maxLength.extraFlags, `Must be at most ${bounds.maxLength.extraFlags} characters`),
+    extraFlags: z
+      .string({ error: expected('Must be a string') })
+      .max(bounds.maxLength.extraFlags, `Must be at most ${bounds.maxLength.extraFlags} characters`),
   };
 }
 
@@ -150,7 +175,8 @@ export function hardwareSchema(profile: RevisionProfile) {
     .superRefine((hw, ctx) => {
       if (hw.gpus) {
         for (const field of ['gpuName', 'vramGb'] as const) {
-          if (hw[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'Give either gpuName and vramGb, or gpus, not both' });
+          if (hw[field] !== undefined)
+            ctx.addIssue({ code: 'custom', path: [field], message: 'Give either gpuName and vramGb, or gpus, not both' });
         }
         return;
       }
@@ -186,7 +212,10 @@ function hardwareCostItem() {
   const thisYear = () => new Date().getUTCFullYear();
   return z.strictObject({
     // A name from the hardware catalogue, so costs add up per component across runs.
-    component: text(128, 'component').refine(isCanonicalComponentName, 'Must be a canonical hardware name from the catalogue (hardwareCostComponentNames)'),
+    component: text(128, 'component').refine(
+      isCanonicalComponentName,
+      'Must be a canonical hardware name from the catalogue (hardwareCostComponentNames)',
+    ),
     condition: z.enum(hardwareCostRules.conditions, { error: `Must be one of ${hardwareCostRules.conditions.join(', ')}` }),
     yearPurchased: int(hardwareCostRules.yearPurchasedMin).refine((year) => year <= thisYear(), 'Must not be in the future'),
     price: positive(),
@@ -243,7 +272,8 @@ export function defaultableFields(profile: RevisionProfile): DefaultableField[] 
 }
 
 /** Optional, with the spec's default documented (the OpenAPI `default`), but not applied here. */
-const specDefault = <S extends z.ZodType>(schema: S, field: DefaultableField) => schema.optional().meta({ default: SUBMISSION_DEFAULTS[field] });
+const specDefault = <S extends z.ZodType>(schema: S, field: DefaultableField) =>
+  schema.optional().meta({ default: SUBMISSION_DEFAULTS[field] });
 
 function buildSubmissionSchema(profile: RevisionProfile) {
   const engine = engineFieldSchemas(profile);
@@ -295,9 +325,20 @@ function buildSubmissionSchema(profile: RevisionProfile) {
     contextLength: specDefault(engine.contextLength, 'contextLength'),
     batchSize: specDefault(engine.batchSize, 'batchSize'),
     prefillTokens: gate('prefillTokens', specDefault(int(0), 'prefillTokens')),
-    gpuPowerWatts: gate('gpuPowerWatts', z.array(positive(WATTS_MAX), { error: 'Must be an array of numbers' }).min(1, 'Give one entry per GPU').max(64, 'At most 64 entries').optional()),
+    gpuPowerWatts: gate(
+      'gpuPowerWatts',
+      z
+        .array(positive(WATTS_MAX), { error: 'Must be an array of numbers' })
+        .min(1, 'Give one entry per GPU')
+        .max(64, 'At most 64 entries')
+        .optional(),
+    ),
     hardwareCost: gate('hardwareCost', z.array(hardwareCostItem(), { error: 'Must be an array' }).max(32, 'At most 32 entries').optional()),
-    notes: z.string({ error: expected('Must be a string') }).trim().max(bounds.maxLength.notes, `Must be at most ${bounds.maxLength.notes} characters`).optional(),
+    notes: z
+      .string({ error: expected('Must be a string') })
+      .trim()
+      .max(bounds.maxLength.notes, `Must be at most ${bounds.maxLength.notes} characters`)
+      .optional(),
     engineFlags: engineFlags.optional(),
   });
 }

@@ -1,7 +1,4 @@
-import type { Knex } from 'knex';
-import type { Db } from '../../db/knex.ts';
 import { NotFound } from '../../lib/errors.ts';
-import { jsonArray, jsonObject } from '../../lib/json-text.ts';
 import { speedTestFacets } from './run-facts.ts';
 import { normaliseParsedSubmission, submittedHardware, type NormalisedHardware, type NormalisedSpeedTest } from './normalise.ts';
 import { submissionVerdict, verdictColumns } from './verdict.ts';
@@ -12,8 +9,8 @@ import type { ServiceDeps, Transactional } from '../../services/deps.ts';
 import type { IdempotencyService } from '../../services/idempotency.service.ts';
 import { upsertByContentHash, upsertHardwareProfile } from '../../services/hardware.service.ts';
 import { resolvedModelSummary, type ModelRow, type ModelsService, type ResolvedModel } from '../../services/models.service.ts';
-import { type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from '../reads/speed-test-reads.ts';
-import { speedTestJson, toSpeedTestRun } from '../run-json.ts';
+import type { SpeedTestDocumentRow, SpeedTestReads, SpeedTestRun } from '../reads/speed-test-reads.ts';
+import { toSpeedTestRun } from '../run-json.ts';
 import { createResultsListReads } from '../reads/results-list.ts';
 import { submitInWindow, type SubmissionWindowService, type WindowState } from '../../services/submission-window.service.ts';
 import { assertVisibleWrite } from '../../services/visible-writes.ts';
@@ -36,7 +33,16 @@ export interface SubmissionResult {
 }
 
 /** Submitted fields stored elsewhere than in the run's own columns (model, hardware profile, engine row), or not at all. */
-const NOT_RUN_COLUMNS = new Set(['hfId', 'hardware', 'engineName', 'engineVersion', 'engineRepository', 'engineBuild', 'engineCommit', 'commandSnippetFlags']);
+const NOT_RUN_COLUMNS = new Set([
+  'hfId',
+  'hardware',
+  'engineName',
+  'engineVersion',
+  'engineRepository',
+  'engineBuild',
+  'engineCommit',
+  'commandSnippetFlags',
+]);
 /** What a run stores for a field its revision does not take. */
 const RUN_COLUMN_DEFAULTS = { prefill_tokens: 0 };
 
@@ -57,7 +63,9 @@ function submittedColumns(normalised: NormalisedSpeedTest): Record<string, unkno
 
 /** Every run column a submission may fill: the schema's fields as submittedColumns names them, and the summed power. */
 function submittableColumns(profile: RevisionProfile): string[] {
-  return [...Object.keys(speedTestSubmissionSchema(profile).shape).filter((field) => !NOT_RUN_COLUMNS.has(field)), 'totalPowerWatts'].map(snakeCase);
+  return [...Object.keys(speedTestSubmissionSchema(profile).shape).filter((field) => !NOT_RUN_COLUMNS.has(field)), 'totalPowerWatts'].map(
+    snakeCase,
+  );
 }
 
 /**
@@ -68,18 +76,32 @@ function submittableColumns(profile: RevisionProfile): string[] {
 export function submissionOfStoredRun(
   profile: RevisionProfile,
   run: Record<string, unknown>,
-  stored: { hfId: string; hardware: NormalisedHardware; engine: { name: string; version: string | null; repository: string | null; build: string | null; commit: string | null } },
+  stored: {
+    hfId: string;
+    hardware: NormalisedHardware;
+    engine: { name: string; version: string | null; repository: string | null; build: string | null; commit: string | null };
+  },
 ): Record<string, unknown> {
   const { engine } = stored;
   const submission: Record<string, unknown> = { hfId: stored.hfId, hardware: submittedHardware(stored.hardware), engineName: engine.name };
-  const engineFields = { engineVersion: engine.version, engineRepository: engine.repository, engineBuild: engine.build, engineCommit: engine.commit };
+  const engineFields = {
+    engineVersion: engine.version,
+    engineRepository: engine.repository,
+    engineBuild: engine.build,
+    engineCommit: engine.commit,
+  };
   const gated = new Set<string>(profile.speedTests.revisionOnlyFields);
   // A field the submitter never gave stays not given: the correction's normalisation then
   // defaults it again and lists it, instead of taking the stored default as stated.
   const defaulted = new Set<string>(Array.isArray(run.defaulted_fields) ? (run.defaulted_fields as string[]) : []);
   for (const field of Object.keys(speedTestSubmissionSchema(profile).shape)) {
     if (gated.has(field) || defaulted.has(field) || field in submission) continue;
-    const value = field in engineFields ? engineFields[field as keyof typeof engineFields] : NOT_RUN_COLUMNS.has(field) ? undefined : run[snakeCase(field)];
+    const value =
+      field in engineFields
+        ? engineFields[field as keyof typeof engineFields]
+        : NOT_RUN_COLUMNS.has(field)
+          ? undefined
+          : run[snakeCase(field)];
     if (value !== null && value !== undefined) submission[field] = value;
   }
   return submission;
@@ -118,7 +140,17 @@ export function createSpeedTestWriter({ db }: Pick<ServiceDeps, 'db'>) {
 
   return {
     /** One new run, APPROVED, and its model's run count. */
-    async store({ normalised, model: modelRow, userId, createdAt }: { normalised: NormalisedSpeedTest; model: ModelRow; userId: string; createdAt: Date }): Promise<string> {
+    async store({
+      normalised,
+      model: modelRow,
+      userId,
+      createdAt,
+    }: {
+      normalised: NormalisedSpeedTest;
+      model: ModelRow;
+      userId: string;
+      createdAt: Date;
+    }): Promise<string> {
       assertVisibleWrite(db);
       const [{ id }] = await db('speed_test_runs')
         .insert({ ...(await runColumns(normalised, modelRow, userId)), user_id: userId, status: 'APPROVED', created_at: createdAt })
@@ -134,7 +166,14 @@ export function createSpeedTestWriter({ db }: Pick<ServiceDeps, 'db'>) {
      */
     async rewrite(
       profile: RevisionProfile,
-      { id, normalised, model: modelRow, userId, previousModelId, correctedAt }: { id: string; normalised: NormalisedSpeedTest; model: ModelRow; userId: string; previousModelId: string; correctedAt: Date },
+      {
+        id,
+        normalised,
+        model: modelRow,
+        userId,
+        previousModelId,
+        correctedAt,
+      }: { id: string; normalised: NormalisedSpeedTest; model: ModelRow; userId: string; previousModelId: string; correctedAt: Date },
     ): Promise<void> {
       assertVisibleWrite(db);
       const cleared = Object.fromEntries(submittableColumns(profile).map((column) => [column, null]));
@@ -150,7 +189,11 @@ export function createSpeedTestWriter({ db }: Pick<ServiceDeps, 'db'>) {
 }
 
 /** Everything a submission must pass beyond its schema, the hub check included; writes nothing. */
-export async function validateSubmission(profile: RevisionProfile, models: ModelsService, submission: SpeedTestSubmission): Promise<ValidatedSubmission> {
+export async function validateSubmission(
+  profile: RevisionProfile,
+  models: ModelsService,
+  submission: SpeedTestSubmission,
+): Promise<ValidatedSubmission> {
   const normalised = normaliseParsedSubmission(profile, submission);
   const model = await models.resolve(normalised.hfId);
   return { normalised, model };
@@ -161,7 +204,8 @@ export async function validateSubmission(profile: RevisionProfile, models: Model
  * window, safe to retry with an Idempotency-Key), and the results list with its exports.
  */
 export function createSpeedTestsService(
-  deps: ServiceDeps & Transactional & { idempotency: IdempotencyService; windows: SubmissionWindowService; models: ModelsService; reads: SpeedTestReads },
+  deps: ServiceDeps &
+    Transactional & { idempotency: IdempotencyService; windows: SubmissionWindowService; models: ModelsService; reads: SpeedTestReads },
 ) {
   const { profile, reads, windows, models, withTransaction } = deps;
   const submissionRule = profile.speedTests.submissionLimit;
@@ -201,8 +245,16 @@ export function createSpeedTestsService(
      * the run written. With an Idempotency-Key a retry gets the first answer again without
      * writing or using the window.
      */
-    async submit(userId: string, submission: SpeedTestSubmission, idempotency?: { key: string; requestHash: string }): Promise<SubmissionResult> {
-      const { answer: run, replayed, rateLimit } = await submitInWindow(deps, {
+    async submit(
+      userId: string,
+      submission: SpeedTestSubmission,
+      idempotency?: { key: string; requestHash: string },
+    ): Promise<SubmissionResult> {
+      const {
+        answer: run,
+        replayed,
+        rateLimit,
+      } = await submitInWindow(deps, {
         userId,
         rule: submissionRule,
         scope: IDEMPOTENCY_SCOPE,

@@ -14,7 +14,14 @@ export interface RunForVerdict {
   /** A llama.cpp build tells whether an unstated split is by layers (`cardsStreamingAtOnce`). */
   engineVersion?: string | null;
   engineFlags:
-    | { concurrency?: number; specDecoding?: boolean; mtpEnabled?: boolean; tensorParallel?: number; pipelineParallel?: number; splitMode?: string }
+    | {
+        concurrency?: number;
+        specDecoding?: boolean;
+        mtpEnabled?: boolean;
+        tensorParallel?: number;
+        pipelineParallel?: number;
+        splitMode?: string;
+      }
     | null
     | undefined;
   model: { params: number | null; active_params: number | null; is_moe: boolean; native_bits_per_weight?: number | null };
@@ -39,7 +46,11 @@ export function runVerdict(run: RunForVerdict): RooflineVerdict {
     paramsB: run.model.params,
     activeParamsB: run.model.active_params,
     isMoE: run.model.is_moe,
-    memoryBandwidthGBs: memoryBandwidthUpperBoundOf(run.hardware, { engineName: run.engineName, engineVersion: run.engineVersion, engineFlags: run.engineFlags }),
+    memoryBandwidthGBs: memoryBandwidthUpperBoundOf(run.hardware, {
+      engineName: run.engineName,
+      engineVersion: run.engineVersion,
+      engineFlags: run.engineFlags,
+    }),
     hwClass: run.hardware.hwClass,
   });
 }

@@ -12,7 +12,8 @@ export interface QualityChartRun {
   hardware: Record<string, unknown>;
 }
 
-const runLabel = (run: QualityChartRun) => `${run.model.displayName} · ${run.quantization ?? 'quantization not given'} · ${hardwareLabel(run.hardware as { hwClass: string })}`;
+const runLabel = (run: QualityChartRun) =>
+  `${run.model.displayName} · ${run.quantization ?? 'quantization not given'} · ${hardwareLabel(run.hardware as { hwClass: string })}`;
 
 /**
  * Quality against speed: each run with a speed measurement is a point at (best output tok/s
@@ -26,7 +27,9 @@ export function qualityVersusSpeedChart(runs: readonly (QualityChartRun & { best
     xLabel: 'best output tok/s',
     yLabel: 'score',
     xLog: true,
-    data: runs.flatMap((run) => (run.bestTokSOut === null ? [] : [{ x: run.bestTokSOut, y: run.score, label: runLabel(run), href: `/evals/runs/${run.id}` }])),
+    data: runs.flatMap((run) =>
+      run.bestTokSOut === null ? [] : [{ x: run.bestTokSOut, y: run.score, label: runLabel(run), href: `/evals/runs/${run.id}` }],
+    ),
   });
 }
 

@@ -113,7 +113,10 @@ const ELLIPSIS = '\u2026';
  */
 export function escapeXml(text: string): string {
   return String(text)
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '')
+    .replace(
+      /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+      '',
+    )
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
@@ -126,7 +129,12 @@ export function truncateText(text: string, maxChars: number): string {
   const chars = Array.from(text);
   if (chars.length <= maxChars) return text;
   if (maxChars <= 1) return ELLIPSIS;
-  return chars.slice(0, maxChars - 1).join('').trimEnd() + ELLIPSIS;
+  return (
+    chars
+      .slice(0, maxChars - 1)
+      .join('')
+      .trimEnd() + ELLIPSIS
+  );
 }
 
 function textLength(text: string): number {
@@ -390,9 +398,7 @@ export function horizontalBarChart(options: HorizontalBarChartOptions): string {
   if (shown.length === 0) return emptyChart(id, 'bar', width, title, description);
 
   const capped = sorted.length > shown.length;
-  const fullDescription = capped
-    ? `${description} Showing the top ${shown.length} of ${sorted.length}.`.trim()
-    : description;
+  const fullDescription = capped ? `${description} Showing the top ${shown.length} of ${sorted.length}.`.trim() : description;
 
   const hasNotes = shown.some((d) => d.note !== undefined && d.note !== '');
   const above = options.labelsAbove === true;
@@ -404,11 +410,7 @@ export function horizontalBarChart(options: HorizontalBarChartOptions): string {
   const top = 8;
 
   // Label column: fits the longest label (or note), at most 40% of the width; none when labels sit above.
-  const longest = Math.max(
-    ...shown.map((d) =>
-      Math.max(estimateWidth(d.label, FONT), d.note ? estimateWidth(d.note, noteFont) : 0),
-    ),
-  );
+  const longest = Math.max(...shown.map((d) => Math.max(estimateWidth(d.label, FONT), d.note ? estimateWidth(d.note, noteFont) : 0)));
   const labelW = above ? 2 : Math.round(Math.min(Math.floor(width * 0.4), Math.max(60, longest + 14)));
   const labelChars = Math.max(4, Math.floor(((above ? width : labelW) - 12) / (FONT * CHAR_EM)));
   const noteChars = Math.max(4, Math.floor(((above ? width : labelW) - 12) / (noteFont * CHAR_EM)));
@@ -449,9 +451,7 @@ export function horizontalBarChart(options: HorizontalBarChartOptions): string {
       if (note) row.push(text(x0 + 4, rowTop + 26, truncateText(note, noteChars), 'chart-note', { anchor: 'start', size: noteFont }));
     } else if (note) {
       row.push(text(labelW - 8, mid - 2, truncateText(d.label, labelChars), 'chart-label', { anchor: 'end' }));
-      row.push(
-        text(labelW - 8, mid + 11, truncateText(note, noteChars), 'chart-note', { anchor: 'end', size: SMALL_FONT }),
-      );
+      row.push(text(labelW - 8, mid + 11, truncateText(note, noteChars), 'chart-note', { anchor: 'end', size: SMALL_FONT }));
     } else {
       row.push(text(labelW - 8, mid + 4, truncateText(d.label, labelChars), 'chart-label', { anchor: 'end' }));
     }
@@ -487,9 +487,7 @@ export function horizontalBarChart(options: HorizontalBarChartOptions): string {
   parts.push('</g>');
 
   if (capped) {
-    parts.push(
-      text(x0, captionY, `Top ${shown.length} of ${sorted.length}`, 'chart-caption', { anchor: 'start', size: SMALL_FONT + 1 }),
-    );
+    parts.push(text(x0, captionY, `Top ${shown.length} of ${sorted.length}`, 'chart-caption', { anchor: 'start', size: SMALL_FONT + 1 }));
   }
   parts.push('</svg>');
   return parts.join('');
@@ -507,11 +505,15 @@ function markShape(shape: Shape, x: number, y: number, r: number): { tag: 'circl
   if (shape === 'circle') return { tag: 'circle', geometry: `cx="${c(x)}" cy="${c(y)}" r="${c(r)}"` };
   const s = r * 0.9;
   const d =
-    shape === 'square' ? `M${c(x - s)} ${c(y - s)}H${c(x + s)}V${c(y + s)}H${c(x - s)}Z`
-    : shape === 'triangle' ? `M${c(x)} ${c(y - r * 1.15)}L${c(x + r * 1.1)} ${c(y + r * 0.8)}H${c(x - r * 1.1)}Z`
-    : shape === 'triangle-down' ? `M${c(x)} ${c(y + r * 1.15)}L${c(x + r * 1.1)} ${c(y - r * 0.8)}H${c(x - r * 1.1)}Z`
-    : shape === 'diamond' ? diamond(x, y, r * 1.25)
-    : `M${c(x - r)} ${c(y - r / 3)}H${c(x - r / 3)}V${c(y - r)}H${c(x + r / 3)}V${c(y - r / 3)}H${c(x + r)}V${c(y + r / 3)}H${c(x + r / 3)}V${c(y + r)}H${c(x - r / 3)}V${c(y + r / 3)}H${c(x - r)}Z`;
+    shape === 'square'
+      ? `M${c(x - s)} ${c(y - s)}H${c(x + s)}V${c(y + s)}H${c(x - s)}Z`
+      : shape === 'triangle'
+        ? `M${c(x)} ${c(y - r * 1.15)}L${c(x + r * 1.1)} ${c(y + r * 0.8)}H${c(x - r * 1.1)}Z`
+        : shape === 'triangle-down'
+          ? `M${c(x)} ${c(y + r * 1.15)}L${c(x + r * 1.1)} ${c(y - r * 0.8)}H${c(x - r * 1.1)}Z`
+          : shape === 'diamond'
+            ? diamond(x, y, r * 1.25)
+            : `M${c(x - r)} ${c(y - r / 3)}H${c(x - r / 3)}V${c(y - r)}H${c(x + r / 3)}V${c(y - r / 3)}H${c(x + r)}V${c(y + r / 3)}H${c(x + r / 3)}V${c(y + r)}H${c(x - r / 3)}V${c(y + r / 3)}H${c(x - r)}Z`;
   return { tag: 'path', geometry: `d="${d}"` };
 }
 
@@ -564,12 +566,10 @@ export function scatterChart(options: ScatterChartOptions): string {
   const xLog = options.xLog === true;
   const width = clampSize(options.width, DEFAULT_WIDTH, MIN_WIDTH);
   const height = clampSize(options.height, DEFAULT_HEIGHT, MIN_HEIGHT);
-  const directLabels = options.directLabels !== undefined && Number.isFinite(options.directLabels) ? Math.max(0, Math.floor(options.directLabels)) : 0;
+  const directLabels =
+    options.directLabels !== undefined && Number.isFinite(options.directLabels) ? Math.max(0, Math.floor(options.directLabels)) : 0;
 
-  const points = options.data.filter(
-    (d) =>
-      Number.isFinite(d.x) && Number.isFinite(d.y) && d.y >= 0 && (xLog ? d.x > 0 : d.x >= 0),
-  );
+  const points = options.data.filter((d) => Number.isFinite(d.x) && Number.isFinite(d.y) && d.y >= 0 && (xLog ? d.x > 0 : d.x >= 0));
   const series = seriesOf(points, options.series);
   const seriesIndex = new Map(series.map((entry, i) => [entry.key, i]));
 
@@ -656,18 +656,19 @@ export function scatterChart(options: ScatterChartOptions): string {
   });
   xTicks.forEach((t, i) => {
     parts.push(line(sx(t), yBase, sx(t), yBase + 4, 'chart-axis'));
-    if (i % tickEvery === 0) parts.push(text(sx(t), yBase + 16, xTickLabels[i]!, 'chart-label', { anchor: 'middle', size: SMALL_FONT + 1 }));
+    if (i % tickEvery === 0)
+      parts.push(text(sx(t), yBase + 16, xTickLabels[i]!, 'chart-label', { anchor: 'middle', size: SMALL_FONT + 1 }));
   });
-  parts.push(
-    text(left + plotW / 2, yBase + 36, xLog ? `${xLabel} (log scale)` : xLabel, 'chart-axis-title', { anchor: 'middle' }),
-  );
+  parts.push(text(left + plotW / 2, yBase + 36, xLog ? `${xLabel} (log scale)` : xLabel, 'chart-axis-title', { anchor: 'middle' }));
   const yMid = top + plotH / 2;
   parts.push(text(-yMid, 14, yLabel, 'chart-axis-title', { anchor: 'middle', transform: 'rotate(-90)' }));
   parts.push('</g>');
 
   const seriesClass = (d: PointDatum) => {
     const at = d.series === undefined ? undefined : seriesIndex.get(d.series);
-    return at === undefined ? { shape: SERIES_SHAPES[0], cls: '' } : { shape: SERIES_SHAPES[at % SERIES_SHAPES.length]!, cls: ` chart-series-${at % 6}` };
+    return at === undefined
+      ? { shape: SERIES_SHAPES[0], cls: '' }
+      : { shape: SERIES_SHAPES[at % SERIES_SHAPES.length]!, cls: ` chart-series-${at % 6}` };
   };
 
   // Normal points first, suspect points on top (stable within each group).
@@ -677,8 +678,7 @@ export function scatterChart(options: ScatterChartOptions): string {
     const px = sx(d.x);
     const py = sy(d.y);
     const seriesName = d.series === undefined ? '' : ` · ${series[seriesIndex.get(d.series)!]!.label}`;
-    const tip =
-      `${d.label}: ${formatValue(d.x)} ${xLabel}, ${formatValue(d.y)} ${yLabel}${seriesName}${d.suspect ? ' (suspect)' : ''}`;
+    const tip = `${d.label}: ${formatValue(d.x)} ${xLabel}, ${formatValue(d.y)} ${yLabel}${seriesName}${d.suspect ? ' (suspect)' : ''}`;
     const tipTag = `<title>${escapeXml(tip)}</title>`;
     let mark: string;
     if (withSeries) {
