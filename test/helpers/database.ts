@@ -70,7 +70,8 @@ async function useSharedServer(): Promise<void> {
   state.templateName = process.env[SHARED_ENV.template];
   state.runId = process.env[SHARED_ENV.runId];
   state.owner = false;
-  if (!state.serverUrl || !state.runId) throw new Error(`${SHARED_ENV.template} is set without ${SHARED_ENV.serverUrl} and ${SHARED_ENV.runId}`);
+  if (!state.serverUrl || !state.runId)
+    throw new Error(`${SHARED_ENV.template} is set without ${SHARED_ENV.serverUrl} and ${SHARED_ENV.runId}`);
 }
 
 async function startServer(): Promise<void> {
@@ -119,7 +120,9 @@ export async function stopTestDatabaseServer(): Promise<void> {
   await admin(async (c) => {
     const names = new Set(state.created);
     if (state.owner) {
-      const { rows } = await c.query<{ datname: string }>('select datname from pg_database where starts_with(datname, $1)', [`bh_t_${state.runId}_`]);
+      const { rows } = await c.query<{ datname: string }>('select datname from pg_database where starts_with(datname, $1)', [
+        `bh_t_${state.runId}_`,
+      ]);
       for (const row of rows) names.add(row.datname);
       if (state.templateName) names.add(state.templateName);
     }
