@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { RankOrder } from '../../src/runs/read-index/rank-order.ts';
-import type { Term } from '../../src/runs/facets.ts';
+import { RUN_FACT_NAMES, type FactValue, type RunFactName, type Term } from '../../src/runs/facets.ts';
 import {
   INDEX_SORTS,
   RunIndex,
@@ -19,8 +19,17 @@ import {
 
 const DESCENDING: Record<IndexSort, boolean> = { tokSOut: true, tokSPrefill: true, ttftMs: false, tokPerWatt: true, tokPerDollar: true };
 
+/** A run as the tests write it, its facts by name; `indexed` gives it to the index in `RUN_FACT_NAMES` order. */
+type TestRun = Omit<IndexedRun, 'facts'> & Record<RunFactName, FactValue | null>;
+const indexed = (run: TestRun): IndexedRun => ({
+  id: run.id,
+  createdAtUs: run.createdAtUs,
+  sortKeys: run.sortKeys,
+  facts: RUN_FACT_NAMES.map((name) => run[name]),
+});
+
 /** A deterministic run for slot-free ids: small domains so filters match often. */
-function makeRun(id: string, rng: () => number, createdAtUs: number): IndexedRun {
+function makeRun(id: string, rng: () => number, createdAtUs: number): TestRun {
   const pick = <T>(items: readonly T[]) => items[Math.floor(rng() * items.length)]!;
   const speed = () => (rng() < 0.1 ? null : Math.round(rng() * 200) / 2);
   return {
@@ -60,7 +69,7 @@ function makeRun(id: string, rng: () => number, createdAtUs: number): IndexedRun
 }
 
 /** Whether a run meets every term, by brute force (the index's compile and the SQL path's applyTerms are what is checked). */
-function matches(run: IndexedRun, terms: readonly Term[]): boolean {
+function matches(run: TestRun, terms: readonly Term[]): boolean {
   const squash = (text: string) => text.replace(/[-_\s]/g, '');
   return terms.every((term) => {
     if (term.op === 'created') {
@@ -87,7 +96,7 @@ function matches(run: IndexedRun, terms: readonly Term[]): boolean {
 
 /** What the SQL path does: ORDER BY value (nulls last), created_at, id; newest: created_at desc, id desc. */
 function referenceOrder(order: IndexOrder) {
-  return (a: IndexedRun, b: IndexedRun) => {
+  return (a: TestRun, b: TestRun) => {
     if (order === 'newest') return b.createdAtUs - a.createdAtUs || (a.id < b.id ? 1 : -1);
     const va = a.sortKeys[order];
     const vb = b.sortKeys[order];
@@ -98,7 +107,7 @@ function referenceOrder(order: IndexOrder) {
 }
 
 function reference(
-  runs: Map<string, IndexedRun>,
+  runs: Map<string, TestRun>,
   terms: readonly Term[],
   order: IndexOrder,
   offset: number,
@@ -123,12 +132,12 @@ function seeded(seed: number): () => number {
 const runId = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 /** An index loaded oldest first (as the build reads the table) with `count` runs, and the runs the reference reads. */
-function loadedIndex(count: number, make: (n: number) => IndexedRun): { index: RunIndex; live: Map<string, IndexedRun> } {
+function loadedIndex(count: number, make: (n: number) => TestRun): { index: RunIndex; live: Map<string, TestRun> } {
   const index = new RunIndex();
-  const live = new Map<string, IndexedRun>();
+  const live = new Map<string, TestRun>();
   for (let n = 0; n < count; n += 1) {
     const run = make(n);
-    index.upsert(run);
+    index.upsert(indexed(run));
     live.set(run.id, run);
   }
   index.finishLoad();
@@ -143,19 +152,19 @@ describe('RunIndex against a brute-force reference', function () {
     // Ties on created-at: three runs a microsecond.
     const { index, live } = loadedIndex(6000, (n) => makeRun(runId(n), rng, 1_000_000 + Math.floor(n / 3)));
     const ids = () => [...live.keys()];
-    const removed: IndexedRun[] = [];
+    const removed: TestRun[] = [];
     let next = 6000;
     // Writes after the build: new runs (some older than the newest), changed facts and speeds, removals, returns.
     const write = () => {
       const r = rng();
       if (r < 0.3) {
         const run = makeRun(runId(next++), rng, 1_000_000 + Math.floor(rng() * 2500));
-        index.upsert(run);
+        index.upsert(indexed(run));
         live.set(run.id, run);
       } else if (r < 0.65) {
         const id = ids()[Math.floor(rng() * live.size)]!;
         const run = makeRun(id, rng, rng() < 0.5 ? live.get(id)!.createdAtUs : 1_000_000 + Math.floor(rng() * 2500));
-        index.upsert(run);
+        index.upsert(indexed(run));
         live.set(id, run);
       } else if (r < 0.9) {
         const id = ids()[Math.floor(rng() * live.size)]!;
@@ -164,7 +173,7 @@ describe('RunIndex against a brute-force reference', function () {
         live.delete(id);
       } else if (removed.length > 0) {
         const run = removed.splice(Math.floor(rng() * removed.length), 1)[0]!;
-        index.upsert(run);
+        index.upsert(indexed(run));
         live.set(run.id, run);
       }
     };
@@ -268,7 +277,7 @@ describe('RunIndex pages whose matches rank far down the order', function () {
   // from the top runs out of its budget and the matches are placed by position instead.
   it('answers them exactly, with and without runs placed since the build', () => {
     const rng = seeded(99);
-    const slowLast = (run: IndexedRun): IndexedRun => {
+    const slowLast = (run: TestRun): TestRun => {
       const speed = run.hwClass === 'CPU_ONLY' ? Math.round(rng() * 100) / 10 : 20 + Math.round(rng() * 2000) / 10;
       return { ...run, sortKeys: { ...run.sortKeys, tokSOut: speed } };
     };
@@ -298,7 +307,7 @@ describe('RunIndex pages whose matches rank far down the order', function () {
     for (let n = 0; n < 400; n += 1) {
       const id = n % 2 === 0 ? runId(30_000 + n) : [...live.keys()][Math.floor(rng() * live.size)]!;
       const run = slowLast({ ...makeRun(id, rng, 1_000_000 + Math.floor(rng() * 30_000)), hwClass: 'CPU_ONLY' });
-      index.upsert(run);
+      index.upsert(indexed(run));
       live.set(id, run);
     }
     check('with runs placed since');

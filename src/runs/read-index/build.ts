@@ -6,7 +6,7 @@
  */
 import type pg from 'pg';
 import QueryStream from 'pg-query-stream';
-import { RUN_FACT_NAMES, RUN_FACTS, type FactValue, type RunFactName } from '../facets.ts';
+import { RUN_FACT_NAMES, RUN_FACTS, type FactValue } from '../facets.ts';
 import { INDEX_SORTS, RunIndex, type IndexedRun, type IndexSort } from './run-index.ts';
 
 /** Each fact's column (src/runs/facets.ts), then created-at in microseconds (ties are broken on them) and the sort keys. */
@@ -26,26 +26,30 @@ const COLUMNS = [
 
 type Row = unknown[];
 const BUILD_WORK_MEM = '4MB';
-/** Driver values as the index keeps them: numerics arrive as text, the rest as they are. */
-const READ: Record<(typeof RUN_FACTS)[RunFactName]['kind'], (value: unknown) => FactValue | null> = {
-  id: (value) => value as string | null,
-  text: (value) => value as string | null,
-  number: (value) => (value === null ? null : Number(value)),
-  boolean: (value) => value as boolean | null,
-};
-const FACT_READERS = RUN_FACT_NAMES.map((name) => READ[RUN_FACTS[name].kind]);
-const CREATED_AT = 1 + RUN_FACT_NAMES.length;
+/** Which facts arrive as numeric text (Postgres numerics) and are read as numbers; the others are kept as the driver gives them. */
+const NUMERIC_FACT = RUN_FACT_NAMES.map((name) => RUN_FACTS[name].kind === 'number');
+const FACT_COUNT = RUN_FACT_NAMES.length;
+const CREATED_AT = 1 + FACT_COUNT;
+const SORT_AT = Object.fromEntries(INDEX_SORTS.map((sort, i) => [sort, CREATED_AT + 1 + i])) as Record<IndexSort, number>;
 
 function indexedRunOf(row: Row): IndexedRun {
-  const run = { id: row[0] as string, createdAtUs: row[CREATED_AT] as number, sortKeys: {} as IndexedRun['sortKeys'] } as IndexedRun;
-  const facts = run as Record<RunFactName, FactValue | null>;
-  RUN_FACT_NAMES.forEach((name, i) => {
-    facts[name] = FACT_READERS[i]!(row[1 + i]);
-  });
-  INDEX_SORTS.forEach((sort, i) => {
-    run.sortKeys[sort] = row[CREATED_AT + 1 + i] as number | null;
-  });
-  return run;
+  const facts: (FactValue | null)[] = new Array(FACT_COUNT);
+  for (let i = 0; i < FACT_COUNT; i += 1) {
+    const value = row[1 + i] as FactValue | null;
+    facts[i] = NUMERIC_FACT[i] && value !== null ? Number(value) : value;
+  }
+  return {
+    id: row[0] as string,
+    createdAtUs: row[CREATED_AT] as number,
+    sortKeys: {
+      tokSOut: row[SORT_AT.tokSOut] as number | null,
+      tokSPrefill: row[SORT_AT.tokSPrefill] as number | null,
+      ttftMs: row[SORT_AT.ttftMs] as number | null,
+      tokPerWatt: row[SORT_AT.tokPerWatt] as number | null,
+      tokPerDollar: row[SORT_AT.tokPerDollar] as number | null,
+    },
+    facts,
+  };
 }
 
 /** Every approved run, oldest first, through a cursor on `client` (a connection of the index's own). */

@@ -22,12 +22,14 @@ export type IndexOrder = IndexSort | 'newest';
 const DESCENDING: Record<IndexSort, boolean> = { tokSOut: true, tokSPrefill: true, ttftMs: false, tokPerWatt: true, tokPerDollar: true };
 
 /** One approved run as the index keeps it: its id, created-at, sort keys, and every run fact (src/runs/facets.ts). */
-export type IndexedRun = {
+export interface IndexedRun {
   id: string;
   /** Microseconds since the epoch (Postgres keeps microseconds; ties are broken on them). */
   createdAtUs: number;
   sortKeys: Record<IndexSort, number | null>;
-} & { [Fact in RunFactName]: FactValue | null };
+  /** Every run fact, in `RUN_FACT_NAMES` order (src/runs/facets.ts): an array, so loading a million runs indexes by position. */
+  facts: readonly (FactValue | null)[];
+}
 
 export interface IndexQuery {
   /** What a run must meet (the facets' terms; the SQL path's twin is `applyTerms`). */
@@ -280,6 +282,8 @@ export class RunIndex {
     Float64Array
   >;
   private readonly facets = Object.fromEntries(RUN_FACT_NAMES.map((name) => [name, new Facet(this)])) as Record<RunFactName, Facet>;
+  /** The same facets in `RUN_FACT_NAMES` order, as `IndexedRun.facts` holds their values. */
+  private readonly factFacets = RUN_FACT_NAMES.map((name) => this.facets[name]);
   private readonly orders: Record<IndexOrder, RankOrder>;
   private scratch: [Uint32Array, Uint32Array] = [new Uint32Array(0), new Uint32Array(0)];
   /** While loading, orders are not kept: `finishLoad` sorts once. */
@@ -363,7 +367,8 @@ export class RunIndex {
     this.createdAt[slot] = run.createdAtUs;
     if (slot === this.createdPrefix && (slot === 0 || this.createdAt[slot - 1]! <= run.createdAtUs)) this.createdPrefix += 1;
     for (const sort of INDEX_SORTS) this.sortValues[sort][slot] = run.sortKeys[sort] ?? Number.NaN;
-    for (const name of RUN_FACT_NAMES) this.facets[name].set(slot, run[name]);
+    const { facts } = run;
+    for (let i = 0; i < this.factFacets.length; i += 1) this.factFacets[i]!.set(slot, facts[i] ?? null);
     if (!this.loading) for (const order of Object.values(this.orders)) order.add(slot);
   }
 
