@@ -163,15 +163,14 @@ export interface FilterFacet<Schema extends z.ZodType = z.ZodType> {
   description: string;
   /** Whether the revision has it (default: every revision). */
   available?(profile: RevisionProfile): boolean;
-  /** Beyond the spec: accepted in every revision, documented as ours. */
-  beyondSpec?: true;
   /** The run facts it narrows to. */
   terms(value: z.output<Schema>, ctx: FacetContext): Terms | Promise<Terms>;
   /** How it narrows hardware profiles (`hardware_profiles`), for a facet that is a fact of the hardware. */
   profile?(q: Knex.QueryBuilder, value: z.output<Schema>): void;
-  /** The count tables' fact for it (null: it names nothing); absent when they do not count it. */
+  /** How the count tables keep its totals; absent when they do not count it. */
   count?: {
-    fact(value: z.output<Schema>, ctx: FacetContext): CountFact | null | Promise<CountFact | null>;
+    /** Its count-table fact (null: it names nothing); by default its own name and the value as text. */
+    fact?(value: z.output<Schema>, ctx: FacetContext): CountFact | null | Promise<CountFact | null>;
     /** Its column in the cube of the five main filters. */
     cube?: string;
     /** Paired with days, for `since` totals. */
@@ -184,6 +183,9 @@ export interface FilterFacet<Schema extends z.ZodType = z.ZodType> {
   /** The values it takes, for the agent-context's enums. */
   values?: readonly (string | number)[];
 }
+
+/** Whether the revision has the facet. */
+const availableIn = (entry: FilterFacet, profile: RevisionProfile) => entry.available?.(profile) ?? true;
 
 /** An entry with its value typed by its schema. */
 const facet = <Schema extends z.ZodType>(entry: FilterFacet<Schema>): FilterFacet<Schema> => entry;
@@ -279,7 +281,7 @@ export const leaderboardFacets = {
     description: 'Hardware class.',
     terms: (hwClass) => equal('hwClass', hwClass),
     profile: (q, hwClass) => q.where('hw_class', hwClass),
-    count: { fact: (hwClass) => ['hwClass', hwClass], cube: 'hw_class', perDay: true },
+    count: { cube: 'hw_class', perDay: true },
     form: { place: 'main', label: 'Hardware class', control: { kind: 'choice', choices: choices(hwClasses, hwClassLabel) } },
   }),
   engineName: facet({
@@ -287,14 +289,14 @@ export const leaderboardFacets = {
       z.enum(profile.speedTests.engines as [string, ...string[]], { error: `Must be one of: ${profile.speedTests.engines.join(', ')}` }),
     description: 'Exact engine.',
     terms: (engine) => equal('engineName', engine),
-    count: { fact: (engine) => ['engineName', engine], cube: 'engine_name', perDay: true },
+    count: { cube: 'engine_name', perDay: true },
     form: { place: 'main', label: 'Engine', control: { kind: 'engine' } },
   }),
   quantization: facet({
     schema: () => text(64),
     description: 'Exact quantization.',
     terms: (quantization) => equal('quantization', quantization),
-    count: { fact: (quantization) => ['quantization', quantization], cube: 'quantization', perDay: true },
+    count: { cube: 'quantization', perDay: true },
     form: { place: 'main', label: 'Quantization', control: { kind: 'text', placeholder: 'Q4_K_M, q8_0', list: 'lb-quantizations' } },
   }),
   memTier: facet({
@@ -306,7 +308,7 @@ export const leaderboardFacets = {
       const [above, upTo] = memTierRange(tier);
       q.where('memory_gb', '>', above).where('memory_gb', '<=', upTo);
     },
-    count: { fact: (tier) => ['memTier', String(tier)], cube: 'mem_tier', perDay: true },
+    count: { cube: 'mem_tier', perDay: true },
     form: { place: 'more', label: 'Memory tier', control: { kind: 'choice', choices: choices(buckets.memTier, (v) => `≤ ${v} GB`) } },
     rule: () =>
       `Memory tiers in GB: ${buckets.memTier.join(', ')}. Tier T holds runs whose memory is in (previous tier, T]; the first tier is (0, ${buckets.memTier[0]}]. ` +
@@ -317,7 +319,7 @@ export const leaderboardFacets = {
     schema: flag,
     description: 'Only runs of verified (`true`) or unverified (`false`) users; omit for all.',
     terms: (verified) => equal('userVerified', verified),
-    count: { fact: (verified) => ['verified', String(verified)] },
+    count: {},
     form: {
       place: 'more',
       label: 'Submitter',
@@ -342,7 +344,7 @@ export const leaderboardFacets = {
     description:
       'Model size bucket in billions: 1 = (0,2], 3 = (2,5], 7 = (5,10], 13 = (10,20], 30 = (20,50], 70 = (50,90], 110 = above 90.',
     terms: (bucket) => equal('paramBucket', bucket),
-    count: { fact: (bucket) => ['paramSize', String(bucket)], cube: 'param_bucket', perDay: true },
+    count: { cube: 'param_bucket', perDay: true },
     form: {
       place: 'more',
       label: 'Model size',
@@ -364,7 +366,7 @@ export const leaderboardFacets = {
     description: 'Operating-system family.',
     terms: (os) => equal('osFamily', os),
     profile: (q, os) => q.where('os_family', os),
-    count: { fact: (os) => ['os', os] },
+    count: {},
     form: { place: 'more', label: 'OS', control: { kind: 'choice', choices: choices(buckets.os) } },
     rule: () => `os=${buckets.os.join('|')} matches the operating-system family read from hardware.os (e.g. "Ubuntu 24.04" is linux).`,
     values: buckets.os,
@@ -374,7 +376,7 @@ export const leaderboardFacets = {
     available: extended,
     description: 'Exact backend.',
     terms: (backend) => equal('backend', backend),
-    count: { fact: (backend) => ['backend', backend] },
+    count: {},
     form: { place: 'more', label: 'Backend', control: { kind: 'text', placeholder: 'cuda, metal, rocm' } },
   }),
   modelFamily: facet({
@@ -390,7 +392,7 @@ export const leaderboardFacets = {
     available: extended,
     description: 'MoE (`true`) or dense (`false`) models.',
     terms: (isMoE) => equal('isMoE', isMoE),
-    count: { fact: (isMoE) => ['isMoE', String(isMoE)] },
+    count: {},
     form: {
       place: 'more',
       label: 'Architecture',
@@ -431,7 +433,7 @@ export const leaderboardFacets = {
     available: extended,
     description: 'Context-length bucket: (previous bucket, bucket]; the largest also takes everything above.',
     terms: (bucket) => equal('ctxBucket', bucket),
-    count: { fact: (bucket) => ['contextLen', String(bucket)] },
+    count: {},
     form: { place: 'more', label: 'Context length', control: { kind: 'choice', choices: choices(buckets.contextLen, (v) => `≤ ${v}`) } },
     rule: () =>
       `Context-length buckets: ${buckets.contextLen.join(', ')}. Bucket C holds contextLength in (previous bucket, C]; the first is (0, ${buckets.contextLen[0]}], ` +
@@ -440,7 +442,6 @@ export const leaderboardFacets = {
   }),
   plausible: facet({
     schema: flag,
-    beyondSpec: true,
     description: 'Beyond the spec: `true` hides runs the roofline marks suspect.',
     terms: (plausible) => (plausible ? [{ fact: 'plausibility', op: 'notEqual', value: 'suspect' }] : []),
     form: {
@@ -464,7 +465,7 @@ export const resultsListFacets = {
     description: 'Hardware class.',
     terms: (hwClass) => equal('hwClass', hwClass),
     profile: (q, hwClass) => q.where('hw_class', hwClass),
-    count: { fact: (hwClass) => ['hwClass', hwClass] },
+    count: {},
   }),
   gpuName: exactHardwareFacet('gpu_name', 'Exact GPU name.'),
   chipVendor: exactHardwareFacet('chip_vendor', 'Exact chip vendor.'),
@@ -542,7 +543,7 @@ export const resultsListFacets = {
     description: 'Only runs of verified (`true`) or unverified (`false`) users.',
     // userId and username win over it.
     terms: (verified, { query }) => (query.userId !== undefined || query.username !== undefined ? [] : equal('userVerified', verified)),
-    count: { fact: (verified) => ['verified', String(verified)] },
+    count: {},
   }),
 };
 
@@ -550,10 +551,8 @@ function instant() {
   return z.union([z.iso.datetime({ offset: true }), z.iso.date()], { error: 'Must be an ISO-8601 timestamp, e.g. 2026-01-31T12:00:00Z' });
 }
 
-export type LeaderboardFacets = typeof leaderboardFacets;
-export type ResultsListFacets = typeof resultsListFacets;
-export type LeaderboardFacetName = keyof LeaderboardFacets;
-export type ResultsListFacetName = keyof ResultsListFacets;
+export type LeaderboardFacetName = keyof typeof leaderboardFacets;
+export type ResultsListFacetName = keyof typeof resultsListFacets;
 type Registry = Readonly<Record<string, FilterFacet>>;
 
 /** A registry's facets as [name, facet] pairs, typed loosely for the generic code below. */
@@ -563,7 +562,7 @@ const entriesOf = (registry: object) => Object.entries(registry as Registry);
 export function facetSchemas<R extends object>(registry: R, profile: RevisionProfile) {
   return Object.fromEntries(
     entriesOf(registry)
-      .filter(([, entry]) => entry.available?.(profile) ?? true)
+      .filter(([, entry]) => availableIn(entry, profile))
       .map(([name, entry]) => [name, entry.schema(profile)]),
   ) as { [K in keyof R]: R[K] extends FilterFacet<infer S> ? S : never };
 }
@@ -571,7 +570,7 @@ export function facetSchemas<R extends object>(registry: R, profile: RevisionPro
 /** The names of the facets a revision has, in registry order. */
 export function facetNames<R extends object>(registry: R, profile: RevisionProfile): (keyof R & string)[] {
   return entriesOf(registry)
-    .filter(([, entry]) => entry.available?.(profile) ?? true)
+    .filter(([, entry]) => availableIn(entry, profile))
     .map(([name]) => name) as (keyof R & string)[];
 }
 
@@ -608,7 +607,7 @@ export async function termsOf(registry: object, ctx: FacetContext): Promise<Term
 }
 
 /** Whether any given facet is resolved through the hardware profiles (and so all hardware facts are). */
-export const resolvesHardware = (registry: object, query: Readonly<Record<string, unknown>>): boolean =>
+const resolvesHardware = (registry: object, query: Readonly<Record<string, unknown>>): boolean =>
   givenFacets(registry, query).some(([, entry]) => entry.profile && !entry.count);
 
 /** The given hardware facets' narrowing of `hardware_profiles`, and a key naming it (for caching the resolution). */
@@ -620,6 +619,11 @@ export function hardwareProfileFilter(registry: object, query: Readonly<Record<s
       for (const [, entry, value] of given) entry.profile!(q, value as never);
     },
   };
+}
+
+/** A counted facet's count-table fact for a value (null: the value names nothing). */
+export async function countFactOf(name: string, entry: FilterFacet, value: unknown, ctx: FacetContext): Promise<CountFact | null> {
+  return entry.count?.fact ? entry.count.fact(value as never, ctx) : [name, String(value)];
 }
 
 /**
@@ -637,10 +641,10 @@ export async function pairedCountFacts(registry: object, ctx: FacetContext): Pro
     if (profiles.length === 0) return 0;
     facts.push(['hardwareId', profiles]);
   }
-  for (const [, entry, value] of given) {
+  for (const [name, entry, value] of given) {
     if (hardware && entry.profile) continue;
     if (!entry.count) return null;
-    const fact = await entry.count.fact(value as never, ctx);
+    const fact = await countFactOf(name, entry, value, ctx);
     if (!fact) return 0;
     facts.push(fact);
   }
@@ -653,7 +657,7 @@ export async function pairedCountFacts(registry: object, ctx: FacetContext): Pro
 export function facetRules(profile: RevisionProfile): Record<string, string> {
   return Object.fromEntries(
     entriesOf(leaderboardFacets).flatMap(([name, entry]) =>
-      entry.rule && (entry.available?.(profile) ?? true) ? [[name, entry.rule(profile)]] : [],
+      entry.rule && availableIn(entry, profile) ? [[name, entry.rule(profile)]] : [],
     ),
   );
 }
@@ -677,7 +681,7 @@ export interface FormField {
 export function leaderboardFormFields(profile: RevisionProfile): Record<'main' | 'more', FormField[]> {
   const fields: Record<'main' | 'more', FormField[]> = { main: [], more: [] };
   for (const [name, entry] of entriesOf(leaderboardFacets)) {
-    if (!entry.form || !(entry.available?.(profile) ?? true)) continue;
+    if (!entry.form || !availableIn(entry, profile)) continue;
     const { place, label, control } = entry.form;
     fields[place].push({
       name,

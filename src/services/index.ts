@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../lib/clock.ts';
 import type { RevisionProfile } from '../revisions.ts';
 import { createSpeedTestContextService } from '../runs/reads/context.service.ts';
 import { createLeaderboardService } from '../runs/reads/leaderboard.service.ts';
+import { createResultsListReads } from '../runs/reads/results-list.ts';
 import { createSpeedTestReads } from '../runs/reads/speed-test-reads.ts';
 import { createModerationService } from '../runs/submission/moderation.service.ts';
 import { createSpeedTestOwnersService } from '../runs/submission/owners.service.ts';
@@ -81,7 +82,7 @@ export function createCoreServices(deps: ServiceDeps) {
     qualitySuites: createQualitySuitesService(deps),
     reactions: createReactionsService(deps),
     setups: createSetupsService(deps),
-    speedTests: createSpeedTestsService({ ...submissions, models, reads }),
+    speedTests: createSpeedTestsService({ ...submissions, models, reads, resultsList: createResultsListReads({ ...deps, reads }) }),
     speedTestOwners: createSpeedTestOwnersService({ ...transactional, models, reads }),
     speedTestContext: createSpeedTestContextService({ ...deps, reads }),
     users,

@@ -3,7 +3,7 @@ import { processImageUpload } from '../../lib/image-pipeline.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { formatNumber } from '../../lib/labels.ts';
 import type { RevisionProfile } from '../../revisions.ts';
-import { createImagesService } from '../../services/images.service.ts';
+import { createOfflineServices } from '../../services/index.ts';
 import type { Db } from '../knex.ts';
 
 /**
@@ -46,7 +46,7 @@ export async function seedDemoReport(db: Db, profile: RevisionProfile, publicUrl
   )
     .png()
     .toBuffer();
-  const image = await createImagesService({ db, clock }).store(author, 'report', await processImageUpload(picture));
+  const image = await createOfflineServices(db, profile, clock).images.store(author, 'report', await processImageUpload(picture));
 
   const embed = (path: string) => `[[report-embed:${encodeURIComponent(`${publicUrl}${path}`)}]]`;
   const content = [

@@ -6,6 +6,7 @@ import type { ServiceDeps } from '../../services/deps.ts';
 import type { RunIndex } from '../read-index/run-index.ts';
 import {
   applyTerms,
+  countFactOf,
   givenFacets,
   leaderboardFacets,
   pairedCountFacts,
@@ -104,7 +105,7 @@ async function totalFromCountTables(
     const others = givenFacets(leaderboardFacets, query).filter(([name]) => name !== 'since');
     if (others.length > 1 || others.some(([, facet]) => !facet.count?.perDay)) return null;
     const [other] = others;
-    return sinceTotal(deps, query, terms, other ? await other[1].count!.fact(other[2] as never, ctx) : null);
+    return sinceTotal(deps, query, terms, other ? await countFactOf(...other, ctx) : null);
   }
   const facts = await pairedCountFacts(leaderboardFacets, ctx);
   if (facts === 0) return 0;

@@ -36,10 +36,13 @@ const matchesNothing = (terms: readonly Term[] | null): terms is null =>
  * the read index answers when it is ready, else Postgres, with the count table's total
  * where it holds one.
  */
-export function createResultsListReads(
-  { db, profile, clock, readIndex }: Pick<ServiceDeps, 'db' | 'profile' | 'clock' | 'readIndex'>,
-  reads: SpeedTestReads,
-) {
+export function createResultsListReads({
+  db,
+  profile,
+  clock,
+  readIndex,
+  reads,
+}: Pick<ServiceDeps, 'db' | 'profile' | 'clock' | 'readIndex'> & { reads: SpeedTestReads }) {
   const contextOf = (query: SpeedTestListQuery, index: RunReadIndex, modelScope: ModelScope = 'tree') =>
     facetContext({ db, profile, now: clock.now(), reads, readIndex: index }, REGISTRY, query, modelScope);
 
@@ -101,3 +104,5 @@ export function createResultsListReads(
     },
   };
 }
+
+export type ResultsListReads = ReturnType<typeof createResultsListReads>;

@@ -11,7 +11,7 @@ import { upsertByContentHash, upsertHardwareProfile } from '../../services/hardw
 import { resolvedModelSummary, type ModelRow, type ModelsService, type ResolvedModel } from '../../services/models.service.ts';
 import type { SpeedTestDocumentRow, SpeedTestReads, SpeedTestRun } from '../reads/speed-test-reads.ts';
 import { toSpeedTestRun } from '../run-json.ts';
-import { createResultsListReads } from '../reads/results-list.ts';
+import type { ResultsListReads } from '../reads/results-list.ts';
 import { submitInWindow, type SubmissionWindowService, type WindowState } from '../../services/submission-window.service.ts';
 import { assertVisibleWrite } from '../../services/visible-writes.ts';
 
@@ -205,7 +205,13 @@ export async function validateSubmission(
  */
 export function createSpeedTestsService(
   deps: ServiceDeps &
-    Transactional & { idempotency: IdempotencyService; windows: SubmissionWindowService; models: ModelsService; reads: SpeedTestReads },
+    Transactional & {
+      idempotency: IdempotencyService;
+      windows: SubmissionWindowService;
+      models: ModelsService;
+      reads: SpeedTestReads;
+      resultsList: ResultsListReads;
+    },
 ) {
   const { profile, reads, windows, models, withTransaction } = deps;
   const submissionRule = profile.speedTests.submissionLimit;
@@ -275,7 +281,7 @@ export function createSpeedTestsService(
       return windows.state(userId, submissionRule);
     },
 
-    ...createResultsListReads(deps, reads),
+    ...deps.resultsList,
   };
 }
 
