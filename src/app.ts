@@ -1,3 +1,4 @@
+import type { DatabaseHealth } from './db/health.ts';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -56,14 +57,16 @@ const privateWhenSignedIn: express.RequestHandler = (req, res, next) => {
 
 /**
  * How pino-http logs a finished request. A 503 is an expected answer (the database or the hub
- * is unavailable; a database outage is logged once by the database health): a warning,
- * without the error pino-http makes up for any status >= 500 ("failed with status code 503")
- * and its stack.
+ * is unavailable): a warning, without the error pino-http makes up for any status >= 500
+ * ("failed with status code 503") and its stack. During a database outage the 503s are only
+ * counted: the outage's start and end lines (src/db/health.ts) say it all.
  */
-function requestLogLevel(_req: unknown, res: { statusCode: number }, error?: Error) {
-  if (error) return 'error';
-  if (res.statusCode === 503) return 'warn';
-  return res.statusCode >= 500 ? 'error' : 'info';
+function requestLogLevel(databaseHealth: DatabaseHealth) {
+  return (_req: unknown, res: { statusCode: number }, error?: Error) => {
+    if (error) return 'error';
+    if (res.statusCode === 503) return databaseHealth.countedAsOutage() ? 'silent' : 'warn';
+    return res.statusCode >= 500 ? 'error' : 'info';
+  };
 }
 
 /** See requestLogLevel: a 503's log line keeps no made-up error. */
@@ -107,7 +110,9 @@ export function createApp(input: AppDepsInput): express.Express {
   );
   app.locals.assets = assets;
 
-  app.use(pinoHttp({ logger, genReqId: requestId, customLogLevel: requestLogLevel, customErrorObject: withoutMadeUpError }));
+  app.use(
+    pinoHttp({ logger, genReqId: requestId, customLogLevel: requestLogLevel(databaseHealth), customErrorObject: withoutMadeUpError }),
+  );
   app.use(
     helmet({
       contentSecurityPolicy: {

@@ -128,6 +128,8 @@ export const messages = {
   executionTooManyItems: (count: number, max: number) =>
     `This selection has ${count} items; an execution runs at most ${max}: choose fewer tasks with taskKeys`,
   executionTooManyQueued: (max: number) => `You have ${max} executions waiting or running: wait for one to finish, or cancel one`,
+  executionTooManyDryRuns: (max: number) => `Too many dry-runs: at most ${max} a minute; try again shortly`,
+  executionDryRunDeadline: (ms: number) => `Not tried: the dry-run's ${ms / 1000} s deadline had passed`,
   executionKeyNeedsWorkers:
     'This server instance runs no execution workers, and a target API key never leaves the instance it was given to: send the execution again later, or without apiKey',
   executionFinished: (status: string) => `This execution is already ${status.toLowerCase()}`,

@@ -98,7 +98,9 @@ export const executeApi: ApiResource = {
         summary: 'Check an execution before queuing it: the address verdict, the served models and one test completion',
         description:
           'Every check of POST /execute (the address rules included), then `GET {baseUrl}/v1/models` and one tiny chat completion: reachability, the served model names, ' +
-          'whether `model` is among them, and latencies. An unreachable server is reported in the answer (`ready: false`), not as an error. Queues nothing.',
+          'whether `model` is among them, and latencies. An unreachable server is reported in the answer (`ready: false`), not as an error. Queues nothing. ' +
+          `Both calls share one ${EXECUTE_LIMITS.dryRunDeadlineMs / 1000} s deadline; a model list over 256 KiB or a completion over 1 MiB is not read. ` +
+          `At most ${EXECUTE_LIMITS.dryRunsPerUser.limit} dry-runs a minute per user and ${EXECUTE_LIMITS.dryRunsPerAddress.limit} per address (429).`,
         auth: 'key|session',
         body,
         responses: {
@@ -106,10 +108,18 @@ export const executeApi: ApiResource = {
           400: invalid,
           404: suiteNotFound,
           422: notExecutable,
+          429: {
+            description: 'Too many dry-runs in the last minute, by you or from your address.',
+            body: 'Error',
+            headers: ['Retry-After'],
+            examples: {
+              dryRuns: example('Too many dry-runs', errorBody(messages.executionTooManyDryRuns(EXECUTE_LIMITS.dryRunsPerUser.limit))),
+            },
+          },
           503: hubDown,
         },
-        async handle({ res, app, body, userId }) {
-          res.json(await app.services.executions.dryRun(userId(), body));
+        async handle({ req, res, app, body, userId }) {
+          res.json(await app.services.executions.dryRun(userId(), req.ip ?? 'unknown', body));
         },
       }),
       operation({

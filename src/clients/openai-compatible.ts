@@ -23,7 +23,20 @@ export function openAiUrl(baseUrl: string, path: 'models' | 'chat/completions'):
   return `${/\/v1$/i.test(base) ? base : `${base}/v1`}/${path}`;
 }
 
-export interface ChatRequest {
+/**
+ * The largest answers read. Honest ones are far smaller (a model list is a few KB, a
+ * completion is capped by its max_tokens); the caps keep a hostile server's answer from
+ * costing more than a few milliseconds of JSON parsing on the main thread.
+ */
+export const ANSWER_CAPS = { modelsBytes: 256 * 1024, chatBytes: 1024 * 1024 } as const;
+
+/** Per call: an abort signal and a time budget (a dry-run's remaining deadline). */
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface ChatRequest extends CallOptions {
   model: string;
   prompt: string;
   temperature: number;
@@ -33,7 +46,6 @@ export interface ChatRequest {
   seed?: number;
   /** The target's bearer key, when it needs one. */
   apiKey?: string;
-  signal?: AbortSignal;
 }
 
 export interface ChatAnswer {
@@ -94,6 +106,8 @@ export function createOpenAiCompatibleClient(outbound: OutboundClient) {
         field,
         headers: authorization(request.apiKey),
         signal: request.signal,
+        timeoutMs: request.timeoutMs,
+        maxBodyBytes: ANSWER_CAPS.chatBytes,
         json: {
           model: request.model,
           messages: [{ role: 'user', content: request.prompt }],
@@ -110,8 +124,13 @@ export function createOpenAiCompatibleClient(outbound: OutboundClient) {
     },
 
     /** The model names the server serves (`GET /v1/models`). */
-    async models(baseUrl: string, apiKey?: string, signal?: AbortSignal): Promise<{ names: string[]; latencyMs: number }> {
-      const response = await outbound.request(openAiUrl(baseUrl, 'models'), { method: 'GET', headers: authorization(apiKey), signal });
+    async models(baseUrl: string, apiKey?: string, options: CallOptions = {}): Promise<{ names: string[]; latencyMs: number }> {
+      const response = await outbound.request(openAiUrl(baseUrl, 'models'), {
+        method: 'GET',
+        headers: authorization(apiKey),
+        ...options,
+        maxBodyBytes: ANSWER_CAPS.modelsBytes,
+      });
       if (response.status < 200 || response.status >= 300) throw statusError(response);
       let parsed: unknown;
       try {

@@ -100,6 +100,8 @@ export interface OutboundRequest {
   json?: unknown;
   signal?: AbortSignal;
   timeoutMs?: number;
+  /** A smaller cap than the client's, for answers that are small when honest. */
+  maxBodyBytes?: number;
   /** The request field a refusal names (`baseUrl`, or `JUDGE_BASE_URL` for the judge). */
   field?: string;
 }
@@ -221,6 +223,7 @@ export function createOutboundClient(config: OutboundConfig): OutboundClient {
       const field = init.field ?? 'baseUrl';
       const target = checked(raw, field);
       const started = performance.now();
+      const bodyCap = Math.min(init.maxBodyBytes ?? maxBodyBytes, maxBodyBytes);
       const timeout = AbortSignal.timeout(init.timeoutMs ?? timeoutMs);
       const signal = init.signal ? AbortSignal.any([timeout, init.signal]) : timeout;
       try {
@@ -246,17 +249,17 @@ export function createOutboundClient(config: OutboundConfig): OutboundClient {
           );
         }
         const declared = Number(res.headers['content-length']);
-        if (declared > maxBodyBytes) {
+        if (declared > bodyCap) {
           discard();
-          throw new OutboundFailure('too_large', `The answer is larger than ${maxBodyBytes} bytes`);
+          throw new OutboundFailure('too_large', `The answer is larger than ${bodyCap} bytes`);
         }
         const chunks: Buffer[] = [];
         let size = 0;
         for await (const chunk of res.body) {
           size += (chunk as Buffer).length;
-          if (size > maxBodyBytes) {
+          if (size > bodyCap) {
             discard();
-            throw new OutboundFailure('too_large', `The answer is larger than ${maxBodyBytes} bytes`);
+            throw new OutboundFailure('too_large', `The answer is larger than ${bodyCap} bytes`);
           }
           chunks.push(chunk as Buffer);
         }

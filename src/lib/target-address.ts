@@ -33,6 +33,7 @@ const RANGE_NAMES: Record<string, string> = {
   loopback: 'a loopback address',
   private: 'a private address',
   linkLocal: 'a link-local address (this includes cloud metadata services)',
+  cloudPlatform: 'a cloud platform service address',
   carrierGradeNat: 'a carrier-grade NAT address',
   unspecified: 'the unspecified address',
   broadcast: 'a broadcast address',
@@ -47,6 +48,38 @@ const RANGE_NAMES: Record<string, string> = {
   teredo: 'a Teredo address',
   deprecatedSiteLocal: 'a site-local IPv6 address',
 };
+/**
+ * Cloud platform endpoints that sit in otherwise public ranges: reachable only from inside
+ * the provider's network, where they answer with the instance's own secrets or control it.
+ * Every other documented metadata address is already in a non-public range, and the tests
+ * hold that too: 169.254.169.254 (AWS, Google Cloud, Azure IMDS, Oracle, OpenStack,
+ * DigitalOcean, Hetzner, Linode), 169.254.170.2 (AWS ECS), 169.254.0.23 (Tencent),
+ * 169.254.42.42 (Scaleway), fd00:ec2::254 (AWS IPv6), fd20:ce::254 (Google Cloud IPv6),
+ * 100.100.100.200 (Alibaba Cloud), 192.0.0.192 (Oracle Cloud, legacy).
+ */
+export const CLOUD_PLATFORM_ADDRESSES: readonly { address: string; what: string; source: string }[] = [
+  {
+    address: '168.63.129.16',
+    what: 'Azure platform address (WireServer: DHCP, DNS, health probes, the VM agent)',
+    source: 'https://learn.microsoft.com/en-us/azure/virtual-network/what-is-ip-address-168-63-129-16',
+  },
+];
+/** Platform endpoints known by name whose addresses are public (the address depends on where it is asked). */
+export const CLOUD_PLATFORM_NAMES: readonly { name: string; what: string; source: string }[] = [
+  {
+    name: 'metadata.platformequinix.com',
+    what: 'Equinix Metal instance metadata and user data',
+    source: 'https://deploy.equinix.com/developers/docs/metal/server-metadata/metadata',
+  },
+  {
+    name: 'metadata.packet.net',
+    what: 'Equinix Metal (formerly Packet) instance metadata, older name',
+    source: 'https://deploy.equinix.com/developers/docs/metal/server-metadata/metadata',
+  },
+];
+const cloudPlatformAddresses = new Set(CLOUD_PLATFORM_ADDRESSES.map((entry) => ipaddr.parse(entry.address).toString()));
+const cloudPlatformNames = new Set(CLOUD_PLATFORM_NAMES.map((entry) => entry.name));
+
 const rangeName = (range: string) => RANGE_NAMES[range] ?? `a non-public address (${range})`;
 
 /** EXECUTE_ALLOW_HOSTS: `host[:port],...` (IPv6 as `[::1]:8080`), lowercased, empties dropped. */
@@ -63,10 +96,14 @@ export function parseAllowHosts(raw: string | undefined): string[] {
     .filter(Boolean);
 }
 
-/** A `host` entry exempts the host on any port; `host:port` that port only. */
-export function isAllowListed(hostname: string, port: number, allowHosts: readonly string[]): boolean {
+/**
+ * How the allow-list exempts a host on a port: `host` on any allowed port, `host:port` on that
+ * port, even one the port rule refuses (an entry's port is its own: it exempts no other host).
+ */
+export function allowListing(hostname: string, port: number, allowHosts: readonly string[]): 'host' | 'hostAndPort' | null {
   const host = hostname.includes(':') ? `[${hostname}]` : hostname;
-  return allowHosts.includes(host) || allowHosts.includes(hostname) || allowHosts.includes(`${host}:${port}`);
+  if (allowHosts.includes(`${host}:${port}`)) return 'hostAndPort';
+  return allowHosts.includes(host) || allowHosts.includes(hostname) ? 'host' : null;
 }
 
 /**
@@ -80,6 +117,7 @@ export function addressRange(ip: string): string {
   } catch {
     return 'invalid';
   }
+  if (cloudPlatformAddresses.has(parsed.toString())) return 'cloudPlatform';
   if (parsed.kind() === 'ipv6') {
     const parts = (parsed as ipaddr.IPv6).parts;
     // ::/96 other than :: and ::1: the deprecated IPv4-compatible form.
@@ -117,9 +155,9 @@ export function checkTargetUrl(raw: string, allowHosts: readonly string[]): Chec
     .toLowerCase()
     .replace(/\.$/, '');
   if (!hostname) return { rule: 'url', message: 'Must name a host' };
-  const allowListed = isAllowListed(hostname, port, allowHosts);
-  const exemptPort = allowListed && allowHosts.some((entry) => entry.endsWith(`:${port}`));
-  if (!(port === 80 || port === 443 || port >= 1024) && !exemptPort)
+  const listing = allowListing(hostname, port, allowHosts);
+  const allowListed = listing !== null;
+  if (!(port === 80 || port === 443 || port >= 1024) && listing !== 'hostAndPort')
     return { rule: 'port', message: `Port ${port} is not allowed: use 80, 443 or 1024-65535` };
   const literal =
     ipaddr.isValid(hostname) && (hostname.includes(':') || ipaddr.IPv4.isValidFourPartDecimal(hostname))
@@ -128,6 +166,8 @@ export function checkTargetUrl(raw: string, allowHosts: readonly string[]): Chec
   if (!allowListed) {
     if (literal && !isPublicAddress(literal))
       return { rule: 'address', message: `${url.hostname} is ${rangeName(addressRange(literal))}; only public addresses can be reached` };
+    if (!literal && cloudPlatformNames.has(hostname))
+      return { rule: 'address', message: `${hostname} is ${rangeName('cloudPlatform')}; only public addresses can be reached` };
     if (!literal && internalName(hostname))
       return { rule: 'address', message: `${hostname} is a local or intranet name; only public addresses can be reached` };
   }

@@ -26,6 +26,11 @@ export const EXECUTE_LIMITS = {
   maxConcurrency: 8,
   /** An execution fails when more than this share of its items got no usable answer. */
   maxFailedItemShare: 0.1,
+  /** A dry-run's two calls to the target together. */
+  dryRunDeadlineMs: 20_000,
+  /** Dry-runs per minute of one user, and of one address (any users): each reaches out to a host the caller names. */
+  dryRunsPerUser: { limit: 10, windowMs: 60_000 },
+  dryRunsPerAddress: { limit: 30, windowMs: 60_000 },
 } as const;
 
 const expected = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'Required' : what);

@@ -14,6 +14,8 @@ export interface ExecutionTiming {
   staleMs: number;
   /** The whole execution, from its first claim. */
   maxDurationMs: number;
+  /** A dry-run, from its first call to the target to its answer (both calls share it). */
+  dryRunDeadlineMs: number;
 }
 
 export const DEFAULT_EXECUTION_TIMING: ExecutionTiming = {
@@ -21,6 +23,7 @@ export const DEFAULT_EXECUTION_TIMING: ExecutionTiming = {
   heartbeatMs: 5000,
   staleMs: 60_000,
   maxDurationMs: EXECUTE_LIMITS.maxDurationMs,
+  dryRunDeadlineMs: EXECUTE_LIMITS.dryRunDeadlineMs,
 };
 
 /**

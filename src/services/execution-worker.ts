@@ -11,7 +11,7 @@ import { EXECUTE_LIMITS } from '../schemas/execute.schema.ts';
 import type { Artifact } from '../schemas/quality.schema.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { ExecutionDeps } from './execution-runtime.ts';
-import { executableSuite, type ExecutableSuite, type ExecutionRow } from './executions.service.ts';
+import { executableSuite, executionLockKey, type ExecutableSuite, type ExecutionRow } from './executions.service.ts';
 import { itemScoringRule, type QualityRunsService } from './quality-runs.service.ts';
 
 /**
@@ -84,13 +84,15 @@ export function createExecutionWorkers(deps: ServiceDeps & { execution: Executio
         .where((q) => q.where('e.status', 'QUEUED').orWhere((r) => r.where('e.status', 'RUNNING').where('e.heartbeat_at', '<', stale)))
         .where((q) => q.whereNull('e.key_holder').orWhere('e.key_holder', runtime.instanceId))
         .whereRaw(`${runningOfUser} < ?`, [stale, EXECUTE_LIMITS.runningPerUser])
-        .orderBy([{ column: 'e.created_at' }, { column: 'e.id' }])
+        // Round-robin across users: the user served least recently goes first (one who was
+        // never served, first of all), so one user's queue cannot hold everyone else back.
+        .orderByRaw(`(select max(s.started_at) from quality_executions s where s.user_id = e.user_id) asc nulls first, e.created_at, e.id`)
         .forUpdate()
         .skipLocked()
         .first('e.*');
       if (!candidate) return null;
       // Two workers may hold two jobs of one user: the second to get here counts the first's claim.
-      await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`quality-executions:${candidate.user_id}`]);
+      await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [executionLockKey(candidate.user_id)]);
       const [{ count }] = await trx('quality_executions')
         .where({ user_id: candidate.user_id, status: 'RUNNING' })
         .where('heartbeat_at', '>=', stale)

@@ -1,6 +1,7 @@
 import { createOpenAiCompatibleClient } from '../clients/openai-compatible.ts';
 import { OutboundFailure, TargetRefused } from '../clients/outbound.ts';
 import type { Db } from '../db/knex.ts';
+import { createKeyedSerial } from '../lib/keyed-serial.ts';
 import { isJudged, planItems, type PlannedItem } from '../lib/execution-plan.ts';
 import { Conflict, HttpError, NotFound, RateLimited, ValidationFailed } from '../lib/errors.ts';
 import { aggregateScores } from '../lib/quality-scoring.ts';
@@ -10,6 +11,7 @@ import type { QualityItem, SuiteDoc, SuiteTask } from '../schemas/quality.schema
 import type { ServiceDeps } from './deps.ts';
 import type { ExecutionDeps } from './execution-runtime.ts';
 import type { ModelsService } from './models.service.ts';
+import type { RateLimitService } from './rate-limit.service.ts';
 import { suitesWithCreator, taskItems, type SuiteListRow } from './quality-suites.service.ts';
 
 /**
@@ -151,11 +153,28 @@ export type Execution = ReturnType<typeof toExecution>;
 
 type FieldErrors = Record<string, string[]>;
 
-export function createExecutionsService(deps: ServiceDeps & { execution: ExecutionDeps; models: ModelsService }) {
-  const { db, clock, profile, execution, models } = deps;
-  const { outbound, runtime, judge } = execution;
+/** The advisory lock of one user's executions: queue admissions and worker claims take it. */
+export const executionLockKey = (userId: string) => `quality-executions:${userId}`;
+
+/** 429 when the user already has `queuedPerUser` executions waiting or running. */
+async function assertQueueRoom(db: Db, userId: string): Promise<void> {
+  const waiting = await db('quality_executions')
+    .where({ user_id: userId })
+    .whereIn('status', ['QUEUED', 'RUNNING'])
+    .count<{ count: string }[]>({ count: '*' });
+  if (Number(waiting[0]!.count) >= EXECUTE_LIMITS.queuedPerUser)
+    throw new RateLimited(messages.executionTooManyQueued(EXECUTE_LIMITS.queuedPerUser), 60_000);
+}
+
+export function createExecutionsService(
+  deps: ServiceDeps & { execution: ExecutionDeps; models: ModelsService; rateLimits: RateLimitService },
+) {
+  const { db, clock, profile, execution, models, rateLimits } = deps;
+  const { outbound, runtime, judge, timing } = execution;
   const root = profile.quality?.root ?? '/api/benchmarks';
   const target = createOpenAiCompatibleClient(outbound);
+  // One admission per user at a time in this instance; the advisory lock orders instances.
+  const admitSerially = createKeyedSerial();
 
   /** Every check of an execute request, in order of cost; writes nothing. */
   async function prepare(body: ExecuteRequest) {
@@ -219,41 +238,58 @@ export function createExecutionsService(deps: ServiceDeps & { execution: Executi
     /** Queues an execution (202): checked first, the target's key kept in this instance's memory only. */
     async start(userId: string, body: ExecuteRequest): Promise<Execution> {
       if (body.apiKey && runtime.workers === 0) throw new HttpError(422, messages.executionKeyNeedsWorkers);
-      const waiting = await db('quality_executions')
-        .where({ user_id: userId })
-        .whereIn('status', ['QUEUED', 'RUNNING'])
-        .count<{ count: string }[]>({ count: '*' });
-      if (Number(waiting[0]!.count) >= EXECUTE_LIMITS.queuedPerUser)
-        throw new RateLimited(messages.executionTooManyQueued(EXECUTE_LIMITS.queuedPerUser), 60_000);
+      await assertQueueRoom(db, userId);
       const { suite, plan } = await prepare(body);
-      const now = clock.now();
-      const [row] = await db<ExecutionRow>('quality_executions')
-        .insert({
-          user_id: userId,
-          suite_id: suite.row.id,
-          status: 'QUEUED',
-          request: JSON.stringify(storedRequest(body, suite, plan)) as unknown as StoredRequest,
-          key_holder: body.apiKey ? runtime.instanceId : null,
-          total: plan.length,
-          created_at: now,
-          updated_at: now,
-        })
-        .returning('*');
-      if (body.apiKey) runtime.keys.set(row!.id, body.apiKey);
+      const row = await admitSerially(userId, () =>
+        db.transaction(async (trx) => {
+          // The cap is counted again under the user's lock (the one the workers' claims take),
+          // so concurrent requests of one user cannot all pass the count before any inserts.
+          await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [executionLockKey(userId)]);
+          await assertQueueRoom(trx, userId);
+          const now = clock.now();
+          const [inserted] = await trx<ExecutionRow>('quality_executions')
+            .insert({
+              user_id: userId,
+              suite_id: suite.row.id,
+              status: 'QUEUED',
+              request: JSON.stringify(storedRequest(body, suite, plan)) as unknown as StoredRequest,
+              key_holder: body.apiKey ? runtime.instanceId : null,
+              total: plan.length,
+              created_at: now,
+              updated_at: now,
+            })
+            .returning('*');
+          return inserted!;
+        }),
+      );
+      if (body.apiKey) runtime.keys.set(row.id, body.apiKey);
       runtime.wake();
-      return view(row!);
+      return view(row);
     },
 
     /**
      * Checks the request like `start`, then asks the target what it serves and for one tiny
      * completion: whether the execution would work, before a long job is queued.
      */
-    async dryRun(_userId: string, body: ExecuteRequest) {
+    async dryRun(userId: string, address: string, body: ExecuteRequest) {
+      // Each dry-run reaches out to a host the caller names: limited per user and per address,
+      // so it cannot become a port scanner or a way to keep the service busy.
+      for (const [bucket, key, window] of [
+        ['execute-dry-run-user', userId, EXECUTE_LIMITS.dryRunsPerUser],
+        ['execute-dry-run-address', address, EXECUTE_LIMITS.dryRunsPerAddress],
+      ] as const) {
+        const hit = await rateLimits.hit({ bucket, key, ...window });
+        if (!hit.allowed) throw new RateLimited(messages.executionTooManyDryRuns(window.limit), hit.retryAfterMs);
+      }
       const { suite, plan, vetted } = await prepare(body);
       const served = body.model ?? body.hfId;
-      const probe = async <T>(call: () => Promise<T>) => {
+      // One deadline for both calls: a target that never answers holds a dry-run this long at most.
+      const deadline = performance.now() + timing.dryRunDeadlineMs;
+      const probe = async <T>(call: (timeoutMs: number) => Promise<T>) => {
+        const timeoutMs = Math.round(deadline - performance.now());
+        if (timeoutMs <= 0) return { ok: false as const, error: messages.executionDryRunDeadline(timing.dryRunDeadlineMs) };
         try {
-          return { ok: true as const, value: await call() };
+          return { ok: true as const, value: await call(timeoutMs) };
         } catch (error) {
           if (error instanceof TargetRefused) throw error;
           return {
@@ -265,14 +301,15 @@ export function createExecutionsService(deps: ServiceDeps & { execution: Executi
           };
         }
       };
-      const listed = await probe(() => target.models(body.baseUrl, body.apiKey));
-      const chat = await probe(() =>
+      const listed = await probe((timeoutMs) => target.models(body.baseUrl, body.apiKey, { timeoutMs }));
+      const chat = await probe((timeoutMs) =>
         target.chat(body.baseUrl, {
           model: served,
           prompt: 'Reply with the single word: ready',
           temperature: 0,
           maxTokens: 8,
           apiKey: body.apiKey,
+          timeoutMs,
         }),
       );
       const servesModel = listed.ok ? listed.value.names.includes(served) : null;

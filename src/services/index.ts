@@ -61,7 +61,8 @@ export function createCoreServices(deps: ServiceDeps) {
   const transactional = { ...deps, withTransaction };
   const idempotency = createIdempotencyService(deps);
   const submissions = { ...transactional, idempotency, windows };
-  const users = createUsersService({ ...transactional, rateLimits: createRateLimitService(deps) });
+  const rateLimits = createRateLimitService(deps);
+  const users = createUsersService({ ...transactional, rateLimits });
   const leaderboard = createLeaderboardService({ ...deps, reads });
   return {
     apiKeys: createApiKeysService(deps),
@@ -77,6 +78,7 @@ export function createCoreServices(deps: ServiceDeps) {
     profiles: createProfilesService({ ...deps, reads, users }),
     reads,
     qualityPages: createQualityPagesService(deps),
+    rateLimits,
     qualityReview: createQualityReviewService(transactional),
     qualityRuns: createQualityRunsService({ ...submissions, models }),
     qualitySuites: createQualitySuitesService(deps),
@@ -99,11 +101,11 @@ export function createServices(
   deps: ServiceDeps & { execution: ExecutionDeps; publicUrl: string; reportCardRenderer: ReportCardRenderer },
 ) {
   const core = createCoreServices(deps);
-  const { leaderboard, models, reads, withTransaction } = core;
+  const { leaderboard, models, rateLimits, reads, withTransaction } = core;
   const cards = createReportCardsService({ ...deps, leaderboard, models, reads });
   return {
     ...core,
-    executions: createExecutionsService({ ...deps, models }),
+    executions: createExecutionsService({ ...deps, models, rateLimits }),
     reports: createReportsService({ ...deps, withTransaction, cards, reads, images: core.images, models }),
   };
 }

@@ -1,3 +1,4 @@
+import { EXECUTE_LIMITS } from '../../src/schemas/execute.schema.ts';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Express } from 'express';
@@ -577,6 +578,18 @@ const executeProducers: Record<string, Producer> = {
   'dryRunExecution 404': (call) => submit(call, executeBodyOf(call, { suiteSlug: 'no-such-suite' })),
   'dryRunExecution 422': (call) => submit(call, executeBodyOf(call, { suiteSlug: quality(call).pendingSuite })),
   'dryRunExecution 503': (call) => submit(call, executeBodyOf(call, { hfId: fakeHubModels.down })),
+  'dryRunExecution 429': async (call) => {
+    // The owner's dry-runs of this minute used up, then given back for the producers after this one.
+    const spent = { bucket: 'execute-dry-run-user', key: call.fx.owner.id };
+    await call.ctx
+      .db('rate_limit_counters')
+      .insert({ ...spent, window_start: call.ctx.db.fn.now(), count: EXECUTE_LIMITS.dryRunsPerUser.limit })
+      .onConflict(['bucket', 'key'])
+      .merge();
+    const res = await submit(call, executeBodyOf(call));
+    await call.ctx.db('rate_limit_counters').where(spent).delete();
+    return res;
+  },
 
   'getExecution 200': async (call) => asOwner(call, call.path({ id: await startOwnExecution(call) })),
   'getExecution 401': (call) => anonymous(call),

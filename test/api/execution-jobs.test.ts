@@ -183,6 +183,36 @@ describe('Execution jobs', () => {
     }
   });
 
+  it('serves users in turn: a user who has waited goes before the second job of one already served', async () => {
+    const [cleo, dan] = [await account(ctx, 'cleo'), await account(ctx, 'dan')];
+    // Queued a second apart (the test clock), so the queue's order is the order of these calls.
+    const queue = async (who: Account) => {
+      ctx.clock.advance(1000);
+      return (await startExecution(ctx, root, who, executeBody(suite.slug, target))).id as string;
+    };
+    const cleoJobs = [await queue(cleo), await queue(cleo)];
+    const danJob = await queue(dan);
+    const pool = workerPool(ctx);
+    try {
+      const order: string[] = [];
+      for (let n = 0; n < 3; n += 1) {
+        const claimed = await pool.workers.claim(`fair:${n}`);
+        expect(claimed, `claim ${n}`).to.not.equal(null);
+        order.push(claimed!.id);
+        // Each job ends before the next claim (one worker, one job at a time).
+        ctx.clock.advance(1000);
+        await ctx
+          .db('quality_executions')
+          .where({ id: claimed!.id })
+          .update({ status: 'SUCCEEDED', worker_id: null, finished_at: new Date() });
+      }
+      // Queued first to last: cleo, cleo, dan. Served: cleo, dan, then cleo's second.
+      expect(order).to.deep.equal([cleoJobs[0], danJob, cleoJobs[1]]);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it("sends the suite's runConfig.concurrency items at once", async () => {
     const body = customSuite();
     body.suiteDoc.runConfig = { temperature: 0, concurrency: 3 };

@@ -10,7 +10,15 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { createOutboundClient, OutboundFailure, TargetRefused, type OutboundClient } from '../../src/clients/outbound.ts';
-import { checkTargetUrl, isRefusal, parseAllowHosts } from '../../src/lib/target-address.ts';
+import {
+  allowListing,
+  CLOUD_PLATFORM_ADDRESSES,
+  CLOUD_PLATFORM_NAMES,
+  checkResolvedAddresses,
+  checkTargetUrl,
+  isRefusal,
+  parseAllowHosts,
+} from '../../src/lib/target-address.ts';
 import { resolverFor, startFakeDns, type FakeDns } from '../helpers/fake-dns.ts';
 
 /** A loopback server that counts connections and answers 200, or what `handler` says. */
@@ -212,6 +220,39 @@ describe('Outbound guard (execute)', () => {
       expect(rule('ftp://llm.internal/', allow)).to.equal('scheme');
       expect(rule('http://u:p@llm.internal/', allow)).to.equal('userinfo');
       expect(rule('http://llm.internal:22/', allow)).to.equal('port');
+    });
+
+    it("applies an allow-list entry's port to that entry alone", () => {
+      const allow = parseAllowHosts('10.0.0.5,gateway.internal:22');
+      // The port named for gateway.internal does not open it for 10.0.0.5.
+      expect(rule('http://10.0.0.5:22/', allow)).to.equal('port');
+      expect(rule('http://10.0.0.5:8080/', allow)).to.equal('ok');
+      expect(rule('http://gateway.internal:22/', allow)).to.equal('ok');
+      expect(allowListing('gateway.internal', 2323, allow)).to.equal(null);
+      expect(rule('http://example.com:22/', allow)).to.equal('port');
+    });
+
+    it('refuses the documented cloud platform endpoints, by address and by name', () => {
+      for (const { address } of CLOUD_PLATFORM_ADDRESSES) {
+        expect(rule(`http://${address}/`), address).to.equal('address');
+        expect(checkResolvedAddresses([address])?.message, address).to.include('cloud platform');
+      }
+      expect(rule('http://168.63.129.16:32526/')).to.equal('address');
+      for (const { name } of CLOUD_PLATFORM_NAMES) expect(rule(`https://${name}/metadata`), name).to.equal('address');
+      // The others are in non-public ranges already (the list in target-address.ts says which).
+      for (const host of [
+        '169.254.169.254',
+        '169.254.170.2',
+        '169.254.0.23',
+        '169.254.42.42',
+        '[fd00:ec2::254]',
+        '[fd20:ce::254]',
+        '100.100.100.200',
+        '192.0.0.192',
+      ])
+        expect(rule(`http://${host}/`), host).to.equal('address');
+      // Its neighbours stay public.
+      expect(rule('http://168.63.129.17/')).to.equal('ok');
     });
 
     it('refuses every IPv4 address outside public unicast, in decimal, hex, octal and integer spelling', () => {

@@ -20,7 +20,7 @@ describe('errorHandler once the answer has begun', () => {
       },
     };
     const req = { id: 'r1', log: { error: (...args: unknown[]) => logged.push(args) } };
-    const handle = errorHandler({ databaseHealth: { failed: (e: unknown) => outages.push(e), close() {} } });
+    const handle = errorHandler({ databaseHealth: { failed: (e: unknown) => outages.push(e), countedAsOutage: () => false, close() {} } });
     handle(
       error,
       req as unknown as Request,

@@ -100,7 +100,8 @@ export function executionPagesController({ services, profile }: AppContext) {
         });
         // The form's own checks first: a suite that cannot be executed is a 404/422 page, not a form error.
         await runnableSuite(String(req.params.slug));
-        if (action === 'check') return await showForm(req, res, shown, { report: await services.executions.dryRun(userId, body) });
+        if (action === 'check')
+          return await showForm(req, res, shown, { report: await services.executions.dryRun(userId, req.ip ?? 'unknown', body) });
         const execution = await services.executions.start(userId, body);
         res.redirect(303, execution.pageUrl);
       } catch (error) {
