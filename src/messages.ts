@@ -47,6 +47,8 @@ export const messages = {
   tooManySignIns: (wait: string) => `Too many sign-in attempts. Try again in ${wait}.`,
   tooManyFailedSignInsFromAddress: (wait: string) => `Too many failed sign-ins from your address. Try again in ${wait}.`,
   tooManyReads: (seconds: number) => `Too many requests from your address. Retry in ${seconds} second${seconds === 1 ? '' : 's'}.`,
+  tooManyAnonymousWrites: (seconds: number) =>
+    `Too many requests without credentials from your address. Sign in or send your API key, or retry in ${seconds} second${seconds === 1 ? '' : 's'}.`,
   tooManyExports: (minutes: number) => `Too many exports from your address. Retry in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
   tooManyPasswordAttempts: 'Too many attempts. Try again later.',
   lastAdmin: 'The last admin cannot lose the admin role: make another account admin first.',

@@ -86,8 +86,8 @@ interface DeclaredFields {
   description?: string;
   auth: AuthMode;
   /**
-   * A JSON body limit above the app's 1 MB (`'16 MB'`): src/app.ts parses this route's body
-   * with it, and its 413 is documented from it.
+   * A JSON body limit above the app's 1 MB (`'16 MB'`): src/middleware/body-parsing.ts parses
+   * this route's body with it, and its 413 is documented from it.
    */
   bodyLimit?: `${number} MB`;
   /**
@@ -183,9 +183,6 @@ function bodyLimitResponses(limit: DeclaredFields['bodyLimit']): Record<number, 
     },
   };
 }
-
-/** The JSON parser limit (`'16mb'`) of a declared body limit (`'16 MB'`). */
-export const parserLimit = (limit: NonNullable<DeclaredFields['bodyLimit']>) => limit.replace(' ', '').toLowerCase();
 
 /** What the auth middleware answers before the handler runs, by auth mode. */
 function authResponses(auth: AuthMode, method: HttpMethod): Record<number, ResponseSpec> {
