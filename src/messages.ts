@@ -49,6 +49,7 @@ export const messages = {
   tooManyReads: (seconds: number) => `Too many requests from your address. Retry in ${seconds} second${seconds === 1 ? '' : 's'}.`,
   tooManyAnonymousWrites: (seconds: number) =>
     `Too many requests without credentials from your address. Sign in or send your API key, or retry in ${seconds} second${seconds === 1 ? '' : 's'}.`,
+  imagesBusy: 'Too many images are being read or processed right now. Retry in a few seconds.',
   tooManyExports: (minutes: number) => `Too many exports from your address. Retry in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
   tooManyPasswordAttempts: 'Too many attempts. Try again later.',
   lastAdmin: 'The last admin cannot lose the admin role: make another account admin first.',

@@ -35,6 +35,7 @@ import {
   badRequest,
   errorBody,
   example,
+  imagesBusy,
   invalidQuery,
   malformedJson,
   notFound,
@@ -99,6 +100,7 @@ function imageOperations(): ApiOperation[] {
           body: 'Error',
           examples: { notFound: example('Unknown image', errorBody(messages.imageNotFound)) },
         },
+        503: imagesBusy,
       },
       async handle({ req, res, app, params, query }) {
         const variant = query.variant ?? 'full';
@@ -334,6 +336,7 @@ function sellerOperations(): ApiOperation[] {
           body: 'Error',
           examples: { tooLarge: example('Too large', errorBody(imageMessages.tooLarge)) },
         },
+        503: imagesBusy,
       },
       async handle({ req, res, app, params, userId }) {
         const sellerId = userId();

@@ -301,6 +301,14 @@ export const hubUnavailable = (nothingDone: string): ResponseSpec => ({
   examples: { hub: example('Hub unavailable', errorBody(messages.hubUnavailable)) },
 });
 
+/** 503 of the image paths alone (uploads waiting to be re-encoded, or downloads waiting for their bytes). */
+export const imagesBusy: ResponseSpec = {
+  description: 'Too many images are being processed or read right now; only the image paths say so. Retry after `Retry-After` seconds.',
+  body: 'Error',
+  headers: ['Retry-After'],
+  examples: { busy: example('Images busy', errorBody(messages.imagesBusy)) },
+};
+
 export const exportAlternatives = [
   {
     mediaType: 'text/csv',

@@ -17,6 +17,7 @@ import {
   badRequest,
   errorBody,
   example,
+  imagesBusy,
   invalidQuery,
   malformedJson,
   notFound,
@@ -202,6 +203,7 @@ export const reportsApi: ApiResource = {
             body: 'Error',
             examples: { tooLarge: example('Too large', errorBody(imageMessages.tooLarge)) },
           },
+          503: imagesBusy,
         },
         async handle({ req, res, app, userId }) {
           const stored = await app.services.reports.storeImage(userId(), await processImageUpload(uploadedImage(req)));

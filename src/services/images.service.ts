@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
+import { createByteCache, type ByteCache } from '../lib/byte-cache.ts';
+import { Unavailable } from '../lib/errors.ts';
 import type { ImageContentType, ProcessedImage } from '../lib/image-pipeline.ts';
+import { createWorkQueue } from '../lib/work-queue.ts';
+import { messages } from '../messages.ts';
 import type { ServiceDeps } from './deps.ts';
 
 /**
@@ -76,7 +80,46 @@ export function toStoredImage(row: ImageRow): StoredImage {
 /** A strong validator of the bytes: they never change under an id. */
 const etagOf = (bytes: Buffer) => `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"`;
 
-export function createImagesService({ db, clock }: Pick<ServiceDeps, 'db' | 'clock'>) {
+/** Image bytes kept in memory: eight full-size images, or thousands of thumbnails. */
+export const IMAGE_CACHE_BYTES = 64 * 1024 * 1024;
+/** Image byte reads from the database at once (each holds a pooled connection while megabytes arrive), and waiting. */
+export const IMAGE_READS_AT_ONCE = 2;
+export const IMAGE_READS_WAITING = 32;
+/** What an image answer that could not get a turn asks the client to wait. */
+const IMAGES_BUSY_RETRY_SECONDS = 2;
+
+/**
+ * Reads of image bytes from the database, for the whole process: each holds a pooled
+ * connection while megabytes arrive, so at most IMAGE_READS_AT_ONCE run at once and
+ * IMAGE_READS_WAITING wait; past that the image path answers 503 for itself.
+ */
+export const imageReadQueue = createWorkQueue({
+  concurrency: IMAGE_READS_AT_ONCE,
+  maxWaiting: IMAGE_READS_WAITING,
+  busy: () => new Unavailable(messages.imagesBusy, IMAGES_BUSY_RETRY_SECONDS),
+});
+
+/**
+ * How stored bytes reach the answers, shared by every images service of a container (a
+ * transaction's too). An image is served from the cache when its bytes under its current
+ * ETag are there; otherwise one read per image (concurrent requests for it wait on the same
+ * read) through `imageReadQueue`, so a crowd downloading an 8 MB image takes one pooled
+ * connection for one read instead of every connection for seconds.
+ */
+export interface ImageDelivery {
+  cache: ByteCache;
+  inFlight: Map<string, Promise<Buffer | undefined>>;
+}
+
+export function createImageDelivery(cacheBytes = IMAGE_CACHE_BYTES): ImageDelivery {
+  return { cache: createByteCache(cacheBytes), inFlight: new Map() };
+}
+
+export function createImagesService({
+  db,
+  clock,
+  delivery = createImageDelivery(),
+}: Pick<ServiceDeps, 'db' | 'clock'> & { delivery?: ImageDelivery }) {
   /** Rows still served at `now`. */
   const live = (now: Date) => db('images').where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now));
 
@@ -100,17 +143,34 @@ export function createImagesService({ db, clock }: Pick<ServiceDeps, 'db' | 'clo
       return toStoredImage(row);
     },
 
-    /** The bytes to serve, or null when the id is unknown, deleted or expired. */
+    /**
+     * The bytes to serve, or null when the id is unknown, deleted or expired. The row is
+     * looked up every time (a deleted or expired image stops being served at once); the bytes
+     * come from the cache when it has them under this ETag (see ImageDelivery).
+     */
     async content(id: string, variant: ImageVariant): Promise<ImageContent | null> {
-      const [bytes, etag] = variant === 'thumb' ? ['thumb_bytes', 'thumb_etag'] : ['bytes', 'etag'];
+      const [bytesColumn, etagColumn] = variant === 'thumb' ? ['thumb_bytes', 'thumb_etag'] : ['bytes', 'etag'];
       const row = await live(clock.now())
         .where({ id })
-        .first<{ bytes: Buffer; etag: string; content_type: ImageContentType } | undefined>(
-          `${bytes} as bytes`,
-          `${etag} as etag`,
-          'content_type',
-        );
-      return row ? { bytes: row.bytes, contentType: row.content_type, etag: row.etag } : null;
+        .first<{ etag: string; content_type: ImageContentType } | undefined>(`${etagColumn} as etag`, 'content_type');
+      if (!row) return null;
+      const key = `${id}/${variant}/${row.etag}`;
+      let bytes = delivery.cache.get(key);
+      if (!bytes) {
+        let read = delivery.inFlight.get(key);
+        if (!read) {
+          read = imageReadQueue
+            .run(() => db('images').where({ id }).first<{ bytes: Buffer } | undefined>(`${bytesColumn} as bytes`))
+            .then((found) => {
+              if (found) delivery.cache.set(key, found.bytes);
+              return found?.bytes;
+            })
+            .finally(() => delivery.inFlight.delete(key));
+          delivery.inFlight.set(key, read);
+        }
+        bytes = await read;
+      }
+      return bytes ? { bytes, contentType: row.content_type, etag: row.etag } : null;
     },
 
     /** Just the ETag (a conditional request answers 304 without reading the bytes). */
