@@ -73,13 +73,22 @@ function withoutMadeUpError(_req: unknown, res: { statusCode: number; err?: unkn
   return rest;
 }
 
-/** How often images of removed listings past their grace period are deleted (they stop being served at once). */
+/**
+ * How often the image sweep runs: images of removed listings past their grace period (they
+ * stop being served at once), and report images no report used within a day of upload.
+ */
 const IMAGE_SWEEP_INTERVAL_MS = 10 * 60_000;
 
 function startImageSweep({ services, clock, logger }: ReturnType<typeof createAppContext>): NodeJS.Timeout {
+  const sweep = async () => {
+    const now = clock.now();
+    return { removed: await services.images.sweepRemoved(now), unused: await services.images.sweepUnused(now) };
+  };
   const timer = setInterval(() => {
-    services.images.sweepRemoved(clock.now()).then(
-      (deleted) => deleted > 0 && logger.info({ deleted }, 'Image sweep: deleted images of removed listings'),
+    sweep().then(
+      (deleted) =>
+        (deleted.removed > 0 || deleted.unused > 0) &&
+        logger.info(deleted, 'Image sweep: deleted images of removed listings and unused report images'),
       (error: unknown) => logger.warn({ err: error }, 'Image sweep failed; it runs again later'),
     );
   }, IMAGE_SWEEP_INTERVAL_MS);
@@ -155,7 +164,7 @@ export function createApp(input: AppDepsInput): express.Express {
     );
   }
   context.readIndexKeeper?.start();
-  const imageSweep = profile.marketplace ? startImageSweep(context) : undefined;
+  const imageSweep = profile.marketplace || profile.reports ? startImageSweep(context) : undefined;
   let closing: Promise<void> | undefined;
   app.locals.close = () =>
     (closing ??= (async () => {

@@ -144,6 +144,11 @@ export const messages = {
   // Marketplace (and the images it shares with reports)
   imageNotFound: 'Image not found',
   listingNotFound: 'Listing not found',
+  imageLimit: (max: number) => `An account keeps at most ${max} images: delete some (or remove listings) first`,
+  unusedReportImageLimit: (max: number) =>
+    `At most ${max} report images may wait unused: put them in a report first (an unused one is deleted a day after its upload)`,
+  draftListingLimit: (max: number) => `An account has at most ${max} draft listings: publish or delete one first`,
+  reportLimit: (max: number) => `An account has at most ${max} reports: delete one first`,
   listingImageLimit: (max: number) => `A listing has at most ${max} images: delete one first`,
   listingProofRunsNotYours: (ids: string[]) => `Not your approved speed-test runs: ${ids.join(', ')}`,
   listingCannot: (status: string, action: string) => `This listing is ${status.toLowerCase()}, so it cannot be ${action}`,

@@ -239,6 +239,10 @@ export const errorBody = (error: string) => ({ error });
 const validationExample = (fieldErrors: Record<string, string[]>) =>
   example('Validation failed', { error: 'Validation failed', details: { fieldErrors, formErrors: [] } });
 
+/** A 400 example of a request refused as a whole (an account cap): its message in `formErrors`. */
+export const formErrorExample = (summary: string, message: string) =>
+  example(summary, { error: 'Validation failed', details: { fieldErrors: {}, formErrors: [message] } });
+
 export function badRequest(description: string, fieldErrors: Record<string, string[]>, more: Record<string, Example> = {}): ResponseSpec {
   return { description, body: 'BadRequest', examples: { validation: validationExample(fieldErrors), ...more } };
 }

@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import { IMAGES_PER_ACCOUNT, UNUSED_REPORT_IMAGES_PER_ACCOUNT } from '../constants.ts';
+import type { Db } from '../db/knex.ts';
 import { createByteCache, type ByteCache } from '../lib/byte-cache.ts';
 import { Unavailable } from '../lib/errors.ts';
-import type { ImageContentType, ProcessedImage } from '../lib/image-pipeline.ts';
+import { imageRuleBroken, type ImageContentType, type ProcessedImage } from '../lib/image-pipeline.ts';
 import { createWorkQueue } from '../lib/work-queue.ts';
 import { messages } from '../messages.ts';
 import type { ServiceDeps } from './deps.ts';
@@ -19,6 +22,23 @@ export type ImageVariant = 'full' | 'thumb';
 
 /** How long an image of a removed listing is still served (caches and open pages keep working a while). */
 export const REMOVED_IMAGE_GRACE_MS = 24 * 60 * 60_000;
+/** How long a report image may wait for a report to use it before the sweep deletes it. */
+export const UNUSED_IMAGE_GRACE_MS = 24 * 60 * 60_000;
+
+/**
+ * Report images (table `images`, alias `i`) that no report uses: neither listed in a report's
+ * `image_ids` nor named by a `[[report-image:<id>]]` token in its content. Whatever else comes
+ * to hold report images must be added here, or the sweep deletes what it holds.
+ */
+function unusedReportImages(query: Knex.QueryBuilder): Knex.QueryBuilder {
+  return query.where('i.purpose', 'report').whereNotExists(function usedByAReport() {
+    this.from('model_reports as r')
+      .whereRaw('r.user_id = i.owner_user_id')
+      .where((used) =>
+        used.whereRaw('i.id::text = any(r.image_ids)').orWhereRaw(`position('report-image:' || i.id::text in r.content) > 0`),
+      );
+  });
+}
 
 export interface StoredImage {
   id: string;
@@ -124,23 +144,40 @@ export function createImagesService({
   const live = (now: Date) => db('images').where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now));
 
   return {
+    /**
+     * Stores an image of `ownerUserId`'s, within the account's caps (IMAGES_PER_ACCOUNT, and
+     * UNUSED_REPORT_IMAGES_PER_ACCOUNT for report images): one more is a 400 naming the cap.
+     * Joins the caller's transaction, if any.
+     */
     async store(ownerUserId: string, purpose: ImagePurpose, image: ProcessedImage): Promise<StoredImage> {
-      const [row] = await db('images')
-        .insert({
-          owner_user_id: ownerUserId,
-          purpose,
-          content_type: image.contentType,
-          width: image.width,
-          height: image.height,
-          bytes: image.bytes,
-          etag: etagOf(image.bytes),
-          thumb_width: image.thumb.width,
-          thumb_height: image.thumb.height,
-          thumb_bytes: image.thumb.bytes,
-          thumb_etag: etagOf(image.thumb.bytes),
-        })
-        .returning<ImageRow[]>([...DESCRIPTION_COLUMNS]);
-      return toStoredImage(row);
+      const write = async (trx: Db) => {
+        // Serialises one owner's uploads so concurrent ones cannot overshoot the caps.
+        await trx('users').where({ id: ownerUserId }).forUpdate().first('id');
+        const owned = () => trx('images as i').where('i.owner_user_id', ownerUserId);
+        const count = async (query: Knex.QueryBuilder) => Number((await query.count<{ n: number }[]>('* as n'))[0]!.n);
+        const now = clock.now();
+        if ((await count(owned().where((q) => q.whereNull('i.expires_at').orWhere('i.expires_at', '>', now)))) >= IMAGES_PER_ACCOUNT)
+          throw imageRuleBroken(messages.imageLimit(IMAGES_PER_ACCOUNT));
+        if (purpose === 'report' && (await count(unusedReportImages(owned()))) >= UNUSED_REPORT_IMAGES_PER_ACCOUNT)
+          throw imageRuleBroken(messages.unusedReportImageLimit(UNUSED_REPORT_IMAGES_PER_ACCOUNT));
+        const [row] = await trx('images')
+          .insert({
+            owner_user_id: ownerUserId,
+            purpose,
+            content_type: image.contentType,
+            width: image.width,
+            height: image.height,
+            bytes: image.bytes,
+            etag: etagOf(image.bytes),
+            thumb_width: image.thumb.width,
+            thumb_height: image.thumb.height,
+            thumb_bytes: image.thumb.bytes,
+            thumb_etag: etagOf(image.thumb.bytes),
+          })
+          .returning<ImageRow[]>([...DESCRIPTION_COLUMNS]);
+        return toStoredImage(row);
+      };
+      return db.isTransaction ? write(db) : db.transaction(write);
     },
 
     /**
@@ -212,6 +249,14 @@ export function createImagesService({
     /** The scheduled sweep: deletes every image whose expiry has passed; returns how many went. */
     async sweepRemoved(now: Date): Promise<number> {
       return db('images').where('expires_at', '<=', now).delete();
+    },
+
+    /** The scheduled sweep of report images no report has used for UNUSED_IMAGE_GRACE_MS after upload; returns how many went. */
+    async sweepUnused(now: Date): Promise<number> {
+      const uploadedBefore = new Date(now.getTime() - UNUSED_IMAGE_GRACE_MS);
+      return db('images')
+        .whereIn('id', unusedReportImages(db('images as i').where('i.created_at', '<=', uploadedBefore)).select('i.id'))
+        .delete();
     },
   };
 }
