@@ -68,7 +68,7 @@ export function createCoreServices(deps: ServiceDeps) {
   const users = createUsersService({ ...transactional, rateLimits: createRateLimitService(deps) });
   const leaderboard = createLeaderboardService({ ...deps, reads });
   return {
-    apiKeys: createApiKeysService(deps),
+    apiKeys: createApiKeysService(transactional),
     audit,
     hardware: createHardwareService({ ...deps, reads }),
     housekeeping: createHousekeepingService(deps),
