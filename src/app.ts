@@ -13,15 +13,15 @@ import { authenticate } from './middleware/authenticate.ts';
 import { verifyCsrf } from './middleware/csrf.ts';
 import { REPORT_IMAGE_FORM_PATH } from './controllers/web/reports.ts';
 import { errorHandler, notFound } from './middleware/errors.ts';
-import { readLimits } from './middleware/read-limits.ts';
+import { anonymousWriteLimit, readLimits } from './middleware/read-limits.ts';
+import { parseBodies } from './middleware/body-parsing.ts';
 import { compress } from './middleware/compression.ts';
 import { createStaticAssets, PLAIN_STATIC_MAX_AGE_SECONDS, publicAssetSources } from './web/assets.ts';
 import { apiOperations } from './api/index.ts';
-import { parserLimit } from './api/operation.ts';
 import { SUITE_FORM_PATHS, suiteFormUpload, uploadError } from './web/suite-form.ts';
 import { imageFormUpload, LISTING_IMAGE_FORM_PATH } from './web/image-upload.ts';
 import { sessions } from './middleware/session.ts';
-import { refuseDeepJson, rejectUnstorableInput } from './middleware/validate.ts';
+import { rejectUnstorableInput } from './middleware/validate.ts';
 import { apiRoutes } from './routes/api.ts';
 import { webRoutes } from './routes/web.ts';
 import { createViewEngine } from './web/views.ts';
@@ -76,13 +76,22 @@ function withoutMadeUpError(_req: unknown, res: { statusCode: number; err?: unkn
   return rest;
 }
 
-/** How often images of removed listings past their grace period are deleted (they stop being served at once). */
+/**
+ * How often the image sweep runs: images of removed listings past their grace period (they
+ * stop being served at once), and report images no report used within a day of upload.
+ */
 const IMAGE_SWEEP_INTERVAL_MS = 10 * 60_000;
 
 function startImageSweep({ services, clock, logger }: ReturnType<typeof createAppContext>): NodeJS.Timeout {
+  const sweep = async () => {
+    const now = clock.now();
+    return { removed: await services.images.sweepRemoved(now), unused: await services.images.sweepUnused(now) };
+  };
   const timer = setInterval(() => {
-    services.images.sweepRemoved(clock.now()).then(
-      (deleted) => deleted > 0 && logger.info({ deleted }, 'Image sweep: deleted images of removed listings'),
+    sweep().then(
+      (deleted) =>
+        (deleted.removed > 0 || deleted.unused > 0) &&
+        logger.info(deleted, 'Image sweep: deleted images of removed listings and unused report images'),
       (error: unknown) => logger.warn({ err: error }, 'Image sweep failed; it runs again later'),
     );
   }, IMAGE_SWEEP_INTERVAL_MS);
@@ -160,7 +169,7 @@ export function createApp(input: AppDepsInput): express.Express {
     );
   }
   context.readIndexKeeper?.start();
-  const imageSweep = profile.marketplace ? startImageSweep(context) : undefined;
+  const imageSweep = profile.marketplace || profile.reports ? startImageSweep(context) : undefined;
   let closing: Promise<void> | undefined;
   app.locals.close = () =>
     (closing ??= (async () => {
@@ -174,19 +183,12 @@ export function createApp(input: AppDepsInput): express.Express {
     })());
   app.use(session);
 
-  // Operations that declare a larger body limit (quality suites and runs) get their own parser, on exactly
-  // their method and path; the 1 MB parser below skips a body already parsed.
-  for (const op of apiOperations(profile)) {
-    if (!op.bodyLimit) continue;
-    const parse = express.json({ limit: parserLimit(op.bodyLimit), verify: refuseDeepJson });
-    const method = op.method.toUpperCase();
-    // Middleware, not a route (the API's routes are the declarations'): only this method at exactly this path.
-    app.use(op.path, (req, res, next) => (req.method === method && (req.path === '/' || req.path === '') ? parse(req, res, next) : next()));
-  }
-  app.use(express.json({ limit: '1mb', verify: refuseDeepJson }));
-  app.use(express.urlencoded({ extended: false, limit: '1mb' }));
-  app.use(rejectUnstorableInput);
+  // Who is asking comes first: bodies are read only for requests the route would serve (src/middleware/body-parsing.ts),
+  // and anonymous writes have a per-address budget before any of that.
   app.use(authenticate(services));
+  for (const limiter of anonymousWriteLimit(config, logger)) app.use(limiter);
+  app.use(parseBodies(apiOperations(profile)));
+  app.use(rejectUnstorableInput);
   // The suite forms may upload a file: parsed before the CSRF check reads their `_csrf` field, and only for
   // signed-in users (the pages need one; nobody else gets to make the server buffer a file).
   if (profile.quality) {

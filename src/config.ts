@@ -48,6 +48,10 @@ const envSchema = z.object({
     emptyToUndefined,
     z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 (off) or more').default(60),
   ),
+  ANONYMOUS_WRITE_LIMIT_PER_MINUTE: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 (off) or more').default(60),
+  ),
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('./data')),
   EXECUTE_WORKERS: z.preprocess(
     emptyToUndefined,
@@ -96,6 +100,8 @@ export interface Config {
   logLevel: string;
   /** Per-address limits on GET requests and on exports; 0 turns one off. */
   readLimits: { perMinute: number; exportsPerHour: number };
+  /** Writes (anything but GET, HEAD and OPTIONS) without credentials, per address and minute; 0 is no limit. */
+  anonymousWritesPerMinute: number;
   /** Value handed to Express's `trust proxy` setting. */
   trustProxy: boolean | number | string;
   dataDir: string;
@@ -182,6 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     admin: e.ADMIN_USERNAME && e.ADMIN_PASSWORD ? { username: e.ADMIN_USERNAME, password: e.ADMIN_PASSWORD } : undefined,
     logLevel: e.LOG_LEVEL,
     readLimits: { perMinute: e.READ_LIMIT_PER_MINUTE, exportsPerHour: e.EXPORT_LIMIT_PER_HOUR },
+    anonymousWritesPerMinute: e.ANONYMOUS_WRITE_LIMIT_PER_MINUTE,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     dataDir,
     readIndex: { enabled: e.READ_INDEX === 'on', freshness: e.READ_INDEX_FRESHNESS, documentCacheSize: e.READ_INDEX_DOCUMENTS },

@@ -138,5 +138,15 @@ export const API_KEYS_PER_ACCOUNT = 10;
 /** Saved setups per account; saving one more is a 409. Also the largest page of `GET /api/setups`. */
 export const SETUPS_PER_ACCOUNT = 50;
 
+/**
+ * What one account may keep (issue 32): images of any kind still served, report images that
+ * no report uses yet (they are deleted a day after upload), listings in DRAFT, and reports
+ * (drafts and published). One more is a 400 that says the cap.
+ */
+export const IMAGES_PER_ACCOUNT = 300;
+export const UNUSED_REPORT_IMAGES_PER_ACCOUNT = 20;
+export const DRAFT_LISTINGS_PER_ACCOUNT = 20;
+export const REPORTS_PER_ACCOUNT = 100;
+
 /** How long after submitting an owner may correct a speed-test run (DECISIONS.md "Speed-test ranking"). */
 export const RUN_CORRECTION_WINDOW_HOURS = 24;

@@ -47,6 +47,9 @@ export const messages = {
   tooManySignIns: (wait: string) => `Too many sign-in attempts. Try again in ${wait}.`,
   tooManyFailedSignInsFromAddress: (wait: string) => `Too many failed sign-ins from your address. Try again in ${wait}.`,
   tooManyReads: (seconds: number) => `Too many requests from your address. Retry in ${seconds} second${seconds === 1 ? '' : 's'}.`,
+  tooManyAnonymousWrites: (seconds: number) =>
+    `Too many requests without credentials from your address. Sign in or send your API key, or retry in ${seconds} second${seconds === 1 ? '' : 's'}.`,
+  imagesBusy: 'Too many images are being read or processed right now. Retry in a few seconds.',
   tooManyExports: (minutes: number) => `Too many exports from your address. Retry in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
   tooManyPasswordAttempts: 'Too many attempts. Try again later.',
   lastAdmin: 'The last admin cannot lose the admin role: make another account admin first.',
@@ -143,6 +146,11 @@ export const messages = {
   // Marketplace (and the images it shares with reports)
   imageNotFound: 'Image not found',
   listingNotFound: 'Listing not found',
+  imageLimit: (max: number) => `An account keeps at most ${max} images: delete some (or remove listings) first`,
+  unusedReportImageLimit: (max: number) =>
+    `At most ${max} report images may wait unused: put them in a report first (an unused one is deleted a day after its upload)`,
+  draftListingLimit: (max: number) => `An account has at most ${max} draft listings: publish or delete one first`,
+  reportLimit: (max: number) => `An account has at most ${max} reports: delete one first`,
   listingImageLimit: (max: number) => `A listing has at most ${max} images: delete one first`,
   listingProofRunsNotYours: (ids: string[]) => `Not your approved speed-test runs: ${ids.join(', ')}`,
   listingCannot: (status: string, action: string) => `This listing is ${status.toLowerCase()}, so it cannot be ${action}`,

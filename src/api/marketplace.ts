@@ -1,3 +1,4 @@
+import { DRAFT_LISTINGS_PER_ACCOUNT, IMAGES_PER_ACCOUNT } from '../constants.ts';
 import { z } from 'zod';
 import { NotFound } from '../lib/errors.ts';
 import {
@@ -35,6 +36,8 @@ import {
   badRequest,
   errorBody,
   example,
+  formErrorExample,
+  imagesBusy,
   invalidQuery,
   malformedJson,
   notFound,
@@ -99,6 +102,7 @@ function imageOperations(): ApiOperation[] {
           body: 'Error',
           examples: { notFound: example('Unknown image', errorBody(messages.imageNotFound)) },
         },
+        503: imagesBusy,
       },
       async handle({ req, res, app, params, query }) {
         const variant = query.variant ?? 'full';
@@ -239,7 +243,14 @@ function sellerOperations(): ApiOperation[] {
         schema: listingCreateSchema,
         examples: { gpu: example('A used GPU with a proof run', exampleListing) },
       },
-      responses: { 201: { description: 'The DRAFT listing.', body: 'ListingEnvelope', headers: ['Location'] }, 400: invalid },
+      responses: {
+        201: { description: 'The DRAFT listing.', body: 'ListingEnvelope', headers: ['Location'] },
+        400: {
+          ...invalid,
+          description: `${invalid.description} Or you already have ${DRAFT_LISTINGS_PER_ACCOUNT} draft listings (the most an account may have).`,
+          examples: { ...invalid.examples, drafts: formErrorExample('Draft cap', messages.draftListingLimit(DRAFT_LISTINGS_PER_ACCOUNT)) },
+        },
+      },
       async handle({ req, res, app, body, userId }) {
         const listing = await app.services.marketplace.create(userId(), body);
         res.location(`/api/marketplace/listings/${listing.id}`);
@@ -324,7 +335,7 @@ function sellerOperations(): ApiOperation[] {
       responses: {
         201: { description: 'The stored image.', body: 'ListingImage', headers: ['Location'] },
         400: badRequest(
-          'Not a PNG, JPEG or WebP by content, over 40 megapixels, undecodable, no file in `image`, or the listing has 12 images.',
+          `Not a PNG, JPEG or WebP by content, over 40 megapixels, undecodable, no file in \`image\`, the listing has 12 images, or you keep ${IMAGES_PER_ACCOUNT} images already.`,
           { image: [imageMessages.wrongType] },
         ),
         404: missing,
@@ -334,6 +345,7 @@ function sellerOperations(): ApiOperation[] {
           body: 'Error',
           examples: { tooLarge: example('Too large', errorBody(imageMessages.tooLarge)) },
         },
+        503: imagesBusy,
       },
       async handle({ req, res, app, params, userId }) {
         const sellerId = userId();

@@ -86,8 +86,8 @@ interface DeclaredFields {
   description?: string;
   auth: AuthMode;
   /**
-   * A JSON body limit above the app's 1 MB (`'16 MB'`): src/app.ts parses this route's body
-   * with it, and its 413 is documented from it.
+   * A JSON body limit above the app's 1 MB (`'16 MB'`): src/middleware/body-parsing.ts parses
+   * this route's body with it, and its 413 is documented from it.
    */
   bodyLimit?: `${number} MB`;
   /**
@@ -184,9 +184,6 @@ function bodyLimitResponses(limit: DeclaredFields['bodyLimit']): Record<number, 
   };
 }
 
-/** The JSON parser limit (`'16mb'`) of a declared body limit (`'16 MB'`). */
-export const parserLimit = (limit: NonNullable<DeclaredFields['bodyLimit']>) => limit.replace(' ', '').toLowerCase();
-
 /** What the auth middleware answers before the handler runs, by auth mode. */
 function authResponses(auth: AuthMode, method: HttpMethod): Record<number, ResponseSpec> {
   if (auth === 'public') return {};
@@ -241,6 +238,10 @@ export const errorBody = (error: string) => ({ error });
 
 const validationExample = (fieldErrors: Record<string, string[]>) =>
   example('Validation failed', { error: 'Validation failed', details: { fieldErrors, formErrors: [] } });
+
+/** A 400 example of a request refused as a whole (an account cap): its message in `formErrors`. */
+export const formErrorExample = (summary: string, message: string) =>
+  example(summary, { error: 'Validation failed', details: { fieldErrors: {}, formErrors: [message] } });
 
 export function badRequest(description: string, fieldErrors: Record<string, string[]>, more: Record<string, Example> = {}): ResponseSpec {
   return { description, body: 'BadRequest', examples: { validation: validationExample(fieldErrors), ...more } };
@@ -303,6 +304,14 @@ export const hubUnavailable = (nothingDone: string): ResponseSpec => ({
   headers: ['Retry-After'],
   examples: { hub: example('Hub unavailable', errorBody(messages.hubUnavailable)) },
 });
+
+/** 503 of the image paths alone (uploads waiting to be re-encoded, or downloads waiting for their bytes). */
+export const imagesBusy: ResponseSpec = {
+  description: 'Too many images are being processed or read right now; only the image paths say so. Retry after `Retry-After` seconds.',
+  body: 'Error',
+  headers: ['Retry-After'],
+  examples: { busy: example('Images busy', errorBody(messages.imagesBusy)) },
+};
 
 export const exportAlternatives = [
   {

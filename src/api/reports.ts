@@ -1,3 +1,4 @@
+import { IMAGES_PER_ACCOUNT, REPORTS_PER_ACCOUNT, UNUSED_REPORT_IMAGES_PER_ACCOUNT } from '../constants.ts';
 import type { z } from 'zod';
 import { IMAGE_FIELD, imageMessages, imageRules, processImageUpload } from '../lib/image-pipeline.ts';
 import { messages } from '../messages.ts';
@@ -17,6 +18,8 @@ import {
   badRequest,
   errorBody,
   example,
+  formErrorExample,
+  imagesBusy,
   invalidQuery,
   malformedJson,
   notFound,
@@ -53,6 +56,11 @@ export const reportsApi: ApiResource = {
       { contentFormat: ["Must be 'gfm'"], 'benchmarkRunIds.0': [messages.reportRunNotAttachable('speed-test run', 'Qwen/Qwen3-30B-A3B')] },
       { malformed: malformedJson },
     );
+    const invalidCreate: ResponseSpec = {
+      ...invalid,
+      description: `${invalid.description} Or you already have ${REPORTS_PER_ACCOUNT} reports (the most an account may have).`,
+      examples: { ...invalid.examples, cap: formErrorExample('Report cap', messages.reportLimit(REPORTS_PER_ACCOUNT)) },
+    };
     const unknownModel: ResponseSpec = {
       description: 'The model is neither in the catalogue nor on the model hub.',
       body: 'Error',
@@ -88,7 +96,7 @@ export const reportsApi: ApiResource = {
         body: { component: 'ReportCreate', schema: schemas.create, examples: { published } },
         responses: {
           201: { description: 'The stored report.', body: 'Report', headers: ['Location'] },
-          400: invalid,
+          400: invalidCreate,
           404: unknownModel,
           503: hubDown,
         },
@@ -194,14 +202,18 @@ export const reportsApi: ApiResource = {
         upload: { field: IMAGE_FIELD, description: 'The image file' },
         responses: {
           201: { description: 'The stored image: its id for the token, and its addresses.', body: 'ReportImage', headers: ['Location'] },
-          400: badRequest('No file in the field, or not a PNG, JPEG or WebP, over 40 megapixels, or corrupt.', {
-            [IMAGE_FIELD]: [imageMessages.wrongType],
-          }),
+          400: badRequest(
+            `No file in the field, or not a PNG, JPEG or WebP, over 40 megapixels, or corrupt; or you keep ${IMAGES_PER_ACCOUNT} images, or ${UNUSED_REPORT_IMAGES_PER_ACCOUNT} report images no report uses yet (an unused one is deleted a day after upload).`,
+            {
+              [IMAGE_FIELD]: [imageMessages.wrongType],
+            },
+          ),
           413: {
             description: `The file is larger than ${imageRules.maxBytesLabel}.`,
             body: 'Error',
             examples: { tooLarge: example('Too large', errorBody(imageMessages.tooLarge)) },
           },
+          503: imagesBusy,
         },
         async handle({ req, res, app, userId }) {
           const stored = await app.services.reports.storeImage(userId(), await processImageUpload(uploadedImage(req)));

@@ -1,6 +1,8 @@
 import { fileTypeFromBuffer } from 'file-type';
 import sharp, { type Metadata, type Sharp } from 'sharp';
-import { PayloadTooLarge, ValidationFailed } from './errors.ts';
+import { messages } from '../messages.ts';
+import { PayloadTooLarge, Unavailable, ValidationFailed } from './errors.ts';
+import { createWorkQueue } from './work-queue.ts';
 
 /**
  * Uploaded images (listing photos, report images): the type is judged by the content
@@ -39,6 +41,24 @@ export const imageRules = Object.freeze({
  */
 export const imageContentPath = (imageId: string, variant: 'full' | 'thumb' = 'full') =>
   `/api/marketplace/images/${imageId}/content${variant === 'thumb' ? '?variant=thumb' : ''}`;
+
+/**
+ * Re-encoding a large image takes a libuv thread (one of four, shared with file reads,
+ * compression and password hashing) and a core for seconds. Uploads take turns: one at a
+ * time, a few waiting, and past that the upload path answers 503 for itself; libvips gets
+ * one thread per image and no operation cache (no input is ever processed twice), which
+ * leaves the other core, the other threads and the memory to everything else.
+ */
+export const IMAGE_PROCESSING_AT_ONCE = 1;
+export const IMAGE_PROCESSING_WAITING = 4;
+const IMAGE_BUSY_RETRY_SECONDS = 5;
+sharp.concurrency(1);
+sharp.cache(false);
+export const imageProcessingQueue = createWorkQueue({
+  concurrency: IMAGE_PROCESSING_AT_ONCE,
+  maxWaiting: IMAGE_PROCESSING_WAITING,
+  busy: () => new Unavailable(messages.imagesBusy, IMAGE_BUSY_RETRY_SECONDS),
+});
 
 /** The field a multipart upload carries the image in. */
 export const IMAGE_FIELD = 'image';
@@ -88,11 +108,16 @@ async function encode(source: Buffer, contentType: ImageContentType, width?: num
 
 /**
  * Checks and re-encodes an upload. Throws a 413 over 8 MiB, and a 400 naming the rule for
- * anything that is not a PNG, JPEG or WebP by content, is over 40 MP, or cannot be decoded.
+ * anything that is not a PNG, JPEG or WebP by content, is over 40 MP, or cannot be decoded;
+ * a 503 when too many uploads are already waiting their turn (see IMAGE_PROCESSING_AT_ONCE).
  */
 export async function processImageUpload(bytes: Buffer): Promise<ProcessedImage> {
   if (bytes.length > IMAGE_MAX_BYTES) throw new PayloadTooLarge(imageMessages.tooLarge);
   if (bytes.length === 0) throw imageRuleBroken(imageMessages.missing);
+  return imageProcessingQueue.run(() => checkAndEncode(bytes));
+}
+
+async function checkAndEncode(bytes: Buffer): Promise<ProcessedImage> {
   const detected = await fileTypeFromBuffer(bytes);
   if (!isAccepted(detected?.mime)) throw imageRuleBroken(imageMessages.wrongType);
   const contentType = detected.mime;

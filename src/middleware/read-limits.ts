@@ -18,6 +18,7 @@ const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
 
 const isRead = (req: Request) => req.method === 'GET' || req.method === 'HEAD';
+const isAnonymousWrite = (req: Request) => !req.actor && !isRead(req) && req.method !== 'OPTIONS';
 
 /** A CSV or JSON Lines export (leaderboard and run list, API and pages), by its `format`. */
 export function isExportRequest(req: Request): boolean {
@@ -73,5 +74,24 @@ export function readLimits(config: Pick<Config, 'readLimits'>, logger: Logger): 
           }),
         ]
       : []),
+  ];
+}
+
+/**
+ * Writes without credentials (sign-in and sign-up forms, and anything answered 401 or 404):
+ * their own per-address budget, so a flood of anonymous bodies costs one counter each and no
+ * parsing past it (mounted after authentication, before the body parsers). The account
+ * limits of sign-in and sign-up (in Postgres) still apply beneath it.
+ */
+export function anonymousWriteLimit(config: Pick<Config, 'anonymousWritesPerMinute'>, logger: Logger): RequestHandler[] {
+  if (config.anonymousWritesPerMinute <= 0) return [];
+  return [
+    limiter(logger, {
+      name: 'anonymous-writes',
+      limit: config.anonymousWritesPerMinute,
+      windowMs: MINUTE_MS,
+      applies: isAnonymousWrite,
+      message: (ms) => messages.tooManyAnonymousWrites(Math.ceil(ms / 1000)),
+    }),
   ];
 }

@@ -84,7 +84,7 @@ export function refuseDeepJson(_req: unknown, _res: unknown, body: Buffer, encod
 }
 
 /**
- * Every request's path, body and query are checked once, before authentication, for text
+ * Every request's path, body (once parsed) and query are checked once, before any route, for text
  * that cannot be stored (NUL characters, which Postgres text refuses, and lone surrogates,
  * which jsonb refuses and text turns into U+FFFD) and for bodies nested too deeply; these
  * would otherwise surface as a 500 from whichever query stores or compares them, or cost

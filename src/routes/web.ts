@@ -159,6 +159,7 @@ export function webRoutes(app: AppContext): Router {
   router.get('/settings/profile', session, profiles.settings);
   router.post('/settings/profile', session, profiles.updateProfile);
   router.post('/settings/profile/password', session, profiles.changePassword);
+  router.post('/settings/profile/keys/revoke-all', session, profiles.revokeAllKeys);
 
   router.get('/admin', requireAdmin, adminOverview.overview);
   router.get('/admin/audit', requireAdmin, adminOverview.audit);

@@ -4,7 +4,7 @@ import type { Db } from '../db/knex.ts';
 import { Conflict, NotFound, Unauthorized } from '../lib/errors.ts';
 import { messages } from '../messages.ts';
 import { API_KEY_PATTERN, type CreateApiKeyInput } from '../schemas/api-key.schema.ts';
-import type { ServiceDeps } from './deps.ts';
+import type { ServiceDeps, Transactional } from './deps.ts';
 import { toUser, type User } from './users.service.ts';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -58,7 +58,7 @@ function live(db: Db) {
 export type CreatedApiKey = Omit<ApiKey, 'lastUsedAt'> & { key: string };
 
 /** API keys: created and revoked by their owner (session), presented by agents as Bearer tokens. */
-export function createApiKeysService({ db }: Pick<ServiceDeps, 'db'>) {
+export function createApiKeysService({ db, withTransaction }: Pick<ServiceDeps, 'db'> & Transactional) {
   return {
     /** The user's live keys, newest first (never the secrets). */
     async list(userId: string): Promise<ApiKey[]> {
@@ -100,6 +100,24 @@ export function createApiKeysService({ db }: Pick<ServiceDeps, 'db'>) {
         .whereNull('revoked_at')
         .update({ revoked_at: db.fn.now() });
       if (updated === 0) throw new NotFound(messages.apiKeyNotFound);
+    },
+
+    /**
+     * Revokes every live key of the user at once (a password change leaves keys valid; this is
+     * the way to cut them all off), audited in the same transaction; returns how many.
+     */
+    async revokeAll(user: { id: string; username: string }): Promise<number> {
+      return db.transaction(async (trx) => {
+        const revoked = await live(trx).where({ user_id: user.id }).update({ revoked_at: trx.fn.now() });
+        await withTransaction(trx).audit.record(user, {
+          action: 'api_keys.revoke_all',
+          targetKind: 'user',
+          targetId: user.id,
+          targetLabel: user.username,
+          reason: `${revoked} live key${revoked === 1 ? '' : 's'} revoked by the owner`,
+        });
+        return revoked;
+      });
     },
 
     /**

@@ -25,6 +25,8 @@ export const auditActions = [
   'quality_run.reject',
   'listing.remove',
   'report.unpublish',
+  // Owners' own account actions (actor = target = the owner).
+  'api_keys.revoke_all',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 export type AuditTargetKind =

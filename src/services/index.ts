@@ -18,7 +18,7 @@ import { createExecutionsService } from './executions.service.ts';
 import { createHardwareService } from './hardware.service.ts';
 import { createHousekeepingService } from './housekeeping.service.ts';
 import { createIdempotencyService } from './idempotency.service.ts';
-import { createImagesService } from './images.service.ts';
+import { createImageDelivery, createImagesService, type ImageDelivery } from './images.service.ts';
 import { createMarketplaceService } from './marketplace.service.ts';
 import { createModelsService } from './models.service.ts';
 import { createProfilesService } from './profiles.service.ts';
@@ -36,12 +36,15 @@ import { createUsersService } from './users.service.ts';
 
 export type { ServiceDeps } from './deps.ts';
 
-/** The services a transaction's writes use, built on `deps.db` (the container's, or a transaction). */
-function transactionServices(deps: ServiceDeps): TransactionServices {
+/**
+ * The services a transaction's writes use, built on `deps.db` (the container's, or a
+ * transaction); `imageDelivery` is the container's one image cache and read queue.
+ */
+function transactionServices(deps: ServiceDeps, imageDelivery: ImageDelivery): TransactionServices {
   const plausibility = createPlausibilityService(deps);
   return {
     audit: createAuditService(deps),
-    images: createImagesService(deps),
+    images: createImagesService({ ...deps, delivery: imageDelivery }),
     plausibility,
     models: createModelsService({ ...deps, plausibility }),
     windows: createSubmissionWindowService(deps),
@@ -56,8 +59,9 @@ function transactionServices(deps: ServiceDeps): TransactionServices {
  * uses passed in. Work outside requests (start-up, the CLI, seeds, tests) uses this too.
  */
 export function createCoreServices(deps: ServiceDeps) {
-  const withTransaction = (trx: Db) => transactionServices({ ...deps, db: trx });
-  const { audit, images, models, plausibility, windows, reads } = transactionServices(deps);
+  const imageDelivery = createImageDelivery();
+  const withTransaction = (trx: Db) => transactionServices({ ...deps, db: trx }, imageDelivery);
+  const { audit, images, models, plausibility, windows, reads } = transactionServices(deps, imageDelivery);
   const transactional = { ...deps, withTransaction };
   const idempotency = createIdempotencyService(deps);
   const submissions = { ...transactional, idempotency, windows };
@@ -65,7 +69,7 @@ export function createCoreServices(deps: ServiceDeps) {
   const users = createUsersService({ ...transactional, rateLimits });
   const leaderboard = createLeaderboardService({ ...deps, reads });
   return {
-    apiKeys: createApiKeysService(deps),
+    apiKeys: createApiKeysService(transactional),
     audit,
     hardware: createHardwareService({ ...deps, reads }),
     housekeeping: createHousekeepingService(deps),

@@ -1,3 +1,4 @@
+import { DRAFT_LISTINGS_PER_ACCOUNT } from '../constants.ts';
 import type { Knex } from 'knex';
 import { convertToUsd, fxRatesDate } from '../data/fx-rates.ts';
 import { NotFound, Conflict, ValidationFailed } from '../lib/errors.ts';
@@ -276,6 +277,13 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
   return {
     async create(sellerId: string, input: ListingCreate): Promise<Listing> {
       return db.transaction(async (trx) => {
+        // Serialises one seller's creations so concurrent ones cannot overshoot the cap.
+        await trx('users').where({ id: sellerId }).forUpdate().first('id');
+        const [{ drafts }] = await trx('marketplace_listings')
+          .where({ seller_id: sellerId, status: 'DRAFT' })
+          .count<{ drafts: number }[]>('* as drafts');
+        if (Number(drafts) >= DRAFT_LISTINGS_PER_ACCOUNT)
+          throw new ValidationFailed({ fieldErrors: {}, formErrors: [messages.draftListingLimit(DRAFT_LISTINGS_PER_ACCOUNT)] });
         await lockListingWrites(trx);
         await checkProofRuns(trx, sellerId, input.benchmarkRunIds);
         const [{ id }] = await trx('marketplace_listings')

@@ -1,3 +1,4 @@
+import { REPORTS_PER_ACCOUNT } from '../constants.ts';
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/knex.ts';
 import type { ProcessedImage } from '../lib/image-pipeline.ts';
@@ -285,6 +286,11 @@ export function createReportsService(
     async create(authorId: string, hfId: string, input: ReportCreateInput): Promise<Report> {
       const resolved = await models.resolve(hfId);
       const write = async (trx: Db) => {
+        // Serialises one author's creations so concurrent ones cannot overshoot the cap.
+        await trx('users').where({ id: authorId }).forUpdate().first('id');
+        const [{ reports }] = await trx('model_reports').where({ user_id: authorId }).count<{ reports: number }[]>('* as reports');
+        if (Number(reports) >= REPORTS_PER_ACCOUNT)
+          throw new ValidationFailed({ fieldErrors: {}, formErrors: [messages.reportLimit(REPORTS_PER_ACCOUNT)] });
         const model = await withTransaction(trx).models.catalogueIfNew(resolved);
         await checkReferences(trx, authorId, model, input);
         const now = clock.now();

@@ -10,13 +10,15 @@ import { submissionExamples } from '../../src/openapi/examples.ts';
 import { apiOperations, openApiPath } from '../../src/api/index.ts';
 import { responseHeaders, type ApiOperation, type HeaderName } from '../../src/api/operation.ts';
 import { QUALITY_BODY_LIMITS } from '../../src/api/quality.ts';
-import { IMAGE_MAX_BYTES } from '../../src/lib/image-pipeline.ts';
+import { IMAGE_MAX_BYTES, imageProcessingQueue } from '../../src/lib/image-pipeline.ts';
+import { imageReadQueue } from '../../src/services/images.service.ts';
 import { getRevisionProfile, type RevisionNumber } from '../../src/revisions.ts';
 import { createKey, signedUpAgent, useTestApp, type Agent, type TestContext } from '../helpers/app.ts';
 import { executeBody } from '../helpers/executions.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.ts';
 import { validSubmission } from '../helpers/fixtures.ts';
+import { whileFull } from '../helpers/work-queue.ts';
 import { schemaChecker, type SchemaChecker } from '../helpers/openapi.ts';
 import {
   ARITHMETIC_ITEMS,
@@ -328,6 +330,16 @@ const marketplaceProducers: Record<string, Producer> = {
   },
   'getMarketplaceImageContent 400': (call) => imageContent(call, '?variant=large'),
   'getMarketplaceImageContent 404': (call) => request(call.ctx.app).get(call.path({ imageId: MISSING_ID })),
+  // A fresh image (not yet in the cache) while the byte reads are all taken.
+  'getMarketplaceImageContent 503': async (call) => {
+    const listingId = await ownListing(call);
+    const image = await request(call.ctx.app)
+      .post(`/api/marketplace/listings/${listingId}/images`)
+      .set(bearer(call))
+      .attach('image', await smallPng(), 'photo.png')
+      .expect(201);
+    return whileFull(imageReadQueue, async () => request(call.ctx.app).get(call.path({ imageId: image.body.id })));
+  },
 
   'getMarketplaceFeed 200': (call) => request(call.ctx.app).get(`${call.path()}?limit=1`),
   'getMarketplaceFeed 400': (call) => request(call.ctx.app).get(`${call.path()}?cursor=bm90LWEtY3Vyc29y`),
@@ -379,6 +391,10 @@ const marketplaceProducers: Record<string, Producer> = {
     return uploadTo(call, id, await smallPng());
   },
   'uploadListingImage 413': async (call) => uploadTo(call, await ownListing(call), Buffer.alloc(IMAGE_MAX_BYTES + 1)),
+  'uploadListingImage 503': async (call) => {
+    const [listingId, png] = [await ownListing(call), await smallPng()];
+    return whileFull(imageProcessingQueue, async () => uploadTo(call, listingId, png));
+  },
   'deleteListingImage 204': async (call) => {
     const id = await ownListing(call);
     const image = await request(call.ctx.app)
@@ -680,6 +696,12 @@ const reportProducers: Record<string, Producer> = {
     request(call.ctx.app).post(call.path()).set(bearer(call)).attach('image', Buffer.from('not an image at all'), 'chart.png'),
   'uploadReportImage 401': (call) => request(call.ctx.app).post(call.path()).attach('image', Buffer.from('x'), 'chart.png'),
   'uploadReportImage 403': (call) => call.fx.owner.agent.post(call.path()).attach('image', Buffer.from('x'), 'chart.png'),
+  'uploadReportImage 503': async (call) => {
+    const png = await smallPng();
+    return whileFull(imageProcessingQueue, async () =>
+      request(call.ctx.app).post(call.path()).set(bearer(call)).attach('image', png, 'chart.png'),
+    );
+  },
   'uploadReportImage 413': (call) =>
     request(call.ctx.app)
       .post(call.path())

@@ -25,19 +25,27 @@ describe('error handling', () => {
     expect(res.text).not.to.include('<html');
   });
 
+  /** A signed-in browser's POST /api/keys (bodies are read only for callers the route serves). */
+  const postKey = async () => {
+    const { agent, csrf } = await signedUpAgent(ctx.app);
+    return () => agent.post('/api/keys').set('X-CSRF-Token', csrf);
+  };
+
   it('answers malformed JSON with 400 { error }', async () => {
-    const res = await request(ctx.app).post('/api/keys').set('Content-Type', 'application/json').send('{"name": ').expect(400);
+    const res = await (await postKey())().set('Content-Type', 'application/json').send('{"name": ').expect(400);
     expect(res.body).to.deep.equal({ error: 'Malformed JSON body' });
   });
 
-  it('answers a body over 1 MB with 413 { error }', async () => {
+  it('answers a body over 1 MB with 413 { error }; without credentials, 401 before the body is read', async () => {
     const big = JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10) });
-    const res = await request(ctx.app).post('/api/keys').set('Content-Type', 'application/json').send(big).expect(413);
+    const res = await (await postKey())().set('Content-Type', 'application/json').send(big).expect(413);
     expect(res.body).to.deep.equal({ error: 'Request body is larger than 1 MB' });
+    const anonymous = await request(ctx.app).post('/api/keys').set('Content-Type', 'application/json').send(big).expect(401);
+    expect(anonymous.body.error).to.match(/^Authentication required/);
   });
 
   it('answers a NUL character in a body or query with the 400 validation shape, not a database 500', async () => {
-    const body = await request(ctx.app).post('/api/keys').send({ name: 'a\u0000b' }).expect(400);
+    const body = await (await postKey())().send({ name: 'a\u0000b' }).expect(400);
     expect(body.body).to.deep.equal({
       error: 'Validation failed',
       details: { fieldErrors: { name: ['Must not contain NUL characters'] }, formErrors: [] },
@@ -50,7 +58,7 @@ describe('error handling', () => {
     expect(page.type).to.equal('text/html');
   });
 
-  describe('text that cannot be stored, and deep nesting (checked before authentication)', () => {
+  describe('text that cannot be stored, and deep nesting (checked before any route reads the body)', () => {
     // Its own app with the fake hub, so a run that slips through would really be stored.
     const app = useTestApp({}, { fakeHub: true });
     const NOT_WELL_FORMED = ['Must be well-formed Unicode (no lone surrogates)'];
@@ -86,41 +94,42 @@ describe('error handling', () => {
         .send(`{"name":"deep","extra":${nestedJson(64)}}`);
       expect(tooDeep.status).to.equal(400);
       expect(tooDeep.body).to.deep.equal(TOO_DEEP);
-      // Without credentials it is the same 400, not a 401: the check comes first.
+      // Without credentials the body is never read: the route's 401.
       const anonymous = await request(app.app)
         .post('/api/speed-tests')
         .type('json')
         .send(`{"hardware":${nestedJson(64)}}`);
-      expect(anonymous.status).to.equal(400);
-      expect(anonymous.body).to.deep.equal(TOO_DEEP);
+      expect(anonymous.status).to.equal(401);
       expect(await count('api_keys')).to.equal(1);
     });
 
-    it('answers the issue’s 100,000-level body with 400 on any path and method, JSON or page, never a 500', async () => {
+    it('answers the issue’s 100,000-level body with 400 where a body is read, JSON or page, never a 500', async () => {
       const body = `{"a":${nestedJson(100_000)}}`;
-      const api = await request(app.app).post('/api/anything').type('json').send(body);
+      const api = await request(app.app).post('/api/speed-tests').set('Authorization', `Bearer ${key}`).type('json').send(body);
       expect(api.status).to.equal(400);
       expect(api.body).to.deep.equal(TOO_DEEP);
-      const page = await request(app.app).put('/anything').type('json').send(body);
+      const page = await browser.agent.put('/anything').type('json').send(body);
       expect(page.status).to.equal(400);
       expect(page.type).to.equal('text/html');
       expect(page.text).to.include('400 Validation failed');
+      // An unknown API path reads no body at all: its 404.
+      expect((await request(app.app).post('/api/anything').set('Authorization', `Bearer ${key}`).type('json').send(body)).status).to.equal(
+        404,
+      );
+      // An anonymous page write is held to 64 KB.
+      expect((await request(app.app).put('/anything').type('json').send(body)).status).to.equal(413);
     });
 
     it('measures the depth of a JSON body before parsing it: a deep body refused even where its JSON breaks later', async () => {
       // Parsed first, this would be the malformed-JSON 400; read first, the depth is what fails.
-      const res = await request(app.app)
-        .post('/api/anything')
-        .type('json')
-        .send(`${'['.repeat(500_000)} not json`);
+      const submit = () => request(app.app).post('/api/speed-tests').set('Authorization', `Bearer ${key}`).type('json');
+      const res = await submit().send(`${'['.repeat(500_000)} not json`);
       expect(res.status).to.equal(400);
       expect(res.body).to.deep.equal(TOO_DEEP);
-      // Brackets inside strings are text, not nesting.
-      const inString = await request(app.app)
-        .post('/api/anything')
-        .type('json')
-        .send(JSON.stringify({ note: '['.repeat(1000) }));
-      expect(inString.status).to.equal(404);
+      // Brackets inside strings are text, not nesting: the schema's answer.
+      const inString = await submit().send(JSON.stringify({ note: '['.repeat(1000) }));
+      expect(inString.status).to.equal(400);
+      expect(inString.body.details.fieldErrors.note).to.deep.equal(['Unknown field']);
     });
 
     it('refuses a lone surrogate anywhere in a run with 400 naming the field, and stores nothing', async () => {

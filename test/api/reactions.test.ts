@@ -3,7 +3,7 @@ import request from 'supertest';
 import { reactionEmojis, type ReactionEmoji } from '../../src/constants.ts';
 import { revision3Profile } from '../../src/revisions.ts';
 import { messages } from '../../src/messages.ts';
-import { createApiKeysService } from '../../src/services/api-keys.service.ts';
+import { createOfflineServices } from '../../src/services/index.ts';
 import { useTestApp } from '../helpers/app.ts';
 import { expectValidationFailed } from '../helpers/assertions.ts';
 import { account, submitRun, type Account } from '../helpers/moderation.ts';
@@ -284,7 +284,8 @@ describe('reactions API: POST /api/runs/:id/react', () => {
         )
         .returning('id');
       crowd = [];
-      for (const { id } of users) crowd.push({ id, key: (await createApiKeysService({ db: ctx.db }).create(id, { name: 'crowd' })).key });
+      for (const { id } of users)
+        crowd.push({ id, key: (await createOfflineServices(ctx.db, revision3Profile).apiKeys.create(id, { name: 'crowd' })).key });
     });
 
     const react = (key: string, emoji: ReactionEmoji | null) =>

@@ -116,6 +116,7 @@ function pageForms(
     '/signout': [{}],
     '/settings/keys': [...examplesOf('createApiKey').map((example) => asForm(example)), { name: 'day form', expiresAt: '2031-01-31' }],
     '/settings/keys/:id/revoke': [{}],
+    '/settings/profile/keys/revoke-all': [{}],
     '/settings/setups': setups,
     '/settings/setups/:id': [...setups, ...examplesOf('updateSetup').map((example) => asForm(example))],
     '/settings/setups/:id/default': [{}],

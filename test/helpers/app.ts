@@ -70,6 +70,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
     // tests of their own, and the browser tests run with the defaults.
     READ_LIMIT_PER_MINUTE: '0',
     EXPORT_LIMIT_PER_HOUR: '0',
+    ANONYMOUS_WRITE_LIMIT_PER_MINUTE: '0',
     // Execution workers poll the database; only the files that run executions start them.
     EXECUTE_WORKERS: '0',
     // As deployed: the app's own writes are read back at once because each waits for the

@@ -13,7 +13,8 @@ import { facetNames, resultsListFacets } from '../../runs/facets.ts';
 /** Which confirmation /settings/profile shows after a redirect. */
 const SAVED_MESSAGES: Record<string, string> = {
   profile: 'Display name saved.',
-  password: 'Password changed. Your other sessions were signed out.',
+  password: 'Password changed. Your other sessions were signed out; your API keys still work (revoke them below if needed).',
+  keys: 'Every API key of yours is revoked; agents using one now get 401.',
 };
 
 interface SettingsState {
@@ -74,6 +75,12 @@ export function profilesController({ services, profile }: AppContext) {
         return showSettings(req, res, { profileValues: { displayName: body.displayName }, profileErrors: parsed.fieldErrors }, 400);
       await services.users.updateDisplayName(req.actor!.user.id, parsed.data.displayName);
       res.redirect(303, '/settings/profile?saved=profile');
+    },
+
+    /** POST /settings/profile/keys/revoke-all (session and CSRF, audited). */
+    async revokeAllKeys(req: Request, res: Response) {
+      await services.apiKeys.revokeAll(req.actor!.user);
+      res.redirect(303, '/settings/profile?saved=keys');
     },
 
     async changePassword(req: Request, res: Response) {
