@@ -73,16 +73,26 @@ function withoutMadeUpError(_req: unknown, res: { statusCode: number; err?: unkn
   return rest;
 }
 
-/** How often images of removed listings past their grace period are deleted (they stop being served at once). */
-const IMAGE_SWEEP_INTERVAL_MS = 10 * 60_000;
+/**
+ * How often stored bytes that lost their use are deleted: images of removed listings past
+ * their grace period (they stop being served at once) and storage uploads never completed
+ * within 24 hours.
+ */
+const SWEEP_INTERVAL_MS = 10 * 60_000;
 
-function startImageSweep({ services, clock, logger }: ReturnType<typeof createAppContext>): NodeJS.Timeout {
+function startSweeps({ services, clock, logger, profile }: ReturnType<typeof createAppContext>): NodeJS.Timeout {
+  const sweeps = [
+    ...(profile.marketplace ? [{ what: 'images of removed listings', sweep: services.images.sweepRemoved }] : []),
+    ...(profile.quality ? [{ what: 'storage uploads never completed', sweep: services.storage.sweepUnfinished }] : []),
+  ];
   const timer = setInterval(() => {
-    services.images.sweepRemoved(clock.now()).then(
-      (deleted) => deleted > 0 && logger.info({ deleted }, 'Image sweep: deleted images of removed listings'),
-      (error: unknown) => logger.warn({ err: error }, 'Image sweep failed; it runs again later'),
-    );
-  }, IMAGE_SWEEP_INTERVAL_MS);
+    for (const { what, sweep } of sweeps) {
+      sweep(clock.now()).then(
+        (deleted) => deleted > 0 && logger.info({ deleted }, `Sweep: deleted ${what}`),
+        (error: unknown) => logger.warn({ err: error }, `Sweep of ${what} failed; it runs again later`),
+      );
+    }
+  }, SWEEP_INTERVAL_MS);
   timer.unref();
   return timer;
 }
@@ -155,12 +165,12 @@ export function createApp(input: AppDepsInput): express.Express {
     );
   }
   context.readIndexKeeper?.start();
-  const imageSweep = profile.marketplace ? startImageSweep(context) : undefined;
+  const sweeps = profile.marketplace || profile.quality ? startSweeps(context) : undefined;
   let closing: Promise<void> | undefined;
   app.locals.close = () =>
     (closing ??= (async () => {
       // Running executions go back to the queue before the database goes.
-      clearInterval(imageSweep);
+      clearInterval(sweeps);
       await workers.stop();
       await context.readIndexKeeper?.close();
       if (context.ownsOutbound) await context.outbound.close();
@@ -172,8 +182,11 @@ export function createApp(input: AppDepsInput): express.Express {
   // Operations that declare a larger body limit (quality suites and runs) get their own parser, on exactly
   // their method and path; the 1 MB parser below skips a body already parsed.
   for (const op of apiOperations(profile)) {
-    if (!op.bodyLimit) continue;
-    const parse = express.json({ limit: parserLimit(op.bodyLimit), verify: refuseDeepJson });
+    if (!op.bodyLimit && !op.rawBody) continue;
+    // A raw body (a storage upload) is bytes of any type, never parsed as JSON.
+    const parse = op.rawBody
+      ? express.raw({ type: () => true, limit: op.rawBody.maxBytes })
+      : express.json({ limit: parserLimit(op.bodyLimit!), verify: refuseDeepJson });
     const method = op.method.toUpperCase();
     // Middleware, not a route (the API's routes are the declarations'): only this method at exactly this path.
     app.use(op.path, (req, res, next) => (req.method === method && (req.path === '/' || req.path === '') ? parse(req, res, next) : next()));

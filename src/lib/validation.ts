@@ -99,6 +99,8 @@ function pathOf(container: Container, key: string): string {
  * built only for the node at fault, so the cost stays linear in the size of the input.
  */
 export function findInputProblem(value: unknown, maxDepth = MAX_INPUT_DEPTH): InputProblem | undefined {
+  // Raw bytes (a storage upload) are not text.
+  if (Buffer.isBuffer(value)) return undefined;
   if (typeof value === 'string') {
     const problem = textProblem(value);
     return problem && { kind: problem, path: '' };

@@ -19,6 +19,7 @@ import { createHardwareService } from './hardware.service.ts';
 import { createHousekeepingService } from './housekeeping.service.ts';
 import { createIdempotencyService } from './idempotency.service.ts';
 import { createImagesService } from './images.service.ts';
+import { createStorageService } from './storage.service.ts';
 import { createMarketplaceService } from './marketplace.service.ts';
 import { createModelsService } from './models.service.ts';
 import { createProfilesService } from './profiles.service.ts';
@@ -85,6 +86,7 @@ export function createCoreServices(deps: ServiceDeps) {
     speedTests: createSpeedTestsService({ ...submissions, models, reads, resultsList: createResultsListReads({ ...deps, reads }) }),
     speedTestOwners: createSpeedTestOwnersService({ ...transactional, models, reads }),
     speedTestContext: createSpeedTestContextService({ ...deps, reads }),
+    storage: createStorageService(deps),
     users,
     withTransaction,
   };
