@@ -10,6 +10,7 @@ import {
   validationErrorResponseSchema,
 } from '../schemas/responses.schema.ts';
 import { accountApi } from './account.ts';
+import { deviceLoginApi } from './device-login.ts';
 import { agentMetadataApi } from './agent-metadata.ts';
 import { apiKeysApi } from './api-keys.ts';
 import { executeApi } from './execute.ts';
@@ -48,6 +49,7 @@ const resources: readonly ApiResource[] = [
   qualityDownloadsApi,
   executeApi,
   accountApi,
+  deviceLoginApi,
   apiKeysApi,
   setupsApi,
   marketplaceApi,

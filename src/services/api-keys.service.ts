@@ -124,3 +124,5 @@ export function createApiKeysService({ db }: Pick<ServiceDeps, 'db'>) {
     },
   };
 }
+
+export type ApiKeysService = ReturnType<typeof createApiKeysService>;

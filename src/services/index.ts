@@ -20,6 +20,7 @@ import { createHousekeepingService } from './housekeeping.service.ts';
 import { createIdempotencyService } from './idempotency.service.ts';
 import { createImagesService } from './images.service.ts';
 import { createStorageService } from './storage.service.ts';
+import { createDeviceLoginsService } from './device-logins.service.ts';
 import { createMarketplaceService } from './marketplace.service.ts';
 import { createModelsService } from './models.service.ts';
 import { createProfilesService } from './profiles.service.ts';
@@ -62,10 +63,13 @@ export function createCoreServices(deps: ServiceDeps) {
   const transactional = { ...deps, withTransaction };
   const idempotency = createIdempotencyService(deps);
   const submissions = { ...transactional, idempotency, windows };
-  const users = createUsersService({ ...transactional, rateLimits: createRateLimitService(deps) });
+  const rateLimits = createRateLimitService(deps);
+  const users = createUsersService({ ...transactional, rateLimits });
+  const apiKeys = createApiKeysService(deps);
   const leaderboard = createLeaderboardService({ ...deps, reads });
   return {
-    apiKeys: createApiKeysService(deps),
+    apiKeys,
+    deviceLogins: createDeviceLoginsService({ ...deps, apiKeys, rateLimits }),
     audit,
     hardware: createHardwareService({ ...deps, reads }),
     housekeeping: createHousekeepingService(deps),

@@ -39,6 +39,8 @@ const REVISIONS = [
     costs: false,
     requestBodies: [
       'CreateApiKey',
+      'DeviceCodeRequest',
+      'DeviceTokenRequest',
       'ExecuteRequest',
       'QualityRunSubmission',
       'QualitySuiteRegistration',
@@ -84,6 +86,8 @@ const REVISIONS = [
     costs: true,
     requestBodies: [
       'CreateApiKey',
+      'DeviceCodeRequest',
+      'DeviceTokenRequest',
       'ExecuteRequest',
       'ListingCreate',
       'ListingImageOrder',

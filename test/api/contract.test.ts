@@ -749,6 +749,15 @@ async function ownReport(call: Call, overrides: Body = {}): Promise<string> {
 }
 const modelPath = (call: Call, hfId: string = fakeHubModels.dense) => call.path({ org: hfId.split('/')[0]!, model: hfId.split('/')[1]! });
 
+/** A device login the account approved (as /device records it), polled once. */
+async function approvedDeviceLogin(call: Call, who: Account) {
+  const started = await request(call.ctx.app).post('/api/auth/device/code').send({ client_id: 'contract' }).expect(200);
+  await call.ctx.db('device_logins').where({ status: 'PENDING' }).update({ status: 'APPROVED', user_id: who.id });
+  return request(call.ctx.app)
+    .post(call.path())
+    .send({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: started.body.device_code });
+}
+
 /** Keyed like `producers`: every documented answer of the report operations. */
 const reportProducers: Record<string, Producer> = {
   'createReport 201': (call) => request(call.ctx.app).post(modelPath(call)).set(bearer(call)).send(reportBody()),
@@ -963,6 +972,28 @@ const producers: Record<string, Producer> = {
 
   'getMe 200': (call) => request(call.ctx.app).get(call.path()).set(bearer(call)),
   'getMe 401': (call) => request(call.ctx.app).get(call.path()).set('Authorization', 'Bearer bhk_0000000000000000000000000000000000000000'),
+  'startDeviceLogin 200': (call) => request(call.ctx.app).post(call.path()).send({ client_id: 'contract' }),
+  'startDeviceLogin 400': (call) =>
+    request(call.ctx.app)
+      .post(call.path())
+      .send({ client_id: 'x'.repeat(65) }),
+  'startDeviceLogin 429': async (call) => {
+    let res: request.Response;
+    do res = await request(call.ctx.app).post(call.path()).send({});
+    while (res.status === 200);
+    // The window is per address and shared by the whole file: the next producers start afresh.
+    await call.ctx.db('rate_limit_counters').where({ bucket: 'device-login' }).delete();
+    return res;
+  },
+  'pollDeviceLogin 200': async (call) => approvedDeviceLogin(call, await newAccount(call.ctx)),
+  'pollDeviceLogin 400': (call) =>
+    request(call.ctx.app).post(call.path()).send({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: 'unknown' }),
+  'pollDeviceLogin 409': async (call) => {
+    const full = await newAccount(call.ctx);
+    const keys = Array.from({ length: 9 }, (_, i) => ({ user_id: full.id, name: `k${i}`, prefix: 'bhk_0000', key_hash: randomUUID() }));
+    await call.ctx.db('api_keys').insert(keys);
+    return approvedDeviceLogin(call, full);
+  },
   'getUser 200': (call) => request(call.ctx.app).get(call.path()).set(bearer(call)),
   'getUser 401': (call) => request(call.ctx.app).get(call.path()),
 

@@ -6,6 +6,10 @@
  * in revision 3 and, where the command exists there, revision 2.
  */
 import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
 import sharp from 'sharp';
@@ -15,6 +19,7 @@ import { useTestApp, type TestContext } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.ts';
 import { validSubmission } from '../helpers/fixtures.ts';
+import { llmBench } from '../helpers/llm-bench.ts';
 import { account, type Account } from '../helpers/moderation.ts';
 import { ARITHMETIC_ITEMS, approveSuite, customSuite, QUALITY_REVISIONS, registerSuite, uniqueSlug } from '../helpers/quality.ts';
 
@@ -69,6 +74,101 @@ describe('Real clients, revision 3: speed tests and accounts', () => {
     expect(user.body).to.deep.equal(me.body);
     expect(user.body).to.include({ username: ada.username, authenticatedWith: 'api_key' });
     expect((await request(ctx.app).get('/api/user')).status).to.equal(401);
+  });
+
+  describe('auth login: device login (RFC 8628) with its /device page', () => {
+    const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+    const poll = (deviceCode: string) =>
+      request(ctx.app).post('/api/auth/device/token').send({ grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: 'lmx' });
+
+    it('approves at /device with the session and CSRF token; the poll gets a new key once', async () => {
+      const code = await request(ctx.app).post('/api/auth/device/code').send({ client_id: 'lmx' });
+      expect(code.status, JSON.stringify(code.body)).to.equal(200);
+      expect(code.body).to.include({ expires_in: 600, interval: 5 });
+      expect(code.body.user_code).to.match(/^[BCDFGHJKLMNPQRTVWX]{4}-[BCDFGHJKLMNPQRTVWX]{4}$/);
+      expect(code.body.verification_uri).to.match(/\/device$/);
+      expect(code.body.verification_uri_complete).to.equal(`${code.body.verification_uri}?user_code=${code.body.user_code}`);
+      // Hashed at rest: neither code is stored as given.
+      const stored = JSON.stringify(await ctx.db('device_logins').select('*'));
+      expect(stored).not.to.include(code.body.device_code);
+      expect(stored).not.to.include(code.body.user_code);
+
+      expect((await poll(code.body.device_code)).body).to.deep.equal({ error: 'authorization_pending' });
+      expect((await poll(code.body.device_code)).body, 'polled before the interval').to.deep.equal({ error: 'slow_down' });
+
+      const page = await ada.agent.get(`/device?user_code=${code.body.user_code.toLowerCase().replace('-', '')}`);
+      expect(page.status).to.equal(200);
+      expect(page.text).to.include('lmx').and.to.include(code.body.user_code);
+      expect(
+        (await ada.agent.post('/device').type('form').send({ user_code: code.body.user_code, decision: 'approve' })).status,
+        'no CSRF token',
+      ).to.equal(403);
+      const approved = await ada.agent
+        .post('/device')
+        .type('form')
+        .send({ _csrf: ada.csrf, user_code: code.body.user_code, decision: 'approve' });
+      expect(approved.status).to.equal(200);
+      expect(approved.text).to.include('signed in as you');
+
+      ctx.clock.advance(11_000);
+      const token = await poll(code.body.device_code);
+      expect(token.status, JSON.stringify(token.body)).to.equal(200);
+      expect(token.body.token_type).to.equal('Bearer');
+      const whoami = await request(ctx.app).get('/api/user').set('Authorization', `Bearer ${token.body.access_token}`).expect(200);
+      expect(whoami.body.username).to.equal(ada.username);
+      const keys = await ada.agent.get('/api/keys').expect(200);
+      expect(keys.body.map((k: Body) => k.name)).to.include(`lmx (device login ${ctx.clock.now().toISOString().slice(0, 10)})`);
+      expect((await poll(code.body.device_code)).body, 'single use').to.deep.equal({ error: 'invalid_grant' });
+    });
+
+    it('llm-bench login: prints the address and code, polls, and saves the key it is given', async function () {
+      this.timeout(30_000);
+      const server = ctx.app.listen(0, '127.0.0.1');
+      await new Promise((resolve) => server.once('listening', resolve));
+      const appUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const config = path.join(mkdtempSync(path.join(os.tmpdir(), 'llm-bench-login-')), 'config.json');
+      let approval: Promise<unknown> | undefined;
+      try {
+        const cli = await llmBench(['login', '--leaderboard', appUrl], { LLM_BENCH_CONFIG: config }, (text) => {
+          const userCode = /approve the code ([A-Z]{4}-[A-Z]{4})/.exec(text)?.[1];
+          if (userCode)
+            // .then() sends it now (supertest waits to be awaited otherwise).
+            approval ??= ada.agent
+              .post('/device')
+              .type('form')
+              .send({ _csrf: ada.csrf, user_code: userCode, decision: 'approve' })
+              .then((res) => res);
+        });
+        expect(cli.code, cli.stderr).to.equal(0);
+        expect(((await approval) as request.Response).status).to.equal(200);
+        const saved = JSON.parse(readFileSync(config, 'utf8'));
+        expect(saved.leaderboard).to.equal(appUrl);
+        const whoami = await request(ctx.app).get('/api/user').set('Authorization', `Bearer ${saved.apiKey}`).expect(200);
+        expect(whoami.body.username).to.equal(ada.username);
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
+
+    it('answers access_denied after a denial and expired_token after 10 minutes; a signed-out visitor signs in first', async () => {
+      const denied = await request(ctx.app).post('/api/auth/device/code').type('form').send({ client_id: 'lmx' }).expect(200);
+      await ada.agent
+        .post('/device')
+        .type('form')
+        .send({ _csrf: ada.csrf, user_code: denied.body.user_code, decision: 'deny' })
+        .expect(200);
+      expect((await poll(denied.body.device_code)).body).to.deep.equal({ error: 'access_denied' });
+      const late = await request(ctx.app).post('/api/auth/device/code').send({}).expect(200);
+      ctx.clock.advance(601_000);
+      expect((await poll(late.body.device_code)).body).to.deep.equal({ error: 'expired_token' });
+      expect((await ada.agent.get(`/device?user_code=${late.body.user_code}`)).status).to.equal(404);
+      const signedOut = await request(ctx.app).get(`/device?user_code=${late.body.user_code}`);
+      expect(signedOut.status).to.equal(303);
+      expect(signedOut.headers.location).to.match(/^\/signin\?next=/);
+      const badGrant = await request(ctx.app).post('/api/auth/device/token').send({ grant_type: 'password', device_code: 'x' });
+      expect(badGrant.status).to.equal(400);
+      expect(badGrant.body.details.fieldErrors.grant_type).to.have.length(1);
+    });
   });
 
   // The newer client's `benchmark run --base-url ... --dry-run`: the measured prompt and output
