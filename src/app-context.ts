@@ -1,5 +1,6 @@
 import { createHubClient, createOfflineHubClient, type HubClient } from './clients/hub.ts';
 import { createOutboundClient, type OutboundClient } from './clients/outbound.ts';
+import { createUrlSigner, type UrlSigner } from './lib/signed-urls.ts';
 import type { Config } from './config.ts';
 import { createDatabaseHealth, type DatabaseHealth } from './db/health.ts';
 import type { Db } from './db/knex.ts';
@@ -50,6 +51,8 @@ export interface AppContext extends AppDeps {
   ownsOutbound: boolean;
   /** This instance's read index (READ_INDEX=on), started and closed with the app; null when off. */
   readIndexKeeper: ReadIndexKeeper | null;
+  /** Signs and checks the short-lived URLs of downloads and storage uploads (src/lib/signed-urls.ts). */
+  signer: UrlSigner;
 }
 
 function defaultHub(config: Config): HubClient {
@@ -90,5 +93,6 @@ export function createAppContext(input: AppDepsInput): AppContext {
       reportCardRenderer: createReportCardRenderer(deps.profile),
     }),
     documents: apiDocuments(deps.profile),
+    signer: createUrlSigner(deps.config.sessionSecret),
   };
 }

@@ -77,24 +77,26 @@ function withoutMadeUpError(_req: unknown, res: { statusCode: number; err?: unkn
 }
 
 /**
- * How often the image sweep runs: images of removed listings past their grace period (they
- * stop being served at once), and report images no report used within a day of upload.
+ * How often stored bytes that lost their use are deleted: images of removed listings past
+ * their grace period (they stop being served at once), report images no report used within
+ * a day of upload, and storage uploads never completed within 24 hours.
  */
-const IMAGE_SWEEP_INTERVAL_MS = 10 * 60_000;
+const SWEEP_INTERVAL_MS = 10 * 60_000;
 
-function startImageSweep({ services, clock, logger }: ReturnType<typeof createAppContext>): NodeJS.Timeout {
-  const sweep = async () => {
-    const now = clock.now();
-    return { removed: await services.images.sweepRemoved(now), unused: await services.images.sweepUnused(now) };
-  };
+function startSweeps({ services, clock, logger, profile }: ReturnType<typeof createAppContext>): NodeJS.Timeout {
+  const sweeps = [
+    ...(profile.marketplace ? [{ what: 'images of removed listings', sweep: services.images.sweepRemoved }] : []),
+    ...(profile.reports ? [{ what: 'report images no report used', sweep: services.images.sweepUnused }] : []),
+    ...(profile.quality ? [{ what: 'storage uploads never completed', sweep: services.storage.sweepUnfinished }] : []),
+  ];
   const timer = setInterval(() => {
-    sweep().then(
-      (deleted) =>
-        (deleted.removed > 0 || deleted.unused > 0) &&
-        logger.info(deleted, 'Image sweep: deleted images of removed listings and unused report images'),
-      (error: unknown) => logger.warn({ err: error }, 'Image sweep failed; it runs again later'),
-    );
-  }, IMAGE_SWEEP_INTERVAL_MS);
+    for (const { what, sweep } of sweeps) {
+      sweep(clock.now()).then(
+        (deleted) => deleted > 0 && logger.info({ deleted }, `Sweep: deleted ${what}`),
+        (error: unknown) => logger.warn({ err: error }, `Sweep of ${what} failed; it runs again later`),
+      );
+    }
+  }, SWEEP_INTERVAL_MS);
   timer.unref();
   return timer;
 }
@@ -169,12 +171,12 @@ export function createApp(input: AppDepsInput): express.Express {
     );
   }
   context.readIndexKeeper?.start();
-  const imageSweep = profile.marketplace || profile.reports ? startImageSweep(context) : undefined;
+  const sweeps = profile.marketplace || profile.reports || profile.quality ? startSweeps(context) : undefined;
   let closing: Promise<void> | undefined;
   app.locals.close = () =>
     (closing ??= (async () => {
       // Running executions go back to the queue before the database goes.
-      clearInterval(imageSweep);
+      clearInterval(sweeps);
       await workers.stop();
       await context.readIndexKeeper?.close();
       if (context.ownsOutbound) await context.outbound.close();

@@ -126,11 +126,31 @@ export const hardwareCostRules = deepFreeze({
   priceExclusiveMin: 0,
 } as const);
 
-/** Headers on every legacy alias answer of a revision-3 deployment (DECISIONS.md "Revisions"). */
-export const deprecationHeaders = deepFreeze({
-  Deprecation: 'true',
-  Link: '</api/speed-tests>; rel="successor-version"',
-} as const);
+/**
+ * Headers on every legacy alias answer of a revision-3 deployment (DECISIONS.md "Revisions"):
+ * each alias names its own successor (`/api/speed-tests` for the results path,
+ * `/api/benchmarks` for `/api/evals/*`).
+ */
+export function deprecationHeaders(successor: string): { Deprecation: 'true'; Link: string } {
+  return { Deprecation: 'true', Link: `<${successor}>; rel="successor-version"` };
+}
+
+/** The top-level evidence fields of a speed-test submission (revision 3; src/runs/submission/evidence.ts). */
+export const EVIDENCE_FIELDS = [
+  'prompt',
+  'outputText',
+  'promptSha256',
+  'promptSample',
+  'outputSha256',
+  'outputSample',
+  'engineTimingsRaw',
+  'samples',
+  'sampleStats',
+] as const;
+export type EvidenceField = (typeof EVIDENCE_FIELDS)[number];
+
+/** Engine flags that are measurements of speculative decoding, not settings: giving only these is no launch configuration. */
+export const SPEC_COUNTER_FLAGS = ['specDraftTokens', 'specAcceptedTokens', 'specAcceptanceRate', 'specMeanAcceptedLength'] as const;
 
 /** Live API keys per account; creating one more is a 409. */
 export const API_KEYS_PER_ACCOUNT = 10;

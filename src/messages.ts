@@ -14,6 +14,7 @@ export const messages = {
   malformedJson: 'Malformed JSON body',
   malformedUrlEncoding: 'Malformed URL encoding',
   malformedMultipart: 'Malformed multipart/form-data body',
+  signedUrlInvalid: 'This link is not one this service signed, or it expired (links last 15 minutes): ask for a new one',
   payloadTooLarge: 'Request body is larger than 1 MB',
   payloadTooLargeOf: (limit: string) => `Request body is larger than ${limit}`,
   tooManyFormFields: 'Too many form fields',
@@ -88,6 +89,8 @@ export const messages = {
   reportRunNotAttachable: (what: string, hfId: string) =>
     `Must be an approved ${what} of ${hfId} or of one of its finetunes or quantizations`,
   reportImageNotYours: 'Must be an image you uploaded (POST /api/reports/images)',
+  reportImageNotFound: 'Report image not found',
+  reportImagesFull: (max: number) => `A report holds at most ${max} images: delete one first`,
   reportTooManyTokens: (kind: 'image' | 'embed', max: number) => `At most ${max} different report-${kind} tokens`,
   reportUnpublishedByAdmin: (reason: string) => `An admin unpublished this report (${reason}); edit it, but it cannot be published again`,
   setupNameTaken: 'You already have a setup with this name',

@@ -1,7 +1,9 @@
 import {
+  EVIDENCE_FIELDS,
+  SPEC_COUNTER_FLAGS,
+  type EvidenceField,
   coreEngineNames,
   deepFreeze,
-  deprecationHeaders,
   revision1OnlyEngineNames,
   revision3AddedEngineNames,
   type EngineName,
@@ -44,7 +46,8 @@ export interface LegacyAlias {
   /** 'exact': only that path (no sub-paths); 'prefix': the path and everything below it. */
   readonly match: 'exact' | 'prefix';
   readonly methods: readonly AliasMethod[];
-  readonly headers: typeof deprecationHeaders;
+  /** The path its `Link: <successor>; rel="successor-version"` names (see deprecationHeaders). */
+  readonly successor: string;
 }
 
 export type MetricField = 'tokSOut' | 'tokSTotal' | 'ttftMs' | 'tokSPrefill' | 'peakVramGb';
@@ -111,6 +114,7 @@ export interface SubmissionBounds {
 
 /** Submission fields that only some revisions accept. */
 export type RevisionGatedSubmissionField =
+  | EvidenceField
   | 'tokSPrefill'
   | 'prefillTokens'
   | 'engineRepository'
@@ -120,7 +124,7 @@ export type RevisionGatedSubmissionField =
   | 'hardwareCost';
 
 /** Engine flags that only some revisions accept. */
-export type RevisionGatedEngineFlag = 'specDraftWindowSize';
+export type RevisionGatedEngineFlag = 'specDraftWindowSize' | (typeof SPEC_COUNTER_FLAGS)[number];
 
 /** Speed-test runs: submission, dry-run, the results list and the leaderboard. */
 export interface SpeedTestRules {
@@ -248,15 +252,24 @@ const revision3OnlySubmissionFields = [
   'engineCommit',
   'gpuPowerWatts',
   'hardwareCost',
+  ...EVIDENCE_FIELDS,
 ] as const satisfies readonly RevisionGatedSubmissionField[];
+
+/** Engine flags of revision 3 alone: speculative decoding's window and its measured counters. */
+const revision3OnlyEngineFlags: RevisionGatedEngineFlag[] = ['specDraftWindowSize', ...SPEC_COUNTER_FLAGS];
 
 /** Stored fields derived from a submission field: a revision without the field answers neither. */
 const DERIVED_RUN_FIELDS: Readonly<Partial<Record<RevisionGatedSubmissionField, readonly string[]>>> = {
   gpuPowerWatts: ['totalPowerWatts'],
+  // The verdict on the evidence belongs to the revision that takes evidence.
+  engineTimingsRaw: ['verifiedRun', 'verificationIssues'],
 };
 
+/** Submitted fields that are never stored as given, so no answer has them to omit. */
+const NEVER_STORED: ReadonlySet<string> = new Set(['prompt', 'outputText']);
+
 function omittedRunFields(revisionOnly: readonly RevisionGatedSubmissionField[]): string[] {
-  return revisionOnly.flatMap((field) => [field, ...(DERIVED_RUN_FIELDS[field] ?? [])]);
+  return revisionOnly.flatMap((field) => [...(NEVER_STORED.has(field) ? [] : [field]), ...(DERIVED_RUN_FIELDS[field] ?? [])]);
 }
 
 /** Whether a metric rule asks for tokSOut by name. */
@@ -337,7 +350,7 @@ export const revision1Profile: RevisionProfile = deepFreeze<RevisionProfile>({
     },
     submissionLimit: fiveMinuteSpeedTestLimit,
     revisionOnlyFields: ['tokSPrefill', 'prefillTokens', ...revision3OnlySubmissionFields],
-    engineFlagFieldsUnavailable: ['specDraftWindowSize'],
+    engineFlagFieldsUnavailable: revision3OnlyEngineFlags,
     prefillFields: false,
     revision3Fields: false,
     // "in revision 1 every flag is optional"
@@ -373,7 +386,7 @@ export const revision2Profile: RevisionProfile = deepFreeze<RevisionProfile>({
     },
     submissionLimit: fiveMinuteSpeedTestLimit,
     revisionOnlyFields: [...revision3OnlySubmissionFields],
-    engineFlagFieldsUnavailable: ['specDraftWindowSize'],
+    engineFlagFieldsUnavailable: revision3OnlyEngineFlags,
     prefillFields: true,
     revision3Fields: false,
     commandSnippetRequiredWithFlags: true,
@@ -402,13 +415,13 @@ export const revision3Profile: RevisionProfile = deepFreeze<RevisionProfile>({
     dryRun: true,
     // Revision-2 clients keep working where no path collides (DECISIONS.md "Revisions").
     legacyAliases: [
-      { path: '/api/benchmarks', target: '/api/speed-tests', match: 'exact', methods: ['GET', 'POST'], headers: deprecationHeaders },
+      { path: '/api/benchmarks', target: '/api/speed-tests', match: 'exact', methods: ['GET', 'POST'], successor: '/api/speed-tests' },
       {
         path: '/api/benchmarks/dry-run',
         target: '/api/speed-tests/dry-run',
         match: 'exact',
         methods: ['POST'],
-        headers: deprecationHeaders,
+        successor: '/api/speed-tests',
       },
     ],
     // No candle or ctransformers: those were revision 1 only.
@@ -447,7 +460,7 @@ export const revision3Profile: RevisionProfile = deepFreeze<RevisionProfile>({
         target: '/api/benchmarks',
         match: 'prefix',
         methods: ['GET', 'POST', 'PATCH', 'DELETE'],
-        headers: deprecationHeaders,
+        successor: '/api/benchmarks',
       },
     ],
     suiteDryRun: true,

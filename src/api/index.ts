@@ -10,6 +10,7 @@ import {
   validationErrorResponseSchema,
 } from '../schemas/responses.schema.ts';
 import { accountApi } from './account.ts';
+import { deviceLoginApi } from './device-login.ts';
 import { agentMetadataApi } from './agent-metadata.ts';
 import { apiKeysApi } from './api-keys.ts';
 import { executeApi } from './execute.ts';
@@ -18,6 +19,7 @@ import { marketplaceApi } from './marketplace.ts';
 import { modelsApi } from './models.ts';
 import type { ApiOperation, ApiResource, HeaderName } from './operation.ts';
 import { qualityApi } from './quality.ts';
+import { qualityDownloadsApi } from './quality-downloads.ts';
 import { reactionsApi } from './reactions.ts';
 import { reportsApi } from './reports.ts';
 import { setupsApi } from './setups.ts';
@@ -44,8 +46,10 @@ const resources: readonly ApiResource[] = [
   modelsApi,
   reactionsApi,
   qualityApi,
+  qualityDownloadsApi,
   executeApi,
   accountApi,
+  deviceLoginApi,
   apiKeysApi,
   setupsApi,
   marketplaceApi,
@@ -62,12 +66,13 @@ const ANSWERED_BEFORE_ROUTES = new Set(['400', '401', '403']);
 const ALIAS_HEADERS: HeaderName[] = ['Deprecation', 'Link'];
 
 /** The copy of `op` that a revision-3 deployment keeps answering at a revision-2 path. */
-function aliasOperation(op: ApiOperation, path: string): ApiOperation {
+function aliasOperation(op: ApiOperation, path: string, successor: string): ApiOperation {
   const note = ` Kept for revision-2 clients with the revision-3 rules; use ${op.path}.`;
   return {
     ...op,
     operationId: `${op.operationId}ViaRevision2Path`,
     aliasOf: op.operationId,
+    successor,
     path,
     description: `${op.description ?? ''}${note}`.trim(),
     responses: Object.fromEntries(
@@ -86,9 +91,9 @@ function aliasesOf(ops: readonly ApiOperation[], alias: LegacyAlias): ApiOperati
   const methods = new Set(alias.methods.map((method) => method.toLowerCase()));
   return ops.flatMap((op) => {
     if (!methods.has(op.method)) return [];
-    if (op.path === alias.target) return [aliasOperation(op, alias.path)];
+    if (op.path === alias.target) return [aliasOperation(op, alias.path, alias.successor)];
     if (alias.match === 'prefix' && op.path.startsWith(`${alias.target}/`))
-      return [aliasOperation(op, alias.path + op.path.slice(alias.target.length))];
+      return [aliasOperation(op, alias.path + op.path.slice(alias.target.length), alias.successor)];
     return [];
   });
 }

@@ -14,7 +14,7 @@ import type { RevisionProfile } from '../revisions.ts';
  * agent-context are generated from them, so what is documented is what is served.
  */
 
-export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type AuthMode = 'public' | 'key|session' | 'session';
 
 export interface Example {
@@ -78,7 +78,7 @@ export interface ApiCall<Params = unknown, Query = unknown, Headers = unknown, B
   userId(): string;
 }
 
-export type Route = `${'GET' | 'POST' | 'PATCH' | 'DELETE'} /api/${string}`;
+export type Route = `${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} /api/${string}`;
 
 interface DeclaredFields {
   operationId: string;
@@ -95,7 +95,12 @@ interface DeclaredFields {
    * route mounting parses it (src/web/image-upload.ts) after the auth check, and the
    * document describes that body instead of a JSON one.
    */
-  upload?: { field: string; description: string };
+  upload?: { field: string; description: string /** Another field the file may come in instead. */; alsoField?: string };
+  /**
+   * The body is raw bytes of any type, at most `maxBytes` (a storage upload): src/app.ts reads
+   * it into a Buffer before the JSON parser, and the document describes an octet stream.
+   */
+  rawBody?: { maxBytes: number; description: string };
   responses: Record<number, ResponseSpec>;
 }
 
@@ -107,6 +112,8 @@ export interface ApiOperation extends DeclaredFields {
   tags: string[];
   /** Set on the copy of an operation that a revision-3 deployment keeps at a revision-2 path. */
   aliasOf?: string;
+  /** On such a copy: the path its `Link: <successor>; rel="successor-version"` names. */
+  successor?: string;
   pathParams?: z.ZodObject;
   query?: { schema: z.ZodType; descriptions: Record<string, string> };
   headers?: z.ZodObject;
@@ -150,7 +157,7 @@ export function operation<
     responses: {
       ...readLimitResponses(method),
       ...authResponses(spec.auth, method),
-      ...bodyLimitResponses(spec.bodyLimit),
+      ...bodyLimitResponses(spec.bodyLimit ?? (spec.rawBody ? `${Math.round(spec.rawBody.maxBytes / 1024 / 1024)} MB` : undefined)),
       ...declared.responses,
     },
   };

@@ -43,10 +43,13 @@ import {
   operation,
   submissionRateLimited,
   SUBMISSION_CREATED_HEADERS,
+  type ApiCall,
   type ApiOperation,
   type ApiResource,
   type ResponseSpec,
 } from './operation.ts';
+import { answerOrigin } from '../serialisers/origin.ts';
+import { urlMaker, withDatasetDownloadUrls } from '../serialisers/quality-downloads.ts';
 
 /**
  * Quality evaluations under the revision's quality root (`/api/evals` in revision 2,
@@ -158,6 +161,16 @@ export const qualityApi: ApiResource = {
       } as Record<number, ResponseSpec>,
     });
 
+    /** A suite document with each shard task's signed `dataset.downloadUrl` (DECISIONS.md "Real clients"). */
+    const shardUrls =
+      (call: ApiCall) =>
+      <Doc extends { tasks: readonly { key?: unknown; dataset?: unknown }[] }>(doc: Doc) =>
+        withDatasetDownloadUrls(
+          doc,
+          root,
+          urlMaker(call.app.signer, answerOrigin(call.req, call.res, call.app.config), call.app.clock.now()),
+        ).suiteDoc;
+
     const ops: ApiOperation[] = [
       operation({
         operationId: 'listQualitySuites',
@@ -171,8 +184,10 @@ export const qualityApi: ApiResource = {
           200: { description: 'One page of approved suites.', body: 'QualitySuiteList' },
           400: invalidQuery({ runner: ['Must be one of: CUSTOM, LM_EVAL_HARNESS'] }),
         },
-        async handle({ res, app, query }) {
-          res.json(await app.services.qualitySuites.list(query));
+        async handle(call) {
+          const list = await call.app.services.qualitySuites.list(call.query);
+          const urls = shardUrls(call);
+          call.res.json({ ...list, suites: list.suites.map((suite) => ({ ...suite, suiteDoc: urls(suite.suiteDoc) })) });
         },
       }),
       operation({
@@ -190,8 +205,9 @@ export const qualityApi: ApiResource = {
           },
           404: suiteNotFound,
         },
-        async handle({ res, app, params }) {
-          res.json(await app.services.qualitySuites.get(params.slug));
+        async handle(call) {
+          const suite = await call.app.services.qualitySuites.get(call.params.slug);
+          call.res.json({ ...suite, suiteDoc: shardUrls(call)(suite.suiteDoc) });
         },
       }),
       operation({

@@ -1,12 +1,12 @@
+import { z } from 'zod';
 import { IMAGES_PER_ACCOUNT, REPORTS_PER_ACCOUNT, UNUSED_REPORT_IMAGES_PER_ACCOUNT } from '../constants.ts';
-import type { z } from 'zod';
 import { IMAGE_FIELD, imageMessages, imageRules, processImageUpload } from '../lib/image-pipeline.ts';
 import { messages } from '../messages.ts';
 import { uploadedImage } from '../web/image-upload.ts';
 import { reportFormat } from '../openapi/report-format.ts';
 import { answerOrigin } from '../serialisers/origin.ts';
 import { reportImageJson, reportJson, reportListJson } from '../serialisers/reports.ts';
-import { idParam, modelPathParams } from '../schemas/path-params.schema.ts';
+import { idParam, idSchema, modelPathParams } from '../schemas/path-params.schema.ts';
 import {
   reportEnvelopeSchema,
   reportFormatResponseSchema,
@@ -83,6 +83,20 @@ export const reportsApi: ApiResource = {
       evalRunIds: [],
       published: true,
     });
+    const imageRefused = badRequest(
+      `No file in the field, or not a PNG, JPEG or WebP, over 40 megapixels, or corrupt; or you keep ${IMAGES_PER_ACCOUNT} images, or ${UNUSED_REPORT_IMAGES_PER_ACCOUNT} report images no report uses yet (an unused one is deleted a day after upload).`,
+      { [IMAGE_FIELD]: [imageMessages.wrongType] },
+    );
+    const imageTooLarge: ResponseSpec = {
+      description: `The file is larger than ${imageRules.maxBytesLabel}.`,
+      body: 'Error',
+      examples: { tooLarge: example('Too large', errorBody(imageMessages.tooLarge)) },
+    };
+    const unpublishedByAdmin: ResponseSpec = {
+      description: 'An admin unpublished the report: it cannot be published again.',
+      body: 'Error',
+      examples: { unpublished: example('Unpublished by an admin', errorBody(messages.reportUnpublishedByAdmin('spam'))) },
+    };
     return [
       operation({
         operationId: 'createReport',
@@ -168,11 +182,7 @@ export const reportsApi: ApiResource = {
           200: { description: 'The report as stored now.', body: 'Report' },
           400: invalid,
           404: unknownReport,
-          409: {
-            description: 'An admin unpublished the report: it cannot be published again.',
-            body: 'Error',
-            examples: { unpublished: example('Unpublished by an admin', errorBody(messages.reportUnpublishedByAdmin('spam'))) },
-          },
+          409: unpublishedByAdmin,
         },
         async handle({ req, res, app, params, body, userId }) {
           const report = await app.services.reports.update(userId(), params.id, body);
@@ -202,23 +212,56 @@ export const reportsApi: ApiResource = {
         upload: { field: IMAGE_FIELD, description: 'The image file' },
         responses: {
           201: { description: 'The stored image: its id for the token, and its addresses.', body: 'ReportImage', headers: ['Location'] },
-          400: badRequest(
-            `No file in the field, or not a PNG, JPEG or WebP, over 40 megapixels, or corrupt; or you keep ${IMAGES_PER_ACCOUNT} images, or ${UNUSED_REPORT_IMAGES_PER_ACCOUNT} report images no report uses yet (an unused one is deleted a day after upload).`,
-            {
-              [IMAGE_FIELD]: [imageMessages.wrongType],
-            },
-          ),
-          413: {
-            description: `The file is larger than ${imageRules.maxBytesLabel}.`,
-            body: 'Error',
-            examples: { tooLarge: example('Too large', errorBody(imageMessages.tooLarge)) },
-          },
+          400: imageRefused,
+          413: imageTooLarge,
           503: imagesBusy,
         },
         async handle({ req, res, app, userId }) {
           const stored = await app.services.reports.storeImage(userId(), await processImageUpload(uploadedImage(req)));
           const image = reportImageJson(stored, answerOrigin(req, res, app.config));
           res.status(201).location(image.url).json(image);
+        },
+      }),
+      ...publicationOperations(reportId, unknownReport, unpublishedByAdmin),
+      operation({
+        operationId: 'attachReportImage',
+        route: 'POST /api/reports/:id/images',
+        summary: 'Upload an image onto your report',
+        description:
+          `multipart/form-data with one file in \`file\` or \`${IMAGE_FIELD}\` (${imageRules.contentTypes.join(', ')}, judged by content, at most ${imageRules.maxBytesLabel} and ${imageRules.maxPixelsLabel}; ` +
+          `re-encoded without metadata), and optionally \`caption\` (or \`altText\`). The image is listed in the report's \`imageIds\` (at most ${rules.imagesMax}); put \`[[report-image:<id>]]\` in its content to show it.`,
+        auth: 'key|session',
+        pathParams: reportId,
+        upload: { field: 'file', alsoField: IMAGE_FIELD, description: 'The image file' },
+        responses: {
+          201: { description: 'The stored image, attached to the report.', body: 'ReportImage', headers: ['Location'] },
+          400: imageRefused,
+          404: unknownReport,
+          409: {
+            description: `The report holds ${rules.imagesMax} images already.`,
+            body: 'Error',
+            examples: { full: example('Report full', errorBody(messages.reportImagesFull(rules.imagesMax))) },
+          },
+          413: imageTooLarge,
+          503: imagesBusy,
+        },
+        async handle({ req, res, app, params, userId }) {
+          const stored = await app.services.reports.attachImage(userId(), params.id, await processImageUpload(uploadedImage(req)));
+          const image = reportImageJson(stored, answerOrigin(req, res, app.config));
+          res.status(201).location(image.url).json(image);
+        },
+      }),
+      operation({
+        operationId: 'deleteReportImage',
+        route: 'DELETE /api/reports/:id/images/:imageId',
+        summary: 'Delete an image of your report',
+        description: 'It leaves the report and is deleted; a token naming it in the content then stays text.',
+        auth: 'key|session',
+        pathParams: reportImageParams,
+        responses: { 204: { description: 'Deleted (no body).' }, 404: notFound('Report image', messages.reportImageNotFound) },
+        async handle({ res, app, params, userId }) {
+          await app.services.reports.detachImage(userId(), params.id, params.imageId);
+          res.status(204).end();
         },
       }),
       operation({
@@ -236,3 +279,41 @@ export const reportsApi: ApiResource = {
     ];
   },
 };
+
+const reportImageParams = z.object({
+  id: idSchema(messages.reportNotFound, 'Report id'),
+  imageId: idSchema(messages.reportImageNotFound, 'Image id'),
+});
+
+/**
+ * POST and DELETE /api/reports/{id}/publication: publish and unpublish as their own
+ * resource (the LocalMaxxing CLI's `report publish|unpublish`), the same change as PATCH
+ * with `published`.
+ */
+function publicationOperations(
+  reportId: z.ZodObject<{ id: z.ZodType<string> }>,
+  unknownReport: ResponseSpec,
+  unpublishedByAdmin: ResponseSpec,
+) {
+  return ([true, false] as const).map((published) =>
+    operation({
+      operationId: published ? 'publishReport' : 'unpublishReport',
+      route: `${published ? 'POST' : 'DELETE'} /api/reports/:id/publication`,
+      summary: published ? 'Publish your report' : 'Take your report back to a draft',
+      description: published
+        ? 'The same as PATCH with `published: true`; publishing a published report answers it as it is. No body.'
+        : 'The same as PATCH with `published: false`: only you see it again. No body.',
+      auth: 'key|session',
+      pathParams: reportId,
+      responses: {
+        200: { description: 'The report as stored now.', body: 'Report' },
+        404: unknownReport,
+        ...(published ? { 409: unpublishedByAdmin } : {}),
+      } as Record<number, ResponseSpec>,
+      async handle({ req, res, app, params, userId }) {
+        const report = await app.services.reports.update(userId(), params.id, { published });
+        res.json({ report: reportJson(report, answerOrigin(req, res, app.config)) });
+      },
+    }),
+  );
+}

@@ -102,6 +102,8 @@ function pathOf(container: Container, key: string | number): string {
  * 8 million index strings first (seconds of the event loop for a 15 MB body).
  */
 export function findInputProblem(value: unknown, maxDepth = MAX_INPUT_DEPTH): InputProblem | undefined {
+  // Raw bytes (a storage upload) are not text.
+  if (Buffer.isBuffer(value)) return undefined;
   if (typeof value === 'string') {
     const problem = textProblem(value);
     return problem && { kind: problem, path: '' };

@@ -35,11 +35,14 @@ export const ANONYMOUS_BODY_LIMIT: BodyLimit = { bytes: 64 * 1024, label: '64 KB
 const declaredLimit = (label: `${number} MB`): BodyLimit => ({ bytes: Number.parseFloat(label) * MB, label });
 
 /** The parsers of one limit, refusing a declared length over it before reading. */
-function parsersOf(limit: BodyLimit, kinds: ('json' | 'form')[]): RequestHandler {
+function parsersOf(limit: BodyLimit, kinds: ('json' | 'form' | 'raw')[]): RequestHandler {
   const parsers: RequestHandler[] = kinds.map((kind) =>
     kind === 'json'
       ? express.json({ limit: limit.bytes, verify: refuseDeepJson })
-      : express.urlencoded({ extended: false, limit: limit.bytes }),
+      : kind === 'raw'
+        ? // A raw body (a storage upload) is bytes of any type, never parsed.
+          express.raw({ type: () => true, limit: limit.bytes })
+        : express.urlencoded({ extended: false, limit: limit.bytes }),
   );
   return (req, res, next) => {
     const declared = Number(req.get('content-length'));
@@ -58,15 +61,21 @@ function pathPattern(path: string): RegExp {
   return new RegExp(`^${escaped}/?$`);
 }
 
-/** The JSON parser of each declared operation that takes a JSON body, found by method and path. */
+/** The parser of each declared operation that takes a JSON (or raw) body, found by method and path. */
 function operationParsers(operations: readonly ApiOperation[]) {
   const byLimit = new Map<string, RequestHandler>();
   const entries = operations
-    .filter((op) => op.body && !op.upload)
+    .filter((op) => (op.body || op.rawBody) && !op.upload)
     .map((op) => {
-      const limit = op.bodyLimit ? declaredLimit(op.bodyLimit) : DEFAULT_BODY_LIMIT;
-      if (!byLimit.has(limit.label)) byLimit.set(limit.label, parsersOf(limit, ['json']));
-      return { method: op.method.toUpperCase(), pattern: pathPattern(op.path), auth: op.auth, parse: byLimit.get(limit.label)! };
+      const kind = op.rawBody ? 'raw' : 'json';
+      const limit = op.rawBody
+        ? { bytes: op.rawBody.maxBytes, label: `${Math.round(op.rawBody.maxBytes / MB)} MB` }
+        : op.bodyLimit
+          ? declaredLimit(op.bodyLimit)
+          : DEFAULT_BODY_LIMIT;
+      const key = `${kind} ${limit.label}`;
+      if (!byLimit.has(key)) byLimit.set(key, parsersOf(limit, [kind]));
+      return { method: op.method.toUpperCase(), pattern: pathPattern(op.path), auth: op.auth, parse: byLimit.get(key)! };
     });
   return (req: Request) => entries.find((entry) => entry.method === req.method && entry.pattern.test(req.path));
 }

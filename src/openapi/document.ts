@@ -82,13 +82,31 @@ function operation(op: ApiOperation) {
               'multipart/form-data': {
                 schema: {
                   type: 'object',
-                  required: [op.upload.field],
+                  ...(op.upload.alsoField ? {} : { required: [op.upload.field] }),
                   properties: {
                     [op.upload.field]: { type: 'string', contentMediaType: 'application/octet-stream', description: op.upload.description },
+                    ...(op.upload.alsoField
+                      ? {
+                          [op.upload.alsoField]: {
+                            type: 'string',
+                            contentMediaType: 'application/octet-stream',
+                            description: `The same file, in this field instead of \`${op.upload.field}\``,
+                          },
+                        }
+                      : {}),
                   },
                 },
               },
             },
+          },
+        }
+      : {}),
+    ...(op.rawBody
+      ? {
+          requestBody: {
+            required: true,
+            description: op.rawBody.description,
+            content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
           },
         }
       : {}),

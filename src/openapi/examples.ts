@@ -1,7 +1,7 @@
 import { demoModels } from '../db/seeds/demo-models.ts';
 import { parseCommandSnippet } from '../lib/command-snippet.ts';
 import { speedTestFacets } from '../runs/submission/run-facts.ts';
-import { normaliseSubmission } from '../runs/submission/normalise.ts';
+import { dryRunParts, normaliseSubmission } from '../runs/submission/normalise.ts';
 import { hwClasses, type HwClass } from '../constants.ts';
 import type { MetricField, RevisionProfile } from '../revisions.ts';
 import { runVerdict } from '../runs/submission/verdict.ts';
@@ -325,10 +325,12 @@ export function answerExamples(profile: RevisionProfile) {
       field in stored ? stored[field] : (submitted[field] ?? null),
     ]),
   );
+  const { parsed, verification } = dryRunParts(profile, normalised);
   const dryRun = {
     valid: true,
-    parsed: { ...normalised, model: { ...model, catalogued: true } },
+    parsed: { ...parsed, model: { ...model, catalogued: true } },
     plausibility: { verdict: verdict.plausibility, decodeBoundTokS: verdict.boundTokS, reason: verdict.reason },
+    ...verification,
   };
   return { run, dryRun };
 }

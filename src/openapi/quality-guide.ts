@@ -69,7 +69,7 @@ export function qualityGuide(profile: RevisionProfile, origin: string) {
     root: `${origin}${quality.root}`,
     deprecatedRoots: quality.legacyAliases.map((alias) => ({
       path: `${origin}${alias.path}`,
-      successor: `${origin}${alias.target}`,
+      successor: `${origin}${alias.successor}`,
       note: "Kept for revision-2 clients with this revision's rules; answers carry Deprecation and Link headers.",
     })),
     quickStart: {

@@ -5,21 +5,24 @@ import type { AppContext } from '../app-context.ts';
 import { notFound } from '../middleware/errors.ts';
 import { requireAuth } from '../middleware/require-auth.ts';
 import { validate, validated } from '../middleware/validate.ts';
-import { imageUpload } from '../web/image-upload.ts';
+import { imageUpload, imageUploadOfEither } from '../web/image-upload.ts';
 import { deprecationHeaders } from '../constants.ts';
 
-/** Marks every answer given on a revision-2 path that a revision-3 deployment keeps. */
-const markDeprecated: RequestHandler = (_req, res, next) => {
-  for (const [name, value] of Object.entries(deprecationHeaders)) res.set(name, value);
-  next();
-};
+/** Marks every answer given on a revision-2 path that a revision-3 deployment keeps, naming its own successor. */
+function markDeprecated(successor: string): RequestHandler {
+  const headers = deprecationHeaders(successor);
+  return (_req, res, next) => {
+    res.set(headers);
+    next();
+  };
+}
 
 /** What runs before an operation's handler, all from its declaration: alias headers, auth, an upload's parsing, validation. */
 function middlewareOf(op: ApiOperation): RequestHandler[] {
   return [
-    ...(op.aliasOf ? [markDeprecated] : []),
+    ...(op.successor ? [markDeprecated(op.successor)] : []),
     ...(op.auth === 'public' ? [] : [requireAuth(op.auth)]),
-    ...(op.upload ? [imageUpload] : []),
+    ...(op.upload ? [op.upload.alsoField ? imageUploadOfEither : imageUpload] : []),
     validate({ params: op.pathParams, query: op.query?.schema, headers: op.headers, body: op.body?.schema }),
   ];
 }

@@ -7,6 +7,7 @@ import { adminUsersController } from '../controllers/web/admin-users.ts';
 import { authController } from '../controllers/web/auth.ts';
 import { cataloguePagesController } from '../controllers/web/catalogue.ts';
 import { docsPagesController } from '../controllers/web/docs.ts';
+import { devicePagesController } from '../controllers/web/device.ts';
 import { comparePagesController } from '../runs/http/compare.pages.ts';
 import { hardwarePagesController } from '../controllers/web/hardware.ts';
 import { leaderboardPagesController } from '../runs/http/leaderboard.pages.ts';
@@ -81,6 +82,11 @@ export function webRoutes(app: AppContext): Router {
   router.get('/signin', auth.signInForm);
   router.post('/signin', auth.signIn);
   router.post('/signout', auth.signOut);
+
+  // Device login (RFC 8628): a signed-in person approves a command-line client's code.
+  const device = devicePagesController(app);
+  router.get('/device', session, device.show);
+  router.post('/device', session, device.decide);
 
   router.get('/settings/keys', session, keys.show);
   router.post('/settings/keys', session, keys.create);

@@ -47,8 +47,11 @@ function buildExecuteSchema(profile: RevisionProfile) {
     .strictObject({
       suiteSlug: text(QUALITY_LIMITS.slug.max),
       baseUrl: text(2048),
-      hfId: hfIdSchema(profile),
+      // The LocalMaxxing clients send only `model` (the hub id): without `hfId`, `model` is the
+      // hub id and the served name, unless `servedModel` names the latter (DECISIONS.md "Real clients").
+      hfId: hfIdSchema(profile).optional(),
       model: text(256).optional(),
+      servedModel: text(256).optional(),
       apiKey: text(4096).optional(),
       autoSubmit: z.boolean({ error: 'Must be true or false' }).default(false),
       hardware: hardwareSchema(profile).optional(),
@@ -68,6 +71,12 @@ function buildExecuteSchema(profile: RevisionProfile) {
         .optional(),
     })
     .superRefine((body, ctx) => {
+      if (body.hfId === undefined) {
+        if (body.model === undefined)
+          ctx.addIssue({ code: 'custom', path: ['hfId'], message: 'Required (or give model, the hub id of the model)' });
+        else if (!hfIdSchema(profile).safeParse(body.model).success)
+          ctx.addIssue({ code: 'custom', path: ['model'], message: 'Without hfId, must be the hub id of the model (<org>/<model>)' });
+      }
       if (body.autoSubmit && !body.hardware)
         ctx.addIssue({
           code: 'custom',
@@ -80,7 +89,12 @@ function buildExecuteSchema(profile: RevisionProfile) {
           path: ['taskKeys'],
           message: 'autoSubmit runs every task of the suite (a submitted run covers them all): leave taskKeys out',
         });
-    });
+    })
+    .transform(({ servedModel, ...body }) => ({
+      ...body,
+      hfId: body.hfId ?? (body.model as string),
+      model: servedModel ?? body.model,
+    }));
 }
 
 /** POST {root}/execute and {root}/execute/dry-run. */

@@ -45,7 +45,13 @@ export const suiteResponseSchema = suiteSummary
   })
   .meta({ description: 'A quality suite with its whole document' });
 
-export const suiteListResponseSchema = z.object({ suites: z.array(suiteSummary), total: count, limit: z.int().min(1), offset: count });
+const suiteListItem = suiteSummary.extend({
+  suiteDoc: z.record(z.string(), z.unknown()).meta({
+    description:
+      'The suite document without dataset items (`itemCount` per task instead), so clients can search task keys; shard tasks carry a signed `dataset.downloadUrl`',
+  }),
+});
+export const suiteListResponseSchema = z.object({ suites: z.array(suiteListItem), total: count, limit: z.int().min(1), offset: count });
 
 export const suiteDryRunResponseSchema = z.object({
   valid: z.literal(true),
@@ -70,6 +76,12 @@ const datasetSummary = z.object({
   updatedAt: timestamp,
 });
 export const datasetResponseSchema = datasetSummary.meta({ description: 'A sharded dataset (its items are answered once approved)' });
+export const datasetListResponseSchema = z.object({
+  datasets: z.array(datasetSummary),
+  total: count,
+  limit: z.int().min(1),
+  offset: count,
+});
 export const datasetWithShardsResponseSchema = datasetSummary.extend({
   shards: z.array(z.object({ name: nullable(z.string()), items: z.array(z.record(z.string(), z.unknown())) })),
 });

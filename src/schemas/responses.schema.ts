@@ -186,6 +186,13 @@ function runShape(profile: RevisionProfile) {
       description:
         'Beyond the spec: the fields the submitter did not state, stored with the spec\'s defaults (pages show "not stated"); a field read from `commandSnippet` counts as stated. Null for runs stored before this was recorded (unknown).',
     }),
+    verifiedRun: z.boolean().meta({
+      description:
+        'Its evidence is internally consistent: digests match samples, the engine timings agree with tokSOut/ttftMs within 5%, the engine commit or build is named',
+    }),
+    verificationIssues: nullable(z.array(z.string())).meta({
+      description: 'What keeps the run from being verified (empty when verified; null for runs stored before evidence was taken)',
+    }),
     myEmoji: nullable(z.enum(reactionEmojis)).meta({ description: "The caller's own reaction (null for anonymous callers)" }),
   };
   for (const field of profile.speedTests.omittedRunFields) delete shape[field];
@@ -289,8 +296,11 @@ function buildDryRunSchema(profile: RevisionProfile) {
       reason: z.string(),
     })
     .meta({ description: 'The decode-speed roofline verdict the run would be stored with (see /methodology): its bound and the reason' });
+  const verification = z
+    .object({ verified: z.boolean(), issues: z.array(z.string()) })
+    .meta({ description: 'Whether the run would be stored as verified (`verifiedRun`), and what keeps it from that' });
   return z
-    .object({ valid: z.literal(true), parsed, plausibility })
+    .object({ valid: z.literal(true), parsed, plausibility, ...(profile.speedTests.revision3Fields ? { verification } : {}) })
     .meta({ description: 'The submission passed every check a real submission meets (hub included); nothing was written.' });
 }
 
@@ -525,7 +535,7 @@ export const agentContextResponseSchema = z
       .record(
         z.string(),
         z.object({
-          method: z.enum(['GET', 'POST', 'PATCH', 'DELETE']),
+          method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
           url: link,
           auth: z.enum(['public', 'key|session', 'session']),
           summary: z.string(),

@@ -142,3 +142,5 @@ export function createApiKeysService({ db, withTransaction }: Pick<ServiceDeps, 
     },
   };
 }
+
+export type ApiKeysService = ReturnType<typeof createApiKeysService>;

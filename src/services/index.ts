@@ -19,6 +19,8 @@ import { createHardwareService } from './hardware.service.ts';
 import { createHousekeepingService } from './housekeeping.service.ts';
 import { createIdempotencyService } from './idempotency.service.ts';
 import { createImageDelivery, createImagesService, type ImageDelivery } from './images.service.ts';
+import { createStorageService } from './storage.service.ts';
+import { createDeviceLoginsService } from './device-logins.service.ts';
 import { createMarketplaceService } from './marketplace.service.ts';
 import { createModelsService } from './models.service.ts';
 import { createProfilesService } from './profiles.service.ts';
@@ -67,9 +69,11 @@ export function createCoreServices(deps: ServiceDeps) {
   const submissions = { ...transactional, idempotency, windows };
   const rateLimits = createRateLimitService(deps);
   const users = createUsersService({ ...transactional, rateLimits });
+  const apiKeys = createApiKeysService(transactional);
   const leaderboard = createLeaderboardService({ ...deps, reads });
   return {
-    apiKeys: createApiKeysService(transactional),
+    apiKeys,
+    deviceLogins: createDeviceLoginsService({ ...deps, apiKeys, rateLimits }),
     audit,
     hardware: createHardwareService({ ...deps, reads }),
     housekeeping: createHousekeepingService(deps),
@@ -91,6 +95,7 @@ export function createCoreServices(deps: ServiceDeps) {
     speedTests: createSpeedTestsService({ ...submissions, models, reads, resultsList: createResultsListReads({ ...deps, reads }) }),
     speedTestOwners: createSpeedTestOwnersService({ ...transactional, models, reads }),
     speedTestContext: createSpeedTestContextService({ ...deps, reads }),
+    storage: createStorageService(deps),
     users,
     withTransaction,
   };

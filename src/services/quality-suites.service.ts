@@ -76,6 +76,39 @@ export function toSuiteSummary(row: SuiteListRow) {
   };
 }
 
+/**
+ * A suite document as lists carry it (DECISIONS.md "Real clients": clients search task keys):
+ * every task without its dataset items, `itemCount` per task instead.
+ */
+export function withoutItems(
+  doc: SuiteDoc,
+  datasetItemCounts: ReadonlyMap<string, number>,
+): Omit<SuiteDoc, 'tasks'> & { tasks: Record<string, unknown>[] } {
+  return {
+    ...doc,
+    tasks: doc.tasks.map((task) => {
+      if (task.dataset?.source === 'inline') {
+        const { items, ...dataset } = task.dataset;
+        return { ...task, dataset, itemCount: items.length };
+      }
+      if (task.dataset?.source === 'shard') return { ...task, itemCount: datasetItemCounts.get(task.dataset.datasetSlug) ?? 0 };
+      return task;
+    }),
+  };
+}
+
+/** Item counts of the live datasets the suites' shard tasks name, by slug. */
+async function datasetItemCounts(db: Db, rows: readonly SuiteRow[]): Promise<Map<string, number>> {
+  const slugs = [
+    ...new Set(
+      rows.flatMap((row) => row.suite_doc.tasks.flatMap((task) => (task.dataset?.source === 'shard' ? [task.dataset.datasetSlug] : []))),
+    ),
+  ];
+  if (slugs.length === 0) return new Map();
+  const found = await db('quality_datasets').whereIn('slug', slugs).whereNot('status', 'WITHDRAWN').select('slug', 'item_count');
+  return new Map(found.map((row: { slug: string; item_count: number }) => [row.slug, row.item_count]));
+}
+
 /** One suite with its whole document, answers included (public data once approved). */
 export function toSuite(row: SuiteListRow) {
   return { ...toSuiteSummary(row), suiteDoc: row.suite_doc };
@@ -310,7 +343,13 @@ export function createQualitySuitesService(deps: Pick<ServiceDeps, 'db' | 'clock
           .offset(query.offset),
         db('quality_suites as s').modify(filtered).count<{ total: number }[]>({ total: '*' }),
       ]);
-      return { suites: rows.map(toSuiteSummary), total: Number(total), limit: query.limit, offset: query.offset };
+      const itemCounts = await datasetItemCounts(db, rows);
+      return {
+        suites: (rows as SuiteListRow[]).map((row) => ({ ...toSuiteSummary(row), suiteDoc: withoutItems(row.suite_doc, itemCounts) })),
+        total: Number(total),
+        limit: query.limit,
+        offset: query.offset,
+      };
     },
 
     /** The categories of approved suites, for filter forms. */
@@ -363,6 +402,33 @@ export function createQualitySuitesService(deps: Pick<ServiceDeps, 'db' | 'clock
         await storeShards(trx, id, dataset);
         return datasetById(trx, id);
       });
+    },
+
+    /** Approved datasets (no items), newest first, paged like suites. */
+    async listDatasets(query: { limit: number; offset: number }) {
+      const [rows, [{ total }]] = await Promise.all([
+        datasetsWithCreator(db)
+          .where('d.status', 'APPROVED')
+          .orderBy([
+            { column: 'd.created_at', order: 'desc' },
+            { column: 'd.slug', order: 'asc' },
+          ])
+          .limit(query.limit)
+          .offset(query.offset),
+        db('quality_datasets').where({ status: 'APPROVED' }).count<{ total: number }[]>({ total: '*' }),
+      ]);
+      return { datasets: rows.map(toDatasetSummary), total: Number(total), limit: query.limit, offset: query.offset };
+    },
+
+    /**
+     * Every item of a live dataset, shards in order: what a shard task's signed download URL
+     * serves (whoever was handed the URL may read the dataset; see src/api/quality-downloads.ts).
+     */
+    async datasetItems(slug: string): Promise<QualityItem[]> {
+      const dataset = await db('quality_datasets').where({ slug }).whereNot('status', 'WITHDRAWN').first('id');
+      if (!dataset) throw new NotFound(messages.qualityDatasetNotFound(slug));
+      const items = await taskItems(db, { key: 'download', dataset: { source: 'shard', datasetSlug: slug } } as SuiteTask);
+      return items ?? [];
     },
 
     /** One approved dataset with its shards. */

@@ -461,6 +461,39 @@ export function createReportsService(
       return { speedTests, evalRuns };
     },
 
+    /**
+     * POST /api/reports/{id}/images: stores an upload (already checked and re-encoded) as the
+     * author's image and lists it on that report (`imageIds`), within the report's image limit.
+     */
+    async attachImage(authorId: string, reportId: string, image: ProcessedImage): Promise<StoredImage> {
+      return db.transaction(async (trx) => {
+        const row: ReportRow | undefined = await trx('model_reports').where({ id: reportId, user_id: authorId }).forUpdate().first();
+        if (!row) throw new NotFound(messages.reportNotFound);
+        if (row.image_ids.length >= rules.imagesMax) throw new Conflict(messages.reportImagesFull(rules.imagesMax));
+        const stored = await withTransaction(trx).images.store(authorId, 'report', image);
+        await trx('model_reports')
+          .where({ id: reportId })
+          .update({ image_ids: [...row.image_ids, stored.id], updated_at: clock.now() });
+        return stored;
+      });
+    },
+
+    /**
+     * DELETE /api/reports/{id}/images/{imageId}: the image leaves the report and is deleted; a
+     * token naming it in the content then stays text. Unknown report, image or author: 404.
+     */
+    async detachImage(authorId: string, reportId: string, imageId: string): Promise<void> {
+      await db.transaction(async (trx) => {
+        const row: ReportRow | undefined = await trx('model_reports').where({ id: reportId, user_id: authorId }).forUpdate().first();
+        if (!row?.image_ids.includes(imageId)) throw new NotFound(messages.reportImageNotFound);
+        // The content may name the image: its HTML renders again on the next read.
+        await trx('model_reports')
+          .where({ id: reportId })
+          .update({ image_ids: row.image_ids.filter((id) => id !== imageId), content_html: null, updated_at: clock.now() });
+        await withTransaction(trx).images.remove([imageId]);
+      });
+    },
+
     /** POST /api/reports/images: stores an upload (already checked and re-encoded) as the author's report image. */
     async storeImage(authorId: string, image: ProcessedImage): Promise<StoredImage> {
       return images.store(authorId, 'report', image);

@@ -11,10 +11,14 @@ import { messages } from '../messages.ts';
  * CSRF check, which reads the `_csrf` field, like src/web/suite-form.ts).
  */
 
-const parseOneImage = multer({
+const oneImage = multer({
   storage: multer.memoryStorage(),
   limits: { fileSize: IMAGE_MAX_BYTES, files: 1, fields: 4, fieldSize: 4096, parts: 5, headerPairs: 50 },
-}).single(IMAGE_FIELD);
+});
+const parseOneImage = oneImage.single(IMAGE_FIELD);
+/** The field names a report image may come in: `image`, or `file` as the LocalMaxxing CLI sends it. */
+export const REPORT_IMAGE_FIELDS = [IMAGE_FIELD, 'file'] as const;
+const parseOneImageOfEither = oneImage.fields(REPORT_IMAGE_FIELDS.map((name) => ({ name, maxCount: 1 })));
 
 /** The page form that uploads a listing's photo (src/routes/web.ts). */
 export const LISTING_IMAGE_FORM_PATH = '/settings/listings/:id/images';
@@ -33,6 +37,11 @@ export const imageUpload: RequestHandler = (req, res, next) => {
   parseOneImage(req, res, (error?: unknown) => next(error ? imageUploadError(error) : undefined));
 };
 
+/** The same, with the file in any of REPORT_IMAGE_FIELDS (one file in all). */
+export const imageUploadOfEither: RequestHandler = (req, res, next) => {
+  parseOneImageOfEither(req, res, (error?: unknown) => next(error ? imageUploadError(error) : undefined));
+};
+
 /**
  * A page form's upload, mounted at its path before the CSRF check: parsed only for a POST to
  * exactly that path by a signed-in user (nobody else gets to make the server buffer a file).
@@ -42,7 +51,8 @@ export const imageFormUpload: RequestHandler = (req, res, next) =>
 
 /** The uploaded image's bytes, or the 400 saying where to put it. */
 export function uploadedImage(req: Request): Buffer {
-  const file = (req as Request & { file?: { buffer: Buffer } }).file;
+  const parsed = req as Request & { file?: { buffer: Buffer }; files?: Record<string, { buffer: Buffer }[]> };
+  const file = parsed.file ?? Object.values(parsed.files ?? {}).flat()[0];
   if (!file || file.buffer.length === 0) throw imageRuleBroken(imageMessages.missing);
   return file.buffer;
 }

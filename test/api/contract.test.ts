@@ -1,5 +1,5 @@
+import { createHash, randomUUID } from 'node:crypto';
 import { EXECUTE_LIMITS } from '../../src/schemas/execute.schema.ts';
-import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
@@ -13,6 +13,8 @@ import { QUALITY_BODY_LIMITS } from '../../src/api/quality.ts';
 import { IMAGE_MAX_BYTES, imageProcessingQueue } from '../../src/lib/image-pipeline.ts';
 import { imageReadQueue } from '../../src/services/images.service.ts';
 import { getRevisionProfile, type RevisionNumber } from '../../src/revisions.ts';
+import { createUrlSigner, type SignedGrant } from '../../src/lib/signed-urls.ts';
+import { datasetGrant, storageGrant } from '../../src/serialisers/quality-downloads.ts';
 import { createKey, signedUpAgent, useTestApp, type Agent, type TestContext } from '../helpers/app.ts';
 import { executeBody } from '../helpers/executions.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
@@ -415,6 +417,147 @@ const marketplaceProducers: Record<string, Producer> = {
 };
 
 /** Keyed like `producers`: every documented answer of the quality operations. */
+/** Owned storage and signed downloads: an object announced (and maybe put and completed) by the owner, URLs as the service signs them. */
+const storageBytes = Buffer.from('contract storage bytes');
+const sha256Of = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+const searchOf = (url: string) => new URL(url).search;
+/** A URL's query signed by the test app's own secret: for things that do not exist, which the service never signs. */
+const signedSearch = (call: Call, grant: SignedGrant) => {
+  const { expires, signature } = createUrlSigner(call.ctx.config.sessionSecret).sign(grant, call.ctx.clock.now());
+  return `?expires=${expires}&signature=${signature}`;
+};
+const BAD_SIGNATURE = `?expires=4102444800&signature=${'0'.repeat(64)}`;
+async function announcedObject(call: Call, who: Account = call.fx.owner): Promise<{ key: string; uploadSearch: string }> {
+  const res = await request(call.ctx.app)
+    .post(`${qualityRoot(call.revision)}/storage/upload-url`)
+    .set('Authorization', `Bearer ${who.key}`)
+    .send({
+      kind: 'artifact',
+      filename: 'traces.bin',
+      contentType: 'application/octet-stream',
+      format: 'bin',
+      byteSize: storageBytes.length,
+      sha256: sha256Of(storageBytes),
+    })
+    .expect(200);
+  return { key: res.body.key, uploadSearch: searchOf(res.body.uploadUrl) };
+}
+const putBytes = (call: Call, path: string, bytes: Buffer = storageBytes) =>
+  request(call.ctx.app).put(path).set('Content-Type', 'application/octet-stream').send(bytes);
+async function uploadedObject(call: Call): Promise<string> {
+  const { key, uploadSearch } = await announcedObject(call);
+  await putBytes(call, `${qualityRoot(call.revision)}/storage/objects/${key}${uploadSearch}`).expect(200);
+  return key;
+}
+async function completedObject(call: Call): Promise<string> {
+  const key = await uploadedObject(call);
+  await request(call.ctx.app)
+    .post(`${qualityRoot(call.revision)}/storage/complete`)
+    .set(bearer(call))
+    .send({ storageRef: { key } })
+    .expect(200);
+  return key;
+}
+const storageUpload = {
+  kind: 'artifact',
+  filename: 'traces.jsonl',
+  contentType: 'application/jsonl',
+  format: 'jsonl',
+  byteSize: 10,
+  sha256: 'a'.repeat(64),
+};
+/** The signed download query of the approved shard dataset, as the suite answer hands it out. */
+async function datasetItemsSearch(call: Call): Promise<string> {
+  const suite = await request(call.ctx.app)
+    .get(`${qualityRoot(call.revision)}/suites/${quality(call).suite.slug}`)
+    .expect(200);
+  const shard = suite.body.suiteDoc.tasks.find((task: Body) => (task.dataset as Body | undefined)?.downloadUrl);
+  return searchOf(shard.dataset.downloadUrl);
+}
+
+/** Keyed like `producers`: run bundles, datasets as JSON Lines, owned storage. */
+const downloadProducers: Record<string, Producer> = {
+  'getQualitySuiteRunBundle 200': (call) => asOwner(call, call.path({ slug: quality(call).suite.slug })),
+  'getQualitySuiteRunBundle 401': (call) => anonymous(call),
+  'getQualitySuiteRunBundle 404': (call) => asOwner(call, call.path({ slug: 'no-such-suite' })),
+
+  'requestQualityStorageUpload 200': (call) => asOwner(call, call.path()).send(storageUpload),
+  'requestQualityStorageUpload 400': (call) => asOwner(call, call.path()).send({ ...storageUpload, kind: 'video' }),
+  'requestQualityStorageUpload 401': (call) => anonymous(call, storageUpload),
+  'requestQualityStorageUpload 403': (call) => withoutCsrf(call, call.path(), storageUpload),
+  'requestQualityStorageUpload 409': async (call) => {
+    const full = await newAccount(call.ctx);
+    const row = {
+      owner_user_id: full.id,
+      kind: 'artifact',
+      filename: 'f',
+      content_type: 'a/b',
+      format: 'bin',
+      byte_size: 1,
+      sha256: 'a'.repeat(64),
+    };
+    await call.ctx.db('storage_objects').insert(Array.from({ length: 200 }, () => row));
+    return request(call.ctx.app).post(call.path()).set('Authorization', `Bearer ${full.key}`).send(storageUpload);
+  },
+
+  'putQualityStorageObject 200': async (call) => {
+    const { key, uploadSearch } = await announcedObject(call);
+    return putBytes(call, call.path({ key }) + uploadSearch);
+  },
+  'putQualityStorageObject 400': async (call) => {
+    const { key, uploadSearch } = await announcedObject(call);
+    return putBytes(call, call.path({ key }) + uploadSearch, Buffer.from('other bytes, same length'.slice(0, storageBytes.length)));
+  },
+  'putQualityStorageObject 403': async (call) => putBytes(call, call.path({ key: (await announcedObject(call)).key }) + BAD_SIGNATURE),
+  'putQualityStorageObject 404': (call) =>
+    putBytes(call, call.path({ key: MISSING_ID }) + signedSearch(call, storageGrant('PUT', MISSING_ID))),
+  'putQualityStorageObject 409': async (call) => {
+    const { key, uploadSearch } = await announcedObject(call);
+    await putBytes(call, `${qualityRoot(call.revision)}/storage/objects/${key}${uploadSearch}`).expect(200);
+    await request(call.ctx.app)
+      .post(`${qualityRoot(call.revision)}/storage/complete`)
+      .set(bearer(call))
+      .send({ storageRef: { key } })
+      .expect(200);
+    return putBytes(call, call.path({ key }) + uploadSearch);
+  },
+  'putQualityStorageObject 413': async (call) => {
+    const { key, uploadSearch } = await announcedObject(call);
+    return putBytes(call, call.path({ key }) + uploadSearch, Buffer.alloc(64 * 1024 * 1024 + 1));
+  },
+
+  'completeQualityStorageUpload 200': async (call) => asOwner(call, call.path()).send({ storageRef: { key: await uploadedObject(call) } }),
+  'completeQualityStorageUpload 400': (call) => asOwner(call, call.path()).send({}),
+  'completeQualityStorageUpload 401': (call) => anonymous(call, { storageRef: { key: MISSING_ID } }),
+  'completeQualityStorageUpload 403': (call) => withoutCsrf(call, call.path(), { storageRef: { key: MISSING_ID } }),
+  'completeQualityStorageUpload 404': (call) => asOwner(call, call.path()).send({ storageRef: MISSING_ID }),
+  'completeQualityStorageUpload 409': async (call) =>
+    asOwner(call, call.path()).send({ storageRef: { key: (await announcedObject(call)).key } }),
+
+  'getQualityStorageDownloadUrl 200': async (call) => asOwner(call, `${call.path()}?key=${await completedObject(call)}`),
+  'getQualityStorageDownloadUrl 400': (call) => asOwner(call, call.path()),
+  'getQualityStorageDownloadUrl 404': (call) => asOwner(call, `${call.path()}?key=${MISSING_ID}`),
+
+  'getQualityStorageObject 200': async (call) => {
+    const key = await completedObject(call);
+    return request(call.ctx.app).get(call.path({ key }) + signedSearch(call, storageGrant('GET', key)));
+  },
+  'getQualityStorageObject 400': (call) => request(call.ctx.app).get(call.path({ key: MISSING_ID })),
+  'getQualityStorageObject 403': async (call) => request(call.ctx.app).get(call.path({ key: await completedObject(call) }) + BAD_SIGNATURE),
+  'getQualityStorageObject 404': (call) =>
+    request(call.ctx.app).get(call.path({ key: MISSING_ID }) + signedSearch(call, storageGrant('GET', MISSING_ID))),
+
+  'listQualityDatasets 200': (call) => request(call.ctx.app).get(call.path()),
+  'listQualityDatasets 400': (call) => request(call.ctx.app).get(call.path()).query({ limit: '0' }),
+  'getQualityDatasetItems 200': async (call) =>
+    request(call.ctx.app).get(call.path({ slug: quality(call).approvedDataset!.slug }) + (await datasetItemsSearch(call))),
+  'getQualityDatasetItems 400': (call) => request(call.ctx.app).get(call.path({ slug: quality(call).approvedDataset!.slug })),
+  'getQualityDatasetItems 403': (call) =>
+    request(call.ctx.app).get(call.path({ slug: quality(call).approvedDataset!.slug }) + BAD_SIGNATURE),
+  'getQualityDatasetItems 404': (call) =>
+    request(call.ctx.app).get(call.path({ slug: 'no-such-dataset' }) + signedSearch(call, datasetGrant('no-such-dataset'))),
+};
+
 const qualityProducers: Record<string, Producer> = {
   'listQualitySuites 200': (call) => request(call.ctx.app).get(call.path()).query({ runner: 'CUSTOM' }),
   'listQualitySuites 400': (call) => request(call.ctx.app).get(call.path()).query({ runner: 'SOMETHING_ELSE' }),
@@ -635,6 +778,15 @@ async function ownReport(call: Call, overrides: Body = {}): Promise<string> {
 }
 const modelPath = (call: Call, hfId: string = fakeHubModels.dense) => call.path({ org: hfId.split('/')[0]!, model: hfId.split('/')[1]! });
 
+/** A device login the account approved (as /device records it), polled once. */
+async function approvedDeviceLogin(call: Call, who: Account) {
+  const started = await request(call.ctx.app).post('/api/auth/device/code').send({ client_id: 'contract' }).expect(200);
+  await call.ctx.db('device_logins').where({ status: 'PENDING' }).update({ status: 'APPROVED', user_id: who.id });
+  return request(call.ctx.app)
+    .post(call.path())
+    .send({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: started.body.device_code });
+}
+
 /** Keyed like `producers`: every documented answer of the report operations. */
 const reportProducers: Record<string, Producer> = {
   'createReport 201': (call) => request(call.ctx.app).post(modelPath(call)).set(bearer(call)).send(reportBody()),
@@ -681,6 +833,53 @@ const reportProducers: Record<string, Producer> = {
   'deleteReport 403': async (call) => withoutCsrf(call, call.path({ id: await ownReport(call) })),
   'deleteReport 404': (call) => withCsrf(call),
   'getReportFormat 200': (call) => request(call.ctx.app).get(call.path()),
+  'publishReport 200': async (call) => asOwner(call, call.path({ id: await ownReport(call) })),
+  'publishReport 401': (call) => anonymous(call),
+  'publishReport 403': async (call) => withoutCsrf(call, call.path({ id: await ownReport(call) })),
+  'publishReport 404': (call) => withCsrf(call),
+  'publishReport 409': async (call) => {
+    const id = await ownReport(call);
+    await call.ctx.db('model_reports').where({ id }).update({ unpublished_reason: 'spam', unpublished_at: call.ctx.db.fn.now() });
+    return asOwner(call, call.path({ id }));
+  },
+  'unpublishReport 200': async (call) => asOwner(call, call.path({ id: await ownReport(call, { published: true }) })),
+  'unpublishReport 401': (call) => anonymous(call),
+  'unpublishReport 403': async (call) => withoutCsrf(call, call.path({ id: await ownReport(call) })),
+  'unpublishReport 404': (call) => withCsrf(call),
+  'attachReportImage 201': async (call) =>
+    asOwner(call, call.path({ id: await ownReport(call) })).attach('file', await smallPng(), 'chart.png'),
+  'attachReportImage 400': async (call) =>
+    asOwner(call, call.path({ id: await ownReport(call) })).attach('file', Buffer.from('not an image at all'), 'chart.png'),
+  'attachReportImage 401': (call) => request(call.ctx.app).post(call.path(NOTHING)).attach('file', Buffer.from('x'), 'chart.png'),
+  'attachReportImage 403': async (call) =>
+    call.fx.owner.agent.post(call.path({ id: await ownReport(call) })).attach('file', Buffer.from('x'), 'chart.png'),
+  'attachReportImage 404': async (call) => asOwner(call, call.path(NOTHING)).attach('image', await smallPng(), 'chart.png'),
+  'attachReportImage 409': async (call) => {
+    const id = await ownReport(call);
+    const full = Array.from({ length: 20 }, () => randomUUID());
+    await call.ctx.db('model_reports').where({ id }).update({ image_ids: full });
+    return asOwner(call, call.path({ id })).attach('file', await smallPng(), 'chart.png');
+  },
+  'attachReportImage 413': async (call) =>
+    asOwner(call, call.path({ id: await ownReport(call) })).attach('file', Buffer.alloc(8 * 1024 * 1024 + 1), 'big.png'),
+  'deleteReportImage 204': async (call) => {
+    const id = await ownReport(call);
+    // A POST (asOwner would use this operation's DELETE).
+    const image = await request(call.ctx.app)
+      .post(`/api/reports/${id}/images`)
+      .set(bearer(call))
+      .attach('file', await smallPng(), 'chart.png')
+      .expect(201);
+    return request(call.ctx.app)
+      .delete(call.path({ id, imageId: image.body.id }))
+      .set(bearer(call));
+  },
+  'deleteReportImage 401': (call) => anonymous(call),
+  'deleteReportImage 403': async (call) => withoutCsrf(call, call.path({ id: await ownReport(call), imageId: MISSING_ID })),
+  'deleteReportImage 404': async (call) =>
+    request(call.ctx.app)
+      .delete(call.path({ id: await ownReport(call), imageId: MISSING_ID }))
+      .set(bearer(call)),
   'uploadReportImage 201': async (call) =>
     request(call.ctx.app)
       .post(call.path())
@@ -811,6 +1010,30 @@ const producers: Record<string, Producer> = {
 
   'getMe 200': (call) => request(call.ctx.app).get(call.path()).set(bearer(call)),
   'getMe 401': (call) => request(call.ctx.app).get(call.path()).set('Authorization', 'Bearer bhk_0000000000000000000000000000000000000000'),
+  'startDeviceLogin 200': (call) => request(call.ctx.app).post(call.path()).send({ client_id: 'contract' }),
+  'startDeviceLogin 400': (call) =>
+    request(call.ctx.app)
+      .post(call.path())
+      .send({ client_id: 'x'.repeat(65) }),
+  'startDeviceLogin 429': async (call) => {
+    let res: request.Response;
+    do res = await request(call.ctx.app).post(call.path()).send({});
+    while (res.status === 200);
+    // The window is per address and shared by the whole file: the next producers start afresh.
+    await call.ctx.db('rate_limit_counters').where({ bucket: 'device-login' }).delete();
+    return res;
+  },
+  'pollDeviceLogin 200': async (call) => approvedDeviceLogin(call, await newAccount(call.ctx)),
+  'pollDeviceLogin 400': (call) =>
+    request(call.ctx.app).post(call.path()).send({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: 'unknown' }),
+  'pollDeviceLogin 409': async (call) => {
+    const full = await newAccount(call.ctx);
+    const keys = Array.from({ length: 9 }, (_, i) => ({ user_id: full.id, name: `k${i}`, prefix: 'bhk_0000', key_hash: randomUUID() }));
+    await call.ctx.db('api_keys').insert(keys);
+    return approvedDeviceLogin(call, full);
+  },
+  'getUser 200': (call) => request(call.ctx.app).get(call.path()).set(bearer(call)),
+  'getUser 401': (call) => request(call.ctx.app).get(call.path()),
 
   'listApiKeys 200': (call) => call.fx.owner.agent.get(call.path()),
   'listApiKeys 401': (call) => anonymous(call),
@@ -896,6 +1119,7 @@ const producers: Record<string, Producer> = {
   'getAgentContext 304': cachedDocument('/api/agent-context')[304],
 
   ...qualityProducers,
+  ...downloadProducers,
   ...executeProducers,
   ...reportProducers,
   ...marketplaceProducers,

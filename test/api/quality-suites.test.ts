@@ -85,7 +85,9 @@ for (const { revision, root } of QUALITY_REVISIONS) {
         const list = await request(ctx.app).get(`${root}/suites`).query({ category: 'math' }).expect(200);
         const listed = list.body.suites.find((suite: { slug: string }) => suite.slug === body.slug);
         expect(listed, 'listed after approval (category matches case-insensitively)').to.exist;
-        expect(listed).not.to.have.property('suiteDoc');
+        // Lists carry the document for task-key search, without its items (itemCount per task instead).
+        expect(listed.suiteDoc.tasks[0]).to.include({ key: listed.taskKeys[0], itemCount: 4 });
+        expect(listed.suiteDoc.tasks[0].dataset).to.deep.equal({ source: 'inline' });
       });
 
       it('filters the list by category, runner and official, and pages it', async () => {
@@ -426,7 +428,8 @@ for (const { revision, root } of QUALITY_REVISIONS) {
         const res = await request(ctx.app).post('/api/evals/suites').set(bearer(ada)).send(body);
         expect(res.status).to.equal(201);
         expect(res.headers.deprecation).to.equal('true');
-        expect(res.headers.link).to.match(/rel="successor-version"/);
+        // Its own successor, the revision-3 quality root, never the speed-test path.
+        expect(res.headers.link).to.equal('</api/benchmarks>; rel="successor-version"');
         await approveSuite(ctx, body.slug);
         const read = await request(ctx.app).get(`/api/evals/suites/${body.slug}`).expect(200);
         expect(read.headers.deprecation).to.equal('true');

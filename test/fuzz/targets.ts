@@ -114,6 +114,8 @@ function pageForms(
     '/signup': [{ username: 'fuzzed_user', displayName: 'Fuzzed', password: TEST_PASSWORD }],
     '/signin': [{ username: ids.username, password: TEST_PASSWORD, next: '/settings/keys' }],
     '/signout': [{}],
+    // A code nobody asked for: the page answers it as unknown, used or expired.
+    '/device': [{ user_code: 'BCDF-GHJK', decision: 'approve' }],
     '/settings/keys': [...examplesOf('createApiKey').map((example) => asForm(example)), { name: 'day form', expiresAt: '2031-01-31' }],
     '/settings/keys/:id/revoke': [{}],
     '/settings/profile/keys/revoke-all': [{}],
@@ -256,6 +258,8 @@ function fixtureValue(param: string, resource: string, ids: FixtureIds, path: st
     model: ids.modelName,
     device: ids.deviceSlug,
     imageId: ids.marketplace.imageId,
+    // A storage key the fuzzer's signed URLs never grant: every case is checked before any object is read.
+    key: '00000000-0000-4000-8000-000000000000',
   };
   const byResource: Record<string, string> = {
     runs: ids.runId,

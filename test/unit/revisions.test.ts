@@ -106,14 +106,13 @@ describe('revision profiles', () => {
       ]);
     });
 
-    it('marks every legacy alias as deprecated with the successor link', () => {
-      expect(deprecationHeaders).to.deep.equal({
-        Deprecation: 'true',
-        Link: '</api/speed-tests>; rel="successor-version"',
-      });
-      for (const alias of legacyAliasesOf(revision3Profile)) {
-        expect(alias.headers).to.deep.equal(deprecationHeaders);
-      }
+    it('marks every legacy alias as deprecated with its own successor link', () => {
+      const links = legacyAliasesOf(revision3Profile).map((alias) => [alias.path, deprecationHeaders(alias.successor)]);
+      expect(links).to.deep.equal([
+        ['/api/benchmarks', { Deprecation: 'true', Link: '</api/speed-tests>; rel="successor-version"' }],
+        ['/api/benchmarks/dry-run', { Deprecation: 'true', Link: '</api/speed-tests>; rel="successor-version"' }],
+        ['/api/evals', { Deprecation: 'true', Link: '</api/benchmarks>; rel="successor-version"' }],
+      ]);
     });
 
     it('never aliases the quality sub-paths of /api/benchmarks as results', () => {
@@ -349,7 +348,29 @@ describe('revision profiles', () => {
   });
 
   describe('revision-gated fields', () => {
-    const rev3Fields = ['engineRepository', 'engineBuild', 'engineCommit', 'gpuPowerWatts', 'hardwareCost'];
+    const evidence = [
+      'prompt',
+      'outputText',
+      'promptSha256',
+      'promptSample',
+      'outputSha256',
+      'outputSample',
+      'engineTimingsRaw',
+      'samples',
+      'sampleStats',
+    ];
+    const rev3Fields = ['engineRepository', 'engineBuild', 'engineCommit', 'gpuPowerWatts', 'hardwareCost', ...evidence];
+    // What answers leave out: the stored evidence (the whole texts are never stored) and the verdict on it.
+    const rev3Answered = [
+      'engineRepository',
+      'engineBuild',
+      'engineCommit',
+      'gpuPowerWatts',
+      'hardwareCost',
+      ...evidence.filter((field) => field !== 'prompt' && field !== 'outputText'),
+      'verifiedRun',
+      'verificationIssues',
+    ];
 
     it('revision 1 accepts neither the prefill fields nor the revision-3 fields', () => {
       expect(revision1Profile.speedTests.revisionOnlyFields).to.have.members(['tokSPrefill', 'prefillTokens', ...rev3Fields]);
@@ -368,10 +389,10 @@ describe('revision profiles', () => {
       expect(revision1Profile.speedTests.omittedRunFields).to.have.members([
         'tokSPrefill',
         'prefillTokens',
-        ...rev3Fields,
+        ...rev3Answered,
         'totalPowerWatts',
       ]);
-      expect(revision2Profile.speedTests.omittedRunFields).to.have.members([...rev3Fields, 'totalPowerWatts']);
+      expect(revision2Profile.speedTests.omittedRunFields).to.have.members([...rev3Answered, 'totalPowerWatts']);
       expect(revision3Profile.speedTests.omittedRunFields).to.have.length(0);
     });
 
@@ -381,9 +402,10 @@ describe('revision profiles', () => {
       expect(revision3Profile.speedTests.tokSOutRequired).to.equal(true);
     });
 
-    it('specDraftWindowSize is a revision-3 engine flag', () => {
-      expect(revision1Profile.speedTests.engineFlagFieldsUnavailable).to.deep.equal(['specDraftWindowSize']);
-      expect(revision2Profile.speedTests.engineFlagFieldsUnavailable).to.deep.equal(['specDraftWindowSize']);
+    it('specDraftWindowSize and the spec-decoding counters are revision-3 engine flags', () => {
+      const rev3Flags = ['specDraftWindowSize', 'specDraftTokens', 'specAcceptedTokens', 'specAcceptanceRate', 'specMeanAcceptedLength'];
+      expect(revision1Profile.speedTests.engineFlagFieldsUnavailable).to.deep.equal(rev3Flags);
+      expect(revision2Profile.speedTests.engineFlagFieldsUnavailable).to.deep.equal(rev3Flags);
     });
   });
 

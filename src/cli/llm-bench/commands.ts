@@ -14,6 +14,7 @@ import { createLeaderboardClient, type LeaderboardClient } from './leaderboard.t
 import { measure, type DepthResult } from './measure.ts';
 import { MAIN_HELP, MEASURE_HELP, SUBMIT_HELP, resultTable } from './output.ts';
 import { buildPayload, missingForSubmission } from './payload.ts';
+import { loginCommand } from './login.ts';
 import { signInAndFindSetup, hardwareOfSetup } from './setups.ts';
 import { createStreamer, type ApiKind } from './stream.ts';
 
@@ -304,6 +305,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
       return measureCommand(rest, io);
     case 'submit':
       return submitCommand(rest, io);
+    case 'login':
+      return loginCommand(rest, io);
     case undefined:
     case 'help':
     case '--help':
@@ -311,7 +314,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.stdout(MAIN_HELP);
       return command === undefined ? EXIT.usage : EXIT.ok;
     default:
-      throw usageError(`Unknown command "${command}": use measure or submit (llm-bench --help).`);
+      throw usageError(`Unknown command "${command}": use measure, submit or login (llm-bench --help).`);
   }
 }
 

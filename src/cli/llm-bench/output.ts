@@ -52,6 +52,7 @@ export const MAIN_HELP = `llm-bench: measure a running LLM engine and submit the
 Usage:
   llm-bench measure --base-url URL [options]   measure an OpenAI-compatible server or Ollama
   llm-bench submit FILE.json [options]         dry-run and submit a saved payload
+  llm-bench login [--leaderboard URL]          sign in through the browser and save an API key
   llm-bench <command> --help                   options of a command
 
 ${EXIT_CODES_HELP}

@@ -280,5 +280,17 @@ export async function rebuildRunDocuments(knex: Knex): Promise<void> {
  */
 export const runDocumentV2 = extendRunDocument(runDocumentV1, { fields: [['defaultedFields', 'r.defaulted_fields']] });
 
+/**
+ * V3, installed by 20261129010000_speed_test_evidence: `verifiedRun` and
+ * `verificationIssues`, the verdict on the run's evidence (false and null for runs stored before).
+ * Frozen: never edit after its migration has shipped; add a new version instead.
+ */
+export const runDocumentV3 = extendRunDocument(runDocumentV2, {
+  fields: [
+    ['verifiedRun', 'r.verified_run'],
+    ['verificationIssues', 'r.verification_issues'],
+  ],
+});
+
 /** The version the latest migration installs. */
-export const currentRunDocument = runDocumentV2;
+export const currentRunDocument = runDocumentV3;

@@ -1,6 +1,7 @@
 import { HttpError, ValidationFailed } from '../../lib/errors.ts';
 import { parseOrThrow } from '../../lib/validation.ts';
 import { parseCommandSnippet, type CommandStatedFields } from '../../lib/command-snippet.ts';
+import { digestEvidenceTexts, verifyEvidence } from './evidence.ts';
 import type { MetricRule, RevisionProfile } from '../../revisions.ts';
 import {
   defaultableFields,
@@ -39,7 +40,7 @@ const COMMAND_FILLED_FIELDS = ['contextLength', 'promptTokens', 'outputTokens', 
 export type CommandFilledField = (typeof COMMAND_FILLED_FIELDS)[number];
 
 /** The normalised payload: what a dry-run returns as `parsed` and a submission stores. */
-export type NormalisedSpeedTest = Omit<SpeedTestSubmission, 'hardware' | 'engineFlags' | DefaultableField> & {
+export type NormalisedSpeedTest = Omit<SpeedTestSubmission, 'hardware' | 'engineFlags' | 'prompt' | 'outputText' | DefaultableField> & {
   hardware: NormalisedHardware;
   engineFlags?: EngineFlags;
   totalPowerWatts?: number;
@@ -54,6 +55,9 @@ export type NormalisedSpeedTest = Omit<SpeedTestSubmission, 'hardware' | 'engine
   defaultedFields: DefaultableField[];
   /** What the launch command told us: flags mapped to fields, flags we did not know, top-level fields it filled. */
   commandSnippetFlags?: { recognised: string[]; unrecognised: string[]; filledFields: CommandFilledField[] };
+  /** Whether the run's evidence is internally consistent (src/runs/submission/evidence.ts), and what is not. */
+  verifiedRun: boolean;
+  verificationIssues: string[];
 };
 
 const MULTI_GPU = 'Multi-GPU';
@@ -177,6 +181,19 @@ export function checkMetricRule(rule: MetricRule, submission: Partial<Record<str
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
 
+/**
+ * The dry-run's view of a normalised submission: `parsed` without the evidence verdict, which
+ * revision 3 answers on its own as `verification` (the stored run carries it as `verifiedRun`
+ * and `verificationIssues`).
+ */
+export function dryRunParts(profile: RevisionProfile, normalised: NormalisedSpeedTest) {
+  const { verifiedRun, verificationIssues, ...parsed } = normalised;
+  return {
+    parsed,
+    verification: profile.speedTests.revision3Fields ? { verification: { verified: verifiedRun, issues: verificationIssues } } : {},
+  };
+}
+
 /** Validates a submission body for a revision and returns its normalised form (no I/O). */
 export function normaliseSubmission(profile: RevisionProfile, body: unknown): NormalisedSpeedTest {
   return normaliseParsedSubmission(profile, parseOrThrow(speedTestSubmissionSchema(profile), body));
@@ -192,9 +209,12 @@ export function normaliseSubmission(profile: RevisionProfile, body: unknown): No
  */
 export function normaliseParsedSubmission(profile: RevisionProfile, submission: SpeedTestSubmission): NormalisedSpeedTest {
   checkMetricRule(profile.speedTests.metricRule, submission);
-  const { hardware, engineFlags, ...rest } = submission;
+  const { hardware, engineFlags, ...given } = submission;
+  // The whole prompt and output are kept only as their digest and sample.
+  const { textIssues, ...rest } = digestEvidenceTexts(given);
   const normalised = { ...rest, hardware: normaliseHardware(hardware) } as NormalisedSpeedTest;
-  if (engineFlags) {
+  // `engineFlags: {}` is what clients send when they know no flag: not supplied.
+  if (engineFlags && Object.values(engineFlags).some((value) => value !== undefined)) {
     const merged = mergeEngineFlags(profile, submission.engineName, engineFlags);
     normalised.engineFlags = merged.flags;
     const filledFields = fillFromCommand(profile, normalised, merged.fields);
@@ -205,5 +225,8 @@ export function normaliseParsedSubmission(profile: RevisionProfile, submission: 
   const canonicalRepository =
     profile.speedTests.canonicalEngineRepositories[submission.engineName as keyof typeof profile.speedTests.canonicalEngineRepositories];
   if (!normalised.engineRepository && canonicalRepository) normalised.engineRepository = canonicalRepository;
+  const verification = verifyEvidence(normalised, textIssues);
+  normalised.verifiedRun = verification.verified;
+  normalised.verificationIssues = verification.issues;
   return normalised;
 }

@@ -4,6 +4,8 @@ import { hardwareCostRules, hwClasses } from '../../constants.ts';
 import type { RevisionProfile } from '../../revisions.ts';
 import { documentedAsAbsent } from '../../schemas/json-schema.ts';
 import { perRevision } from '../../schemas/query-params.ts';
+import { evidenceFieldSchemas, specCounterFlagSchemas } from './evidence.ts';
+import { SPEC_COUNTER_FLAGS } from '../../constants.ts';
 
 /**
  * The speed-test submission, built per revision from its profile: bounds, engine list and
@@ -103,6 +105,7 @@ export function engineFlagFieldSchemas(profile: RevisionProfile) {
     specDraftWindowSize: int(1),
     mtpEnabled: z.boolean({ error: expected('Must be true or false') }),
     mtpDraftLayers: int(1),
+    ...specCounterFlagSchemas(int, unit, () => nonNegative()),
     temperature: z
       .number({ error: 'Must be a number' })
       .min(bounds.temperature.min, `Must be between ${bounds.temperature.min} and ${bounds.temperature.max}`)
@@ -277,13 +280,14 @@ const specDefault = <S extends z.ZodType>(schema: S, field: DefaultableField) =>
 
 function buildSubmissionSchema(profile: RevisionProfile) {
   const engine = engineFieldSchemas(profile);
+  const evidence = evidenceFieldSchemas();
   const { bounds } = profile.speedTests;
   const { revision } = profile;
   const gated = new Set<string>(profile.speedTests.revisionOnlyFields);
   const gate = <S extends z.ZodType>(field: string, schema: S) => (gated.has(field) ? notInRevision(revision) : schema);
 
   const engineFlags = z.strictObject(engineFlagsShape(profile)).superRefine((flags, ctx) => {
-    if (profile.speedTests.commandSnippetRequiredWithFlags && !flags.commandSnippet?.trim()) {
+    if (profile.speedTests.commandSnippetRequiredWithFlags && givesSettings(flags) && !flags.commandSnippet?.trim()) {
       ctx.addIssue({ code: 'custom', path: ['commandSnippet'], message: 'Required when engineFlags is given' });
     }
   });
@@ -340,7 +344,26 @@ function buildSubmissionSchema(profile: RevisionProfile) {
       .max(bounds.maxLength.notes, `Must be at most ${bounds.maxLength.notes} characters`)
       .optional(),
     engineFlags: engineFlags.optional(),
+    prompt: gate('prompt', evidence.prompt),
+    outputText: gate('outputText', evidence.outputText),
+    promptSha256: gate('promptSha256', evidence.promptSha256),
+    promptSample: gate('promptSample', evidence.promptSample),
+    outputSha256: gate('outputSha256', evidence.outputSha256),
+    outputSample: gate('outputSample', evidence.outputSample),
+    engineTimingsRaw: gate('engineTimingsRaw', evidence.engineTimingsRaw),
+    samples: gate('samples', evidence.samples),
+    sampleStats: gate('sampleStats', evidence.sampleStats),
   });
+}
+
+/**
+ * Whether engine flags state any setting: an empty object (what clients send when they
+ * know no flag) and the measured spec-decoding counters alone are no launch configuration,
+ * so they need no `commandSnippet` (DECISIONS.md "Real clients").
+ */
+export function givesSettings(flags: object): boolean {
+  const counters = new Set<string>(SPEC_COUNTER_FLAGS);
+  return Object.entries(flags).some(([key, value]) => value !== undefined && !counters.has(key));
 }
 
 /** The submission schema of a revision (built once). */

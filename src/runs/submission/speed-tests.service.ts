@@ -1,6 +1,12 @@
 import { NotFound } from '../../lib/errors.ts';
 import { speedTestFacets } from './run-facts.ts';
-import { normaliseParsedSubmission, submittedHardware, type NormalisedHardware, type NormalisedSpeedTest } from './normalise.ts';
+import {
+  dryRunParts,
+  normaliseParsedSubmission,
+  submittedHardware,
+  type NormalisedHardware,
+  type NormalisedSpeedTest,
+} from './normalise.ts';
 import { submissionVerdict, verdictColumns } from './verdict.ts';
 import { messages } from '../../messages.ts';
 import type { RevisionProfile } from '../../revisions.ts';
@@ -42,6 +48,9 @@ const NOT_RUN_COLUMNS = new Set([
   'engineBuild',
   'engineCommit',
   'commandSnippetFlags',
+  // Kept only as their digests and samples (promptSha256, promptSample, ...).
+  'prompt',
+  'outputText',
 ]);
 /** What a run stores for a field its revision does not take. */
 const RUN_COLUMN_DEFAULTS = { prefill_tokens: 0 };
@@ -63,9 +72,11 @@ function submittedColumns(normalised: NormalisedSpeedTest): Record<string, unkno
 
 /** Every run column a submission may fill: the schema's fields as submittedColumns names them, and the summed power. */
 function submittableColumns(profile: RevisionProfile): string[] {
-  return [...Object.keys(speedTestSubmissionSchema(profile).shape).filter((field) => !NOT_RUN_COLUMNS.has(field)), 'totalPowerWatts'].map(
-    snakeCase,
-  );
+  return [
+    ...Object.keys(speedTestSubmissionSchema(profile).shape).filter((field) => !NOT_RUN_COLUMNS.has(field)),
+    'totalPowerWatts',
+    'verificationIssues',
+  ].map(snakeCase);
 }
 
 /**
@@ -238,10 +249,12 @@ export function createSpeedTestsService(
       const summary = resolvedModelSummary(model);
       // The verdict the run would get, so an agent sees a doubtful figure before submitting it.
       const verdict = submissionVerdict(normalised, await models.verdictFacts(model));
+      const { parsed, verification } = dryRunParts(profile, normalised);
       return {
         valid: true as const,
-        parsed: { ...normalised, hfId: summary.hfId, model: summary },
+        parsed: { ...parsed, hfId: summary.hfId, model: summary },
         plausibility: { verdict: verdict.plausibility, decodeBoundTokS: verdict.boundTokS, reason: verdict.reason },
+        ...verification,
       };
     },
 
