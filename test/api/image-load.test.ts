@@ -115,14 +115,16 @@ describe('image work under load (issue 32 findings 2 and 3)', function () {
     const large = await sharp({ create: { width: 6000, height: 6000, channels: 3, background: '#557799' } })
       .jpeg({ quality: 90 })
       .toBuffer();
+    // A second on top of what the same GETs take on this machine right now (a busy machine's slowness is not a stall).
+    const allowed = 1000 + (await baseline(['/healthz', '/css/site.css']));
     const {
       result: answers,
       slowest,
       statuses,
     } = await probeDuring(['/healthz', '/css/site.css'], Promise.all(Array.from({ length: 6 }, () => upload(large))));
     expect(statuses).to.deep.equal([200]);
-    expect(slowest['/healthz'], 'slowest /healthz (ms)').to.be.below(1000);
-    expect(slowest['/css/site.css'], 'slowest static file (ms)').to.be.below(1000);
+    expect(slowest['/healthz'], 'slowest /healthz (ms)').to.be.below(allowed);
+    expect(slowest['/css/site.css'], 'slowest static file (ms)').to.be.below(allowed);
     const stored = answers.filter((answer) => answer.status === 201);
     const busy = answers.filter((answer) => answer.status === 503);
     expect(stored.length + busy.length, 'every upload stored or refused as busy').to.equal(6);
