@@ -16,6 +16,7 @@ import { buckets, hwClasses } from '../constants.ts';
 import { engineChoices, hwClassLabel } from '../lib/labels.ts';
 import { everyTokenSql, hardwareNameTokens } from '../lib/search-tokens.ts';
 import type { RevisionProfile } from '../revisions.ts';
+import { modelScopes } from '../services/model-tree.ts';
 import { documentedAs } from '../schemas/json-schema.ts';
 import { queryFlag, queryText, wholeNumber } from '../schemas/query-params.ts';
 
@@ -182,6 +183,11 @@ export interface FilterFacet<Schema extends z.ZodType = z.ZodType> {
   rule?(profile: RevisionProfile): string;
   /** The values it takes, for the agent-context's enums. */
   values?: readonly (string | number)[];
+  /**
+   * The facet it qualifies (`scope` qualifies `hfId`): read by that facet's terms, it
+   * narrows nothing itself, so it is no given filter (no terms, counts or profiles of its own).
+   */
+  qualifies?: string;
 }
 
 /** Whether the revision has the facet. */
@@ -248,18 +254,29 @@ const hwClassSchema = () => z.enum(hwClasses, { error: `Must be one of ${hwClass
 export const leaderboardFacets = {
   hfId: facet({
     schema: () => text(256),
-    description: 'One model (URL-encoded `org/model`).',
-    terms: async (hfId, { resolve }) => {
-      const modelId = await resolve.modelId(hfId);
-      return modelId ? [{ fact: 'modelId', op: 'anyOf', values: [modelId] }] : null;
+    description:
+      'One model (URL-encoded `org/model`, any case), exactly that repository; with `scope=tree` also its finetunes, quantizations, adapters and merges.',
+    terms: async (hfId, ctx) => {
+      const modelIds = await leaderboardModelIds(hfId, ctx);
+      return modelIds.length > 0 ? [{ fact: 'modelId', op: 'anyOf', values: modelIds }] : null;
     },
     count: {
-      fact: async (hfId, { resolve }) => {
-        const modelId = await resolve.modelId(hfId);
-        return modelId ? ['modelId', modelId] : null;
+      fact: async (hfId, ctx) => {
+        const modelIds = await leaderboardModelIds(hfId, ctx);
+        return modelIds.length === 0 ? null : ['modelId', modelIds.length === 1 ? modelIds[0]! : modelIds];
       },
     },
     form: { place: 'main', label: 'Model', control: { kind: 'model' } },
+  }),
+  scope: facet({
+    schema: () => z.enum(modelScopes, { error: `Must be one of ${modelScopes.join(', ')}` }),
+    description:
+      "What `hfId` covers: `model` (the default) that repository alone; `tree` the model with its finetunes, quantizations, adapters and merges (the results list's rule).",
+    terms: () => [],
+    qualifies: 'hfId',
+    rule: () =>
+      'scope=tree widens hfId to the model and every model derived from it (finetunes, quantizations such as GGUF/MLX repos, adapters, merges); scope=model, the default, keeps hfId exact. The leaderboard page asks for scope=tree.',
+    values: modelScopes,
   }),
   hardwareName: facet({
     schema: () => text(128),
@@ -452,6 +469,13 @@ export const leaderboardFacets = {
   }),
 };
 
+/** The models a leaderboard `hfId` covers: the repository alone, or with `scope=tree` its tree. */
+async function leaderboardModelIds(hfId: string, { query, resolve }: FacetContext): Promise<string[]> {
+  if (query.scope === 'tree') return resolve.modelScope(hfId);
+  const modelId = await resolve.modelId(hfId);
+  return modelId ? [modelId] : [];
+}
+
 /** The results list's filters, in the order the documents list them. */
 export const resultsListFacets = {
   hfId: facet({
@@ -578,13 +602,13 @@ export function facetNames<R extends object>(registry: R, profile: RevisionProfi
 export const facetDescriptions = (registry: object): Record<string, string> =>
   Object.fromEntries(entriesOf(registry).map(([name, entry]) => [name, entry.description]));
 
-/** The facets given in `query` (with their values), in registry order. */
+/** The filters given in `query` (with their values), in registry order; a qualifier is read by the facet it qualifies. */
 export function givenFacets(
   registry: object,
   query: Readonly<Record<string, unknown>>,
 ): [name: string, facet: FilterFacet, value: unknown][] {
   return entriesOf(registry).flatMap(([name, entry]) =>
-    query[name] === undefined ? [] : [[name, entry, query[name]] as [string, FilterFacet, unknown]],
+    query[name] === undefined || entry.qualifies ? [] : [[name, entry, query[name]] as [string, FilterFacet, unknown]],
   );
 }
 

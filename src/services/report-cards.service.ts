@@ -95,6 +95,7 @@ export function createReportCardsService(
     }
     const parsed = leaderboardQuerySchema(profile).safeParse({
       ...renderer.leaderboardApiParams(params),
+      ...(await models.readModelBox(params))?.query,
       limit: String(TOP_RUNS),
       offset: '0',
     });

@@ -91,6 +91,7 @@ describe('Read index: the same answers as the SQL path', function () {
     const present = (column: string) => [...new Set(profiles.map((row) => row[column]).filter(Boolean))];
     values = {
       hfId: modelIds.map((row) => row.hf_id.toUpperCase()),
+      scope: ['model', 'tree'],
       hwClass: await distinct('hw_class'),
       memTier: await distinct('mem_tier'),
       engineName: await distinct('engine_name'),

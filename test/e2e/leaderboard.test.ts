@@ -262,6 +262,45 @@ describe('e2e: leaderboard filters, history, sort, paging and export', () => {
         ).to.equal(true);
       });
 
+      it('reads words in the model box as the base model, its quantizations and finetunes included, "this repo only" one click away (issue 36)', async () => {
+        const page = await e2e.newPage(options);
+        await page.goto('/');
+        await page.getByLabel('Model', { exact: true }).fill('30B qwen3');
+        await page.getByLabel('Model', { exact: true }).press('Enter');
+        await page.waitForURL((url) => url.searchParams.get('hfId') === '30B qwen3');
+        await page.locator('#model-read').waitFor();
+        expect(await page.locator('#model-read').innerText()).to.equal(
+          '“30B qwen3” read as Qwen/Qwen3-30B-A3B with its quantizations and finetunes (1 more repository). This repo only',
+        );
+        const modelsShown = async () =>
+          new Set(await page.locator('#results tbody td.model a').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).title)));
+        const tree = await modelsShown();
+        const treeTotal = await apiTotal(e2e.baseUrl, 'hfId=Qwen/Qwen3-30B-A3B&scope=tree&batchSize=1');
+        expect(await summary(page)).to.match(new RegExp(`^${treeTotal} runs`));
+        expect(tree, 'the base and its GGUF repository').to.deep.equal(new Set(['Qwen/Qwen3-30B-A3B', 'unsloth/Qwen3-30B-A3B-GGUF']));
+        const before = await summary(page);
+        await page.locator('#model-read').getByRole('link', { name: 'This repo only' }).click();
+        await page.waitForURL((url) => url.searchParams.get('scope') === 'model' && url.searchParams.get('hfId') === 'Qwen/Qwen3-30B-A3B');
+        await resultsChangedFrom(page, before);
+        expect(await page.locator('#model-read').innerText()).to.equal(
+          'Only the repository Qwen/Qwen3-30B-A3B. Include its quantizations and finetunes',
+        );
+        expect(await modelsShown()).to.deep.equal(new Set(['Qwen/Qwen3-30B-A3B']));
+        const exactTotal = await apiTotal(e2e.baseUrl, 'hfId=Qwen/Qwen3-30B-A3B&batchSize=1');
+        expect(exactTotal).to.be.below(treeTotal);
+        expect(await summary(page)).to.match(new RegExp(`^${exactTotal} runs`));
+        await e2e.screenshot(page, `model-words-${phone ? 'phone' : 'desktop'}`, { fullPage: false });
+
+        // A hub id typed with separators and case of its own, and words that name nothing.
+        await page.goto('/?hfId=Llama-3.1-8B-instruct');
+        expect(await page.locator('#model-read').innerText()).to.match(
+          /^“Llama-3.1-8B-instruct” read as meta-llama\/Llama-3.1-8B with its quantizations and finetunes \(\d+ more repositories\)/,
+        );
+        expect((await modelsShown()).size).to.be.above(1);
+        await page.goto('/?hfId=zzz%20unknown');
+        expect(await page.locator('#model-read').innerText()).to.match(/^No catalogued model matches “zzz unknown”/);
+      });
+
       it('answers edges with the page, its form and one inline message', async () => {
         const page = await e2e.newPage(options);
         await page.goto('/?offset=999999');
@@ -366,7 +405,15 @@ describe('e2e: leaderboard filters, history, sort, paging and export', () => {
         this.timeout(60_000);
         const page = await e2e.newPage(options);
         const problems: string[] = [];
-        for (const path of ['/', '/?sort=tokPerWatt', '/?engineName=turbo', '/?offset=999999', '/?quantization=q4_k_m']) {
+        for (const path of [
+          '/',
+          '/?sort=tokPerWatt',
+          '/?engineName=turbo',
+          '/?offset=999999',
+          '/?quantization=q4_k_m',
+          '/?hfId=qwen3%2030b',
+          '/?hfId=Qwen/Qwen3-30B-A3B&scope=model',
+        ]) {
           await page.goto(path);
           for (const problem of await axeProblems(page)) problems.push(`${path} axe: ${problem}`);
           for (const problem of await validityProblems(page, path)) problems.push(`${path} html: ${problem}`);

@@ -126,7 +126,11 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
       const params = filledParams(req.query);
       if (cleanFilterUrl(req, res, params)) return;
       const quantizationRead = loosenQuantization(params);
-      const { view, apiParams } = leaderboardPageView(profile, params);
+      // The model box takes words and hub ids (a base with its quantizations and finetunes unless "this repo only").
+      const modelRead = await services.models.readModelBox(params);
+      const pageView = leaderboardPageView(profile, params);
+      const { view } = pageView;
+      const apiParams = { ...pageView.apiParams, ...modelRead?.query };
       let page: { rows: ReturnType<typeof leaderboardRuns>; total: number; limit: number; offset: number } | undefined;
       let chart: string | undefined;
       let sort: LeaderboardSort = 'tokSOut';
@@ -162,6 +166,7 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
         sort,
         metrics: options.metrics.filter((column) => !column.onlyWhenRanked || column.sort === sort),
         quantizationRead,
+        modelRead,
         queryString,
         view,
         exportHref: `/api/leaderboard?${queryString(apiParams, { format: 'csv', limit: undefined, offset: undefined })}`,
