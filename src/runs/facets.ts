@@ -216,6 +216,12 @@ const choices =
     values.map((value) => ({ value, label: label(value) }));
 const range = (above: number, upTo: number | null) => (upTo === null ? `above ${above}` : `(${above}, ${upTo}]`);
 
+/** A memory tier in words: "up to 8 GB", then "over 16, up to 24 GB" (a tier holds (previous, T]). */
+const memTierLabel = (tier: number) => {
+  const [above, upTo] = memTierRange(tier);
+  return above === 0 ? `up to ${upTo} GB` : `over ${above}, up to ${upTo} GB`;
+};
+
 /** memTier T holds memory in (previous tier, T]; the first tier starts at 0. */
 function memTierRange(tier: number): [above: number, upTo: number] {
   const at = buckets.memTier.indexOf(tier as (typeof buckets.memTier)[number]);
@@ -270,6 +276,7 @@ export const leaderboardFacets = {
   }),
   scope: facet({
     schema: () => z.enum(modelScopes, { error: `Must be one of ${modelScopes.join(', ')}` }),
+    available: extended,
     description:
       "What `hfId` covers: `model` (the default) that repository alone; `tree` the model with its finetunes, quantizations, adapters and merges (the results list's rule).",
     terms: () => [],
@@ -326,11 +333,22 @@ export const leaderboardFacets = {
       q.where('memory_gb', '>', above).where('memory_gb', '<=', upTo);
     },
     count: { cube: 'mem_tier', perDay: true },
-    form: { place: 'more', label: 'Memory tier', control: { kind: 'choice', choices: choices(buckets.memTier, (v) => `≤ ${v} GB`) } },
+    form: { place: 'more', label: 'Memory tier', control: { kind: 'choice', choices: choices(buckets.memTier, memTierLabel) } },
     rule: () =>
       `Memory tiers in GB: ${buckets.memTier.join(', ')}. Tier T holds runs whose memory is in (previous tier, T]; the first tier is (0, ${buckets.memTier[0]}]. ` +
       'Memory is the total VRAM across cards (DISCRETE_GPU), unifiedMemoryGb (UNIFIED) or ramGb (CPU_ONLY).',
     values: buckets.memTier,
+  }),
+  memoryAtMost: facet({
+    schema: () => wholeNumber(1, 100_000),
+    available: extended,
+    description:
+      'Beyond the spec: only runs on hardware with at most this much memory in GB (what fits a machine of that size), memory as memTier reads it: total VRAM, unified memory or RAM.',
+    terms: async (_gb, { resolve }) => [{ fact: 'hardwareId', op: 'anyOf', values: await resolve.hardwareProfiles() }],
+    profile: (q, gb) => q.where('memory_gb', '<=', gb),
+    form: { place: 'more', label: 'Memory up to (GB)', control: { kind: 'text', placeholder: '24' } },
+    rule: () =>
+      'memoryAtMost=G keeps runs on hardware whose memory (total VRAM, unified memory or RAM) is G GB or less: every tier up to G, unlike memTier, which is one tier.',
   }),
   verified: facet({
     schema: flag,
@@ -421,7 +439,7 @@ export const leaderboardFacets = {
     schema: () => wholeNumber(1, buckets.batchSizeOpenEnded),
     available: extended,
     description:
-      'Runs with exactly this batch size; 8 matches 8 or more. Revision 3 counts aggregate active sequences: batchSize x concurrency (numParallel without concurrency).',
+      'Runs with exactly this batch size; 8 matches 8 or more. Revision 3 counts aggregate active sequences: batchSize x concurrency (numParallel without concurrency). Omitted, the API ranks every run, throughput runs (aggregate tok/s of several streams) among single-stream ones, and each row says its `streams`; `batchSize=1` ranks single-stream runs only, as the leaderboard page and every "best" on the pages do.',
     terms: (batchSize, { profile }) => {
       const { fact, atLeast, value } = batchBucket(profile, batchSize);
       return [atLeast ? { fact, op: 'atLeast', value } : { fact, op: 'equal', value }];
@@ -442,7 +460,10 @@ export const leaderboardFacets = {
       const counted = profile.speedTests.batchSizeTimesConcurrency
         ? 'aggregate active sequences (batchSize x engineFlags.concurrency; engineFlags.numParallel when concurrency is absent; 1 when neither), so a batch-1 run with 8 requests in flight is in bucket 8, not 1'
         : 'batchSize alone';
-      return `batchSize=N matches runs with exactly N, except ${buckets.batchSizeOpenEnded}, which matches ${buckets.batchSizeOpenEnded} or more. N counts ${counted}.`;
+      return (
+        `batchSize=N matches runs with exactly N, except ${buckets.batchSizeOpenEnded}, which matches ${buckets.batchSizeOpenEnded} or more. N counts ${counted}. ` +
+        "Without batchSize the API ranks every run (its default), single-stream and throughput runs together, and each row carries `streams`; ask batchSize=1 for the like-for-like ranking the pages show (a run page's rank is among runs of its own streams bucket)."
+      );
     },
   }),
   contextLen: facet({

@@ -186,6 +186,10 @@ function runShape(profile: RevisionProfile) {
       description:
         'Beyond the spec: the fields the submitter did not state, stored with the spec\'s defaults (pages show "not stated"); a field read from `commandSnippet` counts as stated. Null for runs stored before this was recorded (unknown).',
     }),
+    streams: z.int().min(1).meta({
+      description:
+        'Beyond the spec: sequences generated at once, batchSize x engineFlags.concurrency (numParallel without it). 1 is a single-stream run, whose tokSOut is the speed one user sees; above 1, tokSOut is the aggregate of that many streams (pages mark it "xN streams").',
+    }),
     myEmoji: nullable(z.enum(reactionEmojis)).meta({ description: "The caller's own reaction (null for anonymous callers)" }),
   };
   for (const field of profile.speedTests.omittedRunFields) delete shape[field];

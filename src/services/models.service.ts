@@ -143,8 +143,9 @@ export function createModelsService({
   db,
   hub,
   hubMode,
+  profile,
   plausibility,
-}: Pick<ServiceDeps, 'db' | 'hub' | 'hubMode'> & { plausibility: PlausibilityService }) {
+}: Pick<ServiceDeps, 'db' | 'hub' | 'hubMode' | 'profile'> & { plausibility: PlausibilityService }) {
   /** Writes a hub entry into the catalogue and links its finetune tree (see `catalogue` below). */
   async function catalogue(entry: CatalogueEntry): Promise<ModelRow> {
     assertVisibleWrite(db);
@@ -375,6 +376,8 @@ export function createModelsService({
       if (typeof typed !== 'string') return null;
       const picked = await pick(typed);
       if (!picked) return { typed, picked, scope: params.scope, query: {} };
+      // Revision 1 has no `scope`: its boards read the model alone.
+      if (!profile.speedTests.leaderboard.extendedFilters) return { typed, picked, scope: 'model', query: { hfId: picked.hfId } };
       const scope = params.scope ?? 'tree';
       return { typed, picked, scope, query: { hfId: picked.hfId, scope } };
     },
@@ -387,6 +390,7 @@ export function createModelsService({
         fastest: _fastest,
         fastestSingleStream: _single,
         models: _models,
+        singleStreamByHardwareClass: _singleStream,
         ...summary
       } = await runFigures(db, entry, 'model', { fastest: false });
       return { ...entry, summary };
@@ -429,7 +433,13 @@ async function runFigures(db: Db, model: { id: string; hfId: string }, scope: Mo
     runs()
       .groupBy('r.hw_class')
       .orderBy('r.hw_class')
-      .select('r.hw_class', db.raw('count(*)::int as runs'), db.raw('max(r.tok_s_out) as best_tok_s_out')),
+      .select(
+        'r.hw_class',
+        db.raw('count(*)::int as runs'),
+        db.raw('max(r.tok_s_out) as best_tok_s_out'),
+        db.raw('count(*) filter (where r.active_sequences = 1)::int as single_stream_runs'),
+        db.raw('max(r.tok_s_out) filter (where r.active_sequences = 1) as best_single_stream_tok_s_out'),
+      ),
     withFastest ? fastestOf(runs()) : undefined,
     withFastest ? fastestOf(runs().where('r.active_sequences', 1)) : undefined,
   ]);
@@ -446,6 +456,13 @@ async function runFigures(db: Db, model: { id: string; hfId: string }, scope: Mo
       byClass.map((c: { hw_class: string; runs: number; best_tok_s_out: number | null }) => [
         c.hw_class,
         { runs: c.runs, bestTokSOut: c.best_tok_s_out },
+      ]),
+    ),
+    /** The pages' figures by class: single-stream runs only, as the leaderboard ranks them by default. */
+    singleStreamByHardwareClass: Object.fromEntries(
+      byClass.map((c: { hw_class: string; single_stream_runs: number; best_single_stream_tok_s_out: number | null }) => [
+        c.hw_class,
+        { runs: c.single_stream_runs, bestTokSOut: c.best_single_stream_tok_s_out },
       ]),
     ),
     fastest: runOf(fastest),

@@ -94,6 +94,7 @@ describe('Read index: the same answers as the SQL path', function () {
       scope: ['model', 'tree'],
       hwClass: await distinct('hw_class'),
       memTier: await distinct('mem_tier'),
+      memoryAtMost: [8, 16, 24, 48, 128],
       engineName: await distinct('engine_name'),
       quantization: await distinct('quantization'),
       paramSize: await distinct('param_bucket'),

@@ -55,6 +55,25 @@ const BEST_PER: FormField = {
 };
 
 /**
+ * "Your machine", beside the model: its memory ("24", "24 GB": runs on hardware with at
+ * most that much, `memoryAtMost`) or a device's name (`hardwareName`). With the form's
+ * "Best run per device" it answers "what runs my model fastest on my machine" in one step.
+ */
+const MACHINE: FormField = {
+  name: 'machine',
+  label: 'Your machine',
+  control: { kind: 'text', placeholder: '24 GB, RTX 4090, M4 Max' },
+};
+const MEMORY_GB = /^\s*(\d{1,5})(?:[.,]\d+)?\s*(?:gb|gib|g)?\s*$/i;
+
+/** The machine field's text as the API filter it stands for (a bad size is the filter's own error). */
+function readMachine(text: unknown): { memoryAtMost: string } | { hardwareName: string } | null {
+  if (typeof text !== 'string') return null;
+  const memory = MEMORY_GB.exec(text);
+  return memory ? { memoryAtMost: memory[1]! } : { hardwareName: text.trim() };
+}
+
+/**
  * The page's field errors from the API's: a choice field says the URL's value is not one
  * of its choices (the select shows them); the rest keep the API's words.
  */
@@ -81,6 +100,8 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
   // The filter form: the revision's facets (src/runs/facets.ts), and the view control.
   const form = leaderboardFormFields(profile);
   form.more.push(BEST_PER);
+  // Where the revision names hardware by words, "Your machine" follows the model.
+  if (form.main.some((field) => field.name === 'hardwareName')) form.main.splice(1, 0, MACHINE);
   const formFields = [...form.main, ...form.more];
   const options = {
     form,
@@ -130,7 +151,9 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
       const modelRead = await services.models.readModelBox(params);
       const pageView = leaderboardPageView(profile, params);
       const { view } = pageView;
-      const apiParams = { ...pageView.apiParams, ...modelRead?.query };
+      const { machine: machineText, ...pageParams } = pageView.apiParams;
+      const machine = form.main.includes(MACHINE) ? readMachine(machineText) : null;
+      const apiParams = { ...pageParams, ...machine, ...modelRead?.query };
       let page: { rows: ReturnType<typeof leaderboardRuns>; total: number; limit: number; offset: number } | undefined;
       let chart: string | undefined;
       let sort: LeaderboardSort = 'tokSOut';
@@ -152,7 +175,14 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
           : leaderboardChart(page.rows.slice(0, CHART_RUNS), 'the filtered leaderboard');
       } catch (error) {
         if (!(error instanceof ValidationFailed)) throw error;
-        errors = pageFieldErrors(formFields, error.details.fieldErrors, params);
+        const fieldErrors = { ...error.details.fieldErrors };
+        // The machine field's own words stand for its filter: its error is the field's.
+        for (const name of Object.keys(machine ?? {}))
+          if (fieldErrors[name]) {
+            fieldErrors.machine = fieldErrors[name];
+            delete fieldErrors[name];
+          }
+        errors = pageFieldErrors(formFields, fieldErrors, params);
         status = 400;
       }
       const data = {
@@ -167,6 +197,7 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
         metrics: options.metrics.filter((column) => !column.onlyWhenRanked || column.sort === sort),
         quantizationRead,
         modelRead,
+        machine,
         queryString,
         view,
         exportHref: `/api/leaderboard?${queryString(apiParams, { format: 'csv', limit: undefined, offset: undefined })}`,

@@ -280,5 +280,13 @@ export async function rebuildRunDocuments(knex: Knex): Promise<void> {
  */
 export const runDocumentV2 = extendRunDocument(runDocumentV1, { fields: [['defaultedFields', 'r.defaulted_fields']] });
 
+/**
+ * V3, installed by 20261127030000_run_streams: `streams`, the sequences the run generated
+ * at once (batchSize x concurrency, numParallel without it; 1: a single-stream run), so
+ * every answer that ranks or lists runs says which are throughput runs.
+ * Frozen: never edit after its migration has shipped; add a new version instead.
+ */
+export const runDocumentV3 = extendRunDocument(runDocumentV2, { fields: [['streams', 'r.active_sequences']] });
+
 /** The version the latest migration installs. */
-export const currentRunDocument = runDocumentV2;
+export const currentRunDocument = runDocumentV3;
