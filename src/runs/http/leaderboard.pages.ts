@@ -64,13 +64,15 @@ const MACHINE: FormField = {
   label: 'Your machine',
   control: { kind: 'text', placeholder: '24 GB, RTX 4090, M4 Max' },
 };
-const MEMORY_GB = /^\s*(\d{1,5})(?:[.,]\d+)?\s*(?:gb|gib|g)?\s*$/i;
+const BEST_PER_DEVICE = 'best-per-device';
+/** "24 GB", "24G", "24.5 gb" or a bare number below 1000 ("24"); "4090" is a card's name. */
+const MEMORY_GB = /^\s*(?:(\d{1,5})(?:[.,]\d+)?\s*(?:gb|gib|g)|(\d{1,3})(?:[.,]\d+)?)\s*$/i;
 
 /** The machine field's text as the API filter it stands for (a bad size is the filter's own error). */
 function readMachine(text: unknown): { memoryAtMost: string } | { hardwareName: string } | null {
   if (typeof text !== 'string') return null;
   const memory = MEMORY_GB.exec(text);
-  return memory ? { memoryAtMost: memory[1]! } : { hardwareName: text.trim() };
+  return memory ? { memoryAtMost: (memory[1] ?? memory[2])! } : { hardwareName: text.trim() };
 }
 
 /**
@@ -145,6 +147,13 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
   return {
     async show(req: Request, res: Response) {
       const params = filledParams(req.query);
+      // The form's "Best run per device" button: the view it asks for (the address keeps that, not the button).
+      if (params.answer === BEST_PER_DEVICE && form.main.includes(MACHINE)) {
+        delete params.answer;
+        params.bestPer = 'hardware';
+        // The answer is what was asked for: brought into view (below a phone's form, it would not be).
+        if (isHtmxRequest(req)) res.set('HX-Reswap', 'outerHTML show:top');
+      }
       if (cleanFilterUrl(req, res, params)) return;
       const quantizationRead = loosenQuantization(params);
       // The model box takes words and hub ids (a base with its quantizations and finetunes unless "this repo only").
