@@ -213,13 +213,23 @@ describe('e2e: leaderboard filters, history, sort, paging and export', () => {
         await e2e.screenshot(page, `ranked-by-prefill-${phone ? 'phone' : 'desktop'}`, { fullPage: false });
       });
 
-      it('explains tok/W and names the runs that lack a power figure', async () => {
+      it('explains tok/W and ranks only the runs with a power figure, saying how many have one (issue 36)', async () => {
         const page = await e2e.newPage(options);
         await page.goto('/?sort=tokPerWatt');
         expect(await page.locator('#metric-note').innerText()).to.match(
           /^tok\/W is output tokens per second divided by the power in watts/,
         );
-        expect(await page.locator('#results tbody tr').first().locator('td.sorted').innerText()).to.equal('no power figure');
+        const all = await apiTotal(e2e.baseUrl, 'batchSize=1');
+        const withPower = (await (await fetch(`${e2e.baseUrl}/api/leaderboard?batchSize=1&sort=tokPerWatt&limit=200`)).json()).rows.filter(
+          (row: { tokPerWatt: number | null }) => row.tokPerWatt !== null,
+        ).length;
+        expect(await page.locator('#figure-count').innerText()).to.equal(`${withPower} of ${all}`);
+        const ranked = await rankedValues(page);
+        expect(ranked.length).to.equal(Math.min(50, withPower));
+        expect(
+          ranked.every((value) => !Number.isNaN(value)),
+          'every ranked run has the figure',
+        ).to.equal(true);
         await page.locator('#metric-note').getByRole('link', { name: 'How it is worked out' }).click();
         await page.waitForURL((url) => url.pathname === '/methodology' && url.hash === '#efficiency');
         expect(await page.getByRole('heading', { name: 'Efficiency: tok/W and tok/$' }).isVisible()).to.equal(true);

@@ -168,17 +168,25 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
       let sort: LeaderboardSort = 'tokSOut';
       let errors: ReturnType<typeof pageFieldErrors> = { fields: {}, others: {} };
       let status = 200;
+      let figureCount: { with: number; of: number } | undefined;
       try {
         const query: LeaderboardQuery = parseOrThrow(leaderboardQuerySchema(profile), apiParams);
         sort = query.sort;
         // The chart shows the top of the filtered set, whatever page is being read.
-        const [current, top] = await Promise.all([
+        const rankedMetric = METRIC_COLUMNS.find((column) => column.sort === query.sort && column.onlyWhenRanked);
+        const [current, top, withFigure] = await Promise.all([
           services.leaderboard.page(query, { viewerId: req.actor?.user.id ?? null }),
           query.offset === 0 && query.limit >= CHART_RUNS
             ? undefined
             : services.leaderboard.page({ ...query, offset: 0, limit: CHART_RUNS }, { withTotal: false }),
+          rankedMetric ? services.leaderboard.withFigure(query) : undefined,
         ]);
         page = { ...current, rows: leaderboardRuns(profile, current) };
+        // tok/W and tok/$ rank only the runs that have the figure (most lack its inputs), and say how many do.
+        if (rankedMetric && withFigure !== undefined) {
+          figureCount = { with: withFigure, of: page.total };
+          page = { ...page, total: withFigure, rows: page.rows.filter((run) => typeof run[rankedMetric.sort] === 'number') };
+        }
         chart = top
           ? topChart(top.rowsJson, () => leaderboardRuns(profile, top))
           : leaderboardChart(page.rows.slice(0, CHART_RUNS), 'the filtered leaderboard');
@@ -207,6 +215,7 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
         quantizationRead,
         modelRead,
         machine,
+        figureCount,
         queryString,
         view,
         exportHref: `/api/leaderboard?${queryString(apiParams, { format: 'csv', limit: undefined, offset: undefined })}`,
