@@ -412,7 +412,8 @@ describe('e2e: leaderboard filters, history, sort, paging and export', () => {
       );
 
       it('passes axe and html-validate in its states', async function () {
-        this.timeout(60_000);
+        // Seven states, each checked by axe and html-validate.
+        this.timeout(120_000);
         const page = await e2e.newPage(options);
         const problems: string[] = [];
         for (const path of [
