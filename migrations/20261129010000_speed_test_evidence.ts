@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { installRunDocument, runDocumentV2, runDocumentV3 } from '../src/runs/read-models/run-document.ts';
+import { installRunDocument, runDocumentV3, runDocumentV4 } from '../src/runs/read-models/run-document.ts';
 
 /**
  * Verified-run evidence on speed tests (DECISIONS.md "Real clients"): the prompt and output
@@ -19,11 +19,11 @@ export async function up(knex: Knex): Promise<void> {
     t.boolean('verified_run').notNullable().defaultTo(false);
     t.jsonb('verification_issues');
   });
-  await installRunDocument(knex, runDocumentV3);
+  await installRunDocument(knex, runDocumentV4);
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await installRunDocument(knex, runDocumentV2);
+  await installRunDocument(knex, runDocumentV3);
   await knex.schema.alterTable('speed_test_runs', (t) => {
     for (const column of [
       'prompt_sha256',

@@ -1,3 +1,4 @@
+import { activeSequences } from '../lib/labels.ts';
 import { demoModels } from '../db/seeds/demo-models.ts';
 import { parseCommandSnippet } from '../lib/command-snippet.ts';
 import { speedTestFacets } from '../runs/submission/run-facts.ts';
@@ -316,6 +317,7 @@ export function answerExamples(profile: RevisionProfile) {
     decodeBoundTokS: verdict.boundTokS,
     plausibilityReason: verdict.reason,
     reactionCounts: { fire: 2, rocket: 1 },
+    streams: activeSequences(normalised as Record<string, unknown>),
     myEmoji: null,
   };
   const submitted = normalised as Record<string, unknown>;

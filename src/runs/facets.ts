@@ -16,6 +16,7 @@ import { buckets, hwClasses } from '../constants.ts';
 import { engineChoices, hwClassLabel } from '../lib/labels.ts';
 import { everyTokenSql, hardwareNameTokens } from '../lib/search-tokens.ts';
 import type { RevisionProfile } from '../revisions.ts';
+import { modelScopes } from '../services/model-tree.ts';
 import { documentedAs } from '../schemas/json-schema.ts';
 import { queryFlag, queryText, wholeNumber } from '../schemas/query-params.ts';
 
@@ -182,6 +183,11 @@ export interface FilterFacet<Schema extends z.ZodType = z.ZodType> {
   rule?(profile: RevisionProfile): string;
   /** The values it takes, for the agent-context's enums. */
   values?: readonly (string | number)[];
+  /**
+   * The facet it qualifies (`scope` qualifies `hfId`): read by that facet's terms, it
+   * narrows nothing itself, so it is no given filter (no terms, counts or profiles of its own).
+   */
+  qualifies?: string;
 }
 
 /** Whether the revision has the facet. */
@@ -209,6 +215,12 @@ const choices =
   () =>
     values.map((value) => ({ value, label: label(value) }));
 const range = (above: number, upTo: number | null) => (upTo === null ? `above ${above}` : `(${above}, ${upTo}]`);
+
+/** A memory tier in words: "up to 8 GB", then "over 16, up to 24 GB" (a tier holds (previous, T]). */
+const memTierLabel = (tier: number) => {
+  const [above, upTo] = memTierRange(tier);
+  return above === 0 ? `up to ${upTo} GB` : `over ${above}, up to ${upTo} GB`;
+};
 
 /** memTier T holds memory in (previous tier, T]; the first tier starts at 0. */
 function memTierRange(tier: number): [above: number, upTo: number] {
@@ -248,18 +260,30 @@ const hwClassSchema = () => z.enum(hwClasses, { error: `Must be one of ${hwClass
 export const leaderboardFacets = {
   hfId: facet({
     schema: () => text(256),
-    description: 'One model (URL-encoded `org/model`).',
-    terms: async (hfId, { resolve }) => {
-      const modelId = await resolve.modelId(hfId);
-      return modelId ? [{ fact: 'modelId', op: 'anyOf', values: [modelId] }] : null;
+    description:
+      'One model (URL-encoded `org/model`, any case), exactly that repository; with `scope=tree` also its finetunes, quantizations, adapters and merges.',
+    terms: async (hfId, ctx) => {
+      const modelIds = await leaderboardModelIds(hfId, ctx);
+      return modelIds.length > 0 ? [{ fact: 'modelId', op: 'anyOf', values: modelIds }] : null;
     },
     count: {
-      fact: async (hfId, { resolve }) => {
-        const modelId = await resolve.modelId(hfId);
-        return modelId ? ['modelId', modelId] : null;
+      fact: async (hfId, ctx) => {
+        const modelIds = await leaderboardModelIds(hfId, ctx);
+        return modelIds.length === 0 ? null : ['modelId', modelIds.length === 1 ? modelIds[0]! : modelIds];
       },
     },
     form: { place: 'main', label: 'Model', control: { kind: 'model' } },
+  }),
+  scope: facet({
+    schema: () => z.enum(modelScopes, { error: `Must be one of ${modelScopes.join(', ')}` }),
+    available: extended,
+    description:
+      "What `hfId` covers: `model` (the default) that repository alone; `tree` the model with its finetunes, quantizations, adapters and merges (the results list's rule).",
+    terms: () => [],
+    qualifies: 'hfId',
+    rule: () =>
+      'scope=tree widens hfId to the model and every model derived from it (finetunes, quantizations such as GGUF/MLX repos, adapters, merges); scope=model, the default, keeps hfId exact. The leaderboard page asks for scope=tree.',
+    values: modelScopes,
   }),
   hardwareName: facet({
     schema: () => text(128),
@@ -309,11 +333,22 @@ export const leaderboardFacets = {
       q.where('memory_gb', '>', above).where('memory_gb', '<=', upTo);
     },
     count: { cube: 'mem_tier', perDay: true },
-    form: { place: 'more', label: 'Memory tier', control: { kind: 'choice', choices: choices(buckets.memTier, (v) => `≤ ${v} GB`) } },
+    form: { place: 'more', label: 'Memory tier', control: { kind: 'choice', choices: choices(buckets.memTier, memTierLabel) } },
     rule: () =>
       `Memory tiers in GB: ${buckets.memTier.join(', ')}. Tier T holds runs whose memory is in (previous tier, T]; the first tier is (0, ${buckets.memTier[0]}]. ` +
       'Memory is the total VRAM across cards (DISCRETE_GPU), unifiedMemoryGb (UNIFIED) or ramGb (CPU_ONLY).',
     values: buckets.memTier,
+  }),
+  memoryAtMost: facet({
+    schema: () => wholeNumber(1, 100_000),
+    available: extended,
+    description:
+      'Beyond the spec: only runs on hardware with at most this much memory in GB (what fits a machine of that size), memory as memTier reads it: total VRAM, unified memory or RAM.',
+    terms: async (_gb, { resolve }) => [{ fact: 'hardwareId', op: 'anyOf', values: await resolve.hardwareProfiles() }],
+    profile: (q, gb) => q.where('memory_gb', '<=', gb),
+    form: { place: 'more', label: 'Memory up to (GB)', control: { kind: 'text', placeholder: '24' } },
+    rule: () =>
+      'memoryAtMost=G keeps runs on hardware whose memory (total VRAM, unified memory or RAM) is G GB or less: every tier up to G, unlike memTier, which is one tier.',
   }),
   verified: facet({
     schema: flag,
@@ -404,7 +439,7 @@ export const leaderboardFacets = {
     schema: () => wholeNumber(1, buckets.batchSizeOpenEnded),
     available: extended,
     description:
-      'Runs with exactly this batch size; 8 matches 8 or more. Revision 3 counts aggregate active sequences: batchSize x concurrency (numParallel without concurrency).',
+      'Runs with exactly this batch size; 8 matches 8 or more. Revision 3 counts aggregate active sequences: batchSize x concurrency (numParallel without concurrency). Omitted, the API ranks every run, throughput runs (aggregate tok/s of several streams) among single-stream ones, and each row says its `streams`; `batchSize=1` ranks single-stream runs only, as the leaderboard page and every "best" on the pages do.',
     terms: (batchSize, { profile }) => {
       const { fact, atLeast, value } = batchBucket(profile, batchSize);
       return [atLeast ? { fact, op: 'atLeast', value } : { fact, op: 'equal', value }];
@@ -425,7 +460,10 @@ export const leaderboardFacets = {
       const counted = profile.speedTests.batchSizeTimesConcurrency
         ? 'aggregate active sequences (batchSize x engineFlags.concurrency; engineFlags.numParallel when concurrency is absent; 1 when neither), so a batch-1 run with 8 requests in flight is in bucket 8, not 1'
         : 'batchSize alone';
-      return `batchSize=N matches runs with exactly N, except ${buckets.batchSizeOpenEnded}, which matches ${buckets.batchSizeOpenEnded} or more. N counts ${counted}.`;
+      return (
+        `batchSize=N matches runs with exactly N, except ${buckets.batchSizeOpenEnded}, which matches ${buckets.batchSizeOpenEnded} or more. N counts ${counted}. ` +
+        "Without batchSize the API ranks every run (its default), single-stream and throughput runs together, and each row carries `streams`; ask batchSize=1 for the like-for-like ranking the pages show (a run page's rank is among runs of its own streams bucket)."
+      );
     },
   }),
   contextLen: facet({
@@ -451,6 +489,13 @@ export const leaderboardFacets = {
     },
   }),
 };
+
+/** The models a leaderboard `hfId` covers: the repository alone, or with `scope=tree` its tree. */
+async function leaderboardModelIds(hfId: string, { query, resolve }: FacetContext): Promise<string[]> {
+  if (query.scope === 'tree') return resolve.modelScope(hfId);
+  const modelId = await resolve.modelId(hfId);
+  return modelId ? [modelId] : [];
+}
 
 /** The results list's filters, in the order the documents list them. */
 export const resultsListFacets = {
@@ -578,13 +623,13 @@ export function facetNames<R extends object>(registry: R, profile: RevisionProfi
 export const facetDescriptions = (registry: object): Record<string, string> =>
   Object.fromEntries(entriesOf(registry).map(([name, entry]) => [name, entry.description]));
 
-/** The facets given in `query` (with their values), in registry order. */
+/** The filters given in `query` (with their values), in registry order; a qualifier is read by the facet it qualifies. */
 export function givenFacets(
   registry: object,
   query: Readonly<Record<string, unknown>>,
 ): [name: string, facet: FilterFacet, value: unknown][] {
   return entriesOf(registry).flatMap(([name, entry]) =>
-    query[name] === undefined ? [] : [[name, entry, query[name]] as [string, FilterFacet, unknown]],
+    query[name] === undefined || entry.qualifies ? [] : [[name, entry, query[name]] as [string, FilterFacet, unknown]],
   );
 }
 

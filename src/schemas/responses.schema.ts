@@ -186,6 +186,10 @@ function runShape(profile: RevisionProfile) {
       description:
         'Beyond the spec: the fields the submitter did not state, stored with the spec\'s defaults (pages show "not stated"); a field read from `commandSnippet` counts as stated. Null for runs stored before this was recorded (unknown).',
     }),
+    streams: z.int().min(1).meta({
+      description:
+        'Beyond the spec: sequences generated at once, batchSize x engineFlags.concurrency (numParallel without it). 1 is a single-stream run, whose tokSOut is the speed one user sees; above 1, tokSOut is the aggregate of that many streams (pages mark it "xN streams").',
+    }),
     verifiedRun: z.boolean().meta({
       description:
         'Its evidence is internally consistent: digests match samples, the engine timings agree with tokSOut/ttftMs within 5%, the engine commit or build is named',

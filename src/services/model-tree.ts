@@ -10,7 +10,8 @@ export const MODEL_TREE_SQL = `with recursive tree(id, hf_id) as (
   ) select id from tree`;
 
 /** Which runs of a model a read takes: its tree (the list API's `hfId` rule) or the model alone (a model page's narrow scope). */
-export type ModelScope = 'tree' | 'model';
+export const modelScopes = ['model', 'tree'] as const;
+export type ModelScope = (typeof modelScopes)[number];
 
 /** A `where` on runs `r` of the scope: the model's own id, or the ids of its tree. */
 export function scopeCondition(model: { id: string; hfId: string }, scope: ModelScope): [sql: string, bindings: string[]] {

@@ -9,7 +9,7 @@ import type { RunForVerdict } from '../runs/submission/verdict.ts';
 import { messages } from '../messages.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { PlausibilityService } from '../runs/submission/plausibility.service.ts';
-import { scopeCondition, type ModelScope } from './model-tree.ts';
+import { MODEL_TREE_SQL, scopeCondition, type ModelScope } from './model-tree.ts';
 import { assertVisibleWrite } from './visible-writes.ts';
 
 /**
@@ -54,6 +54,24 @@ export function toModelSummary(row: ModelRow): ModelSummary {
     baseHfId: row.base_hf_id,
     baseRelation: row.base_relation,
   };
+}
+
+/** What a model box's text named (`pick`). */
+export interface PickedModel {
+  hfId: string;
+  displayName: string;
+  /** Read from words (the base of the best match) rather than an exact id. */
+  byWords: boolean;
+  /** Models in its tree (itself, finetunes, quantizations, ...). */
+  treeSize: number;
+}
+
+/** A page address's model box read (`readModelBox`): what was typed, the model it names, and the leaderboard query for it. */
+export interface ModelBoxRead {
+  typed: string;
+  picked: PickedModel | null;
+  scope: unknown;
+  query: { hfId?: string; scope?: unknown };
 }
 
 /** A catalogued model, or what the hub says about a new one (written later, with the run). */
@@ -125,8 +143,9 @@ export function createModelsService({
   db,
   hub,
   hubMode,
+  profile,
   plausibility,
-}: Pick<ServiceDeps, 'db' | 'hub' | 'hubMode'> & { plausibility: PlausibilityService }) {
+}: Pick<ServiceDeps, 'db' | 'hub' | 'hubMode' | 'profile'> & { plausibility: PlausibilityService }) {
   /** Writes a hub entry into the catalogue and links its finetune tree (see `catalogue` below). */
   async function catalogue(entry: CatalogueEntry): Promise<ModelRow> {
     assertVisibleWrite(db);
@@ -178,6 +197,38 @@ export function createModelsService({
       await db('speed_test_runs').where({ model_id: child.id }).update({ model_params: child.params, model_is_moe: child.is_moe });
     if (adopted.length > 0) await plausibility.recompute(adopted.map((child) => child.id));
     return row;
+  }
+
+  /** The root of the base links above the search's best match for `words` (a base is catalogued before its children: no cycle). */
+  async function baseOfBestMatch(words: string): Promise<{ hf_id: string; display_name: string } | undefined> {
+    const match = everyTokenSql(SEARCH_TEXT, searchTokens(words), { squashed: true });
+    const { rows } = await db.raw(
+      `with recursive best as (
+         select id from models where ${match.sql} order by benchmark_count desc, hf_id limit 1
+       ), up(id, base_model_id, depth) as (
+         select m.id, m.base_model_id, 0 from models m join best on best.id = m.id
+         union all
+         select m.id, m.base_model_id, up.depth + 1 from models m join up on m.id = up.base_model_id where up.depth < 16
+       ) select m.hf_id, m.display_name from up join models m on m.id = up.id order by up.depth desc limit 1`,
+      match.bindings,
+    );
+    return rows[0];
+  }
+
+  /**
+   * The model a model box names, as people type it: a hub id (any case) names that
+   * repository; words (any order, separators ignored: "llama 3.1 8b", `Qwen3-30B`) name
+   * the base of the catalogue search's best match, so its quantizations and finetunes
+   * come with it. `treeSize` counts the models of its tree, itself included. Null: no match.
+   */
+  async function pick(text: string): Promise<PickedModel | null> {
+    const typed = text.trim();
+    if (!typed) return null;
+    const exact = await db('models').whereRaw('lower(hf_id) = lower(?)', [typed]).first('hf_id', 'display_name');
+    const chosen = exact ?? (await baseOfBestMatch(typed));
+    if (!chosen) return null;
+    const { rows } = await db.raw(`select count(*)::int as n from (${MODEL_TREE_SQL}) t`, [chosen.hf_id, chosen.hf_id]);
+    return { hfId: chosen.hf_id, displayName: chosen.display_name, byWords: !exact, treeSize: rows[0].n };
   }
 
   /** A catalogued model with its base and its children (NotFound when not catalogued). */
@@ -313,6 +364,24 @@ export function createModelsService({
       }));
     },
 
+    pick,
+
+    /**
+     * A leaderboard address's model box (`hfId`, `scope`) read as its page reads it: the
+     * model `pick` names and, unless `scope=model` ("this repo only"), its tree
+     * (`scope=tree`). `query` is what to ask the leaderboard for; null without `hfId`.
+     */
+    async readModelBox(params: Readonly<Record<string, unknown>>): Promise<ModelBoxRead | null> {
+      const typed = params.hfId;
+      if (typeof typed !== 'string') return null;
+      const picked = await pick(typed);
+      if (!picked) return { typed, picked, scope: params.scope, query: {} };
+      // Revision 1 has no `scope`: its boards read the model alone.
+      if (!profile.speedTests.leaderboard.extendedFilters) return { typed, picked, scope: 'model', query: { hfId: picked.hfId } };
+      const scope = params.scope ?? 'tree';
+      return { typed, picked, scope, query: { hfId: picked.hfId, scope } };
+    },
+
     /** One model with its base, its children and summary figures of its approved runs. */
     async detail(hfId: string) {
       const entry = await withTree(hfId);
@@ -321,6 +390,7 @@ export function createModelsService({
         fastest: _fastest,
         fastestSingleStream: _single,
         models: _models,
+        singleStreamByHardwareClass: _singleStream,
         ...summary
       } = await runFigures(db, entry, 'model', { fastest: false });
       return { ...entry, summary };
@@ -363,7 +433,13 @@ async function runFigures(db: Db, model: { id: string; hfId: string }, scope: Mo
     runs()
       .groupBy('r.hw_class')
       .orderBy('r.hw_class')
-      .select('r.hw_class', db.raw('count(*)::int as runs'), db.raw('max(r.tok_s_out) as best_tok_s_out')),
+      .select(
+        'r.hw_class',
+        db.raw('count(*)::int as runs'),
+        db.raw('max(r.tok_s_out) as best_tok_s_out'),
+        db.raw('count(*) filter (where r.active_sequences = 1)::int as single_stream_runs'),
+        db.raw('max(r.tok_s_out) filter (where r.active_sequences = 1) as best_single_stream_tok_s_out'),
+      ),
     withFastest ? fastestOf(runs()) : undefined,
     withFastest ? fastestOf(runs().where('r.active_sequences', 1)) : undefined,
   ]);
@@ -380,6 +456,13 @@ async function runFigures(db: Db, model: { id: string; hfId: string }, scope: Mo
       byClass.map((c: { hw_class: string; runs: number; best_tok_s_out: number | null }) => [
         c.hw_class,
         { runs: c.runs, bestTokSOut: c.best_tok_s_out },
+      ]),
+    ),
+    /** The pages' figures by class: single-stream runs only, as the leaderboard ranks them by default. */
+    singleStreamByHardwareClass: Object.fromEntries(
+      byClass.map((c: { hw_class: string; single_stream_runs: number; best_single_stream_tok_s_out: number | null }) => [
+        c.hw_class,
+        { runs: c.single_stream_runs, bestTokSOut: c.best_single_stream_tok_s_out },
       ]),
     ),
     fastest: runOf(fastest),

@@ -34,12 +34,12 @@ export type RankedQualityRun = QualityRun & { scoreStdError: number | null; best
 export const SUITE_CHART_RUNS = 500;
 
 /**
- * The best output tok/s of an approved speed test of the run's model, on the same hardware
- * class, in the same quantization compared case-insensitively (speed tests keep what
- * their submitters wrote). Null when there is none.
+ * The best single-stream output tok/s of an approved speed test of the run's model, on the
+ * same hardware class, in the same quantization compared case-insensitively (speed tests
+ * keep what their submitters wrote). Null when there is none.
  */
 const BEST_MATCHING_SPEED = `(select max(s.tok_s_out) from speed_test_runs s
-  where s.status = 'APPROVED' and s.model_id = r.model_id and s.hw_class = r.hw_class
+  where s.status = 'APPROVED' and s.active_sequences = 1 and s.model_id = r.model_id and s.hw_class = r.hw_class
     and lower(s.quantization) = lower(r.quantization)) as best_tok_s_out`;
 
 /** The aggregate's standard error on the score's scale (0-100), when every task gives one and the aggregation allows it. */

@@ -95,6 +95,7 @@ export function createReportCardsService(
     }
     const parsed = leaderboardQuerySchema(profile).safeParse({
       ...renderer.leaderboardApiParams(params),
+      ...(await models.readModelBox(params))?.query,
       limit: String(TOP_RUNS),
       offset: '0',
     });
@@ -112,15 +113,20 @@ export function createReportCardsService(
       if (error instanceof NotFound) return null;
       throw error;
     }
-    const best = leaderboardRuns(
-      profile,
-      await leaderboard.page(
-        { hfId: model.hfId, sort: 'tokSOut', format: 'json', offset: 0, bestPer: 'hardware', limit: CHART_BARS },
+    // Single-stream, as the model's page and the leaderboard show by default (where the revision has the filter).
+    const singleStream = profile.speedTests.leaderboard.extendedFilters ? { batchSize: 1 } : {};
+    const [best, figures] = await Promise.all([
+      leaderboard.page(
+        { hfId: model.hfId, sort: 'tokSOut', format: 'json', offset: 0, bestPer: 'hardware', limit: CHART_BARS, ...singleStream },
         { withTotal: false },
       ),
-    );
-    const byClass = Object.entries(model.summary.byHardwareClass).map(([hwClass, figures]) => ({ hwClass, ...figures }));
-    return card(url, { kind: 'model', model, byClass, bestByHardware: best }, best, true);
+      models.scopeFigures(model, 'model'),
+    ]);
+    const byClass = Object.entries(figures.singleStreamByHardwareClass)
+      .filter(([, figures]) => figures.runs > 0)
+      .map(([hwClass, figures]) => ({ hwClass, ...figures }));
+    const bestByHardware = leaderboardRuns(profile, best);
+    return card(url, { kind: 'model', model, byClass, bestByHardware }, bestByHardware, true);
   }
 
   async function hardwareCard(url: URL, id: string): Promise<ReportCard | null> {

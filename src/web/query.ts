@@ -1,9 +1,19 @@
 import type { Request, Response } from 'express';
 import { isHtmxRequest } from '../middleware/request-kind.ts';
 
-/** A GET form sends every field; an empty one means "not filtered". */
+/**
+ * A GET form sends every field; an empty one means "not filtered". A name sent twice with
+ * one of them empty (a submit button that sets a filter its select left empty) keeps the filled one.
+ */
 export function filledParams(query: Request['query']): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(query).filter(([key, value]) => value !== '' && key !== 'format'));
+  return Object.fromEntries(
+    Object.entries(query).flatMap(([key, value]) => {
+      if (key === 'format' || value === '') return [];
+      if (!Array.isArray(value) || !value.includes('')) return [[key, value]];
+      const filled = value.filter((item) => item !== '');
+      return filled.length === 0 ? [] : [[key, filled.length === 1 ? filled[0] : filled]];
+    }),
+  );
 }
 
 /** The query string of the current filters, for links that keep them (pagination, export). */
@@ -22,7 +32,7 @@ export function queryString(params: Record<string, unknown>, overrides: Record<s
  * to push.
  */
 export function cleanFilterUrl(req: Request, res: Response, params: Record<string, unknown>): boolean {
-  if (Object.keys(req.query).length === Object.keys(params).length) return false;
+  if (Object.entries(req.query).every(([key, value]) => params[key] === value)) return false;
   const clean = `${req.path}${Object.keys(params).length ? `?${queryString(params)}` : ''}`;
   if (isHtmxRequest(req)) {
     res.set('HX-Push-Url', clean);

@@ -91,8 +91,10 @@ describe('Read index: the same answers as the SQL path', function () {
     const present = (column: string) => [...new Set(profiles.map((row) => row[column]).filter(Boolean))];
     values = {
       hfId: modelIds.map((row) => row.hf_id.toUpperCase()),
+      scope: ['model', 'tree'],
       hwClass: await distinct('hw_class'),
       memTier: await distinct('mem_tier'),
+      memoryAtMost: [8, 16, 24, 48, 128],
       engineName: await distinct('engine_name'),
       quantization: await distinct('quantization'),
       paramSize: await distinct('param_bucket'),

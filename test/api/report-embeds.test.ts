@@ -88,6 +88,16 @@ describe('Model reports: live cards of embedded pages', () => {
     expect(figures).to.not.include(10);
   });
 
+  it('a leaderboard address with words in its model box: the model they name, as its page reads them (issue 36)', async () => {
+    const words = DENSE.split('/')[1]!.toLowerCase().replace(/-/g, ' ');
+    const figuresOf = async (query: string) =>
+      [...(await rendered(embed(own(`/?${query}`)))).html.matchAll(/href="\/runs\/[^"]+">([\d.]+)<\/a><\/td>/g)].map((m) => Number(m[1]));
+    const byWords = await figuresOf(`hfId=${encodeURIComponent(words)}`);
+    expect(byWords, words).to.have.length(5);
+    expect(byWords.slice(0, 3)).to.deep.equal([60, 50, 40]);
+    expect(byWords).to.deep.equal(await figuresOf(`hfId=${encodeURIComponent(DENSE)}&scope=tree`));
+  });
+
   it('a leaderboard card is live: a new top run shows once the cached HTML ages out (five minutes)', async () => {
     const { id, html } = await rendered(embed(own(`/?hfId=${encodeURIComponent(DENSE)}&engineName=vllm`)));
     expect(html).to.contain('No runs match these filters yet.');

@@ -213,13 +213,23 @@ describe('e2e: leaderboard filters, history, sort, paging and export', () => {
         await e2e.screenshot(page, `ranked-by-prefill-${phone ? 'phone' : 'desktop'}`, { fullPage: false });
       });
 
-      it('explains tok/W and names the runs that lack a power figure', async () => {
+      it('explains tok/W and ranks only the runs with a power figure, saying how many have one (issue 36)', async () => {
         const page = await e2e.newPage(options);
         await page.goto('/?sort=tokPerWatt');
         expect(await page.locator('#metric-note').innerText()).to.match(
           /^tok\/W is output tokens per second divided by the power in watts/,
         );
-        expect(await page.locator('#results tbody tr').first().locator('td.sorted').innerText()).to.equal('no power figure');
+        const all = await apiTotal(e2e.baseUrl, 'batchSize=1');
+        const withPower = (await (await fetch(`${e2e.baseUrl}/api/leaderboard?batchSize=1&sort=tokPerWatt&limit=200`)).json()).rows.filter(
+          (row: { tokPerWatt: number | null }) => row.tokPerWatt !== null,
+        ).length;
+        expect(await page.locator('#figure-count').innerText()).to.equal(`${withPower} of ${all}`);
+        const ranked = await rankedValues(page);
+        expect(ranked.length).to.equal(Math.min(50, withPower));
+        expect(
+          ranked.every((value) => !Number.isNaN(value)),
+          'every ranked run has the figure',
+        ).to.equal(true);
         await page.locator('#metric-note').getByRole('link', { name: 'How it is worked out' }).click();
         await page.waitForURL((url) => url.pathname === '/methodology' && url.hash === '#efficiency');
         expect(await page.getByRole('heading', { name: 'Efficiency: tok/W and tok/$' }).isVisible()).to.equal(true);
@@ -262,6 +272,45 @@ describe('e2e: leaderboard filters, history, sort, paging and export', () => {
         ).to.equal(true);
       });
 
+      it('reads words in the model box as the base model, its quantizations and finetunes included, "this repo only" one click away (issue 36)', async () => {
+        const page = await e2e.newPage(options);
+        await page.goto('/');
+        await page.getByLabel('Model', { exact: true }).fill('30B qwen3');
+        await page.getByLabel('Model', { exact: true }).press('Enter');
+        await page.waitForURL((url) => url.searchParams.get('hfId') === '30B qwen3');
+        await page.locator('#model-read').waitFor();
+        expect(await page.locator('#model-read').innerText()).to.equal(
+          '“30B qwen3” read as Qwen/Qwen3-30B-A3B with its quantizations and finetunes (1 more repository). This repo only',
+        );
+        const modelsShown = async () =>
+          new Set(await page.locator('#results tbody td.model a').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).title)));
+        const tree = await modelsShown();
+        const treeTotal = await apiTotal(e2e.baseUrl, 'hfId=Qwen/Qwen3-30B-A3B&scope=tree&batchSize=1');
+        expect(await summary(page)).to.match(new RegExp(`^${treeTotal} runs`));
+        expect(tree, 'the base and its GGUF repository').to.deep.equal(new Set(['Qwen/Qwen3-30B-A3B', 'unsloth/Qwen3-30B-A3B-GGUF']));
+        const before = await summary(page);
+        await page.locator('#model-read').getByRole('link', { name: 'This repo only' }).click();
+        await page.waitForURL((url) => url.searchParams.get('scope') === 'model' && url.searchParams.get('hfId') === 'Qwen/Qwen3-30B-A3B');
+        await resultsChangedFrom(page, before);
+        expect(await page.locator('#model-read').innerText()).to.equal(
+          'Only the repository Qwen/Qwen3-30B-A3B. Include its quantizations and finetunes',
+        );
+        expect(await modelsShown()).to.deep.equal(new Set(['Qwen/Qwen3-30B-A3B']));
+        const exactTotal = await apiTotal(e2e.baseUrl, 'hfId=Qwen/Qwen3-30B-A3B&batchSize=1');
+        expect(exactTotal).to.be.below(treeTotal);
+        expect(await summary(page)).to.match(new RegExp(`^${exactTotal} runs`));
+        await e2e.screenshot(page, `model-words-${phone ? 'phone' : 'desktop'}`, { fullPage: false });
+
+        // A hub id typed with separators and case of its own, and words that name nothing.
+        await page.goto('/?hfId=Llama-3.1-8B-instruct');
+        expect(await page.locator('#model-read').innerText()).to.match(
+          /^“Llama-3.1-8B-instruct” read as meta-llama\/Llama-3.1-8B with its quantizations and finetunes \(\d+ more repositories\)/,
+        );
+        expect((await modelsShown()).size).to.be.above(1);
+        await page.goto('/?hfId=zzz%20unknown');
+        expect(await page.locator('#model-read').innerText()).to.match(/^No catalogued model matches “zzz unknown”/);
+      });
+
       it('answers edges with the page, its form and one inline message', async () => {
         const page = await e2e.newPage(options);
         await page.goto('/?offset=999999');
@@ -282,13 +331,13 @@ describe('e2e: leaderboard filters, history, sort, paging and export', () => {
         expect(await page.getByText('Must be one of').count()).to.equal(0);
       });
 
-      it('shows its chart open above the table, by hardware class, legible at this width', async () => {
+      it('shows its chart open after the table (the runs first, issue 36), by hardware class, legible at this width', async () => {
         const page = await e2e.newPage(options);
         await page.goto('/');
         const chartTop = (await page.locator('details.chart-panel').boundingBox())!.y;
-        const tableTop = (await page.locator('#results table').boundingBox())!.y;
+        const table = (await page.locator('#results table').boundingBox())!;
         expect(await page.locator('details.chart-panel').getAttribute('open')).to.equal('');
-        expect(chartTop).to.be.below(tableTop);
+        expect(chartTop).to.be.above(table.y + table.height - 1);
         const svg = page.locator(phone ? '.chart-narrow svg' : '.chart-wide svg');
         expect(await svg.isVisible()).to.equal(true);
         expect(await page.locator(phone ? '.chart-wide svg' : '.chart-narrow svg').isVisible()).to.equal(false);
@@ -363,10 +412,19 @@ describe('e2e: leaderboard filters, history, sort, paging and export', () => {
       );
 
       it('passes axe and html-validate in its states', async function () {
-        this.timeout(60_000);
+        // Seven states, each checked by axe and html-validate.
+        this.timeout(120_000);
         const page = await e2e.newPage(options);
         const problems: string[] = [];
-        for (const path of ['/', '/?sort=tokPerWatt', '/?engineName=turbo', '/?offset=999999', '/?quantization=q4_k_m']) {
+        for (const path of [
+          '/',
+          '/?sort=tokPerWatt',
+          '/?engineName=turbo',
+          '/?offset=999999',
+          '/?quantization=q4_k_m',
+          '/?hfId=qwen3%2030b',
+          '/?hfId=Qwen/Qwen3-30B-A3B&scope=model',
+        ]) {
           await page.goto(path);
           for (const problem of await axeProblems(page)) problems.push(`${path} axe: ${problem}`);
           for (const problem of await validityProblems(page, path)) problems.push(`${path} html: ${problem}`);

@@ -17,6 +17,8 @@ import {
   runDocumentSql,
   runDocumentV1,
   runDocumentV2,
+  runDocumentV3,
+  runDocumentV4,
   type RunDocumentVersion,
 } from '../../src/runs/read-models/run-document.ts';
 
@@ -38,6 +40,8 @@ const countSql = (layout: RunCountLayout) => {
 const DOCUMENT_VERSIONS: [name: string, version: RunDocumentVersion, sha256: string][] = [
   ['runDocumentV1', runDocumentV1, '27e65ae81a402f3f2c86dcc5e4a104c38a539ba73b4087d91ab8f2e12fb0020e'],
   ['runDocumentV2', runDocumentV2, 'fdc8fe75779df46b6e912cc69a06a54d461725845bcfec8db90b171007c070cf'],
+  ['runDocumentV3', runDocumentV3, '219671d2491c38488717800ea57c2e0be363e45d8534c2854ce26b40ce104a4c'],
+  ['runDocumentV4', runDocumentV4, '4743415359bd851d606572fef31e45ca9840b4246574988e5e80c607b2c7b192'],
 ];
 
 const COUNT_LAYOUTS: [name: string, layout: RunCountLayout, sha256: string][] = [

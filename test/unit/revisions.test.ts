@@ -424,7 +424,8 @@ describe('revision profiles', () => {
 
     it('revisions 2 and 3 add the extended leaderboard filters', () => {
       for (const p of [revision2Profile, revision3Profile]) {
-        expect(leaderboardParams(p)).to.have.members([...shortLeaderboard, ...extraLeaderboard, ...beyondSpec]);
+        // Beyond the spec too, with the extended filters (issue 36): the model tree and "what fits my memory".
+        expect(leaderboardParams(p)).to.have.members([...shortLeaderboard, ...extraLeaderboard, ...beyondSpec, 'scope', 'memoryAtMost']);
       }
     });
 

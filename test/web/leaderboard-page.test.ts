@@ -37,8 +37,9 @@ describe('the leaderboard page', () => {
       ['tokSOut', 'tok/s out', ['rtx', 'two', 'mac']],
       ['tokSPrefill', 'prefill tok/s', ['two', 'rtx', 'mac']],
       ['ttftMs', 'TTFT ms', ['rtx', 'two', 'mac']],
-      ['tokPerWatt', 'tok/W', ['rtx', 'two', 'mac']],
-      ['tokPerDollar', 'tok/$', ['rtx', 'two', 'mac']],
+      // The efficiency rankings hold only the runs with the figure (issue 36): here the RTX run alone.
+      ['tokPerWatt', 'tok/W', ['rtx']],
+      ['tokPerDollar', 'tok/$', ['rtx']],
     ] as const;
     for (const [sort, heading, order] of cases) {
       it(`is a highlighted column when ranking by ${sort}, its header marked as the sort`, async () => {
@@ -86,20 +87,25 @@ describe('the leaderboard page', () => {
       expect(res.text).to.match(/<form id="compare-runs" class="compare-form" method="get" action="\/compare">/);
     });
 
-    it('explains tok/W and tok/$, and names what a run lacks instead of a blank', async () => {
+    it('explains tok/W and tok/$, and ranks only the runs with the figure, saying how many have it (issue 36)', async () => {
       const watts = await request(ctx.app).get('/?sort=tokPerWatt').expect(200);
       expect(watts.text).to.match(
         /<p class="metric-note" id="metric-note"><strong>tok\/W<\/strong> is output tokens per second divided by the power in watts/,
       );
       expect(watts.text).to.include('<a href="/methodology#efficiency">How it is worked out</a>');
-      const [rtx, two, mac] = rowsOf(watts.text);
+      const [rtx, ...others] = rowsOf(watts.text);
       expect(rtx).to.include('<td class="num metric sorted" data-label="tok/W">0.333</td>');
-      expect(two).to.include('<span class="muted missing">no power figure</span>');
-      expect(mac).to.include('no power figure');
+      expect(others, 'the runs without a power figure are not ranked').to.deep.equal([]);
+      expect(watts.text).to.include('<strong id="figure-count">1 of 3</strong> runs here have one.');
+      expect(watts.text).to.match(/<p class="muted" id="run-count">1 run, showing 1–1\./);
       const dollars = await request(ctx.app).get('/?sort=tokPerDollar').expect(200);
       expect(dollars.text).to.match(/<strong>tok\/\$<\/strong> is output tokens per second divided by the hardware’s price in US dollars/);
       expect(rowsOf(dollars.text)[0]).to.include('data-label="tok/$">0.0938</td>');
-      expect(rowsOf(dollars.text)[1]).to.include('no price given');
+      expect(rowsOf(dollars.text)).to.have.length(1);
+      expect(dollars.text).to.include('<strong id="figure-count">1 of 3</strong> runs here have them.');
+      // With a filter no run with prices meets: says so, and offers the speed ranking.
+      const none = await request(ctx.app).get('/?sort=tokPerDollar&hwClass=UNIFIED').expect(200);
+      expect(none.text).to.include('None of these runs has the figure this ranking needs.');
       // Ranked by speed, the efficiency columns stay out of the way.
       const plain = await request(ctx.app).get('/').expect(200);
       expect(plain.text).not.to.include('no power figure');
@@ -263,7 +269,9 @@ describe('the leaderboard page', () => {
     /** The run ids the chart links to (the scatter's points and the phone's bars). */
     const chartRunIds = async () => {
       const html = (await request(ctx.app).get('/').expect(200)).text;
-      const chart = html.slice(html.indexOf('<div class="chart-responsive">'), html.indexOf('<table'));
+      // The chart follows the table (issue 36: the top runs come first).
+      const start = html.indexOf('<div class="chart-responsive">');
+      const chart = html.slice(start, html.indexOf('</details>', start));
       expect(chart, 'the page has its chart').to.have.length.above(100);
       return new Set([...chart.matchAll(/href="\/runs\/([^"]+)"/g)].map((m) => m[1]));
     };

@@ -53,14 +53,25 @@ describe('model, run, compare and hardware pages', () => {
       const res = await request(ctx.app).get(`/models/${fakeHubModels.dense}`).expect(200);
       const figures = region(res.text, 'model-figures');
       expect(figures).to.include('<strong>4</strong> approved runs on 3 hardware profiles.');
-      expect(figures).to.include(`<a href="/runs/${ids.denseThroughput}"><strong>1,700</strong> output tok/s</a> (×4 streams, aggregate)`);
+      // Single-stream first (issue 36); the throughput leader marked as such.
       expect(figures).to.include(`Fastest single-stream: <a href="/runs/${ids.dense4090}"><strong>150</strong>`);
+      expect(figures).to.include(
+        `Fastest throughput run: <a href="/runs/${ids.denseThroughput}"><strong>1,700</strong> output tok/s</a> <span class="badge badge-muted">×4 streams</span>`,
+      );
+      expect(figures.indexOf('Fastest single-stream')).to.be.lessThan(figures.indexOf('Fastest throughput run'));
+      // Best by class: single-stream runs only (not the 1,700 of four streams).
+      expect(res.text).to.match(/<th scope="row">Discrete GPU<\/th><td class="num">150 tok\/s<\/td><td class="num muted">2 runs<\/td>/);
+      expect(res.text).not.to.include('1,700 tok/s</td>');
       expect(region(res.text, 'model-runs-count')).to.include('4 runs, newest first, showing 1–4.');
       const table = region(res.text, 'model-runs');
       for (const name of ['dense4090', 'dense4090win', 'denseM4', 'denseThroughput']) expect(table).to.include(`/runs/${ids[name]}"`);
       expect(table).not.to.include(`/runs/${ids.finetune4090}"`);
       expect(res.text).to.match(/<a href="\/models\/fakeorg\/Dense-7B" aria-current="page">This model<\/a>/);
-      // The charts sit above the table and draw the same runs (the throughput leader included).
+      // The charts sit above the table and draw its single-stream runs, the throughput run left out (issue 36).
+      expect(region(res.text, 'charts-streams')).to.include('The charts draw single-stream runs');
+      const charts = res.text.slice(res.text.indexOf('id="model-charts-title"'), res.text.indexOf('id="model-runs"'));
+      expect(charts).to.include(`href="/runs/${ids.dense4090}"`);
+      expect(charts).not.to.include(`href="/runs/${ids.denseThroughput}"`);
       expect(res.text.indexOf('Prefill against decode speed')).to.be.lessThan(res.text.indexOf('id="model-runs"'));
       // Prefill against decode, and speed against depth: the runs that state them, drawn for wide screens and phones.
       const chart = (title: string) => {
@@ -123,13 +134,14 @@ describe('model, run, compare and hardware pages', () => {
       expect(standing).to.include(
         `<strong>#1</strong> of 1 single-stream runs on <a href="/hardware/${profileB}">this hardware profile</a> (<a href="/hardware/nvidia-rtx-4090">NVIDIA GeForce RTX 4090</a>)`,
       );
-      // Similar: the same model on discrete GPUs (the throughput run too), fastest first; not the M4 run, not itself.
+      // Similar: the same model on discrete GPUs in the run's streams bucket (single-stream: not the
+      // throughput run, issue 36), fastest first; not the M4 run, not itself.
       const similar = region(res.text, 'similar-runs');
-      expect(similar.indexOf(`/runs/${ids.denseThroughput}"`)).to.be.greaterThan(-1);
-      expect(similar.indexOf(`/runs/${ids.denseThroughput}"`)).to.be.lessThan(similar.indexOf(`/runs/${ids.dense4090}"`));
+      expect(similar).to.include(`/runs/${ids.dense4090}"`);
+      expect(similar).not.to.include(`/runs/${ids.denseThroughput}"`);
       expect(similar).not.to.include(`/runs/${ids.denseM4}"`);
       expect(similar).not.to.include(`/runs/${ids.finetune4090}"`);
-      expect(similar).to.include(`href="/compare?runs=${ids.dense4090win},${ids.denseThroughput},${ids.dense4090}"`);
+      expect(similar).to.include(`href="/compare?runs=${ids.dense4090win},${ids.dense4090}"`);
     });
 
     it('ranks a throughput run among runs of its streams, and the fastest single-stream run first on its hardware', async () => {
@@ -171,6 +183,20 @@ describe('model, run, compare and hardware pages', () => {
       });
       expect(res.text).to.match(/<td class="best"><strong>150<\/strong><span class="visually-hidden"> \(best\)<\/span><\/td>/);
       expect(res.text.indexOf(`/runs/${ids.dense4090}"`)).to.be.lessThan(res.text.indexOf(`/runs/${ids.denseM4}"`));
+    });
+
+    it("marks a throughput run's aggregate figures and names no best between one stream and four (issue 36)", async () => {
+      const res = await request(ctx.app).get(`/compare?runs=${ids.dense4090},${ids.denseThroughput}`).expect(200);
+      const output = res.text.slice(
+        res.text.indexOf('<th scope="row">Output tok/s'),
+        res.text.indexOf('</tr>', res.text.indexOf('<th scope="row">Output tok/s')),
+      );
+      expect(output).to.include('<td>150</td>');
+      expect(output).to.include('<td>1,700 (×4 streams)</td>');
+      expect(output).not.to.include('class="best"');
+      // Prefill is per run, not summed over streams: its best stays marked.
+      const same = await request(ctx.app).get(`/compare?runs=${ids.dense4090},${ids.dense4090win}`).expect(200);
+      expect(same.text).to.match(/<td class="best"><strong>150<\/strong>/);
     });
 
     it('answers the row boxes (one parameter per run) at the short address', async () => {

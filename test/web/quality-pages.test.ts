@@ -254,7 +254,7 @@ describe('Quality pages (revision 3)', () => {
       const rows = [...section.matchAll(/<tr data-suite="([^"]+)">[\s\S]*?<\/tr>/g)];
       expect(rows.map((m) => m[1])).to.have.members([custom.slug, lmEval.slug]);
       const best = rows.find((m) => m[1] === custom.slug)![0];
-      expect(best).to.include(`href="/evals/runs/${runs.q8.id}">100</a>`).and.include('<td>Q8_0</td>');
+      expect(best).to.include(`href="/evals/runs/${runs.q8.id}">100</a>`).and.include('<td data-label="Quant">Q8_0</td>');
     });
 
     it('puts the same suite side by side across quantizations, with error bars where the scores have a standard error', async () => {

@@ -55,6 +55,27 @@ const BEST_PER: FormField = {
 };
 
 /**
+ * "Your machine", beside the model: its memory ("24", "24 GB": runs on hardware with at
+ * most that much, `memoryAtMost`) or a device's name (`hardwareName`). With the form's
+ * "Best run per device" it answers "what runs my model fastest on my machine" in one step.
+ */
+const MACHINE: FormField = {
+  name: 'machine',
+  label: 'Your machine',
+  control: { kind: 'text', placeholder: '24 GB, RTX 4090, M4 Max' },
+};
+const BEST_PER_DEVICE = 'best-per-device';
+/** "24 GB", "24G", "24.5 gb" or a bare number below 1000 ("24"); "4090" is a card's name. */
+const MEMORY_GB = /^\s*(?:(\d{1,5})(?:[.,]\d+)?\s*(?:gb|gib|g)|(\d{1,3})(?:[.,]\d+)?)\s*$/i;
+
+/** The machine field's text as the API filter it stands for (a bad size is the filter's own error). */
+function readMachine(text: unknown): { memoryAtMost: string } | { hardwareName: string } | null {
+  if (typeof text !== 'string') return null;
+  const memory = MEMORY_GB.exec(text);
+  return memory ? { memoryAtMost: (memory[1] ?? memory[2])! } : { hardwareName: text.trim() };
+}
+
+/**
  * The page's field errors from the API's: a choice field says the URL's value is not one
  * of its choices (the select shows them); the rest keep the API's words.
  */
@@ -81,6 +102,8 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
   // The filter form: the revision's facets (src/runs/facets.ts), and the view control.
   const form = leaderboardFormFields(profile);
   form.more.push(BEST_PER);
+  // Where the revision names hardware by words, "Your machine" follows the model.
+  if (form.main.some((field) => field.name === 'hardwareName')) form.main.splice(1, 0, MACHINE);
   const formFields = [...form.main, ...form.more];
   const options = {
     form,
@@ -124,31 +147,59 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
   return {
     async show(req: Request, res: Response) {
       const params = filledParams(req.query);
+      // The form's "Best run per device" button: the view it asks for (the address keeps that, not the button).
+      if (params.answer === BEST_PER_DEVICE && form.main.includes(MACHINE)) {
+        delete params.answer;
+        params.bestPer = 'hardware';
+        // The answer is what was asked for: brought into view (below a phone's form, it would not be).
+        if (isHtmxRequest(req)) res.set('HX-Reswap', 'outerHTML show:top');
+      }
       if (cleanFilterUrl(req, res, params)) return;
       const quantizationRead = loosenQuantization(params);
-      const { view, apiParams } = leaderboardPageView(profile, params);
+      // The model box takes words and hub ids (a base with its quantizations and finetunes unless "this repo only").
+      const modelRead = await services.models.readModelBox(params);
+      const pageView = leaderboardPageView(profile, params);
+      const { view } = pageView;
+      const { machine: machineText, ...pageParams } = pageView.apiParams;
+      const machine = form.main.includes(MACHINE) ? readMachine(machineText) : null;
+      const apiParams = { ...pageParams, ...machine, ...modelRead?.query };
       let page: { rows: ReturnType<typeof leaderboardRuns>; total: number; limit: number; offset: number } | undefined;
       let chart: string | undefined;
       let sort: LeaderboardSort = 'tokSOut';
       let errors: ReturnType<typeof pageFieldErrors> = { fields: {}, others: {} };
       let status = 200;
+      let figureCount: { with: number; of: number } | undefined;
       try {
         const query: LeaderboardQuery = parseOrThrow(leaderboardQuerySchema(profile), apiParams);
         sort = query.sort;
         // The chart shows the top of the filtered set, whatever page is being read.
-        const [current, top] = await Promise.all([
+        const rankedMetric = METRIC_COLUMNS.find((column) => column.sort === query.sort && column.onlyWhenRanked);
+        const [current, top, withFigure] = await Promise.all([
           services.leaderboard.page(query, { viewerId: req.actor?.user.id ?? null }),
           query.offset === 0 && query.limit >= CHART_RUNS
             ? undefined
             : services.leaderboard.page({ ...query, offset: 0, limit: CHART_RUNS }, { withTotal: false }),
+          rankedMetric ? services.leaderboard.withFigure(query) : undefined,
         ]);
         page = { ...current, rows: leaderboardRuns(profile, current) };
+        // tok/W and tok/$ rank only the runs that have the figure (most lack its inputs), and say how many do.
+        if (rankedMetric && withFigure !== undefined) {
+          figureCount = { with: withFigure, of: page.total };
+          page = { ...page, total: withFigure, rows: page.rows.filter((run) => typeof run[rankedMetric.sort] === 'number') };
+        }
         chart = top
           ? topChart(top.rowsJson, () => leaderboardRuns(profile, top))
           : leaderboardChart(page.rows.slice(0, CHART_RUNS), 'the filtered leaderboard');
       } catch (error) {
         if (!(error instanceof ValidationFailed)) throw error;
-        errors = pageFieldErrors(formFields, error.details.fieldErrors, params);
+        const fieldErrors = { ...error.details.fieldErrors };
+        // The machine field's own words stand for its filter: its error is the field's.
+        for (const name of Object.keys(machine ?? {}))
+          if (fieldErrors[name]) {
+            fieldErrors.machine = fieldErrors[name];
+            delete fieldErrors[name];
+          }
+        errors = pageFieldErrors(formFields, fieldErrors, params);
         status = 400;
       }
       const data = {
@@ -162,6 +213,9 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
         sort,
         metrics: options.metrics.filter((column) => !column.onlyWhenRanked || column.sort === sort),
         quantizationRead,
+        modelRead,
+        machine,
+        figureCount,
         queryString,
         view,
         exportHref: `/api/leaderboard?${queryString(apiParams, { format: 'csv', limit: undefined, offset: undefined })}`,

@@ -1,4 +1,4 @@
-import { activeSequences, formatNumber, hardwareLabel, hwClassLabel, notStated, verdictLabel } from '../../lib/labels.ts';
+import { activeSequences, formatNumber, hardwareLabel, hwClassLabel, notStated, streamsLabel, verdictLabel } from '../../lib/labels.ts';
 
 /** A run as the API returns it. */
 type Run = Record<string, any> & { id: string };
@@ -25,6 +25,8 @@ interface FigureRow {
   digits?: number;
   better?: 'higher' | 'lower';
   field?: string;
+  /** A figure summed over a run's streams: marked "×N streams" on a throughput run, and no best across different stream counts. */
+  aggregate?: true;
 }
 
 const TEXT_ROWS: { label: string; cell: (run: Run) => CompareCell }[] = [
@@ -36,9 +38,9 @@ const TEXT_ROWS: { label: string; cell: (run: Run) => CompareCell }[] = [
 ];
 
 const FIGURE_ROWS: FigureRow[] = [
-  { label: 'Output tok/s', value: (run) => run.tokSOut, digits: 1, better: 'higher' },
+  { label: 'Output tok/s', value: (run) => run.tokSOut, digits: 1, better: 'higher', aggregate: true },
   { label: 'Prefill tok/s', value: (run) => run.tokSPrefill, digits: 0, better: 'higher' },
-  { label: 'Total tok/s', value: (run) => run.tokSTotal, digits: 1, better: 'higher' },
+  { label: 'Total tok/s', value: (run) => run.tokSTotal, digits: 1, better: 'higher', aggregate: true },
   { label: 'Time to first token', value: (run) => run.ttftMs, unit: 'ms', digits: 0, better: 'lower' },
   { label: 'Peak VRAM', value: (run) => run.peakVramGb, unit: 'GB', digits: 1, better: 'lower' },
   { label: 'Output tok/W', value: (run) => run.tokPerWatt, digits: 2, better: 'higher' },
@@ -67,12 +69,16 @@ function figureRow(row: FigureRow, runs: readonly Run[]): CompareRow {
   });
   const cells: CompareCell[] = runs.map((run, i) => {
     const value = values[i];
-    if (value !== null) return { text: `${formatNumber(value, row.digits)}${row.unit ? ` ${row.unit}` : ''}` };
+    const streams = row.aggregate ? streamsLabel(run) : '';
+    if (value !== null)
+      return { text: `${formatNumber(value, row.digits)}${row.unit ? ` ${row.unit}` : ''}${streams ? ` (${streams})` : ''}` };
     return { text: row.field && notStated(run, row.field) ? 'not stated' : '—' };
   });
   const result = textRow(row.label, cells);
   const known = values.filter((value): value is number => value !== null);
-  if (result.differs && row.better && known.length > 1) {
+  // One stream's speed and N streams' aggregate are not the same measure: no "best" between them.
+  const likeForLike = !row.aggregate || new Set(runs.map((run) => activeSequences(run))).size === 1;
+  if (result.differs && row.better && known.length > 1 && likeForLike) {
     const best = row.better === 'higher' ? Math.max(...known) : Math.min(...known);
     values.forEach((value, i) => {
       if (value === best) cells[i]!.best = true;

@@ -281,11 +281,19 @@ export async function rebuildRunDocuments(knex: Knex): Promise<void> {
 export const runDocumentV2 = extendRunDocument(runDocumentV1, { fields: [['defaultedFields', 'r.defaulted_fields']] });
 
 /**
- * V3, installed by 20261129010000_speed_test_evidence: `verifiedRun` and
+ * V3, installed by 20261127030000_run_streams: `streams`, the sequences the run generated
+ * at once (batchSize x concurrency, numParallel without it; 1: a single-stream run), so
+ * every answer that ranks or lists runs says which are throughput runs.
+ * Frozen: never edit after its migration has shipped; add a new version instead.
+ */
+export const runDocumentV3 = extendRunDocument(runDocumentV2, { fields: [['streams', 'r.active_sequences']] });
+
+/**
+ * V4, installed by 20261129010000_speed_test_evidence: `verifiedRun` and
  * `verificationIssues`, the verdict on the run's evidence (false and null for runs stored before).
  * Frozen: never edit after its migration has shipped; add a new version instead.
  */
-export const runDocumentV3 = extendRunDocument(runDocumentV2, {
+export const runDocumentV4 = extendRunDocument(runDocumentV3, {
   fields: [
     ['verifiedRun', 'r.verified_run'],
     ['verificationIssues', 'r.verification_issues'],
@@ -293,4 +301,4 @@ export const runDocumentV3 = extendRunDocument(runDocumentV2, {
 });
 
 /** The version the latest migration installs. */
-export const currentRunDocument = runDocumentV3;
+export const currentRunDocument = runDocumentV4;

@@ -58,7 +58,10 @@ export function createSpeedTestContextService({ db, profile, reads }: Pick<Servi
       };
     },
 
-    /** Other approved runs of the same model on the same class of hardware, fastest first. */
+    /**
+     * Other approved runs of the same model on the same class of hardware in the run's
+     * streams bucket (as it ranks: a single-stream run's peers are single-stream), fastest first.
+     */
     async similar(
       run: { id: string; modelId: string; hardware: { hwClass: string } },
       limit: number,
@@ -69,6 +72,8 @@ export function createSpeedTestContextService({ db, profile, reads }: Pick<Servi
         .select(reads.documentColumns(viewerId))
         .where({ 'r.model_id': run.modelId, 'r.hw_class': run.hardware.hwClass, 'r.status': 'APPROVED' })
         .whereNot('r.id', run.id)
+        .whereRaw(`case when me.streams >= ? then r.${streamsColumn} >= ? else r.${streamsColumn} = me.streams end`, [openEnded, openEnded])
+        .joinRaw(`cross join (select ${streamsColumn} as streams from speed_test_runs where id = ?) as me`, [run.id])
         .orderByRaw(BOARD_ORDER)
         .limit(limit);
       return rows.map((row: Parameters<typeof toSpeedTestRun>[1]) => toSpeedTestRun(profile, row));
@@ -88,13 +93,14 @@ export function createSpeedTestContextService({ db, profile, reads }: Pick<Servi
       return ids.flatMap((id) => byId.get(id) ?? []);
     },
 
-    /** The fastest approved runs of a model page's scope, for its charts (the leaders are always in). */
+    /** The fastest single-stream runs of a model page's scope, for its charts (throughput runs are not drawn beside them). */
     async fastestOfModel(model: { id: string; hfId: string }, scope: ModelScope, limit: number): Promise<SpeedTestRun[]> {
       const [condition, bindings] = scopeCondition(model, scope);
       const rows = await reads
         .withDocuments()
         .select(reads.documentColumns(null))
         .where('r.status', 'APPROVED')
+        .where('r.active_sequences', 1)
         .whereRaw(condition, bindings)
         .orderByRaw(BOARD_ORDER)
         .limit(limit);

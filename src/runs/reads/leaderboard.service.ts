@@ -281,9 +281,25 @@ async function* leaderboardRows(deps: LeaderboardDeps, query: LeaderboardQuery):
   }
 }
 
+/**
+ * How many of the query's runs (or, with `bestPer`, hardware profiles) have the figure its
+ * sort ranks by: the efficiency sorts' page ranks only those, and says how many there are.
+ */
+async function rankedWithFigure(deps: LeaderboardDeps, query: LeaderboardQuery): Promise<number> {
+  const { terms } = await resolveQuery(deps, query);
+  if (!terms) return 0;
+  const { column } = SORTS[query.sort];
+  const [{ total }] = await deps.db
+    .from(rankedRuns(deps, query, terms).as('c'))
+    .whereNotNull(`c.${column}`)
+    .select(deps.db.raw('count(*)::int as total'));
+  return total;
+}
+
 /** The ranking of approved runs: pages (with exact totals where the count tables hold them) and exports. */
 export function createLeaderboardService(deps: LeaderboardDeps) {
   return {
+    withFigure: (query: LeaderboardQuery) => rankedWithFigure(deps, query),
     page: (query: LeaderboardQuery, options?: { withTotal?: boolean; viewerId?: string | null }) => leaderboardPage(deps, query, options),
     rows: (query: LeaderboardQuery) => leaderboardRows(deps, query),
   };
