@@ -230,6 +230,26 @@ const nvidiaLaptop = cards('NVIDIA', 'laptop', `${NVIDIA_SPECS}; laptop data rat
   card('NVIDIA GeForce RTX 5070 Ti Laptop GPU', [12], 672, 48),
   card('NVIDIA GeForce RTX 5080 Laptop GPU', [16], 896, 64),
   card('NVIDIA GeForce RTX 5090 Laptop GPU', [24], 896, 64),
+  card('NVIDIA GeForce MX150', [2, 4], 48, 0.5),
+  card('NVIDIA GeForce MX250', [2, 4], 56, 0.5),
+  card('NVIDIA GeForce MX350', [2], 56, 0.5),
+  card('NVIDIA GeForce MX450', [2], 96, 1),
+  card('NVIDIA GeForce MX550', [2, 4], 96, 1),
+  card('NVIDIA GeForce MX570', [2, 4], 96, 2),
+  // Professional laptop GPUs (NVIDIA RTX / T-series laptop datasheets).
+  card('NVIDIA T600 Laptop GPU', [4], 192, 1),
+  card('NVIDIA T1200 Laptop GPU', [4], 192, 1),
+  card('NVIDIA RTX A1000 Laptop GPU', [4, 6], 192, 2),
+  card('NVIDIA RTX A2000 Laptop GPU', [4, 8], 224, 2),
+  card('NVIDIA RTX A3000 Laptop GPU', [6, 12], 336, 3),
+  card('NVIDIA RTX A4000 Laptop GPU', [8], 448, 4),
+  card('NVIDIA RTX A5000 Laptop GPU', [16], 448, 4),
+  card('NVIDIA RTX A5500 Laptop GPU', [16], 448, 4),
+  card('NVIDIA RTX 2000 Ada Generation Laptop GPU', [8], 256, 32),
+  card('NVIDIA RTX 3000 Ada Generation Laptop GPU', [8], 256, 32),
+  card('NVIDIA RTX 3500 Ada Generation Laptop GPU', [12], 432, 48),
+  card('NVIDIA RTX 4000 Ada Generation Laptop GPU', [12], 432, 48),
+  card('NVIDIA RTX 5000 Ada Generation Laptop GPU', [16], 576, 64),
 ]);
 
 // RTX PRO Blackwell (GTC 2025 launch and product pages): 6000 96 GB GDDR7 512-bit 1792 GB/s
@@ -360,6 +380,8 @@ const amdLaptop = cards('AMD', 'laptop', AMD_SPECS, [
 
 const amdWorkstation = cards('AMD', 'workstation', AMD_SPECS, [
   card('AMD Radeon PRO W6800', [32], 512, 128, { aliases: ['W6800'] }),
+  card('AMD Radeon PRO V620', [32], 512, 128, { aliases: ['V620'] }),
+  card('AMD Radeon PRO W6600', [8], 224, 32, { aliases: ['W6600'] }),
   card('AMD Radeon PRO W7600', [8], 288, 32, { aliases: ['W7600'] }),
   card('AMD Radeon PRO W7700', [16], 576, 48, { aliases: ['W7700'] }),
   card('AMD Radeon PRO W7800', [32], 576, 64, { aliases: ['W7800'] }),
@@ -835,6 +857,8 @@ const armCpus: CpuSpec[] = [
     ['Raspberry Pi 400', 'Pi 400'],
   ]),
   ...cpuLine('Raspberry Pi', 'embedded', arm(0.5, 'LPDDR2-900', 0.5), [['Raspberry Pi 3 Model B', 'Raspberry Pi 3', 'Pi 3', 'RPi 3']]),
+  // Steam Deck (LCD 'Custom APU 0405': LPDDR5-5500; OLED 'Custom APU 0932': LPDDR5-6400), 128-bit.
+  ...cpuLine('AMD', 'embedded', amd(2, 'LPDDR5-6400', 4), ['AMD Custom APU 0932', 'AMD Custom APU 0405']),
   ...cpuLine('Rockchip', 'embedded', arm(1, 'LPDDR5-5500', 3), [['Rockchip RK3588', 'Orange Pi 5', 'Orange Pi 5 Plus', 'Orange Pi 5 Max', 'Rock 5B', 'RK3588S']]),
 ];
 
@@ -871,9 +895,9 @@ const lunarLake130V = ['Intel Core Ultra 5 226V', 'Intel Core Ultra 5 228V', 'In
 const radeon = (...models: string[]) => models.map((model) => `AMD ${model}`);
 const polaris = radeon('Radeon RX 470', 'Radeon RX 480', 'Radeon RX 570', 'Radeon RX 580', 'Radeon RX 590');
 const navi10 = radeon('Radeon RX 5600 XT', 'Radeon RX 5700', 'Radeon RX 5700 XT');
-const navi21 = radeon('Radeon RX 6800', 'Radeon RX 6800 XT', 'Radeon RX 6900 XT', 'Radeon RX 6950 XT', 'Radeon PRO W6800');
+const navi21 = radeon('Radeon RX 6800', 'Radeon RX 6800 XT', 'Radeon RX 6900 XT', 'Radeon RX 6950 XT', 'Radeon PRO W6800', 'Radeon PRO V620');
 const navi22 = radeon('Radeon RX 6700', 'Radeon RX 6700 XT', 'Radeon RX 6750 XT', 'Radeon RX 6700M', 'Radeon RX 6800M', 'Radeon RX 6850M XT');
-const navi23 = radeon('Radeon RX 6600', 'Radeon RX 6600 XT', 'Radeon RX 6650 XT');
+const navi23 = radeon('Radeon RX 6600', 'Radeon RX 6600 XT', 'Radeon RX 6650 XT', 'Radeon PRO W6600');
 const navi24 = radeon('Radeon RX 6400', 'Radeon RX 6500 XT');
 const navi31 = radeon('Radeon RX 7900 XTX', 'Radeon RX 7900 XT', 'Radeon RX 7900 GRE', 'Radeon PRO W7900', 'Radeon PRO W7800');
 const navi32 = radeon('Radeon RX 7800 XT', 'Radeon RX 7700 XT', 'Radeon RX 7700', 'Radeon PRO W7700', 'Radeon RX 7900M');
@@ -908,6 +932,15 @@ export const sharedNames: readonly SharedName[] = [
     members: ['125H', '135H', '125U', '135U'].map((m) => `Intel Core Ultra 5 ${m}`).concat(['155H', '165H', '155U', '165U'].map((m) => `Intel Core Ultra 7 ${m}`), ['Intel Core Ultra 9 185H']),
   },
   { name: 'gfx803', members: polaris },
+  // 'Orin' as NVIDIA's tools print it on any Jetson Orin module.
+  {
+    name: 'Orin',
+    members: ['NVIDIA Jetson AGX Orin', 'NVIDIA Jetson Orin NX', 'NVIDIA Jetson Orin Nano', 'NVIDIA Jetson Orin Nano Super'],
+  },
+  {
+    name: 'Jetson Orin',
+    members: ['NVIDIA Jetson AGX Orin', 'NVIDIA Jetson Orin NX', 'NVIDIA Jetson Orin Nano', 'NVIDIA Jetson Orin Nano Super'],
+  },
   { name: 'Polaris 20', members: radeon('Radeon RX 570', 'Radeon RX 580') },
   { name: 'gfx900', members: radeon('Radeon RX Vega 56', 'Radeon RX Vega 64') },
   { name: 'gfx906', members: radeon('Radeon VII', 'Instinct MI50', 'Instinct MI60') },

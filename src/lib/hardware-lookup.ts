@@ -334,20 +334,33 @@ export function cardsStreamingAtOnce(parallelism: ParallelismForBandwidth, cardC
  */
 export function memoryBandwidthUpperBoundOf(hardware: HardwareForBandwidth, parallelism?: ParallelismForBandwidth): number | null {
   if (hardware.hwClass !== 'DISCRETE_GPU') return deviceBandwidth(hardware, 'upper');
+  return sumOverStreamingCards(hardware, parallelism, (card) => cardBandwidth(card.gpuName, card.vramGb, 'upper'));
+}
+
+/**
+ * A per-card figure summed over the cards that stream at once, taking the largest cards
+ * (`cardsStreamingAtOnce`; every card without `parallelism`), or null when any card's
+ * figure is unknown.
+ */
+function sumOverStreamingCards(
+  hardware: HardwareForBandwidth,
+  parallelism: ParallelismForBandwidth | undefined,
+  figureOf: (card: { gpuName: string; vramGb: number | undefined }) => number | null,
+): number | null {
   const cards = cardsOf(hardware);
   if (!cards) return null;
   const perCard: number[] = [];
   for (const card of cards) {
-    const bandwidth = cardBandwidth(card.gpuName, card.vramGb, 'upper');
-    if (bandwidth === null) return null;
+    const figure = figureOf(card);
+    if (figure === null) return null;
     const count = Number.isInteger(card.count) && card.count > 0 ? card.count : 1;
-    for (let i = 0; i < count; i += 1) perCard.push(bandwidth);
+    for (let i = 0; i < count; i += 1) perCard.push(figure);
   }
   const streaming = parallelism ? cardsStreamingAtOnce(parallelism, perCard.length) : perCard.length;
   return perCard
     .sort((a, b) => b - a)
     .slice(0, streaming)
-    .reduce((sum, bandwidth) => sum + bandwidth, 0);
+    .reduce((sum, figure) => sum + figure, 0);
 }
 
 /** The memory sizes a GPU name is sold with (every product it may be), or null when it names none. */
@@ -392,20 +405,7 @@ export function lastLevelCacheUpperBoundOf(hardware: HardwareForBandwidth, paral
     return cacheOf(resolve(chipText(hardware.chipVendor ?? '', hardware.chipFamily, hardware.chipVariant ?? ''), ['chip', 'cpu']));
   }
   if (hardware.hwClass === 'CPU_ONLY') return hardware.cpu ? cacheOf(resolve(hardware.cpu, ['cpu', 'chip'])) : null;
-  const cards = cardsOf(hardware);
-  if (!cards) return null;
-  const perCard: number[] = [];
-  for (const card of cards) {
-    const cache = cacheOf(resolve(card.gpuName, ['gpu', 'chip']));
-    if (cache === null) return null;
-    const count = Number.isInteger(card.count) && card.count > 0 ? card.count : 1;
-    for (let i = 0; i < count; i += 1) perCard.push(cache);
-  }
-  const streaming = parallelism ? cardsStreamingAtOnce(parallelism, perCard.length) : perCard.length;
-  return perCard
-    .sort((a, b) => b - a)
-    .slice(0, Math.max(1, streaming))
-    .reduce((sum, cache) => sum + cache, 0);
+  return sumOverStreamingCards(hardware, parallelism, (card) => cacheOf(resolve(card.gpuName, ['gpu', 'chip'])));
 }
 
 // ---------------------------------------------------------------------------------------

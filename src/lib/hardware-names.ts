@@ -29,6 +29,7 @@
  * factor, a machine sold with several chips) stands for all of them; callers take the slower
  * to name the device and the faster to bound a run, so no guess can raise a false alarm.
  */
+import { cpuFamilies } from '../data/cpu-families.ts';
 import { cpus, gpus, sharedNames, unifiedChips, type CpuSpec, type GpuSpec, type UnifiedChipSpec } from '../data/hardware-catalogue.ts';
 
 export type Entry = { kind: 'gpu'; spec: GpuSpec } | { kind: 'chip'; spec: UnifiedChipSpec } | { kind: 'cpu'; spec: CpuSpec };
@@ -340,6 +341,13 @@ function buildKeys(): Key[] {
     );
   }
   for (const entry of entries) for (const text of [entry.spec.name, ...(entry.spec.aliases ?? [])]) addName(text, [entry]);
+  // A laptop-only card is often written without 'Laptop' ('GeForce GTX 1650 Ti', 'RTX 2050'):
+  // its name without the word is a key too, where no other product has that name.
+  for (const { words, target } of [...built.values()]) {
+    const desktopWords = words.filter((word) => word !== 'laptop');
+    if (desktopWords.length < words.length && !built.has(desktopWords.join(' ')))
+      built.set(desktopWords.join(' '), { words: desktopWords, target });
+  }
   return [...built.values()].map(({ words, target }) => {
     const kinds = new Set(target.map((entry) => entry.kind));
     const core = kinds.size === 1 ? coreStart(words, target[0]!.kind) : 0;
@@ -454,8 +462,46 @@ export function resolveName(text: string, kinds: readonly Kind[]): Resolved | nu
     agreed = agreed === null ? match.target : agreed.filter((entry) => match.target.some((other) => other.spec === entry.spec));
     if (agreed.length === 0) return null;
   }
-  if (agreed === null) return null;
+  if (agreed === null) {
+    // No catalogue name at all: a CPU read from its family's numbering, if one reads it.
+    const cpu = kinds.includes('cpu') ? cpuByFamily(read.parts) : null;
+    return cpu ? { entries: [{ kind: 'cpu', spec: cpu }], memoryGb: read.memoryGb, cores: read.cores } : null;
+  }
   return { entries: agreed, memoryGb: read.memoryGb, cores: read.cores };
+}
+
+/** CPUs read from their family's numbering, one object per name (device identity compares them). */
+const cpusByFamily = new Map<string, CpuSpec>();
+
+/**
+ * A CPU the catalogue does not list, read from how its family numbers models
+ * (src/data/cpu-families.ts); null when no family reads the text, or two read it differently.
+ */
+function cpuByFamily(parts: string[][]): CpuSpec | null {
+  const found = new Map<string, CpuSpec>();
+  for (const words of parts) {
+    const text = words.join(' ');
+    for (const family of cpuFamilies) {
+      const match = family.pattern.exec(text);
+      const generation = match && family.generation(match);
+      if (!match || !generation) continue;
+      const name = family.name(match);
+      const transfers = Number(/-(\d+)$/.exec(generation.memoryType)?.[1]);
+      const spec = cpusByFamily.get(name) ?? {
+        name,
+        vendor: family.vendor,
+        memoryChannels: generation.channels,
+        memoryType: generation.memoryType,
+        bandwidthGBs: Math.round(generation.channels * transfers * 8) / 1000,
+        segment: generation.segment,
+        llcMb: generation.llcMb,
+        source: `${family.source} (read from the model number)`,
+      };
+      cpusByFamily.set(name, spec);
+      found.set(name, spec);
+    }
+  }
+  return found.size === 1 ? [...found.values()][0]! : null;
 }
 
 /**

@@ -157,3 +157,39 @@ describe('hardware identity', () => {
     });
   });
 });
+
+describe('CPUs read from their family numbering', () => {
+  const rows: [text: string, name: string, bandwidthGBs: number][] = [
+    ['Intel Core i5-8500T CPU @ 2.10GHz (skylake)', 'Intel Core i5-8500T', 42.656],
+    ['11th Gen Intel Core i7-11700F @ 2.50GHz (rocketlake)', 'Intel Core i7-11700F', 51.2],
+    ['12th Gen Intel Core i7-12700T (alderlake)', 'Intel Core i7-12700T', 76.8],
+    ['13th Gen Intel Core i5-13450HX (alderlake)', 'Intel Core i5-13450HX', 89.6],
+    ['Intel Core i5-10310U CPU @ 1.70GHz (skylake)', 'Intel Core i5-10310U', 59.728],
+    ['Intel Core i7-3720QM CPU @ 2.60GHz (ivybridge)', 'Intel Core i7-3720QM', 25.6],
+    ['Intel Core M-5Y71 CPU @ 1.20GHz (broadwell)', 'Intel Core 5Y71', 29.856],
+    ['Intel Xeon CPU E5-1620 v4 @ 3.50GHz (broadwell)', 'Intel Xeon E5-1620 v4', 76.8],
+    ['Intel Xeon CPU E3-1240L v3 @ 2.00GHz (haswell)', 'Intel Xeon E3-1240L v3', 25.6],
+    ['Intel Xeon W-2235 CPU @ 3.80GHz (cascadelake)', 'Intel Xeon W-2235', 93.856],
+    ['Intel Xeon Gold 5218 CPU @ 2.30GHz (cascadelake)', 'Intel Xeon Gold 5218', 140.784],
+    ['Intel Pentium CPU G4600 @ 3.60GHz (skylake)', 'Intel Pentium G4600', 38.4],
+    ['AMD Ryzen 5 7535HS with Radeon Graphics (znver3)', 'AMD Ryzen 5 7535HS', 120],
+    ['AMD Ryzen 7 PRO 4750G with Radeon Graphics (znver2)', 'AMD Ryzen 7 4750G', 51.2],
+    ['AMD FX(tm)-8320 Eight-Core Processor (bdver2)', 'AMD FX-8320', 29.856],
+  ];
+  for (const [text, name, bandwidthGBs] of rows) {
+    it(`'${text}' is the ${name} at its generation's ${bandwidthGBs} GB/s`, () => {
+      expect(findCpu(text)).to.deep.include({ bandwidthGBs });
+      expect(findCpu(text)?.spec.name).to.equal(name);
+    });
+  }
+
+  it('reads nothing from a virtual CPU, a cloud label or a name without a model number', () => {
+    for (const text of [
+      'Intel Core Processor (Haswell, no TSX) (haswell)',
+      'DO-Premium-Intel (skylake-avx512)',
+      'Intel Xeon Platinum 9242',
+    ]) {
+      expect(findCpu(text), text).to.equal(null);
+    }
+  });
+});
