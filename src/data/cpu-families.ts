@@ -103,12 +103,13 @@ export const cpuFamilies: readonly CpuFamily[] = [
   {
     // Xeon E5 v1-v4 (four channels per socket): 'e 5 2690 v 4', 'e 5 1620 v 4', 'e 5 2670' (v1).
     vendor: 'Intel',
-    pattern: /(?:^| )e 5 (\d{4}) ?(?:([a-z]) )?(?:v ([1-4]))?(?= |$)/,
+    // The first generation is also written 'v0' or a bare '0' ('E5-2687W 0').
+    pattern: /(?:^| )e 5 (\d{4}) ?(?:([a-z]) )?(?:v ?([0-4])|0)?(?= |$)/,
     generation: (m) => {
-      const memory: Record<string, string> = { '1': 'DDR3-1600', '2': 'DDR3-1866', '3': 'DDR4-2133', '4': 'DDR4-2400' };
+      const memory: Record<string, string> = { '0': 'DDR3-1600', '1': 'DDR3-1600', '2': 'DDR3-1866', '3': 'DDR4-2133', '4': 'DDR4-2400' };
       return gen(4, memory[m[3] ?? '1']!, 55, 'server');
     },
-    name: (m) => `Intel Xeon E5-${m[1]}${(m[2] ?? '').toUpperCase()}${m[3] ? ` v${m[3]}` : ''}`,
+    name: (m) => `Intel Xeon E5-${m[1]}${(m[2] ?? '').toUpperCase()}${m[3] && m[3] !== '0' ? ` v${m[3]}` : ''}`,
     source: XEON,
   },
   {
@@ -141,6 +142,14 @@ export const cpuFamilies: readonly CpuFamily[] = [
       return table[line] ?? null;
     },
     name: (m) => `Intel Xeon W-${m[1]}${m[2]}${m[3]}${(m[4] ?? '').toUpperCase()}`,
+    source: XEON,
+  },
+  {
+    // Laptop Xeon W-10000M / W-11000M: the Core generation of the same number ('w 11855 m').
+    vendor: 'Intel',
+    pattern: /(?:^| )w (1[01])(\d{3}) m(?= |$)/,
+    generation: (m) => intelCoreGeneration(Number(m[1]), 'm'),
+    name: (m) => `Intel Xeon W-${m[1]}${m[2]}M`,
     source: XEON,
   },
   {

@@ -196,8 +196,8 @@ const CLOUD_LABELS = [
   /\bstandard_[a-z0-9_]+/g,
 ];
 
-/** Clock speeds and power limits: '@ 3.00GHz', '2.4 GHz', '450W'. */
-const CLOCKS = /\b\d+(?:\.\d+)?\s*(?:ghz|mhz|watts?)\b|\b\d+w\b/g;
+/** Clock speeds and power limits: '@ 3.00GHz', '2.4 GHz', '450W' (a 4-digit number before W is a model: 'E5-2687W'). */
+const CLOCKS = /\b\d+(?:\.\d+)?\s*(?:ghz|mhz|watts?)\b|\b\d{2,3}w\b/g;
 
 /** Memory sizes: '24GB', '32 GB', '24G', '80 GiB', '1TB'. The first is a hint for the memory bin. */
 const MEMORY_SIZE = /\b(\d+(?:\.\d+)?)\s*(gb|gib|g|gigabytes?|tb|mb)\b/g;

@@ -169,6 +169,8 @@ describe('CPUs read from their family numbering', () => {
     ['Intel Core M-5Y71 CPU @ 1.20GHz (broadwell)', 'Intel Core 5Y71', 29.856],
     ['Intel Xeon CPU E5-1620 v4 @ 3.50GHz (broadwell)', 'Intel Xeon E5-1620 v4', 76.8],
     ['Intel Xeon CPU E3-1240L v3 @ 2.00GHz (haswell)', 'Intel Xeon E3-1240L v3', 25.6],
+    ['Intel Xeon CPU E5-2687W 0 @ 3.10GHz (sandybridge)', 'Intel Xeon E5-2687W', 51.2],
+    ['Intel Xeon W-11855M CPU @ 3.20GHz (tigerlake)', 'Intel Xeon W-11855M', 68.272],
     ['Intel Xeon W-2235 CPU @ 3.80GHz (cascadelake)', 'Intel Xeon W-2235', 93.856],
     ['Intel Xeon Gold 5218 CPU @ 2.30GHz (cascadelake)', 'Intel Xeon Gold 5218', 140.784],
     ['Intel Pentium CPU G4600 @ 3.60GHz (skylake)', 'Intel Pentium G4600', 38.4],
