@@ -36,6 +36,10 @@ export interface GpuSpec {
   variants?: { vramGb: number; bandwidthGBs: number }[];
   aliases?: string[];
   segment: GpuSegment;
+  /** Last-level cache (L2, or AMD's Infinity Cache), MB: weights that fit it need not be read from memory. */
+  llcMb?: number;
+  /** Where the figures come from. */
+  source: string;
 }
 
 /**
@@ -65,9 +69,13 @@ export interface UnifiedChipSpec {
    */
   variants?: { memoryGb: number[]; bandwidthGBs: number; cpuCores?: number[]; gpuCores?: number[]; note?: string }[];
   aliases?: string[];
+  /** Last-level (system-level) cache, MB. */
+  llcMb?: number;
+  /** Where the figures come from. */
+  source: string;
 }
 
-export type CpuVendor = 'AMD' | 'Intel' | 'Ampere' | 'AWS' | 'NVIDIA' | 'Raspberry Pi';
+export type CpuVendor = 'AMD' | 'Intel' | 'Ampere' | 'AWS' | 'NVIDIA' | 'Raspberry Pi' | 'Rockchip';
 export type CpuSegment = 'desktop' | 'workstation' | 'server' | 'embedded';
 
 export interface CpuSpec {
@@ -85,245 +93,331 @@ export interface CpuSpec {
   bandwidthGBs: number;
   segment: CpuSegment;
   aliases?: string[];
+  /** Last-level cache (L3), MB. */
+  llcMb?: number;
+  /** Where the figures come from. */
+  source: string;
 }
 
 // ---------------------------------------------------------------------------------------
 // GPUs
 // ---------------------------------------------------------------------------------------
 
-// Source: NVIDIA GeForce product pages and specifications (memory interface x data rate).
-// The RTX 3060 Ti GDDR6X (608 GB/s) is listed on its own; a plain 'RTX 3060 Ti' keeps the
-// launch GDDR6 figure. The later RTX 4070 GDDR6 (480 GB/s) is left out: a plain 'RTX 4070'
-// keeps the launch 504 GB/s.
-const nvidiaConsumer: GpuSpec[] = [
-  { name: 'NVIDIA GeForce GTX 1070', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 256, segment: 'consumer' },
-  { name: 'NVIDIA GeForce GTX 1080', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 320, segment: 'consumer' },
-  { name: 'NVIDIA GeForce GTX 1080 Ti', vendor: 'NVIDIA', vramGb: [11], bandwidthGBs: 484, segment: 'consumer' },
-  { name: 'NVIDIA GeForce GTX 1660', vendor: 'NVIDIA', vramGb: [6], bandwidthGBs: 192, segment: 'consumer' },
-  { name: 'NVIDIA GeForce GTX 1660 SUPER', vendor: 'NVIDIA', vramGb: [6], bandwidthGBs: 336, segment: 'consumer' },
-  { name: 'NVIDIA GeForce GTX 1660 Ti', vendor: 'NVIDIA', vramGb: [6], bandwidthGBs: 288, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 2060', vendor: 'NVIDIA', vramGb: [6, 12], bandwidthGBs: 336, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 2060 SUPER', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 448, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 2070', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 448, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 2070 SUPER', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 448, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 2080', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 448, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 2080 SUPER', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 496, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 2080 Ti', vendor: 'NVIDIA', vramGb: [11], bandwidthGBs: 616, segment: 'consumer' },
-  { name: 'NVIDIA TITAN RTX', vendor: 'NVIDIA', vramGb: [24], bandwidthGBs: 672, segment: 'consumer' },
-  {
-    name: 'NVIDIA GeForce RTX 3050', vendor: 'NVIDIA', vramGb: [6, 8], bandwidthGBs: 224, segment: 'consumer',
-    variants: [{ vramGb: 6, bandwidthGBs: 168 }, { vramGb: 8, bandwidthGBs: 224 }],
-  },
-  {
-    name: 'NVIDIA GeForce RTX 3060', vendor: 'NVIDIA', vramGb: [8, 12], bandwidthGBs: 360, segment: 'consumer',
-    variants: [{ vramGb: 8, bandwidthGBs: 240 }, { vramGb: 12, bandwidthGBs: 360 }],
-  },
-  { name: 'NVIDIA GeForce RTX 3060 Ti', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 448, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 3060 Ti GDDR6X', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 608, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 3070', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 448, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 3070 Ti', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 608, segment: 'consumer' },
-  {
-    name: 'NVIDIA GeForce RTX 3080', vendor: 'NVIDIA', vramGb: [10, 12], bandwidthGBs: 912, segment: 'consumer',
-    variants: [{ vramGb: 10, bandwidthGBs: 760 }, { vramGb: 12, bandwidthGBs: 912 }],
-  },
-  { name: 'NVIDIA GeForce RTX 3080 Ti', vendor: 'NVIDIA', vramGb: [12], bandwidthGBs: 912, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 3090', vendor: 'NVIDIA', vramGb: [24], bandwidthGBs: 936, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 3090 Ti', vendor: 'NVIDIA', vramGb: [24], bandwidthGBs: 1008, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 4060', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 272, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 4060 Ti', vendor: 'NVIDIA', vramGb: [8, 16], bandwidthGBs: 288, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 4070', vendor: 'NVIDIA', vramGb: [12], bandwidthGBs: 504, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 4070 SUPER', vendor: 'NVIDIA', vramGb: [12], bandwidthGBs: 504, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 4070 Ti', vendor: 'NVIDIA', vramGb: [12], bandwidthGBs: 504, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 4070 Ti SUPER', vendor: 'NVIDIA', vramGb: [16], bandwidthGBs: 672, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 4080', vendor: 'NVIDIA', vramGb: [16], bandwidthGBs: 716.8, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 4080 SUPER', vendor: 'NVIDIA', vramGb: [16], bandwidthGBs: 736, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 4090', vendor: 'NVIDIA', vramGb: [24], bandwidthGBs: 1008, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 5060', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 448, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 5060 Ti', vendor: 'NVIDIA', vramGb: [8, 16], bandwidthGBs: 448, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 5070', vendor: 'NVIDIA', vramGb: [12], bandwidthGBs: 672, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 5070 Ti', vendor: 'NVIDIA', vramGb: [16], bandwidthGBs: 896, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 5080', vendor: 'NVIDIA', vramGb: [16], bandwidthGBs: 960, segment: 'consumer' },
-  { name: 'NVIDIA GeForce RTX 5090', vendor: 'NVIDIA', vramGb: [32], bandwidthGBs: 1792, segment: 'consumer' },
-];
+// Every GPU is written as `card(name, memory sizes, bandwidth, last-level cache)`: one
+// bandwidth, or one per memory size ({ 3: 192, 6: 216 }) where the sizes sold differ in
+// bus or data rate. The last-level cache is the L2 (NVIDIA, Intel, AMD before RDNA 2) or
+// the Infinity Cache (AMD RDNA 2 and later, MI300), in MB; left out where not certain.
+// Each group says where its figures come from (`source` on every entry).
 
-// Source: NVIDIA GeForce laptop comparison pages (memory size and interface width per GPU).
+type CardRow = Omit<GpuSpec, 'vendor' | 'segment' | 'source'>;
+
+function card(name: string, vramGb: number[], bandwidth: number | Record<number, number>, llcMb?: number, extra: Partial<CardRow> = {}): CardRow {
+  const perSize = typeof bandwidth === 'number' ? null : bandwidth;
+  const variants = perSize ? vramGb.map((size) => ({ vramGb: size, bandwidthGBs: perSize[size]! })) : undefined;
+  const distinct = variants && new Set(variants.map((v) => v.bandwidthGBs)).size > 1;
+  return {
+    name,
+    vramGb,
+    bandwidthGBs: perSize ? perSize[vramGb[vramGb.length - 1]!]! : (bandwidth as number),
+    ...(distinct ? { variants } : {}),
+    ...(llcMb === undefined ? {} : { llcMb }),
+    ...extra,
+  };
+}
+
+function cards(vendor: GpuVendor, segment: GpuSegment, source: string, rows: CardRow[]): GpuSpec[] {
+  return rows.map((row) => ({ ...row, vendor, segment, source }));
+}
+
+const NVIDIA_SPECS =
+  'NVIDIA product pages and specifications (memory interface x data rate); L2 sizes from the architecture whitepapers (Pascal, Turing, Ampere GA102, Ada, Blackwell) and the TechPowerUp GPU database';
+
+const nvidiaConsumer = cards('NVIDIA', 'consumer', NVIDIA_SPECS, [
+  // Pascal
+  card('NVIDIA GeForce GTX 1050', [2, 3], { 2: 112, 3: 84 }, 1),
+  card('NVIDIA GeForce GTX 1050 Ti', [4], 112, 1),
+  card('NVIDIA GeForce GTX 1060', [3, 6], { 3: 192, 6: 216 }, 1.5),
+  card('NVIDIA GeForce GTX 1070', [8], 256, 2),
+  card('NVIDIA GeForce GTX 1070 Ti', [8], 256, 2),
+  card('NVIDIA GeForce GTX 1080', [8], 320, 2),
+  card('NVIDIA GeForce GTX 1080 Ti', [11], 484, 2.75),
+  card('NVIDIA TITAN X Pascal', [12], 480, 3),
+  card('NVIDIA TITAN Xp', [12], 547.7, 3),
+  // Volta / Turing
+  card('NVIDIA TITAN V', [12], 652.8, 4.5),
+  card('NVIDIA GeForce GTX 1650', [4], 192, 1),
+  card('NVIDIA GeForce GTX 1650 SUPER', [4], 192, 1),
+  card('NVIDIA GeForce GTX 1660', [6], 192, 1.5),
+  card('NVIDIA GeForce GTX 1660 SUPER', [6], 336, 1.5),
+  card('NVIDIA GeForce GTX 1660 Ti', [6], 288, 1.5),
+  card('NVIDIA GeForce RTX 2060', [6, 12], 336, 3),
+  card('NVIDIA GeForce RTX 2060 SUPER', [8], 448, 4),
+  card('NVIDIA GeForce RTX 2070', [8], 448, 4),
+  card('NVIDIA GeForce RTX 2070 SUPER', [8], 448, 4),
+  card('NVIDIA GeForce RTX 2080', [8], 448, 4),
+  card('NVIDIA GeForce RTX 2080 SUPER', [8], 496, 4),
+  card('NVIDIA GeForce RTX 2080 Ti', [11], 616, 5.5),
+  card('NVIDIA TITAN RTX', [24], 672, 6),
+  // Ampere
+  card('NVIDIA GeForce RTX 3050', [6, 8], { 6: 168, 8: 224 }, 2),
+  card('NVIDIA GeForce RTX 3060', [8, 12], { 8: 240, 12: 360 }, 3),
+  card('NVIDIA GeForce RTX 3060 Ti', [8], 448, 4),
+  card('NVIDIA GeForce RTX 3060 Ti GDDR6X', [8], 608, 4),
+  card('NVIDIA GeForce RTX 3070', [8], 448, 4),
+  card('NVIDIA GeForce RTX 3070 Ti', [8], 608, 4),
+  card('NVIDIA GeForce RTX 3080', [10, 12], { 10: 760, 12: 912 }, 6),
+  card('NVIDIA GeForce RTX 3080 Ti', [12], 912, 6),
+  card('NVIDIA GeForce RTX 3090', [24], 936, 6),
+  card('NVIDIA GeForce RTX 3090 Ti', [24], 1008, 6),
+  // Ada Lovelace
+  card('NVIDIA GeForce RTX 4060', [8], 272, 24),
+  card('NVIDIA GeForce RTX 4060 Ti', [8, 16], 288, 32),
+  card('NVIDIA GeForce RTX 4070', [12], 504, 36),
+  card('NVIDIA GeForce RTX 4070 SUPER', [12], 504, 48),
+  card('NVIDIA GeForce RTX 4070 Ti', [12], 504, 48),
+  card('NVIDIA GeForce RTX 4070 Ti SUPER', [16], 672, 48),
+  card('NVIDIA GeForce RTX 4080', [16], 716.8, 64),
+  card('NVIDIA GeForce RTX 4080 SUPER', [16], 736, 64),
+  card('NVIDIA GeForce RTX 4090', [24], 1008, 72),
+  card('NVIDIA GeForce RTX 4090 D', [24], 1008, 72),
+  // Blackwell
+  card('NVIDIA GeForce RTX 5050', [8], 320, 32),
+  card('NVIDIA GeForce RTX 5060', [8], 448, 32),
+  card('NVIDIA GeForce RTX 5060 Ti', [8, 16], 448, 32),
+  card('NVIDIA GeForce RTX 5070', [12], 672, 48),
+  card('NVIDIA GeForce RTX 5070 Ti', [16], 896, 64),
+  card('NVIDIA GeForce RTX 5080', [16], 960, 64),
+  card('NVIDIA GeForce RTX 5090', [32], 1792, 96),
+  card('NVIDIA GeForce RTX 5090 D', [32], 1792, 96),
+]);
+
 // NVIDIA does not publish laptop memory data rates; the rate is the one the shipped GPUs run
-// (TechPowerUp GPU database, GPU-Z): RTX 30 laptop GDDR6 14 Gbps (3080 Ti: 16 Gbps), RTX 40
-// laptop GDDR6 16 Gbps (4080 / 4090: 18 Gbps), RTX 50 laptop GDDR7 28 Gbps. A laptop GPU is a
+// (TechPowerUp GPU database, GPU-Z): RTX 20 / 30 laptop GDDR6 14 Gbps (3080 Ti: 16 Gbps), RTX
+// 40 laptop GDDR6 16 Gbps (4080 / 4090: 18 Gbps), RTX 50 laptop GDDR7 28 Gbps (5060 / 5070
+// ship at 24 Gbps in most laptops; 28 Gbps, the higher reading, is kept). A laptop GPU is a
 // different chip or bus from the desktop card of the same number and is never matched as it.
-// Max-Q designs share the laptop GPU's memory bus (some clock it lower; the catalogue keeps the
-// higher figure, the reading the roofline needs). Left out: RTX 5070 / 5060 Laptop (data rate
-// not certain).
-const nvidiaLaptop: GpuSpec[] = [
-  { name: 'NVIDIA GeForce RTX 3060 Laptop GPU', vendor: 'NVIDIA', vramGb: [6], bandwidthGBs: 336, segment: 'laptop' },
-  { name: 'NVIDIA GeForce RTX 3070 Laptop GPU', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 448, segment: 'laptop' },
-  { name: 'NVIDIA GeForce RTX 3070 Ti Laptop GPU', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 448, segment: 'laptop' },
-  { name: 'NVIDIA GeForce RTX 3080 Laptop GPU', vendor: 'NVIDIA', vramGb: [8, 16], bandwidthGBs: 448, segment: 'laptop' },
-  { name: 'NVIDIA GeForce RTX 3080 Ti Laptop GPU', vendor: 'NVIDIA', vramGb: [16], bandwidthGBs: 512, segment: 'laptop' },
-  { name: 'NVIDIA GeForce RTX 4050 Laptop GPU', vendor: 'NVIDIA', vramGb: [6], bandwidthGBs: 192, segment: 'laptop' },
-  { name: 'NVIDIA GeForce RTX 4060 Laptop GPU', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 256, segment: 'laptop' },
-  { name: 'NVIDIA GeForce RTX 4070 Laptop GPU', vendor: 'NVIDIA', vramGb: [8], bandwidthGBs: 256, segment: 'laptop' },
-  { name: 'NVIDIA GeForce RTX 4080 Laptop GPU', vendor: 'NVIDIA', vramGb: [12], bandwidthGBs: 432, segment: 'laptop' },
-  { name: 'NVIDIA GeForce RTX 4090 Laptop GPU', vendor: 'NVIDIA', vramGb: [16], bandwidthGBs: 576, segment: 'laptop' },
-  { name: 'NVIDIA GeForce RTX 5070 Ti Laptop GPU', vendor: 'NVIDIA', vramGb: [12], bandwidthGBs: 672, segment: 'laptop' },
-  { name: 'NVIDIA GeForce RTX 5080 Laptop GPU', vendor: 'NVIDIA', vramGb: [16], bandwidthGBs: 896, segment: 'laptop' },
-  { name: 'NVIDIA GeForce RTX 5090 Laptop GPU', vendor: 'NVIDIA', vramGb: [24], bandwidthGBs: 896, segment: 'laptop' },
-];
+// Max-Q designs share the laptop GPU's memory bus (some clock it lower; the higher is kept).
+const nvidiaLaptop = cards('NVIDIA', 'laptop', `${NVIDIA_SPECS}; laptop data rates from the TechPowerUp GPU database`, [
+  card('NVIDIA GeForce GTX 1050 Laptop GPU', [4], 112, 1),
+  card('NVIDIA GeForce GTX 1050 Ti Laptop GPU', [4], 112, 1),
+  card('NVIDIA GeForce GTX 1060 Laptop GPU', [6], 192, 1.5),
+  card('NVIDIA GeForce GTX 1070 Laptop GPU', [8], 256, 2),
+  card('NVIDIA GeForce GTX 1080 Laptop GPU', [8], 320, 2),
+  card('NVIDIA GeForce GTX 1650 Laptop GPU', [4], 192, 1),
+  card('NVIDIA GeForce GTX 1650 Ti Laptop GPU', [4], 192, 1),
+  card('NVIDIA GeForce GTX 1660 Ti Laptop GPU', [6], 288, 1.5),
+  card('NVIDIA GeForce RTX 2050 Laptop GPU', [4], 112, 2),
+  card('NVIDIA GeForce RTX 2060 Laptop GPU', [6], 336, 3),
+  card('NVIDIA GeForce RTX 2070 Laptop GPU', [8], 448, 4),
+  card('NVIDIA GeForce RTX 2070 SUPER Laptop GPU', [8], 448, 4),
+  card('NVIDIA GeForce RTX 2080 Laptop GPU', [8], 448, 4),
+  card('NVIDIA GeForce RTX 2080 SUPER Laptop GPU', [8], 448, 4),
+  card('NVIDIA GeForce RTX 3050 Laptop GPU', [4, 6], 192, 2),
+  card('NVIDIA GeForce RTX 3050 Ti Laptop GPU', [4], 192, 2),
+  card('NVIDIA GeForce RTX 3060 Laptop GPU', [6], 336, 3),
+  card('NVIDIA GeForce RTX 3070 Laptop GPU', [8], 448, 4),
+  card('NVIDIA GeForce RTX 3070 Ti Laptop GPU', [8], 448, 4),
+  card('NVIDIA GeForce RTX 3080 Laptop GPU', [8, 16], 448, 4),
+  card('NVIDIA GeForce RTX 3080 Ti Laptop GPU', [16], 512, 4),
+  card('NVIDIA GeForce RTX 4050 Laptop GPU', [6], 192, 24),
+  card('NVIDIA GeForce RTX 4060 Laptop GPU', [8], 256, 32),
+  card('NVIDIA GeForce RTX 4070 Laptop GPU', [8], 256, 32),
+  card('NVIDIA GeForce RTX 4080 Laptop GPU', [12], 432, 48),
+  card('NVIDIA GeForce RTX 4090 Laptop GPU', [16], 576, 64),
+  card('NVIDIA GeForce RTX 5050 Laptop GPU', [8], 384, 32),
+  card('NVIDIA GeForce RTX 5060 Laptop GPU', [8], 448, 32),
+  card('NVIDIA GeForce RTX 5070 Laptop GPU', [8], 448, 32),
+  card('NVIDIA GeForce RTX 5070 Ti Laptop GPU', [12], 672, 48),
+  card('NVIDIA GeForce RTX 5080 Laptop GPU', [16], 896, 64),
+  card('NVIDIA GeForce RTX 5090 Laptop GPU', [24], 896, 64),
+  card('NVIDIA GeForce MX150', [2, 4], 48, 0.5),
+  card('NVIDIA GeForce MX250', [2, 4], 56, 0.5),
+  card('NVIDIA GeForce MX350', [2], 56, 0.5),
+  card('NVIDIA GeForce MX450', [2], 96, 1),
+  card('NVIDIA GeForce MX550', [2, 4], 96, 1),
+  card('NVIDIA GeForce MX570', [2, 4], 96, 2),
+  // Professional laptop GPUs (NVIDIA RTX / T-series laptop datasheets).
+  card('NVIDIA T600 Laptop GPU', [4], 192, 1),
+  card('NVIDIA T1200 Laptop GPU', [4], 192, 1),
+  card('NVIDIA RTX A1000 Laptop GPU', [4, 6], 192, 2),
+  card('NVIDIA RTX A2000 Laptop GPU', [4, 8], 224, 2),
+  card('NVIDIA RTX A3000 Laptop GPU', [6, 12], 336, 3),
+  card('NVIDIA RTX A4000 Laptop GPU', [8], 448, 4),
+  card('NVIDIA RTX A5000 Laptop GPU', [16], 448, 4),
+  card('NVIDIA RTX A5500 Laptop GPU', [16], 448, 4),
+  card('NVIDIA RTX 2000 Ada Generation Laptop GPU', [8], 256, 32),
+  card('NVIDIA RTX 3000 Ada Generation Laptop GPU', [8], 256, 32),
+  card('NVIDIA RTX 3500 Ada Generation Laptop GPU', [12], 432, 48),
+  card('NVIDIA RTX 4000 Ada Generation Laptop GPU', [12], 432, 48),
+  card('NVIDIA RTX 5000 Ada Generation Laptop GPU', [16], 576, 64),
+]);
 
-// Source: NVIDIA RTX / Quadro professional product pages and datasheets. RTX PRO Blackwell
-// (GTC 2025 launch and product pages): 6000 96 GB GDDR7 512-bit 1792 GB/s (Workstation and
-// Max-Q Workstation Editions share it; the Server Edition's memory clock is not published
-// apart, so it is read at the same, higher, figure), 5000 48 / 72 GB 384-bit 1344 GB/s, 4500
-// 32 GB 256-bit 896 GB/s, 4000 24 GB 192-bit 672 GB/s.
-const nvidiaWorkstation: GpuSpec[] = [
-  { name: 'NVIDIA Quadro RTX 6000', vendor: 'NVIDIA', vramGb: [24], bandwidthGBs: 672, segment: 'workstation', aliases: ['RTX 6000 Turing'] },
-  { name: 'NVIDIA Quadro RTX 8000', vendor: 'NVIDIA', vramGb: [48], bandwidthGBs: 672, segment: 'workstation', aliases: ['RTX 8000'] },
-  { name: 'NVIDIA RTX A2000', vendor: 'NVIDIA', vramGb: [6, 12], bandwidthGBs: 288, segment: 'workstation', aliases: ['A2000'] },
-  { name: 'NVIDIA RTX A4000', vendor: 'NVIDIA', vramGb: [16], bandwidthGBs: 448, segment: 'workstation', aliases: ['A4000'] },
-  { name: 'NVIDIA RTX A4500', vendor: 'NVIDIA', vramGb: [20], bandwidthGBs: 640, segment: 'workstation', aliases: ['A4500'] },
-  { name: 'NVIDIA RTX A5000', vendor: 'NVIDIA', vramGb: [24], bandwidthGBs: 768, segment: 'workstation', aliases: ['A5000'] },
-  { name: 'NVIDIA RTX A6000', vendor: 'NVIDIA', vramGb: [48], bandwidthGBs: 768, segment: 'workstation', aliases: ['A6000'] },
-  {
-    name: 'NVIDIA RTX 4000 SFF Ada Generation', vendor: 'NVIDIA', vramGb: [20], bandwidthGBs: 280, segment: 'workstation',
-    aliases: ['RTX 4000 SFF Ada'],
-  },
-  {
-    name: 'NVIDIA RTX 4000 Ada Generation', vendor: 'NVIDIA', vramGb: [20], bandwidthGBs: 360, segment: 'workstation',
-    aliases: ['RTX 4000 Ada'],
-  },
-  {
-    name: 'NVIDIA RTX 5000 Ada Generation', vendor: 'NVIDIA', vramGb: [32], bandwidthGBs: 576, segment: 'workstation',
-    aliases: ['RTX 5000 Ada'],
-  },
-  {
-    name: 'NVIDIA RTX 6000 Ada Generation', vendor: 'NVIDIA', vramGb: [48], bandwidthGBs: 960, segment: 'workstation',
-    aliases: ['RTX 6000 Ada'],
-  },
-  {
-    name: 'NVIDIA RTX PRO 6000 Blackwell', vendor: 'NVIDIA', vramGb: [96], bandwidthGBs: 1792, segment: 'workstation',
-    aliases: [
-      'RTX PRO 6000',
-      'RTX PRO 6000 Blackwell Workstation Edition',
-      'RTX PRO 6000 Blackwell Max-Q Workstation Edition',
-      'RTX PRO 6000 Blackwell Max-Q',
-      'RTX PRO 6000 Max-Q',
-      'RTX PRO 6000 Blackwell Server Edition',
-      'RTX PRO 6000 Server Edition',
-    ],
-  },
-  { name: 'NVIDIA RTX PRO 5000 Blackwell', vendor: 'NVIDIA', vramGb: [48, 72], bandwidthGBs: 1344, segment: 'workstation', aliases: ['RTX PRO 5000'] },
-  { name: 'NVIDIA RTX PRO 4500 Blackwell', vendor: 'NVIDIA', vramGb: [32], bandwidthGBs: 896, segment: 'workstation', aliases: ['RTX PRO 4500'] },
-  { name: 'NVIDIA RTX PRO 4000 Blackwell', vendor: 'NVIDIA', vramGb: [24], bandwidthGBs: 672, segment: 'workstation', aliases: ['RTX PRO 4000'] },
-];
+// RTX PRO Blackwell (GTC 2025 launch and product pages): 6000 96 GB GDDR7 512-bit 1792 GB/s
+// (Workstation, Max-Q Workstation and Server Editions read at the same, higher, figure).
+const nvidiaWorkstation = cards('NVIDIA', 'workstation', `${NVIDIA_SPECS}; Quadro / RTX professional datasheets`, [
+  card('NVIDIA Quadro P1000', [4], 82, 1),
+  card('NVIDIA Quadro P2000', [5], 140, 1.25),
+  card('NVIDIA Quadro P4000', [8], 243, 2),
+  card('NVIDIA Quadro P5000', [16], 288, 2),
+  card('NVIDIA Quadro P6000', [24], 432, 3),
+  card('NVIDIA Quadro GP100', [16], 717, 4),
+  card('NVIDIA Quadro GV100', [32], 870, 6),
+  card('NVIDIA T400', [2, 4], 80, 1),
+  card('NVIDIA T600', [4], 160, 1),
+  card('NVIDIA T1000', [4, 8], 160, 1),
+  card('NVIDIA Quadro RTX 4000', [8], 416, 4),
+  card('NVIDIA Quadro RTX 5000', [16], 448, 4),
+  card('NVIDIA Quadro RTX 6000', [24], 672, 6, { aliases: ['RTX 6000 Turing'] }),
+  card('NVIDIA Quadro RTX 8000', [48], 672, 6, { aliases: ['RTX 8000'] }),
+  card('NVIDIA RTX A400', [4], 96, 1),
+  card('NVIDIA RTX A1000', [8], 192, 2),
+  card('NVIDIA RTX A2000', [6, 12], 288, 3),
+  card('NVIDIA RTX A4000', [16], 448, 4),
+  card('NVIDIA RTX A4500', [20], 640, 5),
+  card('NVIDIA RTX A5000', [24], 768, 6),
+  card('NVIDIA RTX A5500', [24], 768, 6),
+  card('NVIDIA RTX A6000', [48], 768, 6),
+  card('NVIDIA RTX 2000 Ada Generation', [16], 224, 12),
+  card('NVIDIA RTX 4000 SFF Ada Generation', [20], 280, 48),
+  card('NVIDIA RTX 4000 Ada Generation', [20], 360, 48),
+  card('NVIDIA RTX 4500 Ada Generation', [24], 432, 48),
+  card('NVIDIA RTX 5000 Ada Generation', [32], 576, 64),
+  card('NVIDIA RTX 6000 Ada Generation', [48], 960, 96),
+  card('NVIDIA RTX PRO 6000 Blackwell', [96], 1792, 128, {
+    aliases: ['RTX PRO 6000 Blackwell Workstation Edition', 'RTX PRO 6000 Blackwell Max-Q', 'RTX PRO 6000 Blackwell Server Edition'],
+  }),
+  card('NVIDIA RTX PRO 5000 Blackwell', [48, 72], 1344, 96),
+  card('NVIDIA RTX PRO 4500 Blackwell', [32], 896, 64),
+  card('NVIDIA RTX PRO 4000 Blackwell', [24], 672, 48),
+  card('NVIDIA RTX PRO 2000 Blackwell', [16], 288, 32),
+]);
 
-// Source: NVIDIA data-center product pages and datasheets (Tesla P40/P100/V100/T4, A-, L-,
-// H-, B-series, GH200). A bare 'A100' / 'H100' (no form factor) maps to the PCIe card, the
-// lower-bandwidth form factor. GH200: HBM3 96 GB 4 TB/s, HBM3e 144 GB 4.9 TB/s (GPU memory;
-// the Grace CPU's LPDDR5X is not counted). B200: 8 TB/s (HGX/DGX B200 expose 180 GB).
-const nvidiaDatacenter: GpuSpec[] = [
-  {
-    name: 'NVIDIA Tesla P100', vendor: 'NVIDIA', vramGb: [12, 16], bandwidthGBs: 732, segment: 'datacenter',
-    variants: [{ vramGb: 12, bandwidthGBs: 549 }, { vramGb: 16, bandwidthGBs: 732 }],
-    aliases: ['P100 PCIe', 'P100 SXM2'],
-  },
-  { name: 'NVIDIA Tesla P40', vendor: 'NVIDIA', vramGb: [24], bandwidthGBs: 346, segment: 'datacenter' },
-  {
-    name: 'NVIDIA Tesla V100', vendor: 'NVIDIA', vramGb: [16, 32], bandwidthGBs: 900, segment: 'datacenter',
-    aliases: ['V100 PCIe', 'V100 SXM2'],
-  },
-  { name: 'NVIDIA Tesla V100S', vendor: 'NVIDIA', vramGb: [32], bandwidthGBs: 1134, segment: 'datacenter', aliases: ['V100S PCIe'] },
-  { name: 'NVIDIA Tesla T4', vendor: 'NVIDIA', vramGb: [16], bandwidthGBs: 320, segment: 'datacenter' },
-  { name: 'NVIDIA A10', vendor: 'NVIDIA', vramGb: [24], bandwidthGBs: 600, segment: 'datacenter' },
-  { name: 'NVIDIA A30', vendor: 'NVIDIA', vramGb: [24], bandwidthGBs: 933, segment: 'datacenter' },
-  { name: 'NVIDIA A40', vendor: 'NVIDIA', vramGb: [48], bandwidthGBs: 696, segment: 'datacenter' },
-  {
-    name: 'NVIDIA A100 PCIe', vendor: 'NVIDIA', vramGb: [40, 80], bandwidthGBs: 1935, segment: 'datacenter',
-    variants: [{ vramGb: 40, bandwidthGBs: 1555 }, { vramGb: 80, bandwidthGBs: 1935 }],
-  },
-  {
-    name: 'NVIDIA A100 SXM', vendor: 'NVIDIA', vramGb: [40, 80], bandwidthGBs: 2039, segment: 'datacenter',
-    variants: [{ vramGb: 40, bandwidthGBs: 1555 }, { vramGb: 80, bandwidthGBs: 2039 }],
-    aliases: ['A100 SXM4'],
-  },
-  { name: 'NVIDIA L4', vendor: 'NVIDIA', vramGb: [24], bandwidthGBs: 300, segment: 'datacenter' },
-  { name: 'NVIDIA L40', vendor: 'NVIDIA', vramGb: [48], bandwidthGBs: 864, segment: 'datacenter' },
-  { name: 'NVIDIA L40S', vendor: 'NVIDIA', vramGb: [48], bandwidthGBs: 864, segment: 'datacenter' },
-  { name: 'NVIDIA H100 PCIe', vendor: 'NVIDIA', vramGb: [80], bandwidthGBs: 2000, segment: 'datacenter' },
-  {
-    name: 'NVIDIA H100 SXM', vendor: 'NVIDIA', vramGb: [80], bandwidthGBs: 3350, segment: 'datacenter',
-    // 'NVIDIA H100 80GB HBM3' is how nvidia-smi names the SXM5 card.
-    aliases: ['H100 SXM5', 'H100 HBM3'],
-  },
-  { name: 'NVIDIA H100 NVL', vendor: 'NVIDIA', vramGb: [94], bandwidthGBs: 3900, segment: 'datacenter' },
-  { name: 'NVIDIA H200', vendor: 'NVIDIA', vramGb: [141], bandwidthGBs: 4800, segment: 'datacenter', aliases: ['H200 SXM', 'H200 NVL'] },
-  {
-    name: 'NVIDIA GH200', vendor: 'NVIDIA', vramGb: [96, 144], bandwidthGBs: 4900, segment: 'datacenter',
-    variants: [{ vramGb: 96, bandwidthGBs: 4000 }, { vramGb: 144, bandwidthGBs: 4900 }],
-    aliases: ['GH200 Grace Hopper'],
-  },
-  { name: 'NVIDIA B200', vendor: 'NVIDIA', vramGb: [180, 192], bandwidthGBs: 8000, segment: 'datacenter' },
-];
+// Data-center cards (NVIDIA datasheets). A bare 'A100' / 'H100' (no form factor) is either
+// card: see `sharedNames`. GH200: HBM3 96 GB 4 TB/s, HBM3e 144 GB 4.9 TB/s (GPU memory; the
+// Grace CPU's LPDDR5X is not counted). B200: 8 TB/s.
+const nvidiaDatacenter = cards('NVIDIA', 'datacenter', `${NVIDIA_SPECS}; data-center datasheets`, [
+  card('NVIDIA Tesla P4', [8], 192, 2),
+  card('NVIDIA Tesla P40', [24], 346, 3),
+  card('NVIDIA Tesla P100', [12, 16], { 12: 549, 16: 732 }, 4, { aliases: ['P100 PCIe', 'P100 SXM2'] }),
+  card('NVIDIA Tesla V100', [16, 32], 900, 6, { aliases: ['V100 PCIe', 'V100 SXM2', 'V100 SXM3'] }),
+  card('NVIDIA Tesla V100S', [32], 1134, 6, { aliases: ['V100S PCIe'] }),
+  card('NVIDIA Tesla T4', [16], 320, 4),
+  card('NVIDIA A2', [16], 200, 2),
+  card('NVIDIA A10', [24], 600, 6, { aliases: ['A10G'] }),
+  card('NVIDIA A16', [16], 200, 2),
+  card('NVIDIA A30', [24], 933, 24),
+  card('NVIDIA A40', [48], 696, 6),
+  card('NVIDIA A100 PCIe', [40, 80], { 40: 1555, 80: 1935 }, 40, { aliases: ['A800 PCIe'] }),
+  card('NVIDIA A100 SXM', [40, 80], { 40: 1555, 80: 2039 }, 40, { aliases: ['A100 SXM4', 'A800 SXM4'] }),
+  card('NVIDIA L4', [24], 300, 48),
+  card('NVIDIA L20', [48], 864, 96),
+  card('NVIDIA L40', [48], 864, 96),
+  card('NVIDIA L40S', [48], 864, 96),
+  card('NVIDIA H20', [96], 4000, 60),
+  card('NVIDIA H100 PCIe', [80], 2000, 50, { aliases: ['H800 PCIe'] }),
+  card('NVIDIA H100 SXM', [80], 3350, 50, { aliases: ['H100 SXM5', 'H100 HBM3', 'H800 SXM5'] }),
+  card('NVIDIA H100 NVL', [94], 3900, 50),
+  card('NVIDIA H200', [141], 4800, 50, { aliases: ['H200 SXM', 'H200 NVL'] }),
+  card('NVIDIA GH200', [96, 144], { 96: 4000, 144: 4900 }, 50, { aliases: ['GH200 Grace Hopper'] }),
+  card('NVIDIA B200', [180, 192], 8000, 126),
+  card('NVIDIA B300', [288], 8000, 126),
+]);
 
-// Source: AMD Radeon / Radeon PRO / Instinct product pages and specifications. Radeon AI PRO
-// R9700: 32 GB GDDR6, 256-bit, 640 GB/s (AMD product page).
-const amdGpus: GpuSpec[] = [
-  {
-    name: 'AMD Radeon RX 580', vendor: 'AMD', vramGb: [4, 8], bandwidthGBs: 256, segment: 'consumer',
-    variants: [{ vramGb: 4, bandwidthGBs: 224 }, { vramGb: 8, bandwidthGBs: 256 }],
-  },
-  // Radeon VII: 16 GB HBM2, 4096-bit.
-  { name: 'AMD Radeon VII', vendor: 'AMD', vramGb: [16], bandwidthGBs: 1024, segment: 'consumer' },
-  { name: 'AMD Radeon RX 5700', vendor: 'AMD', vramGb: [8], bandwidthGBs: 448, segment: 'consumer' },
-  { name: 'AMD Radeon RX 5700 XT', vendor: 'AMD', vramGb: [8], bandwidthGBs: 448, segment: 'consumer' },
-  { name: 'AMD Radeon RX 6500 XT', vendor: 'AMD', vramGb: [4, 8], bandwidthGBs: 144, segment: 'consumer' },
-  { name: 'AMD Radeon RX 6600', vendor: 'AMD', vramGb: [8], bandwidthGBs: 224, segment: 'consumer' },
-  { name: 'AMD Radeon RX 6600 XT', vendor: 'AMD', vramGb: [8], bandwidthGBs: 256, segment: 'consumer' },
-  { name: 'AMD Radeon RX 6650 XT', vendor: 'AMD', vramGb: [8], bandwidthGBs: 280, segment: 'consumer' },
-  { name: 'AMD Radeon RX 6700 XT', vendor: 'AMD', vramGb: [12], bandwidthGBs: 384, segment: 'consumer' },
-  { name: 'AMD Radeon RX 6750 XT', vendor: 'AMD', vramGb: [12], bandwidthGBs: 432, segment: 'consumer' },
-  { name: 'AMD Radeon RX 6800', vendor: 'AMD', vramGb: [16], bandwidthGBs: 512, segment: 'consumer' },
-  { name: 'AMD Radeon RX 6800 XT', vendor: 'AMD', vramGb: [16], bandwidthGBs: 512, segment: 'consumer' },
-  { name: 'AMD Radeon RX 6900 XT', vendor: 'AMD', vramGb: [16], bandwidthGBs: 512, segment: 'consumer' },
-  { name: 'AMD Radeon RX 6950 XT', vendor: 'AMD', vramGb: [16], bandwidthGBs: 576, segment: 'consumer' },
-  { name: 'AMD Radeon RX 7600', vendor: 'AMD', vramGb: [8], bandwidthGBs: 288, segment: 'consumer' },
-  { name: 'AMD Radeon RX 7600 XT', vendor: 'AMD', vramGb: [16], bandwidthGBs: 288, segment: 'consumer' },
-  { name: 'AMD Radeon RX 7700 XT', vendor: 'AMD', vramGb: [12], bandwidthGBs: 432, segment: 'consumer' },
-  { name: 'AMD Radeon RX 7800 XT', vendor: 'AMD', vramGb: [16], bandwidthGBs: 624, segment: 'consumer' },
-  { name: 'AMD Radeon RX 7900 GRE', vendor: 'AMD', vramGb: [16], bandwidthGBs: 576, segment: 'consumer' },
-  { name: 'AMD Radeon RX 7900 XT', vendor: 'AMD', vramGb: [20], bandwidthGBs: 800, segment: 'consumer' },
-  { name: 'AMD Radeon RX 7900 XTX', vendor: 'AMD', vramGb: [24], bandwidthGBs: 960, segment: 'consumer' },
-  { name: 'AMD Radeon RX 9060 XT', vendor: 'AMD', vramGb: [8, 16], bandwidthGBs: 320, segment: 'consumer' },
-  { name: 'AMD Radeon RX 9070', vendor: 'AMD', vramGb: [16], bandwidthGBs: 640, segment: 'consumer' },
-  { name: 'AMD Radeon RX 9070 XT', vendor: 'AMD', vramGb: [16], bandwidthGBs: 640, segment: 'consumer' },
-  { name: 'AMD Radeon AI PRO R9700', vendor: 'AMD', vramGb: [32], bandwidthGBs: 640, segment: 'workstation', aliases: ['R9700'] },
-  { name: 'AMD Radeon PRO W7700', vendor: 'AMD', vramGb: [16], bandwidthGBs: 576, segment: 'workstation', aliases: ['W7700'] },
-  { name: 'AMD Radeon PRO W7800', vendor: 'AMD', vramGb: [32], bandwidthGBs: 576, segment: 'workstation', aliases: ['W7800'] },
-  { name: 'AMD Radeon PRO W7900', vendor: 'AMD', vramGb: [48], bandwidthGBs: 864, segment: 'workstation', aliases: ['W7900'] },
-  { name: 'AMD Instinct MI50', vendor: 'AMD', vramGb: [16, 32], bandwidthGBs: 1024, segment: 'datacenter', aliases: ['MI50'] },
-  { name: 'AMD Instinct MI60', vendor: 'AMD', vramGb: [32], bandwidthGBs: 1024, segment: 'datacenter', aliases: ['MI60'] },
-  { name: 'AMD Instinct MI100', vendor: 'AMD', vramGb: [32], bandwidthGBs: 1228.8, segment: 'datacenter', aliases: ['MI100'] },
-  { name: 'AMD Instinct MI210', vendor: 'AMD', vramGb: [64], bandwidthGBs: 1638.4, segment: 'datacenter', aliases: ['MI210'] },
-  // MI250 / MI250X: per OAM module (two GCDs, each with half the memory and bandwidth).
-  { name: 'AMD Instinct MI250', vendor: 'AMD', vramGb: [128], bandwidthGBs: 3276.8, segment: 'datacenter', aliases: ['MI250'] },
-  { name: 'AMD Instinct MI250X', vendor: 'AMD', vramGb: [128], bandwidthGBs: 3276.8, segment: 'datacenter', aliases: ['MI250X'] },
-  { name: 'AMD Instinct MI300X', vendor: 'AMD', vramGb: [192], bandwidthGBs: 5300, segment: 'datacenter', aliases: ['MI300X'] },
-  { name: 'AMD Instinct MI325X', vendor: 'AMD', vramGb: [256], bandwidthGBs: 6000, segment: 'datacenter', aliases: ['MI325X'] },
-];
+const AMD_SPECS =
+  'AMD Radeon / Radeon PRO / Instinct product pages and specifications (memory interface x data rate; Infinity Cache sizes); TechPowerUp GPU database';
 
-// Source: Intel Arc / Arc Pro product specifications (ark.intel.com).
-const intelGpus: GpuSpec[] = [
-  { name: 'Intel Arc A310', vendor: 'Intel', vramGb: [4], bandwidthGBs: 124, segment: 'consumer' },
-  { name: 'Intel Arc A380', vendor: 'Intel', vramGb: [6], bandwidthGBs: 186, segment: 'consumer' },
-  { name: 'Intel Arc A580', vendor: 'Intel', vramGb: [8], bandwidthGBs: 512, segment: 'consumer' },
-  { name: 'Intel Arc A750', vendor: 'Intel', vramGb: [8], bandwidthGBs: 512, segment: 'consumer' },
-  {
-    name: 'Intel Arc A770', vendor: 'Intel', vramGb: [8, 16], bandwidthGBs: 560, segment: 'consumer',
-    variants: [{ vramGb: 8, bandwidthGBs: 512 }, { vramGb: 16, bandwidthGBs: 560 }],
-  },
-  { name: 'Intel Arc B570', vendor: 'Intel', vramGb: [10], bandwidthGBs: 380, segment: 'consumer' },
-  { name: 'Intel Arc B580', vendor: 'Intel', vramGb: [12], bandwidthGBs: 456, segment: 'consumer' },
-  { name: 'Intel Arc Pro B50', vendor: 'Intel', vramGb: [16], bandwidthGBs: 224, segment: 'workstation', aliases: ['B50'] },
-  { name: 'Intel Arc Pro B60', vendor: 'Intel', vramGb: [24], bandwidthGBs: 456, segment: 'workstation', aliases: ['B60'] },
+const amdGpus = cards('AMD', 'consumer', AMD_SPECS, [
+  // Polaris / Vega (L2)
+  card('AMD Radeon RX 460', [2, 4], 112, 1),
+  card('AMD Radeon RX 470', [4, 8], { 4: 211, 8: 224 }, 2),
+  card('AMD Radeon RX 480', [4, 8], { 4: 224, 8: 256 }, 2),
+  card('AMD Radeon RX 550', [2, 4], 112, 1),
+  card('AMD Radeon RX 560', [2, 4], 112, 1),
+  card('AMD Radeon RX 570', [4, 8], 224, 2),
+  card('AMD Radeon RX 580', [4, 8], { 4: 224, 8: 256 }, 2),
+  card('AMD Radeon RX 590', [8], 256, 2),
+  card('AMD Radeon RX Vega 56', [8], 409.6, 4),
+  card('AMD Radeon RX Vega 64', [8], 483.8, 4),
+  card('AMD Radeon VII', [16], 1024, 4),
+  // RDNA (L2); RDNA 2 and later: Infinity Cache
+  card('AMD Radeon RX 5500 XT', [4, 8], 224, 2),
+  card('AMD Radeon RX 5600 XT', [6], 336, 3),
+  card('AMD Radeon RX 5700', [8], 448, 4),
+  card('AMD Radeon RX 5700 XT', [8], 448, 4),
+  card('AMD Radeon RX 6400', [4], 128, 16),
+  card('AMD Radeon RX 6500 XT', [4, 8], 144, 16),
+  card('AMD Radeon RX 6600', [8], 224, 32),
+  card('AMD Radeon RX 6600 XT', [8], 256, 32),
+  card('AMD Radeon RX 6650 XT', [8], 280, 32),
+  card('AMD Radeon RX 6700', [10], 320, 80),
+  card('AMD Radeon RX 6700 XT', [12], 384, 96),
+  card('AMD Radeon RX 6750 XT', [12], 432, 96),
+  card('AMD Radeon RX 6800', [16], 512, 128),
+  card('AMD Radeon RX 6800 XT', [16], 512, 128),
+  card('AMD Radeon RX 6900 XT', [16], 512, 128),
+  card('AMD Radeon RX 6950 XT', [16], 576, 128),
+  card('AMD Radeon RX 7600', [8], 288, 32),
+  card('AMD Radeon RX 7600 XT', [16], 288, 32),
+  card('AMD Radeon RX 7700', [16], 576, 48),
+  card('AMD Radeon RX 7700 XT', [12], 432, 48),
+  card('AMD Radeon RX 7800 XT', [16], 624, 64),
+  card('AMD Radeon RX 7900 GRE', [16], 576, 64),
+  card('AMD Radeon RX 7900 XT', [20], 800, 80),
+  card('AMD Radeon RX 7900 XTX', [24], 960, 96),
+  card('AMD Radeon RX 9060 XT', [8, 16], 320, 32),
+  card('AMD Radeon RX 9070 GRE', [12], 432, 48),
+  card('AMD Radeon RX 9070', [16], 640, 64),
+  card('AMD Radeon RX 9070 XT', [16], 640, 64),
+]);
+
+const amdLaptop = cards('AMD', 'laptop', AMD_SPECS, [
+  card('AMD Radeon RX 6700M', [10], 320, 80),
+  card('AMD Radeon RX 6800M', [12], 384, 96),
+  card('AMD Radeon RX 6850M XT', [12], 432, 96),
+  card('AMD Radeon RX 7600M XT', [8], 288, 32),
+  card('AMD Radeon RX 7900M', [16], 576, 64),
+]);
+
+const amdWorkstation = cards('AMD', 'workstation', AMD_SPECS, [
+  card('AMD Radeon PRO W6800', [32], 512, 128, { aliases: ['W6800'] }),
+  card('AMD Radeon PRO V620', [32], 512, 128, { aliases: ['V620'] }),
+  card('AMD Radeon PRO W6600', [8], 224, 32, { aliases: ['W6600'] }),
+  card('AMD Radeon PRO W7600', [8], 288, 32, { aliases: ['W7600'] }),
+  card('AMD Radeon PRO W7700', [16], 576, 48, { aliases: ['W7700'] }),
+  card('AMD Radeon PRO W7800', [32], 576, 64, { aliases: ['W7800'] }),
+  card('AMD Radeon PRO W7900', [48], 864, 96, { aliases: ['W7900'] }),
+  card('AMD Radeon AI PRO R9700', [32], 640, 64, { aliases: ['R9700'] }),
+]);
+
+const amdDatacenter = cards('AMD', 'datacenter', AMD_SPECS, [
+  card('AMD Instinct MI50', [16, 32], 1024, 4, { aliases: ['MI50'] }),
+  card('AMD Instinct MI60', [32], 1024, 4, { aliases: ['MI60'] }),
+  card('AMD Instinct MI100', [32], 1228.8, 8, { aliases: ['MI100'] }),
+  card('AMD Instinct MI210', [64], 1638.4, 8, { aliases: ['MI210'] }),
+  card('AMD Instinct MI250', [128], 3276.8, 16, { aliases: ['MI250'] }),
+  card('AMD Instinct MI250X', [128], 3276.8, 16, { aliases: ['MI250X'] }),
+  card('AMD Instinct MI300X', [192], 5300, 256, { aliases: ['MI300X'] }),
+  card('AMD Instinct MI325X', [256], 6000, 256, { aliases: ['MI325X'] }),
+  card('AMD Instinct MI355X', [288], 8000, 256, { aliases: ['MI355X'] }),
+]);
+
+const INTEL_SPECS = 'Intel Arc / Arc Pro product specifications (ark.intel.com); L2 sizes from the TechPowerUp GPU database';
+
+const intelGpus = [
+  ...cards('Intel', 'consumer', INTEL_SPECS, [
+    card('Intel Arc A310', [4], 124, 4),
+    card('Intel Arc A380', [6], 186, 6),
+    card('Intel Arc A580', [8], 512, 8),
+    card('Intel Arc A750', [8], 512, 16),
+    card('Intel Arc A770', [8, 16], { 8: 512, 16: 560 }, 16),
+    card('Intel Arc B570', [10], 380, 18),
+    card('Intel Arc B580', [12], 456, 18),
+  ]),
+  ...cards('Intel', 'laptop', INTEL_SPECS, [card('Intel Arc A730M', [12], 336, 12), card('Intel Arc A770M', [16], 512, 16)]),
+  ...cards('Intel', 'workstation', INTEL_SPECS, [
+    card('Intel Arc Pro B50', [16], 224, 16, { aliases: ['B50'] }),
+    card('Intel Arc Pro B60', [24], 456, 18, { aliases: ['B60'] }),
+  ]),
 ];
 
 export const gpus: readonly GpuSpec[] = [
@@ -332,339 +426,443 @@ export const gpus: readonly GpuSpec[] = [
   ...nvidiaWorkstation,
   ...nvidiaDatacenter,
   ...amdGpus,
+  ...amdLaptop,
+  ...amdWorkstation,
+  ...amdDatacenter,
   ...intelGpus,
 ];
+
 
 // ---------------------------------------------------------------------------------------
 // Unified-memory chips
 // ---------------------------------------------------------------------------------------
 
-// Source: Apple newsroom announcements and Mac technical specifications. M3 Max and M4 Max
-// come in two bins with different memory bus widths; each memory size is sold on one bin
-// only (M3 Max 36/96 GB: 14-core CPU, 300 GB/s; 48/64/128 GB: 16-core CPU, 400 GB/s), and
-// the core counts name the bin. Bins of other chips (M1/M2 Ultra 48/60 vs 64/76-core GPU,
-// M3 Pro, M4 Pro, ...) share one bandwidth. M5 (October 2025): 153 GB/s; M5 Pro 307 GB/s and
-// M5 Max 614 GB/s (Apple newsroom, March 2026). Apple's figure for the 32-core-GPU M5 Max bin
-// was not found; that bin reads as 614 GB/s (the higher reading).
-const appleChips: UnifiedChipSpec[] = [
-  { vendor: 'Apple', family: 'M1', variant: 'Base', name: 'Apple M1', memoryGb: [8, 16], bandwidthGBs: 68.25 },
-  { vendor: 'Apple', family: 'M1', variant: 'Pro', name: 'Apple M1 Pro', memoryGb: [16, 32], bandwidthGBs: 200 },
-  { vendor: 'Apple', family: 'M1', variant: 'Max', name: 'Apple M1 Max', memoryGb: [32, 64], bandwidthGBs: 400 },
-  { vendor: 'Apple', family: 'M1', variant: 'Ultra', name: 'Apple M1 Ultra', memoryGb: [64, 128], bandwidthGBs: 800 },
-  { vendor: 'Apple', family: 'M2', variant: 'Base', name: 'Apple M2', memoryGb: [8, 16, 24], bandwidthGBs: 100 },
-  { vendor: 'Apple', family: 'M2', variant: 'Pro', name: 'Apple M2 Pro', memoryGb: [16, 32], bandwidthGBs: 200 },
-  { vendor: 'Apple', family: 'M2', variant: 'Max', name: 'Apple M2 Max', memoryGb: [32, 64, 96], bandwidthGBs: 400 },
-  { vendor: 'Apple', family: 'M2', variant: 'Ultra', name: 'Apple M2 Ultra', memoryGb: [64, 128, 192], bandwidthGBs: 800 },
-  { vendor: 'Apple', family: 'M3', variant: 'Base', name: 'Apple M3', memoryGb: [8, 16, 24], bandwidthGBs: 100 },
-  { vendor: 'Apple', family: 'M3', variant: 'Pro', name: 'Apple M3 Pro', memoryGb: [18, 36], bandwidthGBs: 150 },
+type ChipRow = Omit<UnifiedChipSpec, 'source'>;
+const chipsFrom = (source: string, rows: ChipRow[]): UnifiedChipSpec[] => rows.map((row) => ({ ...row, source }));
+
+/** An Apple chip whose bins share one bandwidth: one bin listing every core count sold. */
+function apple(family: string, variant: string, memoryGb: number[], bandwidthGBs: number, cpuCores: number[], gpuCores: number[], llcMb: number): ChipRow {
+  const name = `Apple ${family}${variant === 'Base' ? '' : ` ${variant}`}`;
+  return { vendor: 'Apple', family, variant, name, memoryGb, bandwidthGBs, variants: [{ memoryGb, bandwidthGBs, cpuCores, gpuCores }], llcMb };
+}
+
+// Apple newsroom announcements and Mac technical specifications (memory, bandwidth, CPU and
+// GPU core counts of every bin). M3 Max and M4 Max come in two bins with different memory
+// bus widths; each memory size is sold on one bin only, and the core counts name the bin.
+// M5 (October 2025): 153 GB/s; M5 Pro 307 GB/s and M5 Max 614 GB/s (Apple newsroom, March
+// 2026). Last-level cache: the system level cache Apple does not publish; the figures are
+// die-shot and microbenchmark readings (8 MB base, 24 MB Pro, 48 MB Max, 96 MB Ultra),
+// taken at the larger where readings differ.
+const appleChips = chipsFrom('Apple newsroom and Mac technical specifications; SLC sizes from die-shot analyses', [
+  apple('M1', 'Base', [8, 16], 68.25, [8], [7, 8], 8),
+  apple('M1', 'Pro', [16, 32], 200, [8, 10], [14, 16], 24),
+  apple('M1', 'Max', [32, 64], 400, [10], [24, 32], 48),
+  apple('M1', 'Ultra', [64, 128], 800, [20], [48, 64], 96),
+  apple('M2', 'Base', [8, 16, 24], 100, [8], [8, 10], 8),
+  apple('M2', 'Pro', [16, 32], 200, [10, 12], [16, 19], 24),
+  apple('M2', 'Max', [32, 64, 96], 400, [12], [30, 38], 48),
+  apple('M2', 'Ultra', [64, 128, 192], 800, [24], [60, 76], 96),
+  apple('M3', 'Base', [8, 16, 24], 100, [8], [8, 10], 8),
+  apple('M3', 'Pro', [18, 36], 150, [11, 12], [14, 18], 24),
   {
-    vendor: 'Apple', family: 'M3', variant: 'Max', name: 'Apple M3 Max', memoryGb: [36, 48, 64, 96, 128], bandwidthGBs: 400,
+    vendor: 'Apple', family: 'M3', variant: 'Max', name: 'Apple M3 Max', memoryGb: [36, 48, 64, 96, 128], bandwidthGBs: 400, llcMb: 48,
     variants: [
       { memoryGb: [36, 96], bandwidthGBs: 300, cpuCores: [14], gpuCores: [30], note: '14-core CPU, 30-core GPU' },
       { memoryGb: [48, 64, 128], bandwidthGBs: 400, cpuCores: [16], gpuCores: [40], note: '16-core CPU, 40-core GPU' },
     ],
   },
-  { vendor: 'Apple', family: 'M3', variant: 'Ultra', name: 'Apple M3 Ultra', memoryGb: [96, 256, 512], bandwidthGBs: 819 },
-  { vendor: 'Apple', family: 'M4', variant: 'Base', name: 'Apple M4', memoryGb: [16, 24, 32], bandwidthGBs: 120 },
-  { vendor: 'Apple', family: 'M4', variant: 'Pro', name: 'Apple M4 Pro', memoryGb: [24, 48, 64], bandwidthGBs: 273 },
+  apple('M3', 'Ultra', [96, 256, 512], 819, [28, 32], [60, 80], 96),
+  apple('M4', 'Base', [16, 24, 32], 120, [8, 10], [8, 10], 8),
+  apple('M4', 'Pro', [24, 48, 64], 273, [12, 14], [16, 20], 24),
   {
-    vendor: 'Apple', family: 'M4', variant: 'Max', name: 'Apple M4 Max', memoryGb: [36, 48, 64, 128], bandwidthGBs: 546,
+    vendor: 'Apple', family: 'M4', variant: 'Max', name: 'Apple M4 Max', memoryGb: [36, 48, 64, 128], bandwidthGBs: 546, llcMb: 48,
     variants: [
       { memoryGb: [36], bandwidthGBs: 410, cpuCores: [14], gpuCores: [32], note: '14-core CPU, 32-core GPU' },
       { memoryGb: [48, 64, 128], bandwidthGBs: 546, cpuCores: [16], gpuCores: [40], note: '16-core CPU, 40-core GPU' },
     ],
   },
-  { vendor: 'Apple', family: 'M5', variant: 'Base', name: 'Apple M5', memoryGb: [16, 24, 32], bandwidthGBs: 153 },
-  { vendor: 'Apple', family: 'M5', variant: 'Pro', name: 'Apple M5 Pro', memoryGb: [24, 48, 64], bandwidthGBs: 307 },
-  { vendor: 'Apple', family: 'M5', variant: 'Max', name: 'Apple M5 Max', memoryGb: [36, 48, 64, 128], bandwidthGBs: 614 },
-];
+  apple('M5', 'Base', [16, 24, 32], 153, [10], [10], 8),
+  apple('M5', 'Pro', [24, 48, 64], 307, [15, 18], [16, 20], 24),
+  apple('M5', 'Max', [36, 48, 64, 128], 614, [18], [32, 40], 48),
+]);
 
-// Source: AMD Ryzen AI / Ryzen mobile product pages. Strix Halo (Ryzen AI Max / Max+, PRO
-// included; iGPU Radeon 8060S / 8050S, gfx1151): 256-bit LPDDR5X-8000 = 256 GB/s. The boxes
-// and laptops built on it (Framework Desktop, GMKtec EVO-X2, ...) are this memory. Strix Point
-// (Ryzen AI 9 HX 370/375, 365; Radeon 890M / 880M, gfx1150) and Phoenix / Hawk Point (Ryzen
-// 7040 / 8040 mobile; Radeon 780M, gfx1103): 128-bit, up to LPDDR5X-7500 = 120 GB/s (laptops
-// built with DDR5-5600 SO-DIMMs get 89.6 GB/s; not told apart by name, the higher is kept).
-const amdChips: UnifiedChipSpec[] = [
+// AMD Ryzen AI / Ryzen mobile product pages. Strix Halo (Ryzen AI Max / Max+, PRO included;
+// iGPU Radeon 8060S / 8050S, gfx1151): 256-bit LPDDR5X-8000 = 256 GB/s, 32 MB Infinity Cache
+// (MALL) for the GPU. Strix Point (Ryzen AI 9 HX 370/375, 365; Radeon 890M / 880M, gfx1150)
+// and Phoenix / Hawk Point (Ryzen 7040 / 8040 mobile; Radeon 780M, gfx1103): 128-bit, up to
+// LPDDR5X-7500 = 120 GB/s (laptops built with DDR5-5600 SO-DIMMs get 89.6 GB/s; not told
+// apart by name, the higher is kept); their last level is the CPU's L3 (16-24 MB).
+const amdChips = chipsFrom('AMD Ryzen processor specifications (amd.com): memory type, speed and bus width; cache sizes', [
   {
-    vendor: 'AMD', family: 'Ryzen AI Max+', variant: '395', name: 'AMD Ryzen AI Max+ 395', memoryGb: [32, 64, 128], bandwidthGBs: 256,
-    aliases: ['Ryzen AI Max 395', 'Ryzen Max+ 395', 'Ryzen AI Max+ PRO 395', 'Radeon 8060S', 'GMKtec EVO-X2'],
+    vendor: 'AMD', family: 'Ryzen AI Max+', variant: '395', name: 'AMD Ryzen AI Max+ 395', memoryGb: [32, 64, 128], bandwidthGBs: 256, llcMb: 64,
+    aliases: ['Ryzen AI Max 395', 'Ryzen AI Max+ PRO 395', 'Radeon 8060S', 'GMKtec EVO-X2'],
   },
-  {
-    vendor: 'AMD', family: 'Ryzen AI Max', variant: '390', name: 'AMD Ryzen AI Max 390', memoryGb: [32, 64, 128], bandwidthGBs: 256,
-    aliases: ['Ryzen AI Max PRO 390'],
-  },
-  {
-    vendor: 'AMD', family: 'Ryzen AI Max', variant: '385', name: 'AMD Ryzen AI Max 385', memoryGb: [32, 64, 128], bandwidthGBs: 256,
-    aliases: ['Ryzen AI Max PRO 385'],
-  },
-  { vendor: 'AMD', family: 'Ryzen AI 9', variant: 'HX 370', name: 'AMD Ryzen AI 9 HX 370', memoryGb: [16, 32, 64], bandwidthGBs: 120 },
-  { vendor: 'AMD', family: 'Ryzen AI 9', variant: 'HX 375', name: 'AMD Ryzen AI 9 HX 375', memoryGb: [16, 32, 64], bandwidthGBs: 120 },
-  { vendor: 'AMD', family: 'Ryzen AI 9', variant: '365', name: 'AMD Ryzen AI 9 365', memoryGb: [16, 32, 64], bandwidthGBs: 120 },
-  // Krackan Point (Ryzen AI 7 350 / Ryzen AI 5 340; Radeon 860M / 840M): LPDDR5X-8000, 128-bit.
-  { vendor: 'AMD', family: 'Ryzen AI 7', variant: '350', name: 'AMD Ryzen AI 7 350', memoryGb: [16, 32], bandwidthGBs: 128, aliases: ['Radeon 860M'] },
-  { vendor: 'AMD', family: 'Ryzen AI 5', variant: '340', name: 'AMD Ryzen AI 5 340', memoryGb: [16, 32], bandwidthGBs: 128, aliases: ['Radeon 840M'] },
-  { vendor: 'AMD', family: 'Ryzen 7', variant: '7840U', name: 'AMD Ryzen 7 7840U', memoryGb: [16, 32, 64], bandwidthGBs: 120 },
-  { vendor: 'AMD', family: 'Ryzen 7', variant: '7840HS', name: 'AMD Ryzen 7 7840HS', memoryGb: [16, 32, 64], bandwidthGBs: 120 },
-  { vendor: 'AMD', family: 'Ryzen 9', variant: '7940HS', name: 'AMD Ryzen 9 7940HS', memoryGb: [16, 32, 64], bandwidthGBs: 120 },
-  { vendor: 'AMD', family: 'Ryzen 7', variant: '8840U', name: 'AMD Ryzen 7 8840U', memoryGb: [16, 32, 64], bandwidthGBs: 120 },
-  { vendor: 'AMD', family: 'Ryzen 7', variant: '8845HS', name: 'AMD Ryzen 7 8845HS', memoryGb: [16, 32, 64], bandwidthGBs: 120 },
-  { vendor: 'AMD', family: 'Ryzen 9', variant: '8945HS', name: 'AMD Ryzen 9 8945HS', memoryGb: [16, 32, 64], bandwidthGBs: 120 },
-];
+  { vendor: 'AMD', family: 'Ryzen AI Max', variant: '390', name: 'AMD Ryzen AI Max 390', memoryGb: [32, 64, 128], bandwidthGBs: 256, llcMb: 64 },
+  { vendor: 'AMD', family: 'Ryzen AI Max', variant: '385', name: 'AMD Ryzen AI Max 385', memoryGb: [32, 64, 128], bandwidthGBs: 256, llcMb: 64 },
+  { vendor: 'AMD', family: 'Ryzen AI Max+', variant: '392', name: 'AMD Ryzen AI Max+ 392', memoryGb: [32, 64, 128], bandwidthGBs: 256, llcMb: 64 },
+  { vendor: 'AMD', family: 'Ryzen AI Max+', variant: '388', name: 'AMD Ryzen AI Max+ 388', memoryGb: [32, 64, 128], bandwidthGBs: 256, llcMb: 64 },
+  { vendor: 'AMD', family: 'Ryzen AI 9', variant: 'HX 370', name: 'AMD Ryzen AI 9 HX 370', memoryGb: [16, 32, 64], bandwidthGBs: 120, llcMb: 24 },
+  { vendor: 'AMD', family: 'Ryzen AI 9', variant: 'HX 375', name: 'AMD Ryzen AI 9 HX 375', memoryGb: [16, 32, 64], bandwidthGBs: 120, llcMb: 24 },
+  { vendor: 'AMD', family: 'Ryzen AI 9', variant: '365', name: 'AMD Ryzen AI 9 365', memoryGb: [16, 32, 64], bandwidthGBs: 120, llcMb: 24 },
+  { vendor: 'AMD', family: 'Ryzen AI 7', variant: '350', name: 'AMD Ryzen AI 7 350', memoryGb: [16, 32], bandwidthGBs: 128, llcMb: 16, aliases: ['Radeon 860M'] },
+  { vendor: 'AMD', family: 'Ryzen AI 5', variant: '340', name: 'AMD Ryzen AI 5 340', memoryGb: [16, 32], bandwidthGBs: 128, llcMb: 16, aliases: ['Radeon 840M'] },
+  ...['7840U', '7840HS', '7640U', '7640HS', '7840H', '8840U', '8840HS', '8845HS', '8845H', '8640U', '8645HS'].map((model) =>
+    amdMobile(model.startsWith('76') || model.startsWith('86') ? 'Ryzen 5' : 'Ryzen 7', model),
+  ),
+  ...['7940HS', '7940H', '8945HS'].map((model) => amdMobile('Ryzen 9', model)),
+  { vendor: 'AMD', family: 'Ryzen Z1', variant: 'Extreme', name: 'AMD Ryzen Z1 Extreme', memoryGb: [16], bandwidthGBs: 120, llcMb: 16 },
+]);
 
-// Source: Intel product specifications (ark.intel.com). Lunar Lake (Core Ultra 200V; Arc
-// 140V / 130V): on-package LPDDR5X-8533, 128-bit = 136.5 GB/s. Meteor Lake (Core Ultra 100H /
-// 100U): up to LPDDR5X-7467, 128-bit = 119.5 GB/s; Arrow Lake H (Core Ultra 200H): up to
-// LPDDR5X-8400 = 134.4 GB/s (DDR5-5600 SO-DIMM builds: 89.6 GB/s; the higher is kept). Their
-// iGPU's own name, 'Intel Arc Graphics', does not tell the chip and is not matched.
-const intelChips: UnifiedChipSpec[] = [
+function amdMobile(family: string, variant: string): ChipRow {
+  return { vendor: 'AMD', family, variant, name: `AMD ${family} ${variant}`, memoryGb: [16, 32, 64], bandwidthGBs: 120, llcMb: 16 };
+}
+
+// Intel product specifications (ark.intel.com). Lunar Lake (Core Ultra 200V; Arc 140V /
+// 130V): on-package LPDDR5X-8533, 128-bit = 136.5 GB/s, 8 MB side cache. Meteor Lake (Core
+// Ultra 100H / 100U): up to LPDDR5X-7467, 128-bit = 119.5 GB/s; Arrow Lake H (Core Ultra
+// 200H): up to LPDDR5X-8400 = 134.4 GB/s (DDR5-5600 SO-DIMM builds: 89.6 GB/s; the higher is
+// kept). Their last level is the CPU's L3 (up to 24 MB). Their iGPU's own name, 'Intel Arc
+// Graphics', does not tell the chip and is not matched.
+const intelChips = chipsFrom('Intel product specifications (ark.intel.com)', [
   ...['226V', '228V', '236V', '238V'].map((model) => intelChip('Core Ultra 5', model, [16, 32], 136.5)),
   ...['256V', '258V', '266V', '268V'].map((model) => intelChip('Core Ultra 7', model, [16, 32], 136.5)),
   intelChip('Core Ultra 9', '288V', [32], 136.5),
-  intelChip('Core Ultra 5', '125H', [16, 32, 64], 119.5),
-  intelChip('Core Ultra 7', '155H', [16, 32, 64], 119.5),
-  intelChip('Core Ultra 7', '155U', [16, 32, 64], 119.5),
-  intelChip('Core Ultra 7', '165H', [16, 32, 64], 119.5),
+  ...['125H', '135H', '125U', '135U'].map((model) => intelChip('Core Ultra 5', model, [16, 32, 64], 119.5)),
+  ...['155H', '165H', '155U', '165U'].map((model) => intelChip('Core Ultra 7', model, [16, 32, 64], 119.5)),
   intelChip('Core Ultra 9', '185H', [16, 32, 64], 119.5),
+  intelChip('Core Ultra 5', '225H', [16, 32, 64], 134.4),
   intelChip('Core Ultra 7', '255H', [16, 32, 64], 134.4),
   intelChip('Core Ultra 9', '285H', [16, 32, 64], 134.4),
-];
+]);
 
-function intelChip(family: string, variant: string, memoryGb: number[], bandwidthGBs: number): UnifiedChipSpec {
-  return { vendor: 'Intel', family, variant, name: `Intel ${family} ${variant}`, memoryGb, bandwidthGBs };
+function intelChip(family: string, variant: string, memoryGb: number[], bandwidthGBs: number): ChipRow {
+  return { vendor: 'Intel', family, variant, name: `Intel ${family} ${variant}`, memoryGb, bandwidthGBs, llcMb: 24 };
 }
 
-// Source: Qualcomm Snapdragon X Elite / X Plus product briefs (LPDDR5X-8448, 128-bit).
-const qualcommChips: UnifiedChipSpec[] = [
-  { vendor: 'Qualcomm', family: 'Snapdragon X', variant: 'Elite', name: 'Qualcomm Snapdragon X Elite', memoryGb: [16, 32, 64], bandwidthGBs: 135 },
-  { vendor: 'Qualcomm', family: 'Snapdragon X', variant: 'Plus', name: 'Qualcomm Snapdragon X Plus', memoryGb: [16, 32, 64], bandwidthGBs: 135 },
-];
+// Qualcomm Snapdragon X Elite / X Plus product briefs (LPDDR5X-8448, 128-bit; 6 MB system cache).
+const qualcommChips = chipsFrom('Qualcomm Snapdragon X product briefs', [
+  { vendor: 'Qualcomm', family: 'Snapdragon X', variant: 'Elite', name: 'Qualcomm Snapdragon X Elite', memoryGb: [16, 32, 64], bandwidthGBs: 135, llcMb: 42 },
+  { vendor: 'Qualcomm', family: 'Snapdragon X', variant: 'Plus', name: 'Qualcomm Snapdragon X Plus', memoryGb: [16, 32, 64], bandwidthGBs: 135, llcMb: 42 },
+]);
 
-// Source: NVIDIA DGX Spark and Jetson module datasheets. Jetson Orin Nano "Super" is the
-// same module with the JetPack 6.1+ MAXN SUPER mode (faster memory clock).
-const nvidiaChips: UnifiedChipSpec[] = [
+// NVIDIA DGX Spark and Jetson module datasheets. Jetson Orin Nano "Super" is the same module
+// with the JetPack 6.1+ MAXN SUPER mode (faster memory clock). GB10: 24 MB L2 for the GPU,
+// 32 MB L3 for the CPU, 16 MB system cache; the larger is kept.
+const nvidiaChips = chipsFrom('NVIDIA DGX Spark and Jetson module datasheets', [
   {
-    vendor: 'NVIDIA', family: 'GB10', variant: 'Base', name: 'NVIDIA GB10', memoryGb: [128], bandwidthGBs: 273,
-    // The GB10 boxes: NVIDIA's own and its partners' (all 128 GB LPDDR5X, 273 GB/s).
+    vendor: 'NVIDIA', family: 'GB10', variant: 'Base', name: 'NVIDIA GB10', memoryGb: [128], bandwidthGBs: 273, llcMb: 32,
     aliases: [
       'DGX Spark',
       'GB10 Grace Blackwell',
-      'Dell Pro Max with GB10',
-      'Dell Pro Max GB10',
       'ASUS Ascent GX10',
-      'Ascent GX10',
       'Lenovo ThinkStation PGX',
-      'ThinkStation PGX',
       'MSI EdgeXpert',
       'Acer Veriton GN100',
       'Gigabyte AI TOP ATOM',
       'HP ZGX Nano G1n',
     ],
   },
-  { vendor: 'NVIDIA', family: 'Jetson AGX Orin', variant: 'Base', name: 'NVIDIA Jetson AGX Orin', memoryGb: [32, 64], bandwidthGBs: 204.8 },
-  { vendor: 'NVIDIA', family: 'Jetson Orin NX', variant: 'Base', name: 'NVIDIA Jetson Orin NX', memoryGb: [8, 16], bandwidthGBs: 102.4 },
+  { vendor: 'NVIDIA', family: 'Jetson AGX Orin', variant: 'Base', name: 'NVIDIA Jetson AGX Orin', memoryGb: [32, 64], bandwidthGBs: 204.8, llcMb: 4 },
+  { vendor: 'NVIDIA', family: 'Jetson Orin NX', variant: 'Base', name: 'NVIDIA Jetson Orin NX', memoryGb: [8, 16], bandwidthGBs: 102.4, llcMb: 4 },
   {
-    vendor: 'NVIDIA', family: 'Jetson Orin Nano', variant: 'Base', name: 'NVIDIA Jetson Orin Nano', memoryGb: [4, 8], bandwidthGBs: 68,
+    vendor: 'NVIDIA', family: 'Jetson Orin Nano', variant: 'Base', name: 'NVIDIA Jetson Orin Nano', memoryGb: [4, 8], bandwidthGBs: 68, llcMb: 4,
     variants: [
       { memoryGb: [4], bandwidthGBs: 34, note: '64-bit LPDDR5' },
       { memoryGb: [8], bandwidthGBs: 68, note: '128-bit LPDDR5' },
     ],
   },
   {
-    vendor: 'NVIDIA', family: 'Jetson Orin Nano', variant: 'Super', name: 'NVIDIA Jetson Orin Nano Super', memoryGb: [4, 8], bandwidthGBs: 102,
+    vendor: 'NVIDIA', family: 'Jetson Orin Nano', variant: 'Super', name: 'NVIDIA Jetson Orin Nano Super', memoryGb: [4, 8], bandwidthGBs: 102, llcMb: 4,
     variants: [
       { memoryGb: [4], bandwidthGBs: 51, note: '64-bit LPDDR5, MAXN SUPER' },
       { memoryGb: [8], bandwidthGBs: 102, note: '128-bit LPDDR5, MAXN SUPER' },
     ],
   },
-  { vendor: 'NVIDIA', family: 'Jetson AGX Thor', variant: 'Base', name: 'NVIDIA Jetson AGX Thor', memoryGb: [128], bandwidthGBs: 273 },
-];
+  { vendor: 'NVIDIA', family: 'Jetson AGX Thor', variant: 'Base', name: 'NVIDIA Jetson AGX Thor', memoryGb: [128], bandwidthGBs: 273, llcMb: 32 },
+  { vendor: 'NVIDIA', family: 'Jetson AGX Xavier', variant: 'Base', name: 'NVIDIA Jetson AGX Xavier', memoryGb: [16, 32, 64], bandwidthGBs: 136.5, llcMb: 4 },
+]);
 
 export const unifiedChips: readonly UnifiedChipSpec[] = [...appleChips, ...amdChips, ...intelChips, ...qualcommChips, ...nvidiaChips];
 
 // ---------------------------------------------------------------------------------------
 // CPUs (for CPU-only inference): peak = channels x MT/s x 8 bytes, officially supported
-// memory speed at one DIMM per channel.
+// memory speed at one DIMM per channel. Laptop CPUs take the fastest memory they support
+// (LPDDR where offered): a laptop's own memory is not told by the CPU's name, and the
+// higher reading is the one the roofline needs. Last-level cache: the L3 of the line's
+// largest model (the same reading).
 // ---------------------------------------------------------------------------------------
 
 /**
- * CPUs of one line sharing a memory interface: peak = channels x MT/s x 8 bytes. An entry is
- * a name, or a name followed by its aliases.
+ * CPUs of one line sharing a memory interface and cache: peak = channels x MT/s x 8 bytes.
+ * An entry is a name, or a name followed by its aliases.
  */
 function cpuLine(
   vendor: CpuVendor,
   segment: CpuSegment,
-  memoryChannels: number,
-  memoryType: string,
+  memory: { channels: number; type: string; llcMb: number; source: string },
   names: (string | [string, ...string[]])[],
 ): CpuSpec[] {
-  const transfers = Number(/-(\d+)$/.exec(memoryType)?.[1]);
-  const bandwidthGBs = Math.round(memoryChannels * transfers * 8) / 1000;
+  const transfers = Number(/-(\d+)$/.exec(memory.type)?.[1]);
+  const bandwidthGBs = Math.round(memory.channels * transfers * 8) / 1000;
   return names.map((entry) => {
     const [name, ...aliases] = typeof entry === 'string' ? [entry] : entry;
-    return { name, vendor, memoryChannels, memoryType, bandwidthGBs, segment, ...(aliases.length > 0 ? { aliases } : {}) };
+    return {
+      name,
+      vendor,
+      memoryChannels: memory.channels,
+      memoryType: memory.type,
+      bandwidthGBs,
+      segment,
+      llcMb: memory.llcMb,
+      source: memory.source,
+      ...(aliases.length > 0 ? { aliases } : {}),
+    };
   });
 }
 
-// Source: AMD Ryzen / Ryzen Threadripper / EPYC product specifications (amd.com): channels
-// and the officially supported memory speed. EPYC 9005 (Turin): DDR5-6000 (6400 only on
-// qualified platforms); Threadripper 9000: DDR5-6400.
+const AMD_CPU = 'AMD Ryzen / Ryzen Threadripper / EPYC product specifications (amd.com): memory channels, officially supported speed, L3';
+const amd = (channels: number, type: string, llcMb: number) => ({ channels, type, llcMb, source: AMD_CPU });
+
+// EPYC 9005 (Turin): DDR5-6000 (6400 only on qualified platforms); Threadripper 9000: DDR5-6400.
 const amdCpus: CpuSpec[] = [
-  { name: 'AMD Ryzen 9 5900X', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR4-3200', bandwidthGBs: 51.2, segment: 'desktop', aliases: ['5900X'] },
-  { name: 'AMD Ryzen 9 5950X', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR4-3200', bandwidthGBs: 51.2, segment: 'desktop', aliases: ['5950X'] },
-  { name: 'AMD Ryzen 7 5800X3D', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR4-3200', bandwidthGBs: 51.2, segment: 'desktop', aliases: ['5800X3D'] },
-  ...cpuLine('AMD', 'desktop', 2, 'DDR4-3200', [
-    'AMD Ryzen 5 3600', 'AMD Ryzen 7 3700X', 'AMD Ryzen 9 3900X', 'AMD Ryzen 9 3950X',
-    'AMD Ryzen 5 5600', 'AMD Ryzen 5 5600X', 'AMD Ryzen 5 5600G', 'AMD Ryzen 7 5700G', 'AMD Ryzen 7 5700X', 'AMD Ryzen 7 5800X',
+  ...cpuLine('AMD', 'desktop', amd(2, 'DDR4-2666', 16), ['AMD Ryzen 5 1600', 'AMD Ryzen 5 1600X', 'AMD Ryzen 7 1700', 'AMD Ryzen 7 1700X', 'AMD Ryzen 7 1800X']),
+  ...cpuLine('AMD', 'desktop', amd(2, 'DDR4-2933', 16), [
+    'AMD Ryzen 5 2600', 'AMD Ryzen 5 2600X', 'AMD Ryzen 7 2700', 'AMD Ryzen 7 2700X', 'AMD Ryzen 5 2400G', 'AMD Ryzen 3 2200G',
+    'AMD Ryzen 5 3400G', 'AMD Ryzen 3 3200G',
   ]),
-  { name: 'AMD Ryzen 7 7800X3D', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR5-5200', bandwidthGBs: 83.2, segment: 'desktop', aliases: ['7800X3D'] },
-  { name: 'AMD Ryzen 9 7900X', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR5-5200', bandwidthGBs: 83.2, segment: 'desktop', aliases: ['7900X'] },
-  { name: 'AMD Ryzen 9 7950X', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR5-5200', bandwidthGBs: 83.2, segment: 'desktop', aliases: ['7950X'] },
-  { name: 'AMD Ryzen 9 7950X3D', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR5-5200', bandwidthGBs: 83.2, segment: 'desktop', aliases: ['7950X3D'] },
-  ...cpuLine('AMD', 'desktop', 2, 'DDR5-5200', [
-    'AMD Ryzen 5 7600', 'AMD Ryzen 5 7600X', 'AMD Ryzen 7 7700', 'AMD Ryzen 7 7700X', 'AMD Ryzen 9 7900', 'AMD Ryzen 9 7900X3D',
-    'AMD Ryzen 5 8600G', 'AMD Ryzen 7 8700G',
+  ...cpuLine('AMD', 'desktop', amd(2, 'DDR4-3200', 64), [
+    'AMD Ryzen 5 3600', 'AMD Ryzen 5 3600X', 'AMD Ryzen 7 3700X', 'AMD Ryzen 7 3800X', 'AMD Ryzen 9 3900X', 'AMD Ryzen 9 3950X',
+    'AMD Ryzen 5 5500', 'AMD Ryzen 5 5600', 'AMD Ryzen 5 5600X', 'AMD Ryzen 5 5600G', 'AMD Ryzen 7 5700G', 'AMD Ryzen 7 5700X', 'AMD Ryzen 7 5800X',
+    'AMD Ryzen 9 5900X', 'AMD Ryzen 9 5950X',
   ]),
-  { name: 'AMD Ryzen 7 9800X3D', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR5-5600', bandwidthGBs: 89.6, segment: 'desktop', aliases: ['9800X3D'] },
-  { name: 'AMD Ryzen 9 9900X', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR5-5600', bandwidthGBs: 89.6, segment: 'desktop', aliases: ['9900X'] },
-  { name: 'AMD Ryzen 9 9950X', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR5-5600', bandwidthGBs: 89.6, segment: 'desktop', aliases: ['9950X'] },
-  { name: 'AMD Ryzen 9 9950X3D', vendor: 'AMD', memoryChannels: 2, memoryType: 'DDR5-5600', bandwidthGBs: 89.6, segment: 'desktop', aliases: ['9950X3D'] },
-  ...cpuLine('AMD', 'desktop', 2, 'DDR5-5600', ['AMD Ryzen 5 9600X', 'AMD Ryzen 7 9700X', 'AMD Ryzen 9 9900X3D']),
-  {
-    name: 'AMD Ryzen Threadripper 7970X', vendor: 'AMD', memoryChannels: 4, memoryType: 'DDR5-5200', bandwidthGBs: 166.4, segment: 'workstation',
-    aliases: ['Threadripper 7970X', '7970X'],
-  },
-  {
-    name: 'AMD Ryzen Threadripper 7980X', vendor: 'AMD', memoryChannels: 4, memoryType: 'DDR5-5200', bandwidthGBs: 166.4, segment: 'workstation',
-    aliases: ['Threadripper 7980X', '7980X'],
-  },
-  ...cpuLine('AMD', 'workstation', 4, 'DDR5-5200', ['AMD Ryzen Threadripper 7960X']),
-  ...cpuLine('AMD', 'workstation', 4, 'DDR4-3200', ['AMD Ryzen Threadripper 3960X', 'AMD Ryzen Threadripper 3970X', 'AMD Ryzen Threadripper 3990X']),
-  ...cpuLine('AMD', 'workstation', 8, 'DDR4-3200', ['AMD Ryzen Threadripper PRO 3975WX', 'AMD Ryzen Threadripper PRO 3995WX']),
-  {
-    name: 'AMD Ryzen Threadripper PRO 5995WX', vendor: 'AMD', memoryChannels: 8, memoryType: 'DDR4-3200', bandwidthGBs: 204.8, segment: 'workstation',
-    aliases: ['Threadripper PRO 5995WX', '5995WX'],
-  },
-  ...cpuLine('AMD', 'workstation', 8, 'DDR4-3200', ['AMD Ryzen Threadripper PRO 5965WX', 'AMD Ryzen Threadripper PRO 5975WX']),
-  {
-    name: 'AMD Ryzen Threadripper PRO 7995WX', vendor: 'AMD', memoryChannels: 8, memoryType: 'DDR5-5200', bandwidthGBs: 332.8, segment: 'workstation',
-    aliases: ['Threadripper PRO 7995WX', '7995WX'],
-  },
-  ...cpuLine('AMD', 'workstation', 8, 'DDR5-5200', [
-    'AMD Ryzen Threadripper PRO 7965WX', 'AMD Ryzen Threadripper PRO 7975WX', 'AMD Ryzen Threadripper PRO 7985WX',
+  ...cpuLine('AMD', 'desktop', amd(2, 'DDR4-3200', 96), ['AMD Ryzen 5 5600X3D', 'AMD Ryzen 7 5700X3D', 'AMD Ryzen 7 5800X3D']),
+  ...cpuLine('AMD', 'desktop', amd(2, 'DDR5-5200', 64), [
+    'AMD Ryzen 5 7600', 'AMD Ryzen 5 7600X', 'AMD Ryzen 7 7700', 'AMD Ryzen 7 7700X', 'AMD Ryzen 9 7900', 'AMD Ryzen 9 7900X', 'AMD Ryzen 9 7950X',
+    'AMD Ryzen 5 8600G', 'AMD Ryzen 7 8700G', 'AMD Ryzen 5 8500G',
   ]),
-  ...cpuLine('AMD', 'workstation', 4, 'DDR5-6400', [
-    'AMD Ryzen Threadripper 9960X', 'AMD Ryzen Threadripper 9970X', 'AMD Ryzen Threadripper 9980X',
+  ...cpuLine('AMD', 'desktop', amd(2, 'DDR5-5200', 128), ['AMD Ryzen 5 7600X3D', 'AMD Ryzen 7 7800X3D', 'AMD Ryzen 9 7900X3D', 'AMD Ryzen 9 7950X3D']),
+  ...cpuLine('AMD', 'desktop', amd(2, 'DDR5-5600', 128), [
+    'AMD Ryzen 5 9600', 'AMD Ryzen 5 9600X', 'AMD Ryzen 7 9700X', 'AMD Ryzen 9 9900X', 'AMD Ryzen 9 9950X', 'AMD Ryzen 7 9800X3D',
+    'AMD Ryzen 9 9900X3D', 'AMD Ryzen 9 9950X3D',
   ]),
-  ...cpuLine('AMD', 'workstation', 8, 'DDR5-6400', [
-    'AMD Ryzen Threadripper PRO 9965WX', 'AMD Ryzen Threadripper PRO 9975WX', 'AMD Ryzen Threadripper PRO 9985WX',
+  // Laptop Ryzen: Renoir / Lucienne / Cezanne up to LPDDR4X-4266, Rembrandt (6000, 7035) LPDDR5-6400, Dragon Range DDR5-5200.
+  ...cpuLine('AMD', 'desktop', amd(2, 'LPDDR4X-4266', 16), [
+    'AMD Ryzen 5 4500U', 'AMD Ryzen 5 4600H', 'AMD Ryzen 7 4700U', 'AMD Ryzen 7 4800U', 'AMD Ryzen 7 4800H', 'AMD Ryzen 7 4800HS',
+    'AMD Ryzen 9 4900H', 'AMD Ryzen 9 4900HS', 'AMD Ryzen 5 5500U', 'AMD Ryzen 5 5600U', 'AMD Ryzen 5 5600H', 'AMD Ryzen 7 5700U',
+    'AMD Ryzen 7 5800U', 'AMD Ryzen 7 5800H', 'AMD Ryzen 7 5800HS', 'AMD Ryzen 9 5900HS', 'AMD Ryzen 9 5900HX', 'AMD Ryzen 9 5980HX',
+  ]),
+  ...cpuLine('AMD', 'desktop', amd(2, 'LPDDR5-6400', 16), [
+    'AMD Ryzen 5 6600U', 'AMD Ryzen 5 6600H', 'AMD Ryzen 7 6800U', 'AMD Ryzen 7 6800H', 'AMD Ryzen 7 6800HS', 'AMD Ryzen 9 6900HS',
+    'AMD Ryzen 9 6900HX', 'AMD Ryzen 5 7535U', 'AMD Ryzen 7 7735U', 'AMD Ryzen 7 7735HS', 'AMD Ryzen 5 7530U', 'AMD Ryzen 7 7730U',
+  ]),
+  ...cpuLine('AMD', 'desktop', amd(2, 'DDR5-5200', 128), ['AMD Ryzen 9 7945HX', 'AMD Ryzen 9 7940HX', 'AMD Ryzen 9 7845HX', 'AMD Ryzen 9 7945HX3D']),
+  ...cpuLine('AMD', 'workstation', amd(4, 'DDR4-2666', 32), ['AMD Ryzen Threadripper 1920X', 'AMD Ryzen Threadripper 1950X']),
+  ...cpuLine('AMD', 'workstation', amd(4, 'DDR4-2933', 64), ['AMD Ryzen Threadripper 2950X', 'AMD Ryzen Threadripper 2970WX', 'AMD Ryzen Threadripper 2990WX']),
+  ...cpuLine('AMD', 'workstation', amd(4, 'DDR4-3200', 256), ['AMD Ryzen Threadripper 3960X', 'AMD Ryzen Threadripper 3970X', 'AMD Ryzen Threadripper 3990X']),
+  ...cpuLine('AMD', 'workstation', amd(8, 'DDR4-3200', 256), [
+    'AMD Ryzen Threadripper PRO 3955WX', 'AMD Ryzen Threadripper PRO 3975WX', 'AMD Ryzen Threadripper PRO 3995WX',
+    'AMD Ryzen Threadripper PRO 5955WX', 'AMD Ryzen Threadripper PRO 5965WX', 'AMD Ryzen Threadripper PRO 5975WX', 'AMD Ryzen Threadripper PRO 5995WX',
+  ]),
+  ...cpuLine('AMD', 'workstation', amd(4, 'DDR5-5200', 256), ['AMD Ryzen Threadripper 7960X', 'AMD Ryzen Threadripper 7970X', 'AMD Ryzen Threadripper 7980X']),
+  ...cpuLine('AMD', 'workstation', amd(8, 'DDR5-5200', 384), [
+    'AMD Ryzen Threadripper PRO 7955WX', 'AMD Ryzen Threadripper PRO 7965WX', 'AMD Ryzen Threadripper PRO 7975WX', 'AMD Ryzen Threadripper PRO 7985WX',
+    'AMD Ryzen Threadripper PRO 7995WX',
+  ]),
+  ...cpuLine('AMD', 'workstation', amd(4, 'DDR5-6400', 256), ['AMD Ryzen Threadripper 9960X', 'AMD Ryzen Threadripper 9970X', 'AMD Ryzen Threadripper 9980X']),
+  ...cpuLine('AMD', 'workstation', amd(8, 'DDR5-6400', 384), [
+    'AMD Ryzen Threadripper PRO 9955WX', 'AMD Ryzen Threadripper PRO 9965WX', 'AMD Ryzen Threadripper PRO 9975WX', 'AMD Ryzen Threadripper PRO 9985WX',
     'AMD Ryzen Threadripper PRO 9995WX',
   ]),
-  { name: 'AMD EPYC 7742', vendor: 'AMD', memoryChannels: 8, memoryType: 'DDR4-3200', bandwidthGBs: 204.8, segment: 'server' },
-  { name: 'AMD EPYC 7763', vendor: 'AMD', memoryChannels: 8, memoryType: 'DDR4-3200', bandwidthGBs: 204.8, segment: 'server' },
-  // EPYC 7002 (Rome) and 7003 (Milan).
-  ...cpuLine('AMD', 'server', 8, 'DDR4-3200', [
-    'AMD EPYC 7302', 'AMD EPYC 7402', 'AMD EPYC 7502', 'AMD EPYC 7542', 'AMD EPYC 7702',
-    'AMD EPYC 7313', 'AMD EPYC 7413', 'AMD EPYC 7443', 'AMD EPYC 7513', 'AMD EPYC 7543', 'AMD EPYC 7643', 'AMD EPYC 7713', 'AMD EPYC 7773X',
+  ...cpuLine('AMD', 'server', amd(2, 'DDR5-5200', 128), ['AMD EPYC 4124P', 'AMD EPYC 4244P', 'AMD EPYC 4344P', 'AMD EPYC 4464P', 'AMD EPYC 4564P', 'AMD EPYC 4584PX']),
+  ...cpuLine('AMD', 'server', amd(8, 'DDR4-2666', 64), [
+    'AMD EPYC 7251', 'AMD EPYC 7261', 'AMD EPYC 7281', 'AMD EPYC 7301', 'AMD EPYC 7351', 'AMD EPYC 7371', 'AMD EPYC 7401', 'AMD EPYC 7451',
+    'AMD EPYC 7501', 'AMD EPYC 7551', 'AMD EPYC 7601', 'AMD EPYC 7351P', 'AMD EPYC 7401P', 'AMD EPYC 7551P',
   ]),
-  { name: 'AMD EPYC 9554', vendor: 'AMD', memoryChannels: 12, memoryType: 'DDR5-4800', bandwidthGBs: 460.8, segment: 'server' },
-  { name: 'AMD EPYC 9654', vendor: 'AMD', memoryChannels: 12, memoryType: 'DDR5-4800', bandwidthGBs: 460.8, segment: 'server' },
-  { name: 'AMD EPYC 9754', vendor: 'AMD', memoryChannels: 12, memoryType: 'DDR5-4800', bandwidthGBs: 460.8, segment: 'server' },
-  // EPYC 9004 (Genoa, Genoa-X, Bergamo).
-  ...cpuLine('AMD', 'server', 12, 'DDR5-4800', [
-    'AMD EPYC 9124', 'AMD EPYC 9174F', 'AMD EPYC 9224', 'AMD EPYC 9254', 'AMD EPYC 9274F', 'AMD EPYC 9334', 'AMD EPYC 9354',
-    'AMD EPYC 9374F', 'AMD EPYC 9454', 'AMD EPYC 9474F', 'AMD EPYC 9534', 'AMD EPYC 9634', 'AMD EPYC 9684X', 'AMD EPYC 9734',
+  ...cpuLine('AMD', 'server', amd(8, 'DDR4-3200', 256), [
+    'AMD EPYC 7252', 'AMD EPYC 7262', 'AMD EPYC 7272', 'AMD EPYC 7282', 'AMD EPYC 7302', 'AMD EPYC 7302P', 'AMD EPYC 7352', 'AMD EPYC 7402',
+    'AMD EPYC 7402P', 'AMD EPYC 7452', 'AMD EPYC 7502', 'AMD EPYC 7502P', 'AMD EPYC 7532', 'AMD EPYC 7542', 'AMD EPYC 7552', 'AMD EPYC 7642',
+    'AMD EPYC 7662', 'AMD EPYC 7702', 'AMD EPYC 7702P', 'AMD EPYC 7742', 'AMD EPYC 7H12', 'AMD EPYC 7313', 'AMD EPYC 7313P', 'AMD EPYC 7343',
+    'AMD EPYC 7413', 'AMD EPYC 7443', 'AMD EPYC 7443P', 'AMD EPYC 7453', 'AMD EPYC 7513', 'AMD EPYC 7543', 'AMD EPYC 7543P', 'AMD EPYC 7643',
+    'AMD EPYC 7663', 'AMD EPYC 7713', 'AMD EPYC 7713P', 'AMD EPYC 7763', 'AMD EPYC 7B12', 'AMD EPYC 7B13', 'AMD EPYC 7R13', 'AMD EPYC 7V12',
+    'AMD EPYC 7V13', 'AMD EPYC 7J13',
   ]),
-  // EPYC 8004 (Siena): 6 channels.
-  ...cpuLine('AMD', 'server', 6, 'DDR5-4800', ['AMD EPYC 8124P', 'AMD EPYC 8224P', 'AMD EPYC 8324P', 'AMD EPYC 8434P', 'AMD EPYC 8534P']),
-  // EPYC 9005 (Turin, Turin Dense).
-  ...cpuLine('AMD', 'server', 12, 'DDR5-6000', [
-    'AMD EPYC 9015', 'AMD EPYC 9115', 'AMD EPYC 9135', 'AMD EPYC 9175F', 'AMD EPYC 9255', 'AMD EPYC 9275F', 'AMD EPYC 9335',
-    'AMD EPYC 9355', 'AMD EPYC 9365', 'AMD EPYC 9375F', 'AMD EPYC 9455', 'AMD EPYC 9475F', 'AMD EPYC 9535', 'AMD EPYC 9555',
-    'AMD EPYC 9565', 'AMD EPYC 9575F', 'AMD EPYC 9645', 'AMD EPYC 9655', 'AMD EPYC 9745', 'AMD EPYC 9755', 'AMD EPYC 9825',
-    'AMD EPYC 9845', 'AMD EPYC 9965',
+  ...cpuLine('AMD', 'server', amd(8, 'DDR4-3200', 768), ['AMD EPYC 7373X', 'AMD EPYC 7473X', 'AMD EPYC 7573X', 'AMD EPYC 7773X', 'AMD EPYC 7V73X']),
+  ...cpuLine('AMD', 'server', amd(12, 'DDR5-4800', 384), [
+    'AMD EPYC 9124', 'AMD EPYC 9174F', 'AMD EPYC 9224', 'AMD EPYC 9254', 'AMD EPYC 9274F', 'AMD EPYC 9334', 'AMD EPYC 9354', 'AMD EPYC 9354P',
+    'AMD EPYC 9374F', 'AMD EPYC 9454', 'AMD EPYC 9454P', 'AMD EPYC 9474F', 'AMD EPYC 9534', 'AMD EPYC 9554', 'AMD EPYC 9554P', 'AMD EPYC 9634',
+    'AMD EPYC 9654', 'AMD EPYC 9654P', 'AMD EPYC 9734', 'AMD EPYC 9754', 'AMD EPYC 9R14', 'AMD EPYC 9B14', 'AMD EPYC 9V74',
+  ]),
+  ...cpuLine('AMD', 'server', amd(12, 'DDR5-4800', 1152), ['AMD EPYC 9184X', 'AMD EPYC 9384X', 'AMD EPYC 9684X', 'AMD EPYC 9V33X', 'AMD EPYC 9V84X']),
+  ...cpuLine('AMD', 'server', amd(6, 'DDR5-4800', 128), ['AMD EPYC 8124P', 'AMD EPYC 8224P', 'AMD EPYC 8324P', 'AMD EPYC 8434P', 'AMD EPYC 8534P']),
+  ...cpuLine('AMD', 'server', amd(12, 'DDR5-6000', 512), [
+    'AMD EPYC 9015', 'AMD EPYC 9115', 'AMD EPYC 9135', 'AMD EPYC 9175F', 'AMD EPYC 9255', 'AMD EPYC 9275F', 'AMD EPYC 9335', 'AMD EPYC 9355',
+    'AMD EPYC 9355P', 'AMD EPYC 9365', 'AMD EPYC 9375F', 'AMD EPYC 9455', 'AMD EPYC 9455P', 'AMD EPYC 9475F', 'AMD EPYC 9535', 'AMD EPYC 9555',
+    'AMD EPYC 9555P', 'AMD EPYC 9565', 'AMD EPYC 9575F', 'AMD EPYC 9645', 'AMD EPYC 9655', 'AMD EPYC 9655P', 'AMD EPYC 9745', 'AMD EPYC 9755',
+    'AMD EPYC 9825', 'AMD EPYC 9845', 'AMD EPYC 9965', 'AMD EPYC 9B45',
   ]),
 ];
 
-// Source: Intel product specifications (ark.intel.com): channels and the officially
-// supported memory speed (12th-14th gen Core at DDR5; the Core i5-13400 / 14400 are Alder
-// Lake silicon at DDR5-4800). Xeon 6900P: DDR5-6400 RDIMM figure (MRDIMM-8800 would give
-// 844.8 GB/s). N-series (N97, N100, N150, N200, Core i3-N300/N305): one 64-bit channel,
-// DDR5-4800 = 38.4 GB/s.
+const INTEL_CPU = 'Intel product specifications (ark.intel.com): memory channels, officially supported speed, cache';
+const intel = (channels: number, type: string, llcMb: number) => ({ channels, type, llcMb, source: INTEL_CPU });
+
+// 12th-14th gen Core at DDR5; the Core i5-13400 / 14400 are Alder Lake silicon at DDR5-4800.
+// Xeon 6900P: DDR5-6400 RDIMM figure (MRDIMM-8800 would give 844.8 GB/s). N-series (N97,
+// N100, N150, N200, Core i3-N300/N305): one 64-bit channel, DDR5-4800 = 38.4 GB/s. An 'F'
+// after the model (no integrated graphics) is the same CPU for memory.
 const intelCpus: CpuSpec[] = [
-  { name: 'Intel Core i9-13900K', vendor: 'Intel', memoryChannels: 2, memoryType: 'DDR5-5600', bandwidthGBs: 89.6, segment: 'desktop', aliases: ['i9-13900K', '13900K'] },
-  { name: 'Intel Core i7-14700K', vendor: 'Intel', memoryChannels: 2, memoryType: 'DDR5-5600', bandwidthGBs: 89.6, segment: 'desktop', aliases: ['i7-14700K', '14700K'] },
-  { name: 'Intel Core i9-14900K', vendor: 'Intel', memoryChannels: 2, memoryType: 'DDR5-5600', bandwidthGBs: 89.6, segment: 'desktop', aliases: ['i9-14900K', '14900K'] },
-  ...cpuLine('Intel', 'desktop', 2, 'DDR5-4800', [
-    'Intel Core i3-12100', 'Intel Core i5-12400', 'Intel Core i5-12600K', 'Intel Core i7-12700K', 'Intel Core i9-12900K',
-    'Intel Core i5-13400', 'Intel Core i5-14400',
+  ...cpuLine('Intel', 'desktop', intel(2, 'DDR4-2133', 8), ['Intel Core i5-6500', 'Intel Core i5-6600K', 'Intel Core i7-6700', 'Intel Core i7-6700K']),
+  ...cpuLine('Intel', 'desktop', intel(2, 'DDR4-2400', 8), [
+    'Intel Core i5-7500', 'Intel Core i5-7600K', 'Intel Core i7-7700', 'Intel Core i7-7700K', 'Intel Core i7-7700HQ', 'Intel Core i7-7820HQ',
+    'Intel Core i5-8250U', 'Intel Core i7-8550U', 'Intel Core i7-8650U', 'Intel Core i5-8265U', 'Intel Core i7-8565U',
   ]),
-  ...cpuLine('Intel', 'desktop', 2, 'DDR5-5600', [
-    'Intel Core i5-13600K', 'Intel Core i7-13700K', 'Intel Core i9-13900KS', 'Intel Core i5-14600K', 'Intel Core i9-14900KS',
+  ...cpuLine('Intel', 'desktop', intel(2, 'DDR4-2666', 16), [
+    'Intel Core i3-8100', 'Intel Core i5-8400', 'Intel Core i5-8500', 'Intel Core i5-8600K', 'Intel Core i7-8700', 'Intel Core i7-8700K',
+    'Intel Core i5-9400', 'Intel Core i5-9600K', 'Intel Core i7-9700', 'Intel Core i7-9700K', 'Intel Core i9-9900', 'Intel Core i9-9900K',
+    'Intel Core i9-9900KS', 'Intel Core i7-8750H', 'Intel Core i7-9750H', 'Intel Core i9-9880H', 'Intel Core i5-10400', 'Intel Core i5-10500',
+    'Intel Core i5-10600K', 'Intel Core i3-10100',
   ]),
-  {
-    name: 'Intel Core Ultra 9 285K', vendor: 'Intel', memoryChannels: 2, memoryType: 'DDR5-6400', bandwidthGBs: 102.4, segment: 'desktop',
-    aliases: ['Ultra 9 285K', '285K'],
-  },
-  ...cpuLine('Intel', 'desktop', 2, 'DDR5-6400', ['Intel Core Ultra 5 245K', 'Intel Core Ultra 7 265K']),
-  // Laptop CPUs seen in published runs: Kaby Lake H (DDR4-2400), Tiger Lake (LPDDR4X-4267, 128-bit).
-  ...cpuLine('Intel', 'desktop', 2, 'DDR4-2400', ['Intel Core i7-7820HQ']),
-  ...cpuLine('Intel', 'desktop', 2, 'LPDDR4X-4267', ['Intel Core i5-1135G7', 'Intel Core i7-1165G7']),
-  ...cpuLine('Intel', 'desktop', 1, 'DDR5-4800', [
+  ...cpuLine('Intel', 'desktop', intel(2, 'DDR4-2933', 20), [
+    'Intel Core i7-10700', 'Intel Core i7-10700K', 'Intel Core i9-10850K', 'Intel Core i9-10900', 'Intel Core i9-10900K', 'Intel Core i7-10750H',
+    'Intel Core i7-10870H', 'Intel Core i9-10885H', 'Intel Core i5-10210U', 'Intel Core i7-10510U', 'Intel Core i7-10710U',
+  ]),
+  ...cpuLine('Intel', 'desktop', intel(2, 'DDR4-3200', 24), [
+    'Intel Core i5-11400', 'Intel Core i5-11600K', 'Intel Core i7-11700', 'Intel Core i7-11700K', 'Intel Core i9-11900K', 'Intel Core i5-11400H',
+    'Intel Core i7-11800H', 'Intel Core i9-11900H', 'Intel Core i9-11980HK',
+  ]),
+  // Ice Lake U (LPDDR4X-3733), Tiger Lake U and H35 (LPDDR4X-4267), 128-bit.
+  ...cpuLine('Intel', 'desktop', intel(2, 'LPDDR4X-3733', 8), ['Intel Core i5-1035G1', 'Intel Core i5-1035G7', 'Intel Core i7-1065G7']),
+  ...cpuLine('Intel', 'desktop', intel(2, 'LPDDR4X-4267', 12), [
+    'Intel Core i3-1115G4', 'Intel Core i5-1135G7', 'Intel Core i5-1145G7', 'Intel Core i7-1165G7', 'Intel Core i7-1185G7', 'Intel Core i7-1195G7',
+    'Intel Core i5-11300H', 'Intel Core i7-11370H', 'Intel Core i7-11375H',
+  ]),
+  ...cpuLine('Intel', 'desktop', intel(2, 'DDR5-4800', 30), [
+    'Intel Core i3-12100', 'Intel Core i5-12400', 'Intel Core i5-12500', 'Intel Core i5-12600', 'Intel Core i5-12600K', 'Intel Core i7-12700',
+    'Intel Core i7-12700K', 'Intel Core i9-12900', 'Intel Core i9-12900K', 'Intel Core i9-12900KS', 'Intel Core i5-13400', 'Intel Core i5-14400',
+    'Intel Core i9-12900HX', 'Intel Core i7-12800HX',
+  ]),
+  // Alder Lake P / U / H laptops: LPDDR5-5200.
+  ...cpuLine('Intel', 'desktop', intel(2, 'LPDDR5-5200', 24), [
+    'Intel Core i5-1235U', 'Intel Core i7-1255U', 'Intel Core i5-1240P', 'Intel Core i7-1260P', 'Intel Core i7-1280P', 'Intel Core i5-12450H',
+    'Intel Core i5-12500H', 'Intel Core i7-12650H', 'Intel Core i7-12700H', 'Intel Core i7-12800H', 'Intel Core i9-12900H', 'Intel Core i9-12900HK',
+  ]),
+  ...cpuLine('Intel', 'desktop', intel(2, 'DDR5-5600', 36), [
+    'Intel Core i5-13500', 'Intel Core i5-13600', 'Intel Core i5-13600K', 'Intel Core i7-13700', 'Intel Core i7-13700K', 'Intel Core i9-13900',
+    'Intel Core i9-13900K', 'Intel Core i9-13900KS', 'Intel Core i5-14500', 'Intel Core i5-14600K', 'Intel Core i7-14700', 'Intel Core i7-14700K',
+    'Intel Core i9-14900', 'Intel Core i9-14900K', 'Intel Core i9-14900KS', 'Intel Core i7-13650HX', 'Intel Core i7-13700HX', 'Intel Core i9-13900HX',
+    'Intel Core i9-13950HX', 'Intel Core i9-13980HX', 'Intel Core i7-14650HX', 'Intel Core i7-14700HX', 'Intel Core i9-14900HX',
+  ]),
+  // Raptor Lake P / U / H laptops: LPDDR5X-6400.
+  ...cpuLine('Intel', 'desktop', intel(2, 'LPDDR5X-6400', 24), [
+    'Intel Core i5-1335U', 'Intel Core i7-1355U', 'Intel Core i7-1365U', 'Intel Core i5-1340P', 'Intel Core i7-1360P', 'Intel Core i5-13420H',
+    'Intel Core i5-13500H', 'Intel Core i7-13620H', 'Intel Core i7-13700H', 'Intel Core i7-13800H', 'Intel Core i9-13900H', 'Intel Core i9-13900HK',
+    'Intel Core 5 120U', 'Intel Core 7 150U',
+  ]),
+  ...cpuLine('Intel', 'desktop', intel(2, 'DDR5-6400', 36), [
+    'Intel Core Ultra 5 225', 'Intel Core Ultra 5 245K', 'Intel Core Ultra 7 265', 'Intel Core Ultra 7 265K', 'Intel Core Ultra 9 285',
+    'Intel Core Ultra 9 285K',
+  ]),
+  ...cpuLine('Intel', 'desktop', intel(1, 'DDR5-4800', 6), [
     'Intel Processor N97', 'Intel Processor N100', 'Intel Processor N150', 'Intel Processor N200', 'Intel Core i3-N300', 'Intel Core i3-N305',
   ]),
-  { name: 'Intel Xeon w9-3495X', vendor: 'Intel', memoryChannels: 8, memoryType: 'DDR5-4800', bandwidthGBs: 307.2, segment: 'workstation', aliases: ['w9-3495X'] },
-  ...cpuLine('Intel', 'workstation', 8, 'DDR5-4800', [
-    'Intel Xeon w5-3435X', 'Intel Xeon w7-3465X', 'Intel Xeon w9-3475X', 'Intel Xeon w7-3565X', 'Intel Xeon w9-3595X',
+  ...cpuLine('Intel', 'workstation', intel(4, 'DDR4-2666', 25), ['Intel Core i9-7900X', 'Intel Core i9-7980XE', 'Intel Core i9-9980XE']),
+  ...cpuLine('Intel', 'workstation', intel(4, 'DDR4-2933', 25), ['Intel Core i9-10900X', 'Intel Core i9-10940X', 'Intel Core i9-10980XE']),
+  ...cpuLine('Intel', 'workstation', intel(8, 'DDR5-4800', 105), [
+    'Intel Xeon w5-3425', 'Intel Xeon w5-3435X', 'Intel Xeon w7-3445', 'Intel Xeon w7-3465X', 'Intel Xeon w9-3475X', 'Intel Xeon w9-3495X',
+    'Intel Xeon w5-3535X', 'Intel Xeon w7-3565X', 'Intel Xeon w9-3595X',
   ]),
-  ...cpuLine('Intel', 'workstation', 4, 'DDR5-4800', ['Intel Xeon w5-2455X', 'Intel Xeon w7-2495X']),
-  {
-    name: 'Intel Xeon Platinum 8380', vendor: 'Intel', memoryChannels: 8, memoryType: 'DDR4-3200', bandwidthGBs: 204.8, segment: 'server',
-    aliases: ['Platinum 8380'],
-  },
-  {
-    name: 'Intel Xeon Platinum 8480+', vendor: 'Intel', memoryChannels: 8, memoryType: 'DDR5-4800', bandwidthGBs: 307.2, segment: 'server',
-    aliases: ['Platinum 8480+', 'Xeon 8480+'],
-  },
+  ...cpuLine('Intel', 'workstation', intel(4, 'DDR5-4800', 45), ['Intel Xeon w3-2423', 'Intel Xeon w5-2455X', 'Intel Xeon w5-2465X', 'Intel Xeon w7-2495X']),
+  // Xeon E5 v2 (DDR3-1866), v3 (DDR4-2133), v4 (DDR4-2400): four channels.
+  ...cpuLine('Intel', 'server', intel(4, 'DDR3-1866', 30), [
+    'Intel Xeon E5-2650 v2', 'Intel Xeon E5-2660 v2', 'Intel Xeon E5-2670 v2', 'Intel Xeon E5-2680 v2', 'Intel Xeon E5-2690 v2', 'Intel Xeon E5-2695 v2',
+    'Intel Xeon E5-2697 v2',
+  ]),
+  ...cpuLine('Intel', 'server', intel(4, 'DDR4-2133', 45), [
+    'Intel Xeon E5-2620 v3', 'Intel Xeon E5-2650 v3', 'Intel Xeon E5-2660 v3', 'Intel Xeon E5-2670 v3', 'Intel Xeon E5-2680 v3', 'Intel Xeon E5-2690 v3',
+    'Intel Xeon E5-2697 v3', 'Intel Xeon E5-2698 v3', 'Intel Xeon E5-2699 v3',
+  ]),
+  ...cpuLine('Intel', 'server', intel(4, 'DDR4-2400', 55), [
+    'Intel Xeon E5-2620 v4', 'Intel Xeon E5-2630 v4', 'Intel Xeon E5-2640 v4', 'Intel Xeon E5-2650 v4', 'Intel Xeon E5-2660 v4', 'Intel Xeon E5-2667 v4',
+    'Intel Xeon E5-2673 v4', 'Intel Xeon E5-2680 v4', 'Intel Xeon E5-2682 v4', 'Intel Xeon E5-2683 v4', 'Intel Xeon E5-2686 v4', 'Intel Xeon E5-2690 v4',
+    'Intel Xeon E5-2695 v4', 'Intel Xeon E5-2696 v4', 'Intel Xeon E5-2697 v4', 'Intel Xeon E5-2698 v4', 'Intel Xeon E5-2699 v4',
+  ]),
+  // Xeon Scalable 1st / 2nd gen (Skylake-SP DDR4-2666, Cascade Lake DDR4-2933): six channels.
+  ...cpuLine('Intel', 'server', intel(6, 'DDR4-2666', 39), [
+    'Intel Xeon Gold 6126', 'Intel Xeon Gold 6130', 'Intel Xeon Gold 6132', 'Intel Xeon Gold 6138', 'Intel Xeon Gold 6140', 'Intel Xeon Gold 6148',
+    'Intel Xeon Gold 6150', 'Intel Xeon Gold 6152', 'Intel Xeon Gold 6154', 'Intel Xeon Platinum 8124M', 'Intel Xeon Platinum 8151',
+    'Intel Xeon Platinum 8160', 'Intel Xeon Platinum 8168', 'Intel Xeon Platinum 8170', 'Intel Xeon Platinum 8175M', 'Intel Xeon Platinum 8176',
+    'Intel Xeon Platinum 8180',
+  ]),
+  ...cpuLine('Intel', 'server', intel(6, 'DDR4-2933', 39), [
+    'Intel Xeon Gold 6226R', 'Intel Xeon Gold 6230', 'Intel Xeon Gold 6230R', 'Intel Xeon Gold 6238', 'Intel Xeon Gold 6238R', 'Intel Xeon Gold 6240',
+    'Intel Xeon Gold 6242', 'Intel Xeon Gold 6246', 'Intel Xeon Gold 6248', 'Intel Xeon Gold 6248R', 'Intel Xeon Gold 6252', 'Intel Xeon Gold 6254',
+    'Intel Xeon Gold 6258R', 'Intel Xeon Platinum 8252C', 'Intel Xeon Platinum 8259CL', 'Intel Xeon Platinum 8260', 'Intel Xeon Platinum 8268',
+    'Intel Xeon Platinum 8270', 'Intel Xeon Platinum 8275CL', 'Intel Xeon Platinum 8280', 'Intel Xeon Platinum 8275L',
+  ]),
+  ...cpuLine('Intel', 'server', intel(6, 'DDR4-2400', 22), [
+    'Intel Xeon Silver 4110', 'Intel Xeon Silver 4114', 'Intel Xeon Silver 4116', 'Intel Xeon Silver 4208', 'Intel Xeon Silver 4210',
+    'Intel Xeon Silver 4210R', 'Intel Xeon Silver 4214', 'Intel Xeon Silver 4214R', 'Intel Xeon Silver 4216',
+  ]),
+  // 3rd gen (Ice Lake-SP): eight channels DDR4-3200.
+  ...cpuLine('Intel', 'server', intel(8, 'DDR4-3200', 60), [
+    'Intel Xeon Gold 6326', 'Intel Xeon Gold 6330', 'Intel Xeon Gold 6338', 'Intel Xeon Gold 6342', 'Intel Xeon Gold 6348', 'Intel Xeon Gold 6354',
+    'Intel Xeon Platinum 8358', 'Intel Xeon Platinum 8360Y', 'Intel Xeon Platinum 8362', 'Intel Xeon Platinum 8368', 'Intel Xeon Platinum 8370C',
+    'Intel Xeon Platinum 8375C', 'Intel Xeon Platinum 8380',
+  ]),
   // 4th gen (Sapphire Rapids) and 5th gen (Emerald Rapids) Xeon Scalable.
-  ...cpuLine('Intel', 'server', 8, 'DDR5-4800', ['Intel Xeon Platinum 8468', 'Intel Xeon Platinum 8470', 'Intel Xeon Platinum 8490H']),
-  ...cpuLine('Intel', 'server', 8, 'DDR5-5600', [
-    'Intel Xeon Platinum 8562Y+', 'Intel Xeon Platinum 8568Y+', 'Intel Xeon Platinum 8570', 'Intel Xeon Platinum 8580', 'Intel Xeon Platinum 8592+',
+  ...cpuLine('Intel', 'server', intel(8, 'DDR5-4800', 113), [
+    'Intel Xeon Gold 6430', 'Intel Xeon Gold 6438Y+', 'Intel Xeon Gold 6442Y', 'Intel Xeon Gold 6448Y', 'Intel Xeon Gold 6454S', 'Intel Xeon Gold 6458Q',
+    'Intel Xeon Platinum 8452Y', 'Intel Xeon Platinum 8458P', 'Intel Xeon Platinum 8460Y+', 'Intel Xeon Platinum 8462Y+', 'Intel Xeon Platinum 8468',
+    'Intel Xeon Platinum 8470', 'Intel Xeon Platinum 8480+', 'Intel Xeon Platinum 8480C', 'Intel Xeon Platinum 8481C', 'Intel Xeon Platinum 8488C',
+    'Intel Xeon Platinum 8490H',
   ]),
-  { name: 'Intel Xeon 6980P', vendor: 'Intel', memoryChannels: 12, memoryType: 'DDR5-6400', bandwidthGBs: 614.4, segment: 'server', aliases: ['6980P'] },
-  ...cpuLine('Intel', 'server', 12, 'DDR5-6400', ['Intel Xeon 6952P', 'Intel Xeon 6960P', 'Intel Xeon 6972P', 'Intel Xeon 6979P']),
+  ...cpuLine('Intel', 'server', intel(8, 'DDR5-5600', 320), [
+    'Intel Xeon Gold 6530', 'Intel Xeon Gold 6548Y+', 'Intel Xeon Platinum 8558', 'Intel Xeon Platinum 8562Y+', 'Intel Xeon Platinum 8568Y+',
+    'Intel Xeon Platinum 8570', 'Intel Xeon Platinum 8580', 'Intel Xeon Platinum 8592+',
+  ]),
+  ...cpuLine('Intel', 'server', intel(12, 'DDR5-6400', 504), [
+    'Intel Xeon 6952P', 'Intel Xeon 6960P', 'Intel Xeon 6972P', 'Intel Xeon 6979P', 'Intel Xeon 6980P',
+  ]),
+  ...cpuLine('Intel', 'server', intel(8, 'DDR5-6400', 288), ['Intel Xeon 6767P', 'Intel Xeon 6787P', 'Intel Xeon 6747P']),
 ];
 
-// Source: Ampere Altra / Altra Max product briefs (8-channel DDR4-3200); AWS Graviton pages
-// (Graviton2: 8-channel DDR4-3200, Graviton3: 8-channel DDR5-4800, Graviton4: 12-channel
-// DDR5-5600); NVIDIA Grace CPU datasheet (Grace Hopper: up to 480 GB LPDDR5X at up to
-// 512 GB/s per Grace CPU; the two-CPU Grace CPU Superchip doubles it across its sockets).
-// AmpereOne is left out (memory speed not certain).
-const ampereCpus: CpuSpec[] = [
-  { name: 'Ampere Altra Q80-30', vendor: 'Ampere', memoryChannels: 8, memoryType: 'DDR4-3200', bandwidthGBs: 204.8, segment: 'server', aliases: ['Altra Q80-30', 'Q80-30'] },
-  { name: 'Ampere Altra Max M128-30', vendor: 'Ampere', memoryChannels: 8, memoryType: 'DDR4-3200', bandwidthGBs: 204.8, segment: 'server', aliases: ['Altra Max M128-30', 'M128-30'] },
-  ...cpuLine('Ampere', 'server', 8, 'DDR4-3200', ['Ampere Altra Q32-17', 'Ampere Altra Q64-22', 'Ampere Altra Q80-28']),
-];
+const ARM_CPU =
+  'Ampere Altra / AmpereOne product briefs; AWS Graviton pages; NVIDIA Grace datasheet; Raspberry Pi product briefs; Rockchip RK3588 datasheet';
+const arm = (channels: number, type: string, llcMb: number) => ({ channels, type, llcMb, source: ARM_CPU });
 
-// Source: Raspberry Pi product briefs: Pi 5 / Pi 500 / Pi 500+ (BCM2712) 32-bit LPDDR4X-4267;
-// Pi 4 Model B / Pi 400 (BCM2711) 32-bit LPDDR4-3200 (half a 64-bit channel).
-const otherArmCpus: CpuSpec[] = [
-  ...cpuLine('Raspberry Pi', 'embedded', 0.5, 'LPDDR4X-4267', [
+// Ampere Altra / Altra Max (8-channel DDR4-3200); AmpereOne (8-channel DDR5-5200); AWS
+// Graviton2 (8-channel DDR4-3200), Graviton3 (8-channel DDR5-4800), Graviton4 (12-channel
+// DDR5-5600); NVIDIA Grace (up to 512 GB/s LPDDR5X per Grace CPU). Raspberry Pi 5 / 500 /
+// 500+ (BCM2712) 32-bit LPDDR4X-4267; Pi 4 Model B / Pi 400 (BCM2711) 32-bit LPDDR4-3200
+// (half a 64-bit channel); Pi 3 (BCM2837) 32-bit LPDDR2-900. RK3588 boards (Orange Pi 5, Rock
+// 5B): 64-bit LPDDR4X / LPDDR5 up to 5500 MT/s (the higher kept).
+const armCpus: CpuSpec[] = [
+  ...cpuLine('Ampere', 'server', arm(8, 'DDR4-3200', 32), [
+    'Ampere Altra Q32-17', 'Ampere Altra Q64-22', 'Ampere Altra Q64-30', 'Ampere Altra Q80-28', 'Ampere Altra Q80-30',
+    'Ampere Altra Max M96-28', 'Ampere Altra Max M128-26', 'Ampere Altra Max M128-30',
+  ]),
+  ...cpuLine('Ampere', 'server', arm(8, 'DDR5-5200', 64), [
+    'AmpereOne A96-36X', 'AmpereOne A128-34X', 'AmpereOne A144-33X', 'AmpereOne A160-30X', 'AmpereOne A192-26X', 'AmpereOne A192-32X',
+  ]),
+  ...cpuLine('AWS', 'server', arm(8, 'DDR4-3200', 32), ['AWS Graviton2']),
+  ...cpuLine('AWS', 'server', arm(8, 'DDR5-4800', 32), ['AWS Graviton3']),
+  ...cpuLine('AWS', 'server', arm(12, 'DDR5-5600', 36), ['AWS Graviton4']),
+  { name: 'NVIDIA Grace', vendor: 'NVIDIA', memoryChannels: 0, memoryType: 'LPDDR5X', bandwidthGBs: 512, segment: 'server', llcMb: 117, source: ARM_CPU, aliases: ['Grace CPU'] },
+  ...cpuLine('Raspberry Pi', 'embedded', arm(0.5, 'LPDDR4X-4267', 2), [
     ['Raspberry Pi 5', 'Pi 5', 'RPi 5'],
     ['Raspberry Pi 500', 'Pi 500'],
     ['Raspberry Pi 500+', 'Pi 500+'],
   ]),
-  ...cpuLine('Raspberry Pi', 'embedded', 0.5, 'LPDDR4-3200', [
+  ...cpuLine('Raspberry Pi', 'embedded', arm(0.5, 'LPDDR4-3200', 1), [
     ['Raspberry Pi 4 Model B', 'Raspberry Pi 4', 'Pi 4', 'RPi 4'],
     ['Raspberry Pi 400', 'Pi 400'],
   ]),
-  ...cpuLine('AWS', 'server', 8, 'DDR4-3200', ['AWS Graviton2']),
-  ...cpuLine('AWS', 'server', 8, 'DDR5-4800', ['AWS Graviton3']),
-  ...cpuLine('AWS', 'server', 12, 'DDR5-5600', ['AWS Graviton4']),
-  { name: 'NVIDIA Grace', vendor: 'NVIDIA', memoryChannels: 0, memoryType: 'LPDDR5X', bandwidthGBs: 512, segment: 'server', aliases: ['Grace CPU'] },
+  ...cpuLine('Raspberry Pi', 'embedded', arm(0.5, 'LPDDR2-900', 0.5), [['Raspberry Pi 3 Model B', 'Raspberry Pi 3', 'Pi 3', 'RPi 3']]),
+  // Steam Deck (LCD 'Custom APU 0405': LPDDR5-5500; OLED 'Custom APU 0932': LPDDR5-6400), 128-bit.
+  ...cpuLine('AMD', 'embedded', amd(2, 'LPDDR5-6400', 4), ['AMD Custom APU 0932', 'AMD Custom APU 0405']),
+  ...cpuLine('Rockchip', 'embedded', arm(1, 'LPDDR5-5500', 3), [['Rockchip RK3588', 'Orange Pi 5', 'Orange Pi 5 Plus', 'Orange Pi 5 Max', 'Rock 5B', 'RK3588S']]),
 ];
 
-export const cpus: readonly CpuSpec[] = [...amdCpus, ...intelCpus, ...ampereCpus, ...otherArmCpus];
+export const cpus: readonly CpuSpec[] = [...amdCpus, ...intelCpus, ...armCpus];
 
 // ---------------------------------------------------------------------------------------
 // Names shared by several products
@@ -672,31 +870,46 @@ export const cpus: readonly CpuSpec[] = [...amdCpus, ...intelCpus, ...ampereCpus
 
 /**
  * A name several catalogued products are sold or shown under: a bare name without the form
- * factor or memory type that sets the bandwidth ('A100'), a chip family ('Strix Halo'), an
- * integrated GPU or GPU target inside several chips ('Radeon 780M', 'gfx1151'), a machine
- * sold with several chips ('Framework Desktop'). The lookup reads it as any of its members:
- * the lower reading is the slowest member's bandwidth, the upper the fastest's, and a text
- * that also names one member ('Framework Desktop (Ryzen AI Max+ 395)') narrows it to that
- * member. The first member is what a bare lookup returns. Members are canonical names.
+ * factor or memory type that sets the bandwidth ('A100'), a chip family ('Strix Halo'), a GPU
+ * target or die that ROCm, Vulkan or Mesa prints instead of the card ('gfx1100', 'NAVI31'),
+ * an integrated GPU inside several chips ('Radeon 780M'), a machine sold with several chips
+ * ('Framework Desktop'). The resolver reads it as any of its members: the device is named as
+ * the slowest member, the roofline bound takes the fastest, and a text that also names one
+ * member ('Framework Desktop (Ryzen AI Max+ 395)') narrows it to that member. Members are
+ * canonical names. Targets and dies: LLVM AMDGPU processor table and Mesa's RADV device list.
  */
 export interface SharedName {
   name: string;
   members: string[];
 }
 
-const strixHalo = ['AMD Ryzen AI Max+ 395', 'AMD Ryzen AI Max 390', 'AMD Ryzen AI Max 385'];
+const strixHalo = ['AMD Ryzen AI Max+ 395', 'AMD Ryzen AI Max 390', 'AMD Ryzen AI Max 385', 'AMD Ryzen AI Max+ 392', 'AMD Ryzen AI Max+ 388'];
 const strixPoint = ['AMD Ryzen AI 9 HX 370', 'AMD Ryzen AI 9 HX 375', 'AMD Ryzen AI 9 365'];
-// The desktop Ryzen 7 8700G (a CPU entry: DDR5-5200 DIMMs) carries the same 780M.
+// The desktop Ryzen 7 8700G / Ryzen 5 8600G (CPU entries: DDR5-5200 DIMMs) carry the same iGPU.
 const phoenixHawkPoint = [
-  'AMD Ryzen 7 7840U', 'AMD Ryzen 7 7840HS', 'AMD Ryzen 9 7940HS', 'AMD Ryzen 7 8840U', 'AMD Ryzen 7 8845HS', 'AMD Ryzen 9 8945HS',
-  'AMD Ryzen 7 8700G',
+  'AMD Ryzen 7 7840U', 'AMD Ryzen 7 7840HS', 'AMD Ryzen 7 7840H', 'AMD Ryzen 9 7940HS', 'AMD Ryzen 9 7940H', 'AMD Ryzen 7 8840U', 'AMD Ryzen 7 8840HS',
+  'AMD Ryzen 7 8845HS', 'AMD Ryzen 7 8845H', 'AMD Ryzen 9 8945HS', 'AMD Ryzen Z1 Extreme', 'AMD Ryzen 7 8700G',
 ];
 const lunarLake140V = ['Intel Core Ultra 7 256V', 'Intel Core Ultra 7 258V', 'Intel Core Ultra 7 266V', 'Intel Core Ultra 7 268V', 'Intel Core Ultra 9 288V'];
 const lunarLake130V = ['Intel Core Ultra 5 226V', 'Intel Core Ultra 5 228V', 'Intel Core Ultra 5 236V', 'Intel Core Ultra 5 238V'];
+const radeon = (...models: string[]) => models.map((model) => `AMD ${model}`);
+const polaris = radeon('Radeon RX 470', 'Radeon RX 480', 'Radeon RX 570', 'Radeon RX 580', 'Radeon RX 590');
+const navi10 = radeon('Radeon RX 5600 XT', 'Radeon RX 5700', 'Radeon RX 5700 XT');
+const navi21 = radeon('Radeon RX 6800', 'Radeon RX 6800 XT', 'Radeon RX 6900 XT', 'Radeon RX 6950 XT', 'Radeon PRO W6800', 'Radeon PRO V620');
+const navi22 = radeon('Radeon RX 6700', 'Radeon RX 6700 XT', 'Radeon RX 6750 XT', 'Radeon RX 6700M', 'Radeon RX 6800M', 'Radeon RX 6850M XT');
+const navi23 = radeon('Radeon RX 6600', 'Radeon RX 6600 XT', 'Radeon RX 6650 XT', 'Radeon PRO W6600');
+const navi24 = radeon('Radeon RX 6400', 'Radeon RX 6500 XT');
+const navi31 = radeon('Radeon RX 7900 XTX', 'Radeon RX 7900 XT', 'Radeon RX 7900 GRE', 'Radeon PRO W7900', 'Radeon PRO W7800');
+const navi32 = radeon('Radeon RX 7800 XT', 'Radeon RX 7700 XT', 'Radeon RX 7700', 'Radeon PRO W7700', 'Radeon RX 7900M');
+const navi33 = radeon('Radeon RX 7600', 'Radeon RX 7600 XT', 'Radeon PRO W7600', 'Radeon RX 7600M XT');
+const navi44 = radeon('Radeon RX 9060 XT');
+const navi48 = radeon('Radeon RX 9070', 'Radeon RX 9070 XT', 'Radeon RX 9070 GRE', 'Radeon AI PRO R9700');
 
 export const sharedNames: readonly SharedName[] = [
   { name: 'A100', members: ['NVIDIA A100 PCIe', 'NVIDIA A100 SXM'] },
+  { name: 'A800', members: ['NVIDIA A100 PCIe', 'NVIDIA A100 SXM'] },
   { name: 'H100', members: ['NVIDIA H100 PCIe', 'NVIDIA H100 SXM'] },
+  { name: 'H800', members: ['NVIDIA H100 PCIe', 'NVIDIA H100 SXM'] },
   { name: 'RTX 3060 Ti', members: ['NVIDIA GeForce RTX 3060 Ti', 'NVIDIA GeForce RTX 3060 Ti GDDR6X'] },
   { name: 'Strix Halo', members: strixHalo },
   { name: 'Ryzen AI Max', members: strixHalo },
@@ -709,9 +922,52 @@ export const sharedNames: readonly SharedName[] = [
   { name: 'Radeon 890M', members: ['AMD Ryzen AI 9 HX 370', 'AMD Ryzen AI 9 HX 375'] },
   { name: 'Radeon 880M', members: ['AMD Ryzen AI 9 365'] },
   { name: 'Radeon 780M', members: phoenixHawkPoint },
-  { name: 'gfx1103', members: phoenixHawkPoint },
+  { name: 'Radeon 760M', members: ['AMD Ryzen 5 7640U', 'AMD Ryzen 5 7640HS', 'AMD Ryzen 5 8640U', 'AMD Ryzen 5 8645HS', 'AMD Ryzen 5 8600G'] },
+  { name: 'gfx1103', members: [...phoenixHawkPoint, 'AMD Ryzen 5 7640U', 'AMD Ryzen 5 7640HS', 'AMD Ryzen 5 8640U', 'AMD Ryzen 5 8645HS', 'AMD Ryzen 5 8600G'] },
   { name: 'Lunar Lake', members: [...lunarLake130V, ...lunarLake140V] },
   { name: 'Arc 140V', members: lunarLake140V },
   { name: 'Arc 130V', members: lunarLake130V },
-  { name: 'Meteor Lake', members: ['Intel Core Ultra 5 125H', 'Intel Core Ultra 7 155H', 'Intel Core Ultra 7 155U', 'Intel Core Ultra 7 165H', 'Intel Core Ultra 9 185H'] },
+  {
+    name: 'Meteor Lake',
+    members: ['125H', '135H', '125U', '135U'].map((m) => `Intel Core Ultra 5 ${m}`).concat(['155H', '165H', '155U', '165U'].map((m) => `Intel Core Ultra 7 ${m}`), ['Intel Core Ultra 9 185H']),
+  },
+  { name: 'gfx803', members: polaris },
+  // 'Orin' as NVIDIA's tools print it on any Jetson Orin module.
+  {
+    name: 'Orin',
+    members: ['NVIDIA Jetson AGX Orin', 'NVIDIA Jetson Orin NX', 'NVIDIA Jetson Orin Nano', 'NVIDIA Jetson Orin Nano Super'],
+  },
+  {
+    name: 'Jetson Orin',
+    members: ['NVIDIA Jetson AGX Orin', 'NVIDIA Jetson Orin NX', 'NVIDIA Jetson Orin Nano', 'NVIDIA Jetson Orin Nano Super'],
+  },
+  { name: 'Polaris 20', members: radeon('Radeon RX 570', 'Radeon RX 580') },
+  { name: 'gfx900', members: radeon('Radeon RX Vega 56', 'Radeon RX Vega 64') },
+  { name: 'gfx906', members: radeon('Radeon VII', 'Instinct MI50', 'Instinct MI60') },
+  { name: 'gfx908', members: radeon('Instinct MI100') },
+  { name: 'gfx90a', members: radeon('Instinct MI210', 'Instinct MI250', 'Instinct MI250X') },
+  { name: 'gfx942', members: radeon('Instinct MI300X', 'Instinct MI325X') },
+  { name: 'gfx950', members: radeon('Instinct MI355X') },
+  { name: 'gfx1010', members: navi10 },
+  { name: 'NAVI10', members: navi10 },
+  { name: 'gfx1012', members: radeon('Radeon RX 5500 XT') },
+  { name: 'NAVI14', members: radeon('Radeon RX 5500 XT') },
+  { name: 'gfx1030', members: navi21 },
+  { name: 'NAVI21', members: navi21 },
+  { name: 'gfx1031', members: navi22 },
+  { name: 'NAVI22', members: navi22 },
+  { name: 'gfx1032', members: navi23 },
+  { name: 'NAVI23', members: navi23 },
+  { name: 'gfx1034', members: navi24 },
+  { name: 'NAVI24', members: navi24 },
+  { name: 'gfx1100', members: navi31 },
+  { name: 'NAVI31', members: navi31 },
+  { name: 'gfx1101', members: navi32 },
+  { name: 'NAVI32', members: navi32 },
+  { name: 'gfx1102', members: navi33 },
+  { name: 'NAVI33', members: navi33 },
+  { name: 'gfx1200', members: navi44 },
+  { name: 'NAVI44', members: navi44 },
+  { name: 'gfx1201', members: navi48 },
+  { name: 'NAVI48', members: navi48 },
 ];

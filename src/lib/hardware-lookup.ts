@@ -24,344 +24,16 @@
  *   plausibility roofline that flags runs ABOVE the bound (src/lib/roofline.ts), whose bound
  *   must err high; the lower reading there would flag honest runs.
  */
-import { cpus, gpus, sharedNames, unifiedChips, type CpuSpec, type GpuSpec, type UnifiedChipSpec } from '../data/hardware-catalogue.ts';
+import { cpus, gpus, unifiedChips, type CpuSpec, type GpuSpec, type UnifiedChipSpec } from '../data/hardware-catalogue.ts';
+import { chipText, resolveName, type CoreCounts, type Resolved } from './hardware-names.ts';
 
-/** Vendor and brand words that do not tell models apart. */
-const DROPPED_WORDS = new Set(['nvidia', 'geforce', 'amd', 'radeon', 'intel', 'arc', 'apple', 'tesla', 'aws', 'qualcomm']);
+export { normaliseHardwareName } from './hardware-names.ts';
 
-/** GeForce / Radeon series prefixes a user may leave out ('4090' for 'RTX 4090'). */
-const SERIES_PREFIXES = new Set(['rtx', 'gtx', 'rx']);
-
-/**
- * Lower-case; drop '(TM)', '(R)', punctuation, vendor/brand words (NVIDIA, GeForce, AMD,
- * Radeon, Intel, Arc, Apple, Tesla, AWS, Qualcomm) and extra spaces; split letters from
- * digits so 'rtx4090' and 'RTX 4090' agree. '+' is kept as the word 'plus' because it names a
- * different product ('Ryzen AI Max+ 395', 'Xeon Platinum 8480+').
- */
-export function normaliseHardwareName(name: string): string {
-  return name
-    .toLowerCase()
-    .replace(/\((?:tm|r|c)\)|[™®©]/g, ' ')
-    .replace(/\+/g, ' plus ')
-    .replace(/[^a-z0-9]+/g, ' ')
-    .replace(/([a-z])(\d)/g, '$1 $2')
-    .replace(/(\d)([a-z])/g, '$1 $2')
-    .split(' ')
-    .filter((word) => word !== '' && !DROPPED_WORDS.has(word))
-    .join(' ');
-}
-
-/** A memory size written into a name ('RTX 3060 12GB', 'A100-SXM4-80GB'), normalised form. */
-const MEMORY_IN_NAME = /(?:^| )(\d+(?:\.\d+)?) gb(?= |$)/g;
-
-/** The normalised name without memory sizes, and the first size found. */
-function splitMemoryFromName(key: string): { key: string; memoryGb: number | undefined } {
-  let memoryGb: number | undefined;
-  const stripped = key.replace(MEMORY_IN_NAME, (_match, size: string) => {
-    memoryGb ??= Number(size);
-    return ' ';
-  });
-  return { key: squash(stripped), memoryGb };
-}
-
-function squash(key: string): string {
-  return key.split(' ').filter(Boolean).join(' ');
-}
+const resolve = resolveName;
 
 /** Reported sizes drift from marketing sizes (24564 MiB = 23.99 GB, 81251 MiB = 79.3 GiB). */
 function sameMemorySize(reported: number, catalogued: number): boolean {
   return Math.abs(reported - catalogued) <= Math.max(0.5, catalogued * 0.05);
-}
-
-// ---------------------------------------------------------------------------------------
-// What people write around a name
-// ---------------------------------------------------------------------------------------
-
-/** Core counts read from a name: 'M3 Max 16-core CPU 40-core GPU', 'M2 Ultra 76-Core GPU'. */
-interface CoreCounts {
-  cpu: number[];
-  gpu: number[];
-  /** Counts without 'CPU' / 'GPU' ('M3 Max 40-core'). */
-  either: number[];
-}
-
-const CORE_COUNT = /(?:^| )(\d+) (?:cores?|c)(?: (cpu|gpu))?(?= |$)|(?:^| )(\d+) (cpu|gpu) cores?(?= |$)/g;
-
-function coreCountsIn(key: string): CoreCounts {
-  const counts: CoreCounts = { cpu: [], gpu: [], either: [] };
-  for (const match of key.matchAll(CORE_COUNT)) {
-    const count = Number(match[1] ?? match[3]);
-    const unit = match[2] ?? match[4];
-    (unit === 'cpu' ? counts.cpu : unit === 'gpu' ? counts.gpu : counts.either).push(count);
-  }
-  return counts;
-}
-
-/** Words that never tell hardware apart, as whole-word patterns on the normalised name. */
-const NOISE = new RegExp(
-  `(?<=^| )(?:${[
-    // Memory types and sizes that are not the memory ('RTX 5090 32 GB GDDR7', 'A100 HBM2e').
-    '(?:g|lp)?ddr \\d(?: x)?(?: \\d{4,5})?',
-    'hbm \\d(?: e)?',
-    'ecc',
-    'unified memory',
-    'memory',
-    'vram',
-    'ram',
-    'ssd',
-    '\\d+ tb',
-    // Mac models ('MacBook Pro 14 M3 Max', 'Mac Studio (M3 Ultra 512GB)'); a screen size after one.
-    '(?:macbook (?:pro|air)|macbook|mac (?:studio|mini|pro)|imac|mac)(?: (?:1[3-6]|2[47]))?(?: inch| in)?',
-    '20[12]\\d',
-    // Generic words and CPU decorations ('13th Gen', 'CPU @ 2.30GHz').
-    'graphics',
-    'gpu',
-    'cpu',
-    'processor',
-    'soc',
-    'chip',
-    'silicon',
-    'apu',
-    'igpu',
-    'founders edition',
-    'with',
-    'design',
-    'mainboard',
-    'motherboard',
-    'developer kit',
-    'dev kit',
-    '\\d+ (?:st|nd|rd|th) gen(?:eration)?',
-    '\\d+(?: \\d+)? ghz',
-    // Backends and drivers llama.cpp prints after the device ('(RADV NAVI31)', '(NVIDIA)').
-    'radv',
-    'anv',
-    'nvk',
-    'mesa',
-    'amdvlk',
-    'proprietary',
-    'open source',
-    'driver',
-    'corporation',
-    'vulkan',
-    'cuda',
-    'rocm',
-    'metal',
-    'sycl',
-    'hip',
-    'opencl',
-  ].join('|')})(?= |$)`,
-  'g',
-);
-
-/** Words that make a GeForce number the laptop GPU, and how the catalogue spells it. */
-const LAPTOP_WORDS = /(?<=^| )(?:laptop gpu|laptop|mobile|mobility|notebook)(?= |$)/g;
-const LAPTOP_SUFFIX = ' laptop gpu';
-const GEFORCE_NUMBER = /^(?:(?:rtx|gtx) )?\d{4}(?= |$)/;
-
-/**
- * The name with what people write around it set aside: core counts, memory types, Mac
- * models, driver tags, generic words; and whether it says laptop ('Laptop' / 'Mobile', and
- * 'Max-Q' / a trailing 'M' after a GeForce number). Memory sizes stay (the lookup reads them).
- */
-function cleanKey(key: string): { key: string; laptop: boolean } {
-  let laptop = false;
-  let text = key.replace(CORE_COUNT, ' ').replace(LAPTOP_WORDS, () => {
-    laptop = true;
-    return ' ';
-  });
-  if (GEFORCE_NUMBER.test(squash(text))) {
-    text = text.replace(/(?<=^| )max q(?= |$)/g, () => {
-      laptop = true;
-      return ' ';
-    });
-    text = squash(text).replace(/^((?:(?:rtx|gtx) )?\d{4}(?: ti| super)?) m(?= |$)/, (_match, model: string) => {
-      laptop = true;
-      return model;
-    });
-  }
-  return { key: squash(text.replace(NOISE, ' ')), laptop };
-}
-
-/**
- * The parts of a text that may each name hardware: outside and inside brackets, and the
- * pieces between ',', '|', ';', ':', '=', '@', ' / ', ' w/ ' and ' with ' (llama.cpp device
- * lines such as 'ggml_vulkan: 0 = AMD Radeon RX 7900 XTX (RADV NAVI31) (radv) | uma: 0',
- * 'CPU w/ iGPU', 'Machine (Chip, memory)').
- */
-function partsOf(text: string): string[] {
-  const plain = text.replace(/\((?:tm|r|c)\)|[™®©]/gi, ' ');
-  const outside = plain.replace(/\([^)]*\)|\[[^\]]*\]/g, ' ');
-  const inside = [...plain.matchAll(/\(([^)]*)\)|\[([^\]]*)\]/g)].map((match) => match[1] ?? match[2] ?? '');
-  const parts = [outside, ...inside].flatMap((part) => part.split(/[,|;:=@]|\s\/\s|\s(?:w\/|with)\s/i));
-  return [...new Set(parts.map((part) => part.trim()).filter((part) => part !== '' && part !== text.trim()))];
-}
-
-// ---------------------------------------------------------------------------------------
-// The index
-// ---------------------------------------------------------------------------------------
-
-type Entry = { kind: 'gpu'; spec: GpuSpec } | { kind: 'chip'; spec: UnifiedChipSpec } | { kind: 'cpu'; spec: CpuSpec };
-type Kind = Entry['kind'];
-
-const entries: Entry[] = [
-  ...gpus.map((spec) => ({ kind: 'gpu' as const, spec })),
-  ...unifiedChips.map((spec) => ({ kind: 'chip' as const, spec })),
-  ...cpus.map((spec) => ({ kind: 'cpu' as const, spec })),
-];
-
-/** Normalised name -> the products it names (one, or the members of a shared name). */
-const index = buildIndex();
-
-function buildIndex(): Map<string, Entry[]> {
-  const byKey = new Map<string, Entry[]>();
-  const byName = new Map(entries.map((entry) => [entry.spec.name, entry]));
-  for (const entry of entries) {
-    for (const text of [entry.spec.name, ...(entry.spec.aliases ?? [])]) {
-      const key = normaliseHardwareName(text);
-      // Duplicates are a catalogue error (the unit tests reject them); the first entry wins.
-      if (key !== '' && !byKey.has(key)) byKey.set(key, [entry]);
-    }
-  }
-  // A shared name replaces a member's own name of the same spelling (bare 'RTX 3060 Ti').
-  for (const shared of sharedNames) {
-    byKey.set(
-      normaliseHardwareName(shared.name),
-      shared.members.map((name) => byName.get(name)).filter((entry) => entry !== undefined),
-    );
-  }
-  addShorthands(byKey);
-  return byKey;
-}
-
-/**
- * Index each name also by its shorthands, unless that would be ambiguous within a kind or the
- * shorthand is itself a name: GeForce/Radeon names without 'RTX'/'GTX'/'RX' ('4090'), CPU and
- * chip names from a model number on ('7950 x', 'i 9 13900 k', '258 v', 'n 100'; never from a
- * digit right after a single letter, so 'N100' gives no '100'). A shorthand naming a CPU of
- * one model and a GPU of another ('7600') is kept for both; the hardware class picks one.
- */
-function addShorthands(byKey: Map<string, Entry[]>): void {
-  const found = new Map<string, Map<Kind, Entry[] | null>>();
-  const offer = (shorthand: string, kind: Kind, target: Entry[]) => {
-    if (byKey.has(shorthand)) return;
-    const perKind = found.get(shorthand) ?? new Map<Kind, Entry[] | null>();
-    const seen = perKind.get(kind);
-    perKind.set(kind, seen === undefined || seen === target ? target : null);
-    found.set(shorthand, perKind);
-  };
-  for (const [key, target] of byKey) {
-    const kinds = new Set(target.map((entry) => entry.kind));
-    const words = key.split(' ');
-    for (const kind of kinds) {
-      if (kind === 'gpu') {
-        if (SERIES_PREFIXES.has(words[0] ?? '') && /^\d/.test(words[1] ?? '')) offer(words.slice(1).join(' '), kind, target);
-        continue;
-      }
-      if (target.length > 1) continue; // a shared name ('gfx1151') gives no bare number
-      for (let start = 1; start < words.length; start += 1) {
-        const rest = words.slice(start);
-        if (/^[a-z]$/.test(words[start - 1] ?? '') || !rest.some((word) => /^\d{3,}$/.test(word))) continue;
-        offer(rest.join(' '), kind, target);
-      }
-    }
-  }
-  for (const [shorthand, perKind] of found) {
-    const usable = [...perKind.values()].filter((target) => target !== null).flat();
-    if (usable.length > 0) byKey.set(shorthand, usable);
-  }
-}
-
-// ---------------------------------------------------------------------------------------
-// Resolving a text
-// ---------------------------------------------------------------------------------------
-
-interface Resolved {
-  /** One product, or the members of a shared name still possible. */
-  entries: Entry[];
-  /** A memory size written in the text. */
-  memoryGb: number | undefined;
-  cores: CoreCounts;
-}
-
-/** The key's products of the allowed kinds: as is, else with memory sizes set aside. */
-function lookupKey(key: string, kinds: readonly Kind[]): { entries: Entry[]; memoryGb: number | undefined } | null {
-  const allowed = (key: string) => (index.get(key) ?? []).filter((entry) => kinds.includes(entry.kind));
-  const exact = allowed(key);
-  if (exact.length > 0) return { entries: exact, memoryGb: undefined };
-  const split = splitMemoryFromName(key);
-  if (split.key === key) return null;
-  const stripped = allowed(split.key);
-  return stripped.length > 0 ? { entries: stripped, memoryGb: split.memoryGb } : null;
-}
-
-/**
- * A text's products: as written, else with its surroundings set aside, else (`tails`) by its
- * last words. A text that says laptop names a GPU only as the catalogue's 'Laptop GPU' (never
- * the desktop card), while a chip or CPU name keeps its meaning ('Ryzen AI 9 HX 370 laptop').
- */
-function lookupText(text: string, kinds: readonly Kind[], tails: boolean) {
-  const key = normaliseHardwareName(text);
-  if (key === '') return null;
-  const exact = lookupKey(key, kinds);
-  if (exact) return exact;
-  const cleaned = cleanKey(key);
-  const readings = cleaned.laptop
-    ? [
-        { key: `${cleaned.key}${LAPTOP_SUFFIX}`, kinds },
-        { key: cleaned.key, kinds: kinds.filter((kind) => kind !== 'gpu') },
-      ]
-    : [{ key: cleaned.key, kinds }];
-  for (const reading of readings) {
-    const found = lookupKey(reading.key, reading.kinds) ?? (tails ? lookupAfterLeadingWords(reading.key, reading.kinds) : null);
-    if (found) return found;
-  }
-  return null;
-}
-
-/**
- * Words before a name that do not change the product (a board partner, a machine, a line
- * word people add or leave out: 'Sapphire Pulse RX 7900 XT', 'GMKtec EVO-X2 Ryzen AI Max+
- * 395', 'Ryzen 7950X' for the Ryzen 9 7950X): the longest tail that is a name with a model
- * number of three or more digits ('Orange Pi 5' is never the 'Pi 5'). Words after a name are
- * never dropped: they tell products apart ('RTX 4090 D', 'RX 6800M').
- */
-function lookupAfterLeadingWords(key: string, kinds: readonly Kind[]) {
-  const words = key.split(' ');
-  for (let start = 1; start < words.length; start += 1) {
-    const tail = words.slice(start);
-    if (!tail.some((word) => /^\d{3,}$/.test(word))) return null;
-    const found = lookupKey(tail.join(' '), kinds);
-    if (found) return found;
-  }
-  return null;
-}
-
-/**
- * The products a text names: the whole text, else the products every naming part agrees on
- * (parts that name nothing are ignored; parts that disagree leave nothing, so null). Leading
- * words are dropped only within one part, never across a separator ('8700G w/ Radeon 780M'
- * is not the '780M').
- */
-function resolve(text: string, kinds: readonly Kind[]): Resolved | null {
-  const key = normaliseHardwareName(text);
-  const cores = coreCountsIn(key);
-  const parts = partsOf(text);
-  const whole = lookupText(text, kinds, parts.length === 0);
-  if (whole) return { ...whole, cores };
-  // 'RTX 2070 with Max-Q Design': no part may be read as a desktop card.
-  const laptop = cleanKey(key).laptop;
-  let agreed: Entry[] | null = null;
-  let memoryGb: number | undefined;
-  for (const part of parts) {
-    const found = lookupText(part, kinds, true);
-    if (!found) continue;
-    const named = laptop ? found.entries.filter((entry) => entry.kind !== 'gpu' || entry.spec.segment === 'laptop') : found.entries;
-    agreed = agreed === null ? named : agreed.filter((entry) => named.some((other) => other.spec === entry.spec));
-    if (agreed.length === 0) return null;
-    memoryGb ??= found.memoryGb;
-  }
-  if (agreed === null) return null;
-  return { entries: agreed, memoryGb: memoryGb ?? splitMemoryFromName(key).memoryGb, cores };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -452,14 +124,22 @@ function validMemory(value: number | undefined): number | undefined {
  */
 export function findGpu(name: string, vramGb?: number): { spec: GpuSpec; bandwidthGBs: number } | null {
   const found = resolve(name, ['gpu']);
-  const first = found?.entries[0];
-  if (!found || first?.kind !== 'gpu') return null;
-  return { spec: first.spec, bandwidthGBs: bandwidthOf(found, { vramGb }, 'lower') };
+  const slowest = found && slowestEntry(found, { vramGb });
+  if (!found || slowest?.kind !== 'gpu') return null;
+  return { spec: slowest.spec, bandwidthGBs: bandwidthOf(found, { vramGb }, 'lower') };
 }
 
-/** The fields of a unified chip joined into one text; a variant of 'Base' means no tier. */
-function chipText(vendor: string, family: string, variant: string): string {
-  return `${vendor} ${family} ${variant}`.replace(/(?<=^|\s)base(?=\s|$)/gi, ' ');
+/**
+ * The product a name stands for when it fits several: the slowest (the first of equals), so
+ * a device page never claims more than the hardware surely has. Bounds take the fastest.
+ */
+function slowestEntry(found: Resolved, hints: MemoryHints): Resolved['entries'][number] | undefined {
+  let slowest: { entry: Resolved['entries'][number]; bandwidth: number } | undefined;
+  for (const entry of found.entries) {
+    const bandwidth = bandwidthOf({ ...found, entries: [entry] }, hints, 'lower');
+    if (!slowest || bandwidth < slowest.bandwidth) slowest = { entry, bandwidth };
+  }
+  return slowest?.entry;
 }
 
 /**
@@ -476,9 +156,9 @@ export function findUnifiedChip(
   memoryGb?: number,
 ): { spec: UnifiedChipSpec; bandwidthGBs: number } | null {
   const found = resolve(chipText(vendor, family, variant), ['chip']);
-  const first = found?.entries[0];
-  if (!found || first?.kind !== 'chip') return null;
-  return { spec: first.spec, bandwidthGBs: bandwidthOf(found, { chipMemoryGb: memoryGb }, 'lower') };
+  const slowest = found && slowestEntry(found, { chipMemoryGb: memoryGb });
+  if (!found || slowest?.kind !== 'chip') return null;
+  return { spec: slowest.spec, bandwidthGBs: bandwidthOf(found, { chipMemoryGb: memoryGb }, 'lower') };
 }
 
 /**
@@ -487,9 +167,9 @@ export function findUnifiedChip(
  */
 export function findCpu(name: string): { spec: CpuSpec; bandwidthGBs: number } | null {
   const found = resolve(name, ['cpu']);
-  const first = found?.entries[0];
-  if (!found || first?.kind !== 'cpu') return null;
-  return { spec: first.spec, bandwidthGBs: bandwidthOf(found, {}, 'lower') };
+  const slowest = found && slowestEntry(found, {});
+  if (!found || slowest?.kind !== 'cpu') return null;
+  return { spec: slowest.spec, bandwidthGBs: bandwidthOf(found, {}, 'lower') };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -654,20 +334,78 @@ export function cardsStreamingAtOnce(parallelism: ParallelismForBandwidth, cardC
  */
 export function memoryBandwidthUpperBoundOf(hardware: HardwareForBandwidth, parallelism?: ParallelismForBandwidth): number | null {
   if (hardware.hwClass !== 'DISCRETE_GPU') return deviceBandwidth(hardware, 'upper');
+  return sumOverStreamingCards(hardware, parallelism, (card) => cardBandwidth(card.gpuName, card.vramGb, 'upper'));
+}
+
+/**
+ * A per-card figure summed over the cards that stream at once, taking the largest cards
+ * (`cardsStreamingAtOnce`; every card without `parallelism`), or null when any card's
+ * figure is unknown.
+ */
+function sumOverStreamingCards(
+  hardware: HardwareForBandwidth,
+  parallelism: ParallelismForBandwidth | undefined,
+  figureOf: (card: { gpuName: string; vramGb: number | undefined }) => number | null,
+): number | null {
   const cards = cardsOf(hardware);
   if (!cards) return null;
   const perCard: number[] = [];
   for (const card of cards) {
-    const bandwidth = cardBandwidth(card.gpuName, card.vramGb, 'upper');
-    if (bandwidth === null) return null;
+    const figure = figureOf(card);
+    if (figure === null) return null;
     const count = Number.isInteger(card.count) && card.count > 0 ? card.count : 1;
-    for (let i = 0; i < count; i += 1) perCard.push(bandwidth);
+    for (let i = 0; i < count; i += 1) perCard.push(figure);
   }
   const streaming = parallelism ? cardsStreamingAtOnce(parallelism, perCard.length) : perCard.length;
   return perCard
     .sort((a, b) => b - a)
     .slice(0, streaming)
-    .reduce((sum, bandwidth) => sum + bandwidth, 0);
+    .reduce((sum, figure) => sum + figure, 0);
+}
+
+/** The memory sizes a GPU name is sold with (every product it may be), or null when it names none. */
+export function gpuMemorySizesOf(name: string): number[] | null {
+  const found = resolve(name, ['gpu']);
+  if (!found) return null;
+  return [...new Set(found.entries.flatMap((entry) => (entry.kind === 'gpu' ? entry.spec.vramGb : [])))];
+}
+
+/**
+ * Whether a flat multi-card profile's `vramGb` is the total over its cards (DECISIONS.md "Real
+ * clients"): it equals the card count times a size the card is sold with, and is no size of
+ * the card itself (2x RTX 4090 with 48: a total; 2x RTX 3060 with 12: one card's).
+ */
+export function isVramTotalOfCards(gpuName: string, gpuCount: number, vramGb: number): boolean {
+  if (!Number.isInteger(gpuCount) || gpuCount < 2 || !(vramGb > 0)) return false;
+  const sizes = gpuMemorySizesOf(gpuName);
+  if (!sizes) return false;
+  return !sizes.some((size) => sameMemorySize(vramGb, size)) && sizes.some((size) => sameMemorySize(vramGb, size * gpuCount));
+}
+
+// ---------------------------------------------------------------------------------------
+// Last-level cache
+// ---------------------------------------------------------------------------------------
+
+/** The largest last-level cache (MB) of what a name may be, or null when any candidate's is not catalogued. */
+function cacheOf(found: Resolved | null): number | null {
+  if (!found) return null;
+  const sizes = found.entries.map((entry) => entry.spec.llcMb);
+  return sizes.every((size) => typeof size === 'number') ? Math.max(...(sizes as number[])) : null;
+}
+
+/**
+ * The most last-level cache (MB) the weights could be served from, or null when a device or
+ * its cache is not catalogued: the cards that stream at once add theirs up (each holds its
+ * slice), a chip or CPU has its own. Every ambiguity takes the larger, so a model small
+ * enough to be served from cache is never judged against memory bandwidth.
+ */
+export function lastLevelCacheUpperBoundOf(hardware: HardwareForBandwidth, parallelism?: ParallelismForBandwidth): number | null {
+  if (hardware.hwClass === 'UNIFIED') {
+    if (!hardware.chipFamily) return null;
+    return cacheOf(resolve(chipText(hardware.chipVendor ?? '', hardware.chipFamily, hardware.chipVariant ?? ''), ['chip', 'cpu']));
+  }
+  if (hardware.hwClass === 'CPU_ONLY') return hardware.cpu ? cacheOf(resolve(hardware.cpu, ['cpu', 'chip'])) : null;
+  return sumOverStreamingCards(hardware, parallelism, (card) => cacheOf(resolve(card.gpuName, ['gpu', 'chip'])));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -49,9 +49,9 @@ export function suspectFactorFor(hwClass: string | null | undefined): number {
 }
 
 /**
- * Below this many GB of weights the whole model can sit in on-chip caches (GPU
- * last-level caches reach 256 MB on MI300X; server CPUs such as AMD EPYC X-series
- * carry ~1.1 GB of L3), so DRAM bandwidth no longer bounds decoding: 'unknown'.
+ * When the device's last-level cache is not catalogued: below this many GB of weights the
+ * model might sit in on-chip cache (GPU last-level caches reach 256 MB on MI300X; server
+ * CPUs such as AMD EPYC X-series carry ~1.1 GB of L3), so it is not judged.
  */
 export const MIN_CACHE_SAFE_WEIGHT_GB = 1;
 
@@ -418,6 +418,11 @@ export interface RooflineInput {
   memoryBandwidthGBs: number | null;
   /** The run's hardware class: it picks the suspect factor (`SUSPECT_FACTORS`). */
   hwClass?: string | null;
+  /**
+   * The last-level cache the weights could be served from, MB (summed over cards streaming at
+   * once); null when not catalogued, then `MIN_CACHE_SAFE_WEIGHT_GB` stands in for it.
+   */
+  lastLevelCacheMb?: number | null;
 }
 
 export interface RooflineVerdict {
@@ -481,8 +486,14 @@ export function assessPlausibility(input: RooflineInput): RooflineVerdict {
   // Small enough to live in on-chip cache: DRAM bandwidth is not the limit. For an MoE
   // the whole expert set has to fit, so the total count is used when known.
   const residentGB = (Math.max(activeB, positive(input.paramsB) ? input.paramsB : 0) * bits) / 8;
-  if (residentGB < MIN_CACHE_SAFE_WEIGHT_GB) {
-    return unknown(`weights under ${MIN_CACHE_SAFE_WEIGHT_GB} GB can be served from on-chip cache`);
+  if (positive(input.lastLevelCacheMb)) {
+    if (residentGB * 1000 <= input.lastLevelCacheMb) {
+      return unknown(`weights of ${Math.round(residentGB * 1000)} MB fit the device's ${input.lastLevelCacheMb} MB last-level cache`);
+    }
+  } else if (residentGB < MIN_CACHE_SAFE_WEIGHT_GB) {
+    return unknown(
+      `weights under ${MIN_CACHE_SAFE_WEIGHT_GB} GB can be served from on-chip cache (the device's last-level cache is not catalogued)`,
+    );
   }
 
   const factor = suspectFactorFor(input.hwClass);
@@ -530,7 +541,7 @@ export const methodology: {
     "A model's native format caps the label: the weights cannot be read at more bits than they are stored in. gpt-oss experts stay MXFP4 (4.25 bits) in GGUF files labelled F16, BF16 or Q8_0, and FP8 releases (DeepSeek V3/R1, Kimi K2, MiniMax-M2) are read at 8 bits at most. The native bits come from config.json (quantization_config, MLX quantization) or the table below; a quantization inherits its base's.",
     'Packed quantized repos (AWQ, GPTQ, MLX, bitsandbytes, compressed-tensors) report the count of int32/uint32 elements to the hub, 4-8× below their real weight count: they are sized by their base model, else the table below, else the size in their name (marked approximate).',
     "Memory bandwidth is the theoretical peak of the memory holding the weights. Over several cards it is summed only over the cards that stream at once: every card of a tensor split (tensor parallel > 1, llama.cpp -sm row or tensor), the fastest single card of a layer split or pipeline parallelism (llama.cpp -sm layer, its default since build 2000 of January 2024 (PR #4606); Ollama and LM Studio). A split the run does not state counts every card: vLLM, SGLang and TGI shard by tensors, and older llama.cpp builds split by rows (published 4- and 6-card runs of them reach 1.4-1.7x one card's bound). Real kernels reach roughly 60-90% of peak, which the bound does not credit; partial CPU offload only lowers the real ceiling.",
-    `Models whose weights total under ${MIN_CACHE_SAFE_WEIGHT_GB} GB are not judged: on-chip caches (up to 256 MB on GPUs, ~1.1 GB of L3 on some server CPUs) can serve them without touching main memory.`,
+    `Weights that fit the device's last-level cache (its L2, Infinity Cache, system-level cache or L3, from the hardware catalogue; summed over the cards that stream at once) are not judged: the cache can serve them without touching main memory. For an MoE the whole expert set must fit. Where the device's cache is not catalogued, models whose weights total under ${MIN_CACHE_SAFE_WEIGHT_GB} GB are not judged (on-chip caches reach 256 MB on GPUs and ~1.1 GB of L3 on some server CPUs).`,
     'Any unknown input (quantization, parameters, bandwidth, output tok/s) gives "unknown", never "suspect".',
   ],
   suspectFactors: (Object.keys(SUSPECT_FACTORS) as RooflineHwClass[]).map((hwClass) => ({

@@ -86,6 +86,10 @@ const discreteGpuHardware = z.object({
   vramGb: z.number().meta({ description: 'Per card; the total across cards when `isHeterogeneousGpu`' }),
   totalVramGb: z.number(),
   isHeterogeneousGpu: z.boolean(),
+  vramGbReadAsTotal: z.literal(true).optional().meta({
+    description:
+      'Present when the submitted `vramGb` was the total over the cards (the card count times a size the card is sold with): it was divided by `gpuCount`',
+  }),
   gpus: z.array(gpuSlot).optional(),
   cpu: z.string().optional(),
   ramGb: z.number().optional(),

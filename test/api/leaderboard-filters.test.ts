@@ -52,6 +52,8 @@ describe('GET /api/leaderboard, revision 3: filters and bucket edges', () => {
     ],
     ['mcpu129', { hwClass: 'CPU_ONLY', cpu: 'AMD EPYC 9654', ramGb: 129, os: 'Debian 12' }],
     ['mcpu8', { hwClass: 'CPU_ONLY', cpu: 'Intel Core i5-12400', ramGb: 8 }],
+    // A distribution named as its users write it (DECISIONS.md "Hardware identity": os families).
+    ['mpi', { hwClass: 'CPU_ONLY', cpu: 'Raspberry Pi 5 Model B Rev 1.0', ramGb: 7.9, os: 'Raspberry Pi OS (Bookworm)' }],
   ];
   const hardwareOf = (label: string) => HARDWARE.find(([l]) => l === label)![1];
   const OWN_HARDWARE = [...HARDWARE.map(([label]) => label), 'v2'];
@@ -123,7 +125,7 @@ describe('GET /api/leaderboard, revision 3: filters and bucket edges', () => {
 
   describe('memTier: (previous tier, T] of total memory', () => {
     filterCases(ctx, seeder, [
-      ['8: 8 GB of RAM', { memTier: '8' }, ['mcpu8']],
+      ['8: 8 GB of RAM', { memTier: '8' }, ['mcpu8', 'mpi']],
       ['12: nothing', { memTier: '12' }, []],
       ['16: exactly 16 GB', { memTier: '16' }, ['m16']],
       ['24: exactly 24 GB, 16.5 GB, and 2 x 12 GB cards', { memTier: '24' }, ['m24', 'm16_5', 'm2x12']],
@@ -147,8 +149,8 @@ describe('GET /api/leaderboard, revision 3: filters and bucket edges', () => {
   describe('hardware', () => {
     filterCases(ctx, seeder, [
       ['hwClass UNIFIED', { hwClass: 'UNIFIED' }, ['mmac', 'mstrix', 'v2']],
-      ['hwClass CPU_ONLY', { hwClass: 'CPU_ONLY' }, ['mcpu129', 'mcpu8']],
-      ['hwClass DISCRETE_GPU', { hwClass: 'DISCRETE_GPU' }, allBut('mmac', 'mstrix', 'v2', 'mcpu129', 'mcpu8')],
+      ['hwClass CPU_ONLY', { hwClass: 'CPU_ONLY' }, ['mcpu129', 'mcpu8', 'mpi']],
+      ['hwClass DISCRETE_GPU', { hwClass: 'DISCRETE_GPU' }, allBut('mmac', 'mstrix', 'v2', 'mcpu129', 'mcpu8', 'mpi')],
       ['hardwareName: one slot of a heterogeneous setup', { hardwareName: 'p40' }, ['mhet']],
       ['hardwareName: another slot, any case', { hardwareName: 'TESLA p4' }, ['mhet']],
       ['hardwareName: the first slot', { hardwareName: 'rtx 3090' }, ['mhet']],
@@ -170,7 +172,11 @@ describe('GET /api/leaderboard, revision 3: filters and bucket edges', () => {
       ['hardwareName: % is a literal character', { hardwareName: '%' }, []],
       ['hardwareName: _ is a literal character', { hardwareName: '_' }, []],
       ['hardwareName with no match', { hardwareName: 'h100' }, []],
-      ['os linux: "Ubuntu 24.04", "Arch Linux", "Debian 12"', { os: 'linux' }, ['m24', 'mhet', 'mcpu129']],
+      [
+        'os linux: "Ubuntu 24.04", "Arch Linux", "Debian 12", "Raspberry Pi OS (Bookworm)"',
+        { os: 'linux' },
+        ['m24', 'mhet', 'mcpu129', 'mpi'],
+      ],
       ['os macos: "macOS 15"', { os: 'macos' }, ['mmac', 'v2']],
       ['os windows: "Windows 11"', { os: 'windows' }, ['mstrix']],
     ]);

@@ -217,17 +217,21 @@ describe('hardware names as people write them', () => {
       expect(findGpu('RTX 4070')?.spec.name).to.equal('NVIDIA GeForce RTX 4070');
       expect(findGpu('RTX 4070 Ti')?.spec.name).to.equal('NVIDIA GeForce RTX 4070 Ti');
       expect(findGpu('4070 Ti SUPER 16GB GDDR6X')?.spec.name).to.equal('NVIDIA GeForce RTX 4070 Ti SUPER');
-      expect(findCpu('Ryzen 9 7950')).to.equal(null);
-      expect(findCpu('Intel Core i5-12500')).to.equal(null);
+      // A model the catalogue does not list is read from its family's numbering, never as its neighbour.
+      expect(findCpu('Ryzen 9 7950')?.spec.name).to.equal('AMD Ryzen 9 7950');
+      expect(findCpu('Intel Core i5-12490')?.spec.name).to.equal('Intel Core i5-12490');
+      expect(findCpu('Threadripper 7950')).to.equal(null);
       // N100's number alone names nothing.
       expect(findCpu('100')).to.equal(null);
     });
 
     it('drops words before a name but never after it, nor across a separator', () => {
-      expect(findGpu('RTX 4090 D')).to.equal(null);
-      expect(findGpu('RX 6800M')).to.equal(null);
+      // A letter after a model number makes another product ('RX 7600S', 'Ryzen 7 5800HX' are not the 7600 / 5800X).
+      expect(findGpu('RX 7600S')).to.equal(null);
+      expect(findCpu('Ryzen 7 5800HX')?.spec.name).to.equal('AMD Ryzen 7 5800HX');
       // A name without a three-digit model number is never found inside a longer one.
-      expect(findCpu('Orange Pi 5')).to.equal(null);
+      expect(findCpu('Orange Pi 5')?.spec.name).to.equal('Rockchip RK3588');
+      expect(findCpu('Banana Pi 5')).to.equal(null);
       expect(readings({ hwClass: 'CPU_ONLY', cpu: 'AMD Ryzen 7 8700G w/ Radeon 780M Graphics' })).to.deep.equal([83.2, 83.2]);
     });
 
@@ -237,8 +241,9 @@ describe('hardware names as people write them', () => {
       }
       expect(findGpu('RTX 3090 Laptop GPU')).to.equal(null);
       // No part of the name may stand for the desktop card either.
-      expect(findGpu('NVIDIA GeForce RTX 2070 with Max-Q Design')).to.equal(null);
-      expect(findGpu('RTX A5000 Laptop GPU')).to.equal(null);
+      expect(findGpu('NVIDIA GeForce RTX 3090 with Max-Q Design')).to.equal(null);
+      expect(findGpu('NVIDIA GeForce RTX 2070 with Max-Q Design')?.spec.name).to.equal('NVIDIA GeForce RTX 2070 Laptop GPU');
+      expect(findGpu('RTX A6000 Laptop GPU')).to.equal(null);
       expect(memoryBandwidthUpperBoundOf({ hwClass: 'DISCRETE_GPU', gpuName: 'RTX 3090 Laptop GPU', vramGb: 16 })).to.equal(null);
       // 'Laptop' on a chip or CPU name changes nothing.
       expect(memoryBandwidthOf({ hwClass: 'CPU_ONLY', cpu: 'Ryzen AI 9 HX 370 laptop' })).to.equal(120);
@@ -258,11 +263,16 @@ describe('hardware names as people write them', () => {
       expect(m3('M3 Max 35-core GPU')).to.deep.equal([300, 400]);
     });
 
+    it('reads a GPU target or die as any card built on it: the slowest to name it, the fastest to bound a run', () => {
+      for (const gpuName of ['gfx1100', 'AMD Radeon RX 7900 (RADV NAVI31)', 'AMD Radeon Graphics (RADV NAVI31)']) {
+        expect(readings({ hwClass: 'DISCRETE_GPU', gpuName, vramGb: 16 }), gpuName).to.deep.equal([576, 960]);
+      }
+      expect(readings({ hwClass: 'DISCRETE_GPU', gpuName: 'AMD Radeon Graphics (RADV GFX1201)', vramGb: 16 })).to.deep.equal([432, 640]);
+    });
+
     it('leaves names that several products with different bandwidths share unresolved', () => {
       for (const gpuName of [
         'NVIDIA GeForce RTX 3090, NVIDIA GeForce RTX 4090',
-        'gfx1100',
-        'AMD Radeon RX 7900 (RADV NAVI31)',
         'AMD Radeon Graphics',
         'Intel(R) Arc(TM) Graphics',
         'NVIDIA GeForce RTX',

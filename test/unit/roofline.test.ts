@@ -263,9 +263,15 @@ describe('decode-speed roofline', () => {
         hasBound: true,
       },
       {
-        name: 'weights small enough for on-chip cache',
+        name: 'weights small enough for on-chip cache, cache not catalogued',
         input: rtx4090Llama8B({ tokSOut: 9000, paramsB: 0.5, quantization: 'Q4_K_M' }),
-        reason: `weights under ${MIN_CACHE_SAFE_WEIGHT_GB} GB can be served from on-chip cache`,
+        reason: `weights under ${MIN_CACHE_SAFE_WEIGHT_GB} GB can be served from on-chip cache (the device's last-level cache is not catalogued)`,
+        hasBound: true,
+      },
+      {
+        name: "weights that fit the device's last-level cache",
+        input: rtx4090Llama8B({ tokSOut: 9000, paramsB: 0.1, quantization: 'Q4_K_M', lastLevelCacheMb: 72 }),
+        reason: "weights of 60 MB fit the device's 72 MB last-level cache",
         hasBound: true,
       },
     ];
@@ -279,6 +285,18 @@ describe('decode-speed roofline', () => {
         else expect(verdict.boundTokS).to.equal(null);
       });
     }
+
+    it("judges weights under 1 GB against memory bandwidth when they do not fit the device's last-level cache", () => {
+      // Llama 3.2 1B Q4_K_M (about 0.75 GB) on an RTX 3090 (6 MB L2): memory bound, so judged.
+      const onRtx3090 = (tokSOut: number) =>
+        assessPlausibility({
+          ...rtx4090Llama8B({ tokSOut, paramsB: 1.24, quantization: 'Q4_K_M' }),
+          memoryBandwidthGBs: 936,
+          lastLevelCacheMb: 6,
+        });
+      expect(onRtx3090(300).plausibility).to.equal('plausible');
+      expect(onRtx3090(3000).plausibility).to.equal('suspect');
+    });
 
     it('never flags when several inputs are unknown at once', () => {
       const verdict = assessPlausibility(

@@ -2,6 +2,7 @@ import { HttpError, ValidationFailed } from '../../lib/errors.ts';
 import { parseOrThrow } from '../../lib/validation.ts';
 import { parseCommandSnippet, type CommandStatedFields } from '../../lib/command-snippet.ts';
 import { digestEvidenceTexts, verifyEvidence } from './evidence.ts';
+import { isVramTotalOfCards } from '../../lib/hardware-lookup.ts';
 import type { MetricRule, RevisionProfile } from '../../revisions.ts';
 import {
   defaultableFields,
@@ -22,6 +23,8 @@ export type NormalisedHardware =
       gpuCount: number;
       /** Per card for a homogeneous setup; the total across slots when heterogeneous. */
       vramGb: number;
+      /** Set when the submitted `vramGb` was the total over the cards and was divided by the count (`isVramTotalOfCards`). */
+      vramGbReadAsTotal?: true;
       totalVramGb: number;
       isHeterogeneousGpu: boolean;
       gpus?: { gpuName: string; count: number; vramGb: number }[];
@@ -67,6 +70,18 @@ export function normaliseHardware(hardware: SubmittedHardware): NormalisedHardwa
   const { gpus, gpuName, gpuCount, vramGb, ...rest } = hardware;
   if (!gpus) {
     const count = gpuCount ?? 1;
+    if (isVramTotalOfCards(gpuName!, count, vramGb!)) {
+      const perCard = round(vramGb! / count);
+      return {
+        ...rest,
+        gpuName: gpuName!,
+        gpuCount: count,
+        vramGb: perCard,
+        totalVramGb: round(vramGb!),
+        isHeterogeneousGpu: false,
+        vramGbReadAsTotal: true,
+      };
+    }
     return { ...rest, gpuName: gpuName!, gpuCount: count, vramGb: vramGb!, totalVramGb: round(vramGb! * count), isHeterogeneousGpu: false };
   }
   const totalCards = gpus.reduce((sum, slot) => sum + slot.count, 0);
@@ -89,8 +104,9 @@ export function normaliseHardware(hardware: SubmittedHardware): NormalisedHardwa
 /** A stored (normalised) hardware profile in the form a submission gives it: normaliseHardware's inverse. */
 export function submittedHardware(hardware: NormalisedHardware): SubmittedHardware {
   if (hardware.hwClass !== 'DISCRETE_GPU') return hardware;
-  const { totalVramGb: _total, isHeterogeneousGpu, gpus, gpuName, gpuCount, vramGb, ...rest } = hardware;
-  return isHeterogeneousGpu && gpus ? { ...rest, gpus } : { ...rest, gpuName, gpuCount, vramGb };
+  const { totalVramGb, isHeterogeneousGpu, gpus, gpuName, gpuCount, vramGb, vramGbReadAsTotal, ...rest } = hardware;
+  if (isHeterogeneousGpu && gpus) return { ...rest, gpus };
+  return { ...rest, gpuName, gpuCount, vramGb: vramGbReadAsTotal ? totalVramGb : vramGb };
 }
 
 const SPECULATIVE_FIELDS = ['specMethod', 'specModel', 'specNumTokens', 'specNgramSize', 'specDraftTp', 'specDraftWindowSize'] as const;

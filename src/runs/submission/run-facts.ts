@@ -27,20 +27,24 @@ export interface SpeedTestFacets {
   hardware_cost_usd: number | null;
 }
 
-/** Free-text OS names folded onto the leaderboard's three values. */
+/**
+ * Free-text OS names folded onto the leaderboard's three values (DECISIONS.md "Hardware
+ * identity"): `linux` for Linux and its distributions (Raspberry Pi OS and Debian's release
+ * names included) and WSL, `macos` for macOS / OS X / Darwin and its release names, `windows`
+ * for Windows. WSL runs on Windows but is a Linux user space, so it is linux.
+ */
 export function osFamily(os: string | undefined): SpeedTestFacets['os_family'] {
   const value = os?.toLowerCase() ?? '';
-  // macOS first: "darwin" contains "win".
-  if (/mac|darwin|os ?x\b/.test(value)) return 'macos';
-  if (
-    /linux|ubuntu|debian|fedora|arch|centos|rhel|rocky|alma|nixos|wsl|pop!?_?os|mint|suse|gentoo|alpine|raspbian|kali|endeavour|manjaro/.test(
-      value,
-    )
-  )
-    return 'linux';
-  if (/win/.test(value)) return 'windows';
+  if (LINUX.test(value)) return 'linux';
+  // macOS before Windows: "darwin" contains "win".
+  if (MACOS.test(value)) return 'macos';
+  if (/\bwin(?:dows|\d|\b)|windows/.test(value)) return 'windows';
   return null;
 }
+
+const LINUX =
+  /linux|ubuntu|kubuntu|xubuntu|debian|raspberry ?pi ?os|raspbian|bookworm|bullseye|buster|trixie|fedora|\barch\b|archlinux|cachyos|centos|rhel|red ?hat|rocky|alma|nixos|\bwsl|pop!?[_ ]?os|\bmint\b|suse|gentoo|alpine|kali|endeavour|manjaro|void|slackware|elementary|zorin|garuda|bazzite|steamos|proxmox|unraid|truenas|jetpack|l4t|dgx ?os|chromeos|android/;
+const MACOS = /mac ?os|\bmac\b|darwin|os ?x\b|sequoia|sonoma|ventura|monterey|big ?sur|tahoe/;
 
 /** The text `hardwareName` searches: GPU names, chip vendor/family/variant and the CPU. */
 export function hardwareSearchText(hw: NormalisedSpeedTest['hardware']): string {

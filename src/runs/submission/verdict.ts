@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { cpus, gpus, unifiedChips } from '../../data/hardware-catalogue.ts';
-import { memoryBandwidthUpperBoundOf, type HardwareForBandwidth } from '../../lib/hardware-lookup.ts';
+import { lastLevelCacheUpperBoundOf, memoryBandwidthUpperBoundOf, type HardwareForBandwidth } from '../../lib/hardware-lookup.ts';
 import { assessPlausibility, methodology, type RooflineVerdict } from '../../lib/roofline.ts';
 import type { NormalisedSpeedTest } from './normalise.ts';
 
@@ -35,6 +35,7 @@ export interface RunForVerdict {
  */
 export function runVerdict(run: RunForVerdict): RooflineVerdict {
   const flags = run.engineFlags ?? {};
+  const parallelism = { engineName: run.engineName, engineVersion: run.engineVersion, engineFlags: run.engineFlags };
   return assessPlausibility({
     tokSOut: run.tokSOut,
     batchSize: run.batchSize,
@@ -46,11 +47,8 @@ export function runVerdict(run: RunForVerdict): RooflineVerdict {
     paramsB: run.model.params,
     activeParamsB: run.model.active_params,
     isMoE: run.model.is_moe,
-    memoryBandwidthGBs: memoryBandwidthUpperBoundOf(run.hardware, {
-      engineName: run.engineName,
-      engineVersion: run.engineVersion,
-      engineFlags: run.engineFlags,
-    }),
+    memoryBandwidthGBs: memoryBandwidthUpperBoundOf(run.hardware, parallelism),
+    lastLevelCacheMb: lastLevelCacheUpperBoundOf(run.hardware, parallelism),
     hwClass: run.hardware.hwClass,
   });
 }
@@ -78,7 +76,7 @@ export function verdictColumns(verdict: RooflineVerdict) {
  * differently: name matching, a rule, the reason texts. Data changes (the catalogue, the
  * bits table, the factors, the methodology's words) change the fingerprint by themselves.
  */
-export const VERDICT_RULES_REVISION = 2;
+export const VERDICT_RULES_REVISION = 3;
 
 /** What the stored verdicts depend on besides each run's own facts; stored runs are re-judged when it changes. */
 export function verdictRulesFingerprint(): string {
