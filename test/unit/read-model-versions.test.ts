@@ -17,6 +17,7 @@ import {
   runDocumentSql,
   runDocumentV1,
   runDocumentV2,
+  runDocumentV3,
   type RunDocumentVersion,
 } from '../../src/runs/read-models/run-document.ts';
 
@@ -38,6 +39,7 @@ const countSql = (layout: RunCountLayout) => {
 const DOCUMENT_VERSIONS: [name: string, version: RunDocumentVersion, sha256: string][] = [
   ['runDocumentV1', runDocumentV1, '27e65ae81a402f3f2c86dcc5e4a104c38a539ba73b4087d91ab8f2e12fb0020e'],
   ['runDocumentV2', runDocumentV2, 'fdc8fe75779df46b6e912cc69a06a54d461725845bcfec8db90b171007c070cf'],
+  ['runDocumentV3', runDocumentV3, 'dcf65ea8f04d3a04085a40de4529918691b73749cf1bceae8c5c209415cbcd50'],
 ];
 
 const COUNT_LAYOUTS: [name: string, layout: RunCountLayout, sha256: string][] = [
