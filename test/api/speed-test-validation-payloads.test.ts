@@ -312,12 +312,14 @@ describeEachRevision((revision, api) => {
       for (const [label, engineFlags] of [
         ['no commandSnippet', { gpuLayers: 99 }],
         ['a blank commandSnippet', { commandSnippet: '   ', gpuLayers: 99 }],
-        ['an empty engineFlags object', {}],
       ] as const) {
         it(`requires commandSnippet when engineFlags is given (${label})`, async () => {
           expectFieldError(await api.validate(payload({ engineFlags })), 'engineFlags.commandSnippet', /Required/);
         });
       }
+      it('takes an empty engineFlags object as not supplied (DECISIONS.md "Real clients")', async () => {
+        expect(await api.accept(payload({ engineFlags: {} }))).not.to.have.property('engineFlags');
+      });
     }
 
     it('parses llama.cpp flags from the snippet, -np feeding concurrency', async () => {

@@ -105,7 +105,6 @@ export function engineFlagFieldSchemas(profile: RevisionProfile) {
     specDraftWindowSize: int(1),
     mtpEnabled: z.boolean({ error: expected('Must be true or false') }),
     mtpDraftLayers: int(1),
-    ...specCounterFlagSchemas(int, unit, () => nonNegative()),
     temperature: z
       .number({ error: 'Must be a number' })
       .min(bounds.temperature.min, `Must be between ${bounds.temperature.min} and ${bounds.temperature.max}`)
@@ -124,7 +123,8 @@ export function engineFlagFieldSchemas(profile: RevisionProfile) {
 /** The engine flags of a submission: every one optional, `revision3` flags gated per revision. */
 function engineFlagsShape(profile: RevisionProfile) {
   const gated = new Set<string>(profile.speedTests.engineFlagFieldsUnavailable);
-  const shape = engineFlagFieldSchemas(profile);
+  // The spec-decoding counters are measurements of a run, not settings a saved setup keeps.
+  const shape = { ...engineFlagFieldSchemas(profile), ...specCounterFlagSchemas(int, unit, () => nonNegative()) };
   const entries = Object.entries(shape).map(([key, schema]) => [key, gated.has(key) ? notInRevision(profile.revision) : schema.optional()]);
   return Object.fromEntries(entries) as { [K in keyof typeof shape]: z.ZodOptional<(typeof shape)[K]> };
 }
