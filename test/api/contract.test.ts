@@ -862,6 +862,10 @@ const reportProducers: Record<string, Producer> = {
   },
   'attachReportImage 413': async (call) =>
     asOwner(call, call.path({ id: await ownReport(call) })).attach('file', Buffer.alloc(8 * 1024 * 1024 + 1), 'big.png'),
+  'attachReportImage 503': async (call) => {
+    const [id, png] = [await ownReport(call), await smallPng()];
+    return whileFull(imageProcessingQueue, async () => asOwner(call, call.path({ id })).attach('file', png, 'chart.png'));
+  },
   'deleteReportImage 204': async (call) => {
     const id = await ownReport(call);
     // A POST (asOwner would use this operation's DELETE).
