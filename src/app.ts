@@ -189,7 +189,7 @@ export function createApp(input: AppDepsInput): express.Express {
   // and anonymous writes have a per-address budget before any of that.
   app.use(authenticate(services));
   for (const limiter of anonymousWriteLimit(config, logger)) app.use(limiter);
-  app.use(parseBodies(apiOperations(profile)));
+  app.use(parseBodies(apiOperations(profile), context));
   app.use(rejectUnstorableInput);
   // The suite forms may upload a file: parsed before the CSRF check reads their `_csrf` field, and only for
   // signed-in users (the pages need one; nobody else gets to make the server buffer a file).

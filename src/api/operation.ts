@@ -100,7 +100,15 @@ interface DeclaredFields {
    * The body is raw bytes of any type, at most `maxBytes` (a storage upload): src/app.ts reads
    * it into a Buffer before the JSON parser, and the document describes an octet stream.
    */
-  rawBody?: { maxBytes: number; description: string };
+  rawBody?: {
+    maxBytes: number;
+    description: string;
+    /**
+     * Whether the request may send its bytes at all (a public route's capability, e.g. a
+     * signed URL): checked before a byte is read, so an unsigned upload is answered unread.
+     */
+    admits?: (req: Request, app: AppContext) => boolean;
+  };
   responses: Record<number, ResponseSpec>;
 }
 

@@ -174,7 +174,21 @@ export const qualityDownloadsApi: ApiResource = {
         auth: 'public',
         pathParams: storageKeyParam,
         query: { schema: signedQuerySchema, descriptions: SIGNED_QUERY_DESCRIPTIONS },
-        rawBody: { maxBytes: STORAGE_LIMITS.objectBytes, description: 'The file, as announced (any content type).' },
+        rawBody: {
+          maxBytes: STORAGE_LIMITS.objectBytes,
+          description: 'The file, as announced (any content type).',
+          // Unsigned or expired: the 403 is answered without reading up to 64 MiB first.
+          admits: (req, app) => {
+            const query = signedQuerySchema.safeParse(req.query);
+            let key: string;
+            try {
+              key = decodeURIComponent(req.path.split('/').pop() ?? '');
+            } catch {
+              return false;
+            }
+            return query.success && app.signer.verify(storageGrant('PUT', key), query.data, app.clock.now());
+          },
+        },
         responses: {
           200: { description: 'Stored; now complete it.', body: 'StoredObject' },
           400: {

@@ -1,5 +1,6 @@
 import express, { type Request, type RequestHandler } from 'express';
 import type { ApiOperation } from '../api/operation.ts';
+import type { AppContext } from '../app-context.ts';
 import { PayloadTooLarge } from '../lib/errors.ts';
 import { messages } from '../messages.ts';
 import { refuseDeepJson } from './validate.ts';
@@ -10,7 +11,8 @@ import { refuseDeepJson } from './validate.ts';
  *
  * - API: only a declared operation with a JSON body, with that operation's limit, and for an
  *   operation that needs credentials only when some were given (without, its 401 is answered
- *   unread; an unknown path's 404 likewise). Image uploads are parsed by their own routes.
+ *   unread; an unknown path's 404 likewise), and for a raw upload only when its capability
+ *   admits it (a storage PUT's signature). Image uploads are parsed by their own routes.
  * - Pages: forms (and JSON) up to 1 MB for a signed-in user, 64 KB for anyone else (the
  *   anonymous forms, sign-in and sign-up, are a few hundred bytes).
  *
@@ -75,7 +77,13 @@ function operationParsers(operations: readonly ApiOperation[]) {
           : DEFAULT_BODY_LIMIT;
       const key = `${kind} ${limit.label}`;
       if (!byLimit.has(key)) byLimit.set(key, parsersOf(limit, [kind]));
-      return { method: op.method.toUpperCase(), pattern: pathPattern(op.path), auth: op.auth, parse: byLimit.get(key)! };
+      return {
+        method: op.method.toUpperCase(),
+        pattern: pathPattern(op.path),
+        auth: op.auth,
+        admits: op.rawBody?.admits,
+        parse: byLimit.get(key)!,
+      };
     });
   return (req: Request) => entries.find((entry) => entry.method === req.method && entry.pattern.test(req.path));
 }
@@ -83,14 +91,14 @@ function operationParsers(operations: readonly ApiOperation[]) {
 const isApiPath = (path: string) => path === '/api' || path.startsWith('/api/');
 
 /** The body parsing of the app (see above); `operations` are the deployment's API operations. */
-export function parseBodies(operations: readonly ApiOperation[]): RequestHandler {
+export function parseBodies(operations: readonly ApiOperation[], app: AppContext): RequestHandler {
   const findOperation = operationParsers(operations);
   const pages = parsersOf(DEFAULT_BODY_LIMIT, ['json', 'form']);
   const anonymousPages = parsersOf(ANONYMOUS_BODY_LIMIT, ['json', 'form']);
   return (req, res, next) => {
     if (!isApiPath(req.path)) return (req.actor ? pages : anonymousPages)(req, res, next);
     const op = findOperation(req);
-    if (!op || (op.auth !== 'public' && !req.actor)) return next();
+    if (!op || (op.auth !== 'public' && !req.actor) || (op.admits && !op.admits(req, app))) return next();
     op.parse(req, res, next);
   };
 }

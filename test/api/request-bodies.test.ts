@@ -42,14 +42,18 @@ describe('request bodies are read only for callers the route serves (issue 32 fi
    * A request declaring `declared` bytes that sends only `sent` of them, unless `whole`: the
    * answer arrives only if the server answers without waiting for the rest.
    */
-  function post(path: string, body: Buffer, { headers = {}, sendOnly }: { headers?: Record<string, string>; sendOnly?: number } = {}) {
+  function post(
+    path: string,
+    body: Buffer,
+    { headers = {}, sendOnly, method = 'POST' }: { headers?: Record<string, string>; sendOnly?: number; method?: string } = {},
+  ) {
     const start = performance.now();
     return new Promise<Answer>((resolve, reject) => {
       const req = http.request(
         {
           host: '127.0.0.1',
           port,
-          method: 'POST',
+          method,
           path,
           agent: false,
           headers: { 'Content-Type': 'application/json', 'Content-Length': String(body.length), ...headers },
@@ -85,6 +89,13 @@ describe('request bodies are read only for callers the route serves (issue 32 fi
     expect(JSON.parse(anonymous.body).error).to.match(/^Authentication required/);
     const unknown = await within(3000, 'unknown path', post('/api/no-such-thing', HUGE, { sendOnly: 64 * 1024 }));
     expect(unknown.status).to.equal(404);
+  });
+
+  it('answers an unsigned storage upload its 403 before reading its bytes', async () => {
+    const bytes = Buffer.alloc(60 * 1024 * 1024);
+    const forged = `/api/benchmarks/storage/objects/some-key?expires=9999999999&signature=${'0'.repeat(64)}`;
+    const res = await within(3000, 'unsigned 60 MB upload', post(forged, bytes, { method: 'PUT', sendOnly: 64 * 1024 }));
+    expect(res.status).to.equal(403);
   });
 
   it('answers a declared length over the route’s limit with 413 in the error shape, unread, even to a key holder', async () => {
