@@ -3,6 +3,7 @@ import type { RevisionProfile } from '../revisions.ts';
 import { perRevision } from './query-params.ts';
 import { QUALITY_LIMITS, TASK_KEY_PATTERN } from './quality.schema.ts';
 import { hardwareSchema, hfIdSchema } from '../runs/submission/speed-test.schema.ts';
+import { text } from './text-fields.ts';
 
 /**
  * The execute request (DECISIONS.md "Execute (server-side evaluation)"): which approved
@@ -32,14 +33,6 @@ export const EXECUTE_LIMITS = {
   dryRunsPerUser: { limit: 10, windowMs: 60_000 },
   dryRunsPerAddress: { limit: 30, windowMs: 60_000 },
 } as const;
-
-const expected = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'Required' : what);
-const text = (max: number) =>
-  z
-    .string({ error: expected('Must be a string') })
-    .trim()
-    .min(1, 'Must not be empty')
-    .max(max, `Must be at most ${max} characters`);
 
 function buildExecuteSchema(profile: RevisionProfile) {
   const { bounds } = profile.speedTests;

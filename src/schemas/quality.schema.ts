@@ -4,6 +4,7 @@ import type { RevisionProfile } from '../revisions.ts';
 import { documentedAs } from './json-schema.ts';
 import { perRevision, queryFlag, queryText, wholeNumber } from './query-params.ts';
 import { hardwareSchema, hfIdSchema } from '../runs/submission/speed-test.schema.ts';
+import { expected, text } from './text-fields.ts';
 
 /**
  * Quality evaluations as clients send them (DECISIONS.md "Quality evaluations"): the suite
@@ -16,13 +17,6 @@ import { hardwareSchema, hfIdSchema } from '../runs/submission/speed-test.schema
  * `metadata`, which datasets exported from elsewhere usually have.
  */
 
-const expected = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'Required' : what);
-const text = (max: number) =>
-  z
-    .string({ error: expected('Must be a string') })
-    .trim()
-    .min(1, 'Must not be empty')
-    .max(max, `Must be at most ${max} characters`);
 const optionalText = (max: number) =>
   z
     .string({ error: expected('Must be a string') })

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { documentedAs } from './json-schema.ts';
+import { expected, text } from './text-fields.ts';
 
 /** Requests and answers of quality storage (uploads and downloads of datasets and artifacts). */
 
@@ -14,14 +15,6 @@ export const STORAGE_LIMITS = {
 
 export const STORAGE_KINDS = ['dataset', 'artifact'] as const;
 export type StorageKind = (typeof STORAGE_KINDS)[number];
-
-const expected = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'Required' : what);
-const text = (max: number) =>
-  z
-    .string({ error: expected('Must be a string') })
-    .trim()
-    .min(1, 'Must not be empty')
-    .max(max, `Must be at most ${max} characters`);
 
 export const uploadRequestSchema = z.strictObject({
   kind: z.enum(STORAGE_KINDS, { error: `Must be one of: ${STORAGE_KINDS.join(', ')}` }),

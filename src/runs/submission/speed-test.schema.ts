@@ -6,6 +6,7 @@ import { documentedAsAbsent } from '../../schemas/json-schema.ts';
 import { perRevision } from '../../schemas/query-params.ts';
 import { evidenceFieldSchemas, specCounterFlagSchemas } from './evidence.ts';
 import { SPEC_COUNTER_FLAGS } from '../../constants.ts';
+import { expected } from '../../schemas/text-fields.ts';
 
 /**
  * The speed-test submission, built per revision from its profile: bounds, engine list and
@@ -14,7 +15,6 @@ import { SPEC_COUNTER_FLAGS } from '../../constants.ts';
  */
 
 /** Type errors say "Required" for a missing value, else what was expected. */
-const expected = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'Required' : what);
 const text = (max: number, label = 'Value') =>
   z
     .string({ error: expected('Must be a string') })
