@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { IMAGES_PER_ACCOUNT, REPORTS_PER_ACCOUNT, UNUSED_REPORT_IMAGES_PER_ACCOUNT } from '../constants.ts';
 import { IMAGE_FIELD, imageMessages, imageRules, processImageUpload } from '../lib/image-pipeline.ts';
 import { messages } from '../messages.ts';
-import { uploadedImage } from '../web/image-upload.ts';
+import { uploadedCaption, uploadedImage } from '../web/image-upload.ts';
 import { reportFormat } from '../openapi/report-format.ts';
 import { answerOrigin } from '../serialisers/origin.ts';
 import { reportImageJson, reportJson, reportListJson } from '../serialisers/reports.ts';
@@ -217,7 +217,8 @@ export const reportsApi: ApiResource = {
           503: imagesBusy,
         },
         async handle({ req, res, app, userId }) {
-          const stored = await app.services.reports.storeImage(userId(), await processImageUpload(uploadedImage(req)));
+          const caption = uploadedCaption(req);
+          const stored = await app.services.reports.storeImage(userId(), await processImageUpload(uploadedImage(req)), caption);
           const image = reportImageJson(stored, answerOrigin(req, res, app.config));
           res.status(201).location(image.url).json(image);
         },
@@ -229,7 +230,7 @@ export const reportsApi: ApiResource = {
         summary: 'Upload an image onto your report',
         description:
           `multipart/form-data with one file in \`file\` or \`${IMAGE_FIELD}\` (${imageRules.contentTypes.join(', ')}, judged by content, at most ${imageRules.maxBytesLabel} and ${imageRules.maxPixelsLabel}; ` +
-          `re-encoded without metadata), and optionally \`caption\` (or \`altText\`). The image is listed in the report's \`imageIds\` (at most ${rules.imagesMax}); put \`[[report-image:<id>]]\` in its content to show it.`,
+          `re-encoded without metadata), and optionally \`caption\` (or \`altText\`, at most 300 characters: the image's alternative text where the report shows it). The image is listed in the report's \`imageIds\` (at most ${rules.imagesMax}); put \`[[report-image:<id>]]\` in its content to show it.`,
         auth: 'key|session',
         pathParams: reportId,
         upload: { field: 'file', alsoField: IMAGE_FIELD, description: 'The image file' },
@@ -246,7 +247,8 @@ export const reportsApi: ApiResource = {
           503: imagesBusy,
         },
         async handle({ req, res, app, params, userId }) {
-          const stored = await app.services.reports.attachImage(userId(), params.id, await processImageUpload(uploadedImage(req)));
+          const caption = uploadedCaption(req);
+          const stored = await app.services.reports.attachImage(userId(), params.id, await processImageUpload(uploadedImage(req)), caption);
           const image = reportImageJson(stored, answerOrigin(req, res, app.config));
           res.status(201).location(image.url).json(image);
         },

@@ -151,5 +151,8 @@ export const reportImageResponseSchema = z
     contentType: z.enum(['image/png', 'image/jpeg', 'image/webp']),
     width: z.int().min(1),
     height: z.int().min(1),
+    caption: z.string().nullable().meta({
+      description: 'The caption sent with the upload (`caption` or `altText`): the alternative text where the report shows the image',
+    }),
   })
   .meta({ description: 'An uploaded report image' });

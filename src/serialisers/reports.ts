@@ -39,4 +39,4 @@ export function reportListJson(page: ReportPage, origin: string) {
 }
 
 /** An uploaded report image (`ReportImage`): the same addresses as a listing's photo. */
-export const reportImageJson = (image: StoredImage, origin: string) => imageJson(image, origin);
+export const reportImageJson = (image: StoredImage, origin: string) => ({ ...imageJson(image, origin), caption: image.caption });

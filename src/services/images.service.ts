@@ -49,6 +49,8 @@ export interface StoredImage {
   height: number;
   thumbWidth: number;
   thumbHeight: number;
+  /** What the uploader said the image shows (report images), or null. */
+  caption: string | null;
   createdAt: Date;
 }
 
@@ -67,6 +69,7 @@ export interface ImageRow {
   height: number;
   thumb_width: number;
   thumb_height: number;
+  caption: string | null;
   created_at: Date;
 }
 
@@ -80,6 +83,7 @@ export const DESCRIPTION_COLUMNS = [
   'height',
   'thumb_width',
   'thumb_height',
+  'caption',
   'created_at',
 ] as const;
 
@@ -93,6 +97,7 @@ export function toStoredImage(row: ImageRow): StoredImage {
     height: row.height,
     thumbWidth: row.thumb_width,
     thumbHeight: row.thumb_height,
+    caption: row.caption,
     createdAt: row.created_at,
   };
 }
@@ -149,7 +154,7 @@ export function createImagesService({
      * UNUSED_REPORT_IMAGES_PER_ACCOUNT for report images): one more is a 400 naming the cap.
      * Joins the caller's transaction, if any.
      */
-    async store(ownerUserId: string, purpose: ImagePurpose, image: ProcessedImage): Promise<StoredImage> {
+    async store(ownerUserId: string, purpose: ImagePurpose, image: ProcessedImage, caption: string | null = null): Promise<StoredImage> {
       const write = async (trx: Db) => {
         // Serialises one owner's uploads so concurrent ones cannot overshoot the caps.
         await trx('users').where({ id: ownerUserId }).forUpdate().first('id');
@@ -173,6 +178,7 @@ export function createImagesService({
             thumb_height: image.thumb.height,
             thumb_bytes: image.thumb.bytes,
             thumb_etag: etagOf(image.thumb.bytes),
+            caption,
           })
           .returning<ImageRow[]>([...DESCRIPTION_COLUMNS]);
         return toStoredImage(row);

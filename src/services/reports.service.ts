@@ -143,7 +143,7 @@ export function createReportsService(
             thumbnailUrl: imageContentPath(image.id, 'thumb'),
             width: image.width,
             height: image.height,
-            alt: 'Image uploaded by the author',
+            alt: image.caption ?? 'Image uploaded by the author',
           },
         ]),
     );
@@ -465,12 +465,12 @@ export function createReportsService(
      * POST /api/reports/{id}/images: stores an upload (already checked and re-encoded) as the
      * author's image and lists it on that report (`imageIds`), within the report's image limit.
      */
-    async attachImage(authorId: string, reportId: string, image: ProcessedImage): Promise<StoredImage> {
+    async attachImage(authorId: string, reportId: string, image: ProcessedImage, caption: string | null = null): Promise<StoredImage> {
       return db.transaction(async (trx) => {
         const row: ReportRow | undefined = await trx('model_reports').where({ id: reportId, user_id: authorId }).forUpdate().first();
         if (!row) throw new NotFound(messages.reportNotFound);
         if (row.image_ids.length >= rules.imagesMax) throw new Conflict(messages.reportImagesFull(rules.imagesMax));
-        const stored = await withTransaction(trx).images.store(authorId, 'report', image);
+        const stored = await withTransaction(trx).images.store(authorId, 'report', image, caption);
         await trx('model_reports')
           .where({ id: reportId })
           .update({ image_ids: [...row.image_ids, stored.id], updated_at: clock.now() });
@@ -495,8 +495,8 @@ export function createReportsService(
     },
 
     /** POST /api/reports/images: stores an upload (already checked and re-encoded) as the author's report image. */
-    async storeImage(authorId: string, image: ProcessedImage): Promise<StoredImage> {
-      return images.store(authorId, 'report', image);
+    async storeImage(authorId: string, image: ProcessedImage, caption: string | null = null): Promise<StoredImage> {
+      return images.store(authorId, 'report', image, caption);
     },
 
     /** Admin: unpublishes a report with a reason, audited in the same transaction. */

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import multer from 'multer';
-import { BadRequest, type HttpError, PayloadTooLarge } from '../lib/errors.ts';
+import { BadRequest, type HttpError, PayloadTooLarge, ValidationFailed } from '../lib/errors.ts';
 import { IMAGE_FIELD, IMAGE_MAX_BYTES, imageMessages, imageRuleBroken } from '../lib/image-pipeline.ts';
 import { messages } from '../messages.ts';
 
@@ -55,4 +55,23 @@ export function uploadedImage(req: Request): Buffer {
   const file = parsed.file ?? Object.values(parsed.files ?? {}).flat()[0];
   if (!file || file.buffer.length === 0) throw imageRuleBroken(imageMessages.missing);
   return file.buffer;
+}
+
+/** The longest caption kept with an image. */
+export const IMAGE_CAPTION_MAX = 300;
+
+/**
+ * The caption sent beside an uploaded file (`caption`, or `altText` as the LocalMaxxing
+ * clients name it), trimmed; null when none is given; a 400 naming the field when it is not
+ * one short line of text.
+ */
+export function uploadedCaption(req: Request): string | null {
+  const fields = (req.body ?? {}) as Record<string, unknown>;
+  const field = fields.caption !== undefined ? 'caption' : 'altText';
+  const value = fields[field];
+  if (value === undefined) return null;
+  const caption = typeof value === 'string' ? value.trim() : null;
+  if (caption === null || caption.length > IMAGE_CAPTION_MAX)
+    throw new ValidationFailed({ fieldErrors: { [field]: [`Must be text of at most ${IMAGE_CAPTION_MAX} characters`] }, formErrors: [] });
+  return caption || null;
 }

@@ -316,6 +316,37 @@ describe('Real clients, revision 3: lmx report publish|unpublish and report imag
     expect((await request(ctx.app).post(`/api/reports/${id}/publication`).set(authedRead(bob))).status, 'another user').to.equal(404);
   });
 
+  it("keeps the upload's caption (caption or altText) as the image's alternative text in the report", async () => {
+    const id = await draft();
+    const upload = await request(ctx.app)
+      .post(`/api/reports/${id}/images`)
+      .set(authedRead(ada))
+      .attach('file', await png(), { filename: 'depth.png', contentType: 'image/png' })
+      .field('altText', '  Decode speed by context depth ');
+    expect(upload.status, JSON.stringify(upload.body)).to.equal(201);
+    expect(upload.body.caption).to.equal('Decode speed by context depth');
+    const edited = await request(ctx.app)
+      .patch(`/api/reports/${id}`)
+      .set(jsonWrite(ada))
+      .send({ content: `## Results\n\n[[report-image:${upload.body.id}]]\n` });
+    expect(edited.status, JSON.stringify(edited.body)).to.equal(200);
+    const report = await request(ctx.app).get(`/api/reports/${id}`).set(authedRead(ada)).expect(200);
+    expect(report.body.report.contentHtml).to.include('alt="Decode speed by context depth"');
+    // Without one the image says who put it there; one that is not a short line is a 400 naming the field.
+    const plain = await request(ctx.app)
+      .post(`/api/reports/${id}/images`)
+      .set(authedRead(ada))
+      .attach('file', await png(), 'p.png');
+    expect(plain.body.caption).to.equal(null);
+    const tooLong = await request(ctx.app)
+      .post(`/api/reports/${id}/images`)
+      .set(authedRead(ada))
+      .attach('file', await png(), 'q.png')
+      .field('caption', 'x'.repeat(301));
+    expect(tooLong.status).to.equal(400);
+    expect(tooLong.body.details.fieldErrors.caption).to.deep.equal(['Must be text of at most 300 characters']);
+  });
+
   it('uploads an image onto the report (multipart file, altText, sortOrder) and deletes it', async () => {
     const id = await draft();
     const upload = await request(ctx.app)

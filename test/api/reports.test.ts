@@ -217,10 +217,10 @@ describe('Model reports API (revision 3)', () => {
         .set(bearer(who))
         .attach('image', await png(), 'x.png');
 
-    it('uploads an image and answers its id, addresses and size', async () => {
+    it('uploads an image and answers its id, addresses, size and caption', async () => {
       const res = await upload(author);
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
-      expect(res.body).to.have.all.keys('id', 'url', 'thumbnailUrl', 'contentType', 'width', 'height');
+      expect(res.body).to.have.all.keys('id', 'url', 'thumbnailUrl', 'contentType', 'width', 'height', 'caption');
       expect(res.body).to.include({
         contentType: 'image/png',
         width: 30,
