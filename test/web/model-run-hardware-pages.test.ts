@@ -28,9 +28,9 @@ describe('model, run, compare and hardware pages', () => {
     const { agent, csrf } = await signedUpAgent(ctx.app);
     const { key } = await createKey(agent, csrf);
     const runs: [name: string, overrides: Record<string, unknown>][] = [
-      ['dense4090', { hardware: rtx4090, tokSOut: 150, tokSPrefill: 3000, prefillTokens: 4096 }],
+      ['dense4090', { hardware: rtx4090, tokSOut: 150, tokSPrefill: 3000, prefillTokens: 4096, peakVramGb: 6.2 }],
       ['dense4090win', { hardware: rtx4090Windows, tokSOut: 120, tokSPrefill: 2500, prefillTokens: 16384 }],
-      ['denseM4', { hardware: m4Max, tokSOut: 60 }],
+      ['denseM4', { hardware: m4Max, tokSOut: 60, peakVramGb: 7.5 }],
       ['denseThroughput', { hardware: rtx4090, tokSOut: 1700, batchSize: 4 }],
       ['finetune4090', { hfId: fakeHubModels.finetune, hardware: rtx4090, tokSOut: 400 }],
       ['quantEpyc', { hfId: fakeHubModels.ggufQuant, hardware: epyc, tokSOut: 12 }],
@@ -151,6 +151,22 @@ describe('model, run, compare and hardware pages', () => {
       expect(fastest).to.match(/<strong>#1<\/strong> of 3 single-stream runs of/);
       // Profile A holds the dense and the finetune single-stream runs: the finetune's 400 leads.
       expect(fastest).to.include('<strong>#2</strong> of 2 single-stream runs on');
+    });
+
+    it('names the peak memory as what it is: VRAM on a discrete GPU, memory on a unified-memory machine (issue 36)', async () => {
+      const gpu = await request(ctx.app).get(`/runs/${ids.dense4090}`).expect(200);
+      expect(gpu.text).to.match(/<th scope="row">Peak VRAM<\/th><td class="num">6\.2 GB/);
+      const unified = await request(ctx.app).get(`/runs/${ids.denseM4}`).expect(200);
+      expect(unified.text).to.match(/<th scope="row">Peak memory<\/th><td class="num">7\.5 GB/);
+      expect(unified.text).not.to.include('Peak VRAM');
+      const compare = await request(ctx.app).get(`/compare?runs=${ids.dense4090},${ids.denseM4}`).expect(200);
+      expect(compare.text).to.include('Peak memory (VRAM or unified)');
+    });
+
+    it("labels the prefill chart's log axis once (issue 36)", async () => {
+      const page = await request(ctx.app).get(`/models/${fakeHubModels.dense}`).expect(200);
+      expect(page.text).to.include('prefill tok/s (log scale)');
+      expect(page.text).not.to.include('(log) (log scale)');
     });
 
     it('shows its link to copy (selectable without JavaScript; the button appears with it)', async () => {

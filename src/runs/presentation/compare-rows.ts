@@ -42,7 +42,8 @@ const FIGURE_ROWS: FigureRow[] = [
   { label: 'Prefill tok/s', value: (run) => run.tokSPrefill, digits: 0, better: 'higher' },
   { label: 'Total tok/s', value: (run) => run.tokSTotal, digits: 1, better: 'higher', aggregate: true },
   { label: 'Time to first token', value: (run) => run.ttftMs, unit: 'ms', digits: 0, better: 'lower' },
-  { label: 'Peak VRAM', value: (run) => run.peakVramGb, unit: 'GB', digits: 1, better: 'lower' },
+  // peakVramGb is unified memory on unified-memory machines and RAM on CPUs.
+  { label: 'Peak memory (VRAM or unified)', value: (run) => run.peakVramGb, unit: 'GB', digits: 1, better: 'lower' },
   { label: 'Output tok/W', value: (run) => run.tokPerWatt, digits: 2, better: 'higher' },
   { label: 'Streams (batch × requests in flight)', value: (run) => activeSequences(run), digits: 0 },
   { label: 'Context length', value: (run) => run.contextLength, digits: 0, field: 'contextLength' },

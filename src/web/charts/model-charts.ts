@@ -37,7 +37,7 @@ export function prefillVersusDecodeChart(runs: readonly ChartRun[], subject: str
   return scatterChart({
     title: `Prefill against decode speed: ${subject}`,
     description: `Each point is one run of ${subject} that reported both speeds: prefill (prompt processing) tok/s across on a log scale, output (decode) tok/s up, coloured and shaped by hardware class. Runs above the decode-speed bound are drawn hollow.`,
-    xLabel: 'prefill tok/s (log)',
+    xLabel: 'prefill tok/s',
     yLabel: 'output tok/s',
     xLog: true,
     width,
