@@ -134,6 +134,9 @@ const NVIDIA_SPECS =
 
 const nvidiaConsumer = cards('NVIDIA', 'consumer', NVIDIA_SPECS, [
   // Pascal
+  // GT 1030: 48 GB/s with GDDR5; a DDR4 edition (16.8 GB/s) shares the name and size, so the
+  // faster figure bounds both (never a false alarm).
+  card('NVIDIA GeForce GT 1030', [2], 48, 0.5),
   card('NVIDIA GeForce GTX 1050', [2, 3], { 2: 112, 3: 84 }, 1),
   card('NVIDIA GeForce GTX 1050 Ti', [4], 112, 1),
   card('NVIDIA GeForce GTX 1060', [3, 6], { 3: 192, 6: 216 }, 1.5),

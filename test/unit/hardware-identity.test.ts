@@ -29,6 +29,15 @@ const ISSUE_SPELLINGS: [kind: 'gpu' | 'cpu' | 'chip', text: string, device: stri
   // The slowest card built on the die names it; the bound takes the fastest (see below).
   ['gpu', 'AMD Radeon Graphics (RADV GFX1201)', 'AMD Radeon RX 9070 GRE'],
   ['gpu', 'gfx1100', 'AMD Radeon RX 7900 GRE'],
+  // Held out (not used while the resolver was written), as llama.cpp's backends print them:
+  // ggml-org/llama.cpp#2059, #15410, #13324, #18764 and geerlingguy/ai-benchmarks#20, #23.
+  ['gpu', 'AMD RX 6800 XT', 'AMD Radeon RX 6800 XT'],
+  ['gpu', 'AMD Radeon RX 580 Series (RADV POLARIS10) (radv)', 'AMD Radeon RX 580'],
+  ['gpu', 'NVIDIA GeForce RTX 4070 (NVIDIA)', 'NVIDIA GeForce RTX 4070'],
+  ['gpu', 'NVIDIA GeForce RTX 2070 (NVIDIA)', 'NVIDIA GeForce RTX 2070'],
+  ['gpu', 'AMD Radeon RX 7900 XT (RADV NAVI31) (radv)', 'AMD Radeon RX 7900 XT'],
+  // Unknown there: a Pascal card the catalogue lacked (added since).
+  ['gpu', 'NVIDIA GeForce GT 1030', 'NVIDIA GeForce GT 1030'],
 ];
 
 function resolved(kind: 'gpu' | 'cpu' | 'chip', text: string): string | undefined {
