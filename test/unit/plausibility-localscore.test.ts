@@ -3,18 +3,15 @@
  * exactly as LocalScore wrote them (issue 33, part 6): unknown rate, false alarms and
  * doubled runs flagged by the bound alone.
  *
- * The set is not kept in this repository: it is a third-party export (LocalScore's public
- * leaderboard, 1,218 results, as published in github.com/d893a/localscore-insights,
- * assets/localscore_results.tsv at commit a4f81747b3e6f0841f48c7bea6496d4f0e4a464c). Place
- * that file at ../shared/real-runs/localscore_results.tsv (beside the checkout, as CI lays
- * out shared/) or point REAL_RUNS_LOCALSCORE_TSV at it; without it this file is skipped.
- * Each run's source is that file and its `test_num`.
+ * The set is test/fixtures/real-runs/localscore.tsv (its README says where it comes from):
+ * LocalScore's public leaderboard results, one row per result with the columns this test
+ * reads, rows unchanged. Each run's source is that file's `test_num`.
  *
  * A LocalScore result is one accelerator: an Apple GPU is the unified chip, another GPU the
  * discrete card (with the system CPU), a CPU result the CPU alone; the models are the three
  * LocalScore benchmarks at Q4_K_M plus Llama 3.2 3B. Targets: unknown <= 5%, no false alarm.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect } from 'chai';
 import type { HardwareForBandwidth } from '../../src/lib/hardware-lookup.ts';
@@ -23,8 +20,8 @@ import { normaliseHardware } from '../../src/runs/submission/normalise.ts';
 import type { SubmittedHardware } from '../../src/runs/submission/speed-test.schema.ts';
 import { runVerdict } from '../../src/runs/submission/verdict.ts';
 
-const SOURCE = 'https://github.com/d893a/localscore-insights/blob/a4f81747b3e6f0841f48c7bea6496d4f0e4a464c/assets/localscore_results.tsv';
-const DATA = process.env.REAL_RUNS_LOCALSCORE_TSV ?? resolve(import.meta.dirname, '../../../shared/real-runs/localscore_results.tsv');
+const SOURCE = 'LocalScore public results (test/fixtures/real-runs/README.md)';
+const DATA = resolve(import.meta.dirname, '../fixtures/real-runs/localscore.tsv');
 
 /** Parameter counts from the model cards (Llama 3.2 1B / 3B, Llama 3.1 8B, Qwen2.5 14B). */
 const MODELS: Record<string, number> = {
@@ -88,11 +85,7 @@ describe('plausibility on LocalScore public results, devices as written', functi
   let runs: LocalScoreRun[] = [];
   let judged: { run: LocalScoreRun; at1x: RooflineVerdict; at2x: RooflineVerdict }[] = [];
 
-  before(function () {
-    if (!existsSync(DATA)) {
-      console.log(`      LocalScore set not present at ${DATA}: skipped (see the file header)`);
-      this.skip();
-    }
+  before(() => {
     runs = readRuns(readFileSync(DATA, 'utf8'));
     judged = runs.map((run) => ({ run, at1x: verdict(run, 1), at2x: verdict(run, 2) }));
     const unknown = judged.filter((j) => j.at1x.plausibility === 'unknown');
