@@ -501,7 +501,7 @@ const amdChips = chipsFrom('AMD Ryzen processor specifications (amd.com): memory
     aliases: ['Ryzen AI Max 395', 'Ryzen AI Max+ PRO 395', 'Radeon 8060S', 'GMKtec EVO-X2'],
   },
   { vendor: 'AMD', family: 'Ryzen AI Max', variant: '390', name: 'AMD Ryzen AI Max 390', memoryGb: [32, 64, 128], bandwidthGBs: 256, llcMb: 64 },
-  { vendor: 'AMD', family: 'Ryzen AI Max', variant: '385', name: 'AMD Ryzen AI Max 385', memoryGb: [32, 64, 128], bandwidthGBs: 256, llcMb: 64 },
+  { vendor: 'AMD', family: 'Ryzen AI Max', variant: '385', name: 'AMD Ryzen AI Max 385', memoryGb: [32, 64, 128], bandwidthGBs: 256, llcMb: 32 },
   { vendor: 'AMD', family: 'Ryzen AI Max+', variant: '392', name: 'AMD Ryzen AI Max+ 392', memoryGb: [32, 64, 128], bandwidthGBs: 256, llcMb: 64 },
   { vendor: 'AMD', family: 'Ryzen AI Max+', variant: '388', name: 'AMD Ryzen AI Max+ 388', memoryGb: [32, 64, 128], bandwidthGBs: 256, llcMb: 64 },
   { vendor: 'AMD', family: 'Ryzen AI 9', variant: 'HX 370', name: 'AMD Ryzen AI 9 HX 370', memoryGb: [16, 32, 64], bandwidthGBs: 120, llcMb: 24 },
