@@ -261,6 +261,24 @@ describe('Real clients, revision 3: speed tests and accounts', () => {
     expect(issues).to.match(/engineCommit nor engineBuild/);
   });
 
+  it('lmx hardware on two RTX 5090s: the summed nvidia-smi MiB in GiB to a tenth (63.7, not 64) is read as the total', async () => {
+    // Both TypeScript clients add memory.total over the cards (32607 MiB for a 5090) and round GiB to one decimal.
+    const vramGb = Math.round(((2 * 32607) / 1024) * 10) / 10;
+    expect(vramGb).to.equal(63.7);
+    const hardware = {
+      hwClass: 'DISCRETE_GPU',
+      gpuName: 'NVIDIA GeForce RTX 5090',
+      gpuCount: 2,
+      vramGb,
+      cpu: 'AMD Ryzen 9 9950X 16-Core Processor',
+      ramGb: 125.4,
+      os: 'linux 6.11.0-19-generic',
+    };
+    const res = await request(ctx.app).post('/api/benchmarks/dry-run').set(jsonWrite(ada)).send(validSubmission({ hardware }));
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.parsed.hardware).to.deep.include({ gpuCount: 2, vramGb: 31.85, totalVramGb: 63.7, vramGbReadAsTotal: true });
+  });
+
   it('refuses evidence out of bounds in the contract error shape', async () => {
     const res = await request(ctx.app)
       .post('/api/speed-tests/dry-run')
