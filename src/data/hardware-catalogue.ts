@@ -19,7 +19,30 @@
  * after a GeForce number as the laptop card. Aliases are for other names of ONE product
  * (machines built on one chip: 'DGX Spark', 'GMKtec EVO-X2'); a name several products are
  * sold or shown under goes in `sharedNames`.
+ *
+ * Peak FP16 (`peakFp16Tflops`, GPUs and chips): see `PeakFp16`. A figure that could not be
+ * sourced is left out, never estimated; test/unit/hardware-catalogue.test.ts names every GPU and
+ * chip without one, with the reason.
  */
+
+/**
+ * Peak dense FP16 throughput in TFLOPS (no structured sparsity), at the vendor's boost clock: the
+ * figure that bounds prompt processing (prefill), which is matrix multiplication.
+ * - Where the GPU has matrix units (NVIDIA Tensor Cores from Volta on, AMD WMMA on RDNA 3 / 3.5
+ *   / 4 and MFMA on CDNA, Intel XMX), their FP16 rate with FP32 accumulate: the precision
+ *   inference engines' matrix kernels use by default. NVIDIA GeForce cards run FP16 x FP16 + FP32
+ *   at half their FP16-accumulate rate (the TITANs and professional / data-center cards at the
+ *   full rate); the half figure is the one held (RTX 4090: 165.2, not 330.3).
+ * - Without matrix units, the shader FP16 rate (packed, twice FP32, where the GPU has it: GTX
+ *   16, Vega, RDNA 1 / 2; equal to FP32 on Polaris and on Apple GPUs, whose FP16 runs at the FP32
+ *   rate).
+ * - Pascal GP102 to GP108 (GeForce GTX 10, TITAN X / Xp, Quadro P, Tesla P4 / P40) run FP16 at
+ *   1/64 of FP32, so engines compute in FP32 there: no FP16 figure would describe their prefill,
+ *   and none is held. GP100 (Tesla P100, Quadro GP100) runs it at twice FP32 and has one.
+ * Where a product is sold in several forms of one name (PCIe / SXM, 6 / 12 GB), the faster form's
+ * figure is held, as for bandwidth (a bound errs high).
+ */
+export type PeakFp16 = number;
 
 export type GpuVendor = 'NVIDIA' | 'AMD' | 'Intel';
 export type GpuSegment = 'consumer' | 'laptop' | 'workstation' | 'datacenter';
@@ -38,6 +61,8 @@ export interface GpuSpec {
   segment: GpuSegment;
   /** Last-level cache (L2, or AMD's Infinity Cache), MB: weights that fit it need not be read from memory. */
   llcMb?: number;
+  /** Peak dense FP16 TFLOPS (`PeakFp16`); absent where no sourced figure exists. */
+  peakFp16Tflops?: PeakFp16;
   /** Where the figures come from. */
   source: string;
 }
@@ -71,6 +96,8 @@ export interface UnifiedChipSpec {
   aliases?: string[];
   /** Last-level (system-level) cache, MB. */
   llcMb?: number;
+  /** Peak dense FP16 TFLOPS of the chip's GPU, largest bin (`PeakFp16`); absent where no sourced figure exists. */
+  peakFp16Tflops?: PeakFp16;
   /** Where the figures come from. */
   source: string;
 }
@@ -95,6 +122,14 @@ export interface CpuSpec {
   aliases?: string[];
   /** Last-level cache (L3), MB. */
   llcMb?: number;
+  /**
+   * Peak FP16 TFLOPS of the CPU's vector units. Held for no CPU so far, on purpose: vendors
+   * publish no such figure, a line here groups models of different core counts and clocks, and
+   * the all-core clock under wide vector load (below the advertised boost, AVX-512 offsets) is
+   * not published for most parts, so cores x clock x FLOPs per cycle would be an estimate. A
+   * figure derived from published fixed clocks may be added with its formula as the source.
+   */
+  peakFp16Tflops?: PeakFp16;
   /** Where the figures come from. */
   source: string;
 }
@@ -103,15 +138,23 @@ export interface CpuSpec {
 // GPUs
 // ---------------------------------------------------------------------------------------
 
-// Every GPU is written as `card(name, memory sizes, bandwidth, last-level cache)`: one
-// bandwidth, or one per memory size ({ 3: 192, 6: 216 }) where the sizes sold differ in
+// Every GPU is written as `card(name, memory sizes, bandwidth, last-level cache, peak FP16)`:
+// one bandwidth, or one per memory size ({ 3: 192, 6: 216 }) where the sizes sold differ in
 // bus or data rate. The last-level cache is the L2 (NVIDIA, Intel, AMD before RDNA 2) or
-// the Infinity Cache (AMD RDNA 2 and later, MI300), in MB; left out where not certain.
+// the Infinity Cache (AMD RDNA 2 and later, MI300), in MB; left out where not certain. Peak
+// FP16 is dense TFLOPS as `PeakFp16` defines it; left out where not sourced.
 // Each group says where its figures come from (`source` on every entry).
 
 type CardRow = Omit<GpuSpec, 'vendor' | 'segment' | 'source'>;
 
-function card(name: string, vramGb: number[], bandwidth: number | Record<number, number>, llcMb?: number, extra: Partial<CardRow> = {}): CardRow {
+function card(
+  name: string,
+  vramGb: number[],
+  bandwidth: number | Record<number, number>,
+  llcMb?: number,
+  peakFp16Tflops?: PeakFp16,
+  extra: Partial<CardRow> = {},
+): CardRow {
   const perSize = typeof bandwidth === 'number' ? null : bandwidth;
   const variants = perSize ? vramGb.map((size) => ({ vramGb: size, bandwidthGBs: perSize[size]! })) : undefined;
   const distinct = variants && new Set(variants.map((v) => v.bandwidthGBs)).size > 1;
@@ -121,6 +164,7 @@ function card(name: string, vramGb: number[], bandwidth: number | Record<number,
     bandwidthGBs: perSize ? perSize[vramGb[vramGb.length - 1]!]! : (bandwidth as number),
     ...(distinct ? { variants } : {}),
     ...(llcMb === undefined ? {} : { llcMb }),
+    ...(peakFp16Tflops === undefined ? {} : { peakFp16Tflops }),
     ...extra,
   };
 }
@@ -132,7 +176,18 @@ function cards(vendor: GpuVendor, segment: GpuSegment, source: string, rows: Car
 const NVIDIA_SPECS =
   'NVIDIA product pages and specifications (memory interface x data rate); L2 sizes from the architecture whitepapers (Pascal, Turing, Ampere GA102, Ada, Blackwell) and the TechPowerUp GPU database';
 
-const nvidiaConsumer = cards('NVIDIA', 'consumer', NVIDIA_SPECS, [
+// Peak FP16 of GeForce cards: Tensor Core FP16 with FP32 accumulate, dense. The architecture
+// whitepapers tabulate it ('Peak FP16 Tensor TFLOPS with FP32 Accumulate': RTX 2070 29.9, 2080
+// 40.3, 2080 Ti 53.8 in Turing's; 3070 40.6, 3080 59.5, 3090 71 in GA102's; 4070 Ti 80.2, 4080
+// 97.5, 4090 165.2 in Ada's; 5090 209.5 in Blackwell's); the other cards are SMs x boost clock x
+// the per-SM rate those tables give (512 FLOPs per clock per SM for GeForce Turing, Ampere, Ada
+// and Blackwell; 1024 for TITAN RTX and TITAN V). GTX 16 (no Tensor Cores): CUDA cores x boost
+// clock x 4 (packed FP16). Where the sizes sold are different chips (RTX 2060 12 GB: 34 SMs; RTX
+// 3050 8 GB: 20; RTX 3080 12 GB: 70), the larger size's figure is held. Pascal: see `PeakFp16`.
+const NVIDIA_FP16 =
+  'peak FP16: NVIDIA Turing / GA102 / Ada / Blackwell architecture whitepapers (Tensor FP16 with FP32 accumulate, dense), or SMs x boost clock x their per-SM rate';
+
+const nvidiaConsumer = cards('NVIDIA', 'consumer', `${NVIDIA_SPECS}; ${NVIDIA_FP16}; TITAN V: NVIDIA's 110 Tensor TFLOPS`, [
   // Pascal
   // GT 1030: 48 GB/s with GDDR5; a DDR4 edition (16.8 GB/s) shares the name and size, so the
   // faster figure bounds both (never a false alarm).
@@ -147,60 +202,68 @@ const nvidiaConsumer = cards('NVIDIA', 'consumer', NVIDIA_SPECS, [
   card('NVIDIA TITAN X Pascal', [12], 480, 3),
   card('NVIDIA TITAN Xp', [12], 547.7, 3),
   // Volta / Turing
-  card('NVIDIA TITAN V', [12], 652.8, 4.5),
-  card('NVIDIA GeForce GTX 1650', [4], 192, 1),
-  card('NVIDIA GeForce GTX 1650 SUPER', [4], 192, 1),
-  card('NVIDIA GeForce GTX 1660', [6], 192, 1.5),
-  card('NVIDIA GeForce GTX 1660 SUPER', [6], 336, 1.5),
-  card('NVIDIA GeForce GTX 1660 Ti', [6], 288, 1.5),
-  card('NVIDIA GeForce RTX 2060', [6, 12], 336, 3),
-  card('NVIDIA GeForce RTX 2060 SUPER', [8], 448, 4),
-  card('NVIDIA GeForce RTX 2070', [8], 448, 4),
-  card('NVIDIA GeForce RTX 2070 SUPER', [8], 448, 4),
-  card('NVIDIA GeForce RTX 2080', [8], 448, 4),
-  card('NVIDIA GeForce RTX 2080 SUPER', [8], 496, 4),
-  card('NVIDIA GeForce RTX 2080 Ti', [11], 616, 5.5),
-  card('NVIDIA TITAN RTX', [24], 672, 6),
+  card('NVIDIA TITAN V', [12], 652.8, 4.5, 110),
+  card('NVIDIA GeForce GTX 1650', [4], 192, 1, 5.97),
+  card('NVIDIA GeForce GTX 1650 SUPER', [4], 192, 1, 8.83),
+  card('NVIDIA GeForce GTX 1660', [6], 192, 1.5, 10.05),
+  card('NVIDIA GeForce GTX 1660 SUPER', [6], 336, 1.5, 10.05),
+  card('NVIDIA GeForce GTX 1660 Ti', [6], 288, 1.5, 10.87),
+  card('NVIDIA GeForce RTX 2060', [6, 12], 336, 3, 28.7),
+  card('NVIDIA GeForce RTX 2060 SUPER', [8], 448, 4, 28.7),
+  card('NVIDIA GeForce RTX 2070', [8], 448, 4, 29.9),
+  card('NVIDIA GeForce RTX 2070 SUPER', [8], 448, 4, 36.3),
+  card('NVIDIA GeForce RTX 2080', [8], 448, 4, 40.3),
+  card('NVIDIA GeForce RTX 2080 SUPER', [8], 496, 4, 44.6),
+  card('NVIDIA GeForce RTX 2080 Ti', [11], 616, 5.5, 53.8),
+  card('NVIDIA TITAN RTX', [24], 672, 6, 130.5),
   // Ampere
-  card('NVIDIA GeForce RTX 3050', [6, 8], { 6: 168, 8: 224 }, 2),
-  card('NVIDIA GeForce RTX 3060', [8, 12], { 8: 240, 12: 360 }, 3),
-  card('NVIDIA GeForce RTX 3060 Ti', [8], 448, 4),
-  card('NVIDIA GeForce RTX 3060 Ti GDDR6X', [8], 608, 4),
-  card('NVIDIA GeForce RTX 3070', [8], 448, 4),
-  card('NVIDIA GeForce RTX 3070 Ti', [8], 608, 4),
-  card('NVIDIA GeForce RTX 3080', [10, 12], { 10: 760, 12: 912 }, 6),
-  card('NVIDIA GeForce RTX 3080 Ti', [12], 912, 6),
-  card('NVIDIA GeForce RTX 3090', [24], 936, 6),
-  card('NVIDIA GeForce RTX 3090 Ti', [24], 1008, 6),
+  card('NVIDIA GeForce RTX 3050', [6, 8], { 6: 168, 8: 224 }, 2, 18.2),
+  card('NVIDIA GeForce RTX 3060', [8, 12], { 8: 240, 12: 360 }, 3, 25.5),
+  card('NVIDIA GeForce RTX 3060 Ti', [8], 448, 4, 32.4),
+  card('NVIDIA GeForce RTX 3060 Ti GDDR6X', [8], 608, 4, 32.4),
+  card('NVIDIA GeForce RTX 3070', [8], 448, 4, 40.6),
+  card('NVIDIA GeForce RTX 3070 Ti', [8], 608, 4, 43.5),
+  card('NVIDIA GeForce RTX 3080', [10, 12], { 10: 760, 12: 912 }, 6, 61.3),
+  card('NVIDIA GeForce RTX 3080 Ti', [12], 912, 6, 68.2),
+  card('NVIDIA GeForce RTX 3090', [24], 936, 6, 71.2),
+  card('NVIDIA GeForce RTX 3090 Ti', [24], 1008, 6, 80),
   // Ada Lovelace
-  card('NVIDIA GeForce RTX 4060', [8], 272, 24),
-  card('NVIDIA GeForce RTX 4060 Ti', [8, 16], 288, 32),
-  card('NVIDIA GeForce RTX 4070', [12], 504, 36),
-  card('NVIDIA GeForce RTX 4070 SUPER', [12], 504, 48),
-  card('NVIDIA GeForce RTX 4070 Ti', [12], 504, 48),
-  card('NVIDIA GeForce RTX 4070 Ti SUPER', [16], 672, 48),
-  card('NVIDIA GeForce RTX 4080', [16], 716.8, 64),
-  card('NVIDIA GeForce RTX 4080 SUPER', [16], 736, 64),
-  card('NVIDIA GeForce RTX 4090', [24], 1008, 72),
-  card('NVIDIA GeForce RTX 4090 D', [24], 1008, 72),
+  card('NVIDIA GeForce RTX 4060', [8], 272, 24, 30.2),
+  card('NVIDIA GeForce RTX 4060 Ti', [8, 16], 288, 32, 44.1),
+  card('NVIDIA GeForce RTX 4070', [12], 504, 36, 58.3),
+  card('NVIDIA GeForce RTX 4070 SUPER', [12], 504, 48, 71),
+  card('NVIDIA GeForce RTX 4070 Ti', [12], 504, 48, 80.2),
+  card('NVIDIA GeForce RTX 4070 Ti SUPER', [16], 672, 48, 88.2),
+  card('NVIDIA GeForce RTX 4080', [16], 716.8, 64, 97.5),
+  card('NVIDIA GeForce RTX 4080 SUPER', [16], 736, 64, 104.4),
+  card('NVIDIA GeForce RTX 4090', [24], 1008, 72, 165.2),
+  card('NVIDIA GeForce RTX 4090 D', [24], 1008, 72, 147.1),
   // Blackwell
-  card('NVIDIA GeForce RTX 5050', [8], 320, 32),
-  card('NVIDIA GeForce RTX 5060', [8], 448, 32),
-  card('NVIDIA GeForce RTX 5060 Ti', [8, 16], 448, 32),
-  card('NVIDIA GeForce RTX 5070', [12], 672, 48),
-  card('NVIDIA GeForce RTX 5070 Ti', [16], 896, 64),
-  card('NVIDIA GeForce RTX 5080', [16], 960, 64),
-  card('NVIDIA GeForce RTX 5090', [32], 1792, 96),
-  card('NVIDIA GeForce RTX 5090 D', [32], 1792, 96),
+  card('NVIDIA GeForce RTX 5050', [8], 320, 32, 26.3),
+  card('NVIDIA GeForce RTX 5060', [8], 448, 32, 38.4),
+  card('NVIDIA GeForce RTX 5060 Ti', [8, 16], 448, 32, 47.4),
+  card('NVIDIA GeForce RTX 5070', [12], 672, 48, 61.7),
+  card('NVIDIA GeForce RTX 5070 Ti', [16], 896, 64, 87.9),
+  card('NVIDIA GeForce RTX 5080', [16], 960, 64, 112.6),
+  card('NVIDIA GeForce RTX 5090', [32], 1792, 96, 209.5),
+  card('NVIDIA GeForce RTX 5090 D', [32], 1792, 96, 209.5),
 ]);
 
+// Peak FP16 of laptop GPUs: NVIDIA publishes a range of boost clocks for each (the laptop's
+// power limit picks the clock); the top of the range is held, the fastest laptop's figure (a
+// bound errs high): SMs x top boost x 512, as for the desktop GeForce cards. RTX 40: 4090 76 SMs
+// 2040 MHz, 4080 58 / 2280, 4070 36 / 2175, 4060 24 / 2370, 4050 20 / 2370 MHz; RTX 30: 3080 Ti
+// 58 / 1590, 3080 48 / 1710, 3070 Ti 46 / 1485, 3070 40 / 1620, 3060 30 / 1703, 3050 Ti 20 / 1695
+// MHz. Not held (no published range checked): GTX 10 / 16 and RTX 20 laptops, RTX 3050 Laptop
+// (4 GB and 6 GB are different chips), RTX 50 laptops, MX, and professional laptop GPUs.
 // NVIDIA does not publish laptop memory data rates; the rate is the one the shipped GPUs run
 // (TechPowerUp GPU database, GPU-Z): RTX 20 / 30 laptop GDDR6 14 Gbps (3080 Ti: 16 Gbps), RTX
 // 40 laptop GDDR6 16 Gbps (4080 / 4090: 18 Gbps), RTX 50 laptop GDDR7 28 Gbps (5060 / 5070
 // ship at 24 Gbps in most laptops; 28 Gbps, the higher reading, is kept). A laptop GPU is a
 // different chip or bus from the desktop card of the same number and is never matched as it.
 // Max-Q designs share the laptop GPU's memory bus (some clock it lower; the higher is kept).
-const nvidiaLaptop = cards('NVIDIA', 'laptop', `${NVIDIA_SPECS}; laptop data rates from the TechPowerUp GPU database`, [
+const NVIDIA_LAPTOP_FP16 = "peak FP16: SMs x the top of NVIDIA's laptop boost-clock range x 512 (GeForce Tensor FP16 with FP32 accumulate)";
+const nvidiaLaptop = cards('NVIDIA', 'laptop', `${NVIDIA_SPECS}; laptop data rates from the TechPowerUp GPU database; ${NVIDIA_LAPTOP_FP16}`, [
   card('NVIDIA GeForce GTX 1050 Laptop GPU', [4], 112, 1),
   card('NVIDIA GeForce GTX 1050 Ti Laptop GPU', [4], 112, 1),
   card('NVIDIA GeForce GTX 1060 Laptop GPU', [6], 192, 1.5),
@@ -216,17 +279,17 @@ const nvidiaLaptop = cards('NVIDIA', 'laptop', `${NVIDIA_SPECS}; laptop data rat
   card('NVIDIA GeForce RTX 2080 Laptop GPU', [8], 448, 4),
   card('NVIDIA GeForce RTX 2080 SUPER Laptop GPU', [8], 448, 4),
   card('NVIDIA GeForce RTX 3050 Laptop GPU', [4, 6], 192, 2),
-  card('NVIDIA GeForce RTX 3050 Ti Laptop GPU', [4], 192, 2),
-  card('NVIDIA GeForce RTX 3060 Laptop GPU', [6], 336, 3),
-  card('NVIDIA GeForce RTX 3070 Laptop GPU', [8], 448, 4),
-  card('NVIDIA GeForce RTX 3070 Ti Laptop GPU', [8], 448, 4),
-  card('NVIDIA GeForce RTX 3080 Laptop GPU', [8, 16], 448, 4),
-  card('NVIDIA GeForce RTX 3080 Ti Laptop GPU', [16], 512, 4),
-  card('NVIDIA GeForce RTX 4050 Laptop GPU', [6], 192, 24),
-  card('NVIDIA GeForce RTX 4060 Laptop GPU', [8], 256, 32),
-  card('NVIDIA GeForce RTX 4070 Laptop GPU', [8], 256, 32),
-  card('NVIDIA GeForce RTX 4080 Laptop GPU', [12], 432, 48),
-  card('NVIDIA GeForce RTX 4090 Laptop GPU', [16], 576, 64),
+  card('NVIDIA GeForce RTX 3050 Ti Laptop GPU', [4], 192, 2, 17.4),
+  card('NVIDIA GeForce RTX 3060 Laptop GPU', [6], 336, 3, 26.2),
+  card('NVIDIA GeForce RTX 3070 Laptop GPU', [8], 448, 4, 33.2),
+  card('NVIDIA GeForce RTX 3070 Ti Laptop GPU', [8], 448, 4, 35),
+  card('NVIDIA GeForce RTX 3080 Laptop GPU', [8, 16], 448, 4, 42),
+  card('NVIDIA GeForce RTX 3080 Ti Laptop GPU', [16], 512, 4, 47.2),
+  card('NVIDIA GeForce RTX 4050 Laptop GPU', [6], 192, 24, 24.3),
+  card('NVIDIA GeForce RTX 4060 Laptop GPU', [8], 256, 32, 29.1),
+  card('NVIDIA GeForce RTX 4070 Laptop GPU', [8], 256, 32, 40.1),
+  card('NVIDIA GeForce RTX 4080 Laptop GPU', [12], 432, 48, 67.7),
+  card('NVIDIA GeForce RTX 4090 Laptop GPU', [16], 576, 64, 79.4),
   card('NVIDIA GeForce RTX 5050 Laptop GPU', [8], 384, 32),
   card('NVIDIA GeForce RTX 5060 Laptop GPU', [8], 448, 32),
   card('NVIDIA GeForce RTX 5070 Laptop GPU', [8], 448, 32),
@@ -257,36 +320,44 @@ const nvidiaLaptop = cards('NVIDIA', 'laptop', `${NVIDIA_SPECS}; laptop data rat
 
 // RTX PRO Blackwell (GTC 2025 launch and product pages): 6000 96 GB GDDR7 512-bit 1792 GB/s
 // (Workstation, Max-Q Workstation and Server Editions read at the same, higher, figure).
-const nvidiaWorkstation = cards('NVIDIA', 'workstation', `${NVIDIA_SPECS}; Quadro / RTX professional datasheets`, [
+// Peak FP16: the datasheets' Tensor performance, dense (Quadro RTX 4000 57.0, 5000 89.2, 6000 /
+// 8000 130.5; GV100 118.5; GP100 20.7 FP16); professional cards run FP32 accumulate at the full
+// rate, 1024 FLOPs per clock per SM, so the others are SMs x boost clock x 1024 (RTX A6000: 84 x
+// 1.80 GHz = 154.8; RTX 6000 Ada: 142 x 2.505 GHz = 364.2; RTX PRO 6000 Blackwell: 188 x 2.617 GHz
+// = 503.8). T400 / T600 / T1000 (no Tensor Cores): CUDA cores x boost clock x 4. Not held: RTX
+// A400, A1000 and RTX PRO 5000 / 4500 / 4000 / 2000 Blackwell (no datasheet figure or boost clock
+// checked), and Pascal Quadro P (see `PeakFp16`).
+const NVIDIA_PRO_FP16 = "peak FP16: the datasheets' Tensor TFLOPS (dense), or SMs x boost clock x 1024";
+const nvidiaWorkstation = cards('NVIDIA', 'workstation', `${NVIDIA_SPECS}; Quadro / RTX professional datasheets; ${NVIDIA_PRO_FP16}`, [
   card('NVIDIA Quadro P1000', [4], 82, 1),
   card('NVIDIA Quadro P2000', [5], 140, 1.25),
   card('NVIDIA Quadro P4000', [8], 243, 2),
   card('NVIDIA Quadro P5000', [16], 288, 2),
   card('NVIDIA Quadro P6000', [24], 432, 3),
-  card('NVIDIA Quadro GP100', [16], 717, 4),
-  card('NVIDIA Quadro GV100', [32], 870, 6),
-  card('NVIDIA T400', [2, 4], 80, 1),
-  card('NVIDIA T600', [4], 160, 1),
-  card('NVIDIA T1000', [4, 8], 160, 1),
-  card('NVIDIA Quadro RTX 4000', [8], 416, 4),
-  card('NVIDIA Quadro RTX 5000', [16], 448, 4),
-  card('NVIDIA Quadro RTX 6000', [24], 672, 6, { aliases: ['RTX 6000 Turing'] }),
-  card('NVIDIA Quadro RTX 8000', [48], 672, 6, { aliases: ['RTX 8000'] }),
+  card('NVIDIA Quadro GP100', [16], 717, 4, 20.7),
+  card('NVIDIA Quadro GV100', [32], 870, 6, 118.5),
+  card('NVIDIA T400', [2, 4], 80, 1, 2.19),
+  card('NVIDIA T600', [4], 160, 1, 3.42),
+  card('NVIDIA T1000', [4, 8], 160, 1, 5),
+  card('NVIDIA Quadro RTX 4000', [8], 416, 4, 57),
+  card('NVIDIA Quadro RTX 5000', [16], 448, 4, 89.2),
+  card('NVIDIA Quadro RTX 6000', [24], 672, 6, 130.5, { aliases: ['RTX 6000 Turing'] }),
+  card('NVIDIA Quadro RTX 8000', [48], 672, 6, 130.5, { aliases: ['RTX 8000'] }),
   card('NVIDIA RTX A400', [4], 96, 1),
   card('NVIDIA RTX A1000', [8], 192, 2),
-  card('NVIDIA RTX A2000', [6, 12], 288, 3),
-  card('NVIDIA RTX A4000', [16], 448, 4),
-  card('NVIDIA RTX A4500', [20], 640, 5),
-  card('NVIDIA RTX A5000', [24], 768, 6),
-  card('NVIDIA RTX A5500', [24], 768, 6),
-  card('NVIDIA RTX A6000', [48], 768, 6),
-  card('NVIDIA RTX 2000 Ada Generation', [16], 224, 12),
-  card('NVIDIA RTX 4000 SFF Ada Generation', [20], 280, 48),
-  card('NVIDIA RTX 4000 Ada Generation', [20], 360, 48),
-  card('NVIDIA RTX 4500 Ada Generation', [24], 432, 48),
-  card('NVIDIA RTX 5000 Ada Generation', [32], 576, 64),
-  card('NVIDIA RTX 6000 Ada Generation', [48], 960, 96),
-  card('NVIDIA RTX PRO 6000 Blackwell', [96], 1792, 128, {
+  card('NVIDIA RTX A2000', [6, 12], 288, 3, 32),
+  card('NVIDIA RTX A4000', [16], 448, 4, 76.7),
+  card('NVIDIA RTX A4500', [20], 640, 5, 94.6),
+  card('NVIDIA RTX A5000', [24], 768, 6, 111.1),
+  card('NVIDIA RTX A5500', [24], 768, 6, 136.4),
+  card('NVIDIA RTX A6000', [48], 768, 6, 154.8),
+  card('NVIDIA RTX 2000 Ada Generation', [16], 224, 12, 48),
+  card('NVIDIA RTX 4000 SFF Ada Generation', [20], 280, 48, 76.9),
+  card('NVIDIA RTX 4000 Ada Generation', [20], 360, 48, 106.9),
+  card('NVIDIA RTX 4500 Ada Generation', [24], 432, 48, 158.5),
+  card('NVIDIA RTX 5000 Ada Generation', [32], 576, 64, 261.1),
+  card('NVIDIA RTX 6000 Ada Generation', [48], 960, 96, 364.2),
+  card('NVIDIA RTX PRO 6000 Blackwell', [96], 1792, 128, 503.8, {
     aliases: ['RTX PRO 6000 Blackwell Workstation Edition', 'RTX PRO 6000 Blackwell Max-Q', 'RTX PRO 6000 Blackwell Server Edition'],
   }),
   card('NVIDIA RTX PRO 5000 Blackwell', [48, 72], 1344, 96),
@@ -298,79 +369,92 @@ const nvidiaWorkstation = cards('NVIDIA', 'workstation', `${NVIDIA_SPECS}; Quadr
 // Data-center cards (NVIDIA datasheets). A bare 'A100' / 'H100' (no form factor) is either
 // card: see `sharedNames`. GH200: HBM3 96 GB 4 TB/s, HBM3e 144 GB 4.9 TB/s (GPU memory; the
 // Grace CPU's LPDDR5X is not counted). B200: 8 TB/s.
-const nvidiaDatacenter = cards('NVIDIA', 'datacenter', `${NVIDIA_SPECS}; data-center datasheets`, [
+// Peak FP16: the datasheets' 'FP16 Tensor Core' figure without sparsity (half the starred
+// figure: H100 SXM 1,979* -> 989.5; HGX B200 / B300 36 PFLOPS* for eight GPUs -> 2,250 each).
+// P100: SXM2 21.2 (PCIe 18.7); V100: SXM2 125 (PCIe 112); A16: per GPU of the four on a board
+// (4x 17.9); L40: 'with FP32 accumulate' 181.05 (FP16 accumulate 362.1). Not held: L20 (no
+// datasheet figure checked), Tesla P4 / P40 (Pascal, see `PeakFp16`).
+const nvidiaDatacenter = cards('NVIDIA', 'datacenter', `${NVIDIA_SPECS}; data-center datasheets (peak FP16: FP16 Tensor Core, dense)`, [
   card('NVIDIA Tesla P4', [8], 192, 2),
   card('NVIDIA Tesla P40', [24], 346, 3),
-  card('NVIDIA Tesla P100', [12, 16], { 12: 549, 16: 732 }, 4, { aliases: ['P100 PCIe', 'P100 SXM2'] }),
-  card('NVIDIA Tesla V100', [16, 32], 900, 6, { aliases: ['V100 PCIe', 'V100 SXM2', 'V100 SXM3'] }),
-  card('NVIDIA Tesla V100S', [32], 1134, 6, { aliases: ['V100S PCIe'] }),
-  card('NVIDIA Tesla T4', [16], 320, 4),
-  card('NVIDIA A2', [16], 200, 2),
-  card('NVIDIA A10', [24], 600, 6, { aliases: ['A10G'] }),
-  card('NVIDIA A16', [16], 200, 2),
-  card('NVIDIA A30', [24], 933, 24),
-  card('NVIDIA A40', [48], 696, 6),
-  card('NVIDIA A100 PCIe', [40, 80], { 40: 1555, 80: 1935 }, 40, { aliases: ['A800 PCIe'] }),
-  card('NVIDIA A100 SXM', [40, 80], { 40: 1555, 80: 2039 }, 40, { aliases: ['A100 SXM4', 'A800 SXM4'] }),
-  card('NVIDIA L4', [24], 300, 48),
+  card('NVIDIA Tesla P100', [12, 16], { 12: 549, 16: 732 }, 4, 21.2, { aliases: ['P100 PCIe', 'P100 SXM2'] }),
+  card('NVIDIA Tesla V100', [16, 32], 900, 6, 125, { aliases: ['V100 PCIe', 'V100 SXM2', 'V100 SXM3'] }),
+  card('NVIDIA Tesla V100S', [32], 1134, 6, 130, { aliases: ['V100S PCIe'] }),
+  card('NVIDIA Tesla T4', [16], 320, 4, 65),
+  card('NVIDIA A2', [16], 200, 2, 18),
+  card('NVIDIA A10', [24], 600, 6, 125, { aliases: ['A10G'] }),
+  card('NVIDIA A16', [16], 200, 2, 17.9),
+  card('NVIDIA A30', [24], 933, 24, 165),
+  card('NVIDIA A40', [48], 696, 6, 149.7),
+  card('NVIDIA A100 PCIe', [40, 80], { 40: 1555, 80: 1935 }, 40, 312, { aliases: ['A800 PCIe'] }),
+  card('NVIDIA A100 SXM', [40, 80], { 40: 1555, 80: 2039 }, 40, 312, { aliases: ['A100 SXM4', 'A800 SXM4'] }),
+  card('NVIDIA L4', [24], 300, 48, 121),
   card('NVIDIA L20', [48], 864, 96),
-  card('NVIDIA L40', [48], 864, 96),
-  card('NVIDIA L40S', [48], 864, 96),
-  card('NVIDIA H20', [96], 4000, 60),
-  card('NVIDIA H100 PCIe', [80], 2000, 50, { aliases: ['H800 PCIe'] }),
-  card('NVIDIA H100 SXM', [80], 3350, 50, { aliases: ['H100 SXM5', 'H100 HBM3', 'H800 SXM5'] }),
-  card('NVIDIA H100 NVL', [94], 3900, 50),
-  card('NVIDIA H200', [141], 4800, 50, { aliases: ['H200 SXM', 'H200 NVL'] }),
-  card('NVIDIA GH200', [96, 144], { 96: 4000, 144: 4900 }, 50, { aliases: ['GH200 Grace Hopper'] }),
-  card('NVIDIA B200', [180, 192], 8000, 126),
-  card('NVIDIA B300', [288], 8000, 126),
+  card('NVIDIA L40', [48], 864, 96, 181.05),
+  card('NVIDIA L40S', [48], 864, 96, 362.05),
+  card('NVIDIA H20', [96], 4000, 60, 148),
+  card('NVIDIA H100 PCIe', [80], 2000, 50, 756.5, { aliases: ['H800 PCIe'] }),
+  card('NVIDIA H100 SXM', [80], 3350, 50, 989.5, { aliases: ['H100 SXM5', 'H100 HBM3', 'H800 SXM5'] }),
+  card('NVIDIA H100 NVL', [94], 3900, 50, 835.5),
+  card('NVIDIA H200', [141], 4800, 50, 989.5, { aliases: ['H200 SXM', 'H200 NVL'] }),
+  card('NVIDIA GH200', [96, 144], { 96: 4000, 144: 4900 }, 50, 989.5, { aliases: ['GH200 Grace Hopper'] }),
+  card('NVIDIA B200', [180, 192], 8000, 126, 2250),
+  card('NVIDIA B300', [288], 8000, 126, 2250),
 ]);
 
 const AMD_SPECS =
-  'AMD Radeon / Radeon PRO / Instinct product pages and specifications (memory interface x data rate; Infinity Cache sizes); TechPowerUp GPU database';
+  'AMD Radeon / Radeon PRO / Instinct product pages and specifications (memory interface x data rate; Infinity Cache sizes; peak FP16); TechPowerUp GPU database';
+
+// Peak FP16 (AMD specifications' 'Peak Half Precision' figures, or the same arithmetic from
+// compute units and boost clock): Polaris FP16 at the FP32 rate (stream processors x boost x 2);
+// Vega, Radeon VII, RDNA 1 and 2 packed FP16 (x 4); RDNA 3 WMMA / dual-issue 512 FLOPs per clock
+// per CU (RX 7900 XTX: 96 x 2.5 GHz = 122.8); RDNA 4 WMMA 1024 per CU, dense (RX 9070 XT: 64 x 2.97
+// GHz = 194.6, AMD's 'Peak Half Precision Matrix' 389 with sparsity); Instinct: the datasheets'
+// matrix FP16, dense (MI300X 1307.4). Not held: RX 7700, Radeon PRO W7600 / W7700 and the laptop
+// GPUs (no AMD figure or boost clock checked).
 
 const amdGpus = cards('AMD', 'consumer', AMD_SPECS, [
   // Polaris / Vega (L2)
-  card('AMD Radeon RX 460', [2, 4], 112, 1),
-  card('AMD Radeon RX 470', [4, 8], { 4: 211, 8: 224 }, 2),
-  card('AMD Radeon RX 480', [4, 8], { 4: 224, 8: 256 }, 2),
-  card('AMD Radeon RX 550', [2, 4], 112, 0.5),
-  card('AMD Radeon RX 560', [2, 4], 112, 1),
-  card('AMD Radeon RX 570', [4, 8], 224, 2),
-  card('AMD Radeon RX 580', [4, 8], { 4: 224, 8: 256 }, 2),
-  card('AMD Radeon RX 590', [8], 256, 2),
-  card('AMD Radeon RX Vega 56', [8], 409.6, 4),
-  card('AMD Radeon RX Vega 64', [8], 483.8, 4),
-  card('AMD Radeon VII', [16], 1024, 4),
+  card('AMD Radeon RX 460', [2, 4], 112, 1, 2.15),
+  card('AMD Radeon RX 470', [4, 8], { 4: 211, 8: 224 }, 2, 4.94),
+  card('AMD Radeon RX 480', [4, 8], { 4: 224, 8: 256 }, 2, 5.83),
+  card('AMD Radeon RX 550', [2, 4], 112, 0.5, 1.21),
+  card('AMD Radeon RX 560', [2, 4], 112, 1, 2.61),
+  card('AMD Radeon RX 570', [4, 8], 224, 2, 5.1),
+  card('AMD Radeon RX 580', [4, 8], { 4: 224, 8: 256 }, 2, 6.17),
+  card('AMD Radeon RX 590', [8], 256, 2, 7.12),
+  card('AMD Radeon RX Vega 56', [8], 409.6, 4, 21.1),
+  card('AMD Radeon RX Vega 64', [8], 483.8, 4, 25.3),
+  card('AMD Radeon VII', [16], 1024, 4, 26.9),
   // RDNA (L2); RDNA 2 and later: Infinity Cache
-  card('AMD Radeon RX 5500 XT', [4, 8], 224, 2),
-  card('AMD Radeon RX 5600 XT', [6], 336, 3),
-  card('AMD Radeon RX 5700', [8], 448, 4),
-  card('AMD Radeon RX 5700 XT', [8], 448, 4),
-  card('AMD Radeon RX 6400', [4], 128, 16),
-  card('AMD Radeon RX 6500 XT', [4, 8], 144, 16),
-  card('AMD Radeon RX 6600', [8], 224, 32),
-  card('AMD Radeon RX 6600 XT', [8], 256, 32),
-  card('AMD Radeon RX 6650 XT', [8], 280, 32),
-  card('AMD Radeon RX 6700', [10], 320, 80),
-  card('AMD Radeon RX 6700 XT', [12], 384, 96),
-  card('AMD Radeon RX 6750 XT', [12], 432, 96),
-  card('AMD Radeon RX 6800', [16], 512, 128),
-  card('AMD Radeon RX 6800 XT', [16], 512, 128),
-  card('AMD Radeon RX 6900 XT', [16], 512, 128),
-  card('AMD Radeon RX 6950 XT', [16], 576, 128),
-  card('AMD Radeon RX 7600', [8], 288, 32),
-  card('AMD Radeon RX 7600 XT', [16], 288, 32),
+  card('AMD Radeon RX 5500 XT', [4, 8], 224, 2, 10.4),
+  card('AMD Radeon RX 5600 XT', [6], 336, 3, 14.4),
+  card('AMD Radeon RX 5700', [8], 448, 4, 15.9),
+  card('AMD Radeon RX 5700 XT', [8], 448, 4, 19.5),
+  card('AMD Radeon RX 6400', [4], 128, 16, 7.13),
+  card('AMD Radeon RX 6500 XT', [4, 8], 144, 16, 11.5),
+  card('AMD Radeon RX 6600', [8], 224, 32, 17.9),
+  card('AMD Radeon RX 6600 XT', [8], 256, 32, 21.2),
+  card('AMD Radeon RX 6650 XT', [8], 280, 32, 21.6),
+  card('AMD Radeon RX 6700', [10], 320, 80, 22.6),
+  card('AMD Radeon RX 6700 XT', [12], 384, 96, 26.4),
+  card('AMD Radeon RX 6750 XT', [12], 432, 96, 26.6),
+  card('AMD Radeon RX 6800', [16], 512, 128, 32.3),
+  card('AMD Radeon RX 6800 XT', [16], 512, 128, 41.5),
+  card('AMD Radeon RX 6900 XT', [16], 512, 128, 46.1),
+  card('AMD Radeon RX 6950 XT', [16], 576, 128, 47.3),
+  card('AMD Radeon RX 7600', [8], 288, 32, 43.5),
+  card('AMD Radeon RX 7600 XT', [16], 288, 32, 45.1),
   card('AMD Radeon RX 7700', [16], 576, 48),
-  card('AMD Radeon RX 7700 XT', [12], 432, 48),
-  card('AMD Radeon RX 7800 XT', [16], 624, 64),
-  card('AMD Radeon RX 7900 GRE', [16], 576, 64),
-  card('AMD Radeon RX 7900 XT', [20], 800, 80),
-  card('AMD Radeon RX 7900 XTX', [24], 960, 96),
-  card('AMD Radeon RX 9060 XT', [8, 16], 320, 32),
-  card('AMD Radeon RX 9070 GRE', [12], 432, 48),
-  card('AMD Radeon RX 9070', [16], 640, 64),
-  card('AMD Radeon RX 9070 XT', [16], 640, 64),
+  card('AMD Radeon RX 7700 XT', [12], 432, 48, 70.3),
+  card('AMD Radeon RX 7800 XT', [16], 624, 64, 74.6),
+  card('AMD Radeon RX 7900 GRE', [16], 576, 64, 92),
+  card('AMD Radeon RX 7900 XT', [20], 800, 80, 103.2),
+  card('AMD Radeon RX 7900 XTX', [24], 960, 96, 122.8),
+  card('AMD Radeon RX 9060 XT', [8, 16], 320, 32, 102.6),
+  card('AMD Radeon RX 9070 GRE', [12], 432, 48, 137.1),
+  card('AMD Radeon RX 9070', [16], 640, 64, 144.5),
+  card('AMD Radeon RX 9070 XT', [16], 640, 64, 194.6),
 ]);
 
 const amdLaptop = cards('AMD', 'laptop', AMD_SPECS, [
@@ -382,44 +466,50 @@ const amdLaptop = cards('AMD', 'laptop', AMD_SPECS, [
 ]);
 
 const amdWorkstation = cards('AMD', 'workstation', AMD_SPECS, [
-  card('AMD Radeon PRO W6800', [32], 512, 128, { aliases: ['W6800'] }),
-  card('AMD Radeon PRO V620', [32], 512, 128, { aliases: ['V620'] }),
-  card('AMD Radeon PRO W6600', [8], 224, 32, { aliases: ['W6600'] }),
-  card('AMD Radeon PRO W7600', [8], 288, 32, { aliases: ['W7600'] }),
-  card('AMD Radeon PRO W7700', [16], 576, 64, { aliases: ['W7700'] }),
-  card('AMD Radeon PRO W7800', [32], 576, 64, { aliases: ['W7800'] }),
-  card('AMD Radeon PRO W7900', [48], 864, 96, { aliases: ['W7900'] }),
-  card('AMD Radeon AI PRO R9700', [32], 640, 64, { aliases: ['R9700'] }),
+  card('AMD Radeon PRO W6800', [32], 512, 128, 35.7, { aliases: ['W6800'] }),
+  card('AMD Radeon PRO V620', [32], 512, 128, 40.5, { aliases: ['V620'] }),
+  card('AMD Radeon PRO W6600', [8], 224, 32, 20.8, { aliases: ['W6600'] }),
+  card('AMD Radeon PRO W7600', [8], 288, 32, undefined, { aliases: ['W7600'] }),
+  card('AMD Radeon PRO W7700', [16], 576, 64, undefined, { aliases: ['W7700'] }),
+  card('AMD Radeon PRO W7800', [32], 576, 64, 90.5, { aliases: ['W7800'] }),
+  card('AMD Radeon PRO W7900', [48], 864, 96, 122.6, { aliases: ['W7900'] }),
+  card('AMD Radeon AI PRO R9700', [32], 640, 64, 191.4, { aliases: ['R9700'] }),
 ]);
 
 const amdDatacenter = cards('AMD', 'datacenter', AMD_SPECS, [
-  card('AMD Instinct MI50', [16, 32], 1024, 4, { aliases: ['MI50'] }),
-  card('AMD Instinct MI60', [32], 1024, 4, { aliases: ['MI60'] }),
-  card('AMD Instinct MI100', [32], 1228.8, 8, { aliases: ['MI100'] }),
-  card('AMD Instinct MI210', [64], 1638.4, 8, { aliases: ['MI210'] }),
-  card('AMD Instinct MI250', [128], 3276.8, 16, { aliases: ['MI250'] }),
-  card('AMD Instinct MI250X', [128], 3276.8, 16, { aliases: ['MI250X'] }),
-  card('AMD Instinct MI300X', [192], 5300, 256, { aliases: ['MI300X'] }),
-  card('AMD Instinct MI325X', [256], 6000, 256, { aliases: ['MI325X'] }),
-  card('AMD Instinct MI355X', [288], 8000, 256, { aliases: ['MI355X'] }),
+  card('AMD Instinct MI50', [16, 32], 1024, 4, 26.5, { aliases: ['MI50'] }),
+  card('AMD Instinct MI60', [32], 1024, 4, 29.5, { aliases: ['MI60'] }),
+  card('AMD Instinct MI100', [32], 1228.8, 8, 184.6, { aliases: ['MI100'] }),
+  card('AMD Instinct MI210', [64], 1638.4, 8, 181, { aliases: ['MI210'] }),
+  card('AMD Instinct MI250', [128], 3276.8, 16, 362.1, { aliases: ['MI250'] }),
+  card('AMD Instinct MI250X', [128], 3276.8, 16, 383, { aliases: ['MI250X'] }),
+  card('AMD Instinct MI300X', [192], 5300, 256, 1307.4, { aliases: ['MI300X'] }),
+  card('AMD Instinct MI325X', [256], 6000, 256, 1307.4, { aliases: ['MI325X'] }),
+  card('AMD Instinct MI355X', [288], 8000, 256, 2516.6, { aliases: ['MI355X'] }),
 ]);
 
-const INTEL_SPECS = 'Intel Arc / Arc Pro product specifications (ark.intel.com); L2 sizes from the TechPowerUp GPU database';
+// Peak FP16 (XMX, dense): Alchemist (A series) 2048 FP16 FLOPs per clock per Xe-core (Intel
+// Architecture Day 2021, Xe-HPG) x Xe-cores x graphics clock (A770: 32 x 2.1 GHz = 137.6);
+// Battlemage (B series) half of Intel's 'Peak TOPS (INT8)' (B580 233, B570 203, Pro B60 197, Pro
+// B50 170), XMX running FP16 at half the INT8 rate. Laptop A730M / A770M: not held (clock set by
+// the laptop's power limit; no Intel figure).
+const INTEL_SPECS =
+  'Intel Arc / Arc Pro product specifications (ark.intel.com; peak FP16 from Xe-cores x clock x the Xe-HPG XMX rate, or half the stated INT8 TOPS); L2 sizes from the TechPowerUp GPU database';
 
 const intelGpus = [
   ...cards('Intel', 'consumer', INTEL_SPECS, [
-    card('Intel Arc A310', [4], 124, 4),
-    card('Intel Arc A380', [6], 186, 6),
-    card('Intel Arc A580', [8], 512, 8),
-    card('Intel Arc A750', [8], 512, 16),
-    card('Intel Arc A770', [8, 16], { 8: 512, 16: 560 }, 16),
-    card('Intel Arc B570', [10], 380, 18),
-    card('Intel Arc B580', [12], 456, 18),
+    card('Intel Arc A310', [4], 124, 4, 24.6),
+    card('Intel Arc A380', [6], 186, 6, 32.8),
+    card('Intel Arc A580', [8], 512, 8, 83.6),
+    card('Intel Arc A750', [8], 512, 16, 117.6),
+    card('Intel Arc A770', [8, 16], { 8: 512, 16: 560 }, 16, 137.6),
+    card('Intel Arc B570', [10], 380, 18, 101.5),
+    card('Intel Arc B580', [12], 456, 18, 116.5),
   ]),
   ...cards('Intel', 'laptop', INTEL_SPECS, [card('Intel Arc A730M', [12], 336, 12), card('Intel Arc A770M', [16], 512, 16)]),
   ...cards('Intel', 'workstation', INTEL_SPECS, [
-    card('Intel Arc Pro B50', [16], 224, 16, { aliases: ['B50'] }),
-    card('Intel Arc Pro B60', [24], 456, 18, { aliases: ['B60'] }),
+    card('Intel Arc Pro B50', [16], 224, 16, 85, { aliases: ['B50'] }),
+    card('Intel Arc Pro B60', [24], 456, 18, 98.5, { aliases: ['B60'] }),
   ]),
 ];
 
@@ -444,9 +534,19 @@ type ChipRow = Omit<UnifiedChipSpec, 'source'>;
 const chipsFrom = (source: string, rows: ChipRow[]): UnifiedChipSpec[] => rows.map((row) => ({ ...row, source }));
 
 /** An Apple chip whose bins share one bandwidth: one bin listing every core count sold. */
-function apple(family: string, variant: string, memoryGb: number[], bandwidthGBs: number, cpuCores: number[], gpuCores: number[], llcMb: number): ChipRow {
+function apple(
+  family: string,
+  variant: string,
+  memoryGb: number[],
+  bandwidthGBs: number,
+  cpuCores: number[],
+  gpuCores: number[],
+  llcMb: number,
+  peakFp16Tflops?: PeakFp16,
+): ChipRow {
   const name = `Apple ${family}${variant === 'Base' ? '' : ` ${variant}`}`;
-  return { vendor: 'Apple', family, variant, name, memoryGb, bandwidthGBs, variants: [{ memoryGb, bandwidthGBs, cpuCores, gpuCores }], llcMb };
+  const variants = [{ memoryGb, bandwidthGBs, cpuCores, gpuCores }];
+  return { vendor: 'Apple', family, variant, name, memoryGb, bandwidthGBs, variants, llcMb, ...(peakFp16Tflops === undefined ? {} : { peakFp16Tflops }) };
 }
 
 // Apple newsroom announcements and Mac technical specifications (memory, bandwidth, CPU and
@@ -456,15 +556,22 @@ function apple(family: string, variant: string, memoryGb: number[], bandwidthGBs
 // 2026). Last-level cache: the system level cache Apple does not publish; the figures are
 // die-shot and microbenchmark readings (8 MB base, 24 MB Pro, 48 MB Max, 96 MB Ultra),
 // taken at the larger where readings differ.
-const appleChips = chipsFrom('Apple newsroom and Mac technical specifications; SLC sizes from die-shot analyses', [
-  apple('M1', 'Base', [8, 16], 68.25, [8], [7, 8], 8),
-  apple('M1', 'Pro', [16, 32], 200, [8, 10], [14, 16], 24),
-  apple('M1', 'Max', [32, 64], 400, [10], [24, 32], 48),
-  apple('M1', 'Ultra', [64, 128], 800, [20], [48, 64], 96),
-  apple('M2', 'Base', [8, 16, 24], 100, [8], [8, 10], 8),
-  apple('M2', 'Pro', [16, 32], 200, [10, 12], [16, 19], 24),
-  apple('M2', 'Max', [32, 64, 96], 400, [12], [30, 38], 48),
-  apple('M2', 'Ultra', [64, 128, 192], 800, [24], [60, 76], 96),
+// Peak FP16 (the largest GPU bin; Apple GPUs run FP16 at the FP32 rate, no matrix units): M1
+// family as Apple states it (M1 2.6, M1 Pro 5.2, M1 Max 10.4, M1 Ultra 21 TFLOPS); M2 from Apple's
+// 3.6 TFLOPS for the 10-core M2, the same clock (1.398 GHz) and 128 FP32 lanes per GPU core in
+// every M2 (cores x 128 x 2 x 1.398 GHz: M2 Pro 19 cores 6.8, Max 38 cores 13.6, Ultra 76 cores
+// 27.2). M3, M4 and M5: not held (Apple states no TFLOPS or GPU clock for them).
+const APPLE_FP16 =
+  'peak FP16 (= FP32 on Apple GPUs): Apple newsroom TFLOPS for M1 / M1 Pro / M1 Max / M1 Ultra and M2; other M2 tiers: GPU cores x 128 lanes x 2 x 1.398 GHz';
+const appleChips = chipsFrom(`Apple newsroom and Mac technical specifications; SLC sizes from die-shot analyses; ${APPLE_FP16}`, [
+  apple('M1', 'Base', [8, 16], 68.25, [8], [7, 8], 8, 2.6),
+  apple('M1', 'Pro', [16, 32], 200, [8, 10], [14, 16], 24, 5.2),
+  apple('M1', 'Max', [32, 64], 400, [10], [24, 32], 48, 10.4),
+  apple('M1', 'Ultra', [64, 128], 800, [20], [48, 64], 96, 21),
+  apple('M2', 'Base', [8, 16, 24], 100, [8], [8, 10], 8, 3.6),
+  apple('M2', 'Pro', [16, 32], 200, [10, 12], [16, 19], 24, 6.8),
+  apple('M2', 'Max', [32, 64, 96], 400, [12], [30, 38], 48, 13.6),
+  apple('M2', 'Ultra', [64, 128, 192], 800, [24], [60, 76], 96, 27.2),
   apple('M3', 'Base', [8, 16, 24], 100, [8], [8, 10], 8),
   apple('M3', 'Pro', [18, 36], 150, [11, 12], [14, 18], 24),
   {
@@ -495,29 +602,36 @@ const appleChips = chipsFrom('Apple newsroom and Mac technical specifications; S
 // and Phoenix / Hawk Point (Ryzen 7040 / 8040 mobile; Radeon 780M, gfx1103): 128-bit, up to
 // LPDDR5X-7500 = 120 GB/s (laptops built with DDR5-5600 SO-DIMMs get 89.6 GB/s; not told
 // apart by name, the higher is kept); their last level is the CPU's L3 (16-24 MB).
-const amdChips = chipsFrom('AMD Ryzen processor specifications (amd.com): memory type, speed and bus width; cache sizes', [
+// Peak FP16 of the integrated Radeon (RDNA 3 / 3.5, WMMA: 512 FP16 FLOPs per clock per CU, as
+// for the RX 7000 cards) = CUs x graphics clock from AMD's specifications x 512: Radeon 8060S 40 x
+// 2.9 GHz = 59.4; 8050S 32 x 2.8 = 45.9; 890M 16 x 2.9 = 23.8; 880M 12 x 2.9 = 17.8; 860M 8 x 3.0
+// = 12.3; 840M 4 x 2.9 = 5.9; 780M 12 x 2.7 = 16.6 (2.8 GHz in the Ryzen 9 parts: 17.2); 760M 8 x
+// 2.6 = 10.6; Ryzen Z1 Extreme twice AMD's 8.6 FP32 TFLOPS. Ryzen AI Max+ 392 / 388: not held
+// (no AMD graphics clock checked).
+const amdChips = chipsFrom('AMD Ryzen processor specifications (amd.com): memory type, speed and bus width; cache sizes; GPU CUs and clock (peak FP16 = CUs x clock x 512)', [
   {
-    vendor: 'AMD', family: 'Ryzen AI Max+', variant: '395', name: 'AMD Ryzen AI Max+ 395', memoryGb: [32, 64, 128], bandwidthGBs: 256, llcMb: 64,
+    vendor: 'AMD', family: 'Ryzen AI Max+', variant: '395', name: 'AMD Ryzen AI Max+ 395', memoryGb: [32, 64, 128], bandwidthGBs: 256, llcMb: 64, peakFp16Tflops: 59.4,
     aliases: ['Ryzen AI Max 395', 'Ryzen AI Max+ PRO 395', 'Radeon 8060S', 'GMKtec EVO-X2'],
   },
-  { vendor: 'AMD', family: 'Ryzen AI Max', variant: '390', name: 'AMD Ryzen AI Max 390', memoryGb: [32, 64, 128], bandwidthGBs: 256, llcMb: 64 },
-  { vendor: 'AMD', family: 'Ryzen AI Max', variant: '385', name: 'AMD Ryzen AI Max 385', memoryGb: [32, 64, 128], bandwidthGBs: 256, llcMb: 32 },
+  { vendor: 'AMD', family: 'Ryzen AI Max', variant: '390', name: 'AMD Ryzen AI Max 390', memoryGb: [32, 64, 128], bandwidthGBs: 256, llcMb: 64, peakFp16Tflops: 45.9 },
+  { vendor: 'AMD', family: 'Ryzen AI Max', variant: '385', name: 'AMD Ryzen AI Max 385', memoryGb: [32, 64, 128], bandwidthGBs: 256, llcMb: 32, peakFp16Tflops: 45.9 },
   { vendor: 'AMD', family: 'Ryzen AI Max+', variant: '392', name: 'AMD Ryzen AI Max+ 392', memoryGb: [32, 64, 128], bandwidthGBs: 256, llcMb: 64 },
   { vendor: 'AMD', family: 'Ryzen AI Max+', variant: '388', name: 'AMD Ryzen AI Max+ 388', memoryGb: [32, 64, 128], bandwidthGBs: 256, llcMb: 64 },
-  { vendor: 'AMD', family: 'Ryzen AI 9', variant: 'HX 370', name: 'AMD Ryzen AI 9 HX 370', memoryGb: [16, 32, 64], bandwidthGBs: 120, llcMb: 24 },
-  { vendor: 'AMD', family: 'Ryzen AI 9', variant: 'HX 375', name: 'AMD Ryzen AI 9 HX 375', memoryGb: [16, 32, 64], bandwidthGBs: 120, llcMb: 24 },
-  { vendor: 'AMD', family: 'Ryzen AI 9', variant: '365', name: 'AMD Ryzen AI 9 365', memoryGb: [16, 32, 64], bandwidthGBs: 120, llcMb: 24 },
-  { vendor: 'AMD', family: 'Ryzen AI 7', variant: '350', name: 'AMD Ryzen AI 7 350', memoryGb: [16, 32], bandwidthGBs: 128, llcMb: 16, aliases: ['Radeon 860M'] },
-  { vendor: 'AMD', family: 'Ryzen AI 5', variant: '340', name: 'AMD Ryzen AI 5 340', memoryGb: [16, 32], bandwidthGBs: 128, llcMb: 16, aliases: ['Radeon 840M'] },
-  ...['7840U', '7840HS', '7640U', '7640HS', '7840H', '8840U', '8840HS', '8845HS', '8845H', '8640U', '8645HS'].map((model) =>
-    amdMobile(model.startsWith('76') || model.startsWith('86') ? 'Ryzen 5' : 'Ryzen 7', model),
-  ),
-  ...['7940HS', '7940H', '8945HS'].map((model) => amdMobile('Ryzen 9', model)),
-  { vendor: 'AMD', family: 'Ryzen Z1', variant: 'Extreme', name: 'AMD Ryzen Z1 Extreme', memoryGb: [16], bandwidthGBs: 120, llcMb: 16 },
+  { vendor: 'AMD', family: 'Ryzen AI 9', variant: 'HX 370', name: 'AMD Ryzen AI 9 HX 370', memoryGb: [16, 32, 64], bandwidthGBs: 120, llcMb: 24, peakFp16Tflops: 23.8 },
+  { vendor: 'AMD', family: 'Ryzen AI 9', variant: 'HX 375', name: 'AMD Ryzen AI 9 HX 375', memoryGb: [16, 32, 64], bandwidthGBs: 120, llcMb: 24, peakFp16Tflops: 23.8 },
+  { vendor: 'AMD', family: 'Ryzen AI 9', variant: '365', name: 'AMD Ryzen AI 9 365', memoryGb: [16, 32, 64], bandwidthGBs: 120, llcMb: 24, peakFp16Tflops: 17.8 },
+  { vendor: 'AMD', family: 'Ryzen AI 7', variant: '350', name: 'AMD Ryzen AI 7 350', memoryGb: [16, 32], bandwidthGBs: 128, llcMb: 16, peakFp16Tflops: 12.3, aliases: ['Radeon 860M'] },
+  { vendor: 'AMD', family: 'Ryzen AI 5', variant: '340', name: 'AMD Ryzen AI 5 340', memoryGb: [16, 32], bandwidthGBs: 128, llcMb: 16, peakFp16Tflops: 5.9, aliases: ['Radeon 840M'] },
+  // Radeon 780M (12 CUs, 2.7 GHz) in the Ryzen 7, 760M (8 CUs, 2.6 GHz) in the Ryzen 5.
+  ...['7840U', '7840HS', '7840H', '8840U', '8840HS', '8845HS', '8845H'].map((model) => amdMobile('Ryzen 7', model, 16.6)),
+  ...['7640U', '7640HS', '8640U', '8645HS'].map((model) => amdMobile('Ryzen 5', model, 10.6)),
+  // Radeon 780M at 2.8 GHz.
+  ...['7940HS', '7940H', '8945HS'].map((model) => amdMobile('Ryzen 9', model, 17.2)),
+  { vendor: 'AMD', family: 'Ryzen Z1', variant: 'Extreme', name: 'AMD Ryzen Z1 Extreme', memoryGb: [16], bandwidthGBs: 120, llcMb: 16, peakFp16Tflops: 17.2 },
 ]);
 
-function amdMobile(family: string, variant: string): ChipRow {
-  return { vendor: 'AMD', family, variant, name: `AMD ${family} ${variant}`, memoryGb: [16, 32, 64], bandwidthGBs: 120, llcMb: 16 };
+function amdMobile(family: string, variant: string, peakFp16Tflops: PeakFp16): ChipRow {
+  return { vendor: 'AMD', family, variant, name: `AMD ${family} ${variant}`, memoryGb: [16, 32, 64], bandwidthGBs: 120, llcMb: 16, peakFp16Tflops };
 }
 
 // Intel product specifications (ark.intel.com). Lunar Lake (Core Ultra 200V; Arc 140V /
@@ -525,7 +639,8 @@ function amdMobile(family: string, variant: string): ChipRow {
 // Ultra 100H / 100U): up to LPDDR5X-7467, 128-bit = 119.5 GB/s; Arrow Lake H (Core Ultra
 // 200H): up to LPDDR5X-8400 = 134.4 GB/s (DDR5-5600 SO-DIMM builds: 89.6 GB/s; the higher is
 // kept). Their last level is the CPU's L3 (up to 24 MB). Their iGPU's own name, 'Intel Arc
-// Graphics', does not tell the chip and is not matched.
+// Graphics', does not tell the chip and is not matched. Peak FP16: not held (Intel states GPU
+// TOPS for a few Lunar Lake models only, and no clock-by-clock figure for the rest).
 const intelChips = chipsFrom('Intel product specifications (ark.intel.com)', [
   ...['226V', '228V', '236V', '238V'].map((model) => intelChip('Core Ultra 5', model, [16, 32], 136.5)),
   ...['256V', '258V', '266V', '268V'].map((model) => intelChip('Core Ultra 7', model, [16, 32], 136.5)),
@@ -543,6 +658,7 @@ function intelChip(family: string, variant: string, memoryGb: number[], bandwidt
 }
 
 // Qualcomm Snapdragon X Elite / X Plus product briefs (LPDDR5X-8448, 128-bit; 6 MB system cache).
+// Peak FP16: not held (Qualcomm states the Adreno X1's FP32 TFLOPS, up to 4.6, and no FP16 rate).
 const qualcommChips = chipsFrom('Qualcomm Snapdragon X product briefs', [
   { vendor: 'Qualcomm', family: 'Snapdragon X', variant: 'Elite', name: 'Qualcomm Snapdragon X Elite', memoryGb: [16, 32, 64], bandwidthGBs: 135, llcMb: 42 },
   { vendor: 'Qualcomm', family: 'Snapdragon X', variant: 'Plus', name: 'Qualcomm Snapdragon X Plus', memoryGb: [16, 32, 64], bandwidthGBs: 135, llcMb: 42 },
@@ -551,7 +667,12 @@ const qualcommChips = chipsFrom('Qualcomm Snapdragon X product briefs', [
 // NVIDIA DGX Spark and Jetson module datasheets. Jetson Orin Nano "Super" is the same module
 // with the JetPack 6.1+ MAXN SUPER mode (faster memory clock). GB10: 24 MB L2 for the GPU,
 // 32 MB L3 for the CPU, 16 MB system cache; the larger is kept.
-const nvidiaChips = chipsFrom('NVIDIA DGX Spark and Jetson module datasheets', [
+// Peak FP16 (GPU Tensor Cores, dense): Jetson Orin from NVIDIA's sparse INT8 TOPS of the GPU / 4
+// (Ampere's dense FP16 rate is a quarter of its sparse INT8 rate): AGX Orin 64 GB 170 -> 42.5,
+// Orin Nano 8 GB 40 -> 10, Orin Nano Super 8 GB 67 -> 16.75; Orin NX 16 GB (no GPU-only TOPS
+// stated) 8 SMs x 0.918 GHz x 2048 (the AGX Orin's per-SM rate) = 15.0; AGX Xavier: NVIDIA's 11
+// FP16 TFLOPS. GB10 and Jetson AGX Thor: not held (NVIDIA states FP4 with sparsity only).
+const nvidiaChips = chipsFrom('NVIDIA DGX Spark and Jetson module datasheets (peak FP16: GPU sparse INT8 TOPS / 4, or as stated)', [
   {
     vendor: 'NVIDIA', family: 'GB10', variant: 'Base', name: 'NVIDIA GB10', memoryGb: [128], bandwidthGBs: 273, llcMb: 32,
     aliases: [
@@ -565,24 +686,24 @@ const nvidiaChips = chipsFrom('NVIDIA DGX Spark and Jetson module datasheets', [
       'HP ZGX Nano G1n',
     ],
   },
-  { vendor: 'NVIDIA', family: 'Jetson AGX Orin', variant: 'Base', name: 'NVIDIA Jetson AGX Orin', memoryGb: [32, 64], bandwidthGBs: 204.8, llcMb: 4 },
-  { vendor: 'NVIDIA', family: 'Jetson Orin NX', variant: 'Base', name: 'NVIDIA Jetson Orin NX', memoryGb: [8, 16], bandwidthGBs: 102.4, llcMb: 4 },
+  { vendor: 'NVIDIA', family: 'Jetson AGX Orin', variant: 'Base', name: 'NVIDIA Jetson AGX Orin', memoryGb: [32, 64], bandwidthGBs: 204.8, llcMb: 4, peakFp16Tflops: 42.5 },
+  { vendor: 'NVIDIA', family: 'Jetson Orin NX', variant: 'Base', name: 'NVIDIA Jetson Orin NX', memoryGb: [8, 16], bandwidthGBs: 102.4, llcMb: 4, peakFp16Tflops: 15 },
   {
-    vendor: 'NVIDIA', family: 'Jetson Orin Nano', variant: 'Base', name: 'NVIDIA Jetson Orin Nano', memoryGb: [4, 8], bandwidthGBs: 68, llcMb: 4,
+    vendor: 'NVIDIA', family: 'Jetson Orin Nano', variant: 'Base', name: 'NVIDIA Jetson Orin Nano', memoryGb: [4, 8], bandwidthGBs: 68, llcMb: 4, peakFp16Tflops: 10,
     variants: [
       { memoryGb: [4], bandwidthGBs: 34, note: '64-bit LPDDR5' },
       { memoryGb: [8], bandwidthGBs: 68, note: '128-bit LPDDR5' },
     ],
   },
   {
-    vendor: 'NVIDIA', family: 'Jetson Orin Nano', variant: 'Super', name: 'NVIDIA Jetson Orin Nano Super', memoryGb: [4, 8], bandwidthGBs: 102, llcMb: 4,
+    vendor: 'NVIDIA', family: 'Jetson Orin Nano', variant: 'Super', name: 'NVIDIA Jetson Orin Nano Super', memoryGb: [4, 8], bandwidthGBs: 102, llcMb: 4, peakFp16Tflops: 16.75,
     variants: [
       { memoryGb: [4], bandwidthGBs: 51, note: '64-bit LPDDR5, MAXN SUPER' },
       { memoryGb: [8], bandwidthGBs: 102, note: '128-bit LPDDR5, MAXN SUPER' },
     ],
   },
   { vendor: 'NVIDIA', family: 'Jetson AGX Thor', variant: 'Base', name: 'NVIDIA Jetson AGX Thor', memoryGb: [128], bandwidthGBs: 273, llcMb: 32 },
-  { vendor: 'NVIDIA', family: 'Jetson AGX Xavier', variant: 'Base', name: 'NVIDIA Jetson AGX Xavier', memoryGb: [16, 32, 64], bandwidthGBs: 136.5, llcMb: 4 },
+  { vendor: 'NVIDIA', family: 'Jetson AGX Xavier', variant: 'Base', name: 'NVIDIA Jetson AGX Xavier', memoryGb: [16, 32, 64], bandwidthGBs: 136.5, llcMb: 4, peakFp16Tflops: 11 },
 ]);
 
 export const unifiedChips: readonly UnifiedChipSpec[] = [...appleChips, ...amdChips, ...intelChips, ...qualcommChips, ...nvidiaChips];
