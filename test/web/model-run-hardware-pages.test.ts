@@ -264,6 +264,20 @@ describe('model, run, compare and hardware pages', () => {
       expect(res.text).to.include('Output tok/s by model: NVIDIA GeForce RTX 4090');
     });
 
+    it('states peak FP16 beside bandwidth and cache, with its unit and source, or why it is absent', async () => {
+      const gpu = region((await request(ctx.app).get('/hardware/nvidia-rtx-4090').expect(200)).text, 'device-specs');
+      expect(gpu).to.match(/Last-level cache<\/th><td>72 MB<\/td>/);
+      expect(gpu).to.match(/Peak FP16<\/th><td id="device-fp16">165\.2 TFLOPS <span class="muted">\(dense, no sparsity\)<\/span><\/td>/);
+      expect(gpu.indexOf('Memory bandwidth')).to.be.lessThan(gpu.indexOf('Peak FP16'));
+      expect(region(gpu, 'device-source')).to.include('Tensor FP16 with FP32 accumulate');
+      // The catalogue holds no sourced figure for the M4 Max, nor any for CPUs: said, not guessed.
+      const chip = region((await request(ctx.app).get('/hardware/apple-m4-max').expect(200)).text, 'device-fp16');
+      expect(chip).to.include('no sourced figure');
+      expect(chip).not.to.include('TFLOPS');
+      const cpu = region((await request(ctx.app).get('/hardware/amd-epyc-9654').expect(200)).text, 'device-fp16');
+      expect(cpu).to.include('not held for CPUs');
+    });
+
     it('links a profile page up to its device', async () => {
       const res = await request(ctx.app).get(`/hardware/${profileB}`).expect(200);
       expect(res.text).to.include('<a href="/hardware/nvidia-rtx-4090" id="device-link">NVIDIA GeForce RTX 4090</a>');
