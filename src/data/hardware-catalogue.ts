@@ -324,9 +324,10 @@ const nvidiaLaptop = cards('NVIDIA', 'laptop', `${NVIDIA_SPECS}; laptop data rat
 // 8000 130.5; GV100 118.5; GP100 20.7 FP16); professional cards run FP32 accumulate at the full
 // rate, 1024 FLOPs per clock per SM, so the others are SMs x boost clock x 1024 (RTX A6000: 84 x
 // 1.80 GHz = 154.8; RTX 6000 Ada: 142 x 2.505 GHz = 364.2; RTX PRO 6000 Blackwell: 188 x 2.617 GHz
-// = 503.8). T400 / T600 / T1000 (no Tensor Cores): CUDA cores x boost clock x 4. Not held: RTX
-// A400, A1000 and RTX PRO 5000 / 4500 / 4000 / 2000 Blackwell (no datasheet figure or boost clock
-// checked), and Pascal Quadro P (see `PeakFp16`).
+// = 503.8). RTX A400: half the datasheet's 21.7 FP16 Tensor TFLOPS, which is with sparsity (6
+// SMs x 1.77 GHz x 1024 = 10.85). T400 / T600 / T1000 (no Tensor Cores): CUDA cores x boost clock
+// x 4. Not held: RTX A1000 and RTX PRO 5000 / 4500 / 4000 / 2000 Blackwell (no datasheet figure or
+// boost clock checked), and Pascal Quadro P (see `PeakFp16`).
 const NVIDIA_PRO_FP16 = "peak FP16: the datasheets' Tensor TFLOPS (dense), or SMs x boost clock x 1024";
 const nvidiaWorkstation = cards('NVIDIA', 'workstation', `${NVIDIA_SPECS}; Quadro / RTX professional datasheets; ${NVIDIA_PRO_FP16}`, [
   card('NVIDIA Quadro P1000', [4], 82, 1),
@@ -343,7 +344,7 @@ const nvidiaWorkstation = cards('NVIDIA', 'workstation', `${NVIDIA_SPECS}; Quadr
   card('NVIDIA Quadro RTX 5000', [16], 448, 4, 89.2),
   card('NVIDIA Quadro RTX 6000', [24], 672, 6, 130.5, { aliases: ['RTX 6000 Turing'] }),
   card('NVIDIA Quadro RTX 8000', [48], 672, 6, 130.5, { aliases: ['RTX 8000'] }),
-  card('NVIDIA RTX A400', [4], 96, 1),
+  card('NVIDIA RTX A400', [4], 96, 1, 10.85),
   card('NVIDIA RTX A1000', [8], 192, 2),
   card('NVIDIA RTX A2000', [6, 12], 288, 3, 32),
   card('NVIDIA RTX A4000', [16], 448, 4, 76.7),
@@ -608,6 +609,9 @@ const appleChips = chipsFrom(`Apple newsroom and Mac technical specifications; S
 // = 12.3; 840M 4 x 2.9 = 5.9; 780M 12 x 2.7 = 16.6 (2.8 GHz in the Ryzen 9 parts: 17.2); 760M 8 x
 // 2.6 = 10.6; Ryzen Z1 Extreme twice AMD's 8.6 FP32 TFLOPS. Ryzen AI Max+ 392 / 388: not held
 // (no AMD graphics clock checked).
+/** Phoenix / Hawk Point peak FP16 by line: Radeon 760M (8 CUs, 2.6 GHz) in the Ryzen 5, 780M (12 CUs) at 2.7 GHz in the Ryzen 7 and 2.8 GHz in the Ryzen 9. */
+const PHOENIX_FP16: Record<string, PeakFp16> = { 'Ryzen 5': 10.6, 'Ryzen 7': 16.6, 'Ryzen 9': 17.2 };
+
 const amdChips = chipsFrom('AMD Ryzen processor specifications (amd.com): memory type, speed and bus width; cache sizes; GPU CUs and clock (peak FP16 = CUs x clock x 512)', [
   {
     vendor: 'AMD', family: 'Ryzen AI Max+', variant: '395', name: 'AMD Ryzen AI Max+ 395', memoryGb: [32, 64, 128], bandwidthGBs: 256, llcMb: 64, peakFp16Tflops: 59.4,
@@ -622,15 +626,15 @@ const amdChips = chipsFrom('AMD Ryzen processor specifications (amd.com): memory
   { vendor: 'AMD', family: 'Ryzen AI 9', variant: '365', name: 'AMD Ryzen AI 9 365', memoryGb: [16, 32, 64], bandwidthGBs: 120, llcMb: 24, peakFp16Tflops: 17.8 },
   { vendor: 'AMD', family: 'Ryzen AI 7', variant: '350', name: 'AMD Ryzen AI 7 350', memoryGb: [16, 32], bandwidthGBs: 128, llcMb: 16, peakFp16Tflops: 12.3, aliases: ['Radeon 860M'] },
   { vendor: 'AMD', family: 'Ryzen AI 5', variant: '340', name: 'AMD Ryzen AI 5 340', memoryGb: [16, 32], bandwidthGBs: 128, llcMb: 16, peakFp16Tflops: 5.9, aliases: ['Radeon 840M'] },
-  // Radeon 780M (12 CUs, 2.7 GHz) in the Ryzen 7, 760M (8 CUs, 2.6 GHz) in the Ryzen 5.
-  ...['7840U', '7840HS', '7840H', '8840U', '8840HS', '8845HS', '8845H'].map((model) => amdMobile('Ryzen 7', model, 16.6)),
-  ...['7640U', '7640HS', '8640U', '8645HS'].map((model) => amdMobile('Ryzen 5', model, 10.6)),
-  // Radeon 780M at 2.8 GHz.
-  ...['7940HS', '7940H', '8945HS'].map((model) => amdMobile('Ryzen 9', model, 17.2)),
+  ...['7840U', '7840HS', '7640U', '7640HS', '7840H', '8840U', '8840HS', '8845HS', '8845H', '8640U', '8645HS'].map((model) =>
+    amdMobile(model.startsWith('76') || model.startsWith('86') ? 'Ryzen 5' : 'Ryzen 7', model),
+  ),
+  ...['7940HS', '7940H', '8945HS'].map((model) => amdMobile('Ryzen 9', model)),
   { vendor: 'AMD', family: 'Ryzen Z1', variant: 'Extreme', name: 'AMD Ryzen Z1 Extreme', memoryGb: [16], bandwidthGBs: 120, llcMb: 16, peakFp16Tflops: 17.2 },
 ]);
 
-function amdMobile(family: string, variant: string, peakFp16Tflops: PeakFp16): ChipRow {
+function amdMobile(family: string, variant: string): ChipRow {
+  const peakFp16Tflops = PHOENIX_FP16[family]!;
   return { vendor: 'AMD', family, variant, name: `AMD ${family} ${variant}`, memoryGb: [16, 32, 64], bandwidthGBs: 120, llcMb: 16, peakFp16Tflops };
 }
 

@@ -1,6 +1,6 @@
 /**
  * The hardware catalogue against public spec pages (issue 33 point 2: each device's memory
- * bandwidth per memory bin and last-level cache "with its source"). Every figure in
+ * bandwidth per memory bin, last-level cache and peak FP16 "with its source"). Every figure in
  * test/fixtures/catalogue-checks.ts was read off the page it cites; this test fails when a
  * catalogue row drifts from what its page says.
  */
@@ -80,6 +80,15 @@ describe('hardware catalogue against public spec pages (test/fixtures/catalogue-
         );
       } else if (check.field === 'llcMb') {
         expect(entry.spec.llcMb, `page ${check.url}`).to.equal(check.value);
+      } else if (check.field === 'peakFp16Tflops') {
+        expect(entry.kind, `${check.device}: no peak FP16 is held for CPUs`).to.not.equal('cpu');
+        const catalogued = entry.kind === 'cpu' ? undefined : entry.spec.peakFp16Tflops;
+        expect(catalogued, `${check.device} has no peak FP16 (page ${check.url})`).to.be.a('number');
+        // Pages round (165.15 vs 165.2; 989.4 vs 989.5): within 1%.
+        expect(
+          Math.abs(catalogued! - check.value),
+          `catalogue ${catalogued} TFLOPS, page ${check.value} TFLOPS (${check.url})`,
+        ).to.be.at.most(check.value * 0.01);
       } else {
         expect(check.field, `${check.device}: ${check.field} does not apply to a ${entry.kind}`).to.equal(
           entry.kind === 'gpu' ? 'vramGb' : 'memoryGb',

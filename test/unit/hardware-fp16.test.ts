@@ -79,7 +79,6 @@ const withoutPeakFp16: Record<string, string[]> = {
     'NVIDIA GeForce RTX 3050 Laptop GPU',
   ],
   'no vendor figure, or no unit count and boost clock, checked': [
-    'NVIDIA RTX A400',
     'NVIDIA RTX A1000',
     'NVIDIA RTX PRO 5000 Blackwell',
     'NVIDIA RTX PRO 4500 Blackwell',
