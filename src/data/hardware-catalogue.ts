@@ -254,15 +254,19 @@ const nvidiaConsumer = cards('NVIDIA', 'consumer', `${NVIDIA_SPECS}; ${NVIDIA_FP
 // bound errs high): SMs x top boost x 512, as for the desktop GeForce cards. RTX 40: 4090 76 SMs
 // 2040 MHz, 4080 58 / 2280, 4070 36 / 2175, 4060 24 / 2370, 4050 20 / 2370 MHz; RTX 30: 3080 Ti
 // 58 / 1590, 3080 48 / 1710, 3070 Ti 46 / 1485, 3070 40 / 1620, 3060 30 / 1703, 3050 Ti 20 / 1695
-// MHz. Not held (no published range checked): GTX 10 / 16 and RTX 20 laptops, RTX 3050 Laptop
-// (4 GB and 6 GB are different chips), RTX 50 laptops, MX, and professional laptop GPUs.
+// MHz. RTX 50: NVIDIA's 'AI TOPS' (FP4 with sparsity) / 16, the ratio the desktop cards' figures
+// keep (RTX 5090: 3,352 / 16 = 209.5): 5090 Laptop 1,824 -> 114, 5080 1,334 -> 83.4, 5070 Ti 992
+// -> 62, 5070 798 -> 49.9. Not held (no published range or figure checked): GTX 10 / 16 and RTX
+// 20 laptops, RTX 3050 Laptop (4 GB and 6 GB are different chips), RTX 5060 / 5050 Laptop, MX,
+// and professional laptop GPUs.
 // NVIDIA does not publish laptop memory data rates; the rate is the one the shipped GPUs run
 // (TechPowerUp GPU database, GPU-Z): RTX 20 / 30 laptop GDDR6 14 Gbps (3080 Ti: 16 Gbps), RTX
 // 40 laptop GDDR6 16 Gbps (4080 / 4090: 18 Gbps), RTX 50 laptop GDDR7 28 Gbps (5060 / 5070
 // ship at 24 Gbps in most laptops; 28 Gbps, the higher reading, is kept). A laptop GPU is a
 // different chip or bus from the desktop card of the same number and is never matched as it.
 // Max-Q designs share the laptop GPU's memory bus (some clock it lower; the higher is kept).
-const NVIDIA_LAPTOP_FP16 = "peak FP16: SMs x the top of NVIDIA's laptop boost-clock range x 512 (GeForce Tensor FP16 with FP32 accumulate)";
+const NVIDIA_LAPTOP_FP16 =
+  "peak FP16: SMs x the top of NVIDIA's laptop boost-clock range x 512, or NVIDIA's AI TOPS / 16 for RTX 50 (GeForce Tensor FP16 with FP32 accumulate)";
 const nvidiaLaptop = cards('NVIDIA', 'laptop', `${NVIDIA_SPECS}; laptop data rates from the TechPowerUp GPU database; ${NVIDIA_LAPTOP_FP16}`, [
   card('NVIDIA GeForce GTX 1050 Laptop GPU', [4], 112, 1),
   card('NVIDIA GeForce GTX 1050 Ti Laptop GPU', [4], 112, 1),
@@ -292,10 +296,10 @@ const nvidiaLaptop = cards('NVIDIA', 'laptop', `${NVIDIA_SPECS}; laptop data rat
   card('NVIDIA GeForce RTX 4090 Laptop GPU', [16], 576, 64, 79.4),
   card('NVIDIA GeForce RTX 5050 Laptop GPU', [8], 384, 32),
   card('NVIDIA GeForce RTX 5060 Laptop GPU', [8], 448, 32),
-  card('NVIDIA GeForce RTX 5070 Laptop GPU', [8], 448, 32),
-  card('NVIDIA GeForce RTX 5070 Ti Laptop GPU', [12], 672, 48),
-  card('NVIDIA GeForce RTX 5080 Laptop GPU', [16], 896, 64),
-  card('NVIDIA GeForce RTX 5090 Laptop GPU', [24], 896, 64),
+  card('NVIDIA GeForce RTX 5070 Laptop GPU', [8], 448, 32, 49.9),
+  card('NVIDIA GeForce RTX 5070 Ti Laptop GPU', [12], 672, 48, 62),
+  card('NVIDIA GeForce RTX 5080 Laptop GPU', [16], 896, 64, 83.4),
+  card('NVIDIA GeForce RTX 5090 Laptop GPU', [24], 896, 64, 114),
   card('NVIDIA GeForce MX150', [2, 4], 48, 0.5),
   card('NVIDIA GeForce MX250', [2, 4], 56, 0.5),
   card('NVIDIA GeForce MX350', [2], 56, 0.5),

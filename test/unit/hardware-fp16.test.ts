@@ -35,7 +35,7 @@ const withoutPeakFp16: Record<string, string[]> = {
     'NVIDIA Tesla P4',
     'NVIDIA Tesla P40',
   ],
-  "laptop GPUs whose vendor boost-clock range was not checked (the laptop's power limit sets the clock)": [
+  "laptop GPUs whose vendor boost-clock range or figure was not checked (the laptop's power limit sets the clock)": [
     'NVIDIA GeForce GTX 1650 Laptop GPU',
     'NVIDIA GeForce GTX 1650 Ti Laptop GPU',
     'NVIDIA GeForce GTX 1660 Ti Laptop GPU',
@@ -47,10 +47,6 @@ const withoutPeakFp16: Record<string, string[]> = {
     'NVIDIA GeForce RTX 2080 SUPER Laptop GPU',
     'NVIDIA GeForce RTX 5050 Laptop GPU',
     'NVIDIA GeForce RTX 5060 Laptop GPU',
-    'NVIDIA GeForce RTX 5070 Laptop GPU',
-    'NVIDIA GeForce RTX 5070 Ti Laptop GPU',
-    'NVIDIA GeForce RTX 5080 Laptop GPU',
-    'NVIDIA GeForce RTX 5090 Laptop GPU',
     'NVIDIA GeForce MX450',
     'NVIDIA GeForce MX550',
     'NVIDIA GeForce MX570',
