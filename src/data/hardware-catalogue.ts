@@ -21,8 +21,8 @@
  * sold or shown under goes in `sharedNames`.
  *
  * Peak FP16 (`peakFp16Tflops`, GPUs and chips): see `PeakFp16`. A figure that could not be
- * sourced is left out, never estimated; test/unit/hardware-catalogue.test.ts names every GPU and
- * chip without one, with the reason.
+ * sourced is left out, never estimated; test/unit/hardware-fp16.test.ts names every GPU and chip
+ * without one, with the reason.
  */
 
 /**
@@ -31,8 +31,8 @@
  * - Where the GPU has matrix units (NVIDIA Tensor Cores from Volta on, AMD WMMA on RDNA 3 / 3.5
  *   / 4 and MFMA on CDNA, Intel XMX), their FP16 rate with FP32 accumulate: the precision
  *   inference engines' matrix kernels use by default. NVIDIA GeForce cards run FP16 x FP16 + FP32
- *   at half their FP16-accumulate rate (the TITANs and professional / data-center cards at the
- *   full rate); the half figure is the one held (RTX 4090: 165.2, not 330.3).
+ *   at half their FP16-accumulate rate (TITAN V, TITAN RTX and professional / data-center cards
+ *   at the full rate); the half figure is the one held (RTX 4090: 165.2, not 330.3).
  * - Without matrix units, the shader FP16 rate (packed, twice FP32, where the GPU has it: GTX
  *   16, Vega, RDNA 1 / 2; equal to FP32 on Polaris and on Apple GPUs, whose FP16 runs at the FP32
  *   rate).
