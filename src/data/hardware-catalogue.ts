@@ -256,9 +256,9 @@ const nvidiaConsumer = cards('NVIDIA', 'consumer', `${NVIDIA_SPECS}; ${NVIDIA_FP
 // 58 / 1590, 3080 48 / 1710, 3070 Ti 46 / 1485, 3070 40 / 1620, 3060 30 / 1703, 3050 Ti 20 / 1695
 // MHz. RTX 50: NVIDIA's 'AI TOPS' (FP4 with sparsity) / 16, the ratio the desktop cards' figures
 // keep (RTX 5090: 3,352 / 16 = 209.5): 5090 Laptop 1,824 -> 114, 5080 1,334 -> 83.4, 5070 Ti 992
-// -> 62, 5070 798 -> 49.9. Not held (no published range or figure checked): GTX 10 / 16 and RTX
-// 20 laptops, RTX 3050 Laptop (4 GB and 6 GB are different chips), RTX 5060 / 5050 Laptop, MX,
-// and professional laptop GPUs.
+// -> 62, 5070 798 -> 49.9, 5060 572 -> 35.7. Not held (no published range or figure checked): GTX
+// 10 / 16 and RTX 20 laptops, RTX 3050 Laptop (4 GB and 6 GB are different chips), RTX 5050 Laptop,
+// MX, and professional laptop GPUs.
 // NVIDIA does not publish laptop memory data rates; the rate is the one the shipped GPUs run
 // (TechPowerUp GPU database, GPU-Z): RTX 20 / 30 laptop GDDR6 14 Gbps (3080 Ti: 16 Gbps), RTX
 // 40 laptop GDDR6 16 Gbps (4080 / 4090: 18 Gbps), RTX 50 laptop GDDR7 28 Gbps (5060 / 5070
@@ -295,7 +295,7 @@ const nvidiaLaptop = cards('NVIDIA', 'laptop', `${NVIDIA_SPECS}; laptop data rat
   card('NVIDIA GeForce RTX 4080 Laptop GPU', [12], 432, 48, 67.7),
   card('NVIDIA GeForce RTX 4090 Laptop GPU', [16], 576, 64, 79.4),
   card('NVIDIA GeForce RTX 5050 Laptop GPU', [8], 384, 32),
-  card('NVIDIA GeForce RTX 5060 Laptop GPU', [8], 448, 32),
+  card('NVIDIA GeForce RTX 5060 Laptop GPU', [8], 448, 32, 35.7),
   card('NVIDIA GeForce RTX 5070 Laptop GPU', [8], 448, 32, 49.9),
   card('NVIDIA GeForce RTX 5070 Ti Laptop GPU', [12], 672, 48, 62),
   card('NVIDIA GeForce RTX 5080 Laptop GPU', [16], 896, 64, 83.4),

@@ -46,7 +46,6 @@ const withoutPeakFp16: Record<string, string[]> = {
     'NVIDIA GeForce RTX 2080 Laptop GPU',
     'NVIDIA GeForce RTX 2080 SUPER Laptop GPU',
     'NVIDIA GeForce RTX 5050 Laptop GPU',
-    'NVIDIA GeForce RTX 5060 Laptop GPU',
     'NVIDIA GeForce MX450',
     'NVIDIA GeForce MX550',
     'NVIDIA GeForce MX570',
