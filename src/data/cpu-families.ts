@@ -191,11 +191,12 @@ export const cpuFamilies: readonly CpuFamily[] = [
   {
     // Ryzen by series digit and suffix: 'ryzen 5 8500 g', 'ryzen 7 pro 4750 g', 'ryzen 5 7535 hs', 'ryzen 9 pro 3900'.
     vendor: 'AMD',
-    pattern: /(?:^| )ryzen ([3579])(?: pro)? ([1-9])(\d{3}) ?(x 3 d|xt|x|g|ge|gt|f|e|u|h|hs|hx|c)?(?= |$)/,
+    pattern: /(?:^| )ryzen ([3579])(?: pro)? ([1-9])(\d{3}) ?(x 3 d|xt|x|g|ge|gt|f|e|u|h|hs|hx|c|z)?(?= |$)/,
     generation: (m) => {
       const series = Number(m[2]);
       const suffix = (m[4] ?? '').replace(/ /g, '');
-      const laptop = /^(?:u|h|hs|hx|c)$/.test(suffix);
+      // Z: Rembrandt parts made for one laptop line ('Ryzen 7 PRO 6860Z'), with its LPDDR5.
+      const laptop = /^(?:u|h|hs|hx|c|z)$/.test(suffix);
       if (laptop) {
         if (suffix === 'hx' && series >= 7) return gen(2, 'DDR5-5200', 128);
         return ({ 2: gen(2, 'DDR4-2400', 4), 3: gen(2, 'DDR4-2400', 4), 4: gen(2, 'LPDDR4X-4266', 8), 5: gen(2, 'LPDDR4X-4266', 16), 6: gen(2, 'LPDDR5-6400', 16), 7: gen(2, 'LPDDR5X-7500', 16), 8: gen(2, 'LPDDR5X-7500', 16) } as Record<number, CpuGeneration>)[series] ?? null;

@@ -390,6 +390,8 @@ const amdLaptop = cards('AMD', 'laptop', AMD_SPECS, [
 const amdWorkstation = cards('AMD', 'workstation', AMD_SPECS, [
   // Radeon Pro WX 5100 (Polaris 10): 8 GB GDDR5 on 256-bit, up to 160 GB/s; 2 MB L2.
   card('AMD Radeon Pro WX 5100', [8], 160, 2, { aliases: ['WX 5100'] }),
+  // Radeon Pro WX 7100 (Polaris 10): 8 GB GDDR5 on 256-bit at 7 Gbps = 224 GB/s; 2 MB L2.
+  card('AMD Radeon Pro WX 7100', [8], 224, 2, { aliases: ['WX 7100'] }),
   card('AMD Radeon PRO W6800', [32], 512, 128, { aliases: ['W6800'] }),
   card('AMD Radeon PRO V620', [32], 512, 128, { aliases: ['V620'] }),
   card('AMD Radeon PRO W6600', [8], 224, 32, { aliases: ['W6600'] }),

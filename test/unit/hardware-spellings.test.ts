@@ -29,12 +29,18 @@ const KNOWN_GAPS = new Set([
   // Cloud providers' custom EPYC parts (Rome), not numbered like retail EPYC.
   'AMD EPYC 7R32',
   'AMD EPYC 7K62 48-Core Processor (znver2)',
-  // Not catalogued yet: Panther Lake, the Z-suffixed Rembrandt, Ryzen Embedded, T550 laptop, Xeon E7 v4.
+  // Not catalogued: Panther Lake, Ryzen Embedded, T550 laptop, Xeon E7 v4, Kunpeng 920.
   'Intel Core Ultra X7 358H',
-  'AMD Ryzen 7 PRO 6860Z with Radeon Graphics (znver3)',
   'AMD Ryzen Embedded R1505G with Radeon Vega Gfx (znver2)',
   'NVIDIA T550 Laptop GPU',
   'Intel Xeon CPU E7-8867 v4 @ 2.40GHz (broadwell)',
+  'Huawei Kunpeng 920',
+  // Truncated, tier left out, words swapped, misspelt, or a name mixing two cards: unknown, never a guess.
+  'AMD Ryzen Threadripper 3970X 32-Core Pro',
+  'AMD Ryzen 4300GE',
+  'Jetson Orin Agx (32g)',
+  'Telsa P40',
+  'Ada A6000',
 ]);
 
 describe('hardware spellings as written in public sources', () => {
