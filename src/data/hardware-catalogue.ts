@@ -192,8 +192,9 @@ const nvidiaConsumer = cards('NVIDIA', 'consumer', NVIDIA_SPECS, [
   card('NVIDIA GeForce RTX 5080', [16], 960, 64),
   card('NVIDIA GeForce RTX 5090', [32], 1792, 96),
   card('NVIDIA GeForce RTX 5090 D', [32], 1792, 96),
-  // 5090 D v2: 24 GB of GDDR7 at 28 Gbps on a 384-bit bus (the 5090 D's is 512-bit); L2 not published.
-  card('NVIDIA GeForce RTX 5090 D v2', [24], 1344),
+  // 5090 D v2: 24 GB of GDDR7 at 28 Gbps on a 384-bit bus (the 5090 D's is 512-bit), 96 MB L2
+  // (Tom's Hardware, 2025-08-12, 'Nvidia RTX 5090D V2 limits AI performance even more').
+  card('NVIDIA GeForce RTX 5090 D v2', [24], 1344, 96),
 ]);
 
 // NVIDIA does not publish laptop memory data rates; the rate is the one the shipped GPUs run
