@@ -208,8 +208,10 @@ export const cpuFamilies: readonly CpuFamily[] = [
   },
   {
     // EPYC by the generation digit: 7xx1 Naples, 7xx2 Rome, 7xx3 Milan, 9xx4 Genoa, 9xx5 Turin, 8xx4 Siena, 4xx4 / 4xx5 AM5.
+    // Parts made for cloud providers put a letter second and keep the generation digit last
+    // ('EPYC 7R32', '7K62', '7B13': 'epyc 7 r 32').
     vendor: 'AMD',
-    pattern: /(?:^| )epyc ([4789])(\d)(\d)([1-5]) ?([a-z]{1,2})?(?= |$)/,
+    pattern: /(?:^| )epyc ([4789])(\d| [a-z] )(\d)([1-5]) ?([a-z]{1,2})?(?= |$)/,
     generation: (m) => {
       const key = `${m[1]}${m[4]}`;
       const table: Record<string, CpuGeneration> = {
@@ -224,7 +226,7 @@ export const cpuFamilies: readonly CpuFamily[] = [
       };
       return table[key] ?? null;
     },
-    name: (m) => `AMD EPYC ${m[1]}${m[2]}${m[3]}${m[4]}${(m[5] ?? '').toUpperCase()}`,
+    name: (m) => `AMD EPYC ${m[1]}${m[2]!.trim().toUpperCase()}${m[3]}${m[4]}${(m[5] ?? '').toUpperCase()}`,
     source: AMD,
   },
   {

@@ -26,9 +26,6 @@ function deviceNamed(row: HardwareSpelling): string | null {
 const KNOWN_GAPS = new Set([
   // A marketing name beside the gfx target an HSA override reports (gfx1030 is Navi 21): the parts disagree.
   'AMD Radeon RX 6700 XT, gfx1030 (0x1030)',
-  // Cloud providers' custom EPYC parts (Rome), not numbered like retail EPYC.
-  'AMD EPYC 7R32',
-  'AMD EPYC 7K62 48-Core Processor (znver2)',
   // Not catalogued: Panther Lake, Ryzen Embedded, T550 laptop, Xeon E7 v4, Kunpeng 920.
   'Intel Core Ultra X7 358H',
   'AMD Ryzen Embedded R1505G with Radeon Vega Gfx (znver2)',
