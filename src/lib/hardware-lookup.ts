@@ -231,8 +231,8 @@ function deviceBandwidth(hardware: HardwareForBandwidth, reading: Reading): numb
   return null;
 }
 
-/** A card count written into a GPU name: '2x RTX 3090', '4 x A100', 'RTX 4090 x2'. */
-const CARDS_IN_NAME = /^\s*(\d{1,2})\s*[x×]\s+|\s+[x×]\s*(\d{1,2})\s*$/i;
+/** A card count written into a GPU name: '2x RTX 3090', '4 x A100', '2 * A10G', 'RTX 4090 x2'. */
+const CARDS_IN_NAME = /^\s*(\d{1,2})\s*[x×*]\s+|\s+[x×]\s*(\d{1,2})\s*$/i;
 
 /**
  * Each card of a discrete-GPU profile, or null when the profile names no card. A count in

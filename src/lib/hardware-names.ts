@@ -231,8 +231,8 @@ export function readText(text: string): Read {
   const cores: CoreCounts = { cpu: [], gpu: [], either: [] };
   let memoryGb: number | undefined;
   // ' + ' joins two devices; a '+' inside a name is the word 'plus' ('Max+ 395').
-  // A card count glued to the name ('2xGH200', '8xMI355X') is no part of it.
-  let plain = plainText(text.replace(/\s\+\s/g, ' , ').replace(/^\s*\d{1,2}\s*[x×](?=\s*[a-z])/i, ' ')).replace(
+  // A card count before the name ('2xGH200', '8xMI355X', '2 * A10G') is no part of it.
+  let plain = plainText(text.replace(/\s\+\s/g, ' , ').replace(/^\s*\d{1,2}\s*[x×*](?=\s*[a-z])/i, ' ')).replace(
     /ggml_\w+\s*:\s*\d+\s*=/g,
     ' ',
   );
