@@ -191,11 +191,12 @@ export const cpuFamilies: readonly CpuFamily[] = [
   {
     // Ryzen by series digit and suffix: 'ryzen 5 8500 g', 'ryzen 7 pro 4750 g', 'ryzen 5 7535 hs', 'ryzen 9 pro 3900'.
     vendor: 'AMD',
-    pattern: /(?:^| )ryzen ([3579])(?: pro)? ([1-9])(\d{3}) ?(x 3 d|xt|x|g|ge|gt|f|e|u|h|hs|hx|c)?(?= |$)/,
+    pattern: /(?:^| )ryzen ([3579])(?: pro)? ([1-9])(\d{3}) ?(x 3 d|xt|x|g|ge|gt|f|e|u|h|hs|hx|c|z)?(?= |$)/,
     generation: (m) => {
       const series = Number(m[2]);
       const suffix = (m[4] ?? '').replace(/ /g, '');
-      const laptop = /^(?:u|h|hs|hx|c)$/.test(suffix);
+      // Z: Rembrandt parts made for one laptop line ('Ryzen 7 PRO 6860Z'), with its LPDDR5.
+      const laptop = /^(?:u|h|hs|hx|c|z)$/.test(suffix);
       if (laptop) {
         if (suffix === 'hx' && series >= 7) return gen(2, 'DDR5-5200', 128);
         return ({ 2: gen(2, 'DDR4-2400', 4), 3: gen(2, 'DDR4-2400', 4), 4: gen(2, 'LPDDR4X-4266', 8), 5: gen(2, 'LPDDR4X-4266', 16), 6: gen(2, 'LPDDR5-6400', 16), 7: gen(2, 'LPDDR5X-7500', 16), 8: gen(2, 'LPDDR5X-7500', 16) } as Record<number, CpuGeneration>)[series] ?? null;
@@ -207,8 +208,10 @@ export const cpuFamilies: readonly CpuFamily[] = [
   },
   {
     // EPYC by the generation digit: 7xx1 Naples, 7xx2 Rome, 7xx3 Milan, 9xx4 Genoa, 9xx5 Turin, 8xx4 Siena, 4xx4 / 4xx5 AM5.
+    // Parts made for cloud providers put a letter second and keep the generation digit last
+    // ('EPYC 7R32', '7K62', '7B13': 'epyc 7 r 32').
     vendor: 'AMD',
-    pattern: /(?:^| )epyc ([4789])(\d)(\d)([1-5]) ?([a-z]{1,2})?(?= |$)/,
+    pattern: /(?:^| )epyc ([4789])(\d| [a-z] )(\d)([1-5]) ?([a-z]{1,2})?(?= |$)/,
     generation: (m) => {
       const key = `${m[1]}${m[4]}`;
       const table: Record<string, CpuGeneration> = {
@@ -223,7 +226,7 @@ export const cpuFamilies: readonly CpuFamily[] = [
       };
       return table[key] ?? null;
     },
-    name: (m) => `AMD EPYC ${m[1]}${m[2]}${m[3]}${m[4]}${(m[5] ?? '').toUpperCase()}`,
+    name: (m) => `AMD EPYC ${m[1]}${m[2]!.trim().toUpperCase()}${m[3]}${m[4]}${(m[5] ?? '').toUpperCase()}`,
     source: AMD,
   },
   {

@@ -247,6 +247,9 @@ const nvidiaConsumer = cards('NVIDIA', 'consumer', `${NVIDIA_SPECS}; ${NVIDIA_FP
   card('NVIDIA GeForce RTX 5080', [16], 960, 64, 112.6),
   card('NVIDIA GeForce RTX 5090', [32], 1792, 96, 209.5),
   card('NVIDIA GeForce RTX 5090 D', [32], 1792, 96, 209.5),
+  // 5090 D v2: 24 GB of GDDR7 at 28 Gbps on a 384-bit bus (the 5090 D's is 512-bit), 96 MB L2
+  // (Tom's Hardware, 2025-08-12, 'Nvidia RTX 5090D V2 limits AI performance even more').
+  card('NVIDIA GeForce RTX 5090 D v2', [24], 1344, 96),
 ]);
 
 // Peak FP16 of laptop GPUs: NVIDIA publishes a range of boost clocks for each (the laptop's
@@ -444,12 +447,16 @@ const amdGpus = cards('AMD', 'consumer', AMD_SPECS, [
   card('AMD Radeon RX 6700', [10], 320, 80, 22.6),
   card('AMD Radeon RX 6700 XT', [12], 384, 96, 26.4),
   card('AMD Radeon RX 6750 XT', [12], 432, 96, 26.6),
+  // 6750 GRE: 10 GB on 160-bit at 16 Gbps (80 MB Infinity Cache), 12 GB on 192-bit at 18 Gbps (96 MB).
+  card('AMD Radeon RX 6750 GRE', [10, 12], { 10: 320, 12: 432 }, 96),
   card('AMD Radeon RX 6800', [16], 512, 128, 32.3),
   card('AMD Radeon RX 6800 XT', [16], 512, 128, 41.5),
   card('AMD Radeon RX 6900 XT', [16], 512, 128, 46.1),
   card('AMD Radeon RX 6950 XT', [16], 576, 128, 47.3),
   card('AMD Radeon RX 7600', [8], 288, 32, 43.5),
   card('AMD Radeon RX 7600 XT', [16], 288, 32, 45.1),
+  // 7650 GRE: Navi 33, 8 GB on 128-bit at 18 Gbps, 32 MB Infinity Cache.
+  card('AMD Radeon RX 7650 GRE', [8], 288, 32),
   card('AMD Radeon RX 7700', [16], 576, 48),
   card('AMD Radeon RX 7700 XT', [12], 432, 48, 70.3),
   card('AMD Radeon RX 7800 XT', [16], 624, 64, 74.6),
@@ -471,6 +478,10 @@ const amdLaptop = cards('AMD', 'laptop', AMD_SPECS, [
 ]);
 
 const amdWorkstation = cards('AMD', 'workstation', AMD_SPECS, [
+  // Radeon Pro WX 5100 (Polaris 10): 8 GB GDDR5 on 256-bit, up to 160 GB/s; 2 MB L2.
+  card('AMD Radeon Pro WX 5100', [8], 160, 2, undefined, { aliases: ['WX 5100'] }),
+  // Radeon Pro WX 7100 (Polaris 10): 8 GB GDDR5 on 256-bit at 7 Gbps = 224 GB/s; 2 MB L2.
+  card('AMD Radeon Pro WX 7100', [8], 224, 2, undefined, { aliases: ['WX 7100'] }),
   card('AMD Radeon PRO W6800', [32], 512, 128, 35.7, { aliases: ['W6800'] }),
   card('AMD Radeon PRO V620', [32], 512, 128, 40.5, { aliases: ['V620'] }),
   card('AMD Radeon PRO W6600', [8], 224, 32, 20.8, { aliases: ['W6600'] }),
@@ -515,6 +526,12 @@ const intelGpus = [
   ...cards('Intel', 'workstation', INTEL_SPECS, [
     card('Intel Arc Pro B50', [16], 224, 16, 85, { aliases: ['B50'] }),
     card('Intel Arc Pro B60', [24], 456, 18, 98.5, { aliases: ['B60'] }),
+  ]),
+  // Data Center GPU Max (Ponte Vecchio), HBM2e: 1550 with 128 GB at 3.2768 TB/s, 1100 with 48 GB
+  // at 1.2288 TB/s (ark.intel.com); the L2 ('Rambo' cache) sizes are not certain and left out.
+  ...cards('Intel', 'datacenter', 'Intel Data Center GPU Max Series product specifications (ark.intel.com)', [
+    card('Intel Data Center GPU Max 1550', [128], 3276.8),
+    card('Intel Data Center GPU Max 1100', [48], 1228.8),
   ]),
 ];
 
@@ -634,6 +651,8 @@ const amdChips = chipsFrom('AMD Ryzen processor specifications (amd.com): memory
     amdMobile(model.startsWith('76') || model.startsWith('86') ? 'Ryzen 5' : 'Ryzen 7', model),
   ),
   ...['7940HS', '7940H', '8945HS'].map((model) => amdMobile('Ryzen 9', model)),
+  // Ryzen 200 (2025): Hawk Point renamed, the same memory (LPDDR5X-7500 / DDR5-5600) and Radeon 780M.
+  amdMobile('Ryzen 7', '255'),
   { vendor: 'AMD', family: 'Ryzen Z1', variant: 'Extreme', name: 'AMD Ryzen Z1 Extreme', memoryGb: [16], bandwidthGBs: 120, llcMb: 16, peakFp16Tflops: 17.2 },
 ]);
 
@@ -893,6 +912,10 @@ const intelCpus: CpuSpec[] = [
     'Intel Core Ultra 5 225', 'Intel Core Ultra 5 245K', 'Intel Core Ultra 7 265', 'Intel Core Ultra 7 265K', 'Intel Core Ultra 9 285',
     'Intel Core Ultra 9 285K',
   ]),
+  // Arrow Lake HX laptops (Core Ultra 200HX): desktop silicon with DDR5-6400 SO-DIMMs, up to 36 MB L3.
+  ...cpuLine('Intel', 'desktop', intel(2, 'DDR5-6400', 36), [
+    'Intel Core Ultra 5 245HX', 'Intel Core Ultra 7 251HX', 'Intel Core Ultra 7 255HX', 'Intel Core Ultra 9 275HX', 'Intel Core Ultra 9 285HX',
+  ]),
   ...cpuLine('Intel', 'desktop', intel(1, 'DDR5-4800', 6), [
     'Intel Processor N97', 'Intel Processor N100', 'Intel Processor N150', 'Intel Processor N200', 'Intel Core i3-N300', 'Intel Core i3-N305',
   ]),
@@ -1020,7 +1043,7 @@ const strixPoint = ['AMD Ryzen AI 9 HX 370', 'AMD Ryzen AI 9 HX 375', 'AMD Ryzen
 // The desktop Ryzen 7 8700G / Ryzen 5 8600G (CPU entries: DDR5-5200 DIMMs) carry the same iGPU.
 const phoenixHawkPoint = [
   'AMD Ryzen 7 7840U', 'AMD Ryzen 7 7840HS', 'AMD Ryzen 7 7840H', 'AMD Ryzen 9 7940HS', 'AMD Ryzen 9 7940H', 'AMD Ryzen 7 8840U', 'AMD Ryzen 7 8840HS',
-  'AMD Ryzen 7 8845HS', 'AMD Ryzen 7 8845H', 'AMD Ryzen 9 8945HS', 'AMD Ryzen Z1 Extreme', 'AMD Ryzen 7 8700G',
+  'AMD Ryzen 7 8845HS', 'AMD Ryzen 7 8845H', 'AMD Ryzen 9 8945HS', 'AMD Ryzen 7 255', 'AMD Ryzen Z1 Extreme', 'AMD Ryzen 7 8700G',
 ];
 const lunarLake140V = ['Intel Core Ultra 7 256V', 'Intel Core Ultra 7 258V', 'Intel Core Ultra 7 266V', 'Intel Core Ultra 7 268V', 'Intel Core Ultra 9 288V'];
 const lunarLake130V = ['Intel Core Ultra 5 226V', 'Intel Core Ultra 5 228V', 'Intel Core Ultra 5 236V', 'Intel Core Ultra 5 238V'];
@@ -1028,12 +1051,12 @@ const radeon = (...models: string[]) => models.map((model) => `AMD ${model}`);
 const polaris = radeon('Radeon RX 470', 'Radeon RX 480', 'Radeon RX 570', 'Radeon RX 580', 'Radeon RX 590');
 const navi10 = radeon('Radeon RX 5600 XT', 'Radeon RX 5700', 'Radeon RX 5700 XT');
 const navi21 = radeon('Radeon RX 6800', 'Radeon RX 6800 XT', 'Radeon RX 6900 XT', 'Radeon RX 6950 XT', 'Radeon PRO W6800', 'Radeon PRO V620');
-const navi22 = radeon('Radeon RX 6700', 'Radeon RX 6700 XT', 'Radeon RX 6750 XT', 'Radeon RX 6700M', 'Radeon RX 6800M', 'Radeon RX 6850M XT');
+const navi22 = radeon('Radeon RX 6700', 'Radeon RX 6700 XT', 'Radeon RX 6750 XT', 'Radeon RX 6750 GRE', 'Radeon RX 6700M', 'Radeon RX 6800M', 'Radeon RX 6850M XT');
 const navi23 = radeon('Radeon RX 6600', 'Radeon RX 6600 XT', 'Radeon RX 6650 XT', 'Radeon PRO W6600');
 const navi24 = radeon('Radeon RX 6400', 'Radeon RX 6500 XT');
 const navi31 = radeon('Radeon RX 7900 XTX', 'Radeon RX 7900 XT', 'Radeon RX 7900 GRE', 'Radeon PRO W7900', 'Radeon PRO W7800');
 const navi32 = radeon('Radeon RX 7800 XT', 'Radeon RX 7700 XT', 'Radeon RX 7700', 'Radeon PRO W7700', 'Radeon RX 7900M');
-const navi33 = radeon('Radeon RX 7600', 'Radeon RX 7600 XT', 'Radeon PRO W7600', 'Radeon RX 7600M XT');
+const navi33 = radeon('Radeon RX 7600', 'Radeon RX 7600 XT', 'Radeon RX 7650 GRE', 'Radeon PRO W7600', 'Radeon RX 7600M XT');
 const navi44 = radeon('Radeon RX 9060 XT');
 const navi48 = radeon('Radeon RX 9070', 'Radeon RX 9070 XT', 'Radeon RX 9070 GRE', 'Radeon AI PRO R9700');
 

@@ -5,7 +5,8 @@
  * CPUs, RAM or OS; one, two or four cards) share one device.
  */
 import type { CpuSpec, GpuSpec, UnifiedChipSpec } from '../data/hardware-catalogue.ts';
-import { findCpu, findGpu, findUnifiedChip } from './hardware-lookup.ts';
+import { chipText } from './hardware-names.ts';
+import { findDevice } from './hardware-lookup.ts';
 
 export type DeviceKind = 'GPU' | 'chip' | 'CPU';
 
@@ -51,22 +52,34 @@ function named(name: string, kind: DeviceKind, catalogue: DeviceSpec | null): De
   return { slug: deviceSlug(name) || 'unnamed', name, kind, catalogue };
 }
 
-/** The device of a hardware profile. */
+/** The kind a catalogue entry is shown as. */
+const KIND_OF_ENTRY = { gpu: 'GPU', chip: 'chip', cpu: 'CPU' } as const;
+
+/**
+ * The device of a hardware profile: whatever kind of catalogue device its name stands for,
+ * read as the bandwidth path reads it (`findDevice`), so an integrated GPU given as a card or
+ * a CPU-only run on a unified chip names that chip.
+ */
 export function deviceOf(facts: DeviceFacts): Device {
   if (facts.hwClass === 'UNIFIED') {
     const [vendor, family, variant] = [facts.chipVendor ?? '', facts.chipFamily ?? '', facts.chipVariant ?? ''];
-    const found = findUnifiedChip(vendor, family, variant);
-    if (found) return named(found.spec.name, 'chip', { kind: 'chip', spec: found.spec });
+    const found = family.trim() ? findDevice('UNIFIED', chipText(vendor, family, variant)) : null;
+    if (found) return catalogued(found);
     return named([vendor, family, variant === 'Base' ? '' : variant].filter(Boolean).join(' ').trim() || 'Unknown chip', 'chip', null);
   }
   if (facts.hwClass === 'CPU_ONLY') {
     const cpu = (facts.cpu ?? '').trim();
-    const found = cpu ? findCpu(cpu) : null;
-    if (found) return named(found.spec.name, 'CPU', { kind: 'CPU', spec: found.spec });
+    const found = cpu ? findDevice('CPU_ONLY', cpu) : null;
+    if (found) return catalogued(found);
     return named(cpu || 'Unknown CPU', 'CPU', null);
   }
   const gpu = (facts.gpuName ?? '').trim();
-  const found = gpu ? findGpu(gpu) : null;
-  if (found) return named(found.spec.name, 'GPU', { kind: 'GPU', spec: found.spec });
+  const found = gpu ? findDevice('DISCRETE_GPU', gpu) : null;
+  if (found) return catalogued(found);
   return named(gpu || 'Unknown GPU', 'GPU', null);
+}
+
+function catalogued(entry: NonNullable<ReturnType<typeof findDevice>>): Device {
+  const kind = KIND_OF_ENTRY[entry.kind];
+  return named(entry.spec.name, kind, { kind, spec: entry.spec } as DeviceSpec);
 }

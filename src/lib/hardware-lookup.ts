@@ -25,7 +25,7 @@
  *   must err high; the lower reading there would flag honest runs.
  */
 import { cpus, gpus, unifiedChips, type CpuSpec, type GpuSpec, type UnifiedChipSpec } from '../data/hardware-catalogue.ts';
-import { chipText, resolveName, type CoreCounts, type Resolved } from './hardware-names.ts';
+import { chipText, resolveName, type CoreCounts, type Kind, type Resolved } from './hardware-names.ts';
 
 export { normaliseHardwareName } from './hardware-names.ts';
 
@@ -172,6 +172,25 @@ export function findCpu(name: string): { spec: CpuSpec; bandwidthGBs: number } |
   return { spec: slowest.spec, bandwidthGBs: bandwidthOf(found, {}, 'lower') };
 }
 
+/** The kinds of device each hardware class's name may stand for: the bandwidth path and device naming read them alike. */
+const KINDS_OF_CLASS: Record<string, readonly Kind[]> = {
+  DISCRETE_GPU: ['gpu', 'chip'],
+  UNIFIED: ['chip', 'cpu'],
+  CPU_ONLY: ['cpu', 'chip'],
+};
+
+/**
+ * The catalogue device a profile's name stands for, of any kind its class may carry (an
+ * integrated GPU given as a discrete card is its chip; a CPU-only run on a unified chip is
+ * that chip), the slowest where the name fits several; null when it names none. For
+ * UNIFIED the name is `chipText` of the three fields.
+ */
+export function findDevice(hwClass: string, name: string): Resolved['entries'][number] | null {
+  const kinds = KINDS_OF_CLASS[hwClass];
+  const found = kinds && name.trim() !== '' ? resolve(name, kinds) : null;
+  return (found && slowestEntry(found, {})) ?? null;
+}
+
 // ---------------------------------------------------------------------------------------
 // Bandwidth of a hardware profile
 // ---------------------------------------------------------------------------------------
@@ -193,7 +212,7 @@ export interface HardwareForBandwidth {
 
 /** One card of a discrete-GPU profile: a GPU, or an integrated GPU read as its chip's memory. */
 function cardBandwidth(gpuName: string, vramGb: number | undefined, reading: Reading): number | null {
-  const found = resolve(gpuName, ['gpu', 'chip']);
+  const found = resolve(gpuName, KINDS_OF_CLASS.DISCRETE_GPU!);
   // A chip's memory size is its system memory, never the VRAM share the driver reports.
   return found ? bandwidthOf(found, { vramGb }, reading) : null;
 }
@@ -202,18 +221,18 @@ function cardBandwidth(gpuName: string, vramGb: number | undefined, reading: Rea
 function deviceBandwidth(hardware: HardwareForBandwidth, reading: Reading): number | null {
   if (hardware.hwClass === 'UNIFIED') {
     if (!hardware.chipFamily) return null;
-    const found = resolve(chipText(hardware.chipVendor ?? '', hardware.chipFamily, hardware.chipVariant ?? ''), ['chip', 'cpu']);
+    const found = resolve(chipText(hardware.chipVendor ?? '', hardware.chipFamily, hardware.chipVariant ?? ''), KINDS_OF_CLASS.UNIFIED!);
     return found ? bandwidthOf(found, { chipMemoryGb: hardware.unifiedMemoryGb }, reading) : null;
   }
   if (hardware.hwClass === 'CPU_ONLY') {
-    const found = hardware.cpu ? resolve(hardware.cpu, ['cpu', 'chip']) : null;
+    const found = hardware.cpu ? resolve(hardware.cpu, KINDS_OF_CLASS.CPU_ONLY!) : null;
     return found ? bandwidthOf(found, {}, reading) : null;
   }
   return null;
 }
 
-/** A card count written into a GPU name: '2x RTX 3090', '4 x A100', 'RTX 4090 x2'. */
-const CARDS_IN_NAME = /^\s*(\d{1,2})\s*[x×]\s+|\s+[x×]\s*(\d{1,2})\s*$/i;
+/** A card count written into a GPU name: '2x RTX 3090', '4 x A100', '2 * A10G', 'RTX 4090 x2'. */
+const CARDS_IN_NAME = /^\s*(\d{1,2})\s*[x×*]\s+|\s+[x×]\s*(\d{1,2})\s*$/i;
 
 /**
  * Each card of a discrete-GPU profile, or null when the profile names no card. A count in

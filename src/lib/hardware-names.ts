@@ -208,8 +208,12 @@ const MAX_Q = /\b(?:with\s+)?max[\s-]?q\b(?:\s+design)?/g;
 /** A board's model and revision ('Raspberry Pi 5 Model B Rev 1.0'): they name no other product. */
 const BOARD_REVISION = /\bmodel\s+[a-z0-9]\b|\brev(?:ision)?\.?\s*\d+(?:\.\d+)*\b/g;
 
-/** Part separators: brackets, ',', '|', ';', ':', '=', '@', ' / ', ' w/ ', ' with ', ' + ', ' - '. */
-const SEPARATORS = /[()[\]{},|;:=@]|\s\/\s|\s(?:w\/|with|-)\s/;
+/**
+ * Part separators: brackets, ',', '|', ';', ':', '=', '@', ' / ', ' w/ ', ' with ', ' + ', ' - ',
+ * and a bare 'w' before the integrated graphics where a file name dropped the '/' ('Ryzen 7
+ * 255 w Radeon 780M Graphics').
+ */
+const SEPARATORS = /[()[\]{},|;:=@]|\s\/\s|\s(?:w\/|with|-)\s|\sw\s+(?=radeon\b)/;
 
 /** Mac model names before their chip ('MacBook Pro 14', 'Mac Studio', 'iMac 24"'). */
 const MAC_MODEL =
@@ -227,7 +231,11 @@ export function readText(text: string): Read {
   const cores: CoreCounts = { cpu: [], gpu: [], either: [] };
   let memoryGb: number | undefined;
   // ' + ' joins two devices; a '+' inside a name is the word 'plus' ('Max+ 395').
-  let plain = plainText(text.replace(/\s\+\s/g, ' , ')).replace(/ggml_\w+\s*:\s*\d+\s*=/g, ' ');
+  // A card count before the name ('2xGH200', '8xMI355X', '2 * A10G') is no part of it.
+  let plain = plainText(text.replace(/\s\+\s/g, ' , ').replace(/^\s*\d{1,2}\s*[x×*](?=\s*[a-z])/i, ' ')).replace(
+    /ggml_\w+\s*:\s*\d+\s*=/g,
+    ' ',
+  );
   for (const label of CLOUD_LABELS) plain = plain.replace(label, ' ');
   plain = plain.replace(BOARD_REVISION, ' ').replace(MAX_Q, ' laptop ').replace(MAC_MODEL, ' , ').replace(CLOCKS, ' ');
   plain = plain.replace(MEMORY_SIZE, (match, size: string, unit: string) => {
@@ -409,14 +417,31 @@ function matchesIn(words: string[], offset: number, kinds: readonly Kind[]): Mat
         const own = key.words.slice(start);
         if (own.some((word, i) => words[at + i] !== word)) continue;
         if (key.anchored && at !== 0) continue;
-        if (makesAnotherProduct(key, own, words[at + own.length])) continue;
-        // A single letter right before a bare model number belongs to another name ('A4000' is not the '4000').
-        if (start > 0 && at > 0 && /^[a-z]$/.test(words[at - 1]!) && key.words[start - 1] !== words[at - 1]) continue;
+        if (makesAnotherProduct(key, own, words.slice(at + own.length))) continue;
+        if (contradictsGeneration(target, words)) continue;
+        // A single letter or digit right before a bare model number belongs to another name:
+        // 'A4000' is not the '4000', and 'i7-6600U' ('i 7 6600 u') not the Ryzen 5 '6600U'.
+        if (start > 0 && at > 0 && /^(?:[a-z]|\d)$/.test(words[at - 1]!) && key.words[start - 1] !== words[at - 1]) continue;
         found.push({ at: offset + at, length: own.length, target });
       }
     }
   }
   return found;
+}
+
+/** Architecture words people add to a workstation card's name ('RTX 6000 Ada', 'RTX PRO 6000 Blackwell'). */
+const GENERATION_WORDS = new Set(['ada', 'lovelace', 'blackwell', 'hopper', 'turing', 'pascal', 'volta']);
+
+/**
+ * Whether a part names a workstation card's generation that the matched cards do not have:
+ * 'Ada A6000' is not the RTX A6000 (an Ampere card), whatever the RTX 6000 Ada is called.
+ * GeForce names are left alone ('RTX 4090 (Ada Lovelace)').
+ */
+function contradictsGeneration(target: Entry[], words: string[]): boolean {
+  const generations = words.filter((word) => GENERATION_WORDS.has(word));
+  if (generations.length === 0 || !target.every((entry) => entry.kind === 'gpu' && entry.spec.segment === 'workstation')) return false;
+  const namesOf = (entry: Entry) => [entry.spec.name, ...(entry.spec.aliases ?? [])].flatMap(keyWords);
+  return target.every((entry) => !generations.some((word) => namesOf(entry).includes(word)));
 }
 
 /** Memory types after a name say which memory, never which product ('RTX 3060 Ti GDDR6'). */
@@ -427,12 +452,22 @@ const MEMORY_TYPE_WORDS = new Set(['gddr', 'hbm', 'lpddr', 'ddr']);
  * add ('ti' after 'rtx 4070'), a product suffix ('super', 'xt', 'laptop'...), or a letter
  * right after a model number ('RX 6800M', 'Ryzen 7 5800H', 'RTX 4090 D').
  */
-function makesAnotherProduct(key: Key, own: string[], after: string | undefined): boolean {
+function makesAnotherProduct(key: Key, own: string[], rest: string[]): boolean {
+  const after = rest[0];
   if (after === undefined || MEMORY_TYPE_WORDS.has(after)) return false;
   // 'Laptop' makes a laptop card of a GPU; a chip or CPU in a laptop is the same chip.
   if (after === 'laptop') return key.target.some((entry) => entry.kind === 'gpu');
   if (PRODUCT_SUFFIXES.has(after) || siblingWords.get(own.join(' '))?.has(after)) return true;
-  if (/^[a-z]$/.test(after) && /^\d{3,}$/.test(own[own.length - 1]!)) return true;
+  const last = own[own.length - 1]!;
+  if (/^[a-z]$/.test(after) && /^\d{3,}$/.test(last)) return true;
+  // A CPU's model number takes suffixes of two letters too ('12600KF', '13500HX', '6700HQ').
+  if (/^[a-z]{2}$/.test(after) && /^\d{3,}$/.test(last) && key.target.every((entry) => entry.kind !== 'gpu')) return true;
+  // A revision after a card's name is another card ('RTX 5090 D v2': 24 GB on a narrower bus).
+  if (after === 'v' && key.target.some((entry) => entry.kind === 'gpu')) return true;
+  // A part number after a name without one ('Snapdragon X Elite X1E78100': 'x 1 e 78100') names the same chip.
+  // (A letter, a digit and a long number: 'M-5Y71' is the Core M 5Y71, not an 'M5' with a word.)
+  if (key.anchored && /^[a-z]$/.test(after) && /^\d/.test(rest[1] ?? '') && rest.slice(2, 4).some((word) => /^\d{3,}$/.test(word)))
+    return false;
   // A name without a model number followed by a word of its own is a name not catalogued ('M4 Mega').
   return key.anchored && /^[a-z]+$/.test(after);
 }
@@ -445,9 +480,13 @@ function makesAnotherProduct(key: Key, own: string[], after: string | undefined)
 export function resolveName(text: string, kinds: readonly Kind[]): Resolved | null {
   const read = readText(text);
   const matches: Match[] = [];
+  /** Parts no catalogue name was found in. */
+  const unnamed: string[][] = [];
   let offset = 0;
   for (const words of read.parts) {
-    matches.push(...matchesIn(words, offset, kinds));
+    const found = matchesIn(words, offset, kinds);
+    matches.push(...found);
+    if (found.length === 0) unnamed.push(words);
     offset += words.length + 1;
   }
   const longest = matches.filter(
@@ -457,6 +496,14 @@ export function resolveName(text: string, kinds: readonly Kind[]): Resolved | nu
           other !== match && other.length > match.length && other.at <= match.at && other.at + other.length >= match.at + match.length,
       ),
   );
+  // A CPU model the catalogue does not list, beside the integrated graphics it carries
+  // ('Ryzen 7 8745H with Radeon 780M Graphics'): the graphics name is shared by every chip
+  // that carries it and only says the family; the model number says which, read from its
+  // family's numbering (which takes the generation's fastest memory, so no bound is lowered).
+  if (kinds.includes('cpu') && longest.length > 0 && longest.every((match) => match.target.length > 1)) {
+    const cpu = cpuByFamily(unnamed);
+    if (cpu) return { entries: [{ kind: 'cpu', spec: cpu }], memoryGb: read.memoryGb, cores: read.cores };
+  }
   let agreed: Entry[] | null = null;
   for (const match of longest) {
     agreed = agreed === null ? match.target : agreed.filter((entry) => match.target.some((other) => other.spec === entry.spec));

@@ -364,6 +364,9 @@ describe('multi-GPU: bandwidth adds up only over a tensor split', () => {
     expect(memoryBandwidthUpperBoundOf(named, { engineName: 'vllm' })).to.equal(2 * 936);
     expect(memoryBandwidthUpperBoundOf(named, { engineName: 'ollama' })).to.equal(936);
     expect(memoryBandwidthOf(named)).to.equal(936);
+    // Written with '*' or glued to the name (arc53/llm-price-compass#6, vllm-project/vllm#12717).
+    expect(memoryBandwidthUpperBoundOf({ hwClass: 'DISCRETE_GPU', gpuName: '2 * A10G (24GB)' }, { engineName: 'vllm' })).to.equal(2 * 600);
+    expect(memoryBandwidthOf({ hwClass: 'DISCRETE_GPU', gpuName: '2xGH200' })).to.not.equal(null);
   });
 
   it('counts every card when the caller gives no engine', () => {
