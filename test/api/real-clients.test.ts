@@ -121,6 +121,93 @@ describe('Real clients, revision 3: speed tests and accounts', () => {
       expect((await poll(code.body.device_code)).body, 'single use').to.deep.equal({ error: 'invalid_grant' });
     });
 
+    // `lmx auth login` of the Go CLI (cmd/lmx): it posts {} with JSON headers and no key, reads
+    // the camelCase names, polls with { deviceCode } alone, keeps waiting on a 4xx whose error is
+    // authorization_pending, and saves `key`.
+    const goCliPoll = (deviceCode: string) =>
+      request(ctx.app).post('/api/auth/device/token').set('Content-Type', 'application/json').send({ deviceCode });
+
+    it('lmx auth login (Go CLI): camelCase codes, a { deviceCode } poll, `key` in the answer; whoami with it', async () => {
+      const code = await request(ctx.app).post('/api/auth/device/code').set('Content-Type', 'application/json').send({});
+      expect(code.status, JSON.stringify(code.body)).to.equal(200);
+      expect(code.body).to.include({
+        deviceCode: code.body.device_code,
+        userCode: code.body.user_code,
+        verificationUri: code.body.verification_uri,
+        verificationUriComplete: code.body.verification_uri_complete,
+        expiresIn: 600,
+      });
+      expect(code.body.verificationUri).to.match(/\/device$/);
+
+      const pending = await goCliPoll(code.body.deviceCode);
+      expect(pending.status).to.equal(400);
+      expect(pending.body.error).to.equal('authorization_pending');
+
+      await ada.agent
+        .post('/device')
+        .type('form')
+        .send({ _csrf: ada.csrf, user_code: code.body.userCode, decision: 'approve' })
+        .expect(200);
+      ctx.clock.advance(6_000);
+      const token = await goCliPoll(code.body.deviceCode);
+      expect(token.status, JSON.stringify(token.body)).to.equal(200);
+      expect(token.body.key).to.match(/^bhk_/);
+      expect(token.body.access_token, 'the RFC name carries the same key').to.equal(token.body.key);
+      const whoami = await request(ctx.app).get('/api/user').set('Authorization', `Bearer ${token.body.key}`).expect(200);
+      expect(whoami.body.username).to.equal(ada.username);
+      const keys = await ada.agent.get('/api/keys').expect(200);
+      expect(keys.body.map((k: Body) => k.name)).to.include(
+        `command-line client (device login ${ctx.clock.now().toISOString().slice(0, 10)})`,
+      );
+
+      const late = await request(ctx.app).post('/api/auth/device/code').send({}).expect(200);
+      ctx.clock.advance(601_000);
+      expect((await goCliPoll(late.body.deviceCode)).body).to.deep.equal({ error: 'expired_token' });
+    });
+
+    it('takes grant_type out only in the { deviceCode } form; a wrong grant_type stays a 400', async () => {
+      const fieldErrors = async (body: Body) => {
+        const res = await request(ctx.app).post('/api/auth/device/token').send(body);
+        expect(res.status, JSON.stringify(res.body)).to.equal(400);
+        return res.body.details.fieldErrors;
+      };
+      expect(await fieldErrors({ device_code: 'x' })).to.deep.equal({ grant_type: ['Required'] });
+      expect(await fieldErrors({ deviceCode: 'x', grant_type: 'password' })).to.have.keys('grant_type');
+      expect(await fieldErrors({ deviceCode: 'x', device_code: 'x', grant_type: DEVICE_GRANT })).to.have.keys('deviceCode');
+      expect(await fieldErrors({})).to.deep.equal({ device_code: ['Required'] });
+      // An unknown code in either form is the RFC's invalid_grant.
+      expect((await goCliPoll('no-such-code')).body).to.deep.equal({ error: 'invalid_grant' });
+    });
+
+    it('answers a full account with 409 key_limit_exceeded, which the Go CLI recognises; the login stays approved', async () => {
+      const kim = await account(ctx, 'kim');
+      await ctx.db('api_keys').insert(
+        Array.from({ length: 9 }, (_, i) => ({
+          user_id: kim.id,
+          name: `filler ${i}`,
+          prefix: 'bhk_fill',
+          key_hash: sha256(`filler-${kim.id}-${i}`),
+        })),
+      );
+      const code = await request(ctx.app).post('/api/auth/device/code').send({}).expect(200);
+      await kim.agent
+        .post('/device')
+        .type('form')
+        .send({ _csrf: kim.csrf, user_code: code.body.userCode, decision: 'approve' })
+        .expect(200);
+      const full = await goCliPoll(code.body.deviceCode);
+      expect(full.status).to.equal(409);
+      expect(full.body.error).to.equal('key_limit_exceeded');
+      expect(full.body.error_description).to.match(/API key limit reached \(10\).*revoke one/);
+      await ctx.db('api_keys').where({ user_id: kim.id, name: 'filler 0' }).update({ revoked_at: ctx.clock.now() });
+      ctx.clock.advance(6_000);
+      const token = await goCliPoll(code.body.deviceCode);
+      expect(token.status, JSON.stringify(token.body)).to.equal(200);
+      expect((await request(ctx.app).get('/api/user').set('Authorization', `Bearer ${token.body.key}`).expect(200)).body.username).to.equal(
+        kim.username,
+      );
+    });
+
     it('llm-bench login: prints the address and code, polls, and saves the key it is given', async function () {
       this.timeout(30_000);
       const server = ctx.app.listen(0, '127.0.0.1');
