@@ -827,6 +827,31 @@ describe('Real clients, revision 3: the Go CLI (lmx) replayed', () => {
     expect(res.body.hardware).to.include({ gpuName: 'NVIDIA GeForce RTX 4090', gpuCount: 2, vramGb: 24, totalVramGb: 48 });
   });
 
+  it('speed-test submissions edit: PATCH /api/runs/{id} with flat fields edits single engine flags', async () => {
+    ctx.clock.advance(2 * 60_000);
+    const stored = await request(ctx.app).post('/api/benchmarks').set(jsonWrite(ada)).send(localLlamaBench()).expect(201);
+    const edit = (body: Body, who = ada) => request(ctx.app).patch(`/api/runs/${stored.body.id}`).set(jsonWrite(who)).send(body);
+    const edited = await edit({ tensorParallel: 2, prefixCaching: false, notes: 'corrected' });
+    expect(edited.status, JSON.stringify(edited.body)).to.equal(200);
+    expect(edited.body.notes).to.equal('corrected');
+    expect(edited.body.engineFlags).to.deep.include({
+      commandSnippet: localLlamaBench().engineFlags.commandSnippet,
+      warmup: 'llama-bench-default',
+      tensorParallel: 2,
+      prefixCaching: false,
+    });
+    const dropped = await edit({ warmup: null }).expect(200);
+    expect(dropped.body.engineFlags).not.to.have.property('warmup');
+    expect(dropped.body.engineFlags).to.include({ tensorParallel: 2 });
+
+    const unknown = await edit({ tensorParalel: 2 });
+    expect(unknown.status).to.equal(400);
+    expect(unknown.body.details.fieldErrors).to.have.keys('tensorParalel');
+    expect((await edit({ tensorParallel: 0 })).body.details.fieldErrors).to.have.keys('tensorParallel');
+    const bob = await account(ctx, 'bob');
+    expect((await edit({ notes: 'mine now' }, bob)).status, "another user's run").to.equal(404);
+  });
+
   it('refuses a warmup that is neither a count nor a short label', async () => {
     const res = await request(ctx.app)
       .post('/api/benchmarks/dry-run')

@@ -437,6 +437,35 @@ function buildCorrectionSchema(profile: RevisionProfile) {
 
 export const speedTestCorrectionSchema = perRevision(buildCorrectionSchema);
 
+/**
+ * The flat form of a correction (PATCH /api/runs/{id}, as the LocalMaxxing Go CLI's
+ * `speed-test submissions edit` sends it): the correction's fields and each engine flag side
+ * by side. A flag given changes that flag alone (`null` drops it); the others stay.
+ */
+function buildFlatCorrectionSchema(profile: RevisionProfile) {
+  const { engineFlags: _whole, ...fields } = speedTestCorrectionSchema(profile).shape as Record<string, z.ZodType>;
+  const gated = new Set<string>(profile.speedTests.engineFlagFieldsUnavailable);
+  const flagNames = Object.keys(engineFlagsSchema(profile).shape);
+  const flags = Object.entries(engineFlagsSchema(profile).shape).map(([flag, schema]: [string, z.ZodType]) => [
+    flag,
+    gated.has(flag) ? schema : (schema as z.ZodOptional<z.ZodType>).unwrap().nullable().optional(),
+  ]);
+  return z
+    .strictObject({ ...fields, ...Object.fromEntries(flags) } as Record<string, z.ZodType>)
+    .meta({
+      description:
+        'Any subset of the correction fields (hardware as a whole) and of the engine flags, flat: each flag given replaces that flag alone, null drops it, the other stored flags stay. The merged run is validated exactly as a submission.',
+    })
+    .transform((body) => {
+      const correction: Record<string, unknown> = {};
+      const engineFlagChanges: Record<string, unknown> = {};
+      for (const [field, value] of Object.entries(body)) (flagNames.includes(field) ? engineFlagChanges : correction)[field] = value;
+      return { correction, engineFlagChanges };
+    });
+}
+
+export const speedTestFlatCorrectionSchema = perRevision(buildFlatCorrectionSchema);
+
 /** Engine flags alone, to re-check the merge of explicit and parsed flags against the bounds. */
 export function engineFlagsSchema(profile: RevisionProfile) {
   return speedTestSubmissionSchema(profile).shape.engineFlags.unwrap();
