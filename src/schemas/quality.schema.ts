@@ -398,6 +398,13 @@ const artifactSchema = z.strictObject({
   judgeRationale: z.string({ error: 'Must be a string' }).max(QUALITY_LIMITS.artifactText).nullable().optional(),
   latencyMs: z.number({ error: 'Must be a number' }).finite().min(0, 'Must be at least 0').nullable().optional(),
   error: z.string({ error: 'Must be a string' }).max(4000).nullable().optional(),
+  // The LocalMaxxing Go CLI sends the answer it extracted; the score is what counts, so it is not kept.
+  extractedAnswer: z
+    .string({ error: 'Must be a string' })
+    .max(QUALITY_LIMITS.artifactText)
+    .nullable()
+    .optional()
+    .meta({ description: 'The answer the client extracted from `response` (accepted, not stored)' }),
 });
 export type Artifact = z.output<typeof artifactSchema>;
 

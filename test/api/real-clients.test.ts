@@ -918,6 +918,8 @@ describe('Real clients, revision 3: the Go CLI (lmx) replayed', () => {
           question: 'What is 2 + 2?',
           prompt: 'Q: What is 2 + 2?\nA:',
           response: '4',
+          // Set when the task has answerExtraction (scoreCustomEvalItem).
+          extractedAnswer: '4',
           score: 1,
           latencyMs: 120,
         },
