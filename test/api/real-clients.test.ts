@@ -989,6 +989,31 @@ describe('Real clients, revision 3: the Go CLI (lmx) replayed', () => {
     expect(completed.body.object).to.include({ key: upload.body.key, uploaded: true });
   });
 
+  it('out of contract: eval shard and eval terminal publish answer 404 or 400 in the contract error shape', async () => {
+    const shard = await request(ctx.app).get('/api/evals/gsm8k/shard?questions=200').set(authedRead(ada));
+    const coverage = await request(ctx.app).get(`/api/evals/gsm8k/coverage?hfId=${fakeHubModels.dense}&harnessKey=x`).set(authedRead(ada));
+    const submit = await request(ctx.app).post('/api/evals/gsm8k/submit').set(jsonWrite(ada)).send({ shardIndex: 1, results: [] });
+    const importDry = await request(ctx.app).post('/api/benchmarks/import/dry-run').set(jsonWrite(ada)).send({ slug: 'tb', jsonl: '' });
+    for (const [label, res] of Object.entries({ shard, coverage, submit, importDry })) {
+      expect(res.status, label).to.equal(404);
+      expect(res.body.error).to.be.a('string');
+    }
+    const kind = await request(ctx.app)
+      .post('/api/benchmarks/storage/upload-url')
+      .set(jsonWrite(ada))
+      .send({
+        kind: 'suite-dataset',
+        filename: 'd.jsonl',
+        contentType: 'application/x-ndjson',
+        format: 'jsonl',
+        byteSize: 10,
+        sha256: sha256('x'),
+        itemCount: 1,
+      });
+    expect(kind.status).to.equal(400);
+    expect(kind.body.details.fieldErrors).to.have.keys('kind');
+  });
+
   it('lmx setups and lmx auth keys with a key: 403, keys and setups are session-only by the spec', async () => {
     for (const [method, path] of [
       ['get', '/api/setups'],
