@@ -124,7 +124,7 @@ export type RevisionGatedSubmissionField =
   | 'hardwareCost';
 
 /** Engine flags that only some revisions accept. */
-export type RevisionGatedEngineFlag = 'specDraftWindowSize' | (typeof SPEC_COUNTER_FLAGS)[number];
+export type RevisionGatedEngineFlag = 'specDraftWindowSize' | 'warmup' | (typeof SPEC_COUNTER_FLAGS)[number];
 
 /** Speed-test runs: submission, dry-run, the results list and the leaderboard. */
 export interface SpeedTestRules {
@@ -255,8 +255,11 @@ const revision3OnlySubmissionFields = [
   ...EVIDENCE_FIELDS,
 ] as const satisfies readonly RevisionGatedSubmissionField[];
 
-/** Engine flags of revision 3 alone: speculative decoding's window and its measured counters. */
-const revision3OnlyEngineFlags: RevisionGatedEngineFlag[] = ['specDraftWindowSize', ...SPEC_COUNTER_FLAGS];
+/**
+ * Engine flags of revision 3 alone: speculative decoding's window and its measured counters,
+ * and the warm-up the measurement did (the LocalMaxxing Go CLI sends it with every run).
+ */
+const revision3OnlyEngineFlags: RevisionGatedEngineFlag[] = ['specDraftWindowSize', 'warmup', ...SPEC_COUNTER_FLAGS];
 
 /** Stored fields derived from a submission field: a revision without the field answers neither. */
 const DERIVED_RUN_FIELDS: Readonly<Partial<Record<RevisionGatedSubmissionField, readonly string[]>>> = {

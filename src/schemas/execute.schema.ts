@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { RevisionProfile } from '../revisions.ts';
 import { perRevision } from './query-params.ts';
 import { QUALITY_LIMITS, TASK_KEY_PATTERN } from './quality.schema.ts';
-import { hardwareSchema, hfIdSchema } from '../runs/submission/speed-test.schema.ts';
-import { text } from './text-fields.ts';
+import { hardwareOrFileSchema, hfIdSchema } from '../runs/submission/speed-test.schema.ts';
+import { blankAsOmitted, text } from './text-fields.ts';
 
 /**
  * The execute request (DECISIONS.md "Execute (server-side evaluation)"): which approved
@@ -47,8 +47,8 @@ function buildExecuteSchema(profile: RevisionProfile) {
       servedModel: text(256).optional(),
       apiKey: text(4096).optional(),
       autoSubmit: z.boolean({ error: 'Must be true or false' }).default(false),
-      hardware: hardwareSchema(profile).optional(),
-      quantization: text(bounds.maxLength.quantization).optional(),
+      hardware: hardwareOrFileSchema(profile).optional(),
+      quantization: blankAsOmitted(bounds.maxLength.quantization),
       modelRevision: text(bounds.maxLength.modelRevision).default('main'),
       notes: z
         .string({ error: 'Must be a string' })

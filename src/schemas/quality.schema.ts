@@ -3,8 +3,8 @@ import { userRegexProblem } from '../lib/quality-scoring.ts';
 import type { RevisionProfile } from '../revisions.ts';
 import { documentedAs } from './json-schema.ts';
 import { perRevision, queryFlag, queryText, wholeNumber } from './query-params.ts';
-import { hardwareSchema, hfIdSchema } from '../runs/submission/speed-test.schema.ts';
-import { expected, text } from './text-fields.ts';
+import { hardwareOrFileSchema, hfIdSchema } from '../runs/submission/speed-test.schema.ts';
+import { blankAsOmitted, expected, text } from './text-fields.ts';
 
 /**
  * Quality evaluations as clients send them (DECISIONS.md "Quality evaluations"): the suite
@@ -398,6 +398,13 @@ const artifactSchema = z.strictObject({
   judgeRationale: z.string({ error: 'Must be a string' }).max(QUALITY_LIMITS.artifactText).nullable().optional(),
   latencyMs: z.number({ error: 'Must be a number' }).finite().min(0, 'Must be at least 0').nullable().optional(),
   error: z.string({ error: 'Must be a string' }).max(4000).nullable().optional(),
+  // The LocalMaxxing Go CLI sends the answer it extracted; the score is what counts, so it is not kept.
+  extractedAnswer: z
+    .string({ error: 'Must be a string' })
+    .max(QUALITY_LIMITS.artifactText)
+    .nullable()
+    .optional()
+    .meta({ description: 'The answer the client extracted from `response` (accepted, not stored)' }),
 });
 export type Artifact = z.output<typeof artifactSchema>;
 
@@ -417,12 +424,12 @@ function buildRunSchema(profile: RevisionProfile) {
       .min(1, 'Required')
       .max(QUALITY_LIMITS.slug.max, `Must be at most ${QUALITY_LIMITS.slug.max} characters`),
     hfId: hfIdSchema(profile),
-    hardware: hardwareSchema(profile),
+    hardware: hardwareOrFileSchema(profile),
     results: z
       .record(z.string(), taskResult, { error: expected('Must be an object mapping each task key to its score') })
       .refine((results) => Object.keys(results).length > 0, 'Give a score for every task of the suite'),
     modelRevision: text(bounds.maxLength.modelRevision).default('main'),
-    quantization: text(bounds.maxLength.quantization).optional(),
+    quantization: blankAsOmitted(bounds.maxLength.quantization),
     quantFormat: text(64).optional(),
     runnerVersion: text(128).optional(),
     runConfig: z.record(z.string(), z.unknown(), { error: 'Must be a JSON object' }).optional(),

@@ -1,5 +1,7 @@
 import { createHash, randomBytes, randomInt } from 'node:crypto';
-import { BadRequest, NotFound, RateLimited } from '../lib/errors.ts';
+import { API_KEYS_PER_ACCOUNT } from '../constants.ts';
+import { BadRequest, Conflict, HttpError, NotFound, RateLimited } from '../lib/errors.ts';
+import { messages } from '../messages.ts';
 import type { ApiKeysService, CreatedApiKey } from './api-keys.service.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { RateLimitService } from './rate-limit.service.ts';
@@ -31,6 +33,18 @@ export type DeviceTokenError = 'authorization_pending' | 'slow_down' | 'access_d
 export class DeviceTokenRefused extends BadRequest {
   constructor(readonly code: DeviceTokenError) {
     super(code);
+  }
+}
+
+/**
+ * The approving account already has its live keys: a 409 whose `error` is a code like the
+ * endpoint's others (the LocalMaxxing Go CLI reads `key_limit_exceeded`), with the text in
+ * `error_description` as RFC 6749 5.2 names it. The login stays approved for a later poll.
+ */
+export class DeviceKeyLimit extends HttpError {
+  static readonly description = `${messages.apiKeyLimit(API_KEYS_PER_ACCOUNT)}: revoke one at /settings/keys, then poll again`;
+  constructor() {
+    super(409, 'key_limit_exceeded', { error_description: DeviceKeyLimit.description });
   }
 }
 
@@ -112,7 +126,7 @@ export function createDeviceLoginsService({
     /**
      * POST /api/auth/device/token: the RFC 8628 error while there is no key to give, or once,
      * after approval, a new API key of the approving person named after the client and the
-     * day (it counts toward the key limit: a full account is a 409 and the login stays approved).
+     * day (it counts toward the key limit: a full account is DeviceKeyLimit and the login stays approved).
      */
     async poll(deviceCode: string): Promise<CreatedApiKey> {
       const now = clock.now();
@@ -140,7 +154,8 @@ export function createDeviceLoginsService({
         return await apiKeys.create(row.user_id!, { name: `${row.client_id} (device login ${day})`.slice(0, 100) });
       } catch (error) {
         await db('device_logins').where({ id: row.id }).update({ status: 'APPROVED' });
-        throw error;
+        // The key limit is the only Conflict creating a key raises.
+        throw error instanceof Conflict ? new DeviceKeyLimit() : error;
       }
     },
   };

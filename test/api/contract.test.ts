@@ -1128,6 +1128,10 @@ const producers: Record<string, Producer> = {
   ...reportProducers,
   ...marketplaceProducers,
 };
+// The flat correction (PATCH /api/runs/{id}) answers as the correction does: its producers, on its own path.
+for (const [key, produce] of Object.entries(producers)) {
+  if (key.startsWith('correctSpeedTest ')) producers[key.replace('correctSpeedTest ', 'correctSpeedTestFlat ')] = produce;
+}
 
 // Every GET counts against the per-address read limit: an app whose limit is one read
 // answers the second with the 429 (before any route, so any path will do).

@@ -121,6 +121,93 @@ describe('Real clients, revision 3: speed tests and accounts', () => {
       expect((await poll(code.body.device_code)).body, 'single use').to.deep.equal({ error: 'invalid_grant' });
     });
 
+    // `lmx auth login` of the Go CLI (cmd/lmx): it posts {} with JSON headers and no key, reads
+    // the camelCase names, polls with { deviceCode } alone, keeps waiting on a 4xx whose error is
+    // authorization_pending, and saves `key`.
+    const goCliPoll = (deviceCode: string) =>
+      request(ctx.app).post('/api/auth/device/token').set('Content-Type', 'application/json').send({ deviceCode });
+
+    it('lmx auth login (Go CLI): camelCase codes, a { deviceCode } poll, `key` in the answer; whoami with it', async () => {
+      const code = await request(ctx.app).post('/api/auth/device/code').set('Content-Type', 'application/json').send({});
+      expect(code.status, JSON.stringify(code.body)).to.equal(200);
+      expect(code.body).to.include({
+        deviceCode: code.body.device_code,
+        userCode: code.body.user_code,
+        verificationUri: code.body.verification_uri,
+        verificationUriComplete: code.body.verification_uri_complete,
+        expiresIn: 600,
+      });
+      expect(code.body.verificationUri).to.match(/\/device$/);
+
+      const pending = await goCliPoll(code.body.deviceCode);
+      expect(pending.status).to.equal(400);
+      expect(pending.body.error).to.equal('authorization_pending');
+
+      await ada.agent
+        .post('/device')
+        .type('form')
+        .send({ _csrf: ada.csrf, user_code: code.body.userCode, decision: 'approve' })
+        .expect(200);
+      ctx.clock.advance(6_000);
+      const token = await goCliPoll(code.body.deviceCode);
+      expect(token.status, JSON.stringify(token.body)).to.equal(200);
+      expect(token.body.key).to.match(/^bhk_/);
+      expect(token.body.access_token, 'the RFC name carries the same key').to.equal(token.body.key);
+      const whoami = await request(ctx.app).get('/api/user').set('Authorization', `Bearer ${token.body.key}`).expect(200);
+      expect(whoami.body.username).to.equal(ada.username);
+      const keys = await ada.agent.get('/api/keys').expect(200);
+      expect(keys.body.map((k: Body) => k.name)).to.include(
+        `command-line client (device login ${ctx.clock.now().toISOString().slice(0, 10)})`,
+      );
+
+      const late = await request(ctx.app).post('/api/auth/device/code').send({}).expect(200);
+      ctx.clock.advance(601_000);
+      expect((await goCliPoll(late.body.deviceCode)).body).to.deep.equal({ error: 'expired_token' });
+    });
+
+    it('takes grant_type out only in the { deviceCode } form; a wrong grant_type stays a 400', async () => {
+      const fieldErrors = async (body: Body) => {
+        const res = await request(ctx.app).post('/api/auth/device/token').send(body);
+        expect(res.status, JSON.stringify(res.body)).to.equal(400);
+        return res.body.details.fieldErrors;
+      };
+      expect(await fieldErrors({ device_code: 'x' })).to.deep.equal({ grant_type: ['Required'] });
+      expect(await fieldErrors({ deviceCode: 'x', grant_type: 'password' })).to.have.keys('grant_type');
+      expect(await fieldErrors({ deviceCode: 'x', device_code: 'x', grant_type: DEVICE_GRANT })).to.have.keys('deviceCode');
+      expect(await fieldErrors({})).to.deep.equal({ device_code: ['Required'] });
+      // An unknown code in either form is the RFC's invalid_grant.
+      expect((await goCliPoll('no-such-code')).body).to.deep.equal({ error: 'invalid_grant' });
+    });
+
+    it('answers a full account with 409 key_limit_exceeded, which the Go CLI recognises; the login stays approved', async () => {
+      const kim = await account(ctx, 'kim');
+      await ctx.db('api_keys').insert(
+        Array.from({ length: 9 }, (_, i) => ({
+          user_id: kim.id,
+          name: `filler ${i}`,
+          prefix: 'bhk_fill',
+          key_hash: sha256(`filler-${kim.id}-${i}`),
+        })),
+      );
+      const code = await request(ctx.app).post('/api/auth/device/code').send({}).expect(200);
+      await kim.agent
+        .post('/device')
+        .type('form')
+        .send({ _csrf: kim.csrf, user_code: code.body.userCode, decision: 'approve' })
+        .expect(200);
+      const full = await goCliPoll(code.body.deviceCode);
+      expect(full.status).to.equal(409);
+      expect(full.body.error).to.equal('key_limit_exceeded');
+      expect(full.body.error_description).to.match(/API key limit reached \(10\).*revoke one/);
+      await ctx.db('api_keys').where({ user_id: kim.id, name: 'filler 0' }).update({ revoked_at: ctx.clock.now() });
+      ctx.clock.advance(6_000);
+      const token = await goCliPoll(code.body.deviceCode);
+      expect(token.status, JSON.stringify(token.body)).to.equal(200);
+      expect((await request(ctx.app).get('/api/user').set('Authorization', `Bearer ${token.body.key}`).expect(200)).body.username).to.equal(
+        kim.username,
+      );
+    });
+
     it('llm-bench login: prints the address and code, polls, and saves the key it is given', async function () {
       this.timeout(30_000);
       const server = ctx.app.listen(0, '127.0.0.1');
@@ -416,6 +503,13 @@ describe('Real clients, revision 2: evidence belongs to revision 3', () => {
     expect(stored.body).not.to.have.property('verifiedRun');
     const dry = await request(ctx.app).post('/api/benchmarks/dry-run').set(jsonWrite(ada)).send(validSubmission()).expect(200);
     expect(dry.body).not.to.have.property('verification');
+    // The Go CLI's engineFlags.warmup is revision 3's too.
+    const warmup = await request(ctx.app)
+      .post('/api/benchmarks/dry-run')
+      .set(jsonWrite(ada))
+      .send(validSubmission({ engineFlags: { commandSnippet: 'llama-bench -m m.gguf', warmup: 'llama-bench-default' } }));
+    expect(warmup.status).to.equal(400);
+    expect(warmup.body.details.fieldErrors['engineFlags.warmup']).to.deep.equal(['Not accepted in API revision 2']);
   });
 });
 
@@ -655,6 +749,304 @@ for (const { revision, root } of QUALITY_REVISIONS) {
     }
   });
 }
+
+/**
+ * The Go CLI (`cmd/lmx` of LottoLottoLotto/localmaxxing-cli): its requests replayed as it
+ * builds them (fetchJSON: JSON body with `Content-Type: application/json`, `Authorization:
+ * Bearer` when a key is known). docs/real-clients.md lists every request it makes and how
+ * this service answers it.
+ */
+describe('Real clients, revision 3: the Go CLI (lmx) replayed', () => {
+  let target: FakeOpenAi;
+  after(() => target?.close());
+  const ctx = useTestApp({ API_REVISION: '3', EXECUTE_ALLOW_HOSTS: '127.0.0.1', EXECUTE_WORKERS: '0' }, { fakeHub: true });
+  let ada: Account;
+
+  before(async () => {
+    target = await startFakeOpenAi({ models: [fakeHubModels.dense], answer: () => '4' });
+    ada = await account(ctx, 'ada');
+  });
+
+  /** What `lmx hardware --out hardware.json` writes on a Linux machine with two cards (nvidia-smi). */
+  const detectedHardware = () => ({
+    hwClass: 'DISCRETE_GPU',
+    cpu: 'AMD Ryzen 9 7950X 16-Core Processor',
+    os: 'linux',
+    cpuThreads: 32,
+    gpuCount: 2,
+    gpus: [
+      { name: 'NVIDIA GeForce RTX 4090', vramGb: 24 },
+      { name: 'NVIDIA GeForce RTX 4090', vramGb: 24 },
+    ],
+    gpuName: 'NVIDIA GeForce RTX 4090',
+    vramGb: 24,
+    totalVramGb: 48,
+  });
+
+  // toBenchmarkSubmit: the listed top-level fields, hardware through normalizeHardwareForSubmit,
+  // engineFlags as commandSnippet plus the known flags (llama-bench's warmup among them).
+  const localLlamaBench = () => ({
+    hfId: fakeHubModels.dense,
+    modelRevision: 'main',
+    engineName: 'llama.cpp',
+    quantization: 'Q4_K_M',
+    backend: 'cuda',
+    promptTokens: 512,
+    outputTokens: 128,
+    ttftMs: 204.8,
+    tokSOut: 95.3,
+    tokSPrefill: 2500.1,
+    tokSTotal: 412.6,
+    hardware: {
+      hwClass: 'DISCRETE_GPU',
+      gpuName: 'NVIDIA GeForce RTX 4090',
+      vramGb: 24,
+      gpuCount: 1,
+      cpu: 'AMD Ryzen 9 7950X 16-Core Processor',
+      os: 'linux',
+    },
+    engineFlags: { commandSnippet: 'llama-bench -m /models/dense-7b.Q4_K_M.gguf -p 512 -n 128', warmup: 'llama-bench-default' },
+  });
+
+  it('lmx benchmark dry-run|submit: the llama-bench payload, engineFlags.warmup included', async () => {
+    const dry = await request(ctx.app).post('/api/benchmarks/dry-run').set(jsonWrite(ada)).send(localLlamaBench());
+    expect(dry.status, JSON.stringify(dry.body)).to.equal(200);
+    expect(dry.body.parsed.engineFlags).to.include({ warmup: 'llama-bench-default' });
+    ctx.clock.advance(2 * 60_000);
+    const stored = await request(ctx.app).post('/api/benchmarks').set(jsonWrite(ada)).send(localLlamaBench());
+    expect(stored.status, JSON.stringify(stored.body)).to.equal(201);
+    const run = await request(ctx.app).get(`/api/speed-tests/${stored.body.id}`).expect(200);
+    expect(run.body.engineFlags).to.include({ warmup: 'llama-bench-default' });
+  });
+
+  it('lmx benchmark submit: a remote endpoint run on two cards (gpus list, a warmup count)', async () => {
+    const hardware = detectedHardware();
+    const remote = {
+      ...localLlamaBench(),
+      promptTokens: 24,
+      outputTokens: 256,
+      tokSPrefill: undefined,
+      ttftMs: 95.2,
+      tokSOut: 88.4,
+      tokSTotal: 80.1,
+      // normalizeHardwareForSubmit with more than one card: the gpus list, no flat fields.
+      hardware: {
+        hwClass: 'DISCRETE_GPU',
+        gpus: hardware.gpus.map((g) => ({ gpuName: g.name, vramGb: g.vramGb })),
+        cpu: hardware.cpu,
+        os: 'linux',
+      },
+      engineFlags: { commandSnippet: `# Remote endpoint: http://10.0.0.5:8080  servedModel: dense`, warmup: 1 },
+    };
+    ctx.clock.advance(2 * 60_000);
+    const res = await request(ctx.app).post('/api/benchmarks').set(jsonWrite(ada)).send(remote);
+    expect(res.status, JSON.stringify(res.body)).to.equal(201);
+    expect(res.body.engineFlags).to.include({ warmup: 1 });
+    expect(res.body.hardware).to.include({ gpuName: 'NVIDIA GeForce RTX 4090', gpuCount: 2, vramGb: 24, totalVramGb: 48 });
+  });
+
+  it('speed-test submissions edit: PATCH /api/runs/{id} with flat fields edits single engine flags', async () => {
+    ctx.clock.advance(2 * 60_000);
+    const stored = await request(ctx.app).post('/api/benchmarks').set(jsonWrite(ada)).send(localLlamaBench()).expect(201);
+    const edit = (body: Body, who = ada) => request(ctx.app).patch(`/api/runs/${stored.body.id}`).set(jsonWrite(who)).send(body);
+    const edited = await edit({ tensorParallel: 2, prefixCaching: false, notes: 'corrected' });
+    expect(edited.status, JSON.stringify(edited.body)).to.equal(200);
+    expect(edited.body.notes).to.equal('corrected');
+    expect(edited.body.engineFlags).to.deep.include({
+      commandSnippet: localLlamaBench().engineFlags.commandSnippet,
+      warmup: 'llama-bench-default',
+      tensorParallel: 2,
+      prefixCaching: false,
+    });
+    const dropped = await edit({ warmup: null }).expect(200);
+    expect(dropped.body.engineFlags).not.to.have.property('warmup');
+    expect(dropped.body.engineFlags).to.include({ tensorParallel: 2 });
+
+    const unknown = await edit({ tensorParalel: 2 });
+    expect(unknown.status).to.equal(400);
+    expect(unknown.body.details.fieldErrors).to.have.keys('tensorParalel');
+    expect((await edit({ tensorParallel: 0 })).body.details.fieldErrors).to.have.keys('tensorParallel');
+    const bob = await account(ctx, 'bob');
+    expect((await edit({ notes: 'mine now' }, bob)).status, "another user's run").to.equal(404);
+  });
+
+  it('refuses a warmup that is neither a count nor a short label', async () => {
+    const res = await request(ctx.app)
+      .post('/api/benchmarks/dry-run')
+      .set(jsonWrite(ada))
+      .send({ ...localLlamaBench(), engineFlags: { commandSnippet: 'llama-bench -m m.gguf', warmup: -1 } });
+    expect(res.status).to.equal(400);
+    expect(res.body.details.fieldErrors).to.have.keys('engineFlags.warmup');
+  });
+
+  it('lmx context and lmx hardware validate: GET /api/agent-context without a key', async () => {
+    const res = await request(ctx.app).get('/api/agent-context').expect(200);
+    // hardware validate checks names against hardwareOptions.discreteGpuNames and .chipVendors when
+    // present; names here are free text resolved to the catalogue, so the lists are not published.
+    expect(res.body.hardwareOptions).to.be.an('object');
+    expect(res.body.hardwareOptions).not.to.have.any.keys('discreteGpuNames', 'chipVendors');
+  });
+
+  it('lmx model search: GET /api/models/search?q=&limit= answers items carrying hfId', async () => {
+    await request(ctx.app).post('/api/benchmarks').set(jsonWrite(ada)).send(localLlamaBench());
+    const res = await request(ctx.app).get(`/api/models/search?q=${encodeURIComponent('dense')}&limit=10`);
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    const items = Array.isArray(res.body) ? res.body : (res.body.models ?? res.body.results ?? res.body.data);
+    expect(items.map((item: Body) => item.hfId ?? item.id ?? item.modelId)).to.include(fakeHubModels.dense);
+  });
+
+  it('lmx eval execute with --quantization and --notes left out (sent as empty strings)', async () => {
+    const suite = customSuite();
+    await registerSuite(ctx, '/api/benchmarks', ada, suite);
+    await approveSuite(ctx, suite.slug);
+    const body = {
+      suiteSlug: suite.slug,
+      model: fakeHubModels.dense,
+      baseUrl: target.url,
+      autoSubmit: false,
+      quantization: '',
+      modelRevision: 'main',
+      notes: '',
+    };
+    const res = await request(ctx.app).post('/api/evals/execute').set(jsonWrite(ada)).send(body);
+    expect(res.status, JSON.stringify(res.body)).to.equal(202);
+    expect(res.body.execution).to.include({ hfId: fakeHubModels.dense });
+  });
+
+  it('lmx eval run --dry-run|--submit with the hardware file lmx hardware writes', async () => {
+    const suite = customSuite();
+    await registerSuite(ctx, '/api/benchmarks', ada, suite);
+    await approveSuite(ctx, suite.slug);
+    // normalizeHardwarePayload renames gpus[].name to gpuName and keeps everything else.
+    const raw = detectedHardware();
+    const hardware = { ...raw, gpus: raw.gpus.map(({ name, ...gpu }) => ({ ...gpu, gpuName: name })) };
+    const payload = {
+      suiteSlug: suite.slug,
+      hfId: fakeHubModels.dense,
+      quantization: 'Q4_K_M',
+      executionMode: 'CUSTOM_LOCAL',
+      judgeMode: 'NONE',
+      runnerVersion: 'localmaxxing-go custom-local',
+      results: { arith: { score: 0.75, nSamples: 4, nShots: 0 }, colours: { score: 0.5, nSamples: 2, nShots: 0 } },
+      artifacts: [
+        {
+          taskKey: 'arith',
+          itemIndex: 0,
+          promptHash: sha256('Q: What is 2 + 2?\nA:'),
+          question: 'What is 2 + 2?',
+          prompt: 'Q: What is 2 + 2?\nA:',
+          response: '4',
+          // Set when the task has answerExtraction (scoreCustomEvalItem).
+          extractedAnswer: '4',
+          score: 1,
+          latencyMs: 120,
+        },
+      ],
+      runConfig: { aggregatePreview: 0.6875 },
+      hardware,
+    };
+    // Without --quantization the client sends it as "".
+    const dry = await request(ctx.app)
+      .post('/api/evals/runs/dry-run')
+      .set(jsonWrite(ada))
+      .send({ ...payload, quantization: '' });
+    expect(dry.status, JSON.stringify(dry.body)).to.equal(200);
+    ctx.clock.advance(6 * 60_000);
+    const stored = await request(ctx.app).post('/api/evals/runs').set(jsonWrite(ada)).send(payload);
+    expect(stored.status, JSON.stringify(stored.body)).to.equal(201);
+    const { details } = await ctx
+      .db('quality_runs as r')
+      .join('hardware_profiles as h', 'h.id', 'r.hardware_id')
+      .where('r.id', stored.body.id)
+      .first('h.details');
+    expect(details).to.include({ gpuName: 'NVIDIA GeForce RTX 4090', gpuCount: 2, vramGb: 24 });
+    expect(details).not.to.have.any.keys('cpuThreads', 'gpus');
+
+    // A file whose flat fields disagree with its cards is refused, not guessed at.
+    const mixed = await request(ctx.app)
+      .post('/api/evals/runs/dry-run')
+      .set(jsonWrite(ada))
+      .send({ ...payload, hardware: { ...hardware, gpuName: 'NVIDIA GeForce RTX 3090' } });
+    expect(mixed.status).to.equal(400);
+    expect(mixed.body.details.fieldErrors).to.have.property('hardware.gpuName');
+  });
+
+  it('lmx eval execute --hardware sends the file as lmx hardware wrote it (gpus[].name)', async () => {
+    const suite = customSuite();
+    await registerSuite(ctx, '/api/benchmarks', ada, suite);
+    await approveSuite(ctx, suite.slug);
+    const body = {
+      suiteSlug: suite.slug,
+      model: fakeHubModels.dense,
+      baseUrl: target.url,
+      autoSubmit: true,
+      quantization: 'Q4_K_M',
+      modelRevision: 'main',
+      notes: '',
+      hardware: detectedHardware(),
+    };
+    const res = await request(ctx.app).post('/api/evals/execute/dry-run').set(jsonWrite(ada)).send(body);
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  });
+
+  it('lmx eval storage upload: complete takes the key string the client picks as storageRef', async () => {
+    const bytes = Buffer.from('{"taskKey":"arith","itemIndex":0}\n');
+    const metadata = {
+      kind: 'artifact',
+      filename: 'traces.jsonl',
+      contentType: 'application/jsonl',
+      format: 'jsonl',
+      byteSize: bytes.length,
+      sha256: sha256(bytes),
+    };
+    const upload = await request(ctx.app).post('/api/evals/storage/upload-url').set(jsonWrite(ada)).send(metadata).expect(200);
+    // firstString(upload, "storageRef", "key"): storageRef is an object, so the client takes `key`.
+    await request(ctx.app).put(pathOf(upload.body.uploadUrl)).set(upload.body.headers).send(bytes).expect(200);
+    const completed = await request(ctx.app).post('/api/evals/storage/complete').set(jsonWrite(ada)).send({ storageRef: upload.body.key });
+    expect(completed.status, JSON.stringify(completed.body)).to.equal(200);
+    expect(completed.body.object).to.include({ key: upload.body.key, uploaded: true });
+  });
+
+  it('out of contract: eval shard and eval terminal publish answer 404 or 400 in the contract error shape', async () => {
+    const shard = await request(ctx.app).get('/api/evals/gsm8k/shard?questions=200').set(authedRead(ada));
+    const coverage = await request(ctx.app).get(`/api/evals/gsm8k/coverage?hfId=${fakeHubModels.dense}&harnessKey=x`).set(authedRead(ada));
+    const submit = await request(ctx.app).post('/api/evals/gsm8k/submit').set(jsonWrite(ada)).send({ shardIndex: 1, results: [] });
+    const importDry = await request(ctx.app).post('/api/benchmarks/import/dry-run').set(jsonWrite(ada)).send({ slug: 'tb', jsonl: '' });
+    for (const [label, res] of Object.entries({ shard, coverage, submit, importDry })) {
+      expect(res.status, label).to.equal(404);
+      expect(res.body.error).to.be.a('string');
+    }
+    const kind = await request(ctx.app)
+      .post('/api/benchmarks/storage/upload-url')
+      .set(jsonWrite(ada))
+      .send({
+        kind: 'suite-dataset',
+        filename: 'd.jsonl',
+        contentType: 'application/x-ndjson',
+        format: 'jsonl',
+        byteSize: 10,
+        sha256: sha256('x'),
+        itemCount: 1,
+      });
+    expect(kind.status).to.equal(400);
+    expect(kind.body.details.fieldErrors).to.have.keys('kind');
+  });
+
+  it('lmx setups and lmx auth keys with a key: 403, keys and setups are session-only by the spec', async () => {
+    for (const [method, path] of [
+      ['get', '/api/setups'],
+      ['get', '/api/keys'],
+      ['post', '/api/keys'],
+    ] as const) {
+      const res = await request(ctx.app)
+        [method](path)
+        .set(jsonWrite(ada))
+        .send(method === 'post' ? { name: 'cli' } : undefined);
+      expect(res.status, `${method} ${path}`).to.equal(403);
+      expect(res.body.error).to.be.a('string');
+    }
+  });
+});
 
 /** supertest's parser for a body kept as bytes. */
 function binaryParser(res: request.Response, done: (error: Error | null, body: Buffer) => void) {

@@ -402,8 +402,15 @@ describe('revision profiles', () => {
       expect(revision3Profile.speedTests.tokSOutRequired).to.equal(true);
     });
 
-    it('specDraftWindowSize and the spec-decoding counters are revision-3 engine flags', () => {
-      const rev3Flags = ['specDraftWindowSize', 'specDraftTokens', 'specAcceptedTokens', 'specAcceptanceRate', 'specMeanAcceptedLength'];
+    it('specDraftWindowSize, warmup and the spec-decoding counters are revision-3 engine flags', () => {
+      const rev3Flags = [
+        'specDraftWindowSize',
+        'warmup',
+        'specDraftTokens',
+        'specAcceptedTokens',
+        'specAcceptanceRate',
+        'specMeanAcceptedLength',
+      ];
       expect(revision1Profile.speedTests.engineFlagFieldsUnavailable).to.deep.equal(rev3Flags);
       expect(revision2Profile.speedTests.engineFlagFieldsUnavailable).to.deep.equal(rev3Flags);
     });

@@ -103,7 +103,9 @@ export async function loginCommand(args: string[], io: Io, options: { pollMs?: n
     }
     if (error === 'access_denied') throw new CliError(EXIT.authenticationFailed, 'The login was denied in the browser.');
     if (error === 'expired_token') break;
-    throw new CliError(EXIT.authenticationFailed, `The leaderboard refused the login: ${error}`);
+    // error_description (RFC 6749 5.2) says what to do, e.g. at the key limit.
+    const description = typeof polled.body.error_description === 'string' ? ` (${polled.body.error_description})` : '';
+    throw new CliError(EXIT.authenticationFailed, `The leaderboard refused the login: ${error}${description}`);
   }
   throw new CliError(EXIT.authenticationFailed, 'The code expired before it was approved: run llm-bench login again.');
 }

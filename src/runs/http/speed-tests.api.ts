@@ -10,7 +10,7 @@ import { submissionHeadersSchema } from '../../schemas/headers.schema.ts';
 import { idParam } from '../../schemas/path-params.schema.ts';
 import { dryRunResponseSchema, runResponseSchemas } from '../../schemas/responses.schema.ts';
 import { ownSpeedTestsQuerySchema, speedTestListQuerySchema } from '../reads/speed-test-query.schema.ts';
-import { speedTestCorrectionSchema, speedTestSubmissionSchema } from '../submission/speed-test.schema.ts';
+import { speedTestCorrectionSchema, speedTestFlatCorrectionSchema, speedTestSubmissionSchema } from '../submission/speed-test.schema.ts';
 import { speedTestJson } from '../run-json.ts';
 import { speedTestListJson } from '../run-json.ts';
 import {
@@ -240,6 +240,49 @@ export const speedTestsApi: ApiResource = {
         },
         async handle({ res, app, params, body, userId }) {
           res.json(await app.services.speedTestOwners.correct(userId(), params.id, body as Record<string, unknown>));
+        },
+      }),
+      operation({
+        operationId: 'correctSpeedTestFlat',
+        route: 'PATCH /api/runs/:id',
+        summary: 'Correct your own run, fields and engine flags flat',
+        description:
+          `The same correction as PATCH ${base}/{id}, in the flat form the LocalMaxxing Go CLI sends: engine flags beside the run's fields ` +
+          '(`{ "tensorParallel": 2, "notes": "…" }`). Each flag given replaces that flag alone and `null` drops it; the stored flags not named stay.',
+        auth: 'key|session',
+        pathParams: ownRunId,
+        body: {
+          component: 'SpeedTestFlatCorrection',
+          schema: speedTestFlatCorrectionSchema(profile),
+          examples: { flags: example('Two engine flags and a note', { tensorParallel: 2, prefixCaching: false, notes: 'corrected' }) },
+        },
+        responses: {
+          200: { description: 'The corrected run.', body: 'OwnSpeedTestRun' },
+          400: badRequest(
+            'The merged run fails validation (see `details`), or the body is not JSON.',
+            { tensorParallel: ['Must be at least 1'] },
+            { malformed: malformedJson },
+          ),
+          404: {
+            description:
+              "No such run among yours (missing, or another user's, which is never revealed), or the corrected `hfId` does not exist on the hub.",
+            body: 'Error',
+            examples: { notFound: example('Unknown run', errorBody(messages.speedTestNotFound)), ...modelNotOnHub.examples },
+          },
+          409: {
+            description: `The run can no longer be corrected (older than ${RUN_CORRECTION_WINDOW_HOURS} hours, rejected or withdrawn), or another correction landed meanwhile.`,
+            body: 'Error',
+            examples: { tooOld: example('Older than the window', errorBody(messages.correctionWindowClosed(RUN_CORRECTION_WINDOW_HOURS))) },
+          },
+          ...metricRuleResponse("The merged run does not meet the revision's metric rule."),
+          503: hubDown,
+        },
+        async handle({ res, app, params, body, userId }) {
+          const { correction, engineFlagChanges } = body as {
+            correction: Record<string, unknown>;
+            engineFlagChanges: Record<string, unknown>;
+          };
+          res.json(await app.services.speedTestOwners.correct(userId(), params.id, correction, engineFlagChanges));
         },
       }),
       operation({

@@ -56,17 +56,23 @@ function assertCorrectable(status: string, createdAt: Date, now: Date): void {
 }
 
 /** The owner's correction over the stored submission: fields given replace the stored ones, `null` drops one. */
+/** `base` with each change applied: a value replaces the field, `null` drops it, `undefined` leaves it. */
+function applyChanges(base: Record<string, unknown>, changes: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...base };
+  for (const [field, value] of Object.entries(changes)) {
+    if (value === undefined) continue;
+    if (value === null) delete merged[field];
+    else merged[field] = value;
+  }
+  return merged;
+}
+
 function mergeCorrection(
   profile: ServiceDeps['profile'],
   stored: Record<string, unknown>,
   correction: Record<string, unknown>,
 ): Record<string, unknown> {
-  const merged: Record<string, unknown> = { ...stored };
-  for (const [field, value] of Object.entries(correction)) {
-    if (value === undefined) continue;
-    if (value === null) delete merged[field];
-    else merged[field] = value;
-  }
+  const merged = applyChanges(stored, correction);
   // An engine's canonical repository was filled in for the old engine, not given: it goes with it.
   const canonical = profile.speedTests.canonicalEngineRepositories as Record<string, string | undefined>;
   if (
@@ -202,10 +208,25 @@ export function createSpeedTestOwnersService(deps: ServiceDeps & Transactional &
      * verdict recomputed, its model's run count moved if the model changed, and the audit
      * entry. The submission window and idempotency keys are not touched.
      */
-    async correct(userId: string, id: string, correction: Record<string, unknown>): Promise<OwnRun> {
+    /**
+     * `engineFlagChanges` (the flat form, PATCH /api/runs/{id}) edits single engine flags of the
+     * stored ones instead of replacing engineFlags as a whole.
+     */
+    async correct(
+      userId: string,
+      id: string,
+      correction: Record<string, unknown>,
+      engineFlagChanges?: Record<string, unknown>,
+    ): Promise<OwnRun> {
       const stored = await storedSubmission(userId, id);
       assertCorrectable(stored.status, stored.createdAt, clock.now());
-      const submission = parseOrThrow(speedTestSubmissionSchema(profile), mergeCorrection(profile, stored.submission, correction));
+      const merged = mergeCorrection(profile, stored.submission, correction);
+      if (engineFlagChanges && Object.keys(engineFlagChanges).length > 0) {
+        const flags = applyChanges((merged.engineFlags as Record<string, unknown> | undefined) ?? {}, engineFlagChanges);
+        if (Object.keys(flags).length > 0) merged.engineFlags = flags;
+        else delete merged.engineFlags;
+      }
+      const submission = parseOrThrow(speedTestSubmissionSchema(profile), merged);
       const { normalised, model } = await validateSubmission(profile, models, submission);
       await writeVisibly(deps, async (trx) => {
         const row = await lockOwnRun(trx, userId, id);

@@ -120,11 +120,21 @@ export function engineFlagFieldSchemas(profile: RevisionProfile) {
   };
 }
 
+/**
+ * The warm-up before the timed requests, as the LocalMaxxing Go CLI reports it: a count of
+ * untimed requests (remote endpoints) or a label (`llama-bench-default`, `disabled`).
+ */
+function warmupFlag() {
+  return z.union([int(0).max(1000, 'Must be at most 1000'), z.string().trim().min(1).max(64)], {
+    error: 'Must be a count of warm-up requests (0-1000) or a label of at most 64 characters',
+  });
+}
+
 /** The engine flags of a submission: every one optional, `revision3` flags gated per revision. */
 function engineFlagsShape(profile: RevisionProfile) {
   const gated = new Set<string>(profile.speedTests.engineFlagFieldsUnavailable);
-  // The spec-decoding counters are measurements of a run, not settings a saved setup keeps.
-  const shape = { ...engineFlagFieldSchemas(profile), ...specCounterFlagSchemas(int, unit, () => nonNegative()) };
+  // The spec-decoding counters and the warm-up are facts of a measurement, not settings a saved setup keeps.
+  const shape = { ...engineFlagFieldSchemas(profile), ...specCounterFlagSchemas(int, unit, () => nonNegative()), warmup: warmupFlag() };
   const entries = Object.entries(shape).map(([key, schema]) => [key, gated.has(key) ? notInRevision(profile.revision) : schema.optional()]);
   return Object.fromEntries(entries) as { [K in keyof typeof shape]: z.ZodOptional<(typeof shape)[K]> };
 }
@@ -209,6 +219,44 @@ export function hardwareSchema(profile: RevisionProfile) {
       return issue.code === 'invalid_union' ? `hwClass must be one of ${hwClasses.join(', ')}` : 'Must be an object';
     },
   });
+}
+
+/**
+ * The file `lmx hardware --out hardware.json` (the LocalMaxxing Go CLI) writes, which its eval
+ * commands send as it is: the cards both as `gpus` (each `name` or `gpuName`, `vramGb`) and as
+ * flat `gpuName`/`vramGb`/`gpuCount` copies of them, plus `totalVramGb` (their sum) and
+ * `cpuThreads`. The copies and the derived sum are dropped and `name` becomes `gpuName`;
+ * anything that disagrees is left for the schema to report.
+ */
+export function fromHardwareFile(value: unknown): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
+  const hw = value as Record<string, unknown>;
+  if (hw.hwClass !== 'DISCRETE_GPU' || !Array.isArray(hw.gpus) || hw.gpus.length === 0) return value;
+  const slots = hw.gpus.map((slot) => {
+    if (!slot || typeof slot !== 'object' || Array.isArray(slot)) return slot;
+    const { name, ...rest } = slot as Record<string, unknown>;
+    return rest.gpuName === undefined && typeof name === 'string' ? { ...rest, gpuName: name } : slot;
+  }) as Record<string, unknown>[];
+  const first = slots[0]!;
+  const cards = slots.reduce((sum, slot) => sum + (typeof slot?.count === 'number' ? slot.count : 1), 0);
+  const vram = slots.reduce((sum, slot) => sum + (typeof slot?.vramGb === 'number' ? slot.vramGb * ((slot.count as number) ?? 1) : NaN), 0);
+  const copies =
+    (hw.gpuName === undefined || hw.gpuName === first?.gpuName) &&
+    (hw.vramGb === undefined || hw.vramGb === first?.vramGb) &&
+    (hw.gpuCount === undefined || hw.gpuCount === cards);
+  if (!copies) return { ...hw, gpus: slots };
+  const { gpuName: _name, vramGb: _vram, gpuCount: _count, totalVramGb, cpuThreads, ...rest } = hw;
+  return {
+    ...rest,
+    gpus: slots,
+    ...(totalVramGb === undefined || Math.abs((totalVramGb as number) - vram) < 0.1 ? {} : { totalVramGb }),
+    ...(cpuThreads === undefined || (Number.isInteger(cpuThreads) && (cpuThreads as number) > 0) ? {} : { cpuThreads }),
+  };
+}
+
+/** The hardware of a quality run or an execution: the submitted hardware, or the `lmx hardware` file. */
+export function hardwareOrFileSchema(profile: RevisionProfile) {
+  return z.preprocess(fromHardwareFile, hardwareSchema(profile));
 }
 
 function hardwareCostItem() {
@@ -388,6 +436,35 @@ function buildCorrectionSchema(profile: RevisionProfile) {
 }
 
 export const speedTestCorrectionSchema = perRevision(buildCorrectionSchema);
+
+/**
+ * The flat form of a correction (PATCH /api/runs/{id}, as the LocalMaxxing Go CLI's
+ * `speed-test submissions edit` sends it): the correction's fields and each engine flag side
+ * by side. A flag given changes that flag alone (`null` drops it); the others stay.
+ */
+function buildFlatCorrectionSchema(profile: RevisionProfile) {
+  const { engineFlags: _whole, ...fields } = speedTestCorrectionSchema(profile).shape as Record<string, z.ZodType>;
+  const gated = new Set<string>(profile.speedTests.engineFlagFieldsUnavailable);
+  const flagNames = Object.keys(engineFlagsSchema(profile).shape);
+  const flags = Object.entries(engineFlagsSchema(profile).shape).map(([flag, schema]: [string, z.ZodType]) => [
+    flag,
+    gated.has(flag) ? schema : (schema as z.ZodOptional<z.ZodType>).unwrap().nullable().optional(),
+  ]);
+  return z
+    .strictObject({ ...fields, ...Object.fromEntries(flags) } as Record<string, z.ZodType>)
+    .meta({
+      description:
+        'Any subset of the correction fields (hardware as a whole) and of the engine flags, flat: each flag given replaces that flag alone, null drops it, the other stored flags stay. The merged run is validated exactly as a submission.',
+    })
+    .transform((body) => {
+      const correction: Record<string, unknown> = {};
+      const engineFlagChanges: Record<string, unknown> = {};
+      for (const [field, value] of Object.entries(body)) (flagNames.includes(field) ? engineFlagChanges : correction)[field] = value;
+      return { correction, engineFlagChanges };
+    });
+}
+
+export const speedTestFlatCorrectionSchema = perRevision(buildFlatCorrectionSchema);
 
 /** Engine flags alone, to re-check the merge of explicit and parsed flags against the bounds. */
 export function engineFlagsSchema(profile: RevisionProfile) {
