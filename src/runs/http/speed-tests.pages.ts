@@ -238,8 +238,11 @@ export function speedTestPagesController({ services, profile, clock, config }: A
     async submit(req: Request, res: Response) {
       // An empty model id or engine comes from the launch command; the form shows which when it comes back.
       const { values, filled: filledFromCommand } = withCommandFields(compactRows(postedValues(req.body)));
+      // A refused submission keeps the saved setup it was filled from chosen in the picker.
+      const setupId = values._setup ?? '';
       const parsed = parseForm(speedTestSubmissionSchema(profile), submissionFromForm(values));
-      if (!parsed.ok) return showForm(req, res, { values, filledFromCommand, ...parsed, message: 'Some fields need attention.' }, 400);
+      if (!parsed.ok)
+        return showForm(req, res, { values, filledFromCommand, setupId, ...parsed, message: 'Some fields need attention.' }, 400);
       try {
         const { run } = await services.speedTests.submit(req.actor!.user.id, parsed.data);
         // A one-time confirmation on the run's page (the session, not the address: a shared link says nothing).
@@ -248,8 +251,8 @@ export function speedTestPagesController({ services, profile, clock, config }: A
       } catch (error) {
         if (!(error instanceof HttpError)) throw error;
         if (error instanceof ValidationFailed)
-          return showForm(req, res, { values, filledFromCommand, ...error.details, message: 'Some fields need attention.' }, 400);
-        await showForm(req, res, { values, filledFromCommand, message: error.message }, error.status);
+          return showForm(req, res, { values, filledFromCommand, setupId, ...error.details, message: 'Some fields need attention.' }, 400);
+        await showForm(req, res, { values, filledFromCommand, setupId, message: error.message }, error.status);
       }
     },
 
