@@ -90,6 +90,7 @@ export function createAppContext(input: AppDepsInput): AppContext {
       execution,
       readIndex: readIndexKeeper ?? noReadIndex,
       publicUrl: deps.config.publicUrl,
+      publicUrlConfigured: deps.config.publicUrlConfigured,
       reportCardRenderer: createReportCardRenderer(deps.profile),
     }),
     documents: apiDocuments(deps.profile),

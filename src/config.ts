@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseAllowHosts } from './lib/target-address.ts';
+import { defaultLogFormat, type LogFormat } from './logger.ts';
 import type { RevisionNumber } from './revisions.ts';
 
 /** Thrown for a bad environment; its message is one line naming the variable. */
@@ -39,6 +40,7 @@ const envSchema = z.object({
   ADMIN_USERNAME: optionalString,
   ADMIN_PASSWORD: optionalString,
   LOG_LEVEL: z.preprocess(emptyToUndefined, z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
+  LOG_FORMAT: z.preprocess(emptyToUndefined, z.enum(['json', 'line'], { error: 'must be json or line' }).optional()),
   TRUST_PROXY: z.preprocess(emptyToUndefined, z.string().default('false')),
   READ_LIMIT_PER_MINUTE: z.preprocess(
     emptyToUndefined,
@@ -98,6 +100,8 @@ export interface Config {
   hubMode: 'online' | 'offline';
   admin: { username: string; password: string } | undefined;
   logLevel: string;
+  /** LOG_FORMAT, or JSON in production and short readable lines elsewhere (src/logger.ts). */
+  logFormat: LogFormat;
   /** Per-address limits on GET requests and on exports; 0 turns one off. */
   readLimits: { perMinute: number; exportsPerHour: number };
   /** Writes (anything but GET, HEAD and OPTIONS) without credentials, per address and minute; 0 is no limit. */
@@ -187,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     hubMode: e.HUB_MODE,
     admin: e.ADMIN_USERNAME && e.ADMIN_PASSWORD ? { username: e.ADMIN_USERNAME, password: e.ADMIN_PASSWORD } : undefined,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT ?? defaultLogFormat(e.NODE_ENV),
     readLimits: { perMinute: e.READ_LIMIT_PER_MINUTE, exportsPerHour: e.EXPORT_LIMIT_PER_HOUR },
     anonymousWritesPerMinute: e.ANONYMOUS_WRITE_LIMIT_PER_MINUTE,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),

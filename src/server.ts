@@ -112,7 +112,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, config.logFormat);
   let running: RunningServer;
   try {
     running = await startServer(config, logger);

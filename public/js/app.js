@@ -82,7 +82,10 @@ function showLiveProblems(check) {
 }
 document.addEventListener('htmx:after:swap', () => {
   const check = document.querySelector('#validation.live-check');
-  if (check?.hasAttribute('data-checked')) showLiveProblems(check);
+  if (!check?.hasAttribute('data-checked')) return;
+  showLiveProblems(check);
+  // The live check now says what is left to fix: the summary of the refused submission would repeat it.
+  document.querySelector('#error-summary')?.remove();
 });
 
 // Repeated rows (other GPUs, purchases): without JavaScript every row shows; here the empty ones

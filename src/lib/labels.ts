@@ -111,3 +111,73 @@ export function engineChoices(engines: readonly string[]): { common: string[]; o
     others: engines.filter((name) => !COMMON_ENGINES.includes(name)).sort((a, b) => a.localeCompare(b)),
   };
 }
+
+/** How a quality run was run, as people say it (the API's codes stay in the API and exports). */
+const EXECUTION_MODE_LABELS: Readonly<Record<string, string>> = {
+  CUSTOM_LOCAL: 'on the submitter’s machine, with the suite’s runner',
+  LM_EVAL_LOCAL: 'on the submitter’s machine, with lm-evaluation-harness',
+  SERVER_EXECUTE: 'by this server, against the submitter’s model server',
+};
+export function executionModeLabel(mode: string): string {
+  return EXECUTION_MODE_LABELS[mode] ?? mode;
+}
+
+const JUDGE_MODE_LABELS: Readonly<Record<string, string>> = {
+  NONE: 'no judge model: scored by the suite’s rule',
+  LOCAL_REPORTED: 'a judge model run by the submitter, scores reported',
+};
+export function judgeModeLabel(mode: string): string {
+  return JUDGE_MODE_LABELS[mode] ?? mode;
+}
+
+const SCORING_METHOD_LABELS: Readonly<Record<string, string>> = {
+  exact_match: 'exact match of the expected answer',
+  f1: 'F1: word overlap with the expected answer',
+  pass_at_k: 'pass@k: the code passes the tests',
+  llm_judge: 'graded by a judge model',
+};
+export function scoringMethodLabel(method: string): string {
+  return SCORING_METHOD_LABELS[method] ?? method;
+}
+
+const AGGREGATION_LABELS: Readonly<Record<string, string>> = {
+  weighted_mean: 'weighted mean',
+  mean: 'mean',
+  min: 'lowest task',
+  max: 'highest task',
+};
+export function aggregationLabel(aggregation: string): string {
+  return AGGREGATION_LABELS[aggregation] ?? aggregation;
+}
+
+/** A run-config setting's name as people say it ('maxNewTokens' -> 'Max new tokens'). */
+const RUN_CONFIG_LABELS: Readonly<Record<string, string>> = {
+  temperature: 'Temperature',
+  topP: 'Top p',
+  fewShot: 'Examples in the prompt (few-shot)',
+  nShots: 'Examples in the prompt (few-shot)',
+  maxNewTokens: 'Max new tokens',
+  seed: 'Seed',
+  concurrency: 'Items sent at once',
+};
+export function settingLabel(name: string): string {
+  if (RUN_CONFIG_LABELS[name]) return RUN_CONFIG_LABELS[name];
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_-]+/g, ' ')
+    .trim()
+    .toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** A setting's value as text: lists joined, objects as "name: value" pairs, nothing as "—". */
+export function settingValue(value: unknown): string {
+  if (value === null || value === undefined || value === '') return '—';
+  if (Array.isArray(value)) return value.map(settingValue).join(', ');
+  if (typeof value === 'object')
+    return Object.entries(value as Record<string, unknown>)
+      .map(([key, item]) => `${settingLabel(key)}: ${settingValue(item)}`)
+      .join('; ');
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  return String(value);
+}

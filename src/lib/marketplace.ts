@@ -1,4 +1,4 @@
-import { normaliseHardwareName } from './hardware-lookup.ts';
+import { type Device, type DeviceFacts, deviceOf } from './hardware-devices.ts';
 
 /**
  * Pure rules of the marketplace: the feed's cursor, and what a listing's proof runs show
@@ -74,27 +74,66 @@ export function runHardwareNames(hardware: Record<string, unknown> | null | unde
   return names;
 }
 
-/**
- * Whether a run ran on the listed hardware: one of its names is the listed name, compared
- * the way the hardware catalogue compares names (case, punctuation, brand words and
- * "RTX4090" vs "RTX 4090" do not matter).
- */
-export function ranOnListedHardware(listedName: string, hardware: Record<string, unknown> | null | undefined): boolean {
-  const listed = normaliseHardwareName(listedName);
-  return listed !== '' && runHardwareNames(hardware).some((name) => normaliseHardwareName(name) === listed);
+/** What a listing says it sells: its class and the name of its GPU, chip or CPU. */
+export interface ListedHardware {
+  hwClass: string;
+  hardwareName: string;
 }
 
-export function summariseProof(runs: readonly ProofRun[], listing: { hardwareName: string; priceUsd: number }): ProofSummary {
+/** The device a listing names, resolved as a run's hardware is (the catalogue's name, or the name as written). */
+export function listedDevice(listing: ListedHardware): Device | null {
+  const name = listing.hardwareName.trim();
+  if (name === '') return null;
+  // The name goes in every field its class reads: a chip's three fields are joined before matching.
+  return deviceOf({ hwClass: listing.hwClass, gpuName: name, chipFamily: name, cpu: name });
+}
+
+/** The devices a run ran on: its device (as its device page names it) and each card of a mixed set. */
+export function runDeviceSlugs(hardware: Record<string, unknown> | null | undefined): string[] {
+  if (!hardware) return [];
+  const slugs = [deviceOf(hardware as unknown as DeviceFacts).slug];
+  if (Array.isArray(hardware.gpus)) {
+    for (const slot of hardware.gpus) {
+      const gpuName = (slot as Record<string, unknown> | null)?.gpuName;
+      if (typeof gpuName === 'string' && gpuName.trim() !== '') slugs.push(deviceOf({ hwClass: 'DISCRETE_GPU', gpuName }).slug);
+    }
+  }
+  return slugs;
+}
+
+/**
+ * Whether a run ran on the listed hardware: the listing's name and the run's hardware resolve
+ * to the same device (the hardware catalogue's entry, so case, brand words and "RTX4090" vs
+ * "RTX 4090" do not matter; a name it does not know compares by its address form).
+ */
+export function ranOnListedHardware(listing: ListedHardware, hardware: Record<string, unknown> | null | undefined): boolean {
+  const device = listedDevice(listing);
+  return device !== null && runDeviceSlugs(hardware).includes(device.slug);
+}
+
+/**
+ * What the proof shows. The best figure is over every proof run; the value (USD per output
+ * tok/s) only over runs on the listed hardware, so a listing is never ranked by a card it
+ * does not sell (null when none of its proof ran on it).
+ */
+export function summariseProof(runs: readonly ProofRun[], listing: ListedHardware & { priceUsd: number }): ProofSummary {
+  const best = fastest(runs);
+  const onListed = runs.filter((run) => ranOnListedHardware(listing, run.hardware));
+  const bestOnListed = fastest(onListed);
+  return {
+    bestTokSOut: best ? (best.tokSOut as number) : null,
+    bestRunId: best?.id ?? null,
+    bestModel: best?.model?.hfId ?? null,
+    usdPerTokSOut: bestOnListed ? Math.round((listing.priceUsd / (bestOnListed.tokSOut as number)) * 100) / 100 : null,
+    matchesListing: runs.length === 0 ? null : onListed.length === runs.length,
+  };
+}
+
+/** The run with the highest positive output tok/s (the first of equals), or null. */
+function fastest(runs: readonly ProofRun[]): ProofRun | null {
   let best: ProofRun | null = null;
   for (const run of runs) {
     if (typeof run.tokSOut === 'number' && run.tokSOut > 0 && (!best || run.tokSOut > (best.tokSOut as number))) best = run;
   }
-  const bestTokSOut = best ? (best.tokSOut as number) : null;
-  return {
-    bestTokSOut,
-    bestRunId: best?.id ?? null,
-    bestModel: best?.model?.hfId ?? null,
-    usdPerTokSOut: bestTokSOut ? Math.round((listing.priceUsd / bestTokSOut) * 100) / 100 : null,
-    matchesListing: runs.length === 0 ? null : runs.every((run) => ranOnListedHardware(listing.hardwareName, run.hardware)),
-  };
+  return best;
 }

@@ -188,6 +188,33 @@ function taskListRule(state: StateCore): void {
   }
 }
 
+/**
+ * A bare address of this service alone in its paragraph (pasted from the address bar; the
+ * parser's option says which are ours) is an embed, as its `[[report-embed:...]]` token is.
+ * Any other bare address stays a link.
+ */
+function bareEmbedRule(state: StateCore): void {
+  const isOwnUrl = (state.env as { isOwnUrl?: (url: URL) => boolean }).isOwnUrl;
+  if (!isOwnUrl) return;
+  const tokens = state.tokens;
+  for (let i = 1; i < tokens.length - 1; i++) {
+    const inline = tokens[i]!;
+    if (inline.type !== 'inline' || tokens[i - 1]!.type !== 'paragraph_open') continue;
+    const meaningful = (inline.children ?? []).filter(
+      (child) => !(child.type === 'text' && child.content.trim() === '') && child.type !== 'softbreak',
+    );
+    const [open, text, close] = meaningful;
+    if (meaningful.length !== 3 || open!.type !== 'link_open' || text!.type !== 'text' || close!.type !== 'link_close') continue;
+    if (open!.markup !== 'linkify' && open!.markup !== 'autolink') continue;
+    const url = decodeEmbedUrl(encodeURIComponent(String(open!.attrGet('href') ?? '')));
+    if (!url || !isOwnUrl(url)) continue;
+    const embed = new state.Token('report_embed', '', 0);
+    embed.meta = { kind: 'embed', url: url.href };
+    embed.content = text!.content;
+    inline.children = [embed];
+  }
+}
+
 /** A token alone in its paragraph is a block (figure, card): the paragraph's tags are dropped around it. */
 function standaloneTokenRule(state: StateCore): void {
   const tokens = state.tokens;
@@ -218,7 +245,8 @@ function createMarkdown() {
   md.core.ruler.after('inline', 'report_task_lists', taskListRule);
   md.core.ruler.after('report_task_lists', 'report_heading_ids', headingIdsRule);
   md.core.ruler.after('report_heading_ids', 'report_alignment', alignmentClassRule);
-  md.core.ruler.after('report_alignment', 'report_standalone_tokens', standaloneTokenRule);
+  md.core.ruler.after('report_alignment', 'report_bare_embeds', bareEmbedRule);
+  md.core.ruler.after('report_bare_embeds', 'report_standalone_tokens', standaloneTokenRule);
 
   const rules = md.renderer.rules;
   const escapeHtml = md.utils.escapeHtml;
@@ -268,9 +296,12 @@ interface RenderEnv {
 
 const markdown = createMarkdown();
 
-/** Parses a report's content: its tokens and what its report tokens point at. */
-export function parseReport(content: string): ParsedReport {
-  const env: Record<string, unknown> = { docId: 'report' };
+/**
+ * Parses a report's content: its tokens and what its report tokens point at. With
+ * `isOwnUrl`, a bare address of this service alone in its paragraph is an embed too.
+ */
+export function parseReport(content: string, options: { isOwnUrl?: (url: URL) => boolean } = {}): ParsedReport {
+  const env: Record<string, unknown> = { docId: 'report', isOwnUrl: options.isOwnUrl };
   const tokens = markdown.parse(content, env);
   const imageIds = new Set<string>();
   const embedUrls = new Set<string>();

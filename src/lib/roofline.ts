@@ -369,11 +369,18 @@ function bitsOfKey(key: string): number | null {
   return null;
 }
 
+/** An engine that quantizes with MLX (mlx, mlx-lm, mlx_lm, ...): its bare "4bit" is MLX's layout. */
+const MLX_ENGINE = /^mlx(?:[\s_-]?lm)?$/i;
+/** A bare width, "4bit" once normalised. */
+const BARE_WIDTH = /^(\d)BIT$/;
+
 /**
  * Effective bits per weight (quantization scales included) for a quantization label,
- * or null when the label is not one this table knows.
+ * or null when the label is not one this table knows. A bare width ("4bit") on an MLX
+ * engine reads as MLX's group-64 layout (4.5 bits, what mlx-lm reports), elsewhere as the
+ * group-128 layout of AWQ/GPTQ (4.125).
  */
-export function bitsPerWeight(quantization: string): number | null {
+export function bitsPerWeight(quantization: string, engineName?: string | null): number | null {
   if (typeof quantization !== 'string') return null;
   const raw = quantization.trim().toUpperCase().replace(/\s+/g, '_');
   // EXL2 / EXL3 and other "<n>bpw" labels: the number given (read before '.' is
@@ -384,7 +391,12 @@ export function bitsPerWeight(quantization: string): number | null {
     return bits > 0 && bits <= 32 ? bits : null;
   }
   const key = normaliseQuantization(quantization).replace(/_(SMALL|MEDIUM|LARGE)$/, (_, word: string) => `_${SIZE_WORDS[word]}`);
-  return key === '' ? null : bitsOfKey(key);
+  if (key === '') return null;
+  if (typeof engineName === 'string' && MLX_ENGINE.test(engineName.trim()) && BARE_WIDTH.test(key)) {
+    const mlx = BY_ALIAS.get(`MLX_${key}`);
+    if (mlx) return mlx.bits;
+  }
+  return bitsOfKey(key);
 }
 
 /** tok/s ceiling for one stream: GB/s over GB read per token. Arguments must be positive. */
@@ -407,6 +419,8 @@ export interface RooflineInput {
   specDecoding?: boolean | null;
   mtpEnabled?: boolean | null;
   quantization: string;
+  /** The engine that ran it: a bare "4bit" on MLX is MLX's layout (`bitsPerWeight`). */
+  engineName?: string | null;
   /** Bits per weight the model's weights are stored in (models.native_bits_per_weight): the label cannot mean more. */
   nativeBitsPerWeight?: number | null;
   /** Total parameters, billions. */
@@ -451,7 +465,7 @@ function cappedBits(labelBits: number | null, nativeBits: number | null | undefi
  * not apply or an input is missing; the bound is still returned when it can be computed.
  */
 export function assessPlausibility(input: RooflineInput): RooflineVerdict {
-  const bits = cappedBits(bitsPerWeight(input.quantization), input.nativeBitsPerWeight);
+  const bits = cappedBits(bitsPerWeight(input.quantization, input.engineName), input.nativeBitsPerWeight);
   // Dense: active = total (an explicit active count, if given, is used: it can only be smaller).
   // MoE: the active count only; total params would make the bound far too low.
   const activeB = input.isMoE ? input.activeParamsB : (input.activeParamsB ?? input.paramsB);
@@ -536,6 +550,7 @@ export const methodology: {
     'Only weight reads are counted. KV-cache and activation reads and compute time are ignored: they can only make the real ceiling lower, so the bound stays an upper limit.',
     'Bits per weight include quantization scale overhead and, where unsure, take the lowest published figure (fewer bits give a higher bound). GGUF k-quants use the lowest whole-file figure across the llama.cpp README tables (Llama 2 7B/13B/70B, Llama 3.1 8B); i-quants use the nominal bpw printed by llama-quantize; AWQ/GPTQ count one fp16 scale per 128 weights and leave out zero points and the fp16 embeddings / lm_head those checkpoints keep.',
     'EXL2 / EXL3 labels of the form "<n>bpw" use n as the bits per weight.',
+    'A bare width ("4bit") on the MLX engine is MLX\'s affine layout at mlx-lm\'s default group size 64 (N + 0.5 bits: 4bit is 4.5, as mlx-lm reports); on any other engine it is the group-128 layout of AWQ/GPTQ (N + 0.125).',
     'Parameter counts include the input embedding table, of which only one row is read per token (tied embeddings are read in full as the output head). For untied models this over-counts bytes per token, typically by under 10% of the parameters, making the bound slightly too low; the per-class factors leave room for this.',
     'MoE models use the parameters a token reads. From the hub\'s config.json: attention (standard or multi-head latent), the routed experts a token is sent to (3 × hidden × expert size each: gate, up, down), shared experts, dense layers, the router and the output head; the input embedding, of which one row is read, is left out. For repos without a usable config.json (GGUF-only, gated) the published figures of the table below are used, and "A3B"-style names count too; when several are known the smallest is used. An MoE without a known active count is not judged: its total count would give a bound far too low.',
     "A model's native format caps the label: the weights cannot be read at more bits than they are stored in. gpt-oss experts stay MXFP4 (4.25 bits) in GGUF files labelled F16, BF16 or Q8_0, and FP8 releases (DeepSeek V3/R1, Kimi K2, MiniMax-M2) are read at 8 bits at most. The native bits come from config.json (quantization_config, MLX quantization) or the table below; a quantization inherits its base's.",

@@ -110,6 +110,8 @@ export function reportFormat(rules: ReportRules) {
         encodedUrlPattern: reportTokenGrammar.embed.urlPattern,
         encoding: 'encodeURIComponent of an absolute http(s) URL without credentials',
         ownPages: ['/runs/{id}', '/models/{org}/{model}', '/hardware/{id}', '/?<leaderboard filters>', '/api/leaderboard?<filters>'],
+        bareAddress:
+          "an address of this service alone in its paragraph, as pasted (no token), is an embed too: PUBLIC_URL's origin, and without PUBLIC_URL also http://localhost, 127.0.0.1 or [::1] at any port (the agent-context's base URL there); any other bare address stays a link",
       },
       malformed: 'a token that does not match its grammar is shown as the text it is',
       block: 'a token alone in its paragraph becomes a figure or card; inside a sentence an image stays inline and an embed becomes a link',

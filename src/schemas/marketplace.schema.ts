@@ -127,7 +127,10 @@ const proofSummary = z
     bestTokSOut: z.number().nullable().meta({ description: 'The best output tok/s among the proof runs' }),
     bestRunId: z.uuid().nullable(),
     bestModel: z.string().nullable().meta({ description: 'hfId of the best proof run\u2019s model' }),
-    usdPerTokSOut: z.number().nullable().meta({ description: 'priceUsd / bestTokSOut: dollars per output token per second' }),
+    usdPerTokSOut: z.number().nullable().meta({
+      description:
+        'priceUsd / the best output tok/s among the proof runs that ran on the listed hardware (the same device): dollars per output token per second; null when none did, and such listings sort last by value',
+    }),
     matchesListing: z
       .boolean()
       .nullable()

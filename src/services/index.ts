@@ -107,7 +107,7 @@ export function createCoreServices(deps: ServiceDeps) {
  * cards' renderer) is built in the web layer and passed in here, so no service imports upwards.
  */
 export function createServices(
-  deps: ServiceDeps & { execution: ExecutionDeps; publicUrl: string; reportCardRenderer: ReportCardRenderer },
+  deps: ServiceDeps & { execution: ExecutionDeps; publicUrl: string; publicUrlConfigured: boolean; reportCardRenderer: ReportCardRenderer },
 ) {
   const core = createCoreServices(deps);
   const { leaderboard, models, rateLimits, reads, withTransaction } = core;

@@ -123,10 +123,6 @@ const lockListingWrites = (trx: Knex.Transaction) => trx.raw('select marketplace
 
 const UPDATED_AT_TEXT = `to_char(l.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as updated_at_text`;
 
-/** The best approved proof run's output tok/s of listing `l` (null without one). */
-const BEST_TOK_S_OUT = `(select max(r.tok_s_out) from marketplace_listing_runs lr join speed_test_runs r on r.id = lr.run_id
-  where lr.listing_id = l.id and r.status = 'APPROVED' and r.user_id = l.seller_id)`;
-
 function listingRows(db: Knex) {
   return db('marketplace_listings as l')
     .join('users as u', 'u.id', 'l.seller_id')
@@ -196,7 +192,7 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
         images: imagesOf.get(row.id) ?? [],
         benchmarkRunIds: runs.map((run) => run.id),
         benchmarkRuns: runs,
-        proof: summariseProof(runs as unknown as ProofRun[], { hardwareName: row.hardware_name, priceUsd }),
+        proof: summariseProof(runs as unknown as ProofRun[], { hwClass: row.hw_class, hardwareName: row.hardware_name, priceUsd }),
         listingUrl: row.listing_url,
         contactUrl: row.contact_url,
         createdAt: row.created_at,
@@ -272,6 +268,64 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
       await touch(trx, id, columns(trx));
       return readOne(id, trx);
     });
+  }
+
+  /**
+   * The /marketplace page by value (USD per output tok/s, lowest first). Whether a proof run
+   * ran on the listed hardware is the device rule of src/lib/marketplace.ts, which SQL cannot
+   * apply, so the filtered listings' prices and proof runs' hardware are read (two reads) and
+   * ranked here; listings without a value (no proof on the listed hardware) come last.
+   */
+  async function browseByValue(filter: (q: Knex.QueryBuilder) => void, page: { limit: number; offset: number }) {
+    const candidates = await db('marketplace_listings as l')
+      .modify(filter)
+      .select<{ id: string; price_usd: string; hw_class: string; hardware_name: string }[]>(
+        'l.id',
+        'l.price_usd',
+        'l.hw_class',
+        'l.hardware_name',
+      );
+    const proofRows = candidates.length
+      ? await db('marketplace_listing_runs as lr')
+          .join('marketplace_listings as l', 'l.id', 'lr.listing_id')
+          .join('speed_test_runs as r', 'r.id', 'lr.run_id')
+          .join('hardware_profiles as h', 'h.id', 'r.hardware_id')
+          .whereIn(
+            'lr.listing_id',
+            candidates.map((row) => row.id),
+          )
+          .where('r.status', 'APPROVED')
+          .whereRaw('r.user_id = l.seller_id')
+          .select<{ listing_id: string; run_id: string; tok_s_out: number | null; details: Record<string, unknown> }[]>(
+            'lr.listing_id',
+            'lr.run_id',
+            'r.tok_s_out',
+            'h.details',
+          )
+      : [];
+    const proofOf = new Map<string, ProofRun[]>();
+    for (const row of proofRows) {
+      const list = proofOf.get(row.listing_id) ?? [];
+      list.push({ id: row.run_id, tokSOut: row.tok_s_out, hardware: row.details });
+      proofOf.set(row.listing_id, list);
+    }
+    const ranked = candidates
+      .map((row) => ({
+        id: row.id,
+        value: summariseProof(proofOf.get(row.id) ?? [], {
+          hwClass: row.hw_class,
+          hardwareName: row.hardware_name,
+          priceUsd: Number(row.price_usd),
+        }).usdPerTokSOut,
+      }))
+      .sort(
+        (a, b) => (a.value ?? Number.POSITIVE_INFINITY) - (b.value ?? Number.POSITIVE_INFINITY) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+      );
+    const ids = ranked.slice(page.offset, page.offset + page.limit).map((entry) => entry.id);
+    const rows: ListingRow[] = ids.length ? await listingRows(db).whereIn('l.id', ids) : [];
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const ordered = ids.flatMap((id) => byId.get(id) ?? []);
+    return { listings: await hydrate(ordered), total: candidates.length };
   }
 
   return {
@@ -452,12 +506,11 @@ export function createMarketplaceService(deps: Pick<ServiceDeps, 'db' | 'clock'>
         if (query.priceMin !== undefined) q.where('l.price_usd', '>=', query.priceMin);
         if (query.priceMax !== undefined) q.where('l.price_usd', '<=', query.priceMax);
       };
-      const orders: Record<BrowseSort, string> = {
+      if (query.sort === 'usd_per_tok_s') return browseByValue(filter, query);
+      const orders: Record<Exclude<BrowseSort, 'usd_per_tok_s'>, string> = {
         newest: 'l.published_at desc nulls last, l.id desc',
         price_asc: 'l.price_usd asc, l.id',
         price_desc: 'l.price_usd desc, l.id',
-        // Listings without proof have no figure: last.
-        usd_per_tok_s: `l.price_usd / nullif(${BEST_TOK_S_OUT}, 0) asc nulls last, l.id`,
       };
       const [rows, [{ total }]] = await Promise.all([
         listingRows(db).modify(filter).orderByRaw(orders[query.sort]).limit(query.limit).offset(query.offset),

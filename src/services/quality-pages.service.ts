@@ -55,8 +55,14 @@ export function withUncertainty(run: QualityRun, bestTokSOut: number | null = nu
 const ranked = (row: QualityRunListRow & { best_tok_s_out?: number | null }) =>
   withUncertainty(toQualityRun(row), row.best_tok_s_out ?? null);
 
+/**
+ * A model family without case or separators: GGUF writes `qwen3moe` where config.json writes
+ * `qwen3_moe`, one family (as the leaderboard's modelFamily filter reads them).
+ */
+const SQUASHED_FAMILY = "regexp_replace(lower(m.family), '[^a-z0-9]+', '', 'g')";
+
 function applyFilters(q: Knex.QueryBuilder, filters: SuiteRunFilters): void {
-  if (filters.modelFamily) q.whereRaw('lower(m.family) = lower(?)', [filters.modelFamily]);
+  if (filters.modelFamily) q.whereRaw(`${SQUASHED_FAMILY} = regexp_replace(lower(?), '[^a-z0-9]+', '', 'g')`, [filters.modelFamily]);
   if (filters.quantization) q.whereRaw('lower(r.quantization) = lower(?)', [filters.quantization]);
   if (filters.hwClass) q.where('r.hw_class', filters.hwClass);
 }
@@ -156,13 +162,15 @@ export function createQualityPagesService({ db }: Pick<ServiceDeps, 'db'>) {
     async suiteFacets(suiteId: string): Promise<{ families: string[]; quantizations: string[] }> {
       const approved = { 'r.suite_id': suiteId, 'r.status': 'APPROVED' };
       const [families, quantizations] = await Promise.all([
+        // One option per family whatever its spelling (the filter matches them all).
         db('quality_runs as r')
           .join('models as m', 'm.id', 'r.model_id')
           .where(approved)
           .whereNotNull('m.family')
-          .distinct('m.family')
-          .orderBy('m.family')
-          .pluck('m.family'),
+          .groupByRaw(SQUASHED_FAMILY)
+          .orderByRaw(SQUASHED_FAMILY)
+          .select<{ family: string }[]>(db.raw('min(m.family) as family'))
+          .then((rows) => rows.map((row) => row.family)),
         // One spelling per quantization: they are compared case-insensitively.
         db('quality_runs as r')
           .where(approved)

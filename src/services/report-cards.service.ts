@@ -58,11 +58,17 @@ export interface ReportCardRenderer {
   render(url: string, content: ReportCardContent): string;
 }
 
-/** What the report services need besides the usual deps: the service's own origin (PUBLIC_URL) and the card renderer. */
-export type ReportDeps = ServiceDeps & { publicUrl: string; reportCardRenderer: ReportCardRenderer };
+/**
+ * What the report services need besides the usual deps: the service's own origin (PUBLIC_URL,
+ * and whether it was configured) and the card renderer.
+ */
+export type ReportDeps = ServiceDeps & { publicUrl: string; publicUrlConfigured: boolean; reportCardRenderer: ReportCardRenderer };
+
+/** Host names of this machine: without PUBLIC_URL the service answers on them at any port (the agent-context's base URL). */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 export function createReportCardsService(
-  deps: Pick<ReportDeps, 'db' | 'profile' | 'publicUrl' | 'reportCardRenderer'> & {
+  deps: Pick<ReportDeps, 'db' | 'profile' | 'publicUrl' | 'publicUrlConfigured' | 'reportCardRenderer'> & {
     leaderboard: LeaderboardService;
     models: ModelsService;
     reads: SpeedTestReads;
@@ -70,6 +76,16 @@ export function createReportCardsService(
 ) {
   const { db, profile, publicUrl, reportCardRenderer: renderer, leaderboard, models, reads } = deps;
   const ownOrigin = new URL(publicUrl).origin;
+
+  /**
+   * Whether an address is a page of this service: PUBLIC_URL's origin; without PUBLIC_URL
+   * (development) also this machine's loopback names at any port, which is what the
+   * agent-context gives as its base URL when asked at http://127.0.0.1:<port>.
+   */
+  function isOwnUrl(url: URL): boolean {
+    if (url.origin === ownOrigin) return true;
+    return !deps.publicUrlConfigured && (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOSTS.has(url.hostname);
+  }
 
   const card = (url: URL, content: ReportCardContent, runs: readonly { id: string }[], live: boolean): ReportCard => ({
     html: renderer.render(url.href, content),
@@ -145,7 +161,7 @@ export function createReportCardsService(
 
   /** The card of one embed address, or null when it gets none (it stays a plain link in the text). */
   async function cardOf(url: URL): Promise<ReportCard | null> {
-    if (url.origin === ownOrigin) {
+    if (isOwnUrl(url)) {
       const segments = url.pathname
         .split('/')
         .slice(1)
@@ -165,6 +181,7 @@ export function createReportCardsService(
   }
 
   return {
+    isOwnUrl,
     /** The cards of a report's embed addresses (as `parseReport` lists them). */
     async resolve(urls: readonly string[]): Promise<ReportCards> {
       const cards = new Map<string, string>();

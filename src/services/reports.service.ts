@@ -151,7 +151,7 @@ export function createReportsService(
 
   /** Renders content as the author's report would show it: their images, live cards. */
   async function render(authorId: string, content: string) {
-    const parsed = parseReport(content);
+    const parsed = parseReport(content, { isOwnUrl: cards.isOwnUrl });
     const [images, resolved] = await Promise.all([authorImages(authorId, parsed.imageIds), cards.resolve(parsed.embedUrls)]);
     const statuses =
       resolved.citedRunIds.length > 0 ? await db('speed_test_runs').whereIn('id', resolved.citedRunIds).select('id', 'status') : [];
@@ -261,7 +261,7 @@ export function createReportsService(
       });
     }
     if (fields.content !== undefined) {
-      const parsed = parseReport(fields.content);
+      const parsed = parseReport(fields.content, { isOwnUrl: cards.isOwnUrl });
       const problems = [];
       if (parsed.imageIds.length > rules.imagesMax) problems.push(messages.reportTooManyTokens('image', rules.imagesMax));
       if (parsed.embedUrls.length > rules.embedsMax) problems.push(messages.reportTooManyTokens('embed', rules.embedsMax));

@@ -330,5 +330,13 @@ for (const c of CASES) {
       expect(entry.target_label).to.equal(`${fakeHubModels.dense} by @${owner.username} (${run.id.slice(0, 8)})`);
       expect(entry.reason).to.equal('Changed tokSOut: 42.5 -> 38.2; notes: (none) -> "Measured again"');
     });
+
+    it('audits changes inside the hardware field by field, and a resent hardware in another key order as no change', async () => {
+      const run = await submit(owner);
+      await patch(owner, run.id, { hardware: { vramGb: 24, gpuName: 'NVIDIA GeForce RTX 4090', hwClass: 'DISCRETE_GPU' } }).expect(200);
+      await patch(owner, run.id, { hardware: { vramGb: 48, gpuName: 'NVIDIA GeForce RTX 4090', hwClass: 'DISCRETE_GPU' } }).expect(200);
+      const reasons = (await auditRowsFor(ctx, run.id)).map((row) => row.reason);
+      expect(reasons).to.have.members(['Re-validated; no field changed', 'Changed hardware.vramGb: 24 -> 48']);
+    });
   });
 }

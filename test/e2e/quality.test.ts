@@ -92,6 +92,9 @@ describe('e2e: quality evaluations', () => {
       .locator(`#quality-run-${run.id} .badge`, { hasText: /^approved$/ })
       .first()
       .waitFor();
+    // Approved, it has left the queue: the swapped card offers no Reject (a scripted "first Reject" finds none).
+    expect(await runCard.getByRole('button', { name: 'Reject' }).count()).to.equal(0);
+    expect(await runCard.getByRole('status').innerText()).to.equal('Approved: it has left the queue.');
 
     // Public: the catalogue, the suite page with the run and the chart, the run page, the model page.
     await visitor.goto('/evals');

@@ -99,6 +99,39 @@ describe('e2e: model reports', () => {
     await e2e.screenshot(phone, 'phone');
   });
 
+  it('shows a pasted run address of this service (as the agent-context gives it) as a card, and the run picker inserts a card', async function () {
+    this.timeout(60_000);
+    const page = await e2e.newPage();
+    await e2e.signUp(page);
+    await page.goto(`/reports/new?model=${encodeURIComponent(hfId)}`);
+    const run = await e2e
+      .db('speed_test_runs as r')
+      .join('models as m', 'm.id', 'r.model_id')
+      .where({ 'r.status': 'APPROVED' })
+      .where('m.hf_id', hfId)
+      .first('r.id');
+    // The agent-context's base URL here is the address the server answers on: http://127.0.0.1:<port>.
+    const agentContext = await (await fetch(`${e2e.baseUrl}/api/agent-context`)).text();
+    expect(agentContext).to.include(e2e.baseUrl);
+    const content = page.getByLabel('Content (GitHub Flavored Markdown)');
+    await content.fill(
+      `Fastest so far:\n\n${e2e.baseUrl}/runs/${run.id}\n\nAnd in a sentence: ${e2e.baseUrl}/runs/${run.id} stays a link.\n`,
+    );
+    const preview = page.locator('#report-preview');
+    await preview.locator('.report-card-run').waitFor();
+    expect(await preview.locator('.report-card-run').count()).to.equal(1);
+    expect(await preview.locator(`a.report-embed-link, a[href="${e2e.baseUrl}/runs/${run.id}"]`).count()).to.be.at.least(1);
+
+    // The picker's button puts the run's embed token where the cursor is.
+    await content.fill('');
+    await page
+      .getByRole('button', { name: /^Insert as card/ })
+      .first()
+      .click();
+    expect(await content.inputValue()).to.match(/^\s*\[\[report-embed:[^\]]*%2Fruns%2F[0-9a-f-]{36}\]\]\s*$/);
+    await preview.locator('.report-card-run').waitFor();
+  });
+
   it('renders the XSS corpus inert in the browser: no dialog, no CSP violation, nothing loaded from elsewhere', async function () {
     this.timeout(60_000);
     const page = await e2e.newPage();

@@ -120,4 +120,40 @@ describe('e2e: saved setups fill the submit form', () => {
     expect(await page.locator('#f-hardware-gpus-1-gpuName').inputValue()).to.equal('NVIDIA GeForce RTX 3090');
     expect(await page.locator('#f-hardware-gpus-1-count').isVisible(), 'a filled row shows').to.equal(true);
   });
+
+  it('after a refused submission shows one error banner and keeps the setup chosen in the picker', async () => {
+    const page = await e2e.newPage();
+    await e2e.signUp(page);
+    await page.goto('/settings/setups');
+    const form = page.locator('form.setup-form').last();
+    for (const name of ['First box', 'Second box']) {
+      await saveSetup(
+        page,
+        async () => {
+          await form.getByLabel('Hardware class').selectOption('DISCRETE_GPU');
+          await form.getByLabel('GPU', { exact: true }).fill('NVIDIA GeForce RTX 4090');
+          await form.getByLabel('VRAM per GPU (GB)').fill('24');
+          await form.getByLabel('Engine', { exact: true }).selectOption('llama.cpp');
+        },
+        name,
+      );
+    }
+    await page.goto('/submit');
+    await page.getByLabel('Fill from a saved setup').selectOption({ label: 'Second box' });
+    await page.getByLabel('GPU', { exact: true }).waitFor();
+    const chosen = await page.getByLabel('Fill from a saved setup').inputValue();
+    // No model id and no speed: refused with field problems.
+    await page.getByRole('button', { name: 'Submit run' }).click();
+    await page.waitForLoadState();
+    await page.locator('#error-summary').waitFor();
+    expect(new URL(page.url()).pathname).to.equal('/submit');
+    // Leaving a field runs the live check: it must not add a second list of the same problems.
+    await page.getByLabel('Quantization', { exact: true }).focus();
+    await page.getByLabel('Model id on the hub').focus();
+    await page.waitForTimeout(1200);
+    const banners = await page.locator('main .alert-error:visible').allInnerTexts();
+    expect(banners, banners.join(' | ')).to.have.length(1);
+    expect(await page.getByLabel('Fill from a saved setup').inputValue()).to.equal(chosen);
+    expect(await page.getByLabel('GPU', { exact: true }).inputValue()).to.equal('NVIDIA GeForce RTX 4090');
+  });
 });

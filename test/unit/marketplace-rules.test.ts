@@ -33,6 +33,7 @@ describe('marketplace rules (src/lib/marketplace.ts)', () => {
   });
 
   describe('proof', () => {
+    const gpu = (hardwareName: string) => ({ hwClass: 'DISCRETE_GPU', hardwareName });
     const run = (id: string, tokSOut: number, gpuName: string, hfId = 'org/model') => ({
       id,
       tokSOut,
@@ -42,6 +43,7 @@ describe('marketplace rules (src/lib/marketplace.ts)', () => {
 
     it('takes the best output tok/s and its model, and prices it per tok/s', () => {
       const summary = summariseProof([run('a', 40, 'RTX 4090', 'org/small'), run('b', 80, 'RTX 4090', 'org/big')], {
+        hwClass: 'DISCRETE_GPU',
         hardwareName: 'NVIDIA GeForce RTX 4090',
         priceUsd: 1600,
       });
@@ -50,9 +52,13 @@ describe('marketplace rules (src/lib/marketplace.ts)', () => {
 
     it('matches only when every proof run ran on the listed hardware; nothing to say without runs', () => {
       expect(
-        summariseProof([run('a', 40, 'RTX 4090'), run('b', 50, 'RTX 3090')], { hardwareName: 'RTX 4090', priceUsd: 1 }).matchesListing,
+        summariseProof([run('a', 40, 'RTX 4090'), run('b', 50, 'RTX 3090')], {
+          hwClass: 'DISCRETE_GPU',
+          hardwareName: 'RTX 4090',
+          priceUsd: 1,
+        }).matchesListing,
       ).to.equal(false);
-      expect(summariseProof([], { hardwareName: 'RTX 4090', priceUsd: 1 })).to.deep.equal({
+      expect(summariseProof([], { hwClass: 'DISCRETE_GPU', hardwareName: 'RTX 4090', priceUsd: 1 })).to.deep.equal({
         bestTokSOut: null,
         bestRunId: null,
         bestModel: null,
@@ -61,11 +67,20 @@ describe('marketplace rules (src/lib/marketplace.ts)', () => {
       });
     });
 
-    it('compares hardware names as the catalogue does, across mixed cards, chips and CPUs', () => {
-      expect(ranOnListedHardware('rtx4090', { gpuName: 'NVIDIA GeForce RTX 4090' })).to.equal(true);
-      expect(ranOnListedHardware('RTX 4090', { gpuName: 'RTX 4090 D' })).to.equal(false);
+    it('values a listing only by proof on the listed hardware, and gives no value when none ran on it', () => {
+      const listing = { hwClass: 'DISCRETE_GPU', hardwareName: 'RTX 3090', priceUsd: 800 };
+      // The 4090 run is faster, but the listing sells a 3090: the value is the 3090 run's.
+      const mixed = summariseProof([run('fast', 100, 'RTX 4090'), run('own', 40, 'NVIDIA GeForce RTX 3090')], listing);
+      expect(mixed).to.include({ bestTokSOut: 100, usdPerTokSOut: 20, matchesListing: false });
+      const elsewhere = summariseProof([run('fast', 100, 'RTX 4090')], listing);
+      expect(elsewhere).to.include({ bestTokSOut: 100, usdPerTokSOut: null, matchesListing: false });
+    });
+
+    it('compares hardware as devices, across mixed cards, chips and CPUs', () => {
+      expect(ranOnListedHardware(gpu('rtx4090'), { gpuName: 'NVIDIA GeForce RTX 4090' })).to.equal(true);
+      expect(ranOnListedHardware(gpu('RTX 4090'), { gpuName: 'RTX 4090 D' })).to.equal(false);
       expect(
-        ranOnListedHardware('RTX 3090', {
+        ranOnListedHardware(gpu('RTX 3090'), {
           gpus: [
             { gpuName: 'RTX 4090', count: 1 },
             { gpuName: 'RTX 3090', count: 1 },
@@ -73,10 +88,15 @@ describe('marketplace rules (src/lib/marketplace.ts)', () => {
         }),
       ).to.equal(true);
       expect(
-        ranOnListedHardware('Apple M2 Max', { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M2', chipVariant: 'Max' }),
+        ranOnListedHardware(
+          { hwClass: 'UNIFIED', hardwareName: 'Apple M2 Max' },
+          { hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M2', chipVariant: 'Max' },
+        ),
       ).to.equal(true);
-      expect(ranOnListedHardware('AMD Ryzen 9 7950X', { hwClass: 'CPU_ONLY', cpu: 'Ryzen 9 7950X' })).to.equal(true);
-      expect(ranOnListedHardware('', { gpuName: 'RTX 4090' })).to.equal(false);
+      expect(
+        ranOnListedHardware({ hwClass: 'CPU_ONLY', hardwareName: 'AMD Ryzen 9 7950X' }, { hwClass: 'CPU_ONLY', cpu: 'Ryzen 9 7950X' }),
+      ).to.equal(true);
+      expect(ranOnListedHardware(gpu(''), { gpuName: 'RTX 4090' })).to.equal(false);
       expect(runHardwareNames(null)).to.deep.equal([]);
     });
   });

@@ -85,6 +85,15 @@ describe('Report markdown: the report tokens', () => {
     );
   });
 
+  it('a bare address of this service alone in its paragraph is an embed; others, and one in a sentence, stay links', () => {
+    const isOwnUrl = (url: URL) => url.origin === 'http://127.0.0.1:3000';
+    const run = 'http://127.0.0.1:3000/runs/0f6e2b36-2d6a-4f3c-9a55-4c1e4b1c2d3e';
+    const parsed = parseReport(`${run}\n\n<${run}?x=1>\n\nsee ${run} here\n\nhttps://example.org/runs/1\n`, { isOwnUrl });
+    expect(parsed.embedUrls).to.deep.equal([run, `${run}?x=1`]);
+    // Without the option (what the format's examples and unresolved text use), nothing changes.
+    expect(parseReport(`${run}\n`).embedUrls).to.deep.equal([]);
+  });
+
   it('an embed token alone in its paragraph becomes its card', () => {
     expect(render(`before\n\n${embedToken(EMBED_URL)}\n\nafter`)).to.equal(`<p>before</p>\n${CARD}\n<p>after</p>\n`);
   });

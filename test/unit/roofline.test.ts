@@ -308,6 +308,32 @@ describe('decode-speed roofline', () => {
   });
 
   describe('bitsPerWeight', () => {
+    it("reads a bare width on the MLX engine as mlx-lm's default group of 64 (4bit: 4.5), elsewhere as group 128", () => {
+      for (const engine of ['mlx', 'MLX', 'mlx-lm', 'mlx_lm']) {
+        expect(bitsPerWeight('4bit', engine), engine).to.equal(4.5);
+        expect(bitsPerWeight('4-bit', engine), engine).to.equal(4.5);
+      }
+      expect(bitsPerWeight('8bit', 'mlx')).to.equal(8.5);
+      expect(bitsPerWeight('3bit', 'mlx')).to.equal(3.5);
+      expect(bitsPerWeight('4bit', 'vllm')).to.equal(4.125);
+      expect(bitsPerWeight('4bit')).to.equal(4.125);
+      // Labels that say their format keep it on any engine.
+      expect(bitsPerWeight('Q4_K_M', 'mlx')).to.equal(4.8);
+      expect(bitsPerWeight('AWQ', 'mlx')).to.equal(4.125);
+      // The verdict's bound follows: 8B at 4.5 bits on 1008 GB/s.
+      const input = {
+        tokSOut: 50,
+        batchSize: 1,
+        quantization: '4bit',
+        paramsB: 8,
+        activeParamsB: 8,
+        isMoE: false,
+        memoryBandwidthGBs: 1008,
+      };
+      expect(assessPlausibility({ ...input, engineName: 'mlx' }).boundTokS).to.equal(Math.round((1008 / ((8 * 4.5) / 8)) * 10) / 10);
+      expect(assessPlausibility({ ...input, engineName: 'vllm' }).boundTokS).to.equal(Math.round((1008 / ((8 * 4.125) / 8)) * 10) / 10);
+    });
+
     it('reads the llama.cpp figures, including scale overhead', () => {
       expect(bitsPerWeight('Q4_K_M')).to.equal(4.8);
       expect(bitsPerWeight('Q8_0')).to.equal(8.5);

@@ -124,14 +124,20 @@ describe('the leaderboard page', () => {
       expect(res.text).not.to.match(/>\s*(DISCRETE_GPU|UNIFIED|CPU_ONLY)\s*</);
     });
 
-    it('list common engines first, the rest alphabetically', async () => {
+    it('list the engines with runs (common first, the rest alphabetically), and those without runs apart', async () => {
       const res = await request(ctx.app).get('/').expect(200);
       const select = /<select id="lb-engineName"[\s\S]*?<\/select>/.exec(res.text)![0];
-      const common = [.../<optgroup label="Common">([\s\S]*?)<\/optgroup>/.exec(select)![1]!.matchAll(/value="([^"]+)"/g)].map((m) => m[1]);
-      const others = [.../<optgroup label="Others">([\s\S]*?)<\/optgroup>/.exec(select)![1]!.matchAll(/value="([^"]+)"/g)].map((m) => m[1]);
-      expect(common.slice(0, 3)).to.deep.equal(['llama.cpp', 'ollama', 'vllm']);
-      expect(others).to.deep.equal([...others].sort((a, b) => a!.localeCompare(b!)));
-      expect(others).to.include('atlas');
+      const group = (label: string) =>
+        [...(new RegExp(`<optgroup label="${label}">([\\s\\S]*?)<\\/optgroup>`).exec(select)?.[1] ?? '').matchAll(/value="([^"]+)"/g)].map(
+          (m) => m[1],
+        );
+      // The seeded runs ran on llama.cpp and mlx.
+      expect(group('Common')).to.deep.equal(['llama.cpp', 'mlx']);
+      expect(group('Others')).to.deep.equal([]);
+      const none = group('No runs yet');
+      expect(none.slice(0, 2)).to.deep.equal(['ollama', 'vllm']);
+      expect(none).to.include('atlas').and.not.include('llama.cpp');
+      expect(select).to.include('>vllm (no runs)</option>');
     });
 
     it('show five filters and put the rest behind "More filters", opened when one of them is set', async () => {

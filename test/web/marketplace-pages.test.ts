@@ -119,7 +119,9 @@ describe('marketplace pages', () => {
       benchmarkRunIds: undefined,
       condition: 'FOR_PARTS',
     });
-    for (const id of [cheapFast, noProof]) await form(seller, `/settings/listings/${id}/publish`).expect(303);
+    // Cheaper still, but its proof ran on a 4090 while it sells a 3090: no value, so not first.
+    const otherCard = await createdByForm({ title: 'Cheap other card', price: '50', currency: 'USD', hardwareName: 'RTX 3090' });
+    for (const id of [cheapFast, noProof, otherCard]) await form(seller, `/settings/listings/${id}/publish`).expect(303);
 
     const titles = async (query: string) =>
       [
@@ -128,11 +130,18 @@ describe('marketplace pages', () => {
         ),
       ].map((m) => m[1]);
     expect(await titles('?condition=FOR_PARTS')).to.deep.equal(['No proof card']);
-    expect(await titles('?priceMax=600&sort=price_asc')).to.deep.equal(['No proof card', 'Cheap fast card']);
+    expect(await titles('?priceMax=600&sort=price_asc')).to.deep.equal(['Cheap other card', 'No proof card', 'Cheap fast card']);
     expect(await titles('?hwClass=UNIFIED')).to.deep.equal([]);
     const byValue = await titles('?sort=usd_per_tok_s');
     expect(byValue[0]).to.equal('Cheap fast card');
-    expect(byValue.at(-1)).to.equal('No proof card');
+    expect(byValue.slice(-2)).to.have.members(['No proof card', 'Cheap other card']);
+    const page = (await request(ctx.app).get('/marketplace?sort=usd_per_tok_s').expect(200)).text;
+    const otherCardHtml = page.slice(page.indexOf('Cheap other card'));
+    expect(otherCardHtml.slice(0, otherCardHtml.indexOf('</article>'))).to.include(
+      'Not ranked by USD per tok/s: no proof run ran on a RTX 3090.',
+    );
+    const shown = (await request(ctx.app).get(`/marketplace/${otherCard}`).expect(200)).text;
+    expect(shown).to.include('No USD per output tok/s: no proof run ran on a RTX 3090');
     await request(ctx.app).get('/marketplace?sort=cheapest').expect(400);
     const fragment = await request(ctx.app).get('/marketplace?condition=FOR_PARTS').set('HX-Request', 'true').expect(200);
     expect(fragment.text)

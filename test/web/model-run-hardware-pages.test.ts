@@ -87,6 +87,13 @@ describe('model, run, compare and hardware pages', () => {
       }
       expect(chart('Output speed against context depth')).to.include('at 16,384 tokens deep');
       expect(res.text.match(/<title id="[^"]+">Prefill against decode speed: Dense-7B<\/title>/g)).to.have.length(2);
+      expect(res.text).not.to.include('id="no-depth-data"');
+    });
+
+    it('says "no depth data" instead of drawing an empty depth chart when no run stated its depth', async () => {
+      const res = await request(ctx.app).get(`/models/${fakeHubModels.finetune}`).expect(200);
+      expect(region(res.text, 'no-depth-data')).to.include('No depth data');
+      expect(res.text).not.to.include('Output speed against context depth');
     });
 
     it('counts the model with its finetunes and quantizations under ?scope=tree, figures and table alike', async () => {

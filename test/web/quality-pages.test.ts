@@ -166,8 +166,10 @@ describe('Quality pages (revision 3)', () => {
       expect(res.text).to.include('<h1>Arithmetic and colours <span class="badge badge-ok">official</span></h1>');
       expect(res.text).to.include('<p class="lead">A test suite</p>');
       expect(res.text).to.include('<a href="https://example.org/arith" rel="nofollow noopener noreferrer">');
-      expect(res.text).to.include('<code>exact_match</code>').and.include('<code>weighted_mean</code>');
-      expect(res.text).to.include('<th scope="row"><code>temperature</code></th><td>0</td>');
+      // Methods and settings in words, not the API's codes.
+      expect(res.text).to.include('<td>exact match of the expected answer</td>').and.include('<td>weighted mean over the task weights');
+      expect(res.text).to.not.include('exact_match').and.not.include('weighted_mean');
+      expect(res.text).to.include('<th scope="row">Temperature</th><td>0</td>');
       const arith = /<tr data-task="arith">[\s\S]*?<\/tr>/.exec(res.text)![0];
       expect(arith)
         .to.include('Arithmetic')
@@ -190,7 +192,8 @@ describe('Quality pages (revision 3)', () => {
         .to.include('href="/models/fakeorg/Dense-7B"')
         .and.include('<td>Q4_K_M</td>')
         .and.include('NVIDIA GeForce RTX 4090')
-        .and.include('CUSTOM_LOCAL');
+        .and.include('on the submitter’s machine, with the suite’s runner')
+        .and.not.include('CUSTOM_LOCAL');
       expect(q4).to.match(/<a href="\/evals\/runs\/[^"]+">81\.3 ± \d+(\.\d)?<\/a>/);
       expect(q4).to.include('<td class="num">80</td>');
       // No standard error on every task: the score alone.
@@ -205,6 +208,19 @@ describe('Quality pages (revision 3)', () => {
       expect(await ids('modelFamily=densefam&quantization=Q4_K_M')).to.deep.equal([runs.q4.id, runs.unified.id]);
       const page = await request(ctx.app).get(`/evals/${custom.slug}`).expect(200);
       expect(page.text).to.include('<option value="densefam">densefam</option>').and.include('<option value="Q8_0">Q8_0</option>');
+    });
+
+    it('folds family spellings that differ only in separators (qwen3_moe, qwen3moe) into one option that finds both', async () => {
+      await ctx.db('models').where({ hf_id: fakeHubModels.moeByArchitecture }).update({ family: 'dense_fam' });
+      try {
+        const page = (await request(ctx.app).get(`/evals/${custom.slug}`).expect(200)).text;
+        const options = [...page.matchAll(/<option value="([^"]*)">[^<]*<\/option>/g)].map((m) => m[1]);
+        expect(options.filter((value) => value === 'densefam' || value === 'dense_fam')).to.have.length(1);
+        const ids = leaderboardIds((await request(ctx.app).get(`/evals/${custom.slug}?modelFamily=densefam`).expect(200)).text);
+        expect(ids).to.include(runs.moe.id).and.include(runs.q4.id);
+      } finally {
+        await ctx.db('models').where({ hf_id: fakeHubModels.moeByArchitecture }).update({ family: 'moefam' });
+      }
     });
 
     it('draws one chart point per run with a matching speed test and lists the others', async () => {
@@ -293,6 +309,9 @@ describe('Quality pages (revision 3)', () => {
       expect(arith).to.include('<td class="num">75</td>').and.include('<td class="num">4 of 4</td>');
       expect([...arith.matchAll(/<td class="num">([^<]+)<\/td>/g)].map((m) => m[1])).to.deep.equal(['3', '75', '75', '25', '4 of 4', '0']);
       expect(res.text).to.include(`href="${root}/runs/${runs.q4.id}"`);
+      // How it ran, in words: no API codes.
+      expect(res.text).to.include('<tr><th scope="row">Judge</th><td>no judge model: scored by the suite’s rule</td></tr>');
+      expect(res.text).to.not.include('CUSTOM_LOCAL').and.not.include('>NONE<');
     });
 
     it('pages the traces 20 at a time with the expected and extracted answers', async () => {

@@ -451,7 +451,16 @@ describe('saved setups in the pages', () => {
     it('answers the picker’s htmx request with the form alone, filled from the chosen setup', async () => {
       const res = await carol.agent.get('/submit').query({ setup: laptop.id }).set('HX-Request', 'true').expect(200);
       expect(res.text).not.to.include('<html');
-      expect(res.text.trimStart()).to.match(/^<form class="stack submit-form" method="post" action="\/submit" id="submit-form"/);
+      // The form posts back the setup it was filled from, so a refused submission keeps it chosen in the picker.
+      expect(res.text.trimStart()).to.match(
+        new RegExp(`^<form class="stack submit-form" method="post" action="/submit\\?setup=${laptop.id}" id="submit-form"`),
+      );
+      const refused = await carol.agent
+        .post(`/submit?setup=${laptop.id}`)
+        .type('form')
+        .send({ _csrf: carol.csrf, 'hardware.hwClass': 'UNIFIED' })
+        .expect(400);
+      expect(refused.text).to.match(new RegExp(`<option value="${laptop.id}" selected>Laptop</option>`));
       expect(res.text).to.include('name="hardware.chipVariant"');
       expect(inputValue(res.text, 'hardware.chipVariant')).to.equal('Max');
       expect(inputValue(res.text, 'hardware.unifiedMemoryGb')).to.equal('128');

@@ -30,7 +30,7 @@ const stateKey = (kind: ReviewKind, id: string) => `${kind}-${id}`;
 /**
  * /admin/quality: the queues of pending quality suites, datasets and runs, and the review
  * actions. With htmx an action answers the item's card (or list row) in its new state, or
- * with the error in it; a plain post answers a 303 back to the queue, or the page again with
+ * with the error in it (an approved card says it left the queue and offers no Reject); a plain post answers a 303 back to the queue, or the page again with
  * the error (400 for the notes, 409 for a refused transition).
  */
 export function adminQualityController({ services, profile }: AppContext) {

@@ -59,7 +59,7 @@ function valuesOf(report: Report) {
 }
 
 /** Model reports: the reader's page, the model's list, the editor with its live preview, the author's list, admin unpublishing. */
-export function reportPagesController({ services, profile }: AppContext) {
+export function reportPagesController({ services, profile, config }: AppContext) {
   const { reports } = services;
   const schemas = () => reportSchemas(profile);
 
@@ -81,7 +81,16 @@ export function reportPagesController({ services, profile }: AppContext) {
     render(
       res,
       'pages/reports/edit',
-      { title: data.reportId ? 'Edit report' : 'Write a report', fieldErrors: {}, formErrors: [], rules: schemas().rules, runs, ...data },
+      {
+        title: data.reportId ? 'Edit report' : 'Write a report',
+        fieldErrors: {},
+        formErrors: [],
+        rules: schemas().rules,
+        runs,
+        // The run picker's "insert as card" writes an embed of the run's address on this service.
+        embedBase: config.publicUrl,
+        ...data,
+      },
       status,
     );
   }

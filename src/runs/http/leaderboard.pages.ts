@@ -169,18 +169,22 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
       let errors: ReturnType<typeof pageFieldErrors> = { fields: {}, others: {} };
       let status = 200;
       let figureCount: { with: number; of: number } | undefined;
+      // Engines without approved runs are listed apart in the filter (undefined: not known, all listed alike).
+      let enginesWithRuns: string[] | undefined;
       try {
         const query: LeaderboardQuery = parseOrThrow(leaderboardQuerySchema(profile), apiParams);
         sort = query.sort;
         // The chart shows the top of the filtered set, whatever page is being read.
         const rankedMetric = METRIC_COLUMNS.find((column) => column.sort === query.sort && column.onlyWhenRanked);
-        const [current, top, withFigure] = await Promise.all([
+        const [current, top, withFigure, engines] = await Promise.all([
           services.leaderboard.page(query, { viewerId: req.actor?.user.id ?? null }),
           query.offset === 0 && query.limit >= CHART_RUNS
             ? undefined
             : services.leaderboard.page({ ...query, offset: 0, limit: CHART_RUNS }, { withTotal: false }),
           rankedMetric ? services.leaderboard.withFigure(query) : undefined,
+          services.leaderboard.enginesWithRuns(),
         ]);
+        enginesWithRuns = engines;
         page = { ...current, rows: leaderboardRuns(profile, current) };
         // tok/W and tok/$ rank only the runs that have the figure (most lack its inputs), and say how many do.
         if (rankedMetric && withFigure !== undefined) {
@@ -216,6 +220,7 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
         modelRead,
         machine,
         figureCount,
+        enginesWithRuns,
         queryString,
         view,
         exportHref: `/api/leaderboard?${queryString(apiParams, { format: 'csv', limit: undefined, offset: undefined })}`,

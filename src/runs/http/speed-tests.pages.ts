@@ -103,6 +103,11 @@ export function speedTestPagesController({ services, profile, clock, config }: A
       target.template,
       {
         ...target,
+        // The submit form posts back the saved setup it was filled from: a refused submission shows it still chosen in the picker.
+        formPath:
+          target.formPath === SUBMIT_TARGET.formPath && state.setupId
+            ? `${target.formPath}?setup=${encodeURIComponent(state.setupId)}`
+            : target.formPath,
         values,
         setups: (await services.setups.list(req.actor!.user.id)).setups,
         setupId: state.setupId ?? '',
@@ -238,8 +243,11 @@ export function speedTestPagesController({ services, profile, clock, config }: A
     async submit(req: Request, res: Response) {
       // An empty model id or engine comes from the launch command; the form shows which when it comes back.
       const { values, filled: filledFromCommand } = withCommandFields(compactRows(postedValues(req.body)));
+      // A refused submission keeps the saved setup it was filled from chosen in the picker (the form posts to /submit?setup=<id>).
+      const setupId = typeof req.query.setup === 'string' ? req.query.setup : '';
       const parsed = parseForm(speedTestSubmissionSchema(profile), submissionFromForm(values));
-      if (!parsed.ok) return showForm(req, res, { values, filledFromCommand, ...parsed, message: 'Some fields need attention.' }, 400);
+      if (!parsed.ok)
+        return showForm(req, res, { values, filledFromCommand, setupId, ...parsed, message: 'Some fields need attention.' }, 400);
       try {
         const { run } = await services.speedTests.submit(req.actor!.user.id, parsed.data);
         // A one-time confirmation on the run's page (the session, not the address: a shared link says nothing).
@@ -248,8 +256,8 @@ export function speedTestPagesController({ services, profile, clock, config }: A
       } catch (error) {
         if (!(error instanceof HttpError)) throw error;
         if (error instanceof ValidationFailed)
-          return showForm(req, res, { values, filledFromCommand, ...error.details, message: 'Some fields need attention.' }, 400);
-        await showForm(req, res, { values, filledFromCommand, message: error.message }, error.status);
+          return showForm(req, res, { values, filledFromCommand, setupId, ...error.details, message: 'Some fields need attention.' }, 400);
+        await showForm(req, res, { values, filledFromCommand, setupId, message: error.message }, error.status);
       }
     },
 

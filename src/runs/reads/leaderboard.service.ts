@@ -300,6 +300,9 @@ async function rankedWithFigure(deps: LeaderboardDeps, query: LeaderboardQuery):
 export function createLeaderboardService(deps: LeaderboardDeps) {
   return {
     withFigure: (query: LeaderboardQuery) => rankedWithFigure(deps, query),
+    /** The engines with approved runs (from the count cube, which the writes keep): the filter marks the others. */
+    enginesWithRuns: async (): Promise<string[]> =>
+      deps.db('speed_test_run_cube').groupBy('engine_name').havingRaw('sum(n) > 0').orderBy('engine_name').pluck('engine_name'),
     page: (query: LeaderboardQuery, options?: { withTotal?: boolean; viewerId?: string | null }) => leaderboardPage(deps, query, options),
     rows: (query: LeaderboardQuery) => leaderboardRows(deps, query),
   };

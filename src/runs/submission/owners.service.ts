@@ -1,7 +1,8 @@
 import { RUN_CORRECTION_WINDOW_HOURS } from '../../constants.ts';
 import type { Db } from '../../db/knex.ts';
+import { canonicalJson } from '../../lib/canonical-json.ts';
 import { Conflict, NotFound } from '../../lib/errors.ts';
-import type { NormalisedHardware } from './normalise.ts';
+import { submittedHardware, type NormalisedHardware } from './normalise.ts';
 import { parseOrThrow } from '../../lib/validation.ts';
 import { messages } from '../../messages.ts';
 import { speedTestSubmissionSchema } from './speed-test.schema.ts';
@@ -90,12 +91,34 @@ const shown = (value: unknown) => {
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 };
 
-/** The audit entry's "what changed": each field whose submitted value changed, old -> new. */
+/**
+ * A submission as `path: value` leaves (`hardware.vramGb`, `hardware.gpus[1].count`), so a
+ * change inside an object reads as the field that changed, not as two JSON objects. A list
+ * of plain values is one leaf; null and missing are the same (nothing given).
+ */
+function leavesOf(value: unknown, path: string, into: Map<string, unknown>): Map<string, unknown> {
+  if (value === null || value === undefined) return into;
+  if (Array.isArray(value) && value.some((item) => item !== null && typeof item === 'object')) {
+    value.forEach((item, index) => leavesOf(item, `${path}[${index}]`, into));
+  } else if (!Array.isArray(value) && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) leavesOf(item, path ? `${path}.${key}` : key, into);
+  } else {
+    into.set(path, value);
+  }
+  return into;
+}
+
+/**
+ * The audit entry's "what changed": each submitted value that changed, `field: old -> new`,
+ * compared canonically (the order of an object's keys is not a change).
+ */
 function changesOf(before: Record<string, unknown>, after: Record<string, unknown>): string {
-  const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])];
-  const changed = fields.filter((field) => JSON.stringify(before[field]) !== JSON.stringify(after[field]));
+  const [old, now] = [leavesOf(before, '', new Map()), leavesOf(after, '', new Map())];
+  const changed = [...new Set([...old.keys(), ...now.keys()])].filter(
+    (path) => canonicalJson(old.get(path)) !== canonicalJson(now.get(path)),
+  );
   if (changed.length === 0) return 'Re-validated; no field changed';
-  return `Changed ${changed.map((field) => `${field}: ${shown(before[field])} -> ${shown(after[field])}`).join('; ')}`.slice(0, 2000);
+  return `Changed ${changed.map((path) => `${path}: ${shown(old.get(path))} -> ${shown(now.get(path))}`).join('; ')}`.slice(0, 2000);
 }
 
 /**
@@ -251,7 +274,8 @@ export function createSpeedTestOwnersService(deps: ServiceDeps & Transactional &
             targetKind: 'speed_test_run',
             targetId: id,
             targetLabel: speedTestLabel(row),
-            reason: changesOf(stored.submission, submission),
+            // The hardware as stored (defaults filled in) on both sides: a default is not a change.
+            reason: changesOf(stored.submission, { ...submission, hardware: submittedHardware(normalised.hardware) }),
           },
         );
       });

@@ -43,6 +43,7 @@ export function runVerdict(run: RunForVerdict): RooflineVerdict {
     specDecoding: flags.specDecoding ?? null,
     mtpEnabled: flags.mtpEnabled ?? null,
     quantization: run.quantization,
+    engineName: run.engineName,
     nativeBitsPerWeight: run.model.native_bits_per_weight ?? null,
     paramsB: run.model.params,
     activeParamsB: run.model.active_params,
@@ -76,7 +77,7 @@ export function verdictColumns(verdict: RooflineVerdict) {
  * differently: name matching, a rule, the reason texts. Data changes (the catalogue, the
  * bits table, the factors, the methodology's words) change the fingerprint by themselves.
  */
-export const VERDICT_RULES_REVISION = 3;
+export const VERDICT_RULES_REVISION = 4;
 
 /** What the stored verdicts depend on besides each run's own facts; stored runs are re-judged when it changes. */
 export function verdictRulesFingerprint(): string {

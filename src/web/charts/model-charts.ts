@@ -68,11 +68,16 @@ export function speedVersusContextDepthChart(runs: readonly ChartRun[], subject:
     series: HW_CLASS_SERIES,
     directLabels: directLabels(width),
     data: runs.flatMap((run) =>
-      typeof run.tokSOut === 'number' && typeof run.prefillTokens === 'number' && !notStated(run, 'prefillTokens')
+      statesDepth(run)
         ? [runPoint(run, run.prefillTokens, `${formatNumber(run.tokSOut, 1)} tok/s at ${formatNumber(run.prefillTokens, 0)} tokens deep`)]
         : [],
     ),
   });
+}
+
+/** A run the depth chart can place: its output tok/s and a context depth it stated. */
+function statesDepth(run: ChartRun): run is ChartRun & { tokSOut: number; prefillTokens: number } {
+  return typeof run.tokSOut === 'number' && typeof run.prefillTokens === 'number' && !notStated(run, 'prefillTokens');
 }
 
 /** A model page's charts, all drawn from the same runs (its scope's fastest, fastest first), each for wide screens and phones. */
@@ -82,6 +87,7 @@ export function modelCharts(runs: readonly ChartRun[], subject: string) {
     bars: bothWidths((width) => bestByHardwareChart(best, subject, width)),
     scatter: bothWidths((width) => speedVersusMemoryChart(runs, subject, width)),
     prefillDecode: bothWidths((width) => prefillVersusDecodeChart(runs, subject, width)),
-    contextDepth: bothWidths((width) => speedVersusContextDepthChart(runs, subject, width)),
+    // Not drawn when no run stated a depth: the page says so instead of an empty chart.
+    contextDepth: runs.some(statesDepth) ? bothWidths((width) => speedVersusContextDepthChart(runs, subject, width)) : null,
   };
 }
