@@ -188,6 +188,19 @@ function taskListRule(state: StateCore): void {
   }
 }
 
+/** Each paragraph's inline token, its children that show something (blank text and soft breaks left out) and its paragraph tags. */
+function* paragraphContents(state: StateCore): Generator<{ inline: Token; meaningful: Token[]; open: Token; close: Token }> {
+  const tokens = state.tokens;
+  for (let i = 1; i < tokens.length - 1; i++) {
+    const inline = tokens[i]!;
+    if (inline.type !== 'inline' || tokens[i - 1]!.type !== 'paragraph_open') continue;
+    const meaningful = (inline.children ?? []).filter(
+      (child) => !(child.type === 'text' && child.content.trim() === '') && child.type !== 'softbreak',
+    );
+    yield { inline, meaningful, open: tokens[i - 1]!, close: tokens[i + 1]! };
+  }
+}
+
 /**
  * A bare address of this service alone in its paragraph (pasted from the address bar; the
  * parser's option says which are ours) is an embed, as its `[[report-embed:...]]` token is.
@@ -196,13 +209,7 @@ function taskListRule(state: StateCore): void {
 function bareEmbedRule(state: StateCore): void {
   const isOwnUrl = (state.env as { isOwnUrl?: (url: URL) => boolean }).isOwnUrl;
   if (!isOwnUrl) return;
-  const tokens = state.tokens;
-  for (let i = 1; i < tokens.length - 1; i++) {
-    const inline = tokens[i]!;
-    if (inline.type !== 'inline' || tokens[i - 1]!.type !== 'paragraph_open') continue;
-    const meaningful = (inline.children ?? []).filter(
-      (child) => !(child.type === 'text' && child.content.trim() === '') && child.type !== 'softbreak',
-    );
+  for (const { inline, meaningful } of paragraphContents(state)) {
     const [open, text, close] = meaningful;
     if (meaningful.length !== 3 || open!.type !== 'link_open' || text!.type !== 'text' || close!.type !== 'link_close') continue;
     if (open!.markup !== 'linkify' && open!.markup !== 'autolink') continue;
@@ -217,17 +224,11 @@ function bareEmbedRule(state: StateCore): void {
 
 /** A token alone in its paragraph is a block (figure, card): the paragraph's tags are dropped around it. */
 function standaloneTokenRule(state: StateCore): void {
-  const tokens = state.tokens;
-  for (let i = 1; i < tokens.length - 1; i++) {
-    const inline = tokens[i]!;
-    if (inline.type !== 'inline' || tokens[i - 1]!.type !== 'paragraph_open') continue;
-    const meaningful = (inline.children ?? []).filter(
-      (child) => !(child.type === 'text' && child.content.trim() === '') && child.type !== 'softbreak',
-    );
+  for (const { meaningful, open, close } of paragraphContents(state)) {
     if (meaningful.length !== 1 || !meaningful[0]!.type.startsWith('report_') || meaningful[0]!.type.startsWith('report_task')) continue;
     meaningful[0]!.block = true;
-    tokens[i - 1]!.hidden = true;
-    tokens[i + 1]!.hidden = true;
+    open.hidden = true;
+    close.hidden = true;
   }
 }
 

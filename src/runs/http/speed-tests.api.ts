@@ -60,6 +60,13 @@ export const speedTestsApi: ApiResource = {
     const metricRuleResponse = (description: string): Record<number, ResponseSpec> =>
       'status' in rule ? { [rule.status]: { description, body: 'Error', examples: metricExample } } : {};
     const modelNotOnHub = hubNotFound('The model id does not exist on the hub (or the hub is offline and the model is not catalogued).');
+    /** Both correction forms: not a run of the caller's, or the corrected model is not on the hub. */
+    const correctionNotFound = {
+      description:
+        "No such run among yours (missing, or another user's, which is never revealed), or the corrected `hfId` does not exist on the hub.",
+      body: 'Error',
+      examples: { notFound: example('Unknown run', errorBody(messages.speedTestNotFound)), ...modelNotOnHub.examples },
+    };
     const hubDown = hubUnavailable(' (rate limited, timed out); nothing was written');
 
     const ops: ApiOperation[] = [
@@ -219,12 +226,7 @@ export const speedTestsApi: ApiResource = {
             { tokSOut: ['Must be positive'] },
             { malformed: malformedJson },
           ),
-          404: {
-            description:
-              "No such run among yours (missing, or another user's, which is never revealed), or the corrected `hfId` does not exist on the hub.",
-            body: 'Error',
-            examples: { notFound: example('Unknown run', errorBody(messages.speedTestNotFound)), ...modelNotOnHub.examples },
-          },
+          404: correctionNotFound,
           409: {
             description:
               `The run can no longer be corrected: it is older than ${RUN_CORRECTION_WINDOW_HOURS} hours, rejected or withdrawn (withdraw it and submit a new run instead); ` +
@@ -263,12 +265,7 @@ export const speedTestsApi: ApiResource = {
             { tensorParallel: ['Must be at least 1'] },
             { malformed: malformedJson },
           ),
-          404: {
-            description:
-              "No such run among yours (missing, or another user's, which is never revealed), or the corrected `hfId` does not exist on the hub.",
-            body: 'Error',
-            examples: { notFound: example('Unknown run', errorBody(messages.speedTestNotFound)), ...modelNotOnHub.examples },
-          },
+          404: correctionNotFound,
           409: {
             description: `The run can no longer be corrected (older than ${RUN_CORRECTION_WINDOW_HOURS} hours, rejected or withdrawn), or another correction landed meanwhile.`,
             body: 'Error',
