@@ -150,6 +150,11 @@ describe('admin: hardware names page', () => {
     expect(await board({ hardwareName: 'RTX 4090' })).to.have.members([fast.id, slow.id]);
     const index = await request(ctx.app).get('/hardware').expect(200);
     expect(index.text).not.to.include('frobnicator-9000-pro');
+    // Compare names the device both runs resolve to, linked to its page, as one.
+    const compare = await request(ctx.app).get(`/compare?runs=${fast.id},${slow.id}`).expect(200);
+    expect(compare.text).to.match(
+      /<tr>\s*<th scope="row">Device<\/th>\s*<td><a href="\/hardware\/nvidia-rtx-4090">NVIDIA GeForce RTX 4090<\/a><\/td>/,
+    );
   });
 
   it('removes a mapping (audited): the name is unresolved again, and so are its runs', async () => {
