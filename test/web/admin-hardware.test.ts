@@ -113,9 +113,6 @@ describe('admin: hardware names page', () => {
   });
 
   it('maps a name: audited, its runs re-judged and on the device page, in the filter; the name moves to the mapped table', async () => {
-    const audit = (await admin.agent.get('/admin/audit').expect(200)).text;
-    expect(audit).to.include('<code>hardware_name.unmap</code> <span class="muted">unmapped hardware name</span>');
-    expect(audit).to.include(`<a href="/admin/hardware">GPU ${UNKNOWN_GPU}</a>`);
     expect((await run(fast.id)).plausibility).to.equal('unknown');
     await request(ctx.app).get('/hardware/nvidia-rtx-4090').expect(404);
     expect(await board({ hardwareName: 'RTX 4090' })).to.deep.equal([]);
