@@ -46,9 +46,10 @@ export function adminHardwareController({ services }: AppContext) {
       kindLabels: hardwareKindLabels,
       outcome,
       csrfToken: req.session.csrfToken,
+      catalogue: hardwareNames(),
     };
     if (isHtmxRequest(req)) return render(res, 'partials/admin/hardware-names', data, status);
-    render(res, 'pages/admin/hardware', { ...data, catalogue: hardwareNames() }, status);
+    render(res, 'pages/admin/hardware', data, status);
   }
 
   /** A refusal the admin can act on (unknown device, name already resolved, no such mapping) is shown on the page. */
