@@ -8,6 +8,7 @@ import { systemClock, type Clock } from './lib/clock.ts';
 import type { Logger } from './logger.ts';
 import { apiDocuments, type ApiDocuments } from './openapi/documents.ts';
 import { noReadIndex, ReadIndexKeeper } from './runs/read-index/read-index.ts';
+import { reloadHardwareMappings } from './services/hardware-names.service.ts';
 import { getRevisionProfile, type RevisionProfile } from './revisions.ts';
 import { EXECUTE_LIMITS } from './schemas/execute.schema.ts';
 import { DEFAULT_EXECUTION_TIMING, ExecutionRuntime, type ExecutionDeps, type ExecutionTiming } from './services/execution-runtime.ts';
@@ -77,7 +78,13 @@ export function createAppContext(input: AppDepsInput): AppContext {
     timing: deps.executionTiming,
   };
   const readIndexKeeper = deps.config.readIndex.enabled
-    ? new ReadIndexKeeper({ db: deps.db, databaseUrl: deps.databaseUrl, logger: deps.logger, config: deps.config.readIndex })
+    ? new ReadIndexKeeper({
+        db: deps.db,
+        databaseUrl: deps.databaseUrl,
+        logger: deps.logger,
+        config: deps.config.readIndex,
+        reloadHardwareNames: () => reloadHardwareMappings(deps.db),
+      })
     : null;
   return {
     ...deps,

@@ -24,6 +24,7 @@ import { sessions } from './middleware/session.ts';
 import { rejectUnstorableInput } from './middleware/validate.ts';
 import { apiRoutes } from './routes/api.ts';
 import { webRoutes } from './routes/web.ts';
+import { reloadHardwareMappings } from './services/hardware-names.service.ts';
 import { createViewEngine } from './web/views.ts';
 
 const publicDirectory = fileURLToPath(new URL('../public', import.meta.url));
@@ -171,6 +172,9 @@ export function createApp(input: AppDepsInput): express.Express {
     );
   }
   context.readIndexKeeper?.start();
+  // The keeper loads the hardware name mappings with each build; without one, once here.
+  if (!context.readIndexKeeper)
+    reloadHardwareMappings(context.db).catch((error: unknown) => logger.warn({ err: error }, 'hardware name mappings not loaded'));
   const sweeps = profile.marketplace || profile.reports || profile.quality ? startSweeps(context) : undefined;
   let closing: Promise<void> | undefined;
   app.locals.close = () =>

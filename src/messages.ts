@@ -167,4 +167,10 @@ export const messages = {
   compareBadIds: (ids: string) => `Not run ids: ${ids}`,
   compareUnknownRuns: (ids: string) => `No approved run has the id ${ids}`,
   hardwareDeviceNotFound: 'No runs on a device by that name: see the hardware index',
+  // Admin: hardware names.
+  hardwareMappingUnknownDevice: (kind: string, name: string) =>
+    `"${name}" is not a ${kind} in the hardware catalogue: pick one of the suggested ${kind} names`,
+  hardwareMappingAlreadyResolved: (name: string, device: string) =>
+    `"${name}" already resolves to ${device}: only names no device matches can be mapped`,
+  hardwareMappingNotFound: 'That name has no mapping',
 } as const;

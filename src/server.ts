@@ -11,6 +11,7 @@ import { seedDemoRuns } from './db/seeds/demo-runs.ts';
 import { systemClock } from './lib/clock.ts';
 import { getRevisionProfile } from './revisions.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { reloadHardwareMappings } from './services/hardware-names.service.ts';
 import { createOfflineServices } from './services/index.ts';
 
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -50,6 +51,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     throw error;
   }
 
+  // Re-judging below resolves hardware names through the admins' mappings.
+  await reloadHardwareMappings(db);
   const app = createApp({ db, config, logger, databaseUrl: database.url });
   // Verdicts judged by rules an earlier deploy applied are re-judged in the background;
   // the pages serve the stored ones meanwhile.

@@ -5,8 +5,9 @@
  * CPUs, RAM or OS; one, two or four cards) share one device.
  */
 import type { CpuSpec, GpuSpec, UnifiedChipSpec } from '../data/hardware-catalogue.ts';
-import { chipText } from './hardware-names.ts';
 import { findDevice } from './hardware-lookup.ts';
+import { hardwareNameKey } from './hardware-mappings.ts';
+import { chipText, type Kind } from './hardware-names.ts';
 
 export type DeviceKind = 'GPU' | 'chip' | 'CPU';
 
@@ -82,4 +83,31 @@ export function deviceOf(facts: DeviceFacts): Device {
 function catalogued(entry: NonNullable<ReturnType<typeof findDevice>>): Device {
   const kind = KIND_OF_ENTRY[entry.kind];
   return named(entry.spec.name, kind, { kind, spec: entry.spec } as DeviceSpec);
+}
+
+/** A name as a profile writes it, with the kind of device it names (what an admin maps on /admin/hardware). */
+export interface WrittenName {
+  kind: Kind;
+  name: string;
+}
+
+/**
+ * The names a profile writes, the device's first: its GPU name (and each card of a mixed
+ * profile), a chip's vendor/family/variant joined as the resolver reads them, the CPU. Each
+ * is what a mapping of that kind matches (`hardwareNameKey`); empty names are left out.
+ */
+export function writtenNamesOf(facts: DeviceFacts & { gpus?: { gpuName: string }[] | null }): WrittenName[] {
+  const names: WrittenName[] = [];
+  const add = (kind: Kind, name: string | null | undefined) => {
+    const written = (name ?? '').trim().replace(/\s+/g, ' ');
+    if (written && !names.some((other) => other.kind === kind && hardwareNameKey(other.name) === hardwareNameKey(written)))
+      names.push({ kind, name: written });
+  };
+  if (facts.hwClass === 'UNIFIED') add('chip', chipText(facts.chipVendor ?? '', facts.chipFamily ?? '', facts.chipVariant ?? ''));
+  else if (facts.hwClass === 'DISCRETE_GPU') {
+    add('gpu', facts.gpuName);
+    for (const slot of facts.gpus ?? []) add('gpu', slot.gpuName);
+  }
+  add('cpu', facts.cpu);
+  return names;
 }

@@ -30,6 +30,7 @@
  * to name the device and the faster to bound a run, so no guess can raise a false alarm.
  */
 import { cpuFamilies } from '../data/cpu-families.ts';
+import { mappedEntry } from './hardware-mappings.ts';
 import { cpus, gpus, sharedNames, unifiedChips, type CpuSpec, type GpuSpec, type UnifiedChipSpec } from '../data/hardware-catalogue.ts';
 
 export type Entry = { kind: 'gpu'; spec: GpuSpec } | { kind: 'chip'; spec: UnifiedChipSpec } | { kind: 'cpu'; spec: CpuSpec };
@@ -479,6 +480,9 @@ function makesAnotherProduct(key: Key, own: string[], rest: string[]): boolean {
  */
 export function resolveName(text: string, kinds: readonly Kind[]): Resolved | null {
   const read = readText(text);
+  // An admin's mapping of this exact name wins (src/lib/hardware-mappings.ts); the hints still come from the text.
+  const mapped = mappedEntry(text, kinds);
+  if (mapped) return { entries: [mapped], memoryGb: read.memoryGb, cores: read.cores };
   const matches: Match[] = [];
   /** Parts no catalogue name was found in. */
   const unnamed: string[][] = [];

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { AppContext } from '../app-context.ts';
+import { adminHardwareController } from '../controllers/web/admin-hardware.ts';
 import { adminOverviewController } from '../controllers/web/admin-overview.ts';
 import { adminQualityController } from '../controllers/web/admin-quality.ts';
 import { adminSpeedTestsController } from '../runs/http/admin-speed-tests.pages.ts';
@@ -60,6 +61,7 @@ export function webRoutes(app: AppContext): Router {
   const adminOverview = adminOverviewController(app);
   const adminUsers = adminUsersController(app);
   const adminSpeedTests = adminSpeedTestsController(app);
+  const adminHardware = adminHardwareController(app);
 
   router.get('/', leaderboard.show);
   router.get('/leaderboard/model-suggestions', leaderboard.modelSuggestions);
@@ -175,6 +177,9 @@ export function webRoutes(app: AppContext): Router {
   router.get('/admin/runs', requireAdmin, adminSpeedTests.list);
   router.post('/admin/runs/:id/reject', requireAdmin, id.speedTest, adminSpeedTests.reject);
   router.post('/admin/runs/:id/restore', requireAdmin, id.speedTest, adminSpeedTests.restore);
+  router.get('/admin/hardware', requireAdmin, adminHardware.page);
+  router.post('/admin/hardware/map', requireAdmin, adminHardware.map);
+  router.post('/admin/hardware/unmap', requireAdmin, adminHardware.unmap);
 
   // Quality review: only where the revision has quality evaluations (elsewhere these paths are unknown pages).
   if (app.profile.quality) {

@@ -289,7 +289,7 @@ export const leaderboardFacets = {
     schema: () => text(128),
     available: extended,
     description:
-      'Case-insensitive match over the GPU name, chip family/variant/vendor and CPU name: every word must appear, in any order (`4090 rtx`, `Apple M4 Max`); a maker word (nvidia, amd, intel, apple, qualcomm, geforce) is optional next to other words. Any substring of those names still matches.',
+      'Case-insensitive match over the GPU name, chip family/variant/vendor and CPU name as written and the hardware catalogue names they resolve to: every word must appear, in any order (`4090 rtx`, `Apple M4 Max`; `Tesla V100` finds `Tesla V100-PCIE-16GB`); a maker word (nvidia, amd, intel, apple, qualcomm, geforce) is optional next to other words. Any substring of those names still matches.',
     terms: async (_name, { resolve }) => [{ fact: 'hardwareId', op: 'anyOf', values: await resolve.hardwareProfiles() }],
     // Words in any order, the vendor optional ("Apple M4 Max", "4090 rtx"), as documented.
     profile: (q, name) => {
@@ -298,7 +298,7 @@ export const leaderboardFacets = {
     },
     form: { place: 'main', label: 'Hardware name', control: { kind: 'text', placeholder: 'M4 Max, 4090' } },
     rule: () =>
-      'hardwareName matches the GPU name, chip vendor/family/variant and CPU name case-insensitively: every word must appear, in any order; a maker word (nvidia, amd, apple, ...) is optional next to others.',
+      'hardwareName matches the GPU name, chip vendor/family/variant and CPU name as written, and the catalogue names they resolve to, case-insensitively: every word must appear, in any order; a maker word (nvidia, amd, apple, ...) is optional next to others.',
   }),
   hwClass: facet({
     schema: hwClassSchema,

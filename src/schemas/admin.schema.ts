@@ -87,3 +87,31 @@ export const approveQualitySchema = z.object({
 export const suiteOfficialSchema = z.object({
   official: z.enum(['true', 'false'], { error: 'Must be true or false' }).transform((v) => v === 'true'),
 });
+
+export const ADMIN_HARDWARE_NAMES_PAGE_SIZE = 50;
+export const hardwareNameKinds = ['gpu', 'chip', 'cpu'] as const;
+
+export const adminHardwareQuerySchema = z.object({ page });
+
+const hardwareNameFields = {
+  kind: z.enum(hardwareNameKinds, { error: `Must be one of ${hardwareNameKinds.join(', ')}` }),
+  /** The name as runs write it. */
+  name: z
+    .string({ error: 'The name as written is required' })
+    .trim()
+    .min(1, 'The name as written is required')
+    .max(256, 'Must be at most 256 characters'),
+  page,
+};
+
+export const hardwareNameMapSchema = z.object({
+  ...hardwareNameFields,
+  /** A canonical catalogue name of the kind (checked against the catalogue by the service). */
+  device: z
+    .string({ error: 'Pick a device from the catalogue' })
+    .trim()
+    .min(1, 'Pick a device from the catalogue')
+    .max(256, 'Must be at most 256 characters'),
+});
+
+export const hardwareNameUnmapSchema = z.object(hardwareNameFields);

@@ -25,6 +25,9 @@ export const auditActions = [
   'quality_run.reject',
   'listing.remove',
   'report.unpublish',
+  // A hardware name as written, mapped to a catalogue device or unmapped (/admin/hardware).
+  'hardware_name.map',
+  'hardware_name.unmap',
   // Owners' own account actions (actor = target = the owner).
   'api_keys.revoke_all',
 ] as const;
@@ -36,7 +39,8 @@ export type AuditTargetKind =
   | 'quality_dataset'
   | 'quality_run'
   | 'marketplace_listing'
-  | 'model_report';
+  | 'model_report'
+  | 'hardware_name';
 
 /** Who acted: the signed-in admin (or the owner of the admin's API key), or a run's owner acting on it. */
 export interface AdminActor {

@@ -16,6 +16,7 @@ import type { ServiceDeps, TransactionServices } from './deps.ts';
 import type { ExecutionDeps } from './execution-runtime.ts';
 import { createExecutionsService } from './executions.service.ts';
 import { createHardwareService } from './hardware.service.ts';
+import { createHardwareNamesService } from './hardware-names.service.ts';
 import { createHousekeepingService } from './housekeeping.service.ts';
 import { createIdempotencyService } from './idempotency.service.ts';
 import { createImageDelivery, createImagesService, type ImageDelivery } from './images.service.ts';
@@ -76,6 +77,7 @@ export function createCoreServices(deps: ServiceDeps) {
     deviceLogins: createDeviceLoginsService({ ...deps, apiKeys, rateLimits }),
     audit,
     hardware: createHardwareService({ ...deps, reads }),
+    hardwareNames: createHardwareNamesService(transactional),
     housekeeping: createHousekeepingService(deps),
     images,
     leaderboard,

@@ -195,7 +195,7 @@ export function createModelsService({
     // Runs carry their model's size and MoE flag for the filters, and they feed their verdict.
     for (const child of adopted)
       await db('speed_test_runs').where({ model_id: child.id }).update({ model_params: child.params, model_is_moe: child.is_moe });
-    if (adopted.length > 0) await plausibility.recompute(adopted.map((child) => child.id));
+    if (adopted.length > 0) await plausibility.recompute({ modelIds: adopted.map((child) => child.id) });
     return row;
   }
 

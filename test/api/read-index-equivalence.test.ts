@@ -6,6 +6,7 @@
  * database (rejected, restored, facts changed, new ones approved, a user verified) and the
  * index, kept fresh by LISTEN/NOTIFY, must agree again.
  */
+import { deviceOf } from '../../src/lib/hardware-devices.ts';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { buckets } from '../../src/constants.ts';
@@ -87,7 +88,9 @@ describe('Read index: the same answers as the SQL path', function () {
     const distinct = async (column: string) =>
       (await ctx.db('speed_test_runs').distinct(column).whereNotNull(column)).map((row) => row[column]);
     const modelIds = await ctx.db('models').join('speed_test_runs as r', 'r.model_id', 'models.id').distinct('models.hf_id');
-    const profiles = await ctx.db('hardware_profiles').select('gpu_name', 'chip_vendor', 'chip_family', 'chip_variant', 'hardware_search');
+    const profiles = await ctx
+      .db('hardware_profiles')
+      .select('hw_class', 'gpu_name', 'chip_vendor', 'chip_family', 'chip_variant', 'cpu', 'hardware_search');
     const present = (column: string) => [...new Set(profiles.map((row) => row[column]).filter(Boolean))];
     values = {
       hfId: modelIds.map((row) => row.hf_id.toUpperCase()),
@@ -113,6 +116,15 @@ describe('Read index: the same answers as the SQL path', function () {
           .reverse()
           .join(' ') || 'cpu',
         ...(row.chip_family ? [`${row.chip_vendor} ${row.chip_family} ${row.chip_variant}`] : []),
+        // The catalogue name the written one resolves to (issue 33 point 5).
+        deviceOf({
+          hwClass: row.hw_class,
+          gpuName: row.gpu_name,
+          chipVendor: row.chip_vendor,
+          chipFamily: row.chip_family,
+          chipVariant: row.chip_variant,
+          cpu: row.cpu,
+        }).name,
       ]),
       contextLen: await distinct('ctx_bucket'),
       // The query takes 1-8 (8: eight or more).

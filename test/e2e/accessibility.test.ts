@@ -191,6 +191,7 @@ describe('e2e: accessibility and validity of every page type', () => {
       { name: 'admin', path: '/admin', as: 'admin' },
       { name: 'admin users', path: '/admin/users', as: 'admin' },
       { name: 'admin runs', path: '/admin/runs', as: 'admin' },
+      { name: 'admin hardware names', path: '/admin/hardware', as: 'admin' },
       { name: 'admin audit log', path: '/admin/audit', as: 'admin' },
       { name: 'quality review', path: '/admin/quality', as: 'admin' },
       { name: 'evals', path: '/evals', as: 'visitor' },

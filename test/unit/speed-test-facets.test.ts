@@ -19,7 +19,7 @@ describe('run facets', () => {
     for (const [os, family] of cases) expect(osFamily(os), String(os)).to.equal(family);
   });
 
-  it('collects every GPU, chip and CPU name for hardwareName search, lower-cased', () => {
+  it('collects every GPU, chip and CPU name for hardwareName search, lower-cased, then the catalogue names they resolve to', () => {
     expect(
       hardwareSearchText({
         hwClass: 'DISCRETE_GPU',
@@ -34,10 +34,14 @@ describe('run facets', () => {
         ],
         cpu: 'Ryzen 9',
       }),
-    ).to.equal('multi-gpu | rtx 4090 | rtx 3090 | ryzen 9');
+    ).to.equal('multi-gpu | rtx 4090 | rtx 3090 | ryzen 9 | nvidia geforce rtx 4090 | nvidia geforce rtx 3090');
     expect(
       hardwareSearchText({ hwClass: 'UNIFIED', chipVendor: 'Apple', chipFamily: 'M4', chipVariant: 'Max', unifiedMemoryGb: 128 }),
-    ).to.equal('apple | m4 | max');
+    ).to.equal('apple | m4 | max | apple m4 max');
+    // A catalogue name the written text already holds is not repeated.
+    expect(hardwareSearchText({ hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 } as never)).to.equal(
+      'nvidia geforce rtx 4090',
+    );
   });
 
   it('takes the tier memory from total VRAM, unified memory or system RAM', () => {

@@ -1,3 +1,4 @@
+import { deviceOf, type DeviceFacts } from '../../lib/hardware-devices.ts';
 import { activeSequences, formatNumber, hardwareLabel, hwClassLabel, notStated, streamsLabel, verdictLabel } from '../../lib/labels.ts';
 
 /** A run as the API returns it. */
@@ -32,6 +33,14 @@ interface FigureRow {
 const TEXT_ROWS: { label: string; cell: (run: Run) => CompareCell }[] = [
   { label: 'Model', cell: (run) => ({ text: run.model.displayName, href: `/models/${run.model.hfId}` }) },
   { label: 'Hardware', cell: (run) => ({ text: hardwareLabel(run.hardware), href: `/hardware/${run.hardwareId}` }) },
+  // The device the written names resolve to (an admin's mapping included): runs of one device compare as one.
+  {
+    label: 'Device',
+    cell: (run) => {
+      const device = deviceOf(run.hardware as DeviceFacts);
+      return { text: device.name, href: `/hardware/${device.slug}` };
+    },
+  },
   { label: 'Hardware class', cell: (run) => ({ text: hwClassLabel(run.hardware.hwClass) }) },
   { label: 'Engine', cell: (run) => ({ text: [run.engineName, run.engineVersion].filter(Boolean).join(' ') }) },
   { label: 'Quantization', cell: (run) => ({ text: run.quantization ?? '' }) },

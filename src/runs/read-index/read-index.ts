@@ -22,7 +22,8 @@ import type { RunIndex } from './run-index.ts';
 
 /**
  * The channel the triggers notify on; a payload is comma-separated ids, `*` (resync),
- * `catalogue` (models, hardware profiles or users changed) or `sync:<token>`.
+ * `catalogue` (models, hardware profiles or users changed), `hardware-names` (a hardware name's
+ * mapping changed) or `sync:<token>`.
  */
 export const RUN_CHANGES_CHANNEL = 'speed_test_runs_changed';
 /** How the listener's connection names itself to Postgres (pg_stat_activity). */
@@ -30,6 +31,8 @@ export const LISTENER_APPLICATION_NAME = 'read-index-listener';
 const SYNC_PREFIX = 'sync:';
 const RESYNC = '*';
 const CATALOGUE = 'catalogue';
+/** An admin changed a hardware name's mapping: the resolver's copy is loaded again (src/services/hardware-names.service.ts). */
+export const HARDWARE_NAMES_NOTICE = 'hardware-names';
 /** Resolutions kept at most (then all are dropped): names people filter by are few. */
 const RESOLUTIONS_CAP = 10_000;
 /** A writer waits at most this long for its own change to arrive (then the index catches up on its own). */
@@ -76,7 +79,7 @@ async function endClient(client: pg.Client): Promise<void> {
   clearTimeout(timer);
 }
 
-type Notice = { ids: string[] } | { token: string } | { resync: true };
+type Notice = { ids: string[] } | { token: string } | { resync: true } | { hardwareNames: true };
 
 export class ReadIndexKeeper implements RunReadIndex {
   private state: ReadIndexState;
@@ -104,7 +107,16 @@ export class ReadIndexKeeper implements RunReadIndex {
   /** Bumped whenever resolutions are dropped: one computed across a drop is not kept. */
   private resolutionGeneration = 0;
 
-  constructor(private readonly deps: { db: Db; databaseUrl: string; logger: Logger; config: Config['readIndex'] }) {
+  constructor(
+    private readonly deps: {
+      db: Db;
+      databaseUrl: string;
+      logger: Logger;
+      config: Config['readIndex'];
+      /** Loads the hardware name mappings into the resolver: on every (re)build and when another instance changed them. */
+      reloadHardwareNames?: () => Promise<void>;
+    },
+  ) {
     this.state = deps.config.enabled ? 'building' : 'off';
   }
 
@@ -249,6 +261,8 @@ export class ReadIndexKeeper implements RunReadIndex {
     this.buildStarted = Date.now();
     try {
       if (!listener) return;
+      // Notices of mapping changes may have been missed too.
+      await this.deps.reloadHardwareNames?.();
       // On the listener's own connection: requests keep the whole pool, and a close ends it.
       const index = await buildRunIndex(listener);
       if (this.state === 'closed' || this.listener !== listener) return;
@@ -299,6 +313,7 @@ export class ReadIndexKeeper implements RunReadIndex {
     if (payload === CATALOGUE) return this.forgetResolutions();
     if (payload.startsWith(SYNC_PREFIX)) this.queue.push({ token: payload.slice(SYNC_PREFIX.length) });
     else if (payload === RESYNC) this.queue.push({ resync: true });
+    else if (payload === HARDWARE_NAMES_NOTICE) this.queue.push({ hardwareNames: true });
     else this.queue.push({ ids: payload.split(',') });
     void this.drain();
   }
@@ -309,11 +324,14 @@ export class ReadIndexKeeper implements RunReadIndex {
       while (this.queue.length > 0) {
         const ids = new Set<string>();
         let resync = false;
+        let hardwareNames = false;
         while (this.queue.length > 0 && !('token' in this.queue[0]!)) {
           const notice = this.queue.shift()!;
           if ('resync' in notice) resync = true;
+          else if ('hardwareNames' in notice) hardwareNames = true;
           else if ('ids' in notice) for (const id of notice.ids) ids.add(id);
         }
+        if (hardwareNames) await this.reloadHardwareNames();
         if (resync) {
           // Without a listener the index is already dropped (and rebuilt on reconnect).
           if (this.listener) await this.rebuild();
@@ -336,6 +354,20 @@ export class ReadIndexKeeper implements RunReadIndex {
       if (this.queue.length > 0) void this.drain();
     });
     return this.draining;
+  }
+
+  /**
+   * Loads the mappings again, then drops every resolution (a device list or name search made
+   * with the old mappings); a failed load rebuilds, which loads them again.
+   */
+  private async reloadHardwareNames(): Promise<void> {
+    try {
+      await this.deps.reloadHardwareNames?.();
+      this.forgetResolutions();
+    } catch (error) {
+      this.deps.logger.warn({ cause: describeFailure(error) }, 'hardware name mappings not reloaded: rebuilding');
+      if (this.listener) await this.rebuild();
+    }
   }
 
   /** Re-reads these runs: approved ones are (re)placed, every other id removed; their documents are dropped. */

@@ -1,5 +1,6 @@
 import { runVerdict, verdictColumns, verdictRulesFingerprint } from './verdict.ts';
 import type { Db } from '../../db/knex.ts';
+import { refreshHardwareSearch } from './hardware-search.ts';
 import type { ServiceDeps } from '../../services/deps.ts';
 import { fillCuratedModelFacts } from '../../services/models.service.ts';
 import { writeVisibly } from '../../services/visible-writes.ts';
@@ -9,15 +10,23 @@ const BATCH = 1000;
 /** Only one instance re-judges after a deploy; the others leave it to that one. */
 const REJUDGE_LOCK = 'verdict-rules-rejudge';
 
+/** Which runs to re-judge: those of these models and/or these hardware profiles; all when neither is given. */
+export interface RecomputeScope {
+  modelIds?: string[];
+  hardwareIds?: string[];
+}
+
 export function createPlausibilityService(deps: Pick<ServiceDeps, 'db' | 'readIndex'>) {
   const { db: ownDb } = deps;
   /**
-   * Re-judges stored runs (all, or those of some models) after the inputs changed: a
-   * model's size became known, or the catalogue or rules were updated. Only runs whose
+   * Re-judges stored runs (all, or those of some models or hardware profiles) after the
+   * inputs changed: a model's size became known, an admin mapped a hardware name, or the
+   * catalogue or rules were updated. Only runs whose
    * verdict changes are written (one statement per batch), so a million unchanged runs
    * cost reads, not a rewrite of every document. Returns how many changed.
    */
-  async function recompute(modelIds?: string[], db: Db = ownDb): Promise<number> {
+  async function recompute(scope: RecomputeScope = {}, db: Db = ownDb): Promise<number> {
+    const { modelIds, hardwareIds } = scope;
     let changed = 0;
     let after = '00000000-0000-0000-0000-000000000000';
     for (;;) {
@@ -27,6 +36,7 @@ export function createPlausibilityService(deps: Pick<ServiceDeps, 'db' | 'readIn
         .join('engines as e', 'e.id', 'r.engine_id')
         .modify((q) => {
           if (modelIds) q.whereIn('r.model_id', modelIds);
+          if (hardwareIds) q.whereIn('r.hardware_id', hardwareIds);
         })
         .where('r.id', '>', after)
         .orderBy('r.id')
@@ -83,8 +93,8 @@ export function createPlausibilityService(deps: Pick<ServiceDeps, 'db' | 'readIn
   }
 
   return {
-    /** Re-judges stored runs: all, or those of some models (see `recompute` above). */
-    recompute: (modelIds?: string[]) => recompute(modelIds),
+    /** Re-judges stored runs: all, or those of some models or profiles (see `recompute` above). */
+    recompute: (scope?: RecomputeScope) => recompute(scope),
 
     /**
      * After a deploy that changed the rules, fills catalogue rows from the curated table of
@@ -102,7 +112,9 @@ export function createPlausibilityService(deps: Pick<ServiceDeps, 'db' | 'readIn
         if (!rows[0].locked) return { rejudged: false, changed: 0 };
         // Model facts first (the curated table is part of the rules), then every verdict.
         await fillCuratedModelFacts(trx);
-        const changed = await recompute(undefined, trx);
+        // A new catalogue may name devices differently: the hardwareName search follows.
+        await refreshHardwareSearch(trx);
+        const changed = await recompute({}, trx);
         await trx('verdict_rules').insert({ id: 1, fingerprint, judged_at: trx.fn.now() }).onConflict('id').merge();
         return { rejudged: true, changed };
       });

@@ -1,4 +1,6 @@
 import { convertToUsd } from '../../data/fx-rates.ts';
+import { deviceOf, type DeviceFacts } from '../../lib/hardware-devices.ts';
+import { findCpu, findGpu } from '../../lib/hardware-lookup.ts';
 import type { NormalisedSpeedTest } from './normalise.ts';
 
 /**
@@ -46,13 +48,28 @@ const LINUX =
   /linux|ubuntu|kubuntu|xubuntu|debian|raspberry ?pi ?os|raspbian|bookworm|bullseye|buster|trixie|fedora|\barch\b|archlinux|cachyos|centos|rhel|red ?hat|rocky|alma|nixos|\bwsl|pop!?[_ ]?os|\bmint\b|suse|gentoo|alpine|kali|endeavour|manjaro|void|slackware|elementary|zorin|garuda|bazzite|steamos|proxmox|unraid|truenas|jetpack|l4t|dgx ?os|chromeos|android/;
 const MACOS = /mac ?os|\bmac\b|darwin|os ?x\b|sequoia|sonoma|ventura|monterey|big ?sur|tahoe/;
 
-/** The text `hardwareName` searches: GPU names, chip vendor/family/variant and the CPU. */
+/**
+ * The text `hardwareName` searches: GPU names, chip vendor/family/variant and the CPU as
+ * written, then the catalogue names they resolve to (through an admin's mapping too), so a
+ * search by the device's name finds every spelling of it ('RX 9070 GRE' finds
+ * 'AMD Radeon Graphics (RADV GFX1201)'). A catalogue name the written text already holds is
+ * not repeated.
+ */
 export function hardwareSearchText(hw: NormalisedSpeedTest['hardware']): string {
   const parts: (string | undefined)[] = [];
-  if (hw.hwClass === 'DISCRETE_GPU') parts.push(hw.gpuName, ...(hw.gpus ?? []).map((slot) => slot.gpuName), hw.cpu);
-  else if (hw.hwClass === 'UNIFIED') parts.push(hw.chipVendor, hw.chipFamily, hw.chipVariant, hw.cpu);
+  const resolved: (string | undefined)[] = [deviceOf(hw as DeviceFacts).catalogue?.spec.name];
+  if (hw.hwClass === 'DISCRETE_GPU') {
+    const slots = (hw.gpus ?? []).map((slot) => slot.gpuName);
+    parts.push(hw.gpuName, ...slots, hw.cpu);
+    resolved.push(...slots.map((name) => findGpu(name)?.spec.name));
+  } else if (hw.hwClass === 'UNIFIED') parts.push(hw.chipVendor, hw.chipFamily, hw.chipVariant, hw.cpu);
   else parts.push(hw.cpu);
-  return parts.filter(Boolean).join(' | ').toLowerCase();
+  if (hw.hwClass !== 'CPU_ONLY' && hw.cpu) resolved.push(findCpu(hw.cpu)?.spec.name);
+  const written = parts.filter(Boolean).join(' | ').toLowerCase();
+  const added = [...new Set(resolved.filter((name): name is string => !!name).map((name) => name.toLowerCase()))].filter(
+    (name) => !written.includes(name),
+  );
+  return [written, ...added].filter(Boolean).join(' | ');
 }
 
 /** Memory that decides the tier: VRAM across cards, unified memory, or system RAM. */
