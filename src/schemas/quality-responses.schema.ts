@@ -115,6 +115,10 @@ const taskResult = z.object({
   score: fraction.meta({ description: "The task score the aggregate counts: the server's own when it re-scored every item" }),
   clientScore: fraction.meta({ description: 'What the submission reported' }),
   nShots: nullable(count),
+  nShotsFrom: nullable(z.enum(['run', 'suite'])).meta({
+    description:
+      "Where nShots comes from: `run` as the run stated it, `suite` the suite task's default (the run did not say), null when neither says (or the run predates this field)",
+  }),
   nSamples: nullable(z.int().min(1)),
   stdError: nullable(z.number().min(0)).meta({ description: 'Standard error of the task score, where the sample count is known' }),
   rescored: nullable(

@@ -49,6 +49,8 @@ export interface TaskResult {
   /** What the client reported. */
   clientScore: number;
   nShots: number | null;
+  /** Where `nShots` comes from: the run stated it, the suite's default filled it (the run did not say), or neither. */
+  nShotsFrom: 'run' | 'suite' | null;
   nSamples: number | null;
   stdError: number | null;
   rescored: TaskRescore | null;
@@ -106,6 +108,7 @@ export function scoreRun(
       score: submitted.score,
       clientScore: submitted.score,
       nShots: submitted.nShots ?? task.nShots ?? null,
+      nShotsFrom: submitted.nShots != null ? 'run' : task.nShots != null ? 'suite' : null,
       nSamples: submitted.nSamples ?? null,
       stdError: standardError(submitted.score, submitted.nSamples),
       rescored: null,
@@ -287,7 +290,8 @@ export function toQualityRun(row: QualityRunListRow) {
     judgeMode: row.judge_mode,
     hardwareId: row.hardware_id,
     hardware: row.hardware_details,
-    tasks: row.task_results,
+    // Runs stored before `nShotsFrom` existed cannot say where their nShots came from.
+    tasks: (row.task_results as TaskResult[]).map((task) => ({ ...task, nShotsFrom: task.nShotsFrom ?? null })),
     rescored: row.rescored,
     maxDisagreement: row.max_disagreement,
     artifactCount: row.artifact_count,

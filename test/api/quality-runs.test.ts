@@ -258,15 +258,35 @@ for (const { revision, root } of QUALITY_REVISIONS) {
       });
 
       it('takes an lm-eval-harness run with LM_EVAL_LOCAL by default, covering its task keys', async () => {
-        const harness = await registeredApprovedSuite(ctx, root, ada, lmEvalSuite());
+        const harness = await registeredApprovedSuite(
+          ctx,
+          root,
+          ada,
+          lmEvalSuite({
+            suiteDoc: {
+              runner: 'lm-eval-harness',
+              scoringMethod: 'exact_match',
+              aggregation: 'mean',
+              tasks: [{ key: 'hellaswag', nShots: 10 }, { key: 'arc_challenge', nShots: 25 }, { key: 'mmlu' }],
+            },
+          }),
+        );
         ctx.clock.advance(FIVE_MINUTES * 2);
         const res = await post(ada, '/runs', {
           ...qualityRun(harness.slug),
-          results: { hellaswag: 0.81, arc_challenge: { score: 0.55, nSamples: 1172, nShots: 25 } },
+          results: { hellaswag: 0.81, arc_challenge: { score: 0.55, nSamples: 1172, nShots: 25 }, mmlu: 0.68 },
         });
         expect(res.status, JSON.stringify(res.body)).to.equal(201);
         expect(res.body).to.include({ executionMode: 'LM_EVAL_LOCAL', score: 68 });
         expect(res.body.tasks[1].stdError).to.be.closeTo(Math.sqrt((0.55 * 0.45) / 1172), 1e-9);
+        // A shot count the run did not state is the suite's default, and says so; one nobody gives is null.
+        expect(
+          res.body.tasks.map((t: { key: string; nShots: number | null; nShotsFrom: string | null }) => [t.key, t.nShots, t.nShotsFrom]),
+        ).to.deep.equal([
+          ['hellaswag', 10, 'suite'],
+          ['arc_challenge', 25, 'run'],
+          ['mmlu', null, null],
+        ]);
       });
     });
 

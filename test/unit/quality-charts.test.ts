@@ -105,9 +105,12 @@ describe('quality charts', () => {
       'Suite <One>',
     );
     expect(svg).to.match(/<title id="[^"]+">Quality vs speed<\/title>/);
-    expect(count(svg, '<circle')).to.equal(2);
+    expect(count(svg, 'class="chart-point ')).to.equal(2);
     expect(svg).to.include('href="/evals/runs/r1"').and.include('href="/evals/runs/r2"').and.not.include('/evals/runs/r3');
     expect(svg).to.include('Suite &lt;One&gt;').and.include('best output tok/s (log scale)');
+    // Coloured by hardware class with a legend, and the leading points named beside them.
+    expect(svg).to.include('class="chart-legend"').and.include('chart-series-');
+    expect(svg).to.match(/class="chart-direct-label[^"]*"[^>]*>[^<]*80(\.0)?</);
   });
 
   it('quality vs speed without any speed is the empty chart, still titled', () => {

@@ -5,6 +5,7 @@
  * has quality evaluations.
  */
 import { expect } from 'chai';
+import { hwClassLabel } from '../../src/lib/labels.ts';
 import request from 'supertest';
 import { useTestApp, type TestContext } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
@@ -229,9 +230,13 @@ describe('Quality pages (revision 3)', () => {
       expect(chart).to.match(/<title id="[^"]+-title">Quality vs speed<\/title>/);
       expect(chart).to.include('best output tok/s (log scale)').and.include('>score</text>');
       // q4 at 80 tok/s (the best approved match) and q8 at 40 (matched case-insensitively); unified and moe have no speed test.
-      expect(count(chart, '<circle')).to.equal(2);
+      expect(count(chart, 'class="chart-point ')).to.equal(2);
       expect(chart).to.include(`href="/evals/runs/${runs.q4.id}"`).and.include(`href="/evals/runs/${runs.q8.id}"`);
-      expect(chart).to.match(/Dense-7B · Q4_K_M · NVIDIA GeForce RTX 4090 · 24 GB: 80 best output tok\/s, 81\.3 score<\/title>/);
+      expect(chart).to.match(
+        new RegExp(
+          `Dense-7B · Q4_K_M · NVIDIA GeForce RTX 4090 · 24 GB: 80 best output tok/s, 81\\.3 score · ${hwClassLabel('DISCRETE_GPU')}</title>`,
+        ),
+      );
       expect(chart).to.not.include('999');
       const unplaced = /<ul class="without-speed">[\s\S]*?<\/ul>/.exec(res.text)![0];
       expect([...unplaced.matchAll(/<li data-run="([^"]+)"/g)].map((m) => m[1])).to.deep.equal([runs.unified.id, runs.moe.id]);
@@ -244,7 +249,7 @@ describe('Quality pages (revision 3)', () => {
       expect(res.text.trimStart()).to.match(/^<section id="suite-runs"/);
       expect(res.text).to.not.include('<html').and.not.include('data-task=');
       expect(leaderboardIds(res.text)).to.deep.equal([runs.q8.id, runs.q4.id, runs.moe.id]);
-      expect(count(chartOf(res.text), '<circle')).to.equal(2);
+      expect(count(chartOf(res.text), 'class="chart-point ')).to.equal(2);
       expect(res.headers.vary).to.match(/HX-Request/i);
     });
 

@@ -1,4 +1,5 @@
-import { formatNumber, hardwareLabel } from '../../lib/labels.ts';
+import { formatNumber, hardwareLabel, shortHardwareLabel } from '../../lib/labels.ts';
+import { HW_CLASS_SERIES } from '../../runs/presentation/charts.ts';
 import { horizontalBarChart, scatterChart } from './svg-charts.ts';
 
 /** What the quality charts read of a run: its page, model, quantization, hardware and score. */
@@ -17,8 +18,9 @@ const runLabel = (run: QualityChartRun) =>
 
 /**
  * Quality against speed: each run with a speed measurement is a point at (best output tok/s
- * of the same model, quantization and hardware class, score). Runs without one are not
- * drawn; the page lists them.
+ * of the same model, quantization and hardware class, score), coloured and shaped by hardware
+ * class with a legend, the leading points named beside them. Runs without one are not drawn;
+ * the page lists them.
  */
 export function qualityVersusSpeedChart(runs: readonly (QualityChartRun & { bestTokSOut: number | null })[], suiteName: string): string {
   return scatterChart({
@@ -27,8 +29,21 @@ export function qualityVersusSpeedChart(runs: readonly (QualityChartRun & { best
     xLabel: 'best output tok/s',
     yLabel: 'score',
     xLog: true,
+    series: HW_CLASS_SERIES,
+    directLabels: 5,
     data: runs.flatMap((run) =>
-      run.bestTokSOut === null ? [] : [{ x: run.bestTokSOut, y: run.score, label: runLabel(run), href: `/evals/runs/${run.id}` }],
+      run.bestTokSOut === null
+        ? []
+        : [
+            {
+              x: run.bestTokSOut,
+              y: run.score,
+              label: runLabel(run),
+              shortLabel: `${shortHardwareLabel(run.hardware as never).split(' · ')[0]} ${formatNumber(run.score, 1)}`,
+              href: `/evals/runs/${run.id}`,
+              series: run.hardware.hwClass as string | undefined,
+            },
+          ],
     ),
   });
 }
