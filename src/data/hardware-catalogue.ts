@@ -264,14 +264,16 @@ const nvidiaConsumer = cards('NVIDIA', 'consumer', `${NVIDIA_SPECS}; ${NVIDIA_FP
 // -> 62, 5070 798 -> 49.9, 5060 572 -> 35.7. RTX 20: NVIDIA's laptop specifications as the press
 // printed them: 2080 46 SMs, boost 1,380-1,590 MHz (notebookcheck.net, game-debate.com) -> 37.4;
 // 2060 30 SMs, 1,560 MHz top of the 2020 refresh's 1,005-1,560 MHz range (notebookcheck.net; the
-// 2019 launch part tops at 1,200 MHz, techquila.co.in) -> 24. GTX 16 (no Tensor Cores): CUDA
-// cores x top boost x 4 (packed FP16), from NVIDIA's laptop datasheets as printed by
-// computerbase.de and hardwareluxx.de (2019-04): 1660 Ti 1,536 cores, 1,335-1,590 MHz -> 9.77;
-// 1650 1,024 cores, 1,245-1,560 MHz -> 6.39 (the later 896-core GDDR6 part is slower). Not held
-// (no range or figure checked): GTX 10 laptops (Pascal, see `PeakFp16`), GTX 1650 Ti, RTX 2050,
-// 2070 (a 2020 refresh may top NVIDIA's 1,440 MHz launch figure), 2070 SUPER and 2080 SUPER
-// laptops, RTX 3050 Laptop (4 GB and 6 GB are different chips), RTX 5050 Laptop, MX, and
-// professional laptop GPUs.
+// 2019 launch part tops at 1,200 MHz, techquila.co.in) -> 24; 2070 36 SMs, 1,440 MHz, and 2050
+// (Ampere GA107) 2,048 CUDA cores = 16 SMs, 1,155-1,477 MHz, both in NVIDIA's comparison table at
+// the RTX 2050 launch (notebookcheck.com, techchacho.com, 2021-12) -> 26.5 and 12.1. GTX 16 (no
+// Tensor Cores): CUDA cores x top boost x 4 (packed FP16), from NVIDIA's laptop datasheets as
+// printed by computerbase.de and hardwareluxx.de (2019-04): 1660 Ti 1,536 cores, 1,335-1,590 MHz
+// -> 9.77; 1650 1,024 cores, 1,245-1,560 MHz -> 6.39 (the later 896-core GDDR6 part is slower).
+// Not held (no range or figure checked): GTX 10 laptops (Pascal, see `PeakFp16`), GTX 1650 Ti,
+// RTX 2070 SUPER and 2080 SUPER laptops, RTX 3050 Laptop (4 GB and 6 GB are different chips),
+// RTX 5050 Laptop, MX; professional laptop GPUs also lack a stated FP32-accumulate rate (full,
+// as the workstation cards, or half, as GeForce).
 // NVIDIA does not publish laptop memory data rates; the rate is the one the shipped GPUs run
 // (TechPowerUp GPU database, GPU-Z): RTX 20 / 30 laptop GDDR6 14 Gbps (3080 Ti: 16 Gbps), RTX
 // 40 laptop GDDR6 16 Gbps (4080 / 4090: 18 Gbps), RTX 50 laptop GDDR7 28 Gbps (5060 / 5070
@@ -289,9 +291,9 @@ const nvidiaLaptop = cards('NVIDIA', 'laptop', `${NVIDIA_SPECS}; laptop data rat
   card('NVIDIA GeForce GTX 1650 Laptop GPU', [4], 192, 1, 6.39),
   card('NVIDIA GeForce GTX 1650 Ti Laptop GPU', [4], 192, 1),
   card('NVIDIA GeForce GTX 1660 Ti Laptop GPU', [6], 288, 1.5, 9.77),
-  card('NVIDIA GeForce RTX 2050 Laptop GPU', [4], 112, 2),
+  card('NVIDIA GeForce RTX 2050 Laptop GPU', [4], 112, 2, 12.1),
   card('NVIDIA GeForce RTX 2060 Laptop GPU', [6], 336, 3, 24),
-  card('NVIDIA GeForce RTX 2070 Laptop GPU', [8], 448, 4),
+  card('NVIDIA GeForce RTX 2070 Laptop GPU', [8], 448, 4, 26.5),
   card('NVIDIA GeForce RTX 2070 SUPER Laptop GPU', [8], 448, 4),
   card('NVIDIA GeForce RTX 2080 Laptop GPU', [8], 448, 4, 37.4),
   card('NVIDIA GeForce RTX 2080 SUPER Laptop GPU', [8], 448, 4),

@@ -37,8 +37,6 @@ const withoutPeakFp16: Record<string, string[]> = {
   ],
   "laptop GPUs whose vendor boost-clock range or figure was not checked (the laptop's power limit sets the clock": [
     'NVIDIA GeForce GTX 1650 Ti Laptop GPU',
-    'NVIDIA GeForce RTX 2050 Laptop GPU',
-    'NVIDIA GeForce RTX 2070 Laptop GPU',
     'NVIDIA GeForce RTX 2070 SUPER Laptop GPU',
     'NVIDIA GeForce RTX 2080 SUPER Laptop GPU',
     'NVIDIA GeForce RTX 5050 Laptop GPU',
