@@ -344,9 +344,11 @@ const nvidiaLaptop = cards('NVIDIA', 'laptop', `${NVIDIA_SPECS}; laptop data rat
 // rate, 1024 FLOPs per clock per SM, so the others are SMs x boost clock x 1024 (RTX A6000: 84 x
 // 1.80 GHz = 154.8; RTX 6000 Ada: 142 x 2.505 GHz = 364.2; RTX PRO 6000 Blackwell: 188 x 2.617 GHz
 // = 503.8). RTX A400: half the datasheet's 21.7 FP16 Tensor TFLOPS, which is with sparsity (6
-// SMs x 1.77 GHz x 1024 = 10.85). T400 / T600 / T1000 (no Tensor Cores): CUDA cores x boost clock
-// x 4. Not held: RTX A1000 and RTX PRO 5000 / 4500 / 4000 / 2000 Blackwell (no datasheet figure or
-// boost clock checked), and Pascal Quadro P (see `PeakFp16`).
+// SMs x 1.77 GHz x 1024 = 10.85); RTX A1000 the same way: 2,304 CUDA cores and 72 Tensor Cores =
+// 18 SMs x 1.46 GHz x 1024 = 26.9 (NVIDIA's launch figures, avalanchenoticias.com.br, 2024-04).
+// T400 / T600 / T1000 (no Tensor Cores): CUDA cores x boost clock x 4. Not held: RTX PRO 5000 /
+// 4500 / 4000 / 2000 Blackwell (no datasheet figure found; third-party boost clocks disagree with
+// NVIDIA's AI TOPS), and Pascal Quadro P (see `PeakFp16`).
 const NVIDIA_PRO_FP16 = "peak FP16: the datasheets' Tensor TFLOPS (dense), or SMs x boost clock x 1024";
 const nvidiaWorkstation = cards('NVIDIA', 'workstation', `${NVIDIA_SPECS}; Quadro / RTX professional datasheets; ${NVIDIA_PRO_FP16}`, [
   card('NVIDIA Quadro P1000', [4], 82, 1),
@@ -364,7 +366,7 @@ const nvidiaWorkstation = cards('NVIDIA', 'workstation', `${NVIDIA_SPECS}; Quadr
   card('NVIDIA Quadro RTX 6000', [24], 672, 6, 130.5, { aliases: ['RTX 6000 Turing'] }),
   card('NVIDIA Quadro RTX 8000', [48], 672, 6, 130.5, { aliases: ['RTX 8000'] }),
   card('NVIDIA RTX A400', [4], 96, 1, 10.85),
-  card('NVIDIA RTX A1000', [8], 192, 2),
+  card('NVIDIA RTX A1000', [8], 192, 2, 26.9),
   card('NVIDIA RTX A2000', [6, 12], 288, 3, 32),
   card('NVIDIA RTX A4000', [16], 448, 4, 76.7),
   card('NVIDIA RTX A4500', [20], 640, 5, 94.6),
@@ -393,7 +395,8 @@ const nvidiaWorkstation = cards('NVIDIA', 'workstation', `${NVIDIA_SPECS}; Quadr
 // figure: H100 SXM 1,979* -> 989.5; HGX B200 / B300 36 PFLOPS* for eight GPUs -> 2,250 each).
 // P100: SXM2 21.2 (PCIe 18.7); V100: SXM2 125 (PCIe 112); A16: per GPU of the four on a board
 // (4x 17.9); L40: 'with FP32 accumulate' 181.05 (FP16 accumulate 362.1). Not held: L20 (no
-// datasheet figure checked), Tesla P4 / P40 (Pascal, see `PeakFp16`).
+// datasheet figure found; the L40 runs FP32 accumulate at half rate and the L40S at full, so its
+// 92 SMs and 2.52 GHz do not settle it), Tesla P4 / P40 (Pascal, see `PeakFp16`).
 const nvidiaDatacenter = cards('NVIDIA', 'datacenter', `${NVIDIA_SPECS}; data-center datasheets (peak FP16: FP16 Tensor Core, dense)`, [
   card('NVIDIA Tesla P4', [8], 192, 2),
   card('NVIDIA Tesla P40', [24], 346, 3),

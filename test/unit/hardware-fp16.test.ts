@@ -63,7 +63,6 @@ const withoutPeakFp16: Record<string, string[]> = {
     'NVIDIA GeForce RTX 3050 Laptop GPU',
   ],
   'no vendor figure, or no unit count and boost clock, checked': [
-    'NVIDIA RTX A1000',
     'NVIDIA RTX PRO 5000 Blackwell',
     'NVIDIA RTX PRO 4500 Blackwell',
     'NVIDIA RTX PRO 4000 Blackwell',
