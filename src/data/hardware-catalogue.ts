@@ -248,8 +248,10 @@ const nvidiaConsumer = cards('NVIDIA', 'consumer', `${NVIDIA_SPECS}; ${NVIDIA_FP
   card('NVIDIA GeForce RTX 5090', [32], 1792, 96, 209.5),
   card('NVIDIA GeForce RTX 5090 D', [32], 1792, 96, 209.5),
   // 5090 D v2: 24 GB of GDDR7 at 28 Gbps on a 384-bit bus (the 5090 D's is 512-bit), 96 MB L2
-  // (Tom's Hardware, 2025-08-12, 'Nvidia RTX 5090D V2 limits AI performance even more').
-  card('NVIDIA GeForce RTX 5090 D v2', [24], 1344, 96),
+  // (Tom's Hardware, 2025-08-12, 'Nvidia RTX 5090D V2 limits AI performance even more'). Its
+  // table gives the 5090 D's GB202 unchanged (170 SMs, 2,407 MHz boost, 2,375 AI TOPS), so the
+  // 5090 D's peak FP16 is held.
+  card('NVIDIA GeForce RTX 5090 D v2', [24], 1344, 96, 209.5),
 ]);
 
 // Peak FP16 of laptop GPUs: NVIDIA publishes a range of boost clocks for each (the laptop's
@@ -259,9 +261,19 @@ const nvidiaConsumer = cards('NVIDIA', 'consumer', `${NVIDIA_SPECS}; ${NVIDIA_FP
 // 58 / 1590, 3080 48 / 1710, 3070 Ti 46 / 1485, 3070 40 / 1620, 3060 30 / 1703, 3050 Ti 20 / 1695
 // MHz. RTX 50: NVIDIA's 'AI TOPS' (FP4 with sparsity) / 16, the ratio the desktop cards' figures
 // keep (RTX 5090: 3,352 / 16 = 209.5): 5090 Laptop 1,824 -> 114, 5080 1,334 -> 83.4, 5070 Ti 992
-// -> 62, 5070 798 -> 49.9, 5060 572 -> 35.7. Not held (no published range or figure checked): GTX
-// 10 / 16 and RTX 20 laptops, RTX 3050 Laptop (4 GB and 6 GB are different chips), RTX 5050 Laptop,
-// MX, and professional laptop GPUs.
+// -> 62, 5070 798 -> 49.9, 5060 572 -> 35.7. RTX 20: NVIDIA's laptop specifications as the press
+// printed them: 2080 46 SMs, boost 1,380-1,590 MHz (notebookcheck.net, game-debate.com) -> 37.4;
+// 2060 30 SMs, 1,560 MHz top of the 2020 refresh's 1,005-1,560 MHz range (notebookcheck.net; the
+// 2019 launch part tops at 1,200 MHz, techquila.co.in) -> 24; 2070 36 SMs, 1,440 MHz, and 2050
+// (Ampere GA107) 2,048 CUDA cores = 16 SMs, 1,155-1,477 MHz, both in NVIDIA's comparison table at
+// the RTX 2050 launch (notebookcheck.com, techchacho.com, 2021-12) -> 26.5 and 12.1. GTX 16 (no
+// Tensor Cores): CUDA cores x top boost x 4 (packed FP16), from NVIDIA's laptop datasheets as
+// printed by computerbase.de and hardwareluxx.de (2019-04): 1660 Ti 1,536 cores, 1,335-1,590 MHz
+// -> 9.77; 1650 1,024 cores, 1,245-1,560 MHz -> 6.39 (the later 896-core GDDR6 part is slower).
+// Not held (no range or figure checked): GTX 10 laptops (Pascal, see `PeakFp16`), GTX 1650 Ti,
+// RTX 2070 SUPER and 2080 SUPER laptops, RTX 3050 Laptop (4 GB and 6 GB are different chips),
+// RTX 5050 Laptop, MX; professional laptop GPUs also lack a stated FP32-accumulate rate (full,
+// as the workstation cards, or half, as GeForce).
 // NVIDIA does not publish laptop memory data rates; the rate is the one the shipped GPUs run
 // (TechPowerUp GPU database, GPU-Z): RTX 20 / 30 laptop GDDR6 14 Gbps (3080 Ti: 16 Gbps), RTX
 // 40 laptop GDDR6 16 Gbps (4080 / 4090: 18 Gbps), RTX 50 laptop GDDR7 28 Gbps (5060 / 5070
@@ -269,21 +281,21 @@ const nvidiaConsumer = cards('NVIDIA', 'consumer', `${NVIDIA_SPECS}; ${NVIDIA_FP
 // different chip or bus from the desktop card of the same number and is never matched as it.
 // Max-Q designs share the laptop GPU's memory bus (some clock it lower; the higher is kept).
 const NVIDIA_LAPTOP_FP16 =
-  "peak FP16: SMs x the top of NVIDIA's laptop boost-clock range x 512, or NVIDIA's AI TOPS / 16 for RTX 50 (GeForce Tensor FP16 with FP32 accumulate)";
+  "peak FP16: SMs x the top of NVIDIA's laptop boost-clock range x 512, or NVIDIA's AI TOPS / 16 for RTX 50 (GeForce Tensor FP16 with FP32 accumulate); GTX 16 laptops CUDA cores x top boost x 4 (packed FP16); RTX 20 / GTX 16 laptop clock ranges from NVIDIA's specifications as printed by notebookcheck.net, computerbase.de and hardwareluxx.de";
 const nvidiaLaptop = cards('NVIDIA', 'laptop', `${NVIDIA_SPECS}; laptop data rates from the TechPowerUp GPU database; ${NVIDIA_LAPTOP_FP16}`, [
   card('NVIDIA GeForce GTX 1050 Laptop GPU', [4], 112, 1),
   card('NVIDIA GeForce GTX 1050 Ti Laptop GPU', [4], 112, 1),
   card('NVIDIA GeForce GTX 1060 Laptop GPU', [6], 192, 1.5),
   card('NVIDIA GeForce GTX 1070 Laptop GPU', [8], 256, 2),
   card('NVIDIA GeForce GTX 1080 Laptop GPU', [8], 320, 2),
-  card('NVIDIA GeForce GTX 1650 Laptop GPU', [4], 192, 1),
+  card('NVIDIA GeForce GTX 1650 Laptop GPU', [4], 192, 1, 6.39),
   card('NVIDIA GeForce GTX 1650 Ti Laptop GPU', [4], 192, 1),
-  card('NVIDIA GeForce GTX 1660 Ti Laptop GPU', [6], 288, 1.5),
-  card('NVIDIA GeForce RTX 2050 Laptop GPU', [4], 112, 2),
-  card('NVIDIA GeForce RTX 2060 Laptop GPU', [6], 336, 3),
-  card('NVIDIA GeForce RTX 2070 Laptop GPU', [8], 448, 4),
+  card('NVIDIA GeForce GTX 1660 Ti Laptop GPU', [6], 288, 1.5, 9.77),
+  card('NVIDIA GeForce RTX 2050 Laptop GPU', [4], 112, 2, 12.1),
+  card('NVIDIA GeForce RTX 2060 Laptop GPU', [6], 336, 3, 24),
+  card('NVIDIA GeForce RTX 2070 Laptop GPU', [8], 448, 4, 26.5),
   card('NVIDIA GeForce RTX 2070 SUPER Laptop GPU', [8], 448, 4),
-  card('NVIDIA GeForce RTX 2080 Laptop GPU', [8], 448, 4),
+  card('NVIDIA GeForce RTX 2080 Laptop GPU', [8], 448, 4, 37.4),
   card('NVIDIA GeForce RTX 2080 SUPER Laptop GPU', [8], 448, 4),
   card('NVIDIA GeForce RTX 3050 Laptop GPU', [4, 6], 192, 2),
   card('NVIDIA GeForce RTX 3050 Ti Laptop GPU', [4], 192, 2, 17.4),
@@ -332,9 +344,11 @@ const nvidiaLaptop = cards('NVIDIA', 'laptop', `${NVIDIA_SPECS}; laptop data rat
 // rate, 1024 FLOPs per clock per SM, so the others are SMs x boost clock x 1024 (RTX A6000: 84 x
 // 1.80 GHz = 154.8; RTX 6000 Ada: 142 x 2.505 GHz = 364.2; RTX PRO 6000 Blackwell: 188 x 2.617 GHz
 // = 503.8). RTX A400: half the datasheet's 21.7 FP16 Tensor TFLOPS, which is with sparsity (6
-// SMs x 1.77 GHz x 1024 = 10.85). T400 / T600 / T1000 (no Tensor Cores): CUDA cores x boost clock
-// x 4. Not held: RTX A1000 and RTX PRO 5000 / 4500 / 4000 / 2000 Blackwell (no datasheet figure or
-// boost clock checked), and Pascal Quadro P (see `PeakFp16`).
+// SMs x 1.77 GHz x 1024 = 10.85); RTX A1000 the same way: 2,304 CUDA cores and 72 Tensor Cores =
+// 18 SMs x 1.46 GHz x 1024 = 26.9 (NVIDIA's launch figures, avalanchenoticias.com.br, 2024-04).
+// T400 / T600 / T1000 (no Tensor Cores): CUDA cores x boost clock x 4. Not held: RTX PRO 5000 /
+// 4500 / 4000 / 2000 Blackwell (no datasheet figure found; third-party boost clocks disagree with
+// NVIDIA's AI TOPS), and Pascal Quadro P (see `PeakFp16`).
 const NVIDIA_PRO_FP16 = "peak FP16: the datasheets' Tensor TFLOPS (dense), or SMs x boost clock x 1024";
 const nvidiaWorkstation = cards('NVIDIA', 'workstation', `${NVIDIA_SPECS}; Quadro / RTX professional datasheets; ${NVIDIA_PRO_FP16}`, [
   card('NVIDIA Quadro P1000', [4], 82, 1),
@@ -352,7 +366,7 @@ const nvidiaWorkstation = cards('NVIDIA', 'workstation', `${NVIDIA_SPECS}; Quadr
   card('NVIDIA Quadro RTX 6000', [24], 672, 6, 130.5, { aliases: ['RTX 6000 Turing'] }),
   card('NVIDIA Quadro RTX 8000', [48], 672, 6, 130.5, { aliases: ['RTX 8000'] }),
   card('NVIDIA RTX A400', [4], 96, 1, 10.85),
-  card('NVIDIA RTX A1000', [8], 192, 2),
+  card('NVIDIA RTX A1000', [8], 192, 2, 26.9),
   card('NVIDIA RTX A2000', [6, 12], 288, 3, 32),
   card('NVIDIA RTX A4000', [16], 448, 4, 76.7),
   card('NVIDIA RTX A4500', [20], 640, 5, 94.6),
@@ -381,7 +395,8 @@ const nvidiaWorkstation = cards('NVIDIA', 'workstation', `${NVIDIA_SPECS}; Quadr
 // figure: H100 SXM 1,979* -> 989.5; HGX B200 / B300 36 PFLOPS* for eight GPUs -> 2,250 each).
 // P100: SXM2 21.2 (PCIe 18.7); V100: SXM2 125 (PCIe 112); A16: per GPU of the four on a board
 // (4x 17.9); L40: 'with FP32 accumulate' 181.05 (FP16 accumulate 362.1). Not held: L20 (no
-// datasheet figure checked), Tesla P4 / P40 (Pascal, see `PeakFp16`).
+// datasheet figure found; the L40 runs FP32 accumulate at half rate and the L40S at full, so its
+// 92 SMs and 2.52 GHz do not settle it), Tesla P4 / P40 (Pascal, see `PeakFp16`).
 const nvidiaDatacenter = cards('NVIDIA', 'datacenter', `${NVIDIA_SPECS}; data-center datasheets (peak FP16: FP16 Tensor Core, dense)`, [
   card('NVIDIA Tesla P4', [8], 192, 2),
   card('NVIDIA Tesla P40', [24], 346, 3),
@@ -418,8 +433,10 @@ const AMD_SPECS =
 // Vega, Radeon VII, RDNA 1 and 2 packed FP16 (x 4); RDNA 3 WMMA / dual-issue 512 FLOPs per clock
 // per CU (RX 7900 XTX: 96 x 2.5 GHz = 122.8); RDNA 4 WMMA 1024 per CU, dense (RX 9070 XT: 64 x 2.97
 // GHz = 194.6, AMD's 'Peak Half Precision Matrix' 389 with sparsity); Instinct: the datasheets'
-// matrix FP16, dense (MI300X 1307.4). Not held: RX 7700, Radeon PRO W7600 / W7700 and the laptop
-// GPUs (no AMD figure or boost clock checked).
+// matrix FP16, dense (MI300X 1307.4). RX 6750 GRE: the 12 GB card's 40 CUs x 2.581 GHz x 256 =
+// 26.4 (the 10 GB card is the slower; cputronic.com, TechPowerUp-derived); Radeon PRO W7600: 32
+// CUs x 2.44 GHz x 512 = 40.0 (cputronic.com). Not held: RX 7700 (only a partner card's clock
+// found), RX 7650 GRE, Radeon PRO W7700 and Radeon Pro WX 5100 / 7100 (no boost clock checked).
 
 const amdGpus = cards('AMD', 'consumer', AMD_SPECS, [
   // Polaris / Vega (L2)
@@ -448,7 +465,7 @@ const amdGpus = cards('AMD', 'consumer', AMD_SPECS, [
   card('AMD Radeon RX 6700 XT', [12], 384, 96, 26.4),
   card('AMD Radeon RX 6750 XT', [12], 432, 96, 26.6),
   // 6750 GRE: 10 GB on 160-bit at 16 Gbps (80 MB Infinity Cache), 12 GB on 192-bit at 18 Gbps (96 MB).
-  card('AMD Radeon RX 6750 GRE', [10, 12], { 10: 320, 12: 432 }, 96),
+  card('AMD Radeon RX 6750 GRE', [10, 12], { 10: 320, 12: 432 }, 96, 26.4),
   card('AMD Radeon RX 6800', [16], 512, 128, 32.3),
   card('AMD Radeon RX 6800 XT', [16], 512, 128, 41.5),
   card('AMD Radeon RX 6900 XT', [16], 512, 128, 46.1),
@@ -469,13 +486,24 @@ const amdGpus = cards('AMD', 'consumer', AMD_SPECS, [
   card('AMD Radeon RX 9070 XT', [16], 640, 64, 194.6),
 ]);
 
-const amdLaptop = cards('AMD', 'laptop', AMD_SPECS, [
-  card('AMD Radeon RX 6700M', [10], 320, 80),
-  card('AMD Radeon RX 6800M', [12], 384, 96),
-  card('AMD Radeon RX 6850M XT', [12], 432, 96),
-  card('AMD Radeon RX 7600M XT', [8], 288, 32),
-  card('AMD Radeon RX 7900M', [16], 576, 64),
-]);
+// Laptop peak FP16, the desktop rows' arithmetic at the boost clock (the laptop's power limit may
+// hold it lower; the bound errs high): RX 6700M 36 CUs x 2.40 GHz x 256 = 22.1; RX 6800M 40 x
+// 2.39 = 24.5 (AMD: 2,300 MHz game clock at 145 W); RX 6850M XT 40 x 2.581 = 26.4 (data-check.eu,
+// fpsbench.com); RX 7600M XT (RDNA 3) 32 x 2.469 GHz x 512 = 40.5; RX 7900M 72 x 2.09 GHz x 512 =
+// 77.0 (AMD's launch: 1,825 MHz game, 2,090 MHz boost, abadiadigital.com, data-check.eu). CU
+// counts and boost clocks as the TechPowerUp GPU database lists them (fpsbench.com, cputronic.com).
+const amdLaptop = cards(
+  'AMD',
+  'laptop',
+  `${AMD_SPECS}; laptop peak FP16: CUs x boost clock x 256 (RDNA 2, packed FP16) or x 512 (RDNA 3), clocks from the TechPowerUp GPU database (fpsbench.com, data-check.eu)`,
+  [
+    card('AMD Radeon RX 6700M', [10], 320, 80, 22.1),
+    card('AMD Radeon RX 6800M', [12], 384, 96, 24.5),
+    card('AMD Radeon RX 6850M XT', [12], 432, 96, 26.4),
+    card('AMD Radeon RX 7600M XT', [8], 288, 32, 40.5),
+    card('AMD Radeon RX 7900M', [16], 576, 64, 77),
+  ],
+);
 
 const amdWorkstation = cards('AMD', 'workstation', AMD_SPECS, [
   // Radeon Pro WX 5100 (Polaris 10): 8 GB GDDR5 on 256-bit, up to 160 GB/s; 2 MB L2.
@@ -485,7 +513,7 @@ const amdWorkstation = cards('AMD', 'workstation', AMD_SPECS, [
   card('AMD Radeon PRO W6800', [32], 512, 128, 35.7, { aliases: ['W6800'] }),
   card('AMD Radeon PRO V620', [32], 512, 128, 40.5, { aliases: ['V620'] }),
   card('AMD Radeon PRO W6600', [8], 224, 32, 20.8, { aliases: ['W6600'] }),
-  card('AMD Radeon PRO W7600', [8], 288, 32, undefined, { aliases: ['W7600'] }),
+  card('AMD Radeon PRO W7600', [8], 288, 32, 40, { aliases: ['W7600'] }),
   card('AMD Radeon PRO W7700', [16], 576, 64, undefined, { aliases: ['W7700'] }),
   card('AMD Radeon PRO W7800', [32], 576, 64, 90.5, { aliases: ['W7800'] }),
   card('AMD Radeon PRO W7900', [48], 864, 96, 122.6, { aliases: ['W7900'] }),
@@ -529,10 +557,20 @@ const intelGpus = [
   ]),
   // Data Center GPU Max (Ponte Vecchio), HBM2e: 1550 with 128 GB at 3.2768 TB/s, 1100 with 48 GB
   // at 1.2288 TB/s (ark.intel.com); the L2 ('Rambo' cache) sizes are not certain and left out.
-  ...cards('Intel', 'datacenter', 'Intel Data Center GPU Max Series product specifications (ark.intel.com)', [
-    card('Intel Data Center GPU Max 1550', [128], 3276.8),
-    card('Intel Data Center GPU Max 1100', [48], 1228.8),
-  ]),
+  // Peak FP16 (XMX, dense): Max 1550 = 128 Xe-cores x 8 matrix engines x 512 FP16 FLOPs per clock
+  // (a 4,096-bit engine: 256 FP16 lanes, multiply-add) x 1.6 GHz = 838.9; the same count gives
+  // Intel's 52 TFLOPS FP32 vector figure (1,024 engines x 16 lanes x 2 x 1.6 GHz). Core counts,
+  // engine width and 1.6 GHz peak: ark.intel.com via glennklockwood.com/garden/processors/pvc.
+  // Max 1100 (56 Xe-cores): not held, its peak clock not checked.
+  ...cards(
+    'Intel',
+    'datacenter',
+    'Intel Data Center GPU Max Series product specifications (ark.intel.com); peak FP16: Xe-cores x 8 XMX engines x 512 FP16 FLOPs per clock x peak clock',
+    [
+      card('Intel Data Center GPU Max 1550', [128], 3276.8, undefined, 838.9),
+      card('Intel Data Center GPU Max 1100', [48], 1228.8),
+    ],
+  ),
 ];
 
 export const gpus: readonly GpuSpec[] = [
