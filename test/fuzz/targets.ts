@@ -158,6 +158,9 @@ function pageForms(
     '/admin/quality/datasets/:id/reject': [{ notes: 'No license given' }],
     '/admin/quality/runs/:id/approve': [{}],
     '/admin/quality/runs/:id/reject': [{ notes: 'The traces do not match the scores', layout: 'card' }],
+    // A name no catalogue device matches, mapped to a catalogue card, and the mapping removed.
+    '/admin/hardware/map': [{ kind: 'gpu', name: 'Fuzz Accelerator 9000', device: 'NVIDIA GeForce RTX 4090', page: '1' }],
+    '/admin/hardware/unmap': [{ kind: 'gpu', name: 'Fuzz Accelerator 9000', page: '1' }],
     '/evals/new': suiteForms,
     '/evals/new/check': suiteForms,
     '/settings/submissions/suites/:id/edit': suiteForms,
