@@ -103,7 +103,7 @@ describe('e2e: quality evaluations', () => {
     const row = visitor.locator(`#suite-runs tr[data-run="${run.id}"]`);
     expect(await row.innerText()).to.include('87.5');
     expect(await visitor.locator('#suite-runs svg title', { hasText: 'Quality vs speed' }).count()).to.equal(1);
-    expect(await visitor.locator('#suite-runs svg circle').count()).to.equal(1);
+    expect(await visitor.locator('#suite-runs svg .chart-points .chart-point').count()).to.equal(1);
     await e2e.screenshot(visitor, 'suite-page');
 
     await row.locator(`a[href="/evals/runs/${run.id}"]`).click();
