@@ -31,6 +31,26 @@ export interface DeviceFacts {
   cpu?: string | null;
 }
 
+/** A `hardware_profiles` row's device-naming columns, as stored. */
+export interface DeviceColumns {
+  hw_class: string;
+  gpu_name: string | null;
+  chip_vendor: string | null;
+  chip_family: string | null;
+  chip_variant: string | null;
+  cpu: string | null;
+}
+
+/** The device facts of a stored profile row. */
+export const deviceFactsOfRow = (row: DeviceColumns): DeviceFacts => ({
+  hwClass: row.hw_class,
+  gpuName: row.gpu_name,
+  chipVendor: row.chip_vendor,
+  chipFamily: row.chip_family,
+  chipVariant: row.chip_variant,
+  cpu: row.cpu,
+});
+
 /** Brand words that only lengthen an address ('NVIDIA GeForce RTX 4090' -> nvidia-rtx-4090). */
 const BRAND_WORDS = /\b(geforce|radeon)\b|\((tm|r)\)|[™®©]/gi;
 

@@ -1,6 +1,14 @@
 import type { Db } from '../db/knex.ts';
 import { BadRequest, Conflict, NotFound } from '../lib/errors.ts';
-import { deviceOf, deviceSlug, writtenNamesOf, type DeviceFacts, type WrittenName } from '../lib/hardware-devices.ts';
+import {
+  deviceFactsOfRow,
+  deviceOf,
+  deviceSlug,
+  writtenNamesOf,
+  type DeviceColumns,
+  type DeviceFacts,
+  type WrittenName,
+} from '../lib/hardware-devices.ts';
 import { findCpu, findGpu, findUnifiedChip } from '../lib/hardware-lookup.ts';
 import { catalogueEntry, hardwareNameKey, setHardwareMappings, type HardwareNameMapping } from '../lib/hardware-mappings.ts';
 import type { Kind } from '../lib/hardware-names.ts';
@@ -38,14 +46,8 @@ interface MappingRow {
   mapped_at: Date;
 }
 
-interface ProfileRow {
+interface ProfileRow extends DeviceColumns {
   id: string;
-  hw_class: string;
-  gpu_name: string | null;
-  chip_vendor: string | null;
-  chip_family: string | null;
-  chip_variant: string | null;
-  cpu: string | null;
   details: { gpus?: { gpuName: string }[] | null };
 }
 
@@ -64,12 +66,7 @@ export async function reloadHardwareMappings(db: Db): Promise<void> {
 }
 
 const factsOf = (row: ProfileRow): DeviceFacts & { gpus?: { gpuName: string }[] | null } => ({
-  hwClass: row.hw_class,
-  gpuName: row.gpu_name,
-  chipVendor: row.chip_vendor,
-  chipFamily: row.chip_family,
-  chipVariant: row.chip_variant,
-  cpu: row.cpu,
+  ...deviceFactsOfRow(row),
   gpus: row.details?.gpus ?? null,
 });
 

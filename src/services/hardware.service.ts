@@ -1,6 +1,6 @@
 import type { Db } from '../db/knex.ts';
 import { contentHash } from '../lib/canonical-json.ts';
-import { deviceOf, type Device } from '../lib/hardware-devices.ts';
+import { deviceFactsOfRow, deviceOf, type Device, type DeviceColumns } from '../lib/hardware-devices.ts';
 import { NotFound } from '../lib/errors.ts';
 import { hardwareProfileRow } from '../runs/submission/run-facts.ts';
 import type { NormalisedHardware } from '../runs/submission/normalise.ts';
@@ -85,14 +85,7 @@ export function createHardwareService({
     return rows.map((row) => ({
       id: row.id as string,
       details: row.details as Record<string, unknown>,
-      device: deviceOf({
-        hwClass: row.hw_class,
-        gpuName: row.gpu_name,
-        chipVendor: row.chip_vendor,
-        chipFamily: row.chip_family,
-        chipVariant: row.chip_variant,
-        cpu: row.cpu,
-      }),
+      device: deviceOf(deviceFactsOfRow(row as DeviceColumns)),
     }));
   }
 
