@@ -21,7 +21,15 @@ import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.ts';
 import { validSubmission } from '../helpers/fixtures.ts';
 import { llmBench } from '../helpers/llm-bench.ts';
 import { account, type Account } from '../helpers/moderation.ts';
-import { ARITHMETIC_ITEMS, approveSuite, customSuite, QUALITY_REVISIONS, registerSuite, uniqueSlug } from '../helpers/quality.ts';
+import {
+  ARITHMETIC_ITEMS,
+  approveSuite,
+  customSuite,
+  QUALITY_REVISIONS,
+  registeredApprovedSuite,
+  registerSuite,
+  uniqueSlug,
+} from '../helpers/quality.ts';
 
 type Body = Record<string, any>;
 
@@ -528,9 +536,7 @@ for (const { revision, root } of QUALITY_REVISIONS) {
     });
 
     it('eval execute <suite> --model <hub id>: model is the hub id and the served name', async () => {
-      const suite = customSuite();
-      await registerSuite(ctx, root, ada, suite);
-      await approveSuite(ctx, suite.slug);
+      const suite = await registeredApprovedSuite(ctx, root, ada);
       const payload = { suiteSlug: suite.slug, model: fakeHubModels.dense, baseUrl: target.url, autoSubmit: false, modelRevision: 'main' };
       const res = await request(ctx.app).post(`${CLIENT_QUALITY_ROOT}/execute`).set(jsonWrite(ada)).send(payload);
       expect(res.status, JSON.stringify(res.body)).to.equal(202);
@@ -550,9 +556,7 @@ for (const { revision, root } of QUALITY_REVISIONS) {
     });
 
     it('eval suite search: list items carry suiteDoc with task keys and no items', async () => {
-      const suite = customSuite();
-      await registerSuite(ctx, root, ada, suite);
-      await approveSuite(ctx, suite.slug);
+      const suite = await registeredApprovedSuite(ctx, root, ada);
       const res = await request(ctx.app).get(`${CLIENT_QUALITY_ROOT}/suites`).expect(200);
       const listed = res.body.suites.find((s: Body) => s.slug === suite.slug);
       expect(listed.suiteDoc.tasks.map((task: Body) => task.key)).to.deep.equal(['arith', 'colours']);
@@ -677,9 +681,7 @@ for (const { revision, root } of QUALITY_REVISIONS) {
     });
 
     it('eval run with a key: the run bundle carries the whole document and signed dataset URLs', async () => {
-      const suite = customSuite();
-      await registerSuite(ctx, root, ada, suite);
-      await approveSuite(ctx, suite.slug);
+      const suite = await registeredApprovedSuite(ctx, root, ada);
       const res = await request(ctx.app).get(`${CLIENT_QUALITY_ROOT}/suites/${suite.slug}/run-bundle`).set(authedRead(ada));
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       expect(res.body).to.include({ slug: suite.slug, name: suite.name, runner: 'CUSTOM' });
@@ -896,9 +898,7 @@ describe('Real clients, revision 3: the Go CLI (lmx) replayed', () => {
   });
 
   it('lmx eval execute with --quantization and --notes left out (sent as empty strings)', async () => {
-    const suite = customSuite();
-    await registerSuite(ctx, '/api/benchmarks', ada, suite);
-    await approveSuite(ctx, suite.slug);
+    const suite = await registeredApprovedSuite(ctx, '/api/benchmarks', ada);
     const body = {
       suiteSlug: suite.slug,
       model: fakeHubModels.dense,
@@ -914,9 +914,7 @@ describe('Real clients, revision 3: the Go CLI (lmx) replayed', () => {
   });
 
   it('lmx eval run --dry-run|--submit with the hardware file lmx hardware writes', async () => {
-    const suite = customSuite();
-    await registerSuite(ctx, '/api/benchmarks', ada, suite);
-    await approveSuite(ctx, suite.slug);
+    const suite = await registeredApprovedSuite(ctx, '/api/benchmarks', ada);
     // normalizeHardwarePayload renames gpus[].name to gpuName and keeps everything else.
     const raw = detectedHardware();
     const hardware = { ...raw, gpus: raw.gpus.map(({ name, ...gpu }) => ({ ...gpu, gpuName: name })) };
@@ -972,9 +970,7 @@ describe('Real clients, revision 3: the Go CLI (lmx) replayed', () => {
   });
 
   it('lmx eval execute --hardware sends the file as lmx hardware wrote it (gpus[].name)', async () => {
-    const suite = customSuite();
-    await registerSuite(ctx, '/api/benchmarks', ada, suite);
-    await approveSuite(ctx, suite.slug);
+    const suite = await registeredApprovedSuite(ctx, '/api/benchmarks', ada);
     const body = {
       suiteSlug: suite.slug,
       model: fakeHubModels.dense,
