@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { cpus, gpus, unifiedChips } from '../../data/hardware-catalogue.ts';
 import { lastLevelCacheUpperBoundOf, memoryBandwidthUpperBoundOf, type HardwareForBandwidth } from '../../lib/hardware-lookup.ts';
-import { assessPlausibility, methodology, type RooflineVerdict } from '../../lib/roofline.ts';
+import { deviceOf, type DeviceFacts } from '../../lib/hardware-devices.ts';
+import { assessPlausibility, methodology, quantizationKey, type RooflineVerdict } from '../../lib/roofline.ts';
 import type { NormalisedSpeedTest } from './normalise.ts';
 
 /** What the roofline needs to know about one run. */
@@ -83,4 +84,43 @@ export const VERDICT_RULES_REVISION = 4;
 export function verdictRulesFingerprint(): string {
   const rules = { revision: VERDICT_RULES_REVISION, methodology, catalogue: { gpus, unifiedChips, cpus } };
   return createHash('sha256').update(JSON.stringify(rules)).digest('hex');
+}
+
+/** One sequence decoding, nothing drafting: the runs the peer rule compares (`src/lib/peer-verdict.ts`). */
+export function isSingleStream(batchSize: number, flags: RunForVerdict['engineFlags']): boolean {
+  return batchSize === 1 && (flags?.concurrency ?? 1) === 1 && flags?.specDecoding !== true && flags?.mtpEnabled !== true;
+}
+
+/** Who counts as a run's peers: the same device and card count, and on it the same weights. */
+export interface PeerKeys {
+  /** Resolved device (its address) and card count: `nvidia-rtx-4090×1`. */
+  deviceKey: string;
+  /** The weights (a quantized repo counts as its base) and quantization on that device. */
+  setupKey: string;
+}
+
+/** The weights a catalogued model's runs read: a quantized repo reads its base's (lower-case hub ids). */
+export function weightsIdOf(model: { hf_id: string; base_hf_id: string | null; base_relation: string | null }): string {
+  return (model.base_relation === 'quantized' && model.base_hf_id ? model.base_hf_id : model.hf_id).toLowerCase();
+}
+
+/**
+ * The peer keys of a single-stream run (null for any other run: it is neither judged by
+ * peers nor a peer). `weightsId` names the weights: the base model's id for a quantized repo.
+ */
+export function peerKeysOf(run: {
+  weightsId: string;
+  quantization: string;
+  batchSize: number;
+  engineFlags: RunForVerdict['engineFlags'];
+  hardware: DeviceFacts & { gpuCount?: number | null };
+}): PeerKeys | null {
+  if (!isSingleStream(run.batchSize, run.engineFlags)) return null;
+  // A device nobody named is no device: runs without a name are nobody's peers.
+  const { hwClass, gpuName, chipFamily, cpu } = run.hardware;
+  const written = hwClass === 'DISCRETE_GPU' ? gpuName : hwClass === 'UNIFIED' ? chipFamily : cpu;
+  if (!written?.trim()) return null;
+  const cards = run.hardware.hwClass === 'DISCRETE_GPU' ? (run.hardware.gpuCount ?? 1) : 1;
+  const deviceKey = `${deviceOf(run.hardware).slug}×${cards}`;
+  return { deviceKey, setupKey: `${run.weightsId}|${quantizationKey(run.quantization)}|${deviceKey}` };
 }

@@ -1,0 +1,141 @@
+/**
+ * Peer verdict: a run well above every comparable approved run on the board is an
+ * `outlier` (possible, flagged for a look), beside the roofline's `suspect` (above the
+ * physical bound: impossible as stated). Pure: no I/O. The service (src/runs/submission/
+ * peer-verdicts.service.ts) and the real-data evaluation (test/unit/peer-verdict-real-runs.test.ts)
+ * both judge through `judgeRun`, so the figures on /methodology measure this code.
+ *
+ * Peers are approved single-stream runs of the same weights (base model and quantization),
+ * the same resolved device and card count, by other users (a submitter's own runs cannot
+ * vouch for each other). Engines are not told apart: the real set could not show that the
+ * engine family changes how far above its best peer an honest run lands.
+ *
+ * Where a setup has no peers yet, the device's own runs of other weights are the evidence
+ * (`crossModel`): the run's efficiency (tok/s over its own roofline bound) against the best
+ * efficiency any of them reached.
+ */
+import type { RooflineVerdict } from './roofline.ts';
+
+/**
+ * The thresholds, fitted on the real sets (test/fixtures/real-runs) by
+ * test/unit/peer-verdict-real-runs.test.ts, which prints the figures behind them.
+ */
+export const PEER_RULE = Object.freeze({
+  /** Outlier: above this multiple of the best peer's decode tok/s (same weights, device, cards). */
+  setupFactor: 1.75,
+  /** Lonely run: outlier above this multiple of the best tok/s-to-bound efficiency of the device's other runs... */
+  deviceFactor: 1.7,
+  /** ...when the device has at least this many other judged runs. */
+  deviceMinRuns: 2,
+});
+
+/** Why each threshold is what it is (shown on /methodology). */
+export const PEER_RULE_BASIS = {
+  setupFactor:
+    'Of 1,017 LocalScore results (each by its own user) judged against all the others, 1.5 × the best peer flags 2.2% of honest runs, 1.6-1.7 × 1.7%, 1.75 × 1.5%, 1.8 × 1.4%, 1.9 × 1.3% (honest runs of one setup sometimes land far below their best peer, rarely far above it); a copy with its decode speed doubled is flagged 88.7%, 86.4%, 82.8%, 80.5% and 74.7% of the time (bound included). 1.75 keeps honest runs under 2% with room for a set not seen.',
+  deviceFactor:
+    'For a run whose setup has no peer, its efficiency (tok/s ÷ its own bound) against the best efficiency of the same device on other models: on the 368 LocalScore runs alone in their setup, 1.7 × with 2+ other runs on the device flags 1 honest run (0.3%) and raises the doubled copies flagged, when the original is not on the board, from 16.3% (the bound alone) to 39.4%.',
+} as const;
+
+export type Verdict = 'plausible' | 'suspect' | 'outlier' | 'unknown' | 'not judged';
+
+export interface PeerComparison {
+  /** How many runs the run was compared with. */
+  count: number;
+  /** The best of them, tok/s (for `device`: the tok/s this run would show at the device's best efficiency). */
+  bestTokS: number;
+  /** The run's tok/s over `bestTokS`, 2 decimals. */
+  ratio: number;
+  /** `setup`: same weights, device and card count; `device`: the device's runs of other weights, by efficiency against their bound. */
+  basis: 'setup' | 'device';
+}
+
+export interface VerdictObject {
+  verdict: Verdict;
+  reason: string;
+  decodeBoundTokS: number | null;
+  peers: PeerComparison | null;
+}
+
+/** A comparable approved run: its decode tok/s and, for the device evidence, its own bound. */
+export interface PeerRun {
+  tokSOut: number;
+  decodeBoundTokS?: number | null;
+}
+
+export interface PeerEvidence {
+  /** Approved single-stream runs of the same setup by other users. */
+  setup: readonly PeerRun[];
+  /** Approved single-stream runs of the same device and card count on other weights, by other users. */
+  device: readonly PeerRun[];
+}
+
+export interface JudgedRun {
+  tokSOut: number | null;
+  /** The roofline's verdict on the run (src/lib/roofline.ts `assessPlausibility`). */
+  roofline: RooflineVerdict;
+  /** False when the run is not single-stream or names no device: no peer applies. */
+  comparable: boolean;
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+const round1 = (n: number) => Math.round(n * 10) / 10;
+const positive = (n: number | null | undefined): n is number => typeof n === 'number' && Number.isFinite(n) && n > 0;
+
+/** The peer comparison of a run, or null when nothing comparable is on the board. */
+export function comparePeers(tokSOut: number, boundTokS: number | null, evidence: PeerEvidence): PeerComparison | null {
+  const setup = evidence.setup.filter((peer) => positive(peer.tokSOut));
+  if (setup.length > 0) {
+    const best = Math.max(...setup.map((peer) => peer.tokSOut));
+    return { count: setup.length, bestTokS: round1(best), ratio: round2(tokSOut / best), basis: 'setup' };
+  }
+  const device = evidence.device.filter((peer) => positive(peer.tokSOut) && positive(peer.decodeBoundTokS));
+  if (!positive(boundTokS) || device.length < PEER_RULE.deviceMinRuns) return null;
+  const bestEfficiency = Math.max(...device.map((peer) => peer.tokSOut / peer.decodeBoundTokS!));
+  const best = bestEfficiency * boundTokS;
+  return { count: device.length, bestTokS: round1(best), ratio: round2(tokSOut / best), basis: 'device' };
+}
+
+/** Whether a comparison makes the run an outlier. */
+export function isOutlier(peers: PeerComparison): boolean {
+  return peers.ratio > (peers.basis === 'setup' ? PEER_RULE.setupFactor : PEER_RULE.deviceFactor);
+}
+
+function outlierReason(peers: PeerComparison): string {
+  const factor = peers.basis === 'setup' ? PEER_RULE.setupFactor : PEER_RULE.deviceFactor;
+  return peers.basis === 'setup'
+    ? `${peers.ratio} × the best of ${peers.count} approved run${peers.count === 1 ? '' : 's'} of the same weights on the same device (${peers.bestTokS} tok/s), above ${factor} ×`
+    : `${peers.ratio} × what the device's best efficiency over ${peers.count} runs of other models gives (${peers.bestTokS} tok/s), above ${factor} ×`;
+}
+
+/**
+ * The verdict object of a run: the roofline's verdict, then, for a run within its bound,
+ * the peer rule. `unknown` runs whose reason says they are not judged read `not judged`.
+ * Peers are named whenever the run was compared with any, whatever the verdict.
+ */
+export function judgeRun(run: JudgedRun, evidence: PeerEvidence): VerdictObject {
+  const { roofline } = run;
+  const peers = run.comparable && positive(run.tokSOut) ? comparePeers(run.tokSOut, roofline.boundTokS, evidence) : null;
+  if (roofline.plausibility === 'unknown') {
+    const notJudged = roofline.reason.startsWith('not judged');
+    // Without a bound a setup's peers still judge; the device evidence needs the bound.
+    if (!notJudged && peers?.basis === 'setup' && isOutlier(peers))
+      return { verdict: 'outlier', reason: outlierReason(peers), decodeBoundTokS: roofline.boundTokS, peers };
+    return { verdict: notJudged ? 'not judged' : 'unknown', reason: roofline.reason, decodeBoundTokS: roofline.boundTokS, peers };
+  }
+  if (roofline.plausibility === 'suspect')
+    return { verdict: 'suspect', reason: roofline.reason, decodeBoundTokS: roofline.boundTokS, peers };
+  if (peers && isOutlier(peers)) return { verdict: 'outlier', reason: outlierReason(peers), decodeBoundTokS: roofline.boundTokS, peers };
+  return { verdict: 'plausible', reason: roofline.reason, decodeBoundTokS: roofline.boundTokS, peers };
+}
+
+/** The stored `plausibility` column of a verdict ('not judged' is stored as 'unknown', its reason says why). */
+export function plausibilityOf(verdict: Verdict): 'plausible' | 'suspect' | 'outlier' | 'unknown' {
+  return verdict === 'not judged' ? 'unknown' : verdict;
+}
+
+/** The verdict as stored columns read back: 'unknown' with a "not judged" reason is 'not judged'. */
+export function verdictOf(plausibility: string, reason: string | null): Verdict {
+  if (plausibility === 'unknown' && reason?.startsWith('not judged')) return 'not judged';
+  return plausibility as Verdict;
+}
