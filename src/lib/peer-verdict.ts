@@ -32,10 +32,32 @@ export const PEER_RULE = Object.freeze({
 /** Why each threshold is what it is (shown on /methodology). */
 export const PEER_RULE_BASIS = {
   setupFactor:
-    'Of 1,017 LocalScore results (each by its own user) judged against all the others, 1.5 × the best peer flags 2.2% of honest runs, 1.6-1.7 × 1.7%, 1.75 × 1.5%, 1.8 × 1.4%, 1.9 × 1.3% (honest runs of one setup sometimes land far below their best peer, rarely far above it); a copy with its decode speed doubled is flagged 88.7%, 86.4%, 82.8%, 80.5% and 74.7% of the time (bound included). 1.75 keeps honest runs under 2% with room for a set not seen.',
+    "On a board of LocalScore's 1,017 public results (each by its own user), every run judged against all the others: above 1.5 × its best peer flags 2.2% of honest runs, 1.6 × 1.7%, 1.7 × 1.6%, 1.75 × 1.5%, 1.8 × 1.4%, 1.9 × 1.3% (honest runs of one setup often land far below their best peer, rarely far above it); a copy with its decode speed doubled, the original on the board, is then flagged 88.5%, 86.1%, 84.2%, 82.3%, 80.0% and 74.6% of the time (bound included). 1.75 keeps honest runs well under 2% on a set not seen.",
   deviceFactor:
-    'For a run whose setup has no peer, its efficiency (tok/s ÷ its own bound) against the best efficiency of the same device on other models: on the 368 LocalScore runs alone in their setup, 1.7 × with 2+ other runs on the device flags 1 honest run (0.3%) and raises the doubled copies flagged, when the original is not on the board, from 16.3% (the bound alone) to 39.4%.',
+    'A run whose setup has no peer: its efficiency (tok/s ÷ its own bound) against the best efficiency of the same device on other weights. On the 370 LocalScore runs alone in their setup, 1.7 × with 2 or more other runs on the device flags 1 honest run (0.3%), and flags 36.2% of their doubled copies judged without the original on the board, where the bound alone flags 14.9%; 1.5 × flags 3 honest runs (0.8%), and any other run on the device (1 instead of 2) 6 (1.6%).',
 } as const;
+
+/** What /methodology and the agent-context say of the peer rule. */
+export const peerMethodology = {
+  rule: `A run within its bound is an outlier when its decode tok/s is above ${PEER_RULE.setupFactor} × the best approved single-stream run of the same weights (base model and quantization) on the same device and card count, by another user. A run whose setup has no such run yet is compared with the device's runs of other weights by efficiency (tok/s ÷ each run's own bound) and is an outlier above ${PEER_RULE.deviceFactor} × the best of them, once the device has ${PEER_RULE.deviceMinRuns} or more. The first runs of a setup on a device nobody else has used are never outliers. An outlier is possible (a tuned build, a faster memory clock) but flagged for a look; "hide suspect runs" hides outliers too.`,
+  rejudging:
+    "When a run joins or leaves a device's board (submitted, corrected, rejected, restored, withdrawn, or its device re-resolved by an admin's hardware-name mapping), every approved run of that device is judged again in the background, a bounded batch of devices at a time; each verdict that changes gets an audit entry.",
+  thresholds: [
+    { name: 'Outlier above the best peer of the same setup', value: `${PEER_RULE.setupFactor} ×`, basis: PEER_RULE_BASIS.setupFactor },
+    {
+      name: `Lonely setup: above the device's best efficiency (${PEER_RULE.deviceMinRuns}+ runs of other weights)`,
+      value: `${PEER_RULE.deviceFactor} ×`,
+      basis: PEER_RULE_BASIS.deviceFactor,
+    },
+  ],
+  figures: [
+    'LocalScore board, 1,017 runs: honest copies flagged (outlier or suspect) 1.6%; copies with the decode speed doubled flagged 82.4% (20.6% by the bound alone). The best any peer threshold reaches with honest runs at 2% or less, fitted on this set with no headroom, is about 86-87%.',
+    'The older set of 211 single-stream runs from many sources and engines: honest 0.5%, doubled 94.8%.',
+    'Engines are not told apart: both sets together could not show that the engine family moves how far above its best peer an honest run lands.',
+  ],
+  source:
+    'Measured by test/unit/peer-verdict-real-runs.test.ts and test/unit/plausibility-real-runs.test.ts on test/fixtures/real-runs, through the code that judges stored runs.',
+};
 
 export type Verdict = 'plausible' | 'suspect' | 'outlier' | 'unknown' | 'not judged';
 

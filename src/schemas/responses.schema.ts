@@ -596,6 +596,7 @@ export const agentContextResponseSchema = z
       exportFormat: texts,
       runStatus: texts,
       plausibility: texts,
+      verdict: texts.meta({ description: "Values of a run's `verdict.verdict`" }),
       mirostat: z.array(z.int()),
       hardwareCostCondition: texts.optional(),
       currency: texts.optional(),
@@ -651,6 +652,14 @@ export const agentContextResponseSchema = z
         suspectFactor: z.number(),
         suspectFactors: z.object({ DISCRETE_GPU: z.number(), UNIFIED: z.number(), CPU_ONLY: z.number() }),
         assumptions: texts,
+        peers: z
+          .object({
+            rule: z.string(),
+            thresholds: z.object({ setupFactor: z.number(), deviceFactor: z.number(), deviceMinRuns: z.int() }),
+            rejudging: z.string(),
+            verdictObject: z.string(),
+          })
+          .meta({ description: 'The peer rule (`outlier`), its thresholds and the verdict object runs carry' }),
         details: link,
       }),
     }),

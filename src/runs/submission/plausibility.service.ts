@@ -25,12 +25,13 @@ const REJUDGE_DEVICES = 20;
 /** Who the audit log names for verdicts re-judged because a run's peers changed. */
 export const VERDICT_ACTOR = 'verdicts';
 
-/** Which runs to re-judge: those of these models, hardware profiles, devices (`device_key`) or ids; all when none is given. */
+/** Which runs to re-judge: those of these models, hardware profiles or devices (`device_key`); all when none is given. */
 export interface RecomputeScope {
   modelIds?: string[];
   hardwareIds?: string[];
   deviceKeys?: string[];
-  runIds?: string[];
+  /** Only approved runs (a rejected or withdrawn run is judged again when it comes back). */
+  approvedOnly?: boolean;
 }
 
 /** What `recompute` reads of a stored run. */
@@ -81,7 +82,7 @@ export function createPlausibilityService(deps: Pick<ServiceDeps, 'db' | 'readIn
    * cost reads, not a rewrite of every document. Returns how many changed.
    */
   async function recompute(scope: RecomputeScope = {}, db: Db = ownDb): Promise<VerdictChange[]> {
-    const { modelIds, hardwareIds, deviceKeys, runIds } = scope;
+    const { modelIds, hardwareIds, deviceKeys, approvedOnly } = scope;
     const changes: VerdictChange[] = [];
     // A migration older than the peer verdicts' recomputes before their columns exist: the roofline alone then.
     const { rows: peerColumns } = await db.raw(
@@ -98,7 +99,7 @@ export function createPlausibilityService(deps: Pick<ServiceDeps, 'db' | 'readIn
           if (modelIds) q.whereIn('r.model_id', modelIds);
           if (hardwareIds) q.whereIn('r.hardware_id', hardwareIds);
           if (deviceKeys) q.whereIn('r.device_key', deviceKeys);
-          if (runIds) q.whereIn('r.id', runIds);
+          if (approvedOnly) q.where('r.status', 'APPROVED');
         })
         .where('r.id', '>', after)
         .orderBy('r.id')
@@ -201,7 +202,7 @@ export function createPlausibilityService(deps: Pick<ServiceDeps, 'db' | 'readIn
         );
         const devices = rows.map((row: { device_key: string }) => row.device_key);
         if (devices.length === 0) return { devices: 0, changed: 0 };
-        const changes = await recompute({ deviceKeys: devices }, trx);
+        const changes = await recompute({ deviceKeys: devices, approvedOnly: true }, trx);
         if (changes.length > 0) {
           const labels = await trx('speed_test_runs as r')
             .join('models as m', 'm.id', 'r.model_id')
