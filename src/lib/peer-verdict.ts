@@ -51,7 +51,7 @@ export const peerMethodology = {
     },
   ],
   figures: [
-    'LocalScore board, 1,017 runs: honest copies flagged (outlier or suspect) 1.6%; copies with the decode speed doubled flagged 82.4% (20.6% by the bound alone). The best any peer threshold reaches with honest runs at 2% or less, fitted on this set with no headroom, is about 86-87%.',
+    'LocalScore board, 1,017 runs: honest copies flagged (outlier or suspect) 1.6%; copies with the decode speed doubled flagged 82.3% (20.6% by the bound alone). The best any peer threshold reaches with honest runs at 2% or less, fitted on this set with no headroom, is about 86-87%.',
     'The older set of 211 single-stream runs from many sources and engines: honest 0.5%, doubled 94.8%.',
     'Engines are not told apart: both sets together could not show that the engine family moves how far above its best peer an honest run lands.',
   ],
@@ -131,24 +131,27 @@ function outlierReason(peers: PeerComparison): string {
 }
 
 /**
- * The verdict object of a run: the roofline's verdict, then, for a run within its bound,
- * the peer rule. `unknown` runs whose reason says they are not judged read `not judged`.
- * Peers are named whenever the run was compared with any, whatever the verdict.
+ * The verdict object of a run: the roofline's verdict, then, for a run within its bound (or
+ * without one: unknown hardware), the peer rule. `unknown` runs whose reason says they are
+ * not judged read `not judged`. Only an outlier names its peers: a plausible run's verdict
+ * does not change, nor its page get rewritten, each time another run of its setup arrives.
  */
 export function judgeRun(run: JudgedRun, evidence: PeerEvidence): VerdictObject {
   const { roofline } = run;
+  const judged = (verdict: Verdict, reason: string, peers: PeerComparison | null = null): VerdictObject => ({
+    verdict,
+    reason,
+    decodeBoundTokS: roofline.boundTokS,
+    peers,
+  });
+  if (roofline.plausibility === 'suspect') return judged('suspect', roofline.reason);
+  const notJudged = roofline.plausibility === 'unknown' && roofline.reason.startsWith('not judged');
+  if (notJudged) return judged('not judged', roofline.reason);
   const peers = run.comparable && positive(run.tokSOut) ? comparePeers(run.tokSOut, roofline.boundTokS, evidence) : null;
-  if (roofline.plausibility === 'unknown') {
-    const notJudged = roofline.reason.startsWith('not judged');
-    // Without a bound a setup's peers still judge; the device evidence needs the bound.
-    if (!notJudged && peers?.basis === 'setup' && isOutlier(peers))
-      return { verdict: 'outlier', reason: outlierReason(peers), decodeBoundTokS: roofline.boundTokS, peers };
-    return { verdict: notJudged ? 'not judged' : 'unknown', reason: roofline.reason, decodeBoundTokS: roofline.boundTokS, peers };
-  }
-  if (roofline.plausibility === 'suspect')
-    return { verdict: 'suspect', reason: roofline.reason, decodeBoundTokS: roofline.boundTokS, peers };
-  if (peers && isOutlier(peers)) return { verdict: 'outlier', reason: outlierReason(peers), decodeBoundTokS: roofline.boundTokS, peers };
-  return { verdict: 'plausible', reason: roofline.reason, decodeBoundTokS: roofline.boundTokS, peers };
+  // Without a bound that holds (unknown), only the setup's peers judge: the device evidence reads efficiency against the bound.
+  const applies = peers !== null && (roofline.plausibility === 'plausible' || peers.basis === 'setup');
+  if (applies && isOutlier(peers)) return judged('outlier', outlierReason(peers), peers);
+  return judged(roofline.plausibility, roofline.reason);
 }
 
 /** The stored `plausibility` column of a verdict ('not judged' is stored as 'unknown', its reason says why). */
