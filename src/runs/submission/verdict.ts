@@ -57,9 +57,9 @@ export function runVerdict(run: RunForVerdict): RooflineVerdict {
   });
 }
 
-/** The verdict of a normalised submission on its catalogued model (the writer's and the demo seed's). */
-export function submissionVerdict(normalised: NormalisedSpeedTest, model: RunForVerdict['model']): RooflineVerdict {
-  return runVerdict({
+/** What the roofline reads of a normalised submission on its model. */
+function submittedRun(normalised: NormalisedSpeedTest, model: RunForVerdict['model']): RunForVerdict {
+  return {
     tokSOut: normalised.tokSOut ?? null,
     batchSize: normalised.batchSize,
     quantization: normalised.quantization,
@@ -68,7 +68,12 @@ export function submissionVerdict(normalised: NormalisedSpeedTest, model: RunFor
     engineFlags: normalised.engineFlags,
     model,
     hardware: normalised.hardware,
-  });
+  };
+}
+
+/** The roofline verdict of a normalised submission on its catalogued model (the demo seed's). */
+export function submissionVerdict(normalised: NormalisedSpeedTest, model: RunForVerdict['model']): RooflineVerdict {
+  return runVerdict(submittedRun(normalised, model));
 }
 
 /** A run's verdict object with the keys that place it on the board. */
@@ -147,16 +152,7 @@ export async function judgeSubmission(
   model: RunForVerdict['model'] & WeightsFacts,
   self: { id?: string | null; userId?: string | null },
 ): Promise<JudgedVerdict> {
-  const run: RunForVerdict = {
-    tokSOut: normalised.tokSOut ?? null,
-    batchSize: normalised.batchSize,
-    quantization: normalised.quantization,
-    engineName: normalised.engineName,
-    engineVersion: normalised.engineVersion,
-    engineFlags: normalised.engineFlags,
-    model,
-    hardware: normalised.hardware,
-  };
+  const run = submittedRun(normalised, model);
   const keys = peerKeysOf({ ...run, weightsId: weightsIdOf(model), hardware: normalised.hardware });
   const board = await loadBoard(db, keys ? [keys.deviceKey] : []);
   return judgeOnStoredBoard(run, keys, board, self);
