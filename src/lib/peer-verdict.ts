@@ -158,9 +158,3 @@ export function judgeRun(run: JudgedRun, evidence: PeerEvidence): VerdictObject 
 export function plausibilityOf(verdict: Verdict): 'plausible' | 'suspect' | 'outlier' | 'unknown' {
   return verdict === 'not judged' ? 'unknown' : verdict;
 }
-
-/** The verdict as stored columns read back: 'unknown' with a "not judged" reason is 'not judged'. */
-export function verdictOf(plausibility: string, reason: string | null): Verdict {
-  if (plausibility === 'unknown' && reason?.startsWith('not judged')) return 'not judged';
-  return plausibility as Verdict;
-}
