@@ -102,8 +102,6 @@ function startSweeps({ services, clock, logger, profile }: ReturnType<typeof cre
   return timer;
 }
 
-/** How often the queue of devices whose runs' peers changed is worked off (`plausibility.rejudgeQueued`). */
-const PEER_REJUDGE_INTERVAL_MS = 3000;
 /** Calls of `rejudgeQueued` per tick at most: each takes a bounded batch of devices in its own transaction. */
 const PEER_REJUDGE_CALLS_PER_TICK = 10;
 
@@ -112,7 +110,7 @@ const PEER_REJUDGE_CALLS_PER_TICK = 10;
  * device's board. Reads never wait for it; the pages show the stored verdicts meanwhile.
  * Returns the timer and one pass (what a test calls instead of waiting).
  */
-function startPeerRejudging({ services, logger }: ReturnType<typeof createAppContext>) {
+function startPeerRejudging({ services, logger }: ReturnType<typeof createAppContext>, intervalMs: number) {
   let running: Promise<number> | undefined;
   const pass = () =>
     (running ??= (async () => {
@@ -128,13 +126,17 @@ function startPeerRejudging({ services, logger }: ReturnType<typeof createAppCon
       }
       return changed;
     })());
-  const timer = setInterval(() => {
-    pass().then(
-      (changed) => changed > 0 && logger.info({ changed }, 'verdicts re-judged after their peers changed'),
-      (error: unknown) => logger.warn({ err: error }, 're-judging runs whose peers changed failed; it is tried again'),
-    );
-  }, PEER_REJUDGE_INTERVAL_MS);
-  timer.unref();
+  // 0: this instance leaves the queue to the others (tests work it off through `pass`).
+  const timer =
+    intervalMs > 0
+      ? setInterval(() => {
+          pass().then(
+            (changed) => changed > 0 && logger.info({ changed }, 'verdicts re-judged after their peers changed'),
+            (error: unknown) => logger.warn({ err: error }, 're-judging runs whose peers changed failed; it is tried again'),
+          );
+        }, intervalMs)
+      : undefined;
+  timer?.unref();
   return { timer, pass };
 }
 
@@ -212,7 +214,7 @@ export function createApp(input: AppDepsInput): express.Express {
   if (!context.readIndexKeeper)
     reloadHardwareMappings(context.db).catch((error: unknown) => logger.warn({ err: error }, 'hardware name mappings not loaded'));
   const sweeps = profile.marketplace || profile.reports || profile.quality ? startSweeps(context) : undefined;
-  const peerRejudging = startPeerRejudging(context);
+  const peerRejudging = startPeerRejudging(context, config.peerRejudgeIntervalMs);
   /** One pass over the queue of devices whose runs' peers changed; resolves to the verdicts changed. */
   app.locals.rejudgePeers = peerRejudging.pass;
   let closing: Promise<void> | undefined;

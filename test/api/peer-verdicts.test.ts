@@ -10,6 +10,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { PEER_RULE } from '../../src/lib/peer-verdict.ts';
 import { VERDICT_ACTOR } from '../../src/runs/submission/plausibility.service.ts';
+import { setHardwareMappings } from '../../src/lib/hardware-mappings.ts';
 import { useTestApp } from '../helpers/app.ts';
 import { csvRecords, download } from '../helpers/leaderboard.ts';
 import { type Account, account, auditRowsFor, submitRun } from '../helpers/moderation.ts';
@@ -27,6 +28,9 @@ describe('peer verdicts: outliers among approved runs of the same setup', () => 
   const sqlPath = () => ctx.appWith({ READ_INDEX: 'off' });
   const runJson = async (id: string) => (await request(ctx.app).get(`/api/speed-tests/${id}`).expect(200)).body;
   const rejudge = () => (ctx.app.locals.rejudgePeers as () => Promise<number>)();
+
+  // The admins' mappings are the process's: none left for the next file.
+  after(() => setHardwareMappings([]));
 
   before(async () => {
     [first, fast, later, admin] = await Promise.all([
@@ -139,5 +143,27 @@ describe('peer verdicts: outliers among approved runs of the same setup', () => 
     expect(page).to.include(`above ${PEER_RULE.setupFactor} × the best approved single-stream run of the same weights`);
     expect(page).to.include(`<td class="num">${PEER_RULE.deviceFactor} ×</td>`);
     expect(page).to.match(/honest copies flagged \(outlier or suspect\) [\d.]+%; copies with the decode speed doubled flagged [\d.]+%/);
+  });
+
+  it("re-judges a device's runs when an admin's hardware-name mapping moves a run onto its board", async () => {
+    const mover = await account(ctx, 'mover');
+    const homebrew = await submitRun(ctx, mover, { hardware: { ...RTX_3090, gpuName: 'Homebrew Accelerator 7' }, tokSOut: 200 });
+    // No device the catalogue knows: no bound, and no peer on its own board.
+    expect(homebrew.verdict).to.include({ verdict: 'unknown', peers: null });
+    expect(await rejudge()).to.equal(0);
+    expect((await runJson(ids.fast!)).plausibility).to.equal('outlier');
+
+    await admin.agent
+      .post('/admin/hardware/map')
+      .type('form')
+      .send({ _csrf: admin.csrf, kind: 'gpu', name: 'Homebrew Accelerator 7', device: 'NVIDIA GeForce RTX 3090', page: '1' })
+      .expect(303);
+    // Judged at once with its new device (within the bound, below nobody's 1.75 ×); the 3090's runs in the background.
+    expect((await runJson(homebrew.id)).verdict).to.include({ verdict: 'plausible', peers: null });
+    expect(await rejudge()).to.equal(1);
+    // 180 tok/s is no longer far above every peer: the mapped run did 200.
+    expect((await runJson(ids.fast!)).verdict).to.include({ verdict: 'plausible', peers: null });
+    const audit = (await auditRowsFor(ctx, ids.fast!)).filter((row) => row.action === 'run.rejudged');
+    expect(audit.at(-1).reason).to.match(/^outlier -> plausible/);
   });
 });
