@@ -32,9 +32,9 @@ export const PEER_RULE = Object.freeze({
 /** Why each threshold is what it is (shown on /methodology). */
 export const PEER_RULE_BASIS = {
   setupFactor:
-    "On a board of LocalScore's 1,017 public results (each by its own user), every run judged against all the others: above 1.5 × its best peer flags 2.2% of honest runs, 1.6 × 1.7%, 1.7 × 1.6%, 1.75 × 1.5%, 1.8 × 1.4%, 1.9 × 1.3% (honest runs of one setup often land far below their best peer, rarely far above it); a copy with its decode speed doubled, the original on the board, is then flagged 88.5%, 86.1%, 84.2%, 82.3%, 80.0% and 74.6% of the time (bound included). 1.75 keeps honest runs well under 2% on a set not seen.",
+    "On a board of LocalScore's 1,017 public results (each by its own user), every run judged against all the others: above 1.5 × its best peer flags 2.2% of honest runs, 1.6 × 1.7%, 1.7 × 1.6%, 1.75 × 1.5%, 1.8 × 1.4%, 1.9 × 1.3% (honest runs of one setup often land far below their best peer, rarely far above it); a copy with its decode speed doubled, the original on the board, is then flagged 89.1%, 86.7%, 84.9%, 83.1%, 80.8% and 75.5% of the time (bound included). 1.75 keeps honest runs well under 2% on a set not seen.",
   deviceFactor:
-    'A run whose setup has no peer: its efficiency (tok/s ÷ its own bound) against the best efficiency of the same device on other weights. On the 370 LocalScore runs alone in their setup, 1.7 × with 2 or more other runs on the device flags 1 honest run (0.3%), and flags 36.2% of their doubled copies judged without the original on the board, where the bound alone flags 14.9%; 1.5 × flags 3 honest runs (0.8%), and any other run on the device (1 instead of 2) 6 (1.6%).',
+    'A run whose setup has no peer: its efficiency (tok/s ÷ its own bound) against the best efficiency of the same device on other weights. On the 377 LocalScore runs alone in their setup, 1.7 × with 2 or more other runs on the device flags 1 honest run (0.3%), and flags 36.3% of their doubled copies judged without the original on the board, where the bound alone flags 14.6%; 1.5 × flags 3 honest runs (0.8%), and any other run on the device (1 instead of 2) 6 (1.6%).',
 } as const;
 
 /** What /methodology and the agent-context say of the peer rule. */
@@ -51,8 +51,8 @@ export const peerMethodology = {
     },
   ],
   figures: [
-    'LocalScore board, 1,017 runs: honest copies flagged (outlier or suspect) 1.6%; copies with the decode speed doubled flagged 82.3% (20.6% by the bound alone). The best any peer threshold reaches with honest runs at 2% or less, fitted on this set with no headroom, is about 86-87%.',
-    'The older set of 211 single-stream runs from many sources and engines: honest 0.5%, doubled 94.8%.',
+    'LocalScore board, 1,017 runs: honest copies flagged (outlier or suspect) 1.6%; copies with the decode speed doubled flagged 83.1% (20.6% by the bound alone). The best any peer threshold reaches with honest runs at 2% or less, fitted on this set with no headroom, is about 87% (1.6 ×: honest 1.7%, doubled 86.7%).',
+    "The older set of 211 single-stream runs from many sources and engines: honest 0.0%, doubled 95.3%. A CPU-only run on a unified chip (its CPU cores decode) is not a peer of the chip's GPU runs: that set's one pair of them is 11 × apart.",
     'Engines are not told apart: both sets together could not show that the engine family moves how far above its best peer an honest run lands.',
   ],
   source:

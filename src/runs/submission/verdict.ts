@@ -183,7 +183,7 @@ export function isSingleStream(batchSize: number, flags: RunForVerdict['engineFl
 
 /** Who counts as a run's peers: the same device and card count, and on it the same weights. */
 export interface PeerKeys {
-  /** Resolved device (its address) and card count: `nvidia-rtx-4090×1`. */
+  /** Resolved device (its address), `+cpu` for a CPU-only run, and card count: `nvidia-rtx-4090×1`, `amd-ryzen-ai-max-plus-395+cpu×1`. */
   deviceKey: string;
   /** The weights (a quantized repo counts as its base) and quantization on that device. */
   setupKey: string;
@@ -218,6 +218,8 @@ export function peerKeysOf(run: {
   const written = hwClass === 'DISCRETE_GPU' ? gpuName : hwClass === 'UNIFIED' ? chipFamily : cpu;
   if (!written?.trim()) return null;
   const cards = run.hardware.hwClass === 'DISCRETE_GPU' ? (run.hardware.gpuCount ?? 1) : 1;
-  const deviceKey = `${deviceOf(run.hardware).slug}×${cards}`;
+  // A CPU-only run on a unified chip decodes on its CPU cores, not its GPU: another board (the real set's one such pair is 11× apart).
+  const processor = hwClass === 'CPU_ONLY' ? '+cpu' : '';
+  const deviceKey = `${deviceOf(run.hardware).slug}${processor}×${cards}`;
   return { deviceKey, setupKey: `${run.weightsId}|${quantizationKey(run.quantization)}|${deviceKey}` };
 }
