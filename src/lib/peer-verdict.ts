@@ -1,9 +1,11 @@
 /**
  * Peer verdict: a run well above every comparable approved run on the board is an
  * `outlier` (possible, flagged for a look), beside the roofline's `suspect` (above the
- * physical bound: impossible as stated). Pure: no I/O. The service (src/runs/submission/
- * peer-verdicts.service.ts) and the real-data evaluation (test/unit/peer-verdict-real-runs.test.ts)
- * both judge through `judgeRun`, so the figures on /methodology measure this code.
+ * physical bound: impossible as stated). Pure: no I/O. Stored runs (src/runs/submission/
+ * verdict.ts `judgeOnStoredBoard`, used at submission, correction, dry-run and every
+ * re-judging in plausibility.service.ts) and the real-data evaluation
+ * (test/unit/peer-verdict-real-runs.test.ts) all judge through `judgeRun`, so the figures on
+ * /methodology measure this code.
  *
  * Peers are approved single-stream runs of the same weights (base model and quantization),
  * the same resolved device and card count, by other users (a submitter's own runs cannot
@@ -11,7 +13,7 @@
  * engine family changes how far above its best peer an honest run lands.
  *
  * Where a setup has no peers yet, the device's own runs of other weights are the evidence
- * (`crossModel`): the run's efficiency (tok/s over its own roofline bound) against the best
+ * (basis `device`): the run's efficiency (tok/s over its own roofline bound) against the best
  * efficiency any of them reached.
  */
 import type { RooflineVerdict } from './roofline.ts';
