@@ -165,5 +165,10 @@ describe('peer verdicts: outliers among approved runs of the same setup', () => 
     expect((await runJson(ids.fast!)).verdict).to.include({ verdict: 'plausible', peers: null });
     const audit = (await auditRowsFor(ctx, ids.fast!)).filter((row) => row.action === 'run.rejudged');
     expect(audit.at(-1).reason).to.match(/^outlier -> plausible/);
+
+    // Its owner withdraws it: it leaves the board, and the 180 tok/s run is far above its peers again.
+    await request(ctx.app).delete(`/api/speed-tests/${homebrew.id}`).set('Authorization', `Bearer ${mover.key}`).expect(200);
+    expect(await rejudge()).to.equal(1);
+    expect((await runJson(ids.fast!)).verdict.peers).to.deep.equal({ count: 1, bestTokS: 62, ratio: 2.9, basis: 'setup' });
   });
 });
