@@ -102,6 +102,44 @@ function startSweeps({ services, clock, logger, profile }: ReturnType<typeof cre
   return timer;
 }
 
+/** Calls of `rejudgeQueued` per tick at most: each takes a bounded batch of devices in its own transaction. */
+const PEER_REJUDGE_CALLS_PER_TICK = 10;
+
+/**
+ * Re-judges, in the background, the runs whose peers changed: a run joined or left their
+ * device's board. Reads never wait for it; the pages show the stored verdicts meanwhile.
+ * Returns the timer and one pass (what a test calls instead of waiting).
+ */
+function startPeerRejudging({ services, logger }: ReturnType<typeof createAppContext>, intervalMs: number) {
+  let running: Promise<number> | undefined;
+  const pass = () =>
+    (running ??= (async () => {
+      let changed = 0;
+      try {
+        for (let call = 0; call < PEER_REJUDGE_CALLS_PER_TICK; call++) {
+          const done = await services.plausibility.rejudgeQueued();
+          changed += done.changed;
+          if (done.devices === 0) break;
+        }
+      } finally {
+        running = undefined;
+      }
+      return changed;
+    })());
+  // 0: this instance leaves the queue to the others (tests work it off through `pass`).
+  const timer =
+    intervalMs > 0
+      ? setInterval(() => {
+          pass().then(
+            (changed) => changed > 0 && logger.info({ changed }, 'verdicts re-judged after their peers changed'),
+            (error: unknown) => logger.warn({ err: error }, 're-judging runs whose peers changed failed; it is tried again'),
+          );
+        }, intervalMs)
+      : undefined;
+  timer?.unref();
+  return { timer, pass };
+}
+
 /** Builds the Express app (never listens). `app.locals.close()` releases what it opened. */
 export function createApp(input: AppDepsInput): express.Express {
   const context = createAppContext(input);
@@ -176,11 +214,15 @@ export function createApp(input: AppDepsInput): express.Express {
   if (!context.readIndexKeeper)
     reloadHardwareMappings(context.db).catch((error: unknown) => logger.warn({ err: error }, 'hardware name mappings not loaded'));
   const sweeps = profile.marketplace || profile.reports || profile.quality ? startSweeps(context) : undefined;
+  const peerRejudging = startPeerRejudging(context, config.peerRejudgeIntervalMs);
+  /** One pass over the queue of devices whose runs' peers changed; resolves to the verdicts changed. */
+  app.locals.rejudgePeers = peerRejudging.pass;
   let closing: Promise<void> | undefined;
   app.locals.close = () =>
     (closing ??= (async () => {
       // Running executions go back to the queue before the database goes.
       clearInterval(sweeps);
+      clearInterval(peerRejudging.timer);
       await workers.stop();
       await context.readIndexKeeper?.close();
       if (context.ownsOutbound) await context.outbound.close();

@@ -65,6 +65,10 @@ const envSchema = z.object({
       .default(1),
   ),
   EXECUTE_ALLOW_HOSTS: optionalString,
+  PEER_REJUDGE_INTERVAL_MS: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 (off) or more').default(3000),
+  ),
   READ_INDEX: z.preprocess(emptyToUndefined, z.enum(['on', 'off'], { error: 'must be on or off' }).default('on')),
   READ_INDEX_FRESHNESS: z.preprocess(
     emptyToUndefined,
@@ -122,6 +126,8 @@ export interface Config {
     /** Stored run documents kept in memory. */
     documentCacheSize: number;
   };
+  /** How often this instance re-judges the runs of devices whose peers changed, ms; 0: never (another instance does). */
+  peerRejudgeIntervalMs: number;
   execute: {
     /** Worker loops in this instance; 0 runs none (jobs wait for another instance). */
     workers: number;
@@ -197,6 +203,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     dataDir,
     readIndex: { enabled: e.READ_INDEX === 'on', freshness: e.READ_INDEX_FRESHNESS, documentCacheSize: e.READ_INDEX_DOCUMENTS },
+    peerRejudgeIntervalMs: e.PEER_REJUDGE_INTERVAL_MS,
     execute: {
       workers: e.EXECUTE_WORKERS,
       allowHosts: parseAllowHosts(e.EXECUTE_ALLOW_HOSTS),

@@ -480,8 +480,15 @@ export const leaderboardFacets = {
   }),
   plausible: facet({
     schema: flag,
-    description: 'Beyond the spec: `true` hides runs the roofline marks suspect.',
-    terms: (plausible) => (plausible ? [{ fact: 'plausibility', op: 'notEqual', value: 'suspect' }] : []),
+    description:
+      'Beyond the spec: `true` hides runs the roofline marks suspect (above the physical bound) and those the peer rule marks outlier (far above every comparable approved run).',
+    terms: (plausible) =>
+      plausible
+        ? [
+            { fact: 'plausibility', op: 'notEqual', value: 'suspect' },
+            { fact: 'plausibility', op: 'notEqual', value: 'outlier' },
+          ]
+        : [],
     form: {
       place: 'more',
       label: 'Plausibility',

@@ -5,7 +5,7 @@ import { containsLowercase, escapeLike } from '../lib/like-patterns.ts';
 import { everyTokenSql, searchTokens } from '../lib/search-tokens.ts';
 import { curatedModelFacts } from '../lib/curated-models.ts';
 import { catalogueEntryFromHub, catalogueFacts, lowest, publicCatalogueEntry, type CatalogueEntry } from '../lib/model-metadata.ts';
-import type { RunForVerdict } from '../runs/submission/verdict.ts';
+import type { RunForVerdict, WeightsFacts } from '../runs/submission/verdict.ts';
 import { messages } from '../messages.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { PlausibilityService } from '../runs/submission/plausibility.service.ts';
@@ -267,10 +267,10 @@ export function createModelsService({
     },
 
     /**
-     * The model facts a run's verdict reads (size, MoE, active count, native bits): the
+     * The model facts a run's verdict reads (size, MoE, active count, native bits, and the weights its peers share): the
      * catalogued row's, or those cataloguing the hub's entry would store, without writing.
      */
-    async verdictFacts(model: ResolvedModel): Promise<RunForVerdict['model']> {
+    async verdictFacts(model: ResolvedModel): Promise<RunForVerdict['model'] & WeightsFacts> {
       if ('catalogued' in model) return model.catalogued;
       const entry = model.fromHub;
       const facts = catalogueFacts(entry, entry.base ? await findByHfId(db, entry.base.hfId) : undefined);
@@ -279,6 +279,9 @@ export function createModelsService({
         active_params: facts.activeParams,
         is_moe: facts.isMoE,
         native_bits_per_weight: facts.nativeBitsPerWeight,
+        hf_id: entry.hfId,
+        base_hf_id: entry.base?.hfId ?? null,
+        base_relation: entry.base?.relation ?? null,
       };
     },
 

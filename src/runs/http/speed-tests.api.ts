@@ -173,8 +173,8 @@ export const speedTestsApi: ApiResource = {
             },
             ...errors,
           },
-          async handle({ res, app, body }) {
-            res.json(await app.services.speedTests.dryRun(body));
+          async handle({ res, app, body, userId }) {
+            res.json(await app.services.speedTests.dryRun(body, userId()));
           },
         }),
       );
