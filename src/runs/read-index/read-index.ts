@@ -65,6 +65,14 @@ export interface RunReadIndex {
    * `current()`, so a strict read has caught up first. The value is shared: never mutate it.
    */
   resolved<T>(key: string, resolve: () => Promise<T>): Promise<T>;
+  /**
+   * A value read from the database (`load`), kept while the index is ready and until the next
+   * change of any kind is notified (a run, the catalogue, a resync): for small tables whose
+   * every read would otherwise be a query, such as the model catalogue that search reads,
+   * whose run counts follow every approval. Loaded once however many wait for it; computed
+   * afresh while the index is not ready. The value is shared: never mutate it.
+   */
+  fresh<T>(key: string, load: () => Promise<T>): Promise<T>;
   status(): { state: ReadIndexState; runs: number | null };
 }
 
@@ -106,6 +114,8 @@ export class ReadIndexKeeper implements RunReadIndex {
   private readonly resolutions = new Map<string, unknown>();
   /** Bumped whenever resolutions are dropped: one computed across a drop is not kept. */
   private resolutionGeneration = 0;
+  /** Values kept until the next change of any kind (see `fresh`), as the promise of their load. */
+  private readonly snapshots = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly deps: {
@@ -183,6 +193,17 @@ export class ReadIndexKeeper implements RunReadIndex {
     this.resolutionGeneration += 1;
   }
 
+  fresh<T>(key: string, load: () => Promise<T>): Promise<T> {
+    if (this.state !== 'ready') return load();
+    const kept = this.snapshots.get(key);
+    if (kept) return kept as Promise<T>;
+    const loading = load();
+    this.snapshots.set(key, loading);
+    // A failed load is not kept: the next read tries again.
+    loading.catch(() => this.snapshots.get(key) === loading && this.snapshots.delete(key));
+    return loading;
+  }
+
   async documents(index: RunIndex, slots: readonly number[]): Promise<{ slot: number; document: string }[]> {
     // A page of an index replaced meanwhile is read whole from the database (its slots are not this cache's).
     const cached = index === this.index;
@@ -224,6 +245,7 @@ export class ReadIndexKeeper implements RunReadIndex {
     this.docs.clear();
     this.docGeneration += 1;
     this.forgetResolutions();
+    this.snapshots.clear();
   }
 
   private async connect(): Promise<void> {
@@ -309,7 +331,8 @@ export class ReadIndexKeeper implements RunReadIndex {
   }
 
   private notice(payload: string): void {
-    // Dropped on arrival, ahead of the queue: a resolution computed from here on reads the committed change.
+    // Dropped on arrival, ahead of the queue: a value loaded from here on reads the committed change.
+    if (!payload.startsWith(SYNC_PREFIX)) this.snapshots.clear();
     if (payload === CATALOGUE) return this.forgetResolutions();
     if (payload.startsWith(SYNC_PREFIX)) this.queue.push({ token: payload.slice(SYNC_PREFIX.length) });
     else if (payload === RESYNC) this.queue.push({ resync: true });
@@ -407,5 +430,6 @@ export const noReadIndex: RunReadIndex = {
   documents: async () => [],
   caughtUp: async () => undefined,
   resolved: (_key, resolve) => resolve(),
+  fresh: (_key, load) => load(),
   status: () => ({ state: 'off', runs: null }),
 };
