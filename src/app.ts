@@ -1,5 +1,6 @@
 import type { DatabaseHealth } from './db/health.ts';
 import { randomUUID } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -155,7 +156,12 @@ export function createApp(input: AppDepsInput): express.Express {
   // Pages link the fingerprinted addresses (kept a year); the plain ones are for anything linking by name.
   app.use('/static', assets.handler);
   const plainStatic = { maxAge: PLAIN_STATIC_MAX_AGE_SECONDS * 1000, index: false };
-  app.use(express.static(publicDirectory, plainStatic));
+  // Each entry of public/ under its own address, so an API call or a page never costs a file lookup.
+  for (const entry of readdirSync(publicDirectory, { withFileTypes: true })) {
+    const file = path.join(publicDirectory, entry.name);
+    if (entry.isDirectory()) app.use(`/${entry.name}`, express.static(file, plainStatic));
+    else app.get(`/${entry.name}`, (_req, res, next) => res.sendFile(file, { maxAge: plainStatic.maxAge }, next));
+  }
   app.use('/vendor/htmx', express.static(htmxDirectory, plainStatic));
 
   app.get('/healthz', healthController(context).show);
