@@ -22,6 +22,7 @@ import { apiOperations } from './api/index.ts';
 import { SUITE_FORM_PATHS, suiteFormUpload, uploadError } from './web/suite-form.ts';
 import { imageFormUpload, LISTING_IMAGE_FORM_PATH } from './web/image-upload.ts';
 import { sessions } from './middleware/session.ts';
+import { readCache } from './middleware/read-cache.ts';
 import { rejectUnstorableInput } from './middleware/validate.ts';
 import { apiRoutes } from './routes/api.ts';
 import { webRoutes } from './routes/web.ts';
@@ -167,6 +168,11 @@ export function createApp(input: AppDepsInput): express.Express {
   app.get('/healthz', healthController(context).show);
   // Before the session: a client over its budget costs no database work.
   for (const limiter of readLimits(config, logger)) app.use(limiter);
+  // Before the session too: an anonymous read answered from memory needs none of what follows.
+  if (context.readIndexKeeper) {
+    const paths = new Set(['/', ...apiOperations(profile).flatMap((op) => (op.method === 'get' && op.followsReadIndex ? [op.path] : []))]);
+    app.use(readCache({ readIndex: context.readIndexKeeper, paths, maxBytes: config.readIndex.answerCacheBytes }));
+  }
 
   const { middleware: session, close: closeSessions } = sessions(context);
   const workers = createExecutionWorkers({ ...context, hubMode: config.hubMode, qualityRuns: context.services.qualityRuns });

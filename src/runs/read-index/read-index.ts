@@ -73,6 +73,12 @@ export interface RunReadIndex {
    * afresh while the index is not ready. The value is shared: never mutate it.
    */
   fresh<T>(key: string, load: () => Promise<T>): Promise<T>;
+  /**
+   * Bumped on the arrival of every change notice (a run, the catalogue, a resync) and whenever
+   * the index is replaced: an answer computed while it held a value stays true for readers
+   * until it moves on (`src/middleware/read-cache.ts` keys anonymous answers with it).
+   */
+  changes(): number;
   status(): { state: ReadIndexState; runs: number | null };
 }
 
@@ -116,13 +122,15 @@ export class ReadIndexKeeper implements RunReadIndex {
   private resolutionGeneration = 0;
   /** Values kept until the next change of any kind (see `fresh`), as the promise of their load. */
   private readonly snapshots = new Map<string, Promise<unknown>>();
+  private changeCount = 0;
 
   constructor(
     private readonly deps: {
       db: Db;
       databaseUrl: string;
       logger: Logger;
-      config: Config['readIndex'];
+      /** The answer cache is the middleware's (src/middleware/read-cache.ts), not the keeper's. */
+      config: Omit<Config['readIndex'], 'answerCacheBytes'>;
       /** Loads the hardware name mappings into the resolver: on every (re)build and when another instance changed them. */
       reloadHardwareNames?: () => Promise<void>;
     },
@@ -245,7 +253,17 @@ export class ReadIndexKeeper implements RunReadIndex {
     this.docs.clear();
     this.docGeneration += 1;
     this.forgetResolutions();
+    this.changed();
+  }
+
+  changes(): number {
+    return this.changeCount;
+  }
+
+  /** Something the reads show may have changed: what was kept until then is dropped. */
+  private changed(): void {
     this.snapshots.clear();
+    this.changeCount += 1;
   }
 
   private async connect(): Promise<void> {
@@ -332,7 +350,7 @@ export class ReadIndexKeeper implements RunReadIndex {
 
   private notice(payload: string): void {
     // Dropped on arrival, ahead of the queue: a value loaded from here on reads the committed change.
-    if (!payload.startsWith(SYNC_PREFIX)) this.snapshots.clear();
+    if (!payload.startsWith(SYNC_PREFIX)) this.changed();
     if (payload === CATALOGUE) return this.forgetResolutions();
     if (payload.startsWith(SYNC_PREFIX)) this.queue.push({ token: payload.slice(SYNC_PREFIX.length) });
     else if (payload === RESYNC) this.queue.push({ resync: true });
@@ -431,5 +449,6 @@ export const noReadIndex: RunReadIndex = {
   caughtUp: async () => undefined,
   resolved: (_key, resolve) => resolve(),
   fresh: (_key, load) => load(),
+  changes: () => 0,
   status: () => ({ state: 'off', runs: null }),
 };
