@@ -23,6 +23,7 @@ import { SUITE_FORM_PATHS, suiteFormUpload, uploadError } from './web/suite-form
 import { imageFormUpload, LISTING_IMAGE_FORM_PATH } from './web/image-upload.ts';
 import { sessions } from './middleware/session.ts';
 import { readCache } from './middleware/read-cache.ts';
+import { clockMovedParameters } from './runs/facets.ts';
 import { rejectUnstorableInput } from './middleware/validate.ts';
 import { apiRoutes } from './routes/api.ts';
 import { webRoutes } from './routes/web.ts';
@@ -171,7 +172,8 @@ export function createApp(input: AppDepsInput): express.Express {
   // Before the session too: an anonymous read answered from memory needs none of what follows.
   if (context.readIndexKeeper) {
     const paths = new Set(['/', ...apiOperations(profile).flatMap((op) => (op.method === 'get' && op.followsReadIndex ? [op.path] : []))]);
-    app.use(readCache({ readIndex: context.readIndexKeeper, paths, maxBytes: config.readIndex.answerCacheBytes }));
+    const clockMoved = clockMovedParameters();
+    app.use(readCache({ readIndex: context.readIndexKeeper, paths, clockMoved, maxBytes: config.readIndex.answerCacheBytes }));
   }
 
   const { middleware: session, close: closeSessions } = sessions(context);

@@ -33,11 +33,14 @@ const keptSize = (answer: KeptAnswer) => answer.body.length + 1024;
 export function readCache({
   readIndex,
   paths,
+  clockMoved,
   maxBytes,
 }: {
   readIndex: RunReadIndex;
   /** Exact paths whose anonymous GET answers may be kept. */
   paths: ReadonlySet<string>;
+  /** Query parameters whose answers move with the clock (`since`): such requests pass through. */
+  clockMoved: ReadonlySet<string>;
   maxBytes: number;
 }): RequestHandler {
   const kept = createByteCache<KeptAnswer>(maxBytes, keptSize);
@@ -50,6 +53,7 @@ export function readCache({
       req.headers.authorization !== undefined
     )
       return next();
+    for (const name of clockMoved) if (req.query[name] !== undefined) return next();
     if (!(await readIndex.current())) return next();
     // What an answer may vary on besides the address: htmx fragments and the format asked for. An answer
     // naming the request's own origin is `private` (src/serialisers/origin.ts) and never kept, so the Host is not part of it.

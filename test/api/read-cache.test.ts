@@ -62,7 +62,7 @@ describe('anonymous read answers kept until the next change', () => {
     expect(fragmentAgain.text).to.equal(fragment.text);
   });
 
-  it('serves nothing kept to a request with a cookie or a key, and keeps no refusal', async () => {
+  it('serves nothing kept to a request with a cookie or a key or a window that moves with the clock, and keeps no refusal', async () => {
     await request(ctx.app).get('/api/leaderboard?limit=5').expect(200);
     const withKey = await request(ctx.app).get('/api/leaderboard?limit=5').set('Authorization', `Bearer ${submitter.key}`).expect(200);
     const withCookie = await submitter.agent.get('/api/leaderboard?limit=5').expect(200);
@@ -70,6 +70,10 @@ describe('anonymous read answers kept until the next change', () => {
     for (const res of [withKey, withCookie, withPage]) expect(res.headers['x-read-cache']).to.equal(undefined);
     // The signed-in page names who is signed in: it is theirs alone.
     expect(withPage.text).to.include(submitter.username);
+    // A window that moves with the clock is computed each time (no change notice tells when a run leaves it).
+    await request(ctx.app).get('/api/leaderboard?since=7d').expect(200);
+    expect((await request(ctx.app).get('/api/leaderboard?since=7d').expect(200)).headers['x-read-cache']).to.equal(undefined);
+    expect((await request(ctx.app).get('/?since=30d').expect(200)).headers['x-read-cache']).to.equal(undefined);
     await request(ctx.app).get('/api/leaderboard?limit=0').expect(400);
     const refusedAgain = await request(ctx.app).get('/api/leaderboard?limit=0').expect(400);
     expect(refusedAgain.headers['x-read-cache']).to.equal('miss');
