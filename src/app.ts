@@ -22,6 +22,7 @@ import { apiOperations } from './api/index.ts';
 import { SUITE_FORM_PATHS, suiteFormUpload, uploadError } from './web/suite-form.ts';
 import { imageFormUpload, LISTING_IMAGE_FORM_PATH } from './web/image-upload.ts';
 import { sessions } from './middleware/session.ts';
+import { isApiRequest } from './middleware/request-kind.ts';
 import { readCache } from './middleware/read-cache.ts';
 import { clockMovedParameters } from './runs/facets.ts';
 import { rejectUnstorableInput } from './middleware/validate.ts';
@@ -201,7 +202,9 @@ export function createApp(input: AppDepsInput): express.Express {
       closeSessions();
       databaseHealth.close();
     })());
-  app.use(session);
+  // An API request without a cookie has no session to read, and the API never starts one:
+  // express-session would draw a random id and build an empty session for every such call.
+  app.use((req, res, next) => (req.headers.cookie === undefined && isApiRequest(req) ? next() : session(req, res, next)));
 
   // Who is asking comes first: bodies are read only for requests the route would serve (src/middleware/body-parsing.ts),
   // and anonymous writes have a per-address budget before any of that.
