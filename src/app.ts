@@ -1,5 +1,6 @@
 import type { DatabaseHealth } from './db/health.ts';
 import { randomUUID } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +22,9 @@ import { apiOperations } from './api/index.ts';
 import { SUITE_FORM_PATHS, suiteFormUpload, uploadError } from './web/suite-form.ts';
 import { imageFormUpload, LISTING_IMAGE_FORM_PATH } from './web/image-upload.ts';
 import { sessions } from './middleware/session.ts';
+import { isApiRequest } from './middleware/request-kind.ts';
+import { readCache } from './middleware/read-cache.ts';
+import { clockMovedParameters } from './runs/facets.ts';
 import { rejectUnstorableInput } from './middleware/validate.ts';
 import { apiRoutes } from './routes/api.ts';
 import { webRoutes } from './routes/web.ts';
@@ -193,12 +197,23 @@ export function createApp(input: AppDepsInput): express.Express {
   // Pages link the fingerprinted addresses (kept a year); the plain ones are for anything linking by name.
   app.use('/static', assets.handler);
   const plainStatic = { maxAge: PLAIN_STATIC_MAX_AGE_SECONDS * 1000, index: false };
-  app.use(express.static(publicDirectory, plainStatic));
+  // Each entry of public/ under its own address, so an API call or a page never costs a file lookup.
+  for (const entry of readdirSync(publicDirectory, { withFileTypes: true })) {
+    const file = path.join(publicDirectory, entry.name);
+    if (entry.isDirectory()) app.use(`/${entry.name}`, express.static(file, plainStatic));
+    else app.get(`/${entry.name}`, (_req, res, next) => res.sendFile(file, { maxAge: plainStatic.maxAge }, next));
+  }
   app.use('/vendor/htmx', express.static(htmxDirectory, plainStatic));
 
   app.get('/healthz', healthController(context).show);
   // Before the session: a client over its budget costs no database work.
   for (const limiter of readLimits(config, logger)) app.use(limiter);
+  // Before the session too: an anonymous read answered from memory needs none of what follows.
+  if (context.readIndexKeeper) {
+    const paths = new Set(['/', ...apiOperations(profile).flatMap((op) => (op.method === 'get' && op.followsReadIndex ? [op.path] : []))]);
+    const clockMoved = clockMovedParameters();
+    app.use(readCache({ readIndex: context.readIndexKeeper, paths, clockMoved, maxBytes: config.readIndex.answerCacheBytes }));
+  }
 
   const { middleware: session, close: closeSessions } = sessions(context);
   const workers = createExecutionWorkers({ ...context, hubMode: config.hubMode, qualityRuns: context.services.qualityRuns });
@@ -229,7 +244,9 @@ export function createApp(input: AppDepsInput): express.Express {
       closeSessions();
       databaseHealth.close();
     })());
-  app.use(session);
+  // An API request without a cookie has no session to read, and the API never starts one:
+  // express-session would draw a random id and build an empty session for every such call.
+  app.use((req, res, next) => (req.headers.cookie === undefined && isApiRequest(req) ? next() : session(req, res, next)));
 
   // Who is asking comes first: bodies are read only for requests the route would serve (src/middleware/body-parsing.ts),
   // and anonymous writes have a per-address budget before any of that.

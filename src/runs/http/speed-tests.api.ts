@@ -72,6 +72,7 @@ export const speedTestsApi: ApiResource = {
     const ops: ApiOperation[] = [
       operation({
         operationId: 'listSpeedTests',
+        followsReadIndex: true,
         route: `GET ${base}`,
         summary: 'List approved runs, newest first',
         description: 'Filters combine with AND; unknown parameters are a 400.',
