@@ -201,7 +201,11 @@ export function createApp(input: AppDepsInput): express.Express {
   for (const entry of readdirSync(publicDirectory, { withFileTypes: true })) {
     const file = path.join(publicDirectory, entry.name);
     if (entry.isDirectory()) app.use(`/${entry.name}`, express.static(file, plainStatic));
-    else app.get(`/${entry.name}`, (_req, res, next) => res.sendFile(file, { maxAge: plainStatic.maxAge }, next));
+    // sendFile calls back when done too: only a failure before anything was sent goes on (to the error page).
+    else
+      app.get(`/${entry.name}`, (_req, res, next) =>
+        res.sendFile(file, { maxAge: plainStatic.maxAge }, (error) => error && !res.headersSent && next(error)),
+      );
   }
   app.use('/vendor/htmx', express.static(htmxDirectory, plainStatic));
 
