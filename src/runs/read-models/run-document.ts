@@ -300,5 +300,12 @@ export const runDocumentV4 = extendRunDocument(runDocumentV3, {
   ],
 });
 
+/**
+ * V5, installed by 20261202010000_power_source: `powerSource`, where the power behind
+ * tokPerWatt came from (`measured` during the run, `stated`; null without power).
+ * Frozen: never edit after its migration has shipped; add a new version instead.
+ */
+export const runDocumentV5 = extendRunDocument(runDocumentV4, { fields: [['powerSource', 'r.power_source']] });
+
 /** The version the latest migration installs. */
-export const currentRunDocument = runDocumentV4;
+export const currentRunDocument = runDocumentV5;
