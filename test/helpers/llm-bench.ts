@@ -1,4 +1,7 @@
+import { mkdtempSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { run } from '../../src/cli/llm-bench/commands.ts';
 import type { DetectedHardware } from '../../src/cli/llm-bench/hardware.ts';
 
@@ -7,6 +10,8 @@ export interface CliRun {
   stdout: string;
   stderr: string;
 }
+
+const EMPTY_PATH = mkdtempSync(path.join(os.tmpdir(), 'llm-bench-no-tools-'));
 
 /** The detected machine in tests: a CPU-only box named as /proc/cpuinfo spells it. */
 export const TEST_MACHINE: DetectedHardware = {
@@ -28,7 +33,15 @@ export async function llmBench(args: string[], env: Record<string, string> = {},
       stderr += text;
       onStderr?.(text);
     },
-    env: { LLM_BENCH_CONFIG: '/nonexistent/llm-bench.json', LLM_BENCH_URL: `http://127.0.0.1:${await closedPort()}`, ...env },
+    // No real power tool or counter is ever read: the tools are looked up on an empty PATH
+    // unless the test gives its own (fake scripts), and the powercap directory does not exist.
+    env: {
+      LLM_BENCH_CONFIG: '/nonexistent/llm-bench.json',
+      LLM_BENCH_URL: `http://127.0.0.1:${await closedPort()}`,
+      PATH: EMPTY_PATH,
+      LLM_BENCH_POWERCAP_DIR: '/nonexistent/powercap',
+      ...env,
+    },
     detectHardware: async () => TEST_MACHINE,
   });
   return { code, stdout, stderr };
