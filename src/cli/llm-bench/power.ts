@@ -145,9 +145,10 @@ function raplProbe(env: PowerEnv): PowerProbe {
       const samples: PowerSample[] = [];
       for (const zone of zones) {
         const card = Number(zone.split(':')[1]);
-        const energy = Number((await env.readFile(path.join(env.powercapDir, zone, 'energy_uj')))?.trim());
+        const counter = (await env.readFile(path.join(env.powercapDir, zone, 'energy_uj')))?.trim() ?? '';
         const max = Number((await env.readFile(path.join(env.powercapDir, zone, 'max_energy_range_uj')))?.trim());
-        if (!Number.isFinite(energy)) continue;
+        if (!/^\d+$/.test(counter)) continue;
+        const energy = Number(counter);
         const reading = { energyUj: energy, at: env.now(), maxUj: Number.isFinite(max) && max > 0 ? max : 2 ** 32 };
         const before = last.get(card);
         last.set(card, reading);
