@@ -141,7 +141,7 @@ describe('Verified evidence and measured power (revision 3)', () => {
       expect(evidence).to.match(/3 per-iteration results/);
       const tokPerWatt = /<tr id="tok-per-watt">[\s\S]*?<\/tr>/.exec(html)?.[0] ?? '';
       expect(tokPerWatt).to.match(/0\.4 <span class="badge badge-muted power-source" data-power-source="measured"/);
-      expect(tokPerWatt).to.match(/power measured during the run/);
+      expect(html).to.match(/<p class="muted" id="power-source-note">tok\/W from power measured during the run/);
       expect(/<tr id="power-row">[\s\S]*?<\/tr>/.exec(html)?.[0]).to.match(/300 W <span[^>]*data-power-source="measured"/);
     });
 
@@ -152,9 +152,8 @@ describe('Verified evidence and measured power (revision 3)', () => {
       expect(evidence).not.to.include('badge-verified');
       expect(evidence).to.match(/<li>engineTimingsRaw gives 60\.0 tok\/s decode, 33% from tokSOut 90<\/li>/);
       expect(evidence).to.match(/<li>Neither engineCommit nor engineBuild names the engine build<\/li>/);
-      expect(/<tr id="tok-per-watt">[\s\S]*?<\/tr>/.exec(html)?.[0]).to.match(
-        /data-power-source="stated"[\s\S]*power stated by the submitter/,
-      );
+      expect(/<tr id="tok-per-watt">[\s\S]*?<\/tr>/.exec(html)?.[0]).to.match(/data-power-source="stated"/);
+      expect(html).to.match(/id="power-source-note">tok\/W from power stated by the submitter/);
     });
 
     it('leaderboard rows (ranked by tok/W) and the results list mark the verified run and say where the power came from', async () => {
