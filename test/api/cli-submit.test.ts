@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +9,7 @@ import request from 'supertest';
 import { createKey, signedUpAgent, TEST_PASSWORD, useTestApp } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.ts';
-import { lastLine, llmBench } from '../helpers/llm-bench.ts';
+import { fakeNvidiaSmiDir, lastLine, llmBench } from '../helpers/llm-bench.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 
 type Json = Record<string, any>;
@@ -251,12 +251,7 @@ describe('llm-bench against the app: measure, dry-run, submit', function () {
     };
 
     it('two cards read by nvidia-smi (a script on PATH): a verified run with measured power, and the pages say so', async () => {
-      const bin = mkdtempSync(path.join(os.tmpdir(), 'llm-bench-smi-'));
-      writeFileSync(
-        path.join(bin, 'nvidia-smi'),
-        `#!/bin/sh\ncase "$*" in *power.draw*) printf '0, 250.00, 20000\\n1, 150.00, 18000\\n';; *) exit 9;; esac\n`,
-      );
-      chmodSync(path.join(bin, 'nvidia-smi'), 0o755);
+      const bin = fakeNvidiaSmiDir();
       const hardwareFile = path.join(dir, 'two-4090.json');
       writeFileSync(hardwareFile, JSON.stringify({ hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', gpuCount: 2, vramGb: 24 }));
       ctx.clock.advance(61_000);

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import request from 'supertest';
 import { useTestApp } from '../helpers/app.ts';
-import { validSubmission } from '../helpers/fixtures.ts';
+import { measuredEvidence, validSubmission } from '../helpers/fixtures.ts';
 import { account, type Account } from '../helpers/moderation.ts';
 
 type Json = Record<string, any>;
@@ -19,23 +19,7 @@ const OUTPUT = ' tok tok tok tok';
 const verifiedMeasured = (overrides: Json = {}) =>
   validSubmission({
     hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', gpuCount: 2, vramGb: 24 },
-    tokSOut: 120,
-    ttftMs: 80,
-    engineCommit: '1a2b3c4d',
-    promptSha256: sha256(PROMPT),
-    promptSample: PROMPT,
-    outputSha256: sha256(OUTPUT),
-    outputSample: OUTPUT,
-    engineTimingsRaw: {
-      source: 'llama.cpp timings',
-      timings: { predicted_n: 32, predicted_ms: 264, predicted_per_second: 121.2, prompt_ms: 79 },
-    },
-    samples: [
-      { tokSOut: 119, ttftMs: 81 },
-      { tokSOut: 120, ttftMs: 80 },
-      { tokSOut: 121, ttftMs: 79 },
-    ],
-    sampleStats: { tokSOut: { median: 120, min: 119, max: 121 } },
+    ...measuredEvidence(120, 80, PROMPT, OUTPUT),
     gpuPowerWatts: [200, 100],
     powerSource: 'measured',
     ...overrides,
@@ -135,8 +119,8 @@ describe('Verified evidence and measured power (revision 3)', () => {
         /Evidence: <span class="badge badge-ok badge-verified"[^>]*>verified<span class="visually-hidden"> run<\/span>/,
       );
       expect(evidence).to.include(`${sha256(PROMPT).slice(0, 12)}…`);
-      expect(evidence).to.match(/121\.2 tok\/s decode against the submitted 120 \(1% apart\)/);
-      expect(evidence).to.match(/79 ms to the first token against 80 \(1\.3% apart\)/);
+      expect(evidence).to.match(/120\.6 tok\/s decode against the submitted 120 \(0\.5% apart\)/);
+      expect(evidence).to.match(/79\.2 ms to the first token against 80 \(1% apart\)/);
       expect(evidence).to.match(/commit <code>1a2b3c4d<\/code>/);
       expect(evidence).to.match(/3 per-iteration results/);
       const tokPerWatt = /<tr id="tok-per-watt">[\s\S]*?<\/tr>/.exec(html)?.[0] ?? '';

@@ -1,12 +1,11 @@
-import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import request from 'supertest';
 import { createKey, signedUpAgent } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
+import { measuredEvidence } from '../helpers/fixtures.ts';
 import { useE2eApp } from './harness.ts';
 import { axeProblems, validityProblems } from './page-checks.ts';
 
-const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const PROMPT = '6d1f0a2b-nonce Write a long story that continues the following words, and keep writing:\n\nthe of and to';
 const OUTPUT = ' tok'.repeat(64);
 
@@ -39,24 +38,8 @@ describe('e2e: verified evidence and measured power on the run page', () => {
     // As llm-bench sends it: digests and samples, per-iteration samples, llama.cpp's timings, measured watts.
     verifiedId = await submit({
       ...base,
-      tokSOut: 180,
-      ttftMs: 210,
+      ...measuredEvidence(180, 210, PROMPT, OUTPUT),
       engineVersion: 'b4500-1a2b3c4d',
-      engineCommit: '1a2b3c4d',
-      promptSha256: sha256(PROMPT),
-      promptSample: PROMPT,
-      outputSha256: sha256(OUTPUT),
-      outputSample: OUTPUT,
-      engineTimingsRaw: {
-        source: 'llama.cpp timings',
-        timings: { predicted_n: 64, predicted_ms: 353.6, predicted_per_second: 181, prompt_ms: 208 },
-      },
-      samples: [
-        { iteration: 1, tokSOut: 179, ttftMs: 212 },
-        { iteration: 2, tokSOut: 180, ttftMs: 210 },
-        { iteration: 3, tokSOut: 182, ttftMs: 209 },
-      ],
-      sampleStats: { iterations: 3, decodeTokS: { median: 180, min: 179, max: 182 } },
       gpuPowerWatts: [250, 150],
       powerSource: 'measured',
     });
@@ -75,7 +58,7 @@ describe('e2e: verified evidence and measured power on the run page', () => {
     expect(await evidence.isVisible()).to.equal(true);
     const facts = await evidence.locator('#evidence-facts li').allInnerTexts();
     expect(facts.join('\n')).to.match(/SHA-256 [0-9a-f]{12}… and the output by [0-9a-f]{12}…, matching their samples/);
-    expect(facts.join('\n')).to.match(/181 tok\/s decode against the submitted 180 \(0\.6% apart\)/);
+    expect(facts.join('\n')).to.match(/180\.9 tok\/s decode against the submitted 180 \(0\.5% apart\)/);
     expect(facts.join('\n')).to.match(/commit 1a2b3c4d/);
     expect(facts.join('\n')).to.match(/3 per-iteration results/);
     const tokPerWatt = page.locator('#tok-per-watt');

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -57,4 +57,18 @@ export async function closedPort(): Promise<number> {
   const { port } = server.address() as net.AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/**
+ * A directory holding a fake `nvidia-smi` (a shell script) that reads two cards drawing 250
+ * and 150 W with 20000 and 18000 MiB used; put it on PATH so llm-bench runs it.
+ */
+export function fakeNvidiaSmiDir(): string {
+  const bin = mkdtempSync(path.join(os.tmpdir(), 'llm-bench-fake-smi-'));
+  writeFileSync(
+    path.join(bin, 'nvidia-smi'),
+    `#!/bin/sh\ncase "$*" in *power.draw*) printf '0, 250.00, 20000\\n1, 150.00, 18000\\n';; *) exit 9;; esac\n`,
+  );
+  chmodSync(path.join(bin, 'nvidia-smi'), 0o755);
+  return bin;
 }

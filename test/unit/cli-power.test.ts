@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -12,6 +12,7 @@ import {
   startPowerSampling,
   type PowerEnv,
 } from '../../src/cli/llm-bench/power.ts';
+import { fakeNvidiaSmiDir } from '../helpers/llm-bench.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/cli/${name}`, import.meta.url), 'utf8');
 const GPUS = (count: number): Hardware =>
@@ -93,12 +94,7 @@ describe('llm-bench power probes', () => {
   });
 
   it('runs nvidia-smi found on PATH (a script standing in for it), and drops power whose card count is not the hardware’s', async () => {
-    const bin = mkdtempSync(path.join(os.tmpdir(), 'llm-bench-fake-smi-'));
-    writeFileSync(
-      path.join(bin, 'nvidia-smi'),
-      `#!/bin/sh\ncase "$*" in *power.draw*) printf '0, 250.00, 20000\\n1, 150.00, 18000\\n';; *) exit 9;; esac\n`,
-    );
-    chmodSync(path.join(bin, 'nvidia-smi'), 0o755);
+    const bin = fakeNvidiaSmiDir();
     const env = { ...powerEnv({ PATH: bin, LLM_BENCH_POWERCAP_DIR: '/nonexistent' }), intervalMs: 10 };
     const two = await startPowerSampling(GPUS(2), env);
     expect(two?.probe).to.equal('nvidia-smi');

@@ -33,7 +33,7 @@ export interface EngineTimings {
 }
 
 /** The keys of Ollama's final event that are its timings and counts. */
-const OLLAMA_TIMING_KEYS = [
+export const OLLAMA_TIMING_KEYS = [
   'total_duration',
   'load_duration',
   'prompt_eval_count',
