@@ -125,6 +125,7 @@ describe('llm-bench against the app: measure, dry-run, submit', function () {
       expect(first.stderr).to.match(/connection dropped.*Retrying with the same Idempotency-Key \(1\/3\)/);
       expect(first.stdout).to.match(/Dry-run: valid\. Normalised payload:/);
       expect(first.stdout).to.match(/Plausibility: /);
+      expect(first.stdout).to.match(/^Evidence: (verified \(the engine timings agree|not verified: .+\.$)/m);
       expect(first.stdout).to.match(
         /Submitted \(already stored earlier: the same run, not a duplicate\): http:\/\/127\.0\.0\.1:\d+\/runs\/[0-9a-f-]{36}/,
       );
@@ -262,6 +263,7 @@ describe('llm-bench against the app: measure, dry-run, submit', function () {
       });
       const { payload, dryRun, run } = await submitted(result);
       expect(result.stderr).to.match(/power: sampled with nvidia-smi while measuring/);
+      expect(result.stderr).to.match(/dry-run: valid, plausibility \w+, verified\n/);
       expect(dryRun.verification, JSON.stringify(dryRun.verification)).to.deep.equal({ verified: true, issues: [] });
       expect(payload).to.deep.include({ gpuPowerWatts: [250, 150], powerSource: 'measured', engineCommit: '1a2b3c4d' });
       expect(payload.notes).to.match(/Power measured by llm-bench with nvidia-smi/);

@@ -141,7 +141,16 @@ async function dryRunAndSubmit(client: LeaderboardClient, payloads: Record<strin
           `Plausibility: ${verdict.verdict}${verdict.decodeBoundTokS ? ` (decode bound ${verdict.decodeBoundTokS} tok/s)` : ''}${verdict.reason ? `: ${verdict.reason}` : ''}\n`,
         );
     }
-    io.stderr(`dry-run${label}: valid${verdict ? `, plausibility ${verdict.verdict}` : ''}\n`);
+    const verification = dryRun.verification;
+    if (!json && verification)
+      io.stdout(
+        verification.verified
+          ? 'Evidence: verified (the engine timings agree with the figures, the build is named).\n'
+          : `Evidence: not verified: ${verification.issues.join('; ')}.\n`,
+      );
+    io.stderr(
+      `dry-run${label}: valid${verdict ? `, plausibility ${verdict.verdict}` : ''}${verification ? `, ${verification.verified ? 'verified' : 'not verified'}` : ''}\n`,
+    );
     const stored = await client.submit(payload);
     outcomes.push({ dryRun, submitted: { id: stored.run.id, url: stored.url, replayed: stored.replayed } });
     if (!json)
