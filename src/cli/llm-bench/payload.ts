@@ -139,13 +139,16 @@ export function evidenceOf(result: DepthResult, concurrency: number): Record<str
     ...Object.fromEntries(Object.entries(result.stats).map(([name, stat]) => [name, roundedStat(stat)])),
   };
   const engine = chosen.engine;
-  const engineTimingsRaw = engine
-    ? {
-        source: engine.source,
-        ...(concurrency === 1 ? { timings: engine.raw } : { streams: concurrency }),
-        perIteration: streamed.slice(0, EVIDENCE_LIMITS.samples).map((text) => text.engine?.raw ?? {}),
-      }
+  const summary = engine
+    ? { source: engine.source, ...(concurrency === 1 ? { timings: engine.raw } : { streams: concurrency }) }
     : undefined;
+  const withIterations = summary && {
+    ...summary,
+    perIteration: streamed.slice(0, EVIDENCE_LIMITS.samples).map((text) => text.engine?.raw ?? {}),
+  };
+  // The leaderboard takes at most 64 KB of it: the iterations go first, then the whole.
+  const fits = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8') <= EVIDENCE_LIMITS.timingsBytes;
+  const engineTimingsRaw = [withIterations, summary].find((candidate) => candidate !== undefined && fits(candidate));
   return {
     promptSha256: sha256(chosen.prompt),
     promptSample: textSample(chosen.prompt),
