@@ -301,11 +301,28 @@ export const runDocumentV4 = extendRunDocument(runDocumentV3, {
 });
 
 /**
- * V5, installed by 20261202010000_power_source: `powerSource`, where the power behind
+ * V5, installed by 20261202010000_peer_verdicts: `verdict`, the verdict object
+ * (DECISIONS.md "Verdicts, peers and replication"): the roofline's or the peer rule's
+ * verdict ('not judged' for an unknown whose reason says so), its reason, the decode bound
+ * and the peers the run was compared with.
+ * Frozen: never edit after its migration has shipped; add a new version instead.
+ */
+export const runDocumentV5 = extendRunDocument(runDocumentV4, {
+  fields: [
+    [
+      'verdict',
+      `json_build_object('verdict', case when r.plausibility = 'unknown' and r.plausibility_reason like 'not judged%' then 'not judged' else r.plausibility end,
+        'reason', r.plausibility_reason, 'decodeBoundTokS', r.decode_bound_tok_s, 'peers', r.verdict_peers)`,
+    ],
+  ],
+});
+
+/**
+ * V6, installed by 20261202020000_power_source: `powerSource`, where the power behind
  * tokPerWatt came from (`measured` during the run, `stated`; null without power).
  * Frozen: never edit after its migration has shipped; add a new version instead.
  */
-export const runDocumentV5 = extendRunDocument(runDocumentV4, { fields: [['powerSource', 'r.power_source']] });
+export const runDocumentV6 = extendRunDocument(runDocumentV5, { fields: [['powerSource', 'r.power_source']] });
 
 /** The version the latest migration installs. */
-export const currentRunDocument = runDocumentV5;
+export const currentRunDocument = runDocumentV6;

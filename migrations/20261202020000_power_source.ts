@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { installRunDocument, runDocumentV4, runDocumentV5 } from '../src/runs/read-models/run-document.ts';
+import { installRunDocument, runDocumentV5, runDocumentV6 } from '../src/runs/read-models/run-document.ts';
 
 /**
  * Where a run's power came from (issue 34, "measured, not typed, power"): `measured` when the
@@ -13,11 +13,11 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`alter table speed_test_runs add constraint speed_test_runs_power_source_check
     check (power_source in ('measured', 'stated'))`);
   await knex.raw(`update speed_test_runs set power_source = 'stated' where power_watts is not null`);
-  await installRunDocument(knex, runDocumentV5);
+  await installRunDocument(knex, runDocumentV6);
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await installRunDocument(knex, runDocumentV4);
+  await installRunDocument(knex, runDocumentV5);
   await knex.schema.alterTable('speed_test_runs', (t) => {
     t.dropColumn('power_source');
   });
