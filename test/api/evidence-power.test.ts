@@ -8,6 +8,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { useTestApp } from '../helpers/app.ts';
 import { measuredEvidence, validSubmission } from '../helpers/fixtures.ts';
+import { csvRecords } from '../helpers/leaderboard.ts';
 import { account, type Account } from '../helpers/moderation.ts';
 
 type Json = Record<string, any>;
@@ -140,7 +141,7 @@ describe('Verified evidence and measured power (revision 3)', () => {
       expect(html).to.match(/id="power-source-note">tok\/W from power stated by the submitter/);
     });
 
-    it('leaderboard rows (ranked by tok/W) and the results list mark the verified run and say where the power came from', async () => {
+    it('leaderboard rows (ranked by tok/W), the CSV export and the results list mark the verified run and say where the power came from', async () => {
       const board = (await request(ctx.app).get('/?sort=tokPerWatt&batchSize=all').expect(200)).text;
       const rowOf = (page: string, id: string) =>
         page
@@ -151,6 +152,11 @@ describe('Verified evidence and measured power (revision 3)', () => {
       expect(rowOf(board, verified.id)).to.match(/data-power-source="measured"/);
       expect(rowOf(board, unverified.id)).not.to.match(/badge-verified/);
       expect(rowOf(board, unverified.id)).to.match(/data-power-source="stated"/);
+      const csv = csvRecords((await request(ctx.app).get('/api/leaderboard?format=csv&sort=tokPerWatt').expect(200)).text);
+      expect(csv.header).to.include.members(['powerSource', 'verifiedRun']);
+      const exported = (id: string) => csv.records.find((record) => record.id === id)!;
+      expect(exported(verified.id)).to.include({ powerSource: 'measured', verifiedRun: 'true' });
+      expect(exported(unverified.id)).to.include({ powerSource: 'stated', verifiedRun: 'false' });
       const list = (await request(ctx.app).get(`/u/${ada.username}`).expect(200)).text;
       expect(rowOf(list, verified.id)).to.match(/<span class="badge badge-ok badge-verified" title="Verified run:[^"]*">verified/);
       expect(rowOf(list, unverified.id)).not.to.match(/badge-verified/);
