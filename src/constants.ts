@@ -149,6 +149,14 @@ export const EVIDENCE_FIELDS = [
 ] as const;
 export type EvidenceField = (typeof EVIDENCE_FIELDS)[number];
 
+/**
+ * Where a run's power figure came from (revision 3's `powerSource`): `measured` by the
+ * measuring client during the timed window (llm-bench samples nvidia-smi, rocm-smi,
+ * powermetrics or RAPL), or `stated` (typed by the submitter, or the hardware's powerWatts).
+ */
+export const POWER_SOURCES = ['measured', 'stated'] as const;
+export type PowerSource = (typeof POWER_SOURCES)[number];
+
 /** Engine flags that are measurements of speculative decoding, not settings: giving only these is no launch configuration. */
 export const SPEC_COUNTER_FLAGS = ['specDraftTokens', 'specAcceptedTokens', 'specAcceptanceRate', 'specMeanAcceptedLength'] as const;
 

@@ -121,6 +121,7 @@ export type RevisionGatedSubmissionField =
   | 'engineBuild'
   | 'engineCommit'
   | 'gpuPowerWatts'
+  | 'powerSource'
   | 'hardwareCost';
 
 /** Engine flags that only some revisions accept. */
@@ -251,6 +252,7 @@ const revision3OnlySubmissionFields = [
   'engineBuild',
   'engineCommit',
   'gpuPowerWatts',
+  'powerSource',
   'hardwareCost',
   ...EVIDENCE_FIELDS,
 ] as const satisfies readonly RevisionGatedSubmissionField[];

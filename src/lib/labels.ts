@@ -52,6 +52,29 @@ export function streamsLabel(run: StreamsLike): string {
   return n > 1 ? `×${n} streams` : '';
 }
 
+/** Where a run's power came from, as the API answers it; revisions without `powerSource` only take stated power. */
+export function powerSourceOf(run: {
+  powerSource?: unknown;
+  tokPerWatt?: unknown;
+  totalPowerWatts?: unknown;
+}): 'measured' | 'stated' | null {
+  if (run.powerSource === 'measured' || run.powerSource === 'stated') return run.powerSource;
+  return typeof run.tokPerWatt === 'number' || typeof run.totalPowerWatts === 'number' ? 'stated' : null;
+}
+
+/** How pages say where the power came from: the badge's text and its longer title. */
+export function powerSourceLabel(run: { powerSource?: unknown; tokPerWatt?: unknown; totalPowerWatts?: unknown }) {
+  const source = powerSourceOf(run);
+  if (source === 'measured')
+    return {
+      source,
+      text: 'measured',
+      title: 'Measured during the timed window by the measuring client (llm-bench samples nvidia-smi, rocm-smi, powermetrics or RAPL)',
+    };
+  if (source === 'stated') return { source, text: 'stated', title: 'Stated by the submitter (typed, not measured during the run)' };
+  return null;
+}
+
 /**
  * Whether the submitter left `field` out, so the run holds the spec's default (pages and
  * the CSV show "not stated"). Runs stored before this was recorded (`defaultedFields`

@@ -27,7 +27,8 @@ export const fieldDescriptions: Record<string, string> = {
   contextLength: 'Context window the engine was started with, tokens.',
   batchSize: 'Sequences generated together per request (revision 3: aggregate active sequences = batchSize x concurrency).',
   prefillTokens: 'Tokens already in the KV cache before generation (0 = fresh run).',
-  gpuPowerWatts: 'Measured watts per GPU, one entry per card; the server sums them into totalPowerWatts.',
+  gpuPowerWatts:
+    'Watts per GPU during the run, one entry per card (on a CPU-only run, per CPU package; on an Apple chip, the chip); the server sums them into totalPowerWatts. Say how you got them with powerSource (revision 3): `measured` during the timed window, else they count as `stated`.',
   hardwareCost: 'Self-reported purchase records; `component` must be a canonical name from hardwareCostComponentNames.',
   notes: 'Free text: how it was measured, anything unusual.',
   engineFlags:

@@ -87,6 +87,7 @@ const FULL: Record<HwClass, Body> = {
     batchSize: 1,
     prefillTokens: 0,
     gpuPowerWatts: [285.5, 241],
+    powerSource: 'measured',
     hardwareCost: [
       { component: 'NVIDIA GeForce RTX 4090', condition: 'NEW', yearPurchased: 2023, price: 1599, currency: 'USD' },
       { component: 'NVIDIA GeForce RTX 3090', condition: 'USED', yearPurchased: 2024, price: 650, currency: 'EUR' },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { hardwareCostRules, hwClasses, reactionEmojis } from '../constants.ts';
+import { hardwareCostRules, hwClasses, POWER_SOURCES, reactionEmojis } from '../constants.ts';
 import type { RevisionProfile } from '../revisions.ts';
 import { speedTestStatuses } from './admin.schema.ts';
 import { perRevision } from './query-params.ts';
@@ -147,6 +147,12 @@ const hardwareCostItem = z.object({
   currency: z.enum(hardwareCostRules.currencies),
 });
 
+/** Where the power behind tokPerWatt came from. */
+const runPowerSource = nullable(z.enum(POWER_SOURCES)).meta({
+  description:
+    "Where the power behind tokPerWatt came from: `measured` (gpuPowerWatts sampled during the timed window by the measuring client, e.g. llm-bench), `stated` (typed gpuPowerWatts, or the hardware's powerWatts); null when the run gives no power (no tokPerWatt)",
+});
+
 /** Run fields with the revisions that answer them (the stored document is revision 3's). */
 function runShape(profile: RevisionProfile) {
   const revision3 = profile.speedTests.revision3Fields;
@@ -198,6 +204,7 @@ function runShape(profile: RevisionProfile) {
     gpuPowerWatts: nullable(z.array(z.number())),
     totalPowerWatts: nullable(z.number()).meta({ description: 'Sum of `gpuPowerWatts`' }),
     hardwareCost: nullable(z.array(hardwareCostItem)),
+    powerSource: runPowerSource,
     tokPerWatt: nullable(z.number()),
     tokPerDollar: nullable(z.number()),
     plausibility: z.enum(['plausible', 'suspect', 'outlier', 'unknown']).meta({
@@ -301,7 +308,7 @@ function buildDryRunSchema(profile: RevisionProfile) {
     ...withDefaults,
     hardware: normalisedHardware,
     engineFlags: flags.optional(),
-    ...(profile.speedTests.revision3Fields ? { totalPowerWatts: z.number().optional() } : {}),
+    ...(profile.speedTests.revision3Fields ? { totalPowerWatts: z.number().optional(), powerSource: runPowerSource } : {}),
     defaultedFields: defaultedFieldList(profile).meta({
       description:
         'The fields the submission did not state (nor its `commandSnippet`): they carry the spec\'s defaults and pages show "not stated"',

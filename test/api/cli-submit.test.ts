@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -8,7 +9,7 @@ import request from 'supertest';
 import { createKey, signedUpAgent, TEST_PASSWORD, useTestApp } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.ts';
-import { lastLine, llmBench } from '../helpers/llm-bench.ts';
+import { fakeNvidiaSmiDir, lastLine, llmBench } from '../helpers/llm-bench.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 
 type Json = Record<string, any>;
@@ -101,6 +102,10 @@ describe('llm-bench against the app: measure, dry-run, submit', function () {
     // Detected as /proc spells it, submitted as the catalogue does.
     expect(run.hardware).to.include({ hwClass: 'CPU_ONLY', cpu: 'AMD Ryzen 9 7950X', ramGb: 64 });
     expect(run.engineFlags).to.include({ commandSnippet: 'llama-server -m dense-7b-Q4_K_M.gguf -ngl 99', gpuLayers: 99 });
+    // No power tool answers on this machine (an empty PATH, no powercap counters): no power, no error.
+    expect(result.stderr).to.match(/power: no probe answered for this hardware; none measured/);
+    expect(payload).not.to.have.any.keys('gpuPowerWatts', 'powerSource');
+    expect(run).to.include({ powerSource: null, tokPerWatt: null });
     expect(await myRuns()).to.have.length(1);
   });
 
@@ -120,6 +125,7 @@ describe('llm-bench against the app: measure, dry-run, submit', function () {
       expect(first.stderr).to.match(/connection dropped.*Retrying with the same Idempotency-Key \(1\/3\)/);
       expect(first.stdout).to.match(/Dry-run: valid\. Normalised payload:/);
       expect(first.stdout).to.match(/Plausibility: /);
+      expect(first.stdout).to.match(/^Evidence: (verified \(the engine timings agree|not verified: .+\.$)/m);
       expect(first.stdout).to.match(
         /Submitted \(already stored earlier: the same run, not a duplicate\): http:\/\/127\.0\.0\.1:\d+\/runs\/[0-9a-f-]{36}/,
       );
@@ -203,5 +209,111 @@ describe('llm-bench against the app: measure, dry-run, submit', function () {
     const signedOut = await llmBench([...measureArgs('--setup', '4090 box')]);
     expect(signedOut.code).to.equal(2);
     expect(lastLine(signedOut.stderr)).to.match(/set LLM_BENCH_USERNAME and LLM_BENCH_PASSWORD/);
+  });
+
+  describe('evidence and measured power', () => {
+    let slowEngine: FakeOpenAi;
+    before(async () => {
+      // A TTFT and a decode long enough that the 5% agreement of the engine's own timings with
+      // the client's is not timer noise (the app, the engine and the client share this process).
+      slowEngine = await startFakeOpenAi({
+        mode: 'timed',
+        engine: 'llama.cpp',
+        models: ['dense-7b'],
+        timing: { ttftMs: 500, tokensPerSecond: 200, outputTokens: 128 },
+      });
+    });
+    after(async () => slowEngine?.close());
+
+    const slowArgs = (...extra: string[]) => [
+      'measure',
+      '--base-url',
+      slowEngine.url,
+      '--hf-id',
+      fakeHubModels.dense,
+      '--prompt-tokens',
+      '64',
+      '--max-tokens',
+      '128',
+      '--iterations',
+      '3',
+      '--leaderboard',
+      appUrl,
+      '--submit',
+      '--json',
+      ...extra,
+    ];
+    const submitted = async (result: { code: number; stdout: string; stderr: string }) => {
+      expect(result.code, result.stderr).to.equal(0);
+      const output = JSON.parse(result.stdout) as Json;
+      const [{ dryRun, submitted: stored }] = output.submissions;
+      const run = (await request(ctx.app).get(`/api/speed-tests/${stored.id}`).expect(200)).body as Json;
+      return { payload: output.payloads[0] as Json, dryRun, run };
+    };
+
+    it('two cards read by nvidia-smi (a script on PATH): a verified run with measured power, and the pages say so', async () => {
+      const bin = fakeNvidiaSmiDir();
+      const hardwareFile = path.join(dir, 'two-4090.json');
+      writeFileSync(hardwareFile, JSON.stringify({ hwClass: 'DISCRETE_GPU', gpuName: 'RTX 4090', gpuCount: 2, vramGb: 24 }));
+      ctx.clock.advance(61_000);
+      const result = await llmBench(slowArgs('--hardware-file', hardwareFile), {
+        LLM_BENCH_API_KEY: key,
+        PATH: bin,
+        LLM_BENCH_POWER_INTERVAL_MS: '100',
+      });
+      const { payload, dryRun, run } = await submitted(result);
+      expect(result.stderr).to.match(/power: sampled with nvidia-smi while measuring/);
+      expect(result.stderr).to.match(/dry-run: valid, plausibility \w+, verified\n/);
+      expect(dryRun.verification, JSON.stringify(dryRun.verification)).to.deep.equal({ verified: true, issues: [] });
+      expect(payload).to.deep.include({ gpuPowerWatts: [250, 150], powerSource: 'measured', engineCommit: '1a2b3c4d' });
+      expect(payload.notes).to.match(/Power measured by llm-bench with nvidia-smi/);
+      expect(run).to.include({ verifiedRun: true, powerSource: 'measured', totalPowerWatts: 400, engineCommit: '1a2b3c4d' });
+      expect(run.verificationIssues).to.deep.equal([]);
+      expect(run.tokPerWatt).to.be.closeTo(payload.tokSOut / 400, 1e-9);
+      const stored = await ctx
+        .db('speed_test_runs')
+        .where({ id: run.id })
+        .first('prompt_sha256', 'output_sha256', 'samples', 'engine_timings_raw');
+      expect(stored).to.include({ prompt_sha256: payload.promptSha256, output_sha256: payload.outputSha256 });
+      expect(stored.samples).to.have.length(3);
+      expect(stored.engine_timings_raw.timings.predicted_n).to.equal(128);
+      const page = (await request(ctx.app).get(`/runs/${run.id}`).expect(200)).text;
+      expect(page).to.match(/Evidence: <span class="badge badge-ok badge-verified"/);
+      expect(/<tr id="tok-per-watt">[\s\S]*?<\/tr>/.exec(page)?.[0]).to.match(/data-power-source="measured"/);
+    });
+
+    it('a CPU-only run: the RAPL counters (a directory standing in for /sys/class/powercap) give its measured watts', async () => {
+      const powercap = mkdtempSync(path.join(os.tmpdir(), 'llm-bench-powercap-'));
+      const zone = path.join(powercap, 'intel-rapl:0');
+      mkdirSync(zone);
+      writeFileSync(path.join(zone, 'max_energy_range_uj'), '262143328850\n');
+      // The package draws 40 W: its counter grows by 40 µJ a millisecond while the run lasts.
+      const started = performance.now();
+      // Written whole and renamed into place: sysfs reads never see half a number.
+      const tick = () => {
+        writeFileSync(path.join(powercap, 'energy.tmp'), `${Math.round((performance.now() - started) * 40_000)}\n`);
+        renameSync(path.join(powercap, 'energy.tmp'), path.join(zone, 'energy_uj'));
+      };
+      tick();
+      const counter = setInterval(tick, 10);
+      let result: Awaited<ReturnType<typeof llmBench>>;
+      try {
+        ctx.clock.advance(61_000);
+        result = await llmBench(slowArgs(), {
+          LLM_BENCH_API_KEY: key,
+          LLM_BENCH_POWERCAP_DIR: powercap,
+          LLM_BENCH_POWER_INTERVAL_MS: '100',
+        });
+      } finally {
+        clearInterval(counter);
+      }
+      const { payload, run } = await submitted(result);
+      expect(result.stderr).to.match(/power: sampled with RAPL while measuring/);
+      expect(payload.powerSource).to.equal('measured');
+      expect(payload.gpuPowerWatts).to.have.length(1);
+      expect(payload.gpuPowerWatts[0]).to.be.within(32, 48);
+      expect(run).to.include({ powerSource: 'measured', verifiedRun: true });
+      expect(run.hardware).to.include({ hwClass: 'CPU_ONLY' });
+    });
   });
 });

@@ -12,6 +12,7 @@
  * plays a streaming llama.cpp server (TTFT 80 ms, 120 tok/s) for `llm-bench measure`.
  */
 import http from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 
 export type FakeOpenAiMode =
@@ -240,6 +241,10 @@ export async function startFakeOpenAi(
   ) {
     const timing = fake.timing;
     const started = Date.now();
+    // What the engine reports is what it did (as a real engine times itself): the first and last token's send times.
+    const startedAt = performance.now();
+    let firstSentAt = startedAt;
+    let lastSentAt = startedAt;
     const prompt = body.messages?.at(-1)?.content ?? '';
     const promptTokens = prompt.split(/\s+/).filter(Boolean).length;
     const maxTokens = (style === 'ollama' ? body.options?.num_predict : body.max_tokens) ?? timing.outputTokens;
@@ -254,29 +259,56 @@ export async function startFakeOpenAi(
       await until(ttftMs + ((first + count - 1) / timing.tokensPerSecond) * 1000);
       if (res.destroyed) return;
       const text = ' tok'.repeat(count);
+      lastSentAt = performance.now();
+      if (first === 0) firstSentAt = lastSentAt;
       send(
         style === 'ollama'
           ? { model: body.model, message: { role: 'assistant', content: text }, done: false }
           : { choices: [{ index: 0, delta: { content: text } }] },
       );
     }
+    // Prompt time: request to first token. Decode time: the tokens' own pace (the first event to
+    // the last covers the tokens after the first event), the nominal one when one event was sent.
+    const promptMs = firstSentAt - startedAt;
+    const firstChunk = Math.min(timing.tokensPerChunk, tokens);
+    const predictedMs = tokens > firstChunk ? ((lastSentAt - firstSentAt) * tokens) / (tokens - firstChunk) : decodeMs;
     if (style === 'ollama') {
+      const ns = (ms: number) => Math.round(ms * 1e6);
       res.end(
         `${JSON.stringify({
           model: body.model,
+          created_at: new Date().toISOString(),
           message: { role: 'assistant', content: '' },
+          done_reason: 'length',
           done: true,
+          total_duration: ns(performance.now() - startedAt),
+          load_duration: ns(1),
           prompt_eval_count: promptTokens,
-          prompt_eval_duration: Math.round(ttftMs * 1e6),
+          prompt_eval_duration: ns(promptMs),
           eval_count: tokens,
-          eval_duration: Math.round(decodeMs * 1e6),
+          eval_duration: ns(predictedMs),
         })}\n`,
       );
       return;
     }
     const usage = { prompt_tokens: promptTokens, completion_tokens: tokens, total_tokens: promptTokens + tokens };
+    // llama.cpp's `timings` object, with every key the server sends.
     const timings =
-      style === 'llama.cpp' ? { timings: { prompt_n: promptTokens, prompt_ms: ttftMs, predicted_n: tokens, predicted_ms: decodeMs } } : {};
+      style === 'llama.cpp'
+        ? {
+            timings: {
+              cache_n: 0,
+              prompt_n: promptTokens,
+              prompt_ms: promptMs,
+              prompt_per_token_ms: promptMs / Math.max(1, promptTokens),
+              prompt_per_second: (promptTokens / promptMs) * 1000,
+              predicted_n: tokens,
+              predicted_ms: predictedMs,
+              predicted_per_token_ms: predictedMs / tokens,
+              predicted_per_second: (tokens / predictedMs) * 1000,
+            },
+          }
+        : {};
     send({ choices: [{ index: 0, delta: {}, finish_reason: 'length' }], ...timings });
     if (timing.usage === 'end' && body.stream_options?.include_usage) send({ choices: [], usage });
     res.end('data: [DONE]\n\n');

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { fakeHubModels } from './fake-hub.ts';
 
 /**
@@ -18,5 +19,26 @@ export function validSubmission(overrides: Record<string, unknown> = {}): Record
     tokSOut: 42.5,
     ttftMs: 180,
     ...overrides,
+  };
+}
+
+/**
+ * Verified-run evidence as llm-bench sends it for a run of `tokSOut` and `ttftMs`: the
+ * prompt's and output's digests and samples, three iterations, llama.cpp's timings (decode
+ * 0.5% above tokSOut, prompt time 1% under ttftMs) and the engine commit.
+ */
+export function measuredEvidence(tokSOut: number, ttftMs: number, prompt: string, output: string): Record<string, unknown> {
+  const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+  return {
+    tokSOut,
+    ttftMs,
+    engineCommit: '1a2b3c4d',
+    promptSha256: sha256(prompt),
+    promptSample: prompt,
+    outputSha256: sha256(output),
+    outputSample: output,
+    engineTimingsRaw: { source: 'llama.cpp timings', timings: { predicted_per_second: tokSOut * 1.005, prompt_ms: ttftMs * 0.99 } },
+    samples: [0.99, 1, 1.01].map((share, index) => ({ iteration: index + 1, tokSOut: tokSOut * share, ttftMs })),
+    sampleStats: { iterations: 3, decodeTokS: { median: tokSOut, min: tokSOut * 0.99, max: tokSOut * 1.01 } },
   };
 }

@@ -1,4 +1,7 @@
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { run } from '../../src/cli/llm-bench/commands.ts';
 import type { DetectedHardware } from '../../src/cli/llm-bench/hardware.ts';
 
@@ -7,6 +10,8 @@ export interface CliRun {
   stdout: string;
   stderr: string;
 }
+
+const EMPTY_PATH = mkdtempSync(path.join(os.tmpdir(), 'llm-bench-no-tools-'));
 
 /** The detected machine in tests: a CPU-only box named as /proc/cpuinfo spells it. */
 export const TEST_MACHINE: DetectedHardware = {
@@ -28,7 +33,15 @@ export async function llmBench(args: string[], env: Record<string, string> = {},
       stderr += text;
       onStderr?.(text);
     },
-    env: { LLM_BENCH_CONFIG: '/nonexistent/llm-bench.json', LLM_BENCH_URL: `http://127.0.0.1:${await closedPort()}`, ...env },
+    // No real power tool or counter is ever read: the tools are looked up on an empty PATH
+    // unless the test gives its own (fake scripts), and the powercap directory does not exist.
+    env: {
+      LLM_BENCH_CONFIG: '/nonexistent/llm-bench.json',
+      LLM_BENCH_URL: `http://127.0.0.1:${await closedPort()}`,
+      PATH: EMPTY_PATH,
+      LLM_BENCH_POWERCAP_DIR: '/nonexistent/powercap',
+      ...env,
+    },
     detectHardware: async () => TEST_MACHINE,
   });
   return { code, stdout, stderr };
@@ -44,4 +57,18 @@ export async function closedPort(): Promise<number> {
   const { port } = server.address() as net.AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/**
+ * A directory holding a fake `nvidia-smi` (a shell script) that reads two cards drawing 250
+ * and 150 W with 20000 and 18000 MiB used; put it on PATH so llm-bench runs it.
+ */
+export function fakeNvidiaSmiDir(): string {
+  const bin = mkdtempSync(path.join(os.tmpdir(), 'llm-bench-fake-smi-'));
+  writeFileSync(
+    path.join(bin, 'nvidia-smi'),
+    `#!/bin/sh\ncase "$*" in *power.draw*) printf '0, 250.00, 20000\\n1, 150.00, 18000\\n';; *) exit 9;; esac\n`,
+  );
+  chmodSync(path.join(bin, 'nvidia-smi'), 0o755);
+  return bin;
 }

@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import { OLLAMA_TIMING_KEYS } from '../../src/cli/llm-bench/stream.ts';
 import { startFakeOpenAi, type FakeEngine, type FakeOpenAi, type FakeTiming } from '../helpers/fake-openai.ts';
 import { closedPort, lastLine, llmBench } from '../helpers/llm-bench.ts';
 
@@ -13,6 +15,7 @@ const RATE_TOLERANCE = 0.2;
 const TTFT_SLACK_MS = 40;
 
 type Json = Record<string, any>;
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 describe('llm-bench measure against a fake streaming engine', function () {
   this.timeout(30_000);
@@ -119,12 +122,49 @@ describe('llm-bench measure against a fake streaming engine', function () {
       quantization: 'Q4_K_M',
     });
     expect(result.engineTimings).to.equal('llama.cpp timings');
-    expect(result.stats.engineDecodeTokS.median).to.be.closeTo(150, 0.01);
+    expectRate(result.stats.engineDecodeTokS.median, 150);
     expectRate(result.stats.decodeTokS.median, 150);
     const [payload] = output.payloads;
     expect(payload.tokSOut).to.equal(Math.round(result.stats.decodeTokS.median * 100) / 100);
-    expect(payload).to.include({ engineName: 'llama.cpp', engineVersion: 'b4500-1a2b3c4d', quantization: 'Q4_K_M', contextLength: 8192 });
-    expect(payload.notes).to.match(/Engine-reported \(llama\.cpp timings\): decode 150 tok\/s/);
+    expect(payload).to.include({
+      engineName: 'llama.cpp',
+      engineVersion: 'b4500-1a2b3c4d',
+      engineCommit: '1a2b3c4d',
+      quantization: 'Q4_K_M',
+      contextLength: 8192,
+    });
+    expect(payload.notes).to.match(/Engine-reported \(llama\.cpp timings\): decode \d+(\.\d)? tok\/s/);
+    // The evidence: a timed prompt and its output pinned by digest, every iteration, the engine's own timings.
+    const timedPrompts = fake
+      .completions()
+      .slice(1)
+      .map((request) => request.body!.messages!.at(-1)!.content);
+    expect(timedPrompts.map(sha256)).to.include(payload.promptSha256);
+    expect(timedPrompts).to.include(payload.promptSample);
+    expect(payload.outputSample).to.equal(' tok'.repeat(32));
+    expect(payload.outputSha256).to.equal(sha256(' tok'.repeat(32)));
+    expect(payload.samples).to.have.length(3);
+    expect(payload.samples.map((sample: Json) => sample.tokSOut)).to.deep.equal(
+      result.rounds.map((round: Json) => Math.round(round.decodeTokS * 100) / 100),
+    );
+    expect(payload.samples.every((sample: Json) => timedPrompts.map(sha256).includes(sample.promptSha256))).to.equal(true);
+    expect(payload.sampleStats).to.include({ iterations: 3, concurrency: 1 });
+    expect(payload.sampleStats.decodeTokS.median).to.equal(payload.tokSOut);
+    expect(payload.engineTimingsRaw.source).to.equal('llama.cpp timings');
+    expect(payload.engineTimingsRaw.timings).to.have.keys(
+      'cache_n',
+      'prompt_n',
+      'prompt_ms',
+      'prompt_per_token_ms',
+      'prompt_per_second',
+      'predicted_n',
+      'predicted_ms',
+      'predicted_per_token_ms',
+      'predicted_per_second',
+    );
+    expect(payload.engineTimingsRaw.perIteration).to.have.length(3);
+    // The stream pinned is the iteration nearest the median: its engine rate agrees with tokSOut.
+    expect(Math.abs(payload.engineTimingsRaw.timings.predicted_per_second - payload.tokSOut) / payload.tokSOut).to.be.below(0.05);
   });
 
   it('measures Ollama through its native API with its eval counts', async () => {
@@ -134,9 +174,16 @@ describe('llm-bench measure against a fake streaming engine', function () {
     expect(output.engine).to.include({ api: 'ollama', engineName: 'ollama', engineVersion: '0.5.7' });
     expect(fake.completions().every((request) => request.path === '/api/chat' && request.body?.options?.num_predict === 32)).to.equal(true);
     expect(result.engineTimings).to.equal('Ollama eval counts');
-    expect(result.stats.engineDecodeTokS.median).to.be.closeTo(100, 0.01);
+    expectRate(result.stats.engineDecodeTokS.median, 100);
     expectRate(result.stats.decodeTokS.median, 100);
     expect(output.payloads[0]).to.include({ engineName: 'ollama', quantization: 'Q4_0' });
+    // Ollama's own counts and nanosecond durations, as it sent them.
+    const raw = output.payloads[0].engineTimingsRaw;
+    expect(raw.source).to.equal('Ollama eval counts');
+    expect(raw.timings).to.include({ eval_count: 32, done_reason: 'length' });
+    expect(raw.timings).to.have.keys(...OLLAMA_TIMING_KEYS);
+    expect(OLLAMA_TIMING_KEYS).to.include.members(['prompt_eval_duration', 'eval_count', 'eval_duration']);
+    expectRate(raw.timings.eval_count / (raw.timings.eval_duration / 1e9), 100);
   });
 
   it('measures a slow first token as TTFT and a prefill rate from prompt tokens / TTFT', async () => {

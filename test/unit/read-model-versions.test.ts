@@ -20,6 +20,7 @@ import {
   runDocumentV3,
   runDocumentV4,
   runDocumentV5,
+  runDocumentV6,
   type RunDocumentVersion,
 } from '../../src/runs/read-models/run-document.ts';
 
@@ -44,6 +45,7 @@ const DOCUMENT_VERSIONS: [name: string, version: RunDocumentVersion, sha256: str
   ['runDocumentV3', runDocumentV3, '219671d2491c38488717800ea57c2e0be363e45d8534c2854ce26b40ce104a4c'],
   ['runDocumentV4', runDocumentV4, '4743415359bd851d606572fef31e45ca9840b4246574988e5e80c607b2c7b192'],
   ['runDocumentV5', runDocumentV5, 'f324e1d53eb7018715962d5e81636e884715723507b0fb9fb67aa38fa4fa56a7'],
+  ['runDocumentV6', runDocumentV6, '02d6cf7562864033148e52e6b6db016eb5fd9bc6d5e29232fc789161ae0dd945'],
 ];
 
 const COUNT_LAYOUTS: [name: string, layout: RunCountLayout, sha256: string][] = [

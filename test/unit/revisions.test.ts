@@ -359,13 +359,14 @@ describe('revision profiles', () => {
       'samples',
       'sampleStats',
     ];
-    const rev3Fields = ['engineRepository', 'engineBuild', 'engineCommit', 'gpuPowerWatts', 'hardwareCost', ...evidence];
+    const rev3Fields = ['engineRepository', 'engineBuild', 'engineCommit', 'gpuPowerWatts', 'powerSource', 'hardwareCost', ...evidence];
     // What answers leave out: the stored evidence (the whole texts are never stored) and the verdict on it.
     const rev3Answered = [
       'engineRepository',
       'engineBuild',
       'engineCommit',
       'gpuPowerWatts',
+      'powerSource',
       'hardwareCost',
       ...evidence.filter((field) => field !== 'prompt' && field !== 'outputText'),
       'verifiedRun',

@@ -94,7 +94,10 @@ describe('the leaderboard page', () => {
       );
       expect(watts.text).to.include('<a href="/methodology#efficiency">How it is worked out</a>');
       const [rtx, ...others] = rowsOf(watts.text);
-      expect(rtx).to.include('<td class="num metric sorted" data-label="tok/W">0.333</td>');
+      // The figure says where its power came from: typed watts are stated.
+      expect(rtx).to.match(
+        /<td class="num metric sorted" data-label="tok\/W">0\.333 <span class="badge badge-muted power-source" data-power-source="stated"[^>]*>stated<span class="visually-hidden"> power<\/span><\/span><\/td>/,
+      );
       expect(others, 'the runs without a power figure are not ranked').to.deep.equal([]);
       expect(watts.text).to.include('<strong id="figure-count">1 of 3</strong> runs here have one.');
       expect(watts.text).to.match(/<p class="muted" id="run-count">1 run, showing 1–1\./);

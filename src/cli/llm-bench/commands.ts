@@ -8,7 +8,8 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { resolveLeaderboard } from './config.ts';
 import { chooseModel, detectEngine, ollamaQuantization } from './engine.ts';
 import { CliError, EXIT, usageError } from './errors.ts';
-import { detectHardware, startPowerSampler, type Hardware } from './hardware.ts';
+import { detectHardware, type Hardware } from './hardware.ts';
+import { powerEnv, startPowerSampling, type PowerEnv } from './power.ts';
 import { mapToCatalogue } from './catalogue.ts';
 import { createLeaderboardClient, type LeaderboardClient } from './leaderboard.ts';
 import { measure, type DepthResult } from './measure.ts';
@@ -24,6 +25,8 @@ export interface Io {
   env: NodeJS.ProcessEnv;
   /** Hardware detection, swappable in tests (default: the real machine). */
   detectHardware?: typeof detectHardware;
+  /** The power tools (default: found through env, see powerEnv). */
+  power?: PowerEnv;
 }
 
 const SUBMIT_OPTIONS = {
@@ -51,6 +54,9 @@ const MEASURE_OPTIONS = {
   quantization: { type: 'string' },
   engine: { type: 'string' },
   'engine-version': { type: 'string' },
+  'engine-commit': { type: 'string' },
+  'engine-build': { type: 'string' },
+  'no-power': { type: 'boolean' },
   backend: { type: 'string' },
   'context-length': { type: 'string' },
   command: { type: 'string' },
@@ -135,7 +141,16 @@ async function dryRunAndSubmit(client: LeaderboardClient, payloads: Record<strin
           `Plausibility: ${verdict.verdict}${verdict.decodeBoundTokS ? ` (decode bound ${verdict.decodeBoundTokS} tok/s)` : ''}${verdict.reason ? `: ${verdict.reason}` : ''}\n`,
         );
     }
-    io.stderr(`dry-run${label}: valid${verdict ? `, plausibility ${verdict.verdict}` : ''}\n`);
+    const verification = dryRun.verification;
+    if (!json && verification)
+      io.stdout(
+        verification.verified
+          ? 'Evidence: verified (the engine timings agree with the figures, the build is named).\n'
+          : `Evidence: not verified: ${verification.issues.join('; ')}.\n`,
+      );
+    io.stderr(
+      `dry-run${label}: valid${verdict ? `, plausibility ${verdict.verdict}` : ''}${verification ? `, ${verification.verified ? 'verified' : 'not verified'}` : ''}\n`,
+    );
     const stored = await client.submit(payload);
     outcomes.push({ dryRun, submitted: { id: stored.run.id, url: stored.url, replayed: stored.replayed } });
     if (!json)
@@ -185,6 +200,8 @@ async function measureCommand(args: string[], io: Io): Promise<number> {
     quantization: quantization ?? setup?.quantization,
     engineName: flags.engine ?? engine.engineName ?? setup?.engineName,
     engineVersion: flags['engine-version'] ?? engine.engineVersion,
+    engineCommit: flags['engine-commit'] ?? engine.engineCommit,
+    engineBuild: flags['engine-build'],
     commandSnippet: flags.command,
     concurrency: options.concurrency,
   };
@@ -217,7 +234,10 @@ async function measureCommand(args: string[], io: Io): Promise<number> {
   );
 
   const streamer = createStreamer({ baseUrl, api: engine.api, model, apiKey: flags['engine-key'], timeoutMs });
-  const sampler = detected?.source === 'nvidia-smi' ? startPowerSampler() : undefined;
+  const sampler = flags['no-power'] ? undefined : await startPowerSampling(hardware, io.power ?? powerEnv(io.env));
+  io.stderr(
+    sampler ? `power: sampled with ${sampler.probe} while measuring\n` : 'power: no probe answered for this hardware; none measured\n',
+  );
   const windows: { firstTokenAt: number; lastTokenAt: number }[] = [];
   let results: DepthResult[];
   try {
@@ -227,8 +247,10 @@ async function measureCommand(args: string[], io: Io): Promise<number> {
       onRound: (window) => windows.push(window),
     });
   } finally {
-    sampler?.stop();
+    await sampler?.stop();
   }
+  const power = sampler?.summary(windows);
+  if (power?.note) io.stderr(`power: ${power.note}\n`);
   if (streamer.extrasRefused) io.stderr('note: the engine refused stream_options / ignore_eos; measured without them\n');
 
   const runFacts = {
@@ -238,7 +260,7 @@ async function measureCommand(args: string[], io: Io): Promise<number> {
     contextLength: contextLengthFlag ?? engine.contextLength ?? setup?.contextLength,
     iterations: options.iterations,
     maxTokens: options.maxTokens,
-    power: sampler?.summary(windows),
+    power,
     notes: flags.notes,
   };
   const payloads = results.map((result) => buildPayload(result, runFacts));
@@ -263,7 +285,7 @@ async function measureCommand(args: string[], io: Io): Promise<number> {
   const outcomes = flags.submit ? await dryRunAndSubmit(client, payloads, io, Boolean(flags.json)) : undefined;
   if (flags.json)
     io.stdout(
-      `${JSON.stringify({ engine: { ...engine, model }, hardware, results, payloads, ...(outcomes ? { submissions: outcomes } : {}) }, null, 2)}\n`,
+      `${JSON.stringify({ engine: { ...engine, model }, hardware, results: results.map(({ streamed: _texts, ...figures }) => figures), payloads, ...(outcomes ? { submissions: outcomes } : {}) }, null, 2)}\n`,
     );
   return EXIT.ok;
 }

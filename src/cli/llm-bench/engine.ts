@@ -11,6 +11,8 @@ export interface EngineInfo {
   api: ApiKind;
   engineName?: string;
   engineVersion?: string;
+  /** The engine's git commit, where it names it (llama.cpp's build_info `b4500-1a2b3c4d`). */
+  engineCommit?: string;
   /** How the engine was recognised, for the report. */
   detectedBy?: string;
   models: string[];
@@ -113,6 +115,7 @@ async function probe(baseUrl: string, options: { api?: ApiKind; apiKey?: string;
       ...info,
       engineName: 'llama.cpp',
       engineVersion: typeof props.build_info === 'string' ? props.build_info : undefined,
+      engineCommit: typeof props.build_info === 'string' ? /-([0-9a-f]{7,40})$/i.exec(props.build_info)?.[1]?.toLowerCase() : undefined,
       detectedBy: '/props',
       contextLength: props.default_generation_settings?.n_ctx ?? props.n_ctx,
       quantization: quantizationFromName(modelPath) ?? models.map(quantizationFromName).find(Boolean),

@@ -5,10 +5,9 @@
  * a pure parser (tested on recorded outputs); several cards keep their per-card VRAM, and
  * mixed cards become a `gpus` list.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
-import { performance } from 'node:perf_hooks';
 import type { SubmittedHardware } from '../../runs/submission/speed-test.schema.ts';
 
 export interface Gpu {
@@ -202,42 +201,9 @@ export async function detectHardware(
 }
 
 /**
- * Samples `nvidia-smi` every 200 ms while measuring; `summary(windows)` answers the mean
- * watts per card over the samples inside the decode windows, and the peak VRAM used (all
- * cards together) over the whole session.
+ * Mean watts per card over the samples inside the decode windows (every card must have
+ * some, above 0), and the peak VRAM used by all cards together over the whole session.
  */
-export function startPowerSampler(intervalMs = 200) {
-  const samples: PowerSample[] = [];
-  let child: ReturnType<typeof spawn> | undefined;
-  try {
-    child = spawn(nvidiaSmi(), ['--query-gpu=index,power.draw,memory.used', '--format=csv,noheader,nounits', `-lms`, String(intervalMs)], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    child.on('error', () => (child = undefined));
-    let buffered = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      const at = performance.now();
-      for (const line of lines) {
-        const sample = parseNvidiaPowerLine(line, at);
-        if (sample) samples.push(sample);
-      }
-    });
-  } catch {
-    child = undefined;
-  }
-  return {
-    stop() {
-      child?.kill();
-    },
-    summary(windows: { firstTokenAt: number; lastTokenAt: number }[]) {
-      return summarisePower(samples, windows);
-    },
-  };
-}
-
 export function summarisePower(
   samples: PowerSample[],
   windows: { firstTokenAt: number; lastTokenAt: number }[],

@@ -31,6 +31,8 @@ export interface DryRunAnswer {
   valid: true;
   parsed: Json;
   plausibility?: { verdict: string; decodeBoundTokS?: number | null; reason?: string };
+  /** Revision 3: whether the run would be stored as verified, and what keeps it from that. */
+  verification?: { verified: boolean; issues: string[] };
 }
 
 export interface Submitted {

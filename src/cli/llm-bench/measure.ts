@@ -64,6 +64,15 @@ export interface DepthResult {
   /** Where token counts came from. */
   tokenCounts: 'server' | 'estimated from stream events';
   engineTimings?: EngineTimings['source'];
+  /** Per round (as `rounds`), what its first stream sent and got back: the evidence submitted with the run. */
+  streamed: StreamedText[];
+}
+
+/** A timed stream's prompt, generated text and the engine's own timings. */
+export interface StreamedText {
+  prompt: string;
+  output: string;
+  engine?: EngineTimings;
 }
 
 export function median(values: number[]): number {
@@ -128,7 +137,7 @@ export function roundFigures(streams: { sample: StreamSample; newPromptTokens: n
 
 const FIGURES: FigureName[] = ['ttftMs', 'decodeTokS', 'prefillTokS', 'e2eMs', 'totalTokS', 'engineDecodeTokS', 'enginePrefillTokS'];
 
-export function summarise(depth: number, rounds: RoundFigures[], samples: StreamSample[]): DepthResult {
+export function summarise(depth: number, rounds: RoundFigures[], samples: StreamSample[], streamed: StreamedText[] = []): DepthResult {
   const stats: DepthResult['stats'] = {};
   for (const name of FIGURES) {
     const values = rounds.map((round) => round[name]).filter((value): value is number => value !== undefined && Number.isFinite(value));
@@ -144,6 +153,7 @@ export function summarise(depth: number, rounds: RoundFigures[], samples: Stream
     contextTokens: Math.round(median(rounds.map((r) => r.contextTokens))),
     tokenCounts: samples.every((s) => s.completionTokens !== undefined) ? 'server' : 'estimated from stream events',
     ...(samples[0]?.engine ? { engineTimings: samples[0].engine.source } : {}),
+    streamed,
   };
 }
 
@@ -164,7 +174,7 @@ export async function measure(streamer: Streamer, options: MeasureOptions): Prom
       const prompt = promptOf(nonce, options.promptTokens, tokensPerWord);
       const sample = await streamer.run(prompt, options.maxTokens);
       learn(prompt, sample.promptTokens);
-      return { sample, newPromptTokens: sample.promptTokens ?? Math.round(promptWords(prompt) * tokensPerWord), contextTokens: 0 };
+      return { prompt, sample, newPromptTokens: sample.promptTokens ?? Math.round(promptWords(prompt) * tokensPerWord), contextTokens: 0 };
     }
     const context = promptOf(nonce, depth, tokensPerWord);
     const primed = await streamer.run(context, 1);
@@ -175,7 +185,7 @@ export async function measure(streamer: Streamer, options: MeasureOptions): Prom
     const allTokens = sample.promptTokens ?? Math.round(promptWords(prompt) * tokensPerWord);
     // Only the tokens after the primed context count as prefilled; if the engine did not reuse
     // its cache, TTFT also holds the context and the prefill rate comes out low, never high.
-    return { sample, newPromptTokens: Math.max(1, allTokens - contextTokens), contextTokens };
+    return { prompt, sample, newPromptTokens: Math.max(1, allTokens - contextTokens), contextTokens };
   }
 
   for (let i = 0; i < options.warmup; i += 1) {
@@ -187,12 +197,19 @@ export async function measure(streamer: Streamer, options: MeasureOptions): Prom
   for (const depth of options.depths) {
     const rounds: RoundFigures[] = [];
     const samples: StreamSample[] = [];
+    const streamed: StreamedText[] = [];
     for (let i = 0; i < options.iterations; i += 1) {
       const started = performance.now();
       const streams = await Promise.all(Array.from({ length: options.concurrency }, () => stream(depth)));
       const round = roundFigures(streams);
       rounds.push(round);
       samples.push(...streams.map((s) => s.sample));
+      const [first] = streams;
+      streamed.push({
+        prompt: first!.prompt,
+        output: first!.sample.output,
+        ...(first!.sample.engine ? { engine: first!.sample.engine } : {}),
+      });
       options.onRound?.({
         firstTokenAt: Math.min(...streams.map((s) => s.sample.firstTokenAt)),
         lastTokenAt: Math.max(...streams.map((s) => s.sample.lastTokenAt)),
@@ -202,7 +219,7 @@ export async function measure(streamer: Streamer, options: MeasureOptions): Prom
           `prefill ${fixed(round.prefillTokS)} tok/s, ${round.outputTokens} tokens in ${fixed((performance.now() - started) / 1000, 2)} s`,
       );
     }
-    results.push(summarise(depth, rounds, samples));
+    results.push(summarise(depth, rounds, samples, streamed));
   }
   return results;
 }

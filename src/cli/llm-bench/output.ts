@@ -30,7 +30,7 @@ export function resultTable(result: DepthResult, concurrency: number): string {
   const sources = [
     `token counts: ${result.tokenCounts}`,
     result.engineTimings
-      ? `engine rows: ${result.engineTimings} (shown, not submitted; the submission carries the client-side figures)`
+      ? `engine rows: ${result.engineTimings} (the submission carries the client-side figures, and the engine's own timings as evidence)`
       : 'engine timings: none reported',
   ];
   return [...head, ...rows, ...sources].join('\n');
@@ -85,12 +85,26 @@ What was run (detected where possible; these override):
   --quantization Q        e.g. Q4_K_M, AWQ, fp8 (read from the GGUF name / Ollama when possible)
   --engine NAME           engine name (llama.cpp, vllm, sglang, ollama, ...)
   --engine-version V      engine version
+  --engine-commit HEX     the engine's git commit (llama.cpp: from /props build_info)
+  --engine-build TEXT     how the engine was built (flags, wheel, container tag)
   --backend B             cuda, rocm, metal, vulkan, cpu, ... (default: from the hardware)
   --context-length N      the engine's context size (llama.cpp: from /props)
   --command "..."         the engine's launch command (engineFlags.commandSnippet)
   --notes TEXT            appended to the measurement notes
   --hardware-file FILE    hardware as JSON (the submission's "hardware" object) instead of detection
   --setup NAME            hardware from a saved setup (signs in: LLM_BENCH_USERNAME, LLM_BENCH_PASSWORD)
+
+Power (measured while decoding, submitted as gpuPowerWatts with powerSource "measured"):
+  GPUs: nvidia-smi, else rocm-smi, per card; an Apple chip: powermetrics (needs root);
+  CPU only: the RAPL counters under /sys/class/powercap. No tool answers: no power.
+  --no-power              measure no power
+  Environment: LLM_BENCH_NVIDIA_SMI (the nvidia-smi to run), LLM_BENCH_POWERCAP_DIR,
+  LLM_BENCH_POWER_INTERVAL_MS (poll interval, default 200)
+
+Evidence (verified runs): the payload carries the SHA-256 and a sample of a timed prompt
+and its output, every iteration's figures (samples, sampleStats) and the engine's own
+timings where it reports them (llama.cpp timings, Ollama eval counts). A run is verified
+when these agree with the submitted figures within 5% and the engine commit or build is named.
 
 Output and submission:
   --json                  stdout carries only JSON (results, payloads, dry-run, submission)

@@ -4,8 +4,11 @@
  * submitted (what a user of the server sees, comparable across engines); engine-reported
  * timings go into the notes next to them.
  */
+import { createHash } from 'node:crypto';
+import { EVIDENCE_LIMITS, textSample } from '../../runs/submission/evidence.ts';
 import type { Hardware } from './hardware.ts';
-import type { DepthResult, Stat } from './measure.ts';
+import type { DepthResult, RoundFigures, Stat } from './measure.ts';
+import type { PowerSummary } from './power.ts';
 
 export interface RunFacts {
   hfId?: string;
@@ -19,7 +22,9 @@ export interface RunFacts {
   concurrency: number;
   iterations: number;
   maxTokens: number;
-  power?: { gpuPowerWatts?: number[]; peakVramGb?: number };
+  engineCommit?: string;
+  engineBuild?: string;
+  power?: PowerSummary;
   notes?: string;
 }
 
@@ -41,6 +46,8 @@ function measurementNotes(result: DepthResult, facts: RunFacts): string {
       `Engine-reported (${result.engineTimings}): decode ${round(engineDecode.median, 1)} tok/s${prefill ? `, prefill ${round(prefill.median, 1)} tok/s` : ''}.`,
     );
   }
+  if (facts.power?.gpuPowerWatts && facts.power.probe)
+    parts.push(`Power measured by llm-bench with ${facts.power.probe}, averaged per device over the decode windows.`);
   if (result.depth)
     parts.push(`Context depth ${result.contextTokens} tokens primed before the prompt (untimed request, same nonce-led prefix).`);
   if (facts.notes) parts.push(facts.notes);
@@ -70,9 +77,86 @@ export function buildPayload(result: DepthResult, facts: RunFacts): Record<strin
     ...(facts.contextLength ? { contextLength: facts.contextLength } : {}),
     batchSize: 1,
     prefillTokens: result.contextTokens,
-    ...(facts.power?.gpuPowerWatts ? { gpuPowerWatts: facts.power.gpuPowerWatts } : {}),
+    ...(facts.engineCommit ? { engineCommit: facts.engineCommit } : {}),
+    ...(facts.engineBuild ? { engineBuild: facts.engineBuild.slice(0, 256) } : {}),
+    ...(facts.power?.gpuPowerWatts ? { gpuPowerWatts: facts.power.gpuPowerWatts, powerSource: 'measured' } : {}),
     notes: measurementNotes(result, facts),
     ...(Object.keys(flags).length ? { engineFlags: flags } : {}),
+    ...evidenceOf(result, facts.concurrency),
+  };
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** The round whose decode rate is nearest the median (the submitted tokSOut): its stream is the one pinned by digest. */
+function representativeRound(rounds: RoundFigures[], median: number | undefined): number {
+  if (median === undefined) return 0;
+  let best = 0;
+  rounds.forEach((round, index) => {
+    if (Math.abs(round.decodeTokS - median) < Math.abs(rounds[best]!.decodeTokS - median)) best = index;
+  });
+  return best;
+}
+
+const roundedStat = (stat: Stat) => ({
+  median: round(stat.median),
+  min: round(stat.min),
+  max: round(stat.max),
+  spreadPct: round(stat.spreadPct, 1),
+});
+
+/**
+ * The verified-run evidence of a measurement (revision 3, DECISIONS.md "Real clients"): the
+ * representative stream's prompt and output as SHA-256 and sample, each iteration's figures
+ * (`samples`, at most 100) and their statistics, and the engine's own timings where it
+ * reported them: the representative stream's object as `timings` (only for one stream at a
+ * time: with several, the engine times each request, not their aggregate) and every
+ * iteration's beside it.
+ */
+export function evidenceOf(result: DepthResult, concurrency: number): Record<string, unknown> {
+  const streamed = result.streamed;
+  if (!streamed.length) return {};
+  const chosen = streamed[representativeRound(result.rounds, result.stats.decodeTokS?.median)]!;
+  const kept = result.rounds.slice(0, EVIDENCE_LIMITS.samples);
+  const samples = kept.map((figures, index) => {
+    const text = streamed[index];
+    return {
+      iteration: index + 1,
+      tokSOut: round(figures.decodeTokS),
+      ttftMs: round(figures.ttftMs, 1),
+      tokSPrefill: round(figures.prefillTokS),
+      tokSTotal: round(figures.totalTokS),
+      e2eMs: round(figures.e2eMs, 1),
+      promptTokens: figures.promptTokens,
+      outputTokens: figures.outputTokens,
+      ...(figures.engineDecodeTokS !== undefined ? { engineDecodeTokS: round(figures.engineDecodeTokS) } : {}),
+      ...(text ? { promptSha256: sha256(text.prompt), outputSha256: sha256(text.output) } : {}),
+    };
+  });
+  const sampleStats = {
+    iterations: result.rounds.length,
+    concurrency,
+    ...Object.fromEntries(Object.entries(result.stats).map(([name, stat]) => [name, roundedStat(stat)])),
+  };
+  const engine = chosen.engine;
+  const summary = engine
+    ? { source: engine.source, ...(concurrency === 1 ? { timings: engine.raw } : { streams: concurrency }) }
+    : undefined;
+  const withIterations = summary && {
+    ...summary,
+    perIteration: streamed.slice(0, EVIDENCE_LIMITS.samples).map((text) => text.engine?.raw ?? {}),
+  };
+  // The leaderboard takes at most 64 KB of it: the iterations go first, then the whole.
+  const fits = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8') <= EVIDENCE_LIMITS.timingsBytes;
+  const engineTimingsRaw = [withIterations, summary].find((candidate) => candidate !== undefined && fits(candidate));
+  return {
+    promptSha256: sha256(chosen.prompt),
+    promptSample: textSample(chosen.prompt),
+    outputSha256: sha256(chosen.output),
+    outputSample: textSample(chosen.output),
+    samples,
+    sampleStats,
+    ...(engineTimingsRaw ? { engineTimingsRaw } : {}),
   };
 }
 

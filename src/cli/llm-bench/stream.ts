@@ -28,7 +28,20 @@ export interface EngineTimings {
   promptMs?: number;
   decodeTokens: number;
   decodeMs: number;
+  /** The engine's own object as it sent it (llama.cpp `timings`; Ollama's counts and durations), submitted as evidence. */
+  raw: Record<string, unknown>;
 }
+
+/** The keys of Ollama's final event that are its timings and counts. */
+export const OLLAMA_TIMING_KEYS = [
+  'total_duration',
+  'load_duration',
+  'prompt_eval_count',
+  'prompt_eval_duration',
+  'eval_count',
+  'eval_duration',
+  'done_reason',
+] as const;
 
 export interface StreamSample {
   /** performance.now() readings, in ms. */
@@ -44,6 +57,8 @@ export interface StreamSample {
   /** Prompt tokens the server says came from its cache (`usage.prompt_tokens_details.cached_tokens`). */
   cachedTokens?: number;
   engine?: EngineTimings;
+  /** The generated text as streamed (hashed as evidence, never submitted whole). */
+  output: string;
 }
 
 interface Event {
@@ -73,6 +88,7 @@ export function readOpenAiEvent(event: Record<string, any>): Event {
           promptMs: num(timings.prompt_ms),
           decodeTokens: timings.predicted_n,
           decodeMs: timings.predicted_ms,
+          raw: { ...timings },
         }
       : undefined;
   return {
@@ -103,6 +119,7 @@ export function readOllamaEvent(event: Record<string, any>): Event {
             promptMs: num(event.prompt_eval_duration) !== undefined ? event.prompt_eval_duration / 1e6 : undefined,
             decodeTokens: evalCount,
             decodeMs: evalDuration / 1e6,
+            raw: Object.fromEntries(OLLAMA_TIMING_KEYS.filter((key) => event[key] !== undefined).map((key) => [key, event[key]])),
           }
         : undefined,
   };
@@ -190,7 +207,7 @@ export function createStreamer(target: Target): Streamer {
       );
     }
 
-    const sample: StreamSample = { startedAt, firstTokenAt: NaN, lastTokenAt: NaN, endedAt: NaN, contentEvents: 0 };
+    const sample: StreamSample = { startedAt, firstTokenAt: NaN, lastTokenAt: NaN, endedAt: NaN, contentEvents: 0, output: '' };
     const read = target.api === 'ollama' ? readOllamaEvent : readOpenAiEvent;
     try {
       for await (const line of lines(response.body)) {
@@ -211,6 +228,7 @@ export function createStreamer(target: Target): Streamer {
           if (!sample.contentEvents) sample.firstTokenAt = at;
           sample.lastTokenAt = at;
           sample.contentEvents += 1;
+          sample.output += event.text;
         }
         sample.promptTokens = event.promptTokens ?? sample.promptTokens;
         sample.completionTokens = event.completionTokens ?? sample.completionTokens;

@@ -273,16 +273,17 @@ export function speedTestPagesController({ services, profile, clock, config }: A
           }
         : await publicOrOwnRun(id, viewerId);
       const approved = run.status === 'APPROVED';
-      const [standings, similar] = approved
-        ? await Promise.all([
-            services.speedTestContext.standings(id),
-            services.speedTestContext.similar(
+      const [standings, similar, evidence] = await Promise.all([
+        approved ? services.speedTestContext.standings(id) : null,
+        approved
+          ? services.speedTestContext.similar(
               run as SpeedTestRun & { modelId: string; hardware: { hwClass: string } },
               SIMILAR_RUNS,
               viewerId,
-            ),
-          ])
-        : [null, []];
+            )
+          : [],
+        profile.speedTests.revision3Fields ? services.speedTestContext.evidence(id) : null,
+      ]);
       ensureCsrfToken(req);
       render(res, 'pages/speed-tests/show', {
         title: `${run.hfId} · ${hardwareLabel(run.hardware as { hwClass: string })}`,
@@ -292,6 +293,7 @@ export function speedTestPagesController({ services, profile, clock, config }: A
         notice: justSubmitted(req, id) ? SUBMITTED_NOTICE : typeof req.query.done === 'string' ? OWNER_NOTICES[req.query.done] : undefined,
         standings,
         similar,
+        evidence,
         shareUrl: `${baseUrlOf(req, config)}/runs/${id}`,
         device: deviceOf(run.hardware as unknown as DeviceFacts),
         hubUrl: config.hfEndpoint,

@@ -1,5 +1,14 @@
 import { deviceOf, type DeviceFacts } from '../../lib/hardware-devices.ts';
-import { activeSequences, formatNumber, hardwareLabel, hwClassLabel, notStated, streamsLabel, verdictLabel } from '../../lib/labels.ts';
+import {
+  activeSequences,
+  formatNumber,
+  hardwareLabel,
+  hwClassLabel,
+  notStated,
+  powerSourceOf,
+  streamsLabel,
+  verdictLabel,
+} from '../../lib/labels.ts';
 
 /** A run as the API returns it. */
 type Run = Record<string, any> & { id: string };
@@ -59,11 +68,13 @@ const FIGURE_ROWS: FigureRow[] = [
   { label: 'Prompt tokens', value: (run) => run.promptTokens, digits: 0, field: 'promptTokens' },
   { label: 'Output tokens', value: (run) => run.outputTokens, digits: 0, field: 'outputTokens' },
   { label: 'Tokens already cached', value: (run) => run.prefillTokens, digits: 0, field: 'prefillTokens' },
-  { label: 'Measured power', value: (run) => run.totalPowerWatts, unit: 'W', digits: 0 },
+  { label: 'Power (cards summed)', value: (run) => run.totalPowerWatts, unit: 'W', digits: 0 },
 ];
 
 const TAIL_ROWS: { label: string; cell: (run: Run) => CompareCell }[] = [
+  { label: 'Power', cell: (run) => ({ text: powerSourceOf(run as { powerSource?: unknown }) ?? 'not given' }) },
   { label: 'Plausibility', cell: (run) => ({ text: verdictLabel(run.plausibility) }) },
+  { label: 'Evidence', cell: (run) => ({ text: run.verifiedRun ? 'verified' : 'not verified' }) },
   { label: 'Submitted by', cell: (run) => ({ text: `@${run.user.username}`, href: `/u/${run.user.username}` }) },
   { label: 'Submitted', cell: (run) => ({ text: String(run.createdAt).slice(0, 10) }) },
 ];

@@ -317,5 +317,12 @@ export const runDocumentV5 = extendRunDocument(runDocumentV4, {
   ],
 });
 
+/**
+ * V6, installed by 20261202020000_power_source: `powerSource`, where the power behind
+ * tokPerWatt came from (`measured` during the run, `stated`; null without power).
+ * Frozen: never edit after its migration has shipped; add a new version instead.
+ */
+export const runDocumentV6 = extendRunDocument(runDocumentV5, { fields: [['powerSource', 'r.power_source']] });
+
 /** The version the latest migration installs. */
-export const currentRunDocument = runDocumentV5;
+export const currentRunDocument = runDocumentV6;

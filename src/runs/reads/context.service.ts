@@ -3,6 +3,7 @@ import type { ServiceDeps } from '../../services/deps.ts';
 import { scopeCondition, type ModelScope } from '../../services/model-tree.ts';
 import type { SpeedTestReads, SpeedTestRun } from './speed-test-reads.ts';
 import { toSpeedTestRun } from '../run-json.ts';
+import { evidenceSummary, type EvidenceSummary } from '../submission/evidence.ts';
 
 /** Where a run stands: its place (1 = first) among `total` runs, as the leaderboard ranks them. */
 export interface Standing {
@@ -25,6 +26,12 @@ export function createSpeedTestContextService({ db, profile, reads }: Pick<Servi
   const openEnded = buckets.batchSizeOpenEnded;
 
   return {
+    /** What the run's page shows of its evidence (the digests, the engine's own figures, the sample count). */
+    async evidence(runId: string): Promise<EvidenceSummary | null> {
+      const row = await db('speed_test_runs').where({ id: runId }).first('prompt_sha256', 'output_sha256', 'engine_timings_raw', 'samples');
+      return row ? evidenceSummary(row) : null;
+    },
+
     /**
      * The run's rank among the approved runs of its model and of its hardware profile in its
      * streams bucket, by output tok/s as the leaderboard ranks them: one statement, exact.

@@ -223,3 +223,31 @@ export function verifyEvidence(run: VerifiedFigures, textIssues: readonly string
   if (!run.engineCommit && !run.engineBuild) issues.push('Neither engineCommit nor engineBuild names the engine build');
   return { verified: issues.length === 0, issues };
 }
+
+/** What a run's page says about its evidence: the digests, the engine's own figures beside the submitted ones, the samples. */
+export interface EvidenceSummary {
+  promptSha256: string | null;
+  outputSha256: string | null;
+  /** The engine's own decode rate and time to the first token, as `engineTimingFigures` reads them. */
+  engineDecodeTokS: number | null;
+  engineFirstTokenMs: number | null;
+  /** Per-iteration results sent in `samples`. */
+  sampleCount: number;
+}
+
+/** The evidence columns of a stored run, summarised for its page. */
+export function evidenceSummary(row: {
+  prompt_sha256: string | null;
+  output_sha256: string | null;
+  engine_timings_raw: EvidenceFields['engineTimingsRaw'] | null;
+  samples: unknown[] | null;
+}): EvidenceSummary {
+  const { decodeTokS, firstTokenMs } = engineTimingFigures(row.engine_timings_raw ?? undefined);
+  return {
+    promptSha256: row.prompt_sha256,
+    outputSha256: row.output_sha256,
+    engineDecodeTokS: decodeTokS ?? null,
+    engineFirstTokenMs: firstTokenMs ?? null,
+    sampleCount: Array.isArray(row.samples) ? row.samples.length : 0,
+  };
+}

@@ -4,6 +4,7 @@ import { parseCommandSnippet, type CommandStatedFields } from '../../lib/command
 import { digestEvidenceTexts, verifyEvidence } from './evidence.ts';
 import { isVramTotalOfCards } from '../../lib/hardware-lookup.ts';
 import type { MetricRule, RevisionProfile } from '../../revisions.ts';
+import type { PowerSource } from '../../constants.ts';
 import {
   defaultableFields,
   engineFlagsSchema,
@@ -43,10 +44,15 @@ const COMMAND_FILLED_FIELDS = ['contextLength', 'promptTokens', 'outputTokens', 
 export type CommandFilledField = (typeof COMMAND_FILLED_FIELDS)[number];
 
 /** The normalised payload: what a dry-run returns as `parsed` and a submission stores. */
-export type NormalisedSpeedTest = Omit<SpeedTestSubmission, 'hardware' | 'engineFlags' | 'prompt' | 'outputText' | DefaultableField> & {
+export type NormalisedSpeedTest = Omit<
+  SpeedTestSubmission,
+  'hardware' | 'engineFlags' | 'prompt' | 'outputText' | 'powerSource' | DefaultableField
+> & {
   hardware: NormalisedHardware;
   engineFlags?: EngineFlags;
   totalPowerWatts?: number;
+  /** Where the power behind tok/W came from (powerOf); null when the run gives no power. */
+  powerSource: PowerSource | null;
   modelRevision: string;
   promptTokens: number;
   outputTokens: number;
@@ -198,14 +204,34 @@ export function checkMetricRule(rule: MetricRule, submission: Partial<Record<str
 const round = (n: number) => Math.round(n * 1000) / 1000;
 
 /**
+ * Where the run's power figure (the one tok/W divides by: the summed gpuPowerWatts, else the
+ * hardware's powerWatts) came from: `measured` only as the submitter says so of
+ * gpuPowerWatts, `stated` for any other power given, null without power. A source with no
+ * power to describe is a 400.
+ */
+export function powerSourceOf(submission: Pick<SpeedTestSubmission, 'gpuPowerWatts' | 'powerSource' | 'hardware'>): PowerSource | null {
+  const { gpuPowerWatts, powerSource } = submission;
+  if (gpuPowerWatts) return powerSource ?? 'stated';
+  const machinePower = 'powerWatts' in submission.hardware ? submission.hardware.powerWatts : undefined;
+  if (powerSource === 'measured' || (powerSource && machinePower === undefined)) {
+    const message =
+      powerSource === 'measured'
+        ? 'measured describes gpuPowerWatts sampled during the run: give gpuPowerWatts with it'
+        : "Describes the run's power: give gpuPowerWatts (or hardware.powerWatts) with it";
+    throw new ValidationFailed({ fieldErrors: { powerSource: [message] }, formErrors: [] });
+  }
+  return machinePower === undefined ? null : 'stated';
+}
+
+/**
  * The dry-run's view of a normalised submission: `parsed` without the evidence verdict, which
  * revision 3 answers on its own as `verification` (the stored run carries it as `verifiedRun`
  * and `verificationIssues`).
  */
 export function dryRunParts(profile: RevisionProfile, normalised: NormalisedSpeedTest) {
-  const { verifiedRun, verificationIssues, ...parsed } = normalised;
+  const { verifiedRun, verificationIssues, powerSource, ...parsed } = normalised;
   return {
-    parsed,
+    parsed: profile.speedTests.revisionOnlyFields.includes('powerSource') ? parsed : { ...parsed, powerSource },
     verification: profile.speedTests.revision3Fields ? { verification: { verified: verifiedRun, issues: verificationIssues } } : {},
   };
 }
@@ -238,6 +264,7 @@ export function normaliseParsedSubmission(profile: RevisionProfile, submission: 
   }
   normalised.defaultedFields = applySpecDefaults(profile, normalised);
   if (submission.gpuPowerWatts) normalised.totalPowerWatts = round(submission.gpuPowerWatts.reduce((a, b) => a + b, 0));
+  normalised.powerSource = powerSourceOf(submission);
   const canonicalRepository =
     profile.speedTests.canonicalEngineRepositories[submission.engineName as keyof typeof profile.speedTests.canonicalEngineRepositories];
   if (!normalised.engineRepository && canonicalRepository) normalised.engineRepository = canonicalRepository;

@@ -68,6 +68,9 @@ function applyChanges(base: Record<string, unknown>, changes: Record<string, unk
   return merged;
 }
 
+const hasPower = (submission: Record<string, unknown>) =>
+  Boolean(submission.gpuPowerWatts) || Boolean((submission.hardware as { powerWatts?: unknown } | undefined)?.powerWatts);
+
 function mergeCorrection(
   profile: ServiceDeps['profile'],
   stored: Record<string, unknown>,
@@ -83,6 +86,11 @@ function mergeCorrection(
   ) {
     delete merged.engineRepository;
   }
+  // Watts the owner types are stated, whatever the stored run's measured ones were; and a
+  // source stays only while there is power for it to describe.
+  const wattsChanged =
+    correction.gpuPowerWatts !== undefined && JSON.stringify(correction.gpuPowerWatts) !== JSON.stringify(stored.gpuPowerWatts);
+  if (correction.powerSource === undefined && (wattsChanged || !hasPower(merged))) delete merged.powerSource;
   return merged;
 }
 

@@ -5,7 +5,7 @@ import type { RevisionProfile } from '../../revisions.ts';
 import { documentedAsAbsent } from '../../schemas/json-schema.ts';
 import { perRevision } from '../../schemas/query-params.ts';
 import { evidenceFieldSchemas, specCounterFlagSchemas } from './evidence.ts';
-import { SPEC_COUNTER_FLAGS } from '../../constants.ts';
+import { POWER_SOURCES, SPEC_COUNTER_FLAGS } from '../../constants.ts';
 import { expected } from '../../schemas/text-fields.ts';
 
 /**
@@ -384,6 +384,16 @@ function buildSubmissionSchema(profile: RevisionProfile) {
         .min(1, 'Give one entry per GPU')
         .max(64, 'At most 64 entries')
         .optional(),
+    ),
+    powerSource: gate(
+      'powerSource',
+      z
+        .enum(POWER_SOURCES, { error: `Must be one of ${POWER_SOURCES.join(', ')}` })
+        .optional()
+        .meta({
+          description:
+            'Where gpuPowerWatts came from: `measured` (sampled by the measuring client during the timed window, as llm-bench does) or `stated` (typed; the default whenever gpuPowerWatts is given without it). The stored run carries the source of the power behind tokPerWatt.',
+        }),
     ),
     hardwareCost: gate('hardwareCost', z.array(hardwareCostItem(), { error: 'Must be an array' }).max(32, 'At most 32 entries').optional()),
     notes: z
