@@ -121,7 +121,8 @@ export type RevisionGatedSubmissionField =
   | 'engineBuild'
   | 'engineCommit'
   | 'gpuPowerWatts'
-  | 'hardwareCost';
+  | 'hardwareCost'
+  | 'replicates';
 
 /** Engine flags that only some revisions accept. */
 export type RevisionGatedEngineFlag = 'specDraftWindowSize' | 'warmup' | (typeof SPEC_COUNTER_FLAGS)[number];
@@ -252,6 +253,7 @@ const revision3OnlySubmissionFields = [
   'engineCommit',
   'gpuPowerWatts',
   'hardwareCost',
+  'replicates',
   ...EVIDENCE_FIELDS,
 ] as const satisfies readonly RevisionGatedSubmissionField[];
 
@@ -266,6 +268,8 @@ const DERIVED_RUN_FIELDS: Readonly<Partial<Record<RevisionGatedSubmissionField, 
   gpuPowerWatts: ['totalPowerWatts'],
   // The verdict on the evidence belongs to the revision that takes evidence.
   engineTimingsRaw: ['verifiedRun', 'verificationIssues'],
+  // Replication (the recipe it is judged on, and the runs of it) belongs to the revision that takes `replicates`.
+  replicates: ['recipe', 'replications'],
 };
 
 /** Submitted fields that are never stored as given, so no answer has them to omit. */
