@@ -494,7 +494,7 @@ export const leaderboardFacets = {
     schema: flag,
     available: (profile) => profile.speedTests.revision3Fields,
     description:
-      '`true`: only runs with at least one replication (an approved run of the same recipe on the same device and card count by another user: the run\'s `replications`); `false`: only runs without one.',
+      "`true`: only runs with at least one replication (an approved run of the same recipe on the same device and card count by another user: the run's `replications`); `false`: only runs without one.",
     terms: (replicated) => (replicated ? [{ fact: 'replicationCount', op: 'atLeast', value: 1 }] : equal('replicationCount', 0)),
     form: {
       place: 'more',

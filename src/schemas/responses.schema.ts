@@ -232,7 +232,9 @@ function runShape(profile: RevisionProfile) {
     replications: z
       .object({
         count: count.meta({ description: 'Approved runs of the same recipe key on the same device and card count by other users' }),
-        minTokS: nullable(z.number()).meta({ description: 'The lowest tokSOut among this run and its replications (null without replications)' }),
+        minTokS: nullable(z.number()).meta({
+          description: 'The lowest tokSOut among this run and its replications (null without replications)',
+        }),
         maxTokS: nullable(z.number()).meta({ description: 'The highest tokSOut among this run and its replications' }),
         spread: nullable(z.number()).meta({ description: 'maxTokS / minTokS: 1 when every measurement agrees' }),
         runs: z.array(uuid).meta({ description: 'The ids of the replications, oldest first' }),

@@ -322,10 +322,7 @@ export const runDocumentV5 = extendRunDocument(runDocumentV4, {
         ['count', 'r.replication_count'],
         ['minTokS', 'r.replication_min_tok_s'],
         ['maxTokS', 'r.replication_max_tok_s'],
-        [
-          'spread',
-          'case when r.replication_min_tok_s > 0 then round((r.replication_max_tok_s / r.replication_min_tok_s)::numeric, 3) end',
-        ],
+        ['spread', 'case when r.replication_min_tok_s > 0 then round((r.replication_max_tok_s / r.replication_min_tok_s)::numeric, 3) end'],
         ['runs', 'r.replication_runs'],
       ]),
     ],

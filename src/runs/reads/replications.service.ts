@@ -29,7 +29,12 @@ export function createReplicationsService({ db }: Pick<ServiceDeps, 'db'>) {
      */
     async of(runId: string): Promise<Replications | null> {
       const row:
-        | { replication_count: number; replication_min_tok_s: number | null; replication_max_tok_s: number | null; replication_runs: string[] }
+        | {
+            replication_count: number;
+            replication_min_tok_s: number | null;
+            replication_max_tok_s: number | null;
+            replication_runs: string[];
+          }
         | undefined = await db('speed_test_runs')
         .where({ id: runId })
         .first('replication_count', 'replication_min_tok_s', 'replication_max_tok_s', 'replication_runs');

@@ -126,7 +126,10 @@ export function deviceKeyOf(hw: DeviceKeySource): string {
       const slug = deviceOf({ hwClass: 'DISCRETE_GPU', gpuName: slot.gpuName }).slug;
       cards.set(slug, (cards.get(slug) ?? 0) + slot.count);
     }
-    return [...cards].sort(([a], [b]) => (a < b ? -1 : 1)).map(([slug, count]) => `${slug}x${count}`).join('+');
+    return [...cards]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([slug, count]) => `${slug}x${count}`)
+      .join('+');
   }
   return `${deviceOf(hw).slug}x${hw.gpuCount ?? 1}`;
 }
