@@ -1,3 +1,4 @@
+import { recipeOf } from '../runs/submission/recipe.ts';
 import { activeSequences } from '../lib/labels.ts';
 import { demoModels } from '../db/seeds/demo-models.ts';
 import { parseCommandSnippet } from '../lib/command-snippet.ts';
@@ -318,6 +319,9 @@ export function answerExamples(profile: RevisionProfile) {
     plausibilityReason: verdict.reason,
     reactionCounts: { fire: 2, rocket: 1 },
     streams: activeSequences(normalised as Record<string, unknown>),
+    recipe: recipeOf({ ...normalised, hfId: model.hfId }),
+    // A new run has no replications yet (another user's run of its recipe on its device would be one).
+    replications: { count: 0, minTokS: null, maxTokS: null, spread: null, runs: [] },
     myEmoji: null,
   };
   const submitted = normalised as Record<string, unknown>;
