@@ -86,9 +86,9 @@ describe('e2e: a run page shows its recipe and replications; the leaderboard ran
     await page.getByLabel('Replication').selectOption('true');
     await page.waitForURL((url) => url.searchParams.get('replicated') === 'true');
     await page.waitForFunction(() => document.querySelectorAll('#results tbody tr').length === 2);
-    const shown = await page.locator('#results tbody tr a[href^="/runs/"]').evaluateAll((links) =>
-      [...new Set(links.map((link) => link.getAttribute('href')))].sort(),
-    );
+    const shown = await page
+      .locator('#results tbody tr a[href^="/runs/"]')
+      .evaluateAll((links) => [...new Set(links.map((link) => link.getAttribute('href')))].sort());
     expect(shown).to.deep.equal([`/runs/${originalId}`, `/runs/${replicationId}`].sort());
     await e2e.screenshot(page, 'replicated-only');
   });
