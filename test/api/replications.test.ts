@@ -3,6 +3,8 @@ import request from 'supertest';
 import { createKey, signedUpAgent, useTestApp, type TestContext } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
 import { validSubmission } from '../helpers/fixtures.ts';
+import { account, submitRun, type Account } from '../helpers/moderation.ts';
+import { setHardwareMappings } from '../../src/lib/hardware-mappings.ts';
 import { revision3Profile } from '../../src/revisions.ts';
 import { createOfflineServices } from '../../src/services/index.ts';
 
@@ -223,3 +225,43 @@ for (const readIndex of ['on', 'off'] as const) {
     });
   });
 }
+
+describe('replications follow an admin mapping a hardware name onto a device', () => {
+  const ctx = useTestApp({ API_REVISION: '3' }, { fakeHub: true });
+  const UNKNOWN_GPU = 'Frobnicator 9000 Pro';
+  let admin: Account;
+  let onUnknown: Body;
+  let onKnown: Body;
+
+  before(async () => {
+    admin = await account(ctx, 'repboss', { admin: true });
+    onUnknown = await submitRun(ctx, await account(ctx, 'repa'), {
+      hardware: { hwClass: 'DISCRETE_GPU', gpuName: UNKNOWN_GPU, vramGb: 24 },
+      tokSOut: 30,
+    });
+    onKnown = await submitRun(ctx, await account(ctx, 'repb'), {
+      hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA GeForce RTX 4090', vramGb: 24 },
+      tokSOut: 33,
+    });
+  });
+  after(() => setHardwareMappings([]));
+
+  const count = async (id: string) => (await request(ctx.app).get(`/api/speed-tests/${id}`).expect(200)).body.replications.count;
+  const replicatedIds = async () =>
+    (await request(ctx.app).get('/api/leaderboard').query({ replicated: 'true' }).expect(200)).body.rows.map((row: Body) => row.id);
+  const post = (path: string, fields: Record<string, string>) =>
+    admin.agent
+      .post(path)
+      .type('form')
+      .send({ _csrf: admin.csrf, ...fields });
+
+  it('joins the runs of a name mapped onto the device, and parts them when the mapping goes', async () => {
+    expect([await count(onUnknown.id), await count(onKnown.id)]).to.deep.equal([0, 0]);
+    await post('/admin/hardware/map', { kind: 'gpu', name: UNKNOWN_GPU, device: 'NVIDIA GeForce RTX 4090' }).expect(303);
+    expect([await count(onUnknown.id), await count(onKnown.id)]).to.deep.equal([1, 1]);
+    expect(await replicatedIds()).to.have.members([onUnknown.id, onKnown.id]);
+    await post('/admin/hardware/unmap', { kind: 'gpu', name: UNKNOWN_GPU }).expect(303);
+    expect([await count(onUnknown.id), await count(onKnown.id)]).to.deep.equal([0, 0]);
+    expect(await replicatedIds()).to.deep.equal([]);
+  });
+});
