@@ -1,11 +1,9 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import request from 'supertest';
 import { createKey, signedUpAgent, useTestApp } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fake-openai.ts';
-import { lastLine, llmBench } from '../helpers/llm-bench.ts';
+import { lastLine, llmBench, useLoopbackApp } from '../helpers/llm-bench.ts';
 
 type Json = Record<string, any>;
 
@@ -18,7 +16,7 @@ type Json = Record<string, any>;
 describe('llm-bench reproduce against the app: recipe in, replication out', function () {
   this.timeout(60_000);
   const ctx = useTestApp({}, { fakeHub: true });
-  let server: Server;
+  const loopback = useLoopbackApp(ctx);
   let appUrl: string;
   let engine: FakeOpenAi;
   let firstKey: string;
@@ -26,9 +24,7 @@ describe('llm-bench reproduce against the app: recipe in, replication out', func
   let original: Json;
 
   before(async () => {
-    server = ctx.app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    appUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    appUrl = loopback.url();
     engine = await startFakeOpenAi({
       mode: 'timed',
       engine: 'llama.cpp',
@@ -65,10 +61,7 @@ describe('llm-bench reproduce against the app: recipe in, replication out', func
     const [{ submitted }] = JSON.parse(measured.stdout).submissions;
     original = (await request(ctx.app).get(`/api/speed-tests/${submitted.id}`).expect(200)).body;
   });
-  after(async () => {
-    await engine?.close();
-    await new Promise((resolve) => server?.close(resolve));
-  });
+  after(() => engine?.close());
 
   const reproduce = (...extra: string[]) =>
     llmBench(['reproduce', original.id, '--base-url', engine.url, '--iterations', '2', '--leaderboard', appUrl, ...extra], {

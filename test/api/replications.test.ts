@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { createKey, signedUpAgent, useTestApp, type TestContext } from '../helpers/app.ts';
+import { useTestApp } from '../helpers/app.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
 import { validSubmission } from '../helpers/fixtures.ts';
 import { account, submitRun, type Account } from '../helpers/moderation.ts';
@@ -15,18 +15,6 @@ import { createOfflineServices } from '../../src/services/index.ts';
 
 type Body = Record<string, any>;
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';
-
-interface Submitter {
-  id: string;
-  key: string;
-}
-
-async function newSubmitter(ctx: TestContext): Promise<Submitter> {
-  const { agent, csrf, username } = await signedUpAgent(ctx.app);
-  const { key } = await createKey(agent, csrf);
-  const { id } = await ctx.db('users').where({ username }).first('id');
-  return { id, key };
-}
 
 /** The recipe every replication below repeats: one RTX 4090, llama.cpp b5000 with flash attention, 512 in, 128 out, 4096 deep. */
 const recipeBody = (overrides: Body = {}): Body =>
@@ -45,19 +33,19 @@ const recipeBody = (overrides: Body = {}): Body =>
 for (const readIndex of ['on', 'off'] as const) {
   describe(`replications: recipe, replicates, count and spread, the replicated filter (read index ${readIndex})`, () => {
     const ctx = useTestApp({ API_REVISION: '3', READ_INDEX: readIndex }, { fakeHub: true });
-    let users: Submitter[];
+    let users: Account[];
 
     before(async () => {
       users = [];
-      for (let i = 0; i < 5; i += 1) users.push(await newSubmitter(ctx));
+      for (let i = 0; i < 5; i += 1) users.push(await account(ctx, 'rep'));
     });
 
-    const as = (who: Submitter) => ({ Authorization: `Bearer ${who.key}` });
-    const send = (who: Submitter, body: Body) => {
+    const as = (who: Account) => ({ Authorization: `Bearer ${who.key}` });
+    const send = (who: Account, body: Body) => {
       ctx.clock.advance(61_000);
       return request(ctx.app).post('/api/speed-tests').set(as(who)).send(body);
     };
-    async function submit(who: Submitter, body: Body): Promise<Body> {
+    async function submit(who: Account, body: Body): Promise<Body> {
       const res = await send(who, body);
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       return res.body;

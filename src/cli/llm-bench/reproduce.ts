@@ -6,32 +6,16 @@
  * The leaderboard counts it among the run's replications when the recipe and the device
  * match (the caller's engine build included) and says why not otherwise.
  */
+import type { Recipe } from '../../runs/submission/recipe.ts';
 import { usageError } from './errors.ts';
 import type { LeaderboardClient } from './leaderboard.ts';
 import type { DepthResult } from './measure.ts';
 
 type Json = Record<string, any>;
 
-/** The recipe of a run as the API answers it (src/runs/submission/recipe.ts). */
-export interface RunRecipe {
-  key: string;
-  model: { hfId: string; revision: string; quantization: string };
-  engine: { name: string; version: string | null; build: string | null; commit: string | null };
-  flags: Record<string, unknown>;
-  command: string | null;
-  workload: {
-    promptTokens: number;
-    outputTokens: number;
-    prefillTokens: number;
-    contextLength: number;
-    batchSize: number;
-    concurrency: number;
-  };
-}
-
 export interface Reproduction {
   runId: string;
-  recipe: RunRecipe;
+  recipe: Recipe;
   /** The run's own output tok/s, to print beside the measured one. */
   originalTokSOut: number | null;
 }
@@ -45,7 +29,7 @@ export const WORKLOAD_TOLERANCE = 0.05;
 export async function readReproduction(client: LeaderboardClient, runId: string | undefined): Promise<Reproduction> {
   if (!runId || !RUN_ID.test(runId)) throw usageError('reproduce takes the id of a run: llm-bench reproduce <run id> --base-url URL');
   const run: Json = await client.run(runId);
-  const recipe = run.recipe as RunRecipe | null | undefined;
+  const recipe = run.recipe as Recipe | null | undefined;
   if (!recipe) throw usageError(`Run ${runId} has no recipe at ${client.base} (a leaderboard of API revision 3 answers one).`);
   if (recipe.workload.batchSize > 1)
     throw usageError(
