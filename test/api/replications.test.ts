@@ -194,6 +194,15 @@ for (const readIndex of ['on', 'off'] as const) {
       expect(itself.body.details.fieldErrors.replicates).to.deep.equal(['A run cannot replicate itself: name the run you measured again']);
     });
 
+    it('tells agents how to replicate a run and filter on replication (agent-context, OpenAPI)', async () => {
+      const context = (await request(ctx.app).get('/api/agent-context').expect(200)).body;
+      expect(context.quickStart.join('\n')).to.include('submit with "replicates": "<its id>" (llm-bench reproduce <id> does both)');
+      expect(JSON.stringify(context)).to.include('replicated=true keeps runs that another user measured again with the same recipe');
+      const openapi = JSON.stringify((await request(ctx.app).get('/api/openapi.json').expect(200)).body);
+      expect(openapi).to.include('The id of an approved run this one measures again with the same recipe');
+      expect(openapi).to.include('`true`: only runs with at least one replication');
+    });
+
     it("gives the verdict a run's replications with their users and speeds", async () => {
       const replications = createOfflineServices(ctx.db, revision3Profile).replications;
       const of = await replications.of(original.id);
