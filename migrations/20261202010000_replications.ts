@@ -15,7 +15,8 @@ import { deviceKeyOf, recipeColumns, type DeviceKeySource } from '../src/runs/su
  * updated in the same transaction, and only where a figure changed; those updates are run
  * changes like any other, so documents, counts and the read index follow by their own
  * triggers. A run that names a run it replicates gets `replicates_note`: null when it
- * counts, else why not.
+ * counts, else why not. Writers of one group take turns (a transaction-scoped advisory lock
+ * per group), so two runs of a group approved at once still count each other.
  */
 
 /** Runs read per statement in the backfill. */
@@ -110,6 +111,10 @@ export async function up(knex: Knex): Promise<void> {
         ) k;
       end if;
       if ids is not null then
+        -- One writer per group at a time, in one order: a run of the group committed meanwhile is
+        -- counted by the statements below, which see it once the lock is taken (read committed).
+        perform pg_advisory_xact_lock(hashtextextended(g.k, 34))
+           from (select distinct u.r || '@' || u.d as k from unnest(rk, dk) as u(r, d) where u.r is not null and u.d is not null order by 1) g;
         perform speed_test_runs_refresh_replications(rk, dk, ids);
       end if;
       return null;

@@ -262,3 +262,35 @@ describe('replications follow an admin mapping a hardware name onto a device', (
     expect(await replicatedIds()).to.deep.equal([]);
   });
 });
+
+describe('replications of runs approved at the same time', () => {
+  const ctx = useTestApp({ API_REVISION: '3' }, { fakeHub: true });
+
+  it('counts each other when two runs of one group are approved in overlapping transactions', async () => {
+    const [first, second] = [await account(ctx, 'race'), await account(ctx, 'race')];
+    const x = await submitRun(ctx, first, { tokSOut: 20 });
+    const y = await submitRun(ctx, second, { tokSOut: 22 });
+    await ctx.db('speed_test_runs').whereIn('id', [x.id, y.id]).update({ status: 'REJECTED' });
+    const count = async (id: string) => (await ctx.db('speed_test_runs').where({ id }).first('replication_count')).replication_count;
+    expect([await count(x.id), await count(y.id)]).to.deep.equal([0, 0]);
+
+    // x approved in a transaction left open; y approved in another, which must wait its turn.
+    const open = await ctx.db.transaction();
+    await open('speed_test_runs').where({ id: x.id }).update({ status: 'APPROVED' });
+    const later = ctx.db.transaction(async (trx) => {
+      await trx('speed_test_runs').where({ id: y.id }).update({ status: 'APPROVED' });
+    });
+    // Until the first commits, the second waits on a lock (the group's), not on a stale count.
+    for (let waited = 0; ; waited += 1) {
+      const { rows } = await ctx.db.raw(
+        "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+      );
+      if (rows[0].n > 0) break;
+      expect(waited, 'the second transaction waits on a lock').to.be.below(500);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await open.commit();
+    await later;
+    expect([await count(x.id), await count(y.id)]).to.deep.equal([1, 1]);
+  });
+});
