@@ -499,7 +499,7 @@ export const leaderboardFacets = {
     form: {
       place: 'more',
       label: 'Replication',
-      control: { kind: 'choice', choices: choices(['true'], () => 'replicated runs only'), anyLabel: 'all runs' },
+      control: { kind: 'choice', choices: choices(['true'], () => 'replicated only'), anyLabel: 'all runs' },
     },
     rule: () =>
       "replicated=true keeps runs that another user measured again with the same recipe (weights, engine build, speed-shaping flags, workload: the run's `recipe.key`) on the same device and card count; each run's `replications` gives their count and spread.",

@@ -9,7 +9,7 @@ import { axeProblems, validityProblems } from './page-checks.ts';
  * Issue 34 point 5 in the browser: two users submit the same recipe on the same card through
  * the form; the first run's page shows its recipe, the reproduce command and its replication
  * (count and spread, linked); a run naming it with another engine build says why it does not
- * count; the leaderboard's "replicated runs only" keeps the replicated runs alone.
+ * count; the leaderboard's "replicated only" keeps the replicated runs alone.
  */
 describe('e2e: a run page shows its recipe and replications; the leaderboard ranks replicated runs only', () => {
   const e2e = useE2eApp(import.meta.filename);
@@ -79,11 +79,11 @@ describe('e2e: a run page shows its recipe and replications; the leaderboard ran
     expect(note).to.include('not counted (another recipe: the engine build differs)');
     await e2e.screenshot(page, 'not-counted');
 
-    // The board's "replicated runs only", behind "More filters".
+    // The board's "replicated only", behind "More filters".
     await page.goto('/');
     expect(await page.locator('#results tbody tr').count()).to.equal(3);
     await page.locator('summary', { hasText: 'More filters' }).click();
-    await page.getByLabel('Replication').selectOption('true');
+    await page.getByLabel('Replication').selectOption({ label: 'replicated only' });
     await page.waitForURL((url) => url.searchParams.get('replicated') === 'true');
     await page.waitForFunction(() => document.querySelectorAll('#results tbody tr').length === 2);
     const shown = await page
