@@ -1,5 +1,6 @@
 import type { DatabaseHealth } from './db/health.ts';
 import { randomUUID } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +22,9 @@ import { apiOperations } from './api/index.ts';
 import { SUITE_FORM_PATHS, suiteFormUpload, uploadError } from './web/suite-form.ts';
 import { imageFormUpload, LISTING_IMAGE_FORM_PATH } from './web/image-upload.ts';
 import { sessions } from './middleware/session.ts';
+import { isApiRequest } from './middleware/request-kind.ts';
+import { readCache } from './middleware/read-cache.ts';
+import { clockMovedParameters } from './runs/facets.ts';
 import { rejectUnstorableInput } from './middleware/validate.ts';
 import { apiRoutes } from './routes/api.ts';
 import { webRoutes } from './routes/web.ts';
@@ -102,6 +106,44 @@ function startSweeps({ services, clock, logger, profile }: ReturnType<typeof cre
   return timer;
 }
 
+/** Calls of `rejudgeQueued` per tick at most: each takes a bounded batch of devices in its own transaction. */
+const PEER_REJUDGE_CALLS_PER_TICK = 10;
+
+/**
+ * Re-judges, in the background, the runs whose peers changed: a run joined or left their
+ * device's board. Reads never wait for it; the pages show the stored verdicts meanwhile.
+ * Returns the timer and one pass (what a test calls instead of waiting).
+ */
+function startPeerRejudging({ services, logger }: ReturnType<typeof createAppContext>, intervalMs: number) {
+  let running: Promise<number> | undefined;
+  const pass = () =>
+    (running ??= (async () => {
+      let changed = 0;
+      try {
+        for (let call = 0; call < PEER_REJUDGE_CALLS_PER_TICK; call++) {
+          const done = await services.plausibility.rejudgeQueued();
+          changed += done.changed;
+          if (done.devices === 0) break;
+        }
+      } finally {
+        running = undefined;
+      }
+      return changed;
+    })());
+  // 0: this instance leaves the queue to the others (tests work it off through `pass`).
+  const timer =
+    intervalMs > 0
+      ? setInterval(() => {
+          pass().then(
+            (changed) => changed > 0 && logger.info({ changed }, 'verdicts re-judged after their peers changed'),
+            (error: unknown) => logger.warn({ err: error }, 're-judging runs whose peers changed failed; it is tried again'),
+          );
+        }, intervalMs)
+      : undefined;
+  timer?.unref();
+  return { timer, pass };
+}
+
 /** Builds the Express app (never listens). `app.locals.close()` releases what it opened. */
 export function createApp(input: AppDepsInput): express.Express {
   const context = createAppContext(input);
@@ -155,12 +197,23 @@ export function createApp(input: AppDepsInput): express.Express {
   // Pages link the fingerprinted addresses (kept a year); the plain ones are for anything linking by name.
   app.use('/static', assets.handler);
   const plainStatic = { maxAge: PLAIN_STATIC_MAX_AGE_SECONDS * 1000, index: false };
-  app.use(express.static(publicDirectory, plainStatic));
+  // Each entry of public/ under its own address, so an API call or a page never costs a file lookup.
+  for (const entry of readdirSync(publicDirectory, { withFileTypes: true })) {
+    const file = path.join(publicDirectory, entry.name);
+    if (entry.isDirectory()) app.use(`/${entry.name}`, express.static(file, plainStatic));
+    else app.get(`/${entry.name}`, (_req, res, next) => res.sendFile(file, { maxAge: plainStatic.maxAge }, next));
+  }
   app.use('/vendor/htmx', express.static(htmxDirectory, plainStatic));
 
   app.get('/healthz', healthController(context).show);
   // Before the session: a client over its budget costs no database work.
   for (const limiter of readLimits(config, logger)) app.use(limiter);
+  // Before the session too: an anonymous read answered from memory needs none of what follows.
+  if (context.readIndexKeeper) {
+    const paths = new Set(['/', ...apiOperations(profile).flatMap((op) => (op.method === 'get' && op.followsReadIndex ? [op.path] : []))]);
+    const clockMoved = clockMovedParameters();
+    app.use(readCache({ readIndex: context.readIndexKeeper, paths, clockMoved, maxBytes: config.readIndex.answerCacheBytes }));
+  }
 
   const { middleware: session, close: closeSessions } = sessions(context);
   const workers = createExecutionWorkers({ ...context, hubMode: config.hubMode, qualityRuns: context.services.qualityRuns });
@@ -176,18 +229,24 @@ export function createApp(input: AppDepsInput): express.Express {
   if (!context.readIndexKeeper)
     reloadHardwareMappings(context.db).catch((error: unknown) => logger.warn({ err: error }, 'hardware name mappings not loaded'));
   const sweeps = profile.marketplace || profile.reports || profile.quality ? startSweeps(context) : undefined;
+  const peerRejudging = startPeerRejudging(context, config.peerRejudgeIntervalMs);
+  /** One pass over the queue of devices whose runs' peers changed; resolves to the verdicts changed. */
+  app.locals.rejudgePeers = peerRejudging.pass;
   let closing: Promise<void> | undefined;
   app.locals.close = () =>
     (closing ??= (async () => {
       // Running executions go back to the queue before the database goes.
       clearInterval(sweeps);
+      clearInterval(peerRejudging.timer);
       await workers.stop();
       await context.readIndexKeeper?.close();
       if (context.ownsOutbound) await context.outbound.close();
       closeSessions();
       databaseHealth.close();
     })());
-  app.use(session);
+  // An API request without a cookie has no session to read, and the API never starts one:
+  // express-session would draw a random id and build an empty session for every such call.
+  app.use((req, res, next) => (req.headers.cookie === undefined && isApiRequest(req) ? next() : session(req, res, next)));
 
   // Who is asking comes first: bodies are read only for requests the route would serve (src/middleware/body-parsing.ts),
   // and anonymous writes have a per-address budget before any of that.

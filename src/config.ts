@@ -65,6 +65,10 @@ const envSchema = z.object({
       .default(1),
   ),
   EXECUTE_ALLOW_HOSTS: optionalString,
+  PEER_REJUDGE_INTERVAL_MS: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must be 0 (off) or more').default(3000),
+  ),
   READ_INDEX: z.preprocess(emptyToUndefined, z.enum(['on', 'off'], { error: 'must be on or off' }).default('on')),
   READ_INDEX_FRESHNESS: z.preprocess(
     emptyToUndefined,
@@ -77,6 +81,15 @@ const envSchema = z.object({
       .int('must be a whole number')
       .min(0, 'must be 0 (no cache) or more')
       .default(20000),
+  ),
+  READ_INDEX_ANSWER_CACHE_MB: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(0, 'must be 0 (no cache) or more')
+      .max(4096, 'must be at most 4096')
+      .default(48),
   ),
   JUDGE_BASE_URL: z.preprocess(emptyToUndefined, httpUrl.optional()),
   JUDGE_MODEL: optionalString,
@@ -121,7 +134,11 @@ export interface Config {
     freshness: 'notify' | 'strict';
     /** Stored run documents kept in memory. */
     documentCacheSize: number;
+    /** Bytes of anonymous read answers kept until the next change (src/middleware/read-cache.ts); 0: none. */
+    answerCacheBytes: number;
   };
+  /** How often this instance re-judges the runs of devices whose peers changed, ms; 0: never (another instance does). */
+  peerRejudgeIntervalMs: number;
   execute: {
     /** Worker loops in this instance; 0 runs none (jobs wait for another instance). */
     workers: number;
@@ -196,7 +213,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     anonymousWritesPerMinute: e.ANONYMOUS_WRITE_LIMIT_PER_MINUTE,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     dataDir,
-    readIndex: { enabled: e.READ_INDEX === 'on', freshness: e.READ_INDEX_FRESHNESS, documentCacheSize: e.READ_INDEX_DOCUMENTS },
+    readIndex: {
+      enabled: e.READ_INDEX === 'on',
+      freshness: e.READ_INDEX_FRESHNESS,
+      documentCacheSize: e.READ_INDEX_DOCUMENTS,
+      answerCacheBytes: e.READ_INDEX_ANSWER_CACHE_MB * 1024 * 1024,
+    },
+    peerRejudgeIntervalMs: e.PEER_REJUDGE_INTERVAL_MS,
     execute: {
       workers: e.EXECUTE_WORKERS,
       allowHosts: parseAllowHosts(e.EXECUTE_ALLOW_HOSTS),

@@ -47,6 +47,7 @@ export const modelsApi: ApiResource = {
       ops.push(
         operation({
           operationId: 'searchModels',
+          followsReadIndex: true,
           route: 'GET /api/models/search',
           summary: 'Search the catalogue',
           description:

@@ -110,6 +110,12 @@ interface DeclaredFields {
     admits?: (req: Request, app: AppContext) => boolean;
   };
   responses: Record<number, ResponseSpec>;
+  /**
+   * The public answer depends on nothing but approved runs and the catalogue (what the read
+   * index follows), never on who asks: its anonymous answers may be kept until the next change
+   * (src/middleware/read-cache.ts).
+   */
+  followsReadIndex?: true;
 }
 
 export interface ApiOperation extends DeclaredFields {

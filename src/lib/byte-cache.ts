@@ -1,25 +1,28 @@
 /**
- * A least-recently-used cache of byte buffers, bounded by their total size: what is added
- * past `maxBytes` pushes out the entries used longest ago; a value larger than `maxBytes`
- * is never kept. Map keeps insertion order, so a hit moves its entry to the end.
+ * A least-recently-used cache of byte buffers (or of values carrying them, measured by
+ * `sizeOf`), bounded by their total size: what is added past `maxBytes` pushes out the
+ * entries used longest ago; a value larger than `maxBytes` is never kept. Map keeps
+ * insertion order, so a hit moves its entry to the end.
  */
-export interface ByteCache {
-  get(key: string): Buffer | undefined;
-  set(key: string, value: Buffer): void;
+export interface ByteCache<V = Buffer> {
+  get(key: string): V | undefined;
+  set(key: string, value: V): void;
   delete(key: string): void;
   /** Bytes held now. */
   readonly size: number;
 }
 
-export function createByteCache(maxBytes: number): ByteCache {
-  const entries = new Map<string, Buffer>();
+export function createByteCache(maxBytes: number): ByteCache;
+export function createByteCache<V>(maxBytes: number, sizeOf: (value: V) => number): ByteCache<V>;
+export function createByteCache<V>(maxBytes: number, sizeOf = (value: V) => (value as Buffer).length): ByteCache<V> {
+  const entries = new Map<string, V>();
   let size = 0;
 
   function remove(key: string): void {
     const value = entries.get(key);
     if (!value) return;
     entries.delete(key);
-    size -= value.length;
+    size -= sizeOf(value);
   }
 
   return {
@@ -33,13 +36,14 @@ export function createByteCache(maxBytes: number): ByteCache {
     },
     set(key, value) {
       remove(key);
-      if (value.length > maxBytes) return;
+      const bytes = sizeOf(value);
+      if (bytes > maxBytes) return;
       for (const [oldest] of entries) {
-        if (size + value.length <= maxBytes) break;
+        if (size + bytes <= maxBytes) break;
         remove(oldest);
       }
       entries.set(key, value);
-      size += value.length;
+      size += bytes;
     },
     delete: remove,
     get size() {

@@ -85,7 +85,7 @@ const reactionLooks: Readonly<Record<ReactionEmoji, { glyph: string; label: stri
 /** The reactions in display order, for the reaction bar. */
 export const reactionChoices = reactionEmojis.map((emoji) => ({ emoji, ...reactionLooks[emoji] }));
 
-const VERDICT_LABELS: Record<string, string> = { plausible: 'Plausible', suspect: 'Suspect', unknown: 'Not judged' };
+const VERDICT_LABELS: Record<string, string> = { plausible: 'Plausible', suspect: 'Suspect', outlier: 'Outlier', unknown: 'Not judged' };
 
 /** A plausibility verdict as pages name it ('unknown' reads "Not judged": nothing was flagged). */
 export function verdictLabel(plausibility: string): string {

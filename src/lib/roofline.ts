@@ -369,6 +369,20 @@ function bitsOfKey(key: string): number | null {
   return null;
 }
 
+/**
+ * The quantization a label names, for telling runs of the same weights apart: the table's
+ * row name when the label is one it knows ("Q4_K - Medium", "q4_k_m", "UD-Q4_K_M" all read
+ * Q4_K_M), else the label normalised (upper case, separators as '_').
+ */
+export function quantizationKey(quantization: string): string {
+  const key = normaliseQuantization(quantization).replace(/_(SMALL|MEDIUM|LARGE)$/, (_, word: string) => `_${SIZE_WORDS[word]}`);
+  const tokens = key.split('_');
+  while (tokens.length > 1 && WRAPPER_TOKENS.has(tokens[0]!)) tokens.shift();
+  while (tokens.length > 1 && WRAPPER_TOKENS.has(tokens[tokens.length - 1]!)) tokens.pop();
+  const bare = tokens.join('_');
+  return BY_ALIAS.get(bare)?.quantization ?? bare;
+}
+
 /** An engine that quantizes with MLX (mlx, mlx-lm, mlx_lm, ...): its bare "4bit" is MLX's layout. */
 const MLX_ENGINE = /^mlx(?:[\s_-]?lm)?$/i;
 /** A bare width, "4bit" once normalised. */

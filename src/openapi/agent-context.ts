@@ -1,3 +1,4 @@
+import { PEER_RULE, peerMethodology } from '../lib/peer-verdict.ts';
 import { commonValues } from '../data/common-values.ts';
 import { IMAGE_FIELD, imageRules } from '../lib/image-pipeline.ts';
 import {
@@ -172,7 +173,8 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       leaderboardSort: [...leaderboardSorts],
       exportFormat: [...exportFormats],
       runStatus: [...speedTestStatuses],
-      plausibility: ['plausible', 'suspect', 'unknown'],
+      plausibility: ['plausible', 'suspect', 'outlier', 'unknown'],
+      verdict: ['plausible', 'suspect', 'outlier', 'unknown', 'not judged'],
       mirostat: [...profile.speedTests.bounds.mirostatValues],
       ...(accepts('hardwareCost')
         ? { hardwareCostCondition: [...hardwareCostRules.conditions], currency: [...hardwareCostRules.currencies] }
@@ -221,6 +223,13 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
         suspectFactor: DEFAULT_SUSPECT_FACTOR,
         suspectFactors: SUSPECT_FACTORS,
         assumptions: methodology.assumptions,
+        peers: {
+          rule: peerMethodology.rule,
+          thresholds: PEER_RULE,
+          rejudging: peerMethodology.rejudging,
+          verdictObject:
+            'Each run (and the dry-run) carries `verdict`: { verdict, reason, decodeBoundTokS, peers: { count, bestTokS, ratio, basis } | null }; `plausibility` keeps the flat verdict (`not judged` reads `unknown` there).',
+        },
         details: url('/methodology'),
       },
     },

@@ -1,4 +1,5 @@
 import { recipeOf } from '../runs/submission/recipe.ts';
+import { judgeRun } from '../lib/peer-verdict.ts';
 import { activeSequences } from '../lib/labels.ts';
 import { demoModels } from '../db/seeds/demo-models.ts';
 import { parseCommandSnippet } from '../lib/command-snippet.ts';
@@ -287,6 +288,9 @@ export function answerExamples(profile: RevisionProfile) {
     hardware: normalised.hardware,
   });
   const tokSOut = normalised.tokSOut ?? null;
+  // As if three other users' runs of the same setup were on the board, near this one.
+  const peerSpeeds = tokSOut === null ? [] : [0.92, 0.97, 1.04].map((share) => ({ tokSOut: round(share * tokSOut) }));
+  const exampleVerdict = judgeRun({ tokSOut, roofline: verdict, comparable: true }, { setup: peerSpeeds, device: [] });
   const per = (divisor: number | null) => (tokSOut !== null && divisor ? round(tokSOut / divisor) : null);
   const engine: Record<string, unknown> = {
     id: EXAMPLE_IDS.engine,
@@ -317,6 +321,7 @@ export function answerExamples(profile: RevisionProfile) {
     plausibility: verdict.plausibility,
     decodeBoundTokS: verdict.boundTokS,
     plausibilityReason: verdict.reason,
+    verdict: exampleVerdict,
     reactionCounts: { fire: 2, rocket: 1 },
     streams: activeSequences(normalised as Record<string, unknown>),
     recipe: recipeOf({ ...normalised, hfId: model.hfId }),
@@ -336,6 +341,7 @@ export function answerExamples(profile: RevisionProfile) {
     valid: true,
     parsed: { ...parsed, model: { ...model, catalogued: true } },
     plausibility: { verdict: verdict.plausibility, decodeBoundTokS: verdict.boundTokS, reason: verdict.reason },
+    verdict: exampleVerdict,
     ...verification,
   };
   return { run, dryRun };

@@ -190,6 +190,8 @@ export interface FilterFacet<Schema extends z.ZodType = z.ZodType> {
    * narrows nothing itself, so it is no given filter (no terms, counts or profiles of its own).
    */
   qualifies?: string;
+  /** What it keeps moves with the clock (`since`): an answer with it is not kept between changes (src/middleware/read-cache.ts). */
+  movesWithClock?: true;
 }
 
 /** Whether the revision has the facet. */
@@ -366,6 +368,7 @@ export const leaderboardFacets = {
   since: facet({
     schema: () => z.enum(Object.keys(buckets.since) as ['7d', '30d'], { error: 'Must be 7d or 30d' }),
     description: 'Only runs created in the last 7 or 30 days; omit for all time.',
+    movesWithClock: true,
     terms: (since, { now }) => [{ op: 'created', window: { atOrAfter: (now.getTime() - buckets.since[since]) * 1000 } }],
     form: {
       place: 'more',
@@ -482,8 +485,15 @@ export const leaderboardFacets = {
   }),
   plausible: facet({
     schema: flag,
-    description: 'Beyond the spec: `true` hides runs the roofline marks suspect.',
-    terms: (plausible) => (plausible ? [{ fact: 'plausibility', op: 'notEqual', value: 'suspect' }] : []),
+    description:
+      'Beyond the spec: `true` hides runs the roofline marks suspect (above the physical bound) and those the peer rule marks outlier (far above every comparable approved run).',
+    terms: (plausible) =>
+      plausible
+        ? [
+            { fact: 'plausibility', op: 'notEqual', value: 'suspect' },
+            { fact: 'plausibility', op: 'notEqual', value: 'outlier' },
+          ]
+        : [],
     form: {
       place: 'more',
       label: 'Plausibility',
@@ -634,6 +644,14 @@ export function facetNames<R extends object>(registry: R, profile: RevisionProfi
     .filter(([, entry]) => availableIn(entry, profile))
     .map(([name]) => name) as (keyof R & string)[];
 }
+
+/** The parameters, of every registry, whose answers move with the clock (`movesWithClock`). */
+export const clockMovedParameters = (): ReadonlySet<string> =>
+  new Set(
+    [leaderboardFacets, resultsListFacets].flatMap((registry) =>
+      entriesOf(registry).flatMap(([name, entry]) => (entry.movesWithClock ? [name] : [])),
+    ),
+  );
 
 /** Each facet's description, by parameter name. */
 export const facetDescriptions = (registry: object): Record<string, string> =>

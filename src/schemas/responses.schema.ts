@@ -20,6 +20,29 @@ export const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'I
 export const count = z.int().min(0);
 const nullable = <S extends z.ZodType>(schema: S) => schema.nullable();
 
+/** The verdict object of a run (DECISIONS.md "Verdicts, peers and replication"; the rule on /methodology). */
+export const verdictSchema = z
+  .object({
+    verdict: z.enum(['plausible', 'suspect', 'outlier', 'unknown', 'not judged']),
+    reason: nullable(z.string()),
+    decodeBoundTokS: nullable(z.number()),
+    peers: nullable(
+      z.object({
+        count: z.int().min(1),
+        bestTokS: z.number(),
+        ratio: z.number(),
+        basis: z.enum(['setup', 'device']).meta({
+          description:
+            "`setup`: approved runs of the same weights on the same device and card count, by other users; `device`: the device's runs of other weights, compared by efficiency against their own bound",
+        }),
+      }),
+    ).meta({ description: 'The runs the verdict compared this one with: how many, the best (tok/s) and this run over it' }),
+  })
+  .meta({
+    description:
+      '`suspect`: above the physical bound; `outlier`: within it but far above every comparable approved run; `plausible`; `unknown` and `not judged` with the reason',
+  });
+
 // ---------------------------------------------------------------------------
 // Errors
 // ---------------------------------------------------------------------------
@@ -194,11 +217,13 @@ function runShape(profile: RevisionProfile) {
     hardwareCost: nullable(z.array(hardwareCostItem)),
     tokPerWatt: nullable(z.number()),
     tokPerDollar: nullable(z.number()),
-    plausibility: z
-      .enum(['plausible', 'suspect', 'unknown'])
-      .meta({ description: 'Verdict of the decode-speed roofline (see /methodology)' }),
+    plausibility: z.enum(['plausible', 'suspect', 'outlier', 'unknown']).meta({
+      description:
+        'Verdict of the decode-speed roofline and the peer rule (see /methodology): `outlier` is within the bound but far above every comparable approved run; `verdict` has the whole verdict',
+    }),
     decodeBoundTokS: nullable(z.number()).meta({ description: 'Single-stream decode bound in tok/s, when computable' }),
     plausibilityReason: nullable(z.string()),
+    verdict: verdictSchema,
     notes: nullable(z.string()),
     reactionCounts: z
       .partialRecord(z.enum(reactionEmojis), z.int().min(1))
@@ -341,7 +366,7 @@ function buildDryRunSchema(profile: RevisionProfile) {
   });
   const plausibility = z
     .object({
-      verdict: z.enum(['plausible', 'suspect', 'unknown']),
+      verdict: z.enum(['plausible', 'suspect', 'outlier', 'unknown']),
       decodeBoundTokS: nullable(z.number()),
       reason: z.string(),
     })
@@ -350,7 +375,13 @@ function buildDryRunSchema(profile: RevisionProfile) {
     .object({ verified: z.boolean(), issues: z.array(z.string()) })
     .meta({ description: 'Whether the run would be stored as verified (`verifiedRun`), and what keeps it from that' });
   return z
-    .object({ valid: z.literal(true), parsed, plausibility, ...(profile.speedTests.revision3Fields ? { verification } : {}) })
+    .object({
+      valid: z.literal(true),
+      parsed,
+      plausibility,
+      verdict: verdictSchema,
+      ...(profile.speedTests.revision3Fields ? { verification } : {}),
+    })
     .meta({ description: 'The submission passed every check a real submission meets (hub included); nothing was written.' });
 }
 
@@ -607,6 +638,7 @@ export const agentContextResponseSchema = z
       exportFormat: texts,
       runStatus: texts,
       plausibility: texts,
+      verdict: texts.meta({ description: "Values of a run's `verdict.verdict`" }),
       mirostat: z.array(z.int()),
       hardwareCostCondition: texts.optional(),
       currency: texts.optional(),
@@ -662,6 +694,14 @@ export const agentContextResponseSchema = z
         suspectFactor: z.number(),
         suspectFactors: z.object({ DISCRETE_GPU: z.number(), UNIFIED: z.number(), CPU_ONLY: z.number() }),
         assumptions: texts,
+        peers: z
+          .object({
+            rule: z.string(),
+            thresholds: z.object({ setupFactor: z.number(), deviceFactor: z.number(), deviceMinRuns: z.int() }),
+            rejudging: z.string(),
+            verdictObject: z.string(),
+          })
+          .meta({ description: 'The peer rule (`outlier`), its thresholds and the verdict object runs carry' }),
         details: link,
       }),
     }),

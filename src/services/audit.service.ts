@@ -12,6 +12,8 @@ export const auditActions = [
   'user.revoke_admin',
   'run.reject',
   'run.restore',
+  // A verdict changed because the run's peers did (actor: the re-judging, no user).
+  'run.rejudged',
   // Owners' own actions on their runs (actor = the owner).
   'speed_test.corrected',
   'speed_test.withdrawn',

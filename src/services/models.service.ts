@@ -2,10 +2,11 @@ import type { Knex } from 'knex';
 import type { Db } from '../db/knex.ts';
 import { NotFound } from '../lib/errors.ts';
 import { containsLowercase, escapeLike } from '../lib/like-patterns.ts';
-import { everyTokenSql, searchTokens } from '../lib/search-tokens.ts';
+import { everyTokenSql, searchTokens, squashSeparatorsSql } from '../lib/search-tokens.ts';
+import { ModelSearchTable, type ModelSearchHit } from '../lib/model-search.ts';
 import { curatedModelFacts } from '../lib/curated-models.ts';
 import { catalogueEntryFromHub, catalogueFacts, lowest, publicCatalogueEntry, type CatalogueEntry } from '../lib/model-metadata.ts';
-import type { RunForVerdict } from '../runs/submission/verdict.ts';
+import type { RunForVerdict, WeightsFacts } from '../runs/submission/verdict.ts';
 import { messages } from '../messages.ts';
 import type { ServiceDeps } from './deps.ts';
 import type { PlausibilityService } from '../runs/submission/plausibility.service.ts';
@@ -100,6 +101,36 @@ const BY_RUN_COUNT = [
   { column: 'hf_id', order: 'asc' },
 ] as const;
 
+/** The catalogue as model search keeps it in memory: the texts lowered and squashed by Postgres, as the SQL path compares them. */
+async function loadModelSearchTable(db: Db): Promise<ModelSearchTable> {
+  const rows = await db('models')
+    .orderBy([...BY_RUN_COUNT])
+    .select(
+      'hf_id',
+      'display_name',
+      'family',
+      'params',
+      'benchmark_count',
+      db.raw('lower(hf_id) as id_lower'),
+      db.raw('lower(display_name) as name_lower'),
+      db.raw(`${SEARCH_TEXT} as text`),
+      db.raw(`${squashSeparatorsSql(SEARCH_TEXT)} as squashed`),
+    );
+  return new ModelSearchTable(
+    rows.map((row) => ({
+      hfId: row.hf_id,
+      displayName: row.display_name,
+      family: row.family,
+      params: row.params,
+      benchmarkCount: row.benchmark_count,
+      idLower: row.id_lower,
+      nameLower: row.name_lower,
+      text: row.text,
+      squashed: row.squashed,
+    })),
+  );
+}
+
 function findByHfId(db: Db, hfId: string): Promise<ModelRow | undefined> {
   return db<ModelRow>('models').whereRaw('lower(hf_id) = lower(?)', [hfId]).first();
 }
@@ -145,7 +176,8 @@ export function createModelsService({
   hubMode,
   profile,
   plausibility,
-}: Pick<ServiceDeps, 'db' | 'hub' | 'hubMode' | 'profile'> & { plausibility: PlausibilityService }) {
+  readIndex,
+}: Pick<ServiceDeps, 'db' | 'hub' | 'hubMode' | 'profile' | 'readIndex'> & { plausibility: PlausibilityService }) {
   /** Writes a hub entry into the catalogue and links its finetune tree (see `catalogue` below). */
   async function catalogue(entry: CatalogueEntry): Promise<ModelRow> {
     assertVisibleWrite(db);
@@ -267,10 +299,10 @@ export function createModelsService({
     },
 
     /**
-     * The model facts a run's verdict reads (size, MoE, active count, native bits): the
+     * The model facts a run's verdict reads (size, MoE, active count, native bits, and the weights its peers share): the
      * catalogued row's, or those cataloguing the hub's entry would store, without writing.
      */
-    async verdictFacts(model: ResolvedModel): Promise<RunForVerdict['model']> {
+    async verdictFacts(model: ResolvedModel): Promise<RunForVerdict['model'] & WeightsFacts> {
       if ('catalogued' in model) return model.catalogued;
       const entry = model.fromHub;
       const facts = catalogueFacts(entry, entry.base ? await findByHfId(db, entry.base.hfId) : undefined);
@@ -279,6 +311,9 @@ export function createModelsService({
         active_params: facts.activeParams,
         is_moe: facts.isMoE,
         native_bits_per_weight: facts.nativeBitsPerWeight,
+        hf_id: entry.hfId,
+        base_hf_id: entry.base?.hfId ?? null,
+        base_relation: entry.base?.relation ?? null,
       };
     },
 
@@ -344,7 +379,12 @@ export function createModelsService({
      * ("llama 3.1 8b instruct", `qwen3moe` for `qwen3_moe`). Exact id first, then prefix
      * matches, then the rest; each group by run count.
      */
-    async search(query: { q: string; limit: number }) {
+    async search(query: { q: string; limit: number }): Promise<ModelSearchHit[]> {
+      // From memory while the read index listens (it tells when the catalogue or a run count may have changed).
+      if (readIndex && (await readIndex.current())) {
+        const table = await readIndex.fresh('model-search', () => loadModelSearchTable(db));
+        return table.search(query.q, query.limit);
+      }
       const q = query.q.toLowerCase();
       const prefix = `${escapeLike(q)}%`;
       const words = everyTokenSql(SEARCH_TEXT, searchTokens(q), { squashed: true });

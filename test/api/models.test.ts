@@ -26,7 +26,7 @@ async function catalogue(
 
 for (const revision of [1, 2, 3] as const) {
   describe(`models API (revision ${revision})`, () => {
-    const ctx = useTestApp({ API_REVISION: String(revision) });
+    const ctx = useTestApp({ API_REVISION: String(revision), READ_INDEX_FRESHNESS: 'strict' });
 
     before(async () => {
       await catalogue(ctx.db, [

@@ -66,7 +66,7 @@ describe('Read index: the same answers as the SQL path', function () {
       .whereIn('id', ctx.db('speed_test_runs').select('id').orderBy('id', 'desc').limit(4000))
       .update({
         recipe_key: ctx.db.raw("'recipe-' || (abs(hashtext(model_id::text || quantization)) % 60)"),
-        device_key: ctx.db.raw('hardware_id::text'),
+        recipe_device_key: ctx.db.raw('hardware_id::text'),
       });
     // A viewer with reactions: both paths must put their emoji on the same rows.
     viewerId = (await ctx.db('users').orderBy('username').first('id')).id;

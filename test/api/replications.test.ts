@@ -144,7 +144,7 @@ for (const readIndex of ['on', 'off'] as const) {
         }),
       );
       expect(twoCards.replicates.counted).to.equal(false);
-      expect(twoCards.replicates.reason).to.equal('measured on another device or card count (nvidia-rtx-4090x2, not nvidia-rtx-4090x1)');
+      expect(twoCards.replicates.reason).to.equal('measured on another device or card count (nvidia-rtx-4090×2, not nvidia-rtx-4090×1)');
       const sameUser = await submit(users[0]!, recipeBody({ tokSOut: 41, replicates: original.id }));
       expect(sameUser.replicates).to.deep.include({ counted: false, reason: 'the same user measured both runs' });
       // The same user's second run is no replication of the first; the other user's run counts for both of them.

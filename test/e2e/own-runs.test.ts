@@ -46,4 +46,22 @@ describe('e2e: an owner corrects and withdraws a run', () => {
     await page.waitForURL('**/settings/runs');
     expect(await page.locator('table.own-runs tbody tr').first().innerText()).to.include('withdrawn');
   });
+
+  it("shows a run far above another user's run of the same setup as an outlier, with the peer it was compared with", async () => {
+    const gpuName = 'NVIDIA GeForce RTX 3090';
+    const first = await e2e.newPage();
+    await e2e.signUp(first);
+    await submitRunThroughForm(first, { hfId: fakeHubModels.dense, gpuName, tokSOut: 60 });
+    expect(await first.locator('#plausibility').innerText()).to.match(/^Plausible\./);
+
+    const fast = await e2e.newPage();
+    await e2e.signUp(fast);
+    await submitRunThroughForm(fast, { hfId: fakeHubModels.dense, gpuName, tokSOut: 180 });
+    const verdict = fast.locator('#plausibility');
+    expect(await verdict.getAttribute('class')).to.include('alert-warn');
+    const text = await verdict.innerText();
+    expect(text).to.match(/^Outlier\. 3 × the best of 1 approved run of the same weights on the same device \(60 tok\/s\)/);
+    expect(text).to.match(/Compared with 1 approved run of the same weights on the same device: best 60(\.0)? tok\/s, this run 3 × it\./);
+    await e2e.screenshot(fast, 'outlier');
+  });
 });

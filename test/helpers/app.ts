@@ -73,6 +73,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
     ANONYMOUS_WRITE_LIMIT_PER_MINUTE: '0',
     // Execution workers poll the database; only the files that run executions start them.
     EXECUTE_WORKERS: '0',
+    // Runs whose peers changed are re-judged when a test asks (`app.locals.rejudgePeers`), never by a timer mid-test.
+    PEER_REJUDGE_INTERVAL_MS: '0',
     // As deployed: the app's own writes are read back at once because each waits for the
     // read index after its commit. A test that writes to the database directly and reads
     // through the app at once asks for `strict` (every read waits for every committed change).

@@ -22,7 +22,8 @@ import { expect } from 'chai';
 import type { HubModelInfo } from '../../src/clients/hub.ts';
 import { catalogueEntryFromHub } from '../../src/lib/model-metadata.ts';
 import { normaliseHardware } from '../../src/runs/submission/normalise.ts';
-import { runVerdict } from '../../src/runs/submission/verdict.ts';
+import { peerKeysOf, runVerdict, weightsIdOf } from '../../src/runs/submission/verdict.ts';
+import { type BoardRun, describeBoard, judgeOnBoard } from '../helpers/peer-evaluation.ts';
 import { SUSPECT_FACTORS } from '../../src/lib/roofline.ts';
 import type { RooflineVerdict } from '../../src/lib/roofline.ts';
 import type { SubmittedHardware } from '../../src/runs/submission/speed-test.schema.ts';
@@ -249,10 +250,25 @@ function report(judged: Judged[]): string {
   return lines.join('\n');
 }
 
+/** The single-stream runs as a board of peers (test/helpers/peer-evaluation.ts), keyed as the service keys stored runs. */
+function boardOf(judged: Judged[], models: Map<string, ModelRow>): BoardRun[] {
+  return judged.flatMap((j) => {
+    const keys = peerKeysOf({
+      weightsId: weightsIdOf(models.get(j.run.hfId)!),
+      quantization: j.run.quantization,
+      batchSize: j.run.batchSize,
+      engineFlags: j.run.engineFlags,
+      hardware: normaliseHardware(submittedHardware(j.run.hardware)),
+    });
+    return keys ? [{ id: j.run.id, ...keys, tokSOut: j.run.tokSOut, at1x: j.at1x, at2x: j.at2x }] : [];
+  });
+}
+
 describe('plausibility on real published runs (test/fixtures/real-runs)', function () {
   this.timeout(60_000);
   let database: TestDatabase;
   let judged: Judged[];
+  let board: BoardRun[];
 
   before(async () => {
     database = await createTestDatabase();
@@ -271,7 +287,10 @@ describe('plausibility on real published runs (test/fixtures/real-runs)', functi
       const model = rows.get(run.hfId)!;
       return { run, at1x: verdictAt(run, model, 1), at2x: verdictAt(run, model, 2), at3x: verdictAt(run, model, 3) };
     });
-    console.log(`\n${report(judged)}\n`);
+    board = boardOf(judged, rows);
+    console.log(
+      `\n${report(judged)}\n${describeBoard('Peer board (single-stream runs)', judgeOnBoard(board), judgeOnBoard(board, { crossModel: false }))}\n`,
+    );
   });
 
   after(async () => {
@@ -312,6 +331,13 @@ describe('plausibility on real published runs (test/fixtures/real-runs)', functi
   it(`flags at least ${RATCHET.minFlaggedAt2x} of single-stream runs when their decode speed is doubled (target 0.90)`, () => {
     const { flaggedAt2x, single } = figures(judged);
     expect(rate(flaggedAt2x, single)).to.be.at.least(RATCHET.minFlaggedAt2x);
+  });
+
+  it('with peers on the board (issue 34), flags at most 2% of honest single-stream runs and more doubled ones than the bound alone', () => {
+    const figures = judgeOnBoard(board);
+    expect(figures.runs).to.be.at.least(150);
+    expect(figures.honestFlagged / figures.runs).to.be.at.most(0.02);
+    expect(figures.doubledFlagged).to.be.above(figures.doubledByBound);
   });
 
   it('says "not judged" with the reason for every speculative-decoding run', () => {

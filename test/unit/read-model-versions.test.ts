@@ -20,6 +20,7 @@ import {
   runDocumentV3,
   runDocumentV4,
   runDocumentV5,
+  runDocumentV6,
   type RunDocumentVersion,
 } from '../../src/runs/read-models/run-document.ts';
 
@@ -43,7 +44,8 @@ const DOCUMENT_VERSIONS: [name: string, version: RunDocumentVersion, sha256: str
   ['runDocumentV2', runDocumentV2, 'fdc8fe75779df46b6e912cc69a06a54d461725845bcfec8db90b171007c070cf'],
   ['runDocumentV3', runDocumentV3, '219671d2491c38488717800ea57c2e0be363e45d8534c2854ce26b40ce104a4c'],
   ['runDocumentV4', runDocumentV4, '4743415359bd851d606572fef31e45ca9840b4246574988e5e80c607b2c7b192'],
-  ['runDocumentV5', runDocumentV5, '3ab88a82cce6c83d3801a673e6369f187c0bdd8914c698d91831b7c2452bc89e'],
+  ['runDocumentV5', runDocumentV5, 'f324e1d53eb7018715962d5e81636e884715723507b0fb9fb67aa38fa4fa56a7'],
+  ['runDocumentV6', runDocumentV6, '9fe56eb5ef11f8950a947b88cb5d8eed01b8810e9d8289460b11f29f01559c81'],
 ];
 
 const COUNT_LAYOUTS: [name: string, layout: RunCountLayout, sha256: string][] = [

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { AppContext } from '../../app-context.ts';
 import { ValidationFailed } from '../../lib/errors.ts';
+import { peerMethodology } from '../../lib/peer-verdict.ts';
 import { methodology } from '../../lib/roofline.ts';
 import { parseOrThrow } from '../../lib/validation.ts';
 import { messages } from '../../messages.ts';
@@ -103,7 +104,7 @@ export function cataloguePagesController({ services, profile, config }: AppConte
     },
 
     methodology(_req: Request, res: Response) {
-      render(res, 'pages/methodology', { title: 'Methodology', methodology });
+      render(res, 'pages/methodology', { title: 'Methodology', methodology, peerMethodology });
     },
   };
 }

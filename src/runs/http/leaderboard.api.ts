@@ -15,6 +15,7 @@ export const leaderboardApi: ApiResource = {
   operations: (profile) => [
     operation({
       operationId: 'getLeaderboard',
+      followsReadIndex: true,
       route: 'GET /api/leaderboard',
       summary: 'Ranked runs',
       description: 'Approved runs ranked by tokSOut, descending (or by `sort`). Unknown parameters are a 400.',

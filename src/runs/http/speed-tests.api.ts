@@ -72,6 +72,7 @@ export const speedTestsApi: ApiResource = {
     const ops: ApiOperation[] = [
       operation({
         operationId: 'listSpeedTests',
+        followsReadIndex: true,
         route: `GET ${base}`,
         summary: 'List approved runs, newest first',
         description: 'Filters combine with AND; unknown parameters are a 400.',
@@ -173,8 +174,8 @@ export const speedTestsApi: ApiResource = {
             },
             ...errors,
           },
-          async handle({ res, app, body }) {
-            res.json(await app.services.speedTests.dryRun(body));
+          async handle({ res, app, body, userId }) {
+            res.json(await app.services.speedTests.dryRun(body, userId()));
           },
         }),
       );

@@ -65,6 +65,20 @@ export interface RunReadIndex {
    * `current()`, so a strict read has caught up first. The value is shared: never mutate it.
    */
   resolved<T>(key: string, resolve: () => Promise<T>): Promise<T>;
+  /**
+   * A value read from the database (`load`), kept while the index is ready and until the next
+   * change of any kind is notified (a run, the catalogue, a resync): for small tables whose
+   * every read would otherwise be a query, such as the model catalogue that search reads,
+   * whose run counts follow every approval. Loaded once however many wait for it; computed
+   * afresh while the index is not ready. The value is shared: never mutate it.
+   */
+  fresh<T>(key: string, load: () => Promise<T>): Promise<T>;
+  /**
+   * Bumped on the arrival of every change notice (a run, the catalogue, a resync) and whenever
+   * the index is replaced: an answer computed while it held a value stays true for readers
+   * until it moves on (`src/middleware/read-cache.ts` keys anonymous answers with it).
+   */
+  changes(): number;
   status(): { state: ReadIndexState; runs: number | null };
 }
 
@@ -106,13 +120,17 @@ export class ReadIndexKeeper implements RunReadIndex {
   private readonly resolutions = new Map<string, unknown>();
   /** Bumped whenever resolutions are dropped: one computed across a drop is not kept. */
   private resolutionGeneration = 0;
+  /** Values kept until the next change of any kind (see `fresh`), as the promise of their load. */
+  private readonly snapshots = new Map<string, Promise<unknown>>();
+  private changeCount = 0;
 
   constructor(
     private readonly deps: {
       db: Db;
       databaseUrl: string;
       logger: Logger;
-      config: Config['readIndex'];
+      /** The answer cache is the middleware's (src/middleware/read-cache.ts), not the keeper's. */
+      config: Omit<Config['readIndex'], 'answerCacheBytes'>;
       /** Loads the hardware name mappings into the resolver: on every (re)build and when another instance changed them. */
       reloadHardwareNames?: () => Promise<void>;
     },
@@ -183,6 +201,17 @@ export class ReadIndexKeeper implements RunReadIndex {
     this.resolutionGeneration += 1;
   }
 
+  fresh<T>(key: string, load: () => Promise<T>): Promise<T> {
+    if (this.state !== 'ready') return load();
+    const kept = this.snapshots.get(key);
+    if (kept) return kept as Promise<T>;
+    const loading = load();
+    this.snapshots.set(key, loading);
+    // A failed load is not kept: the next read tries again.
+    loading.catch(() => this.snapshots.get(key) === loading && this.snapshots.delete(key));
+    return loading;
+  }
+
   async documents(index: RunIndex, slots: readonly number[]): Promise<{ slot: number; document: string }[]> {
     // A page of an index replaced meanwhile is read whole from the database (its slots are not this cache's).
     const cached = index === this.index;
@@ -224,6 +253,17 @@ export class ReadIndexKeeper implements RunReadIndex {
     this.docs.clear();
     this.docGeneration += 1;
     this.forgetResolutions();
+    this.changed();
+  }
+
+  changes(): number {
+    return this.changeCount;
+  }
+
+  /** Something the reads show may have changed: what was kept until then is dropped. */
+  private changed(): void {
+    this.snapshots.clear();
+    this.changeCount += 1;
   }
 
   private async connect(): Promise<void> {
@@ -309,7 +349,8 @@ export class ReadIndexKeeper implements RunReadIndex {
   }
 
   private notice(payload: string): void {
-    // Dropped on arrival, ahead of the queue: a resolution computed from here on reads the committed change.
+    // Dropped on arrival, ahead of the queue: a value loaded from here on reads the committed change.
+    if (!payload.startsWith(SYNC_PREFIX)) this.changed();
     if (payload === CATALOGUE) return this.forgetResolutions();
     if (payload.startsWith(SYNC_PREFIX)) this.queue.push({ token: payload.slice(SYNC_PREFIX.length) });
     else if (payload === RESYNC) this.queue.push({ resync: true });
@@ -407,5 +448,7 @@ export const noReadIndex: RunReadIndex = {
   documents: async () => [],
   caughtUp: async () => undefined,
   resolved: (_key, resolve) => resolve(),
+  fresh: (_key, load) => load(),
+  changes: () => 0,
   status: () => ({ state: 'off', runs: null }),
 };

@@ -301,7 +301,24 @@ export const runDocumentV4 = extendRunDocument(runDocumentV3, {
 });
 
 /**
- * V5, installed by 20261202010000_replications: `recipe` (what to run to measure the same
+ * V5, installed by 20261202010000_peer_verdicts: `verdict`, the verdict object
+ * (DECISIONS.md "Verdicts, peers and replication"): the roofline's or the peer rule's
+ * verdict ('not judged' for an unknown whose reason says so), its reason, the decode bound
+ * and the peers the run was compared with.
+ * Frozen: never edit after its migration has shipped; add a new version instead.
+ */
+export const runDocumentV5 = extendRunDocument(runDocumentV4, {
+  fields: [
+    [
+      'verdict',
+      `json_build_object('verdict', case when r.plausibility = 'unknown' and r.plausibility_reason like 'not judged%' then 'not judged' else r.plausibility end,
+        'reason', r.plausibility_reason, 'decodeBoundTokS', r.decode_bound_tok_s, 'peers', r.verdict_peers)`,
+    ],
+  ],
+});
+
+/**
+ * V6, installed by 20261202020000_replications: `recipe` (what to run to measure the same
  * thing: src/runs/submission/recipe.ts), `replicates` (the run this one names as the one it
  * replicates, whether it counts and why not) and `replications` (approved runs of the same
  * recipe on the same device by other users: their count, the lowest and highest tokSOut
@@ -309,7 +326,7 @@ export const runDocumentV4 = extendRunDocument(runDocumentV3, {
  * migration's trigger.
  * Frozen: never edit after its migration has shipped; add a new version instead.
  */
-export const runDocumentV5 = extendRunDocument(runDocumentV4, {
+export const runDocumentV6 = extendRunDocument(runDocumentV5, {
   fields: [
     ['recipe', 'r.recipe'],
     [
@@ -330,4 +347,4 @@ export const runDocumentV5 = extendRunDocument(runDocumentV4, {
 });
 
 /** The version the latest migration installs. */
-export const currentRunDocument = runDocumentV5;
+export const currentRunDocument = runDocumentV6;

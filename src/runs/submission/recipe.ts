@@ -7,14 +7,13 @@
  * context length). `recipeOf` is the one place a recipe and its key are made: the run
  * writer stores both (`recipe`, `recipe_key`), the migration backfilled them with it.
  *
- * Runs of one recipe key on one device (`deviceKeyOf`) by other users are a run's
- * replications (src/runs/reads/replications.service.ts; migration `replications` keeps the
+ * Runs of one recipe key on one device and card count (`deviceKeyOf` in verdict.ts, the
+ * peers' device key) by other users are a run's replications (src/runs/reads/replications.service.ts; migration `replications` keeps the
  * counts on every run).
  */
 import { createHash } from 'node:crypto';
 import { SPEC_COUNTER_FLAGS } from '../../constants.ts';
 import { canonicalJson } from '../../lib/canonical-json.ts';
-import { deviceOf, type DeviceFacts } from '../../lib/hardware-devices.ts';
 
 /** Engine flags that are facts of one measurement or the command's text, not settings: out of the recipe's flags. */
 const NOT_RECIPE_FLAGS: ReadonlySet<string> = new Set(['warmup', 'commandSnippet', ...SPEC_COUNTER_FLAGS]);
@@ -108,28 +107,4 @@ export function recipeOf(source: RecipeSource): Recipe {
 export function recipeColumns(source: RecipeSource): { recipe: string; recipe_key: string } {
   const recipe = recipeOf(source);
   return { recipe: JSON.stringify(recipe), recipe_key: recipe.key };
-}
-
-/** A hardware profile's device facts and cards, as stored (`details`) or submitted normalised. */
-export type DeviceKeySource = DeviceFacts & { gpuCount?: number | null; gpus?: { gpuName: string; count: number }[] | null };
-
-/**
- * The device and card count a run measured on, as one key: the resolved device's slug
- * (`deviceOf`, so every spelling of one card is one device) and the number of cards, each
- * kind of a mixed set of cards in turn ('nvidia-rtx-4090x2', 'apple-m4-max').
- */
-export function deviceKeyOf(hw: DeviceKeySource): string {
-  if (hw.hwClass !== 'DISCRETE_GPU') return deviceOf(hw).slug;
-  if (hw.gpus && hw.gpus.length > 0 && new Set(hw.gpus.map((slot) => slot.gpuName)).size > 1) {
-    const cards = new Map<string, number>();
-    for (const slot of hw.gpus) {
-      const slug = deviceOf({ hwClass: 'DISCRETE_GPU', gpuName: slot.gpuName }).slug;
-      cards.set(slug, (cards.get(slug) ?? 0) + slot.count);
-    }
-    return [...cards]
-      .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([slug, count]) => `${slug}x${count}`)
-      .join('+');
-  }
-  return `${deviceOf(hw).slug}x${hw.gpuCount ?? 1}`;
 }

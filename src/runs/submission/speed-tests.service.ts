@@ -8,7 +8,8 @@ import {
   type NormalisedHardware,
   type NormalisedSpeedTest,
 } from './normalise.ts';
-import { submissionVerdict, verdictColumns } from './verdict.ts';
+import { plausibilityOf } from '../../lib/peer-verdict.ts';
+import { judgeSubmission, verdictColumns, verdictObject } from './verdict.ts';
 import { messages } from '../../messages.ts';
 import type { RevisionProfile } from '../../revisions.ts';
 import { speedTestSubmissionSchema, type SpeedTestSubmission } from './speed-test.schema.ts';
@@ -130,7 +131,12 @@ export function createSpeedTestWriter({ db }: Pick<ServiceDeps, 'db'>) {
    * The run's columns from a normalised submission: the de-duplicated hardware and engine
    * rows, the leaderboard facts and the roofline verdict, and the submitted fields.
    */
-  async function runColumns(normalised: NormalisedSpeedTest, modelRow: ModelRow, userId: string): Promise<Record<string, unknown>> {
+  async function runColumns(
+    normalised: NormalisedSpeedTest,
+    modelRow: ModelRow,
+    userId: string,
+    id: string | null = null,
+  ): Promise<Record<string, unknown>> {
     const hardwareId = await upsertHardwareProfile(db, normalised.hardware);
     const engine = {
       name: normalised.engineName,
@@ -143,7 +149,8 @@ export function createSpeedTestWriter({ db }: Pick<ServiceDeps, 'db'>) {
     const { is_verified: userVerified } = await db('users').where({ id: userId }).first('is_verified');
     return {
       ...speedTestFacets(normalised, modelRow, userVerified),
-      ...verdictColumns(submissionVerdict(normalised, modelRow)),
+      // The verdict on the board as it is; the others of its device are re-judged in the background (the trigger queues it).
+      ...verdictColumns(await judgeSubmission(db, normalised, modelRow, { id, userId })),
       ...submittedColumns(normalised),
       ...recipeColumns({ ...normalised, hfId: modelRow.hf_id }),
       model_id: modelRow.id,
@@ -193,7 +200,7 @@ export function createSpeedTestWriter({ db }: Pick<ServiceDeps, 'db'>) {
       const cleared = Object.fromEntries(submittableColumns(profile).map((column) => [column, null]));
       await db('speed_test_runs')
         .where({ id })
-        .update({ ...cleared, ...(await runColumns(normalised, modelRow, userId)), corrected_at: correctedAt });
+        .update({ ...cleared, ...(await runColumns(normalised, modelRow, userId, id)), corrected_at: correctedAt });
       if (previousModelId !== modelRow.id) {
         await db('models').where({ id: previousModelId }).decrement('benchmark_count', 1);
         await db('models').where({ id: modelRow.id }).increment('benchmark_count', 1);
@@ -251,16 +258,17 @@ export function createSpeedTestsService(
     },
 
     /** The whole validation of a real submission, hub included, and the normalised payload; writes nothing. */
-    async dryRun(submission: SpeedTestSubmission) {
+    async dryRun(submission: SpeedTestSubmission, userId: string | null = null) {
       const { normalised, model } = await validate(submission);
       const summary = resolvedModelSummary(model);
       // The verdict the run would get, so an agent sees a doubtful figure before submitting it.
-      const verdict = submissionVerdict(normalised, await models.verdictFacts(model));
+      const judged = await judgeSubmission(deps.db, normalised, await models.verdictFacts(model), { userId });
       const { parsed, verification } = dryRunParts(profile, normalised);
       return {
         valid: true as const,
         parsed: { ...parsed, hfId: summary.hfId, model: summary },
-        plausibility: { verdict: verdict.plausibility, decodeBoundTokS: verdict.boundTokS, reason: verdict.reason },
+        plausibility: { verdict: plausibilityOf(judged.verdict), decodeBoundTokS: judged.decodeBoundTokS, reason: judged.reason },
+        verdict: verdictObject(judged),
         ...verification,
       };
     },

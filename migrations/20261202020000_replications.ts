@@ -1,11 +1,13 @@
 import type { Knex } from 'knex';
-import { installRunDocument, runDocumentV4, runDocumentV5 } from '../src/runs/read-models/run-document.ts';
-import { deviceKeyOf, recipeColumns, type DeviceKeySource } from '../src/runs/submission/recipe.ts';
+import { installRunDocument, runDocumentV5, runDocumentV6 } from '../src/runs/read-models/run-document.ts';
+import { recipeColumns } from '../src/runs/submission/recipe.ts';
+import { deviceKeyOf } from '../src/runs/submission/verdict.ts';
+import type { DeviceFacts } from '../src/lib/hardware-devices.ts';
 
 /**
  * Replications (DECISIONS.md "Verdicts, peers and replication"). Each run keeps its recipe
  * (`recipe`, `recipe_key`: src/runs/submission/recipe.ts) and the device it ran on
- * (`device_key`, also on its hardware profile), and may name the run it `replicates`.
+ * (`recipe_device_key`, also on its hardware profile), and may name the run it `replicates`.
  * The approved runs of the same recipe key on the same device by other users are its
  * replications: their count, the lowest and highest tokSOut of them and the run itself, and
  * their ids are kept on every run by a statement trigger, so both leaderboard read paths
@@ -27,7 +29,7 @@ const NOTE_SQL = `case
   when t.id is null then 'the run it names is gone'
   when t.status <> 'APPROVED' then 'the run it names is no longer approved'
   when t.user_id = r2.user_id then 'the same user measured both runs'
-  when t.device_key is distinct from r2.device_key then 'measured on another device or card count (' || coalesce(r2.device_key, '?') || ', not ' || coalesce(t.device_key, '?') || ')'
+  when t.recipe_device_key is distinct from r2.recipe_device_key then 'measured on another device or card count (' || coalesce(r2.recipe_device_key, '?') || ', not ' || coalesce(t.recipe_device_key, '?') || ')'
   when t.recipe_key is distinct from r2.recipe_key then (
     select 'another recipe: ' || array_to_string(parts, ', ') || case when cardinality(parts) = 1 then ' differs' else ' differ' end
       from (select array_remove(array[
@@ -39,17 +41,17 @@ const NOTE_SQL = `case
   else null end`;
 
 /** A run's change that moves it in or out of a group, or changes what its group shows. */
-const CHANGED = `(n.status, n.recipe_key, n.device_key, n.user_id, n.tok_s_out, n.replicates)
-  is distinct from (o.status, o.recipe_key, o.device_key, o.user_id, o.tok_s_out, o.replicates)`;
+const CHANGED = `(n.status, n.recipe_key, n.recipe_device_key, n.user_id, n.tok_s_out, n.replicates)
+  is distinct from (o.status, o.recipe_key, o.recipe_device_key, o.user_id, o.tok_s_out, o.replicates)`;
 
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('hardware_profiles', (t) => {
-    t.text('device_key');
+    t.text('recipe_device_key');
   });
   await knex.schema.alterTable('speed_test_runs', (t) => {
     t.jsonb('recipe');
     t.text('recipe_key');
-    t.text('device_key');
+    t.text('recipe_device_key');
     t.uuid('replicates').references('speed_test_runs.id').onDelete('SET NULL');
     t.text('replicates_note');
     t.integer('replication_count').notNullable().defaultTo(0);
@@ -63,7 +65,7 @@ export async function up(knex: Knex): Promise<void> {
 
   // The replications of the runs of some groups, and the notes of runs naming some runs.
   await knex.raw(`
-    create function speed_test_runs_refresh_replications(recipe_keys text[], device_keys text[], run_ids uuid[])
+    create function speed_test_runs_refresh_replications(recipe_keys text[], recipe_device_keys text[], run_ids uuid[])
     returns void language sql as $$
       update speed_test_runs r
          set replication_count = a.n, replication_min_tok_s = a.lo, replication_max_tok_s = a.hi, replication_runs = a.ids
@@ -75,9 +77,9 @@ export async function up(knex: Knex): Promise<void> {
                  coalesce(jsonb_agg(o.id order by o.created_at, o.id) filter (where o.id is not null), '[]'::jsonb) as ids
             from speed_test_runs r2
             left join speed_test_runs o
-              on o.recipe_key = r2.recipe_key and o.device_key = r2.device_key
+              on o.recipe_key = r2.recipe_key and o.recipe_device_key = r2.recipe_device_key
              and o.status = 'APPROVED' and o.user_id <> r2.user_id
-           where (r2.recipe_key, r2.device_key) in (select * from unnest(recipe_keys, device_keys))
+           where (r2.recipe_key, r2.recipe_device_key) in (select * from unnest(recipe_keys, recipe_device_keys))
            group by r2.id
         ) a
        where r.id = a.id
@@ -100,14 +102,14 @@ export async function up(knex: Knex): Promise<void> {
       ids uuid[];
     begin
       if tg_op = 'INSERT' then
-        select array_agg(id), array_agg(recipe_key), array_agg(device_key) into ids, rk, dk from new_rows;
+        select array_agg(id), array_agg(recipe_key), array_agg(recipe_device_key) into ids, rk, dk from new_rows;
       elsif tg_op = 'DELETE' then
-        select array_agg(id), array_agg(recipe_key), array_agg(device_key) into ids, rk, dk from old_rows;
+        select array_agg(id), array_agg(recipe_key), array_agg(recipe_device_key) into ids, rk, dk from old_rows;
       else
-        select array_agg(k.id), array_agg(k.recipe_key), array_agg(k.device_key) into ids, rk, dk from (
-          select n.id, n.recipe_key, n.device_key from new_rows n join old_rows o on o.id = n.id where ${CHANGED}
+        select array_agg(k.id), array_agg(k.recipe_key), array_agg(k.recipe_device_key) into ids, rk, dk from (
+          select n.id, n.recipe_key, n.recipe_device_key from new_rows n join old_rows o on o.id = n.id where ${CHANGED}
           union
-          select o.id, o.recipe_key, o.device_key from new_rows n join old_rows o on o.id = n.id where ${CHANGED}
+          select o.id, o.recipe_key, o.recipe_device_key from new_rows n join old_rows o on o.id = n.id where ${CHANGED}
         ) k;
       end if;
       if ids is not null then
@@ -128,7 +130,7 @@ export async function up(knex: Knex): Promise<void> {
       referencing ${tables} for each statement execute function speed_test_runs_replications()`);
   }
 
-  await knex.raw('create index speed_test_runs_recipe on speed_test_runs (recipe_key, device_key)');
+  await knex.raw('create index speed_test_runs_recipe on speed_test_runs (recipe_key, recipe_device_key)');
   await knex.raw('create index speed_test_runs_replicates on speed_test_runs (replicates) where replicates is not null');
   // The ranking of replicated runs alone (`replicated=true`).
   await knex.raw(`create index speed_test_runs_board_replicated on speed_test_runs (tok_s_out desc nulls last, created_at, id)
@@ -136,16 +138,16 @@ export async function up(knex: Knex): Promise<void> {
 
   // Every group once: the stored runs' replications.
   await knex.raw(`
-    select speed_test_runs_refresh_replications(array_agg(recipe_key), array_agg(device_key), array[]::uuid[])
-      from (select distinct recipe_key, device_key from speed_test_runs where recipe_key is not null) g`);
-  await installRunDocument(knex, runDocumentV5);
+    select speed_test_runs_refresh_replications(array_agg(recipe_key), array_agg(recipe_device_key), array[]::uuid[])
+      from (select distinct recipe_key, recipe_device_key from speed_test_runs where recipe_key is not null) g`);
+  await installRunDocument(knex, runDocumentV6);
 }
 
 /** Each profile's device key, and its runs'. */
 async function backfillDeviceKeys(knex: Knex): Promise<void> {
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
-    const rows: { id: string; details: DeviceKeySource }[] = await knex('hardware_profiles')
+    const rows: { id: string; details: DeviceFacts & { gpuCount?: number } }[] = await knex('hardware_profiles')
       .where('id', '>', after)
       .orderBy('id')
       .limit(BATCH)
@@ -153,12 +155,14 @@ async function backfillDeviceKeys(knex: Knex): Promise<void> {
     if (rows.length === 0) break;
     const values = JSON.stringify(rows.map((row) => ({ id: row.id, key: deviceKeyOf(row.details) })));
     await knex.raw(
-      'update hardware_profiles h set device_key = v.key from jsonb_to_recordset(?::jsonb) as v(id uuid, key text) where h.id = v.id',
+      'update hardware_profiles h set recipe_device_key = v.key from jsonb_to_recordset(?::jsonb) as v(id uuid, key text) where h.id = v.id',
       [values],
     );
     after = rows.at(-1)!.id;
   }
-  await knex.raw('update speed_test_runs r set device_key = h.device_key from hardware_profiles h where h.id = r.hardware_id');
+  await knex.raw(
+    'update speed_test_runs r set recipe_device_key = h.recipe_device_key from hardware_profiles h where h.id = r.hardware_id',
+  );
 }
 
 /** Each run's recipe, from its columns, model and engine rows. */
@@ -218,7 +222,7 @@ async function backfillRecipes(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await installRunDocument(knex, runDocumentV4);
+  await installRunDocument(knex, runDocumentV5);
   for (const op of ['insert', 'update', 'delete']) await knex.raw(`drop trigger speed_test_runs_replications_${op} on speed_test_runs`);
   await knex.raw('drop function speed_test_runs_replications()');
   await knex.raw('drop function speed_test_runs_refresh_replications(text[], text[], uuid[])');
@@ -226,7 +230,7 @@ export async function down(knex: Knex): Promise<void> {
     for (const column of [
       'recipe',
       'recipe_key',
-      'device_key',
+      'recipe_device_key',
       'replicates',
       'replicates_note',
       'replication_count',
@@ -237,6 +241,6 @@ export async function down(knex: Knex): Promise<void> {
       t.dropColumn(column);
   });
   await knex.schema.alterTable('hardware_profiles', (t) => {
-    t.dropColumn('device_key');
+    t.dropColumn('recipe_device_key');
   });
 }

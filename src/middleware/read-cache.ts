@@ -1,0 +1,100 @@
+/**
+ * Anonymous reads answered from memory (issue 37). The leaderboard, the results list, model
+ * search and the leaderboard page are what nearly every visitor and agent asks for, mostly
+ * without credentials, and many ask the same addresses. Their answers depend on nothing but
+ * the approved runs and the catalogue, which the read index follows: an answer computed
+ * while the index's change count (`RunReadIndex.changes()`) held a value stays true until it
+ * moves on. So the bytes of such an answer are kept under that count and the request's
+ * address, and served again without the session, authentication, validation or query work.
+ *
+ * Freshness stays the index's: every change notice moves the count (a writer's own request
+ * waits for its notice through `writeVisibly`, so its next read misses and is computed
+ * afresh; others see a change within the notify delay), and with READ_INDEX_FRESHNESS=strict
+ * `current()` catches up before the count is read. Only requests with no cookie and no
+ * Authorization header are served or kept (nothing in them can depend on who asks), only
+ * answers sent whole with 200 and without a cookie or `private`/`no-store`.
+ */
+import type { RequestHandler, Response } from 'express';
+import { createByteCache } from '../lib/byte-cache.ts';
+import type { RunReadIndex } from '../runs/read-index/read-index.ts';
+
+interface KeptAnswer {
+  body: Buffer;
+  /** Headers the route set (those set before this middleware are set again by the middleware before it). */
+  headers: [string, string | number | string[]][];
+}
+
+/** Says whether an answer came from memory (`hit`) or was computed and may be kept (`miss`), as caches in front of web servers do. */
+export const CACHE_HEADER = 'X-Read-Cache';
+
+/** Bytes an answer is counted as: its body, and a little for its key and headers. */
+const keptSize = (answer: KeptAnswer) => answer.body.length + 1024;
+
+export function readCache({
+  readIndex,
+  paths,
+  clockMoved,
+  maxBytes,
+}: {
+  readIndex: RunReadIndex;
+  /** Exact paths whose anonymous GET answers may be kept. */
+  paths: ReadonlySet<string>;
+  /** Query parameters whose answers move with the clock (`since`): such requests pass through. */
+  clockMoved: ReadonlySet<string>;
+  maxBytes: number;
+}): RequestHandler {
+  const kept = createByteCache<KeptAnswer>(maxBytes, keptSize);
+  return async (req, res, next) => {
+    if (
+      maxBytes === 0 ||
+      req.method !== 'GET' ||
+      !paths.has(req.path) ||
+      req.headers.cookie !== undefined ||
+      req.headers.authorization !== undefined
+    )
+      return next();
+    for (const name of clockMoved) if (req.query[name] !== undefined) return next();
+    if (!(await readIndex.current())) return next();
+    // What an answer may vary on besides the address: htmx fragments and the format asked for. An answer
+    // naming the request's own origin is `private` (src/serialisers/origin.ts) and never kept, so the Host is not part of it.
+    const key = `${readIndex.changes()}\n${req.originalUrl}\n${req.get('hx-request') ?? ''}\n${req.get('accept') ?? ''}`;
+    const answer = kept.get(key);
+    if (answer) {
+      for (const [name, value] of answer.headers) res.setHeader(name, value);
+      res.setHeader(CACHE_HEADER, 'hit');
+      res.send(answer.body);
+      return;
+    }
+    res.setHeader(CACHE_HEADER, 'miss');
+    keepWhenSent(res, new Set(res.getHeaderNames()), (fresh) => kept.set(key, fresh));
+    next();
+  };
+}
+
+/** Catches the route's one whole answer (`res.send`) and hands it to `keep` when it may be served to others. */
+function keepWhenSent(res: Response, headersBefore: ReadonlySet<string>, keep: (answer: KeptAnswer) => void): void {
+  const send = res.send;
+  res.send = function sendAndKeep(this: Response, body?: unknown) {
+    res.send = send;
+    const sendable = typeof body === 'string' || Buffer.isBuffer(body);
+    const cacheControl = String(res.getHeader('cache-control') ?? '');
+    const keepable = res.statusCode === 200 && sendable && !res.hasHeader('set-cookie') && !/private|no-store/.test(cacheControl);
+    // The route's own headers as it set them, before sending adds the length and compression its encoding.
+    const headers = keepable
+      ? res
+          .getHeaderNames()
+          .filter((name) => !headersBefore.has(name) && name !== 'content-length')
+          .map((name): [string, string | number | string[]] => [name, res.getHeader(name)!])
+      : [];
+    const result = send.call(this, body);
+    if (keepable) {
+      // Sending set the content type's charset and the ETag: kept too, so a replay hashes nothing.
+      for (const name of ['content-type', 'etag']) {
+        const value = res.getHeader(name);
+        if (value !== undefined) headers.push([name, value]);
+      }
+      keep({ body: Buffer.isBuffer(body) ? body : Buffer.from(body as string), headers });
+    }
+    return result;
+  } as Response['send'];
+}
