@@ -35,6 +35,9 @@ describe('llm-bench reproduce against the app: recipe in, replication out', func
       const { agent, csrf } = await signedUpAgent(ctx.app);
       set((await createKey(agent, csrf)).key);
     }
+    // The original: 64 prompt and 32 output tokens, two iterations, the launch command's flags.
+    const workload = '--prompt-tokens 64 --max-tokens 32 --iterations 2'.split(' ');
+    const command = 'llama-server -m dense-7b-Q4_K_M.gguf -ngl 99';
     const measured = await llmBench(
       [
         'measure',
@@ -42,14 +45,9 @@ describe('llm-bench reproduce against the app: recipe in, replication out', func
         engine.url,
         '--hf-id',
         fakeHubModels.dense,
-        '--prompt-tokens',
-        '64',
-        '--max-tokens',
-        '32',
-        '--iterations',
-        '2',
+        ...workload,
         '--command',
-        'llama-server -m dense-7b-Q4_K_M.gguf -ngl 99',
+        command,
         '--leaderboard',
         appUrl,
         '--submit',
