@@ -61,6 +61,8 @@ export const messages = {
 
   // Speed tests
   speedTestNotFound: 'Speed-test run not found',
+  replicatesNotFound: 'No approved run has this id: name the run you measured again (its id is in its address, /runs/<id>)',
+  replicatesItself: 'A run cannot replicate itself: name the run you measured again',
   idempotencyKeyFormat: 'Idempotency-Key must be 1-255 visible ASCII characters',
   idempotencyOtherBody: 'Idempotency-Key was already used with a different request body',
   idempotencyInFlight: 'A request with this Idempotency-Key is still in progress; retry shortly',

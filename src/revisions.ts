@@ -122,7 +122,8 @@ export type RevisionGatedSubmissionField =
   | 'engineCommit'
   | 'gpuPowerWatts'
   | 'powerSource'
-  | 'hardwareCost';
+  | 'hardwareCost'
+  | 'replicates';
 
 /** Engine flags that only some revisions accept. */
 export type RevisionGatedEngineFlag = 'specDraftWindowSize' | 'warmup' | (typeof SPEC_COUNTER_FLAGS)[number];
@@ -254,6 +255,7 @@ const revision3OnlySubmissionFields = [
   'gpuPowerWatts',
   'powerSource',
   'hardwareCost',
+  'replicates',
   ...EVIDENCE_FIELDS,
 ] as const satisfies readonly RevisionGatedSubmissionField[];
 
@@ -268,6 +270,8 @@ const DERIVED_RUN_FIELDS: Readonly<Partial<Record<RevisionGatedSubmissionField, 
   gpuPowerWatts: ['totalPowerWatts'],
   // The verdict on the evidence belongs to the revision that takes evidence.
   engineTimingsRaw: ['verifiedRun', 'verificationIssues'],
+  // Replication (the recipe it is judged on, and the runs of it) belongs to the revision that takes `replicates`.
+  replicates: ['recipe', 'replications'],
 };
 
 /** Submitted fields that are never stored as given, so no answer has them to omit. */

@@ -129,6 +129,12 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       `One submission per ${seconds(limit.windowMs)} s per account: on 429 wait Retry-After seconds.`,
       `A mistake in a stored run? Within ${RUN_CORRECTION_WINDOW_HOURS} hours of submitting, PATCH ${url(`${profile.speedTests.resultsPath}/{id}`)} with the fields to change (the same validation as a submission; no rate-limit use); ` +
         `DELETE it to withdraw it at any time; GET ${url(`${profile.speedTests.resultsPath}/mine`)} lists your runs in every status, with the admin's reason for a rejected one.`,
+      ...(profile.speedTests.revision3Fields
+        ? [
+            `To measure another user's run again: GET ${url(`${profile.speedTests.resultsPath}/{id}`)} and run its recipe (weights, engine build, engineFlags, workload: recipe.key names it), then submit with "replicates": "<its id>" (llm-bench reproduce <id> does both). ` +
+              "It counts among that run's replications when the recipe key, the device and the card count match and you are another user; the leaderboard ranks replicated runs alone with replicated=true.",
+          ]
+        : []),
       ...(quality
         ? [
             'Quality evaluations (suites, runs with per-task scores): see quality, whose quickStart has the steps for running and for authoring a suite.',

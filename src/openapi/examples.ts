@@ -1,3 +1,4 @@
+import { recipeOf } from '../runs/submission/recipe.ts';
 import { judgeRun } from '../lib/peer-verdict.ts';
 import { activeSequences } from '../lib/labels.ts';
 import { demoModels } from '../db/seeds/demo-models.ts';
@@ -324,6 +325,9 @@ export function answerExamples(profile: RevisionProfile) {
     verdict: exampleVerdict,
     reactionCounts: { fire: 2, rocket: 1 },
     streams: activeSequences(normalised as Record<string, unknown>),
+    recipe: recipeOf({ ...normalised, hfId: model.hfId }),
+    // A new run has no replications yet (another user's run of its recipe on its device would be one).
+    replications: { count: 0, minTokS: null, maxTokS: null, spread: null, runs: [] },
     myEmoji: null,
   };
   const submitted = normalised as Record<string, unknown>;

@@ -58,6 +58,8 @@ export const RUN_FACTS = {
   tensorParallel: { column: 'r.tensor_parallel', kind: 'number' },
   specDecoding: { column: 'r.spec_decoding', kind: 'boolean' },
   mtpEnabled: { column: 'r.mtp_enabled', kind: 'boolean' },
+  /** Approved runs of the same recipe on the same device by other users (kept by the `replications` migration's trigger). */
+  replicationCount: { column: 'r.replication_count', kind: 'number' },
 } as const satisfies Record<string, { column: string; kind: FactKind }>;
 
 export type RunFactName = keyof typeof RUN_FACTS;
@@ -497,6 +499,20 @@ export const leaderboardFacets = {
       label: 'Plausibility',
       control: { kind: 'choice', choices: choices(['true'], () => 'hide suspect runs'), anyLabel: 'all runs' },
     },
+  }),
+  replicated: facet({
+    schema: flag,
+    available: (profile) => profile.speedTests.revision3Fields,
+    description:
+      "`true`: only runs with at least one replication (an approved run of the same recipe on the same device and card count by another user: the run's `replications`); `false`: only runs without one.",
+    terms: (replicated) => (replicated ? [{ fact: 'replicationCount', op: 'atLeast', value: 1 }] : equal('replicationCount', 0)),
+    form: {
+      place: 'more',
+      label: 'Replication',
+      control: { kind: 'choice', choices: choices(['true'], () => 'replicated only'), anyLabel: 'all runs' },
+    },
+    rule: () =>
+      "replicated=true keeps runs that another user measured again with the same recipe (weights, engine build, speed-shaping flags, workload: the run's `recipe.key`) on the same device and card count; each run's `replications` gives their count and spread.",
   }),
 };
 

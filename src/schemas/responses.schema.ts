@@ -153,6 +153,23 @@ const runPowerSource = nullable(z.enum(POWER_SOURCES)).meta({
     "Where the power behind tokPerWatt came from: `measured` (gpuPowerWatts sampled during the timed window by the measuring client, e.g. llm-bench), `stated` (typed gpuPowerWatts, or the hardware's powerWatts); null when the run gives no power (no tokPerWatt)",
 });
 
+/** A run's recipe (src/runs/submission/recipe.ts). */
+const recipeSchema = z.object({
+  key: z.string(),
+  model: z.object({ hfId: z.string(), revision: z.string(), quantization: z.string() }),
+  engine: z.object({ name: z.string(), version: nullable(z.string()), build: nullable(z.string()), commit: nullable(z.string()) }),
+  flags: z.record(z.string(), z.unknown()).meta({ description: 'The speed-shaping engine flags as stated, by name' }),
+  command: nullable(z.string()).meta({ description: 'The launch command as submitted (shown; not part of the key)' }),
+  workload: z.object({
+    promptTokens: count,
+    outputTokens: count,
+    prefillTokens: count.meta({ description: 'Context depth: tokens in the context before the prompt' }),
+    contextLength: z.int().min(1),
+    batchSize: z.int().min(1),
+    concurrency: z.int().min(1),
+  }),
+});
+
 /** Run fields with the revisions that answer them (the stored document is revision 3's). */
 function runShape(profile: RevisionProfile) {
   const revision3 = profile.speedTests.revision3Fields;
@@ -233,6 +250,31 @@ function runShape(profile: RevisionProfile) {
     verificationIssues: nullable(z.array(z.string())).meta({
       description: 'What keeps the run from being verified (empty when verified; null for runs stored before evidence was taken)',
     }),
+    recipe: nullable(recipeSchema).meta({
+      description:
+        'What to run to measure the same thing (`llm-bench reproduce <run id>` runs it): the weights, the engine build, the engine flags that shape speed (not measurement facts such as warmup or spec-decoding counters) and the workload. `key` is one canonical digest per part (weights.engine.flags.workload): runs with equal keys ran the same recipe. Null for runs loaded without one.',
+    }),
+    replicates: nullable(
+      z.object({
+        runId: uuid,
+        counted: z.boolean().meta({ description: "Whether this run counts among that run's replications" }),
+        reason: nullable(z.string()).meta({ description: 'Why it does not count (another recipe or device, the same user, ...)' }),
+      }),
+    ).meta({ description: 'The run this one says it replicates (the submitted `replicates`), null when it names none' }),
+    replications: z
+      .object({
+        count: count.meta({ description: 'Approved runs of the same recipe key on the same device and card count by other users' }),
+        minTokS: nullable(z.number()).meta({
+          description: 'The lowest tokSOut among this run and its replications (null without replications)',
+        }),
+        maxTokS: nullable(z.number()).meta({ description: 'The highest tokSOut among this run and its replications' }),
+        spread: nullable(z.number()).meta({ description: 'maxTokS / minTokS: 1 when every measurement agrees' }),
+        runs: z.array(uuid).meta({ description: 'The ids of the replications, oldest first' }),
+      })
+      .meta({
+        description:
+          'Runs of the same recipe on the same device by other users (whether or not they sent `replicates`), kept current as runs are approved, corrected or withdrawn. The leaderboard ranks replicated runs alone with `replicated=true`.',
+      }),
     myEmoji: nullable(z.enum(reactionEmojis)).meta({ description: "The caller's own reaction (null for anonymous callers)" }),
   };
   for (const field of profile.speedTests.omittedRunFields) delete shape[field];

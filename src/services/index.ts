@@ -10,6 +10,7 @@ import { createModerationService } from '../runs/submission/moderation.service.t
 import { createSpeedTestOwnersService } from '../runs/submission/owners.service.ts';
 import { createPlausibilityService } from '../runs/submission/plausibility.service.ts';
 import { createSpeedTestsService, createSpeedTestWriter } from '../runs/submission/speed-tests.service.ts';
+import { createReplicationsService } from '../runs/reads/replications.service.ts';
 import { createApiKeysService } from './api-keys.service.ts';
 import { createAuditService } from './audit.service.ts';
 import type { ServiceDeps, TransactionServices } from './deps.ts';
@@ -72,6 +73,7 @@ export function createCoreServices(deps: ServiceDeps) {
   const users = createUsersService({ ...transactional, rateLimits });
   const apiKeys = createApiKeysService(transactional);
   const leaderboard = createLeaderboardService({ ...deps, reads });
+  const replications = createReplicationsService(deps);
   return {
     apiKeys,
     deviceLogins: createDeviceLoginsService({ ...deps, apiKeys, rateLimits }),
@@ -87,6 +89,7 @@ export function createCoreServices(deps: ServiceDeps) {
     plausibility,
     profiles: createProfilesService({ ...deps, reads, users }),
     reads,
+    replications,
     qualityPages: createQualityPagesService(deps),
     rateLimits,
     qualityReview: createQualityReviewService(transactional),
@@ -94,8 +97,14 @@ export function createCoreServices(deps: ServiceDeps) {
     qualitySuites: createQualitySuitesService(deps),
     reactions: createReactionsService(deps),
     setups: createSetupsService(deps),
-    speedTests: createSpeedTestsService({ ...submissions, models, reads, resultsList: createResultsListReads({ ...deps, reads }) }),
-    speedTestOwners: createSpeedTestOwnersService({ ...transactional, models, reads }),
+    speedTests: createSpeedTestsService({
+      ...submissions,
+      models,
+      reads,
+      replications,
+      resultsList: createResultsListReads({ ...deps, reads }),
+    }),
+    speedTestOwners: createSpeedTestOwnersService({ ...transactional, models, reads, replications }),
     speedTestContext: createSpeedTestContextService({ ...deps, reads }),
     storage: createStorageService(deps),
     users,

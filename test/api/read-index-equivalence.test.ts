@@ -59,6 +59,15 @@ describe('Read index: the same answers as the SQL path', function () {
         spec_decoding: ctx.db.raw('hashtext(id::text) % 3 = 0'),
         mtp_enabled: ctx.db.raw('hashtext(id::text) % 5 = 0'),
       });
+    // Recipes and devices on most runs (the bench's seeder writes none): the replications trigger
+    // counts each run's replications, so `replicated` matches some runs and not others.
+    await ctx
+      .db('speed_test_runs')
+      .whereIn('id', ctx.db('speed_test_runs').select('id').orderBy('id', 'desc').limit(4000))
+      .update({
+        recipe_key: ctx.db.raw("'recipe-' || (abs(hashtext(model_id::text || quantization)) % 60)"),
+        recipe_device_key: ctx.db.raw('hardware_id::text'),
+      });
     // A viewer with reactions: both paths must put their emoji on the same rows.
     viewerId = (await ctx.db('users').orderBy('username').first('id')).id;
     const reacted = await ctx
@@ -136,6 +145,7 @@ describe('Read index: the same answers as the SQL path', function () {
       isMoE: [true, false],
       since: Object.keys(buckets.since),
       plausible: [true],
+      replicated: [true, false],
       // The results list's own.
       gpuName: present('gpu_name'),
       chipVendor: present('chip_vendor'),

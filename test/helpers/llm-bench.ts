@@ -1,7 +1,9 @@
 import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { TestContext } from './app.ts';
 import { run } from '../../src/cli/llm-bench/commands.ts';
 import type { DetectedHardware } from '../../src/cli/llm-bench/hardware.ts';
 
@@ -71,4 +73,17 @@ export function fakeNvidiaSmiDir(): string {
   );
   chmodSync(path.join(bin, 'nvidia-smi'), 0o755);
   return bin;
+}
+
+/** The test app listening on a loopback port for the file's tests (opened before, closed after): `url()` is its address. */
+export function useLoopbackApp(ctx: TestContext): { url: () => string } {
+  let server: Server;
+  let url = '';
+  before(async () => {
+    server = ctx.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+  return { url: () => url };
 }

@@ -21,6 +21,7 @@ import {
   runDocumentV4,
   runDocumentV5,
   runDocumentV6,
+  runDocumentV7,
   type RunDocumentVersion,
 } from '../../src/runs/read-models/run-document.ts';
 
@@ -46,6 +47,7 @@ const DOCUMENT_VERSIONS: [name: string, version: RunDocumentVersion, sha256: str
   ['runDocumentV4', runDocumentV4, '4743415359bd851d606572fef31e45ca9840b4246574988e5e80c607b2c7b192'],
   ['runDocumentV5', runDocumentV5, 'f324e1d53eb7018715962d5e81636e884715723507b0fb9fb67aa38fa4fa56a7'],
   ['runDocumentV6', runDocumentV6, '02d6cf7562864033148e52e6b6db016eb5fd9bc6d5e29232fc789161ae0dd945'],
+  ['runDocumentV7', runDocumentV7, 'fa972931e408480994c8084eb739b8e62fee1f3829f1ce5beb1b5856931a41eb'],
 ];
 
 const COUNT_LAYOUTS: [name: string, layout: RunCountLayout, sha256: string][] = [

@@ -58,6 +58,7 @@ function makeRun(id: string, rng: () => number, createdAtUs: number): TestRun {
     tensorParallel: pick([1, 2, null]),
     specDecoding: rng() < 0.2,
     mtpEnabled: rng() < 0.1,
+    replicationCount: pick([0, 0, 0, 1, 2, 5]),
     sortKeys: {
       tokSOut: speed(),
       tokSPrefill: speed(),

@@ -13,7 +13,8 @@ import { powerEnv, startPowerSampling, type PowerEnv } from './power.ts';
 import { mapToCatalogue } from './catalogue.ts';
 import { createLeaderboardClient, type LeaderboardClient } from './leaderboard.ts';
 import { measure, type DepthResult } from './measure.ts';
-import { MAIN_HELP, MEASURE_HELP, SUBMIT_HELP, resultTable } from './output.ts';
+import { MAIN_HELP, MEASURE_HELP, REPRODUCE_HELP, SUBMIT_HELP, resultTable } from './output.ts';
+import { comparisonLines, readReproduction, recipeMeasureArgs, type Reproduction } from './reproduce.ts';
 import { buildPayload, missingForSubmission } from './payload.ts';
 import { loginCommand } from './login.ts';
 import { signInAndFindSetup, hardwareOfSetup } from './setups.ts';
@@ -159,7 +160,8 @@ async function dryRunAndSubmit(client: LeaderboardClient, payloads: Record<strin
   return outcomes;
 }
 
-async function measureCommand(args: string[], io: Io): Promise<number> {
+/** `measure`, or with `reproduction` the measurement `reproduce` runs (args: the recipe's flags, then the caller's). */
+async function measureCommand(args: string[], io: Io, reproduction?: Reproduction): Promise<number> {
   const { values: flags } = parse(args, MEASURE_OPTIONS, false);
   if (flags.help) {
     io.stdout(MEASURE_HELP);
@@ -198,12 +200,13 @@ async function measureCommand(args: string[], io: Io): Promise<number> {
   const facts = {
     hfId: flags['hf-id'] ?? (/^[^/\s:]+\/[^/\s:]+$/.test(model) && !/\.gguf$/i.test(model) ? model : undefined),
     quantization: quantization ?? setup?.quantization,
-    engineName: flags.engine ?? engine.engineName ?? setup?.engineName,
+    engineName: flags.engine ?? engine.engineName ?? setup?.engineName ?? reproduction?.recipe.engine.name,
     engineVersion: flags['engine-version'] ?? engine.engineVersion,
     engineCommit: flags['engine-commit'] ?? engine.engineCommit,
     engineBuild: flags['engine-build'],
     commandSnippet: flags.command,
     concurrency: options.concurrency,
+    reproduces: reproduction,
   };
   const missing = missingForSubmission(facts);
   if (flags.submit && missing.length) throw usageError(`To submit, also pass ${missing.join(', ')}.`);
@@ -273,8 +276,10 @@ async function measureCommand(args: string[], io: Io): Promise<number> {
     }
     io.stderr(`saved ${payloads.length} payload${payloads.length === 1 ? '' : 's'} to ${flags.out}\n`);
   }
+  const comparison = reproduction ? comparisonLines(results, reproduction) : [];
   if (!flags.json) {
     for (const result of results) io.stdout(`\n${resultTable(result, options.concurrency)}\n`);
+    for (const line of comparison) io.stdout(`\n${line}\n`);
     if (!flags.submit) {
       io.stdout(
         `\nPayload${payloads.length > 1 ? 's' : ''} (not submitted; pass --submit, or save with --out and run llm-bench submit):\n${JSON.stringify(payloads.length === 1 ? payloads[0] : payloads, null, 2)}\n`,
@@ -285,7 +290,27 @@ async function measureCommand(args: string[], io: Io): Promise<number> {
   const outcomes = flags.submit ? await dryRunAndSubmit(client, payloads, io, Boolean(flags.json)) : undefined;
   if (flags.json)
     io.stdout(
-      `${JSON.stringify({ engine: { ...engine, model }, hardware, results: results.map(({ streamed: _texts, ...figures }) => figures), payloads, ...(outcomes ? { submissions: outcomes } : {}) }, null, 2)}\n`,
+      `${JSON.stringify(
+        {
+          engine: { ...engine, model },
+          hardware,
+          results: results.map(({ streamed: _texts, ...figures }) => figures),
+          payloads,
+          ...(reproduction
+            ? {
+                reproduces: {
+                  runId: reproduction.runId,
+                  originalTokSOut: reproduction.originalTokSOut,
+                  recipe: reproduction.recipe,
+                  comparison,
+                },
+              }
+            : {}),
+          ...(outcomes ? { submissions: outcomes } : {}),
+        },
+        null,
+        2,
+      )}\n`,
     );
   return EXIT.ok;
 }
@@ -320,6 +345,23 @@ async function submitCommand(args: string[], io: Io): Promise<number> {
   return EXIT.ok;
 }
 
+async function reproduceCommand(args: string[], io: Io): Promise<number> {
+  const { values: flags, positionals } = parse(args, MEASURE_OPTIONS, true);
+  if (flags.help) {
+    io.stdout(REPRODUCE_HELP);
+    return EXIT.ok;
+  }
+  if (positionals.length !== 1) throw usageError('reproduce takes one run id: llm-bench reproduce <run id> --base-url URL');
+  const client = createLeaderboardClient({ ...resolveLeaderboard(flags, io.env, false), log: (line) => io.stderr(`${line}\n`) });
+  const reproduction = await readReproduction(client, positionals[0]);
+  const { recipe } = reproduction;
+  io.stderr(
+    `reproducing run ${reproduction.runId}: ${recipe.model.hfId} ${recipe.model.quantization} with ${recipe.engine.name}${recipe.engine.version ? ` ${recipe.engine.version}` : ''}, ` +
+      `${recipe.workload.promptTokens} prompt / ${recipe.workload.outputTokens} output tokens at depth ${recipe.workload.prefillTokens}, ${recipe.workload.concurrency} in flight\n`,
+  );
+  return measureCommand([...recipeMeasureArgs(reproduction), ...args.filter((arg) => arg !== positionals[0])], io, reproduction);
+}
+
 export async function main(argv: string[], io: Io): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
@@ -327,6 +369,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
       return measureCommand(rest, io);
     case 'submit':
       return submitCommand(rest, io);
+    case 'reproduce':
+      return reproduceCommand(rest, io);
     case 'login':
       return loginCommand(rest, io);
     case undefined:
@@ -336,7 +380,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.stdout(MAIN_HELP);
       return command === undefined ? EXIT.usage : EXIT.ok;
     default:
-      throw usageError(`Unknown command "${command}": use measure, submit or login (llm-bench --help).`);
+      throw usageError(`Unknown command "${command}": use measure, submit, reproduce or login (llm-bench --help).`);
   }
 }
 

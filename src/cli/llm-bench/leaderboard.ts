@@ -124,6 +124,18 @@ export function createLeaderboardClient(options: LeaderboardOptions) {
       return answer.body;
     },
 
+    /** GET /api/speed-tests/{id} (public): an approved run with its recipe. */
+    async run(id: string): Promise<Json> {
+      const answer = await call('GET', `${RESULTS_PATH}/${encodeURIComponent(id)}`).catch(asUnavailable);
+      if (answer.status === 404)
+        throw new CliError(
+          EXIT.validationFailed,
+          `No approved run ${id} at ${base}: check the id (it is in the run's address, /runs/<id>).`,
+        );
+      if (answer.status !== 200) failOn(answer, `Reading run ${id}`);
+      return answer.body;
+    },
+
     async dryRun(payload: unknown): Promise<DryRunAnswer> {
       const answer = await call('POST', `${RESULTS_PATH}/dry-run`, payload).catch(asUnavailable);
       if (answer.status !== 200 || answer.body.valid !== true) failOn(answer, 'The dry-run');

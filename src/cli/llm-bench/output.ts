@@ -52,6 +52,7 @@ export const MAIN_HELP = `llm-bench: measure a running LLM engine and submit the
 Usage:
   llm-bench measure --base-url URL [options]   measure an OpenAI-compatible server or Ollama
   llm-bench submit FILE.json [options]         dry-run and submit a saved payload
+  llm-bench reproduce RUN_ID --base-url URL    measure a leaderboard run's recipe on your engine
   llm-bench login [--leaderboard URL]          sign in through the browser and save an API key
   llm-bench <command> --help                   options of a command
 
@@ -115,6 +116,23 @@ Output and submission:
   --wait                  on 429 wait for Retry-After instead of failing
 
 Config file: $LLM_BENCH_CONFIG or ~/.config/llm-bench/config.json, e.g. {"apiKey": "bhk_...", "leaderboard": "https://..."}
+
+${EXIT_CODES_HELP}
+`;
+
+export const REPRODUCE_HELP = `Usage: llm-bench reproduce RUN_ID --base-url URL [measure options] [--submit]
+
+Reads the run's recipe from the leaderboard (GET /api/speed-tests/RUN_ID: the weights, the
+engine build, the engine flags that shape speed, the workload) and measures the same
+workload on your engine: --hf-id, --quantization, --prompt-tokens, --max-tokens, --depth,
+--concurrency, --context-length and --command come from the recipe (a flag you give wins).
+Prints your decode tok/s next to the run's. With --submit (and an API key) the result is
+submitted with "replicates": RUN_ID; the leaderboard counts it among the run's
+replications when the recipe and the device match and another user measured it (your
+engine's version is part of the recipe), and the run's page says why when it does not.
+Token counts within 5% of the recipe's are submitted as the recipe's.
+
+Takes every option of "llm-bench measure" (see llm-bench measure --help).
 
 ${EXIT_CODES_HELP}
 `;

@@ -9,6 +9,7 @@ import { EVIDENCE_LIMITS, textSample } from '../../runs/submission/evidence.ts';
 import type { Hardware } from './hardware.ts';
 import type { DepthResult, RoundFigures, Stat } from './measure.ts';
 import type { PowerSummary } from './power.ts';
+import { reproducedCounts, type Reproduction } from './reproduce.ts';
 
 export interface RunFacts {
   hfId?: string;
@@ -26,6 +27,8 @@ export interface RunFacts {
   engineBuild?: string;
   power?: PowerSummary;
   notes?: string;
+  /** `llm-bench reproduce`: the run measured again; its recipe's flags and workload are the payload's. */
+  reproduces?: Reproduction;
 }
 
 const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
@@ -50,6 +53,12 @@ function measurementNotes(result: DepthResult, facts: RunFacts): string {
     parts.push(`Power measured by llm-bench with ${facts.power.probe}, averaged per device over the decode windows.`);
   if (result.depth)
     parts.push(`Context depth ${result.contextTokens} tokens primed before the prompt (untimed request, same nonce-led prefix).`);
+  if (facts.reproduces) {
+    const counts = reproducedCounts(result, facts.reproduces);
+    parts.push(
+      `Reproduces run ${facts.reproduces.runId} (llm-bench reproduce): ${counts.matches ? `its workload, measured within 5% (prompt ${result.promptTokens}, output ${result.outputTokens}, depth ${result.contextTokens} tokens)` : 'a workload other than its recipe states'}.`,
+    );
+  }
   if (facts.notes) parts.push(facts.notes);
   return parts.join(' ').slice(0, 2000);
 }
@@ -57,9 +66,14 @@ function measurementNotes(result: DepthResult, facts: RunFacts): string {
 export function buildPayload(result: DepthResult, facts: RunFacts): Record<string, unknown> {
   const stats = result.stats;
   const flags = {
+    // A reproduction runs the recipe's speed-shaping flags.
+    ...(facts.reproduces?.recipe.flags ?? {}),
     ...(facts.commandSnippet ? { commandSnippet: facts.commandSnippet } : {}),
     ...(facts.concurrency > 1 ? { concurrency: facts.concurrency } : {}),
   };
+  const counts = facts.reproduces
+    ? reproducedCounts(result, facts.reproduces)
+    : { promptTokens: result.promptTokens, outputTokens: result.outputTokens, prefillTokens: result.contextTokens };
   return {
     ...(facts.hfId ? { hfId: facts.hfId } : {}),
     hardware: facts.hardware,
@@ -72,16 +86,17 @@ export function buildPayload(result: DepthResult, facts: RunFacts): Record<strin
     ...(facts.power?.peakVramGb ? { peakVramGb: facts.power.peakVramGb } : {}),
     ...(facts.engineVersion ? { engineVersion: facts.engineVersion.slice(0, 512) } : {}),
     ...(facts.backend ? { backend: facts.backend } : {}),
-    promptTokens: result.promptTokens,
-    outputTokens: result.outputTokens,
+    promptTokens: counts.promptTokens,
+    outputTokens: counts.outputTokens,
     ...(facts.contextLength ? { contextLength: facts.contextLength } : {}),
     batchSize: 1,
-    prefillTokens: result.contextTokens,
+    prefillTokens: counts.prefillTokens,
     ...(facts.engineCommit ? { engineCommit: facts.engineCommit } : {}),
     ...(facts.engineBuild ? { engineBuild: facts.engineBuild.slice(0, 256) } : {}),
     ...(facts.power?.gpuPowerWatts ? { gpuPowerWatts: facts.power.gpuPowerWatts, powerSource: 'measured' } : {}),
     notes: measurementNotes(result, facts),
     ...(Object.keys(flags).length ? { engineFlags: flags } : {}),
+    ...(facts.reproduces ? { replicates: facts.reproduces.runId } : {}),
     ...evidenceOf(result, facts.concurrency),
   };
 }
@@ -162,7 +177,7 @@ export function evidenceOf(result: DepthResult, concurrency: number): Record<str
 
 /** What a payload still lacks before the leaderboard can take it, as flags to pass. */
 export function missingForSubmission(
-  facts: Pick<RunFacts, 'hfId' | 'quantization' | 'engineName' | 'commandSnippet' | 'concurrency'>,
+  facts: Pick<RunFacts, 'hfId' | 'quantization' | 'engineName' | 'commandSnippet' | 'concurrency' | 'reproduces'>,
 ): string[] {
   const missing: string[] = [];
   if (!facts.hfId) missing.push('--hf-id <org/model> (the hub id of the weights served)');
@@ -171,5 +186,7 @@ export function missingForSubmission(
   // Revision 3 needs a commandSnippet whenever engineFlags is sent, and concurrency lives there.
   if (facts.concurrency > 1 && !facts.commandSnippet)
     missing.push('--command "<the engine launch command>" (needed to record --concurrency)');
+  else if (Object.keys(facts.reproduces?.recipe.flags ?? {}).length > 0 && !facts.commandSnippet)
+    missing.push('--command "<the engine launch command>" (needed to record the recipe\'s engine flags)');
   return missing;
 }

@@ -324,5 +324,34 @@ export const runDocumentV5 = extendRunDocument(runDocumentV4, {
  */
 export const runDocumentV6 = extendRunDocument(runDocumentV5, { fields: [['powerSource', 'r.power_source']] });
 
+/**
+ * V7, installed by 20261202030000_replications: `recipe` (what to run to measure the same
+ * thing: src/runs/submission/recipe.ts), `replicates` (the run this one names as the one it
+ * replicates, whether it counts and why not) and `replications` (approved runs of the same
+ * recipe on the same device by other users: their count, the lowest and highest tokSOut
+ * among them and this run, the ratio of the two, their ids), kept on the run by the
+ * migration's trigger.
+ * Frozen: never edit after its migration has shipped; add a new version instead.
+ */
+export const runDocumentV7 = extendRunDocument(runDocumentV6, {
+  fields: [
+    ['recipe', 'r.recipe'],
+    [
+      'replicates',
+      `case when r.replicates is null then null else json_build_object('runId', r.replicates, 'counted', r.replicates_note is null, 'reason', r.replicates_note) end`,
+    ],
+    [
+      'replications',
+      jsonObject([
+        ['count', 'r.replication_count'],
+        ['minTokS', 'r.replication_min_tok_s'],
+        ['maxTokS', 'r.replication_max_tok_s'],
+        ['spread', 'case when r.replication_min_tok_s > 0 then round((r.replication_max_tok_s / r.replication_min_tok_s)::numeric, 3) end'],
+        ['runs', 'r.replication_runs'],
+      ]),
+    ],
+  ],
+});
+
 /** The version the latest migration installs. */
-export const currentRunDocument = runDocumentV6;
+export const currentRunDocument = runDocumentV7;

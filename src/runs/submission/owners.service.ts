@@ -12,6 +12,7 @@ import { hideSpeedTest, lockSpeedTest, speedTestLabel, type LockedSpeedTest } fr
 import type { ModelsService } from '../../services/models.service.ts';
 import type { Page, SpeedTestFilter, SpeedTestReads, SpeedTestRun } from '../reads/speed-test-reads.ts';
 import { toSpeedTestRun } from '../run-json.ts';
+import type { ReplicationsService } from '../reads/replications.service.ts';
 import { submissionOfStoredRun, validateSubmission } from './speed-tests.service.ts';
 
 const CORRECTION_WINDOW_MS = RUN_CORRECTION_WINDOW_HOURS * 3_600_000;
@@ -136,8 +137,10 @@ function changesOf(before: Record<string, unknown>, after: Record<string, unknow
  * status. Both writes are audited with the owner as the actor; neither uses the
  * submission window. Another user's run is a 404, as a missing one.
  */
-export function createSpeedTestOwnersService(deps: ServiceDeps & Transactional & { models: ModelsService; reads: SpeedTestReads }) {
-  const { db, profile, clock, models, reads, withTransaction } = deps;
+export function createSpeedTestOwnersService(
+  deps: ServiceDeps & Transactional & { models: ModelsService; reads: SpeedTestReads; replications: ReplicationsService },
+) {
+  const { db, profile, clock, models, reads, replications, withTransaction } = deps;
 
   async function factsOf(ids: string[]): Promise<Map<string, OwnRunFacts>> {
     if (ids.length === 0) return new Map();
@@ -258,6 +261,8 @@ export function createSpeedTestOwnersService(deps: ServiceDeps & Transactional &
         else delete merged.engineFlags;
       }
       const submission = parseOrThrow(speedTestSubmissionSchema(profile), merged);
+      // A run named anew must be approved; the one named before may have been withdrawn since (the run's page says so).
+      if (correction.replicates !== undefined) await replications.assertTarget(submission.replicates, id);
       const { normalised, model } = await validateSubmission(profile, models, submission);
       await writeVisibly(deps, async (trx) => {
         const row = await lockOwnRun(trx, userId, id);

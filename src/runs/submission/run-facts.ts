@@ -2,6 +2,7 @@ import { convertToUsd } from '../../data/fx-rates.ts';
 import { deviceOf, type DeviceFacts } from '../../lib/hardware-devices.ts';
 import { findCpu, findGpu } from '../../lib/hardware-lookup.ts';
 import type { NormalisedSpeedTest } from './normalise.ts';
+import { deviceKeyOf } from './verdict.ts';
 
 /**
  * The columns a run carries besides what was submitted: copies of the hardware, model,
@@ -27,6 +28,8 @@ export interface SpeedTestFacets {
   mtp_enabled: boolean;
   power_watts: number | null;
   hardware_cost_usd: number | null;
+  /** The device and card count (`deviceKeyOf`) of every run: replications are runs of one recipe on one such key. */
+  recipe_device_key: string | null;
 }
 
 /**
@@ -108,6 +111,7 @@ export function speedTestFacets(
     // Measured watts win over the declared figure.
     power_watts: run.totalPowerWatts ?? systemPower ?? null,
     hardware_cost_usd: costs && costs.length > 0 && costs.every((c) => c !== null) ? costs.reduce((a, b) => a! + b!, 0) : null,
+    recipe_device_key: deviceKeyOf(hw),
   };
 }
 
@@ -132,6 +136,7 @@ export function hardwareProfileRow(hw: NormalisedSpeedTest['hardware']) {
     memory_gb: memoryGb(hw),
     os_family: osFamily(hw.os),
     hardware_search: hardwareSearchText(hw),
+    recipe_device_key: deviceKeyOf(hw),
     details: JSON.stringify(hw),
   };
 }

@@ -411,6 +411,13 @@ function buildSubmissionSchema(profile: RevisionProfile) {
     engineTimingsRaw: gate('engineTimingsRaw', evidence.engineTimingsRaw),
     samples: gate('samples', evidence.samples),
     sampleStats: gate('sampleStats', evidence.sampleStats),
+    replicates: gate(
+      'replicates',
+      z.uuid({ error: 'Must be a run id (uuid)' }).optional().meta({
+        description:
+          "The id of an approved run this one measures again with the same recipe (`recipe` of that run; `llm-bench reproduce <run id>` sends it). It counts among that run's `replications` when the recipe and the device match and another user measured it; otherwise it is stored and `replicates.reason` says why it does not count.",
+      }),
+    ),
   });
 }
 

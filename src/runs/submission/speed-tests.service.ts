@@ -1,5 +1,6 @@
 import { NotFound } from '../../lib/errors.ts';
 import { speedTestFacets } from './run-facts.ts';
+import { recipeColumns } from './recipe.ts';
 import {
   dryRunParts,
   normaliseParsedSubmission,
@@ -19,6 +20,7 @@ import { resolvedModelSummary, type ModelRow, type ModelsService, type ResolvedM
 import type { SpeedTestDocumentRow, SpeedTestReads, SpeedTestRun } from '../reads/speed-test-reads.ts';
 import { toSpeedTestRun } from '../run-json.ts';
 import type { ResultsListReads } from '../reads/results-list.ts';
+import type { ReplicationsService } from '../reads/replications.service.ts';
 import { submitInWindow, type SubmissionWindowService, type WindowState } from '../../services/submission-window.service.ts';
 import { assertVisibleWrite } from '../../services/visible-writes.ts';
 
@@ -150,6 +152,7 @@ export function createSpeedTestWriter({ db }: Pick<ServiceDeps, 'db'>) {
       // The verdict on the board as it is; the others of its device are re-judged in the background (the trigger queues it).
       ...verdictColumns(await judgeSubmission(db, normalised, modelRow, { id, userId })),
       ...submittedColumns(normalised),
+      ...recipeColumns({ ...normalised, hfId: modelRow.hf_id }),
       model_id: modelRow.id,
       hardware_id: hardwareId,
       engine_id: engineId,
@@ -228,13 +231,17 @@ export function createSpeedTestsService(
       windows: SubmissionWindowService;
       models: ModelsService;
       reads: SpeedTestReads;
+      replications: ReplicationsService;
       resultsList: ResultsListReads;
     },
 ) {
-  const { profile, reads, windows, models, withTransaction } = deps;
+  const { profile, reads, windows, models, replications, withTransaction } = deps;
   const submissionRule = profile.speedTests.submissionLimit;
 
-  const validate = (submission: SpeedTestSubmission) => validateSubmission(profile, models, submission);
+  const validate = async (submission: SpeedTestSubmission) => {
+    await replications.assertTarget(submission.replicates);
+    return validateSubmission(profile, models, submission);
+  };
 
   /** One approved run's stored document; `viewerId` fills `myEmoji`. */
   async function getDocument(id: string, viewerId: string | null = null): Promise<SpeedTestDocumentRow> {

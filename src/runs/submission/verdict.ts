@@ -213,13 +213,23 @@ export function peerKeysOf(run: {
   hardware: DeviceFacts & { gpuCount?: number | null };
 }): PeerKeys | null {
   if (!isSingleStream(run.batchSize, run.engineFlags)) return null;
+  const deviceKey = deviceKeyOf(run.hardware);
+  if (!deviceKey) return null;
+  return { deviceKey, setupKey: `${run.weightsId}|${quantizationKey(run.quantization)}|${deviceKey}` };
+}
+
+/**
+ * The resolved device and card count a run measured on (`PeerKeys.deviceKey`), whatever its
+ * streams: peers are single-stream runs of one key, replications runs of one recipe on one
+ * key (src/runs/submission/recipe.ts). Null when the run names no device.
+ */
+export function deviceKeyOf(hardware: DeviceFacts & { gpuCount?: number | null }): string | null {
   // A device nobody named is no device: runs without a name are nobody's peers.
-  const { hwClass, gpuName, chipFamily, cpu } = run.hardware;
+  const { hwClass, gpuName, chipFamily, cpu } = hardware;
   const written = hwClass === 'DISCRETE_GPU' ? gpuName : hwClass === 'UNIFIED' ? chipFamily : cpu;
   if (!written?.trim()) return null;
-  const cards = run.hardware.hwClass === 'DISCRETE_GPU' ? (run.hardware.gpuCount ?? 1) : 1;
+  const cards = hardware.hwClass === 'DISCRETE_GPU' ? (hardware.gpuCount ?? 1) : 1;
   // A CPU-only run on a unified chip decodes on its CPU cores, not its GPU: another board (the real set's one such pair is 11× apart).
   const processor = hwClass === 'CPU_ONLY' ? '+cpu' : '';
-  const deviceKey = `${deviceOf(run.hardware).slug}${processor}×${cards}`;
-  return { deviceKey, setupKey: `${run.weightsId}|${quantizationKey(run.quantization)}|${deviceKey}` };
+  return `${deviceOf(hardware).slug}${processor}×${cards}`;
 }
