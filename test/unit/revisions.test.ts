@@ -359,7 +359,16 @@ describe('revision profiles', () => {
       'samples',
       'sampleStats',
     ];
-    const rev3Fields = ['engineRepository', 'engineBuild', 'engineCommit', 'gpuPowerWatts', 'powerSource', 'hardwareCost', ...evidence];
+    const rev3Fields = [
+      'engineRepository',
+      'engineBuild',
+      'engineCommit',
+      'gpuPowerWatts',
+      'powerSource',
+      'hardwareCost',
+      'replicates',
+      ...evidence,
+    ];
     // What answers leave out: the stored evidence (the whole texts are never stored) and the verdict on it.
     const rev3Answered = [
       'engineRepository',
@@ -368,9 +377,12 @@ describe('revision profiles', () => {
       'gpuPowerWatts',
       'powerSource',
       'hardwareCost',
+      'replicates',
       ...evidence.filter((field) => field !== 'prompt' && field !== 'outputText'),
       'verifiedRun',
       'verificationIssues',
+      'recipe',
+      'replications',
     ];
 
     it('revision 1 accepts neither the prefill fields nor the revision-3 fields', () => {
@@ -432,8 +444,17 @@ describe('revision profiles', () => {
 
     it('revisions 2 and 3 add the extended leaderboard filters', () => {
       for (const p of [revision2Profile, revision3Profile]) {
-        // Beyond the spec too, with the extended filters (issue 36): the model tree and "what fits my memory".
-        expect(leaderboardParams(p)).to.have.members([...shortLeaderboard, ...extraLeaderboard, ...beyondSpec, 'scope', 'memoryAtMost']);
+        // Beyond the spec too, with the extended filters (issue 36): the model tree and "what fits my memory";
+        // revision 3, which takes `replicates`, also filters on replication (issue 34).
+        const replication = p === revision3Profile ? ['replicated'] : [];
+        expect(leaderboardParams(p)).to.have.members([
+          ...shortLeaderboard,
+          ...extraLeaderboard,
+          ...beyondSpec,
+          'scope',
+          'memoryAtMost',
+          ...replication,
+        ]);
       }
     });
 
