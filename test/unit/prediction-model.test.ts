@@ -1,0 +1,226 @@
+/**
+ * The prediction model (src/lib/prediction-model.ts) judged on real runs (issue 38): every
+ * fifth run is left out, the model is fitted on the rest and predicts it. Targets on each set:
+ * answered for >= 90% of the left-out runs, median absolute error <= 15%, and the 80%
+ * intervals hold 70-90% of the measured figures.
+ *
+ * The sets (test/fixtures/real-runs, README there): LocalScore's public results (1,218 runs,
+ * read and resolved as test/unit/plausibility-localscore.test.ts reads them) and the older
+ * real set of runs.ts + models.ts (221 runs from many sources). Only single-stream runs count
+ * (batch 1, one request in flight, no speculative decoding): the model predicts one stream.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { expect } from 'chai';
+import type { HubModelInfo } from '../../src/clients/hub.ts';
+import type { HardwareForBandwidth } from '../../src/lib/hardware-lookup.ts';
+import { catalogueEntryFromHub } from '../../src/lib/model-metadata.ts';
+import {
+  fitPredictionModel,
+  isUnknown,
+  memoryAvailableGb,
+  predict,
+  type PredictionSetup,
+  type ScoredPrediction,
+  type TrackRecord,
+  type TrainingRun,
+  trackRecordOf,
+} from '../../src/lib/prediction-model.ts';
+import { normaliseHardware } from '../../src/runs/submission/normalise.ts';
+import type { SubmittedHardware } from '../../src/runs/submission/speed-test.schema.ts';
+import { type RealModel, realModels } from '../fixtures/real-runs/models.ts';
+import { type RealHardware, type RealRun, realRuns } from '../fixtures/real-runs/runs.ts';
+
+const LOCALSCORE = resolve(import.meta.dirname, '../fixtures/real-runs/localscore.tsv');
+
+/** Parameter counts from the model cards (as test/unit/plausibility-localscore.test.ts). */
+const LOCALSCORE_MODELS: Record<string, number> = {
+  'Llama 3.2 1B Instruct': 1.24,
+  'Llama 3.2 3B Instruct': 3.21,
+  'Meta Llama 3.1 8B Instruct': 8.03,
+  'Qwen2.5 14B Instruct': 14.77,
+};
+
+function localScoreRuns(): TrainingRun[] {
+  const [head, ...lines] = readFileSync(LOCALSCORE, 'utf8').trim().split('\n');
+  const columns = head!.split('\t');
+  return lines.flatMap((line) => {
+    const row = Object.fromEntries(line.split('\t').map((value, i) => [columns[i], value])) as Record<string, string>;
+    const paramsB = LOCALSCORE_MODELS[row.model_name!];
+    if (paramsB === undefined) return [];
+    const device = row.accel_name!;
+    const os = row.system_os!;
+    const hardware =
+      row.accel_type === 'CPU'
+        ? { hwClass: 'CPU_ONLY', cpu: device, ramGb: Number(row.system_ram), os }
+        : device.startsWith('Apple')
+          ? { hwClass: 'UNIFIED', chipVendor: '', chipFamily: device, chipVariant: '', unifiedMemoryGb: Number(row.accel_ram), os }
+          : { hwClass: 'DISCRETE_GPU', gpuName: device, vramGb: Number(row.accel_ram), cpu: row.system_cpu, os };
+    return [
+      {
+        id: `localscore-${row.test_num}`,
+        tokSOut: Number(row.gen_tps),
+        setup: {
+          hardware: normaliseHardware(hardware as SubmittedHardware) as HardwareForBandwidth,
+          engineName: 'llamafile',
+          quantization: row.model_quant!,
+          model: { key: row.model_name!, paramsB, activeParamsB: null, isMoE: false },
+        },
+      },
+    ];
+  });
+}
+
+/** The hub's answer for a fixture model (as test/unit/plausibility-real-runs.test.ts builds it). */
+function hubAnswer(model: RealModel): HubModelInfo {
+  const total = Math.round(model.paramsB * 1e9);
+  const base = model.hub.baseModel;
+  return {
+    id: model.hfId,
+    gated: false,
+    tags: [model.hub.format, ...(base ? [`base_model:${base.relation}:${base.hfId}`, `base_model:${base.hfId}`] : [])],
+    ...(base ? { cardData: { base_model: base.hfId } } : {}),
+    ...(model.hub.format === 'gguf'
+      ? { gguf: { total, architecture: model.hub.architecture } }
+      : { safetensors: { total }, config: { architectures: [model.hub.architecture], model_type: model.hub.modelType } }),
+    ...(model.hub.configJson ? { configJson: model.hub.configJson } : {}),
+  };
+}
+
+function submittedHardware(hardware: RealHardware): SubmittedHardware {
+  switch (hardware.hwClass) {
+    case 'DISCRETE_GPU':
+      return ('gpus' in hardware ? hardware : { ...hardware, vramGb: hardware.vramGb ?? 1 }) as SubmittedHardware;
+    case 'UNIFIED':
+      return { ...hardware, unifiedMemoryGb: hardware.unifiedMemoryGb ?? 1 } as SubmittedHardware;
+    case 'CPU_ONLY':
+      return { ...hardware, ramGb: hardware.ramGb ?? 1 } as SubmittedHardware;
+  }
+}
+
+const singleStream = (run: RealRun) =>
+  run.batchSize === 1 && (run.engineFlags?.concurrency ?? 1) === 1 && run.engineFlags?.specDecoding !== true;
+
+function olderSetRuns(): TrainingRun[] {
+  const models = new Map(realModels.map((model) => [model.hfId, model]));
+  return realRuns.filter(singleStream).map((run) => {
+    const model = models.get(run.hfId)!;
+    const entry = catalogueEntryFromHub(hubAnswer(model), model.hfId);
+    const setup: PredictionSetup = {
+      hardware: normaliseHardware(submittedHardware(run.hardware)) as HardwareForBandwidth,
+      parallelism: { engineName: run.engineName, engineFlags: run.engineFlags ?? null },
+      engineName: run.engineName,
+      backend: run.backend ?? null,
+      quantization: run.quantization,
+      model: {
+        key: (model.hub.baseModel?.hfId ?? model.hfId).toLowerCase(),
+        paramsB: model.paramsB,
+        activeParamsB: model.activeParamsB ?? entry.activeParams,
+        isMoE: model.isMoE,
+        nativeBitsPerWeight: entry.nativeBitsPerWeight,
+      },
+    };
+    return { id: run.id, tokSOut: run.tokSOut, setup };
+  });
+}
+
+interface Evaluation extends TrackRecord {
+  size: number;
+  heldOut: number;
+  answered: number;
+}
+
+/** Leaves out every fifth run, fits on the rest, predicts each left-out run. */
+function leaveEveryFifthOut(runs: TrainingRun[]): Evaluation {
+  const heldOut = runs.filter((_, i) => i % 5 === 4);
+  const model = fitPredictionModel(runs.filter((_, i) => i % 5 !== 4));
+  const scored: ScoredPrediction[] = [];
+  for (const run of heldOut) {
+    const prediction = predict(model, run.setup);
+    if (isUnknown(prediction)) continue;
+    scored.push({ ...prediction.tokSOut, measured: run.tokSOut });
+  }
+  return { size: runs.length, heldOut: heldOut.length, answered: scored.length, ...trackRecordOf(scored) };
+}
+
+const report = (name: string, e: Evaluation) =>
+  `      ${name}: ${e.size} runs, ${e.heldOut} left out, answered ${e.answered} (${((100 * e.answered) / e.heldOut).toFixed(1)}%), median absolute error ${(100 * e.medianAbsError!).toFixed(1)}%, 80% interval held ${(100 * e.intervalHitRate!).toFixed(1)}%`;
+
+function expectTargets(e: Evaluation): void {
+  expect(e.answered / e.heldOut, 'answered').to.be.at.least(0.9);
+  expect(e.medianAbsError, 'median absolute error').to.be.at.most(0.15);
+  expect(e.intervalHitRate, 'interval hit rate').to.be.within(0.7, 0.9);
+}
+
+describe('prediction model on real runs, every fifth left out', function () {
+  this.timeout(120_000);
+  let localScore: Evaluation;
+  let older: Evaluation;
+
+  before(() => {
+    localScore = leaveEveryFifthOut(localScoreRuns());
+    older = leaveEveryFifthOut(olderSetRuns());
+    console.log(`${report('LocalScore set', localScore)}\n${report('older real set', older)}`);
+  });
+
+  it('LocalScore (1,000+ runs): answers >= 90%, median absolute error <= 15%, 80% intervals hold 70-90%', () => {
+    expect(localScore.size).to.be.at.least(1000);
+    expectTargets(localScore);
+  });
+
+  it('the older real set (200+ runs): answers >= 90%, median absolute error <= 15%, 80% intervals hold 70-90%', () => {
+    expect(older.size).to.be.at.least(150);
+    expectTargets(older);
+  });
+});
+
+describe('prediction model: answers and refusals', () => {
+  const runs = localScoreRuns();
+  const model = fitPredictionModel(runs);
+  const rtx3090 = runs.find((run) => run.setup.hardware.gpuName === 'NVIDIA GeForce RTX 3090')!;
+
+  it('names the unknown device, quantization or model instead of guessing', () => {
+    const device = predict(model, { ...rtx3090.setup, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'Quantum Flux 9000', vramGb: 24 } });
+    expect(device).to.deep.include({ unknown: 'device' });
+    const quant = predict(model, { ...rtx3090.setup, quantization: 'ZZ9' });
+    expect(quant).to.deep.include({ unknown: 'quantization' });
+    const moe = predict(model, { ...rtx3090.setup, model: { key: 'x/moe', paramsB: 30, activeParamsB: null, isMoE: true } });
+    expect(moe).to.deep.include({ unknown: 'model' });
+  });
+
+  it('says a 70B model at F16 does not fit one 24 GB card, and an 8B at Q4_K_M does', () => {
+    const big = predict(model, {
+      ...rtx3090.setup,
+      quantization: 'F16',
+      model: { key: 'x/70b', paramsB: 70.6, activeParamsB: null, isMoE: false },
+    });
+    const small = predict(model, {
+      ...rtx3090.setup,
+      quantization: 'Q4_K_M',
+      model: { key: 'x/8b', paramsB: 8.03, activeParamsB: null, isMoE: false },
+    });
+    if (isUnknown(big) || isUnknown(small)) throw new Error('expected answers');
+    expect(big.fits).to.equal(false);
+    expect(big.memoryNeededGb).to.be.above(140);
+    expect(small.fits).to.equal(true);
+    expect(small.memoryNeededGb).to.be.within(4, 8);
+    expect(memoryAvailableGb(rtx3090.setup.hardware)).to.equal(24);
+  });
+
+  it('predicts slower decoding deeper into the context, and more memory for it', () => {
+    const shallow = predict(model, rtx3090.setup);
+    const deep = predict(model, rtx3090.setup, { contextDepth: 32_768 });
+    if (isUnknown(shallow) || isUnknown(deep)) throw new Error('expected answers');
+    expect(deep.tokSOut.estimate).to.be.below(shallow.tokSOut.estimate);
+    expect(deep.memoryNeededGb).to.be.above(shallow.memoryNeededGb);
+  });
+
+  it('widens the interval for a device it has never seen', () => {
+    const seen = predict(model, rtx3090.setup);
+    const unseen = predict(model, { ...rtx3090.setup, hardware: { hwClass: 'DISCRETE_GPU', gpuName: 'NVIDIA H200', vramGb: 141 } });
+    if (isUnknown(seen) || isUnknown(unseen)) throw new Error('expected answers');
+    const width = (p: typeof seen) => Math.log(p.tokSOut.high / p.tokSOut.low);
+    expect(width(unseen)).to.be.above(width(seen));
+    expect(seen.basis.similar.length).to.be.above(0);
+  });
+});
