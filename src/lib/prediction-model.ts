@@ -99,6 +99,8 @@ export interface SetupFeatures {
   backend: string;
   /** One setup: device, cards, weights, quantization, engine. */
   setupKey: string;
+  /** The same without the engine: what a prediction's track record matches later runs on. */
+  weightsKey: string;
 }
 
 export type Unknown = { unknown: 'device' | 'quantization' | 'model'; reason: string };
@@ -128,13 +130,6 @@ export function engineKey(engineName: string | null | undefined): string {
     .toLowerCase()
     .replace(/[\s_-]+/g, '');
   return key === '' ? 'unstated' : key;
-}
-
-function quantKey(quantization: string): string {
-  return quantization
-    .trim()
-    .toUpperCase()
-    .replace(/[\s_\-./:+(),]+/g, '_');
 }
 
 function osKey(os: string | null | undefined): string {
@@ -184,7 +179,8 @@ export function setupFeatures(setup: PredictionSetup): SetupFeatures | Unknown {
   const streaming = hardware.hwClass === 'DISCRETE_GPU' ? cardsStreamingAtOnce(parallelism, cards) : 1;
   const tflops = peakFp16Of(hardware);
   const engine = engineKey(setup.engineName ?? parallelism.engineName);
-  const quant = quantKey(setup.quantization);
+  // Spellings of one quantization ('Q4_K - Medium', 'q4_k_m') share the roofline's bits.
+  const quant = `${bits.toFixed(2)}b`;
   const modelKey = model.key.trim().toLowerCase();
   return {
     hwClass: hardware.hwClass as HwClass,
@@ -206,6 +202,7 @@ export function setupFeatures(setup: PredictionSetup): SetupFeatures | Unknown {
     os: osKey(hardware.os),
     backend: engineKey(setup.backend),
     setupKey: [device.slug, cards, modelKey, quant, engine].join('|'),
+    weightsKey: [device.slug, cards, modelKey, quant].join('|'),
   };
 }
 
@@ -263,6 +260,11 @@ interface FactorFit {
   tau2: number;
 }
 
+interface ZRange {
+  low: number;
+  high: number;
+}
+
 interface ClassFit {
   /** log efficiency where the overhead does not count (low bounds). */
   alpha: number;
@@ -270,7 +272,8 @@ interface ClassFit {
   beta: number;
   n: number;
   /** Multiplies the predictive variance so that 80% of left-out runs fall inside the 80% interval. */
-  scale2: number;
+  /** Where the 80% interval's ends fall, in predictive standard deviations from the estimate. */
+  z: Record<'seen' | 'unseen', ZRange>;
 }
 
 export interface HierarchicalFit {
@@ -362,7 +365,12 @@ function fitHierarchical(observations: Observation[], factors: string[], calibra
         }
         if (sse < best.sse) best = { sse, alpha, beta };
       }
-      classes[hwClass] = { alpha: best.alpha, beta: best.beta, n: members.length, scale2: 1 };
+      classes[hwClass] = {
+        alpha: best.alpha,
+        beta: best.beta,
+        n: members.length,
+        z: { seen: { low: -Z_80, high: Z_80 }, unseen: { low: -Z_80, high: Z_80 } },
+      };
     }
     for (let i = 0; i < n; i += 1) fixed[i] = fixedPart(classes[observations[i]!.hwClass], observations[i]!.x);
   };
@@ -432,6 +440,8 @@ function fitHierarchical(observations: Observation[], factors: string[], calibra
 interface Estimate {
   mean: number;
   variance: number;
+  /** The 80% interval's ends in standard deviations. */
+  z: ZRange;
   /** Runs behind the most specific group that was seen (0: none of them). */
   support: number;
 }
@@ -457,8 +467,17 @@ const CALIBRATION_FOLDS = 5;
  * its fold out, fall within ±z of the predictive spread: the intervals are calibrated on how
  * the model does on runs it has not seen, wherever the board's runs put them.
  */
+/** Whether a setup's device has runs in the fit: the two are calibrated apart (an unseen device is a wider guess). */
+type Stratum = 'seen' | 'unseen';
+
+function stratumOf(fit: HierarchicalFit, keys: string[]): Stratum {
+  const device = fit.factors.indexOf('device');
+  return device >= 0 && fit.fits[device]!.effects.has(keys[device]!) ? 'seen' : 'unseen';
+}
+
 function calibrate(fit: HierarchicalFit, observations: Observation[]): void {
-  const standardised: Record<HwClass, number[]> = { DISCRETE_GPU: [], UNIFIED: [], CPU_ONLY: [] };
+  const standardised = new Map<string, number[]>();
+  const add = (key: string, value: number) => standardised.set(key, [...(standardised.get(key) ?? []), value]);
   if (observations.length >= 2 * CALIBRATION_FOLDS) {
     for (let fold = 0; fold < CALIBRATION_FOLDS; fold += 1) {
       const rest = fitHierarchical(
@@ -469,18 +488,28 @@ function calibrate(fit: HierarchicalFit, observations: Observation[]): void {
       observations.forEach((o, i) => {
         if (i % CALIBRATION_FOLDS !== fold) return;
         const e = estimate(rest, o.hwClass, o.x, o.keys);
-        standardised[o.hwClass].push(Math.abs(o.y - e.mean) / Math.sqrt(e.variance));
+        const z = (o.y - e.mean) / Math.sqrt(e.variance);
+        const stratum = stratumOf(rest, o.keys);
+        for (const key of ['all', stratum, `${o.hwClass}|${stratum}`]) add(key, z);
       });
     }
   }
-  const all = Object.values(standardised).flat();
-  const pooled = all.length > 0 ? quantile(all, INTERVAL_LEVEL) / Z_80 : 1;
+  // The 10% and 90% points of the left-out runs' standardised errors (the spread is not
+  // symmetric: a run that went wrong is slower, rarely faster); each leans on the broader
+  // group's where its runs are few (k runs' weight).
+  const k = CLASS_PRIOR_RUNS;
+  const tail = (INTERVAL_LEVEL + 1) / 2;
+  const quantilesOf = (key: string, prior: ZRange): ZRange => {
+    const own = standardised.get(key) ?? [];
+    if (own.length === 0) return prior;
+    const mix = (value: number, base: number) => (own.length * value + k * base) / (own.length + k);
+    return { low: mix(quantile(own, 1 - tail), prior.low), high: mix(quantile(own, tail), prior.high) };
+  };
+  const pooled = quantilesOf('all', { low: -Z_80, high: Z_80 });
   for (const hwClass of HW_CLASSES) {
-    const own = standardised[hwClass];
-    const k = CLASS_PRIOR_RUNS;
-    const scale = own.length > 0 ? quantile(own, INTERVAL_LEVEL) / Z_80 : pooled;
-    // A class with few runs leans on the pooled scale.
-    fit.classes[hwClass].scale2 = (own.length * scale * scale + k * pooled * pooled) / (own.length + k);
+    for (const stratum of ['seen', 'unseen'] as const) {
+      fit.classes[hwClass].z[stratum] = quantilesOf(`${hwClass}|${stratum}`, quantilesOf(stratum, pooled));
+    }
   }
 }
 
@@ -495,7 +524,7 @@ function estimate(fit: HierarchicalFit, hwClass: HwClass, x: number, keys: strin
     support = Math.max(support, seen.n);
     return seen.n;
   });
-  return { mean, variance: c.scale2 * predictiveVariance(fit, counts), support };
+  return { mean, variance: predictiveVariance(fit, counts), z: c.z[stratumOf(fit, keys)], support };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -625,8 +654,22 @@ export interface Prediction {
   /** Null when the device's memory is not stated. */
   fits: boolean | null;
   memoryNeededGb: number;
-  memoryAvailableGb: number | null;
+  /** The memory the answer was judged against. */
+  memory: MemoryRange | null;
   basis: { method: string; runs: number; similar: string[] };
+}
+
+/** Memory the device may offer, GB (a card sold in several sizes, when the size is not stated). */
+export interface MemoryRange {
+  min: number;
+  max: number;
+}
+
+/** Fits for sure, surely not, or null when the memory is unknown or the answer depends on which size it is. */
+export function fitsIn(neededGb: number, memory: MemoryRange | null): boolean | null {
+  if (!memory) return null;
+  if (neededGb <= memory.min) return true;
+  return neededGb > memory.max ? false : null;
 }
 
 export interface PredictOptions {
@@ -635,7 +678,7 @@ export interface PredictOptions {
   /** Sequences decoding at once: the KV cache is held for each; the speed is one stream's. */
   concurrency?: number;
   /** Memory the device offers, GB; default: what the hardware states. */
-  memoryAvailableGb?: number | null;
+  memory?: MemoryRange | null;
 }
 
 const round = (value: number, digits: number) => {
@@ -643,12 +686,13 @@ const round = (value: number, digits: number) => {
   return Math.round(value * scale) / scale;
 };
 
-function interval(centre: number, variance: number, digits: number): Interval {
-  const sd = Math.sqrt(variance);
+function interval(centre: number, e: Pick<Estimate, 'variance' | 'z'>, digits: number, sign: 1 | -1 = 1): Interval {
+  const sd = Math.sqrt(e.variance);
+  const ends = [centre + sign * e.z.low * sd, centre + sign * e.z.high * sd].sort((a, b) => a - b);
   return {
     estimate: round(Math.exp(centre), digits),
-    low: round(Math.exp(centre - Z_80 * sd), digits),
-    high: round(Math.exp(centre + Z_80 * sd), digits),
+    low: round(Math.exp(ends[0]!), digits),
+    high: round(Math.exp(ends[1]!), digits),
     level: INTERVAL_LEVEL,
   };
 }
@@ -679,7 +723,7 @@ export function predict(model: PredictionModel, setup: PredictionSetup, options:
   // speeds at shallow depth): the estimate scales by weights ÷ (weights + cache).
   const kvGb = (kvBytesPerToken(features.totalB) * depth) / 1e9;
   const depthShift = Math.log(features.gbPerToken / (features.gbPerToken + kvGb));
-  const tokSOut = interval(Math.log(features.decodeBound) + decode.mean + depthShift, decode.variance, 1);
+  const tokSOut = interval(Math.log(features.decodeBound) + decode.mean + depthShift, decode, 1);
 
   let tokSPrefill: Interval | null = null;
   let ttftMs: Interval | null = null;
@@ -687,24 +731,25 @@ export function predict(model: PredictionModel, setup: PredictionSetup, options:
     const prompt = depth > 0 ? depth : null;
     const p = estimate(model.prefill, features.hwClass, Math.log(features.prefillBound), prefillKeys(features, prompt));
     if (p.support > 0 || model.prefill.classes[features.hwClass].n > 0) {
-      tokSPrefill = interval(Math.log(features.prefillBound) + p.mean, p.variance, 1);
+      tokSPrefill = interval(Math.log(features.prefillBound) + p.mean, p, 1);
       if (depth > 0) {
-        // TTFT = prompt tokens ÷ prefill tok/s; the interval swaps ends.
+        // TTFT = prompt tokens ÷ prefill tok/s: a slow prefill is a long wait.
         const centre = Math.log((1000 * depth) / features.prefillBound) - p.mean;
-        ttftMs = interval(centre, p.variance, 0);
+        ttftMs = interval(centre, p, 0, -1);
       }
     }
   }
   const needed = memoryNeededGb(features, depth, sequences);
-  const available = options.memoryAvailableGb !== undefined ? options.memoryAvailableGb : memoryAvailableGb(setup.hardware);
+  const stated = memoryAvailableGb(setup.hardware);
+  const memory = options.memory !== undefined ? options.memory : stated === null ? null : { min: stated, max: stated };
   return {
     features,
     tokSOut,
     tokSPrefill,
     ttftMs,
-    fits: positive(available) ? needed <= available : null,
+    fits: fitsIn(needed, memory),
     memoryNeededGb: round(needed, 1),
-    memoryAvailableGb: positive(available) ? available : null,
+    memory,
     basis: { method: METHOD, runs: model.decode.n, similar: similarRuns(model, features) },
   };
 }
