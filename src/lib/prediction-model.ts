@@ -636,14 +636,14 @@ export function fitPredictionModel(runs: readonly TrainingRun[]): PredictionMode
 }
 
 /** The interval's level and its normal quantile. */
-export const INTERVAL_LEVEL = 0.8;
+export const INTERVAL_LEVEL = 0.8 as const;
 const Z_80 = 1.2816;
 
 export interface Interval {
   estimate: number;
   low: number;
   high: number;
-  level: number;
+  level: typeof INTERVAL_LEVEL;
 }
 
 export interface Prediction {
