@@ -297,6 +297,12 @@ function fixedPart(c: ClassFit, x: number): number {
 const CLASS_PRIOR_RUNS = 8;
 /** Smallest variance a component or class keeps (log scale: 3% spread), so a tiny group never claims certainty. */
 const MIN_VARIANCE = 0.03 ** 2;
+/**
+ * What is assumed before the runs say otherwise: each variance starts at a 30% spread (log
+ * scale) with the weight of a few groups or runs, so a board with few runs answers with wide
+ * intervals, never with a narrow guess.
+ */
+const PRIOR = { variance: 0.3 ** 2, weight: 3 };
 
 /** Residuals beyond this many spreads count less (Huber weights): a run that went wrong does not move its group much. */
 const HUBER_K = 1.5;
@@ -405,7 +411,7 @@ function fitHierarchical(observations: Observation[], factors: string[], calibra
         random[i] = random[i]! - (fit.effects.get(key)?.effect ?? 0) + effects.get(key)!.effect;
       }
       fit.effects = effects;
-      fit.tau2 = Math.max(MIN_VARIANCE, sums.size > 0 ? tauSum / sums.size : MIN_VARIANCE);
+      fit.tau2 = Math.max(MIN_VARIANCE, (tauSum + PRIOR.weight * PRIOR.variance) / (sums.size + PRIOR.weight));
     }
     for (const fit of fits) fit.lambda = sigma2 / fit.tau2;
     // Each run's leave-one-out residual, about r / (1 − h), h its largest share in one of its
@@ -424,7 +430,7 @@ function fitHierarchical(observations: Observation[], factors: string[], calibra
     // σ: a robust spread (1.4826 × the median absolute leave-one-out residual).
     const absolute = Array.from(residuals, Math.abs);
     const scale = 1.4826 * median(absolute);
-    sigma2 = Math.max(MIN_VARIANCE, scale * scale);
+    sigma2 = Math.max(MIN_VARIANCE, (n * scale * scale + PRIOR.weight * PRIOR.variance) / (n + PRIOR.weight));
     const sigma = Math.sqrt(sigma2);
     for (let i = 0; i < n; i += 1) {
       const standard = absolute[i]! / sigma;
