@@ -288,7 +288,7 @@ export interface HierarchicalFit {
 const EM_ROUNDS = 25;
 
 /** Bounds in log tok/s searched for the overhead term: e^-14 to e^2. */
-const OVERHEAD_GRID = { from: -14, to: 2, step: 0.1 };
+const OVERHEAD_GRID = { from: -14, to: 2, coarse: 1, fine: 0.1 };
 
 function fixedPart(c: ClassFit, x: number): number {
   return c.alpha - Math.log1p(Math.exp(c.beta + x));
@@ -320,7 +320,10 @@ function quantile(values: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
 
-function fitHierarchical(observations: Observation[], factors: string[], calibrated = true): HierarchicalFit {
+/** A fit in steps: it yields after each round, so a caller can let other work run between them (`fitPredictionModelAsync`). */
+type Steps<T> = Generator<void, T, void>;
+
+function* fitHierarchical(observations: Observation[], factors: string[], calibrated = true): Steps<HierarchicalFit> {
   const n = observations.length;
   const classes = {} as Record<HwClass, ClassFit>;
   const fits: FactorFit[] = factors.map(() => ({ effects: new Map(), lambda: 1, tau2: 0.05 }));
@@ -328,6 +331,18 @@ function fitHierarchical(observations: Observation[], factors: string[], calibra
   const fixed = new Float64Array(n);
   const weight = new Float64Array(n).fill(1);
   let sigma2 = 0.05;
+  // Each factor's groups as small integers: the backfitting runs on typed arrays.
+  const groups = factors.map((_, f) => {
+    const index = new Map<string, number>();
+    const of = new Int32Array(n);
+    for (let i = 0; i < n; i += 1) {
+      const key = observations[i]!.keys[f]!;
+      let g = index.get(key);
+      if (g === undefined) index.set(key, (g = index.size));
+      of[i] = g;
+    }
+    return { index, of, size: index.size, effect: new Float64Array(index.size), count: new Float64Array(index.size) };
+  });
 
   const fitFixed = () => {
     // Pooled line first, then each class pulled toward it by CLASS_PRIOR_RUNS runs' weight.
@@ -359,17 +374,28 @@ function fitHierarchical(observations: Observation[], factors: string[], calibra
       // log eff = α − log(1 + e^(β + log bound)): a token costs bytes ÷ (eff × bandwidth) plus a
       // fixed overhead (β = log(eff × overhead)), which weighs more the higher the bound. β on a
       // grid, α in closed form, pulled toward the pooled line at the class's centre by k runs.
-      let best = { sse: Number.POSITIVE_INFINITY, alpha: pooledAtCentre, beta: OVERHEAD_GRID.from };
-      for (let beta = OVERHEAD_GRID.from; beta <= OVERHEAD_GRID.to; beta += OVERHEAD_GRID.step) {
+      const xs = members.map((i) => observations[i]!.x);
+      const ys = members.map((i) => observations[i]!.y - random[i]!);
+      const ws = members.map((i) => weight[i]!);
+      const tryBeta = (beta: number) => {
+        const overhead = xs.map((x) => Math.log1p(Math.exp(beta + x)));
         let sa = 0;
-        for (const i of members) sa += weight[i]! * (observations[i]!.y - random[i]! + Math.log1p(Math.exp(beta + observations[i]!.x)));
+        for (let m = 0; m < xs.length; m += 1) sa += ws[m]! * (ys[m]! + overhead[m]!);
         const alpha = (sa + k * (pooledAtCentre + Math.log1p(Math.exp(beta + cx)))) / (w + k);
         let sse = 0;
-        for (const i of members) {
-          const r = observations[i]!.y - random[i]! - alpha + Math.log1p(Math.exp(beta + observations[i]!.x));
-          sse += weight[i]! * r * r;
-        }
-        if (sse < best.sse) best = { sse, alpha, beta };
+        for (let m = 0; m < xs.length; m += 1) sse += ws[m]! * (ys[m]! - alpha + overhead[m]!) ** 2;
+        return { sse, alpha, beta };
+      };
+      // Coarse, then fine around the best coarse point.
+      let best = { sse: Number.POSITIVE_INFINITY, alpha: pooledAtCentre, beta: OVERHEAD_GRID.from };
+      for (let beta = OVERHEAD_GRID.from; beta <= OVERHEAD_GRID.to + 1e-9; beta += OVERHEAD_GRID.coarse) {
+        const tried = tryBeta(beta);
+        if (tried.sse < best.sse) best = tried;
+      }
+      const centre = best.beta;
+      for (let beta = centre - OVERHEAD_GRID.coarse; beta <= centre + OVERHEAD_GRID.coarse + 1e-9; beta += OVERHEAD_GRID.fine) {
+        const tried = tryBeta(beta);
+        if (tried.sse < best.sse) best = tried;
       }
       classes[hwClass] = {
         alpha: best.alpha,
@@ -386,32 +412,25 @@ function fitHierarchical(observations: Observation[], factors: string[], calibra
     // Backfit each factor on what the rest leaves, shrunk by its λ.
     for (let f = 0; f < factors.length; f += 1) {
       const fit = fits[f]!;
-      const sums = new Map<string, { sum: number; w: number; n: number }>();
+      const { of, size, effect, count } = groups[f]!;
+      const sum = new Float64Array(size);
+      const w = new Float64Array(size);
       for (let i = 0; i < n; i += 1) {
-        const o = observations[i]!;
-        const key = o.keys[f]!;
-        const own = fit.effects.get(key)?.effect ?? 0;
-        const residual = o.y - fixed[i]! - random[i]! + own;
-        const s = sums.get(key) ?? { sum: 0, w: 0, n: 0 };
-        s.sum += weight[i]! * residual;
-        s.w += weight[i]!;
-        s.n += 1;
-        sums.set(key, s);
+        const g = of[i]!;
+        sum[g] += weight[i]! * (observations[i]!.y - fixed[i]! - random[i]! + effect[g]!);
+        w[g] += weight[i]!;
       }
-      const effects = new Map<string, { effect: number; n: number }>();
       let tauSum = 0;
-      for (const [key, s] of sums) {
-        const effect = s.sum / (s.w + fit.lambda);
-        effects.set(key, { effect, n: s.w });
+      const next = new Float64Array(size);
+      for (let g = 0; g < size; g += 1) {
+        next[g] = sum[g]! / (w[g]! + fit.lambda);
         // EM: E[u²] = û² + posterior variance.
-        tauSum += effect * effect + sigma2 / (s.w + fit.lambda);
+        tauSum += next[g]! * next[g]! + sigma2 / (w[g]! + fit.lambda);
       }
-      for (let i = 0; i < n; i += 1) {
-        const key = observations[i]!.keys[f]!;
-        random[i] = random[i]! - (fit.effects.get(key)?.effect ?? 0) + effects.get(key)!.effect;
-      }
-      fit.effects = effects;
-      fit.tau2 = Math.max(MIN_VARIANCE, (tauSum + PRIOR.weight * PRIOR.variance) / (sums.size + PRIOR.weight));
+      for (let i = 0; i < n; i += 1) random[i] = random[i]! - effect[of[i]!]! + next[of[i]!]!;
+      effect.set(next);
+      count.set(w);
+      fit.tau2 = Math.max(MIN_VARIANCE, (tauSum + PRIOR.weight * PRIOR.variance) / (size + PRIOR.weight));
     }
     for (const fit of fits) fit.lambda = sigma2 / fit.tau2;
     // Each run's leave-one-out residual, about r / (1 − h), h its largest share in one of its
@@ -419,13 +438,12 @@ function fitHierarchical(observations: Observation[], factors: string[], calibra
     // when left out counts. (The factors share a residual, so their shares are not added.)
     const residuals = new Float64Array(n);
     for (let i = 0; i < n; i += 1) {
-      const o = observations[i]!;
       let h = 0;
-      fits.forEach((fit, f) => {
-        const group = fit.effects.get(o.keys[f]!);
-        if (group) h = Math.max(h, weight[i]! / (group.n + fit.lambda));
-      });
-      residuals[i] = (o.y - fixed[i]! - random[i]!) / Math.max(0.2, 1 - h);
+      for (let f = 0; f < factors.length; f += 1) {
+        const { of, count } = groups[f]!;
+        h = Math.max(h, weight[i]! / (count[of[i]!]! + fits[f]!.lambda));
+      }
+      residuals[i] = (observations[i]!.y - fixed[i]! - random[i]!) / Math.max(0.2, 1 - h);
     }
     // σ: a robust spread (1.4826 × the median absolute leave-one-out residual).
     const absolute = Array.from(residuals, Math.abs);
@@ -436,10 +454,15 @@ function fitHierarchical(observations: Observation[], factors: string[], calibra
       const standard = absolute[i]! / sigma;
       weight[i] = standard <= HUBER_K ? 1 : HUBER_K / standard;
     }
+    yield;
   }
   if (n === 0) fitFixed();
+  fits.forEach((fit, f) => {
+    const { index, effect, count } = groups[f]!;
+    fit.effects = new Map([...index].map(([key, g]) => [key, { effect: effect[g]!, n: count[g]! }]));
+  });
   const fit: HierarchicalFit = { factors, classes, fits, n, sigma2 };
-  if (calibrated) calibrate(fit, observations);
+  if (calibrated) yield* calibrate(fit, observations);
   return fit;
 }
 
@@ -481,12 +504,16 @@ function stratumOf(fit: HierarchicalFit, keys: string[]): Stratum {
   return device >= 0 && fit.fits[device]!.effects.has(keys[device]!) ? 'seen' : 'unseen';
 }
 
-function calibrate(fit: HierarchicalFit, observations: Observation[]): void {
+function* calibrate(fit: HierarchicalFit, observations: Observation[]): Steps<void> {
   const standardised = new Map<string, number[]>();
-  const add = (key: string, value: number) => standardised.set(key, [...(standardised.get(key) ?? []), value]);
+  const add = (key: string, value: number) => {
+    const list = standardised.get(key);
+    if (list) list.push(value);
+    else standardised.set(key, [value]);
+  };
   if (observations.length >= 2 * CALIBRATION_FOLDS) {
     for (let fold = 0; fold < CALIBRATION_FOLDS; fold += 1) {
-      const rest = fitHierarchical(
+      const rest = yield* fitHierarchical(
         observations.filter((_, i) => i % CALIBRATION_FOLDS !== fold),
         fit.factors,
         false,
@@ -603,13 +630,31 @@ const MIN_PREFILL_RUNS = 5;
 
 /** Fits the model on approved single-stream plausible runs; runs whose setup is not understood are left out. */
 export function fitPredictionModel(runs: readonly TrainingRun[]): PredictionModel {
+  const steps = fitSteps(runs);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** The same fit, letting other work run between its rounds (the service's refits never hold up requests). */
+export async function fitPredictionModelAsync(runs: readonly TrainingRun[]): Promise<PredictionModel> {
+  const steps = fitSteps(runs);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+function* fitSteps(runs: readonly TrainingRun[]): Steps<PredictionModel> {
   const kept: { run: TrainingRun; features: SetupFeatures }[] = [];
   for (const run of runs) {
     if (!positive(run.tokSOut)) continue;
     const features = setupFeatures(run.setup);
     if (!isUnknown(features)) kept.push({ run, features });
   }
-  const decode = fitHierarchical(
+  const decode = yield* fitHierarchical(
     kept.map(({ run, features }) => ({
       y: Math.log(run.tokSOut / features.decodeBound),
       x: Math.log(features.decodeBound),
@@ -621,7 +666,7 @@ export function fitPredictionModel(runs: readonly TrainingRun[]): PredictionMode
   const prefillRuns = kept.filter(({ run, features }) => positive(run.tokSPrefill) && features.prefillBound !== null);
   const prefill =
     prefillRuns.length >= MIN_PREFILL_RUNS
-      ? fitHierarchical(
+      ? yield* fitHierarchical(
           prefillRuns.map(({ run, features }) => ({
             y: Math.log(run.tokSPrefill! / features.prefillBound!),
             x: Math.log(features.prefillBound!),
@@ -634,9 +679,14 @@ export function fitPredictionModel(runs: readonly TrainingRun[]): PredictionMode
   const bySetup = new Map<string, number[]>();
   const byDevice = new Map<string, number[]>();
   kept.forEach(({ features }, i) => {
-    bySetup.set(features.setupKey, [...(bySetup.get(features.setupKey) ?? []), i]);
-    const device = `${features.device}|${features.cards}`;
-    byDevice.set(device, [...(byDevice.get(device) ?? []), i]);
+    for (const [map, key] of [
+      [bySetup, features.setupKey],
+      [byDevice, `${features.device}|${features.cards}`],
+    ] as const) {
+      const list = map.get(key);
+      if (list) list.push(i);
+      else map.set(key, [i]);
+    }
   });
   return { decode, prefill, runs: kept.map(({ run, features }) => ({ id: run.id, features })), bySetup, byDevice };
 }

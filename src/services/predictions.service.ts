@@ -5,7 +5,8 @@
  * what it predicted against what was measured later.
  *
  * Refits follow the board without blocking reads: the fitted model stays in memory and
- * answers every request; a request more than REFRESH_MS after the last refresh starts one in the
+ * answers every request, and a refit yields to other work after each of its rounds
+ * (`fitPredictionModelAsync`, a few milliseconds each); a request more than REFRESH_MS after the last refresh starts one in the
  * background (only the very first request waits for a model). A refresh reads the runs created
  * since the newest it has (the whole set again every FULL_RELOAD_MS, which drops runs rejected,
  * withdrawn or re-judged meanwhile), scores the new ones against earlier predictions of their
@@ -17,7 +18,7 @@ import { HttpError } from '../lib/errors.ts';
 import { findDevice } from '../lib/hardware-lookup.ts';
 import { resolveName } from '../lib/hardware-names.ts';
 import {
-  fitPredictionModel,
+  fitPredictionModelAsync,
   isUnknown,
   type MemoryRange,
   predict,
@@ -255,7 +256,7 @@ export function createPredictionsService(deps: ServiceDeps & { models: ModelsSer
       (latest, row) => (!latest || row.created_at > latest ? row.created_at : latest),
       state?.newest ?? null,
     );
-    const model = full || rows.length > 0 || !state ? fitPredictionModel([...runs.values()]) : state.model;
+    const model = full || rows.length > 0 || !state ? await fitPredictionModelAsync([...runs.values()]) : state.model;
     await score(rows, model);
     state = {
       model,
