@@ -11,62 +11,14 @@
  * discrete card (with the system CPU), a CPU result the CPU alone; the models are the three
  * LocalScore benchmarks at Q4_K_M plus Llama 3.2 3B. Targets: unknown <= 5%, no false alarm.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { expect } from 'chai';
 import type { HardwareForBandwidth } from '../../src/lib/hardware-lookup.ts';
 import type { RooflineVerdict } from '../../src/lib/roofline.ts';
 import { normaliseHardware } from '../../src/runs/submission/normalise.ts';
-import type { SubmittedHardware } from '../../src/runs/submission/speed-test.schema.ts';
 import { runVerdict } from '../../src/runs/submission/verdict.ts';
+import { type LocalScoreRun, localScoreRuns } from '../helpers/real-runs.ts';
 
 const SOURCE = 'LocalScore public results (test/fixtures/real-runs/README.md)';
-const DATA = resolve(import.meta.dirname, '../fixtures/real-runs/localscore.tsv');
-
-/** Parameter counts from the model cards (Llama 3.2 1B / 3B, Llama 3.1 8B, Qwen2.5 14B). */
-const MODELS: Record<string, number> = {
-  'Llama 3.2 1B Instruct': 1.24,
-  'Llama 3.2 3B Instruct': 3.21,
-  'Meta Llama 3.1 8B Instruct': 8.03,
-  'Qwen2.5 14B Instruct': 14.77,
-};
-
-interface LocalScoreRun {
-  testNum: string;
-  paramsB: number;
-  quantization: string;
-  tokSOut: number;
-  hardware: SubmittedHardware;
-  device: string;
-}
-
-function readRuns(text: string): LocalScoreRun[] {
-  const [head, ...lines] = text.trim().split('\n');
-  const columns = head!.split('\t');
-  return lines.flatMap((line) => {
-    const row = Object.fromEntries(line.split('\t').map((value, i) => [columns[i], value])) as Record<string, string>;
-    const paramsB = MODELS[row.model_name!];
-    if (paramsB === undefined) return [];
-    const os = row.system_os!;
-    const device = row.accel_name!;
-    const hardware =
-      row.accel_type === 'CPU'
-        ? { hwClass: 'CPU_ONLY', cpu: device, ramGb: Number(row.system_ram), os }
-        : device.startsWith('Apple')
-          ? { hwClass: 'UNIFIED', chipVendor: '', chipFamily: device, chipVariant: '', unifiedMemoryGb: Number(row.accel_ram), os }
-          : { hwClass: 'DISCRETE_GPU', gpuName: device, vramGb: Number(row.accel_ram), cpu: row.system_cpu, os };
-    return [
-      {
-        testNum: row.test_num!,
-        paramsB,
-        quantization: row.model_quant!,
-        tokSOut: Number(row.gen_tps),
-        hardware: hardware as SubmittedHardware,
-        device,
-      },
-    ];
-  });
-}
 
 function verdict(run: LocalScoreRun, speedFactor: number): RooflineVerdict {
   return runVerdict({
@@ -86,7 +38,7 @@ describe('plausibility on LocalScore public results, devices as written', functi
   let judged: { run: LocalScoreRun; at1x: RooflineVerdict; at2x: RooflineVerdict }[] = [];
 
   before(() => {
-    runs = readRuns(readFileSync(DATA, 'utf8'));
+    runs = localScoreRuns();
     judged = runs.map((run) => ({ run, at1x: verdict(run, 1), at2x: verdict(run, 2) }));
     const unknown = judged.filter((j) => j.at1x.plausibility === 'unknown');
     const byDevice = new Map<string, number>();

@@ -9,10 +9,7 @@
  * real set of runs.ts + models.ts (221 runs from many sources). Only single-stream runs count
  * (batch 1, one request in flight, no speculative decoding): the model predicts one stream.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { expect } from 'chai';
-import type { HubModelInfo } from '../../src/clients/hub.ts';
 import type { HardwareForBandwidth } from '../../src/lib/hardware-lookup.ts';
 import { catalogueEntryFromHub } from '../../src/lib/model-metadata.ts';
 import {
@@ -27,75 +24,25 @@ import {
   trackRecordOf,
 } from '../../src/lib/prediction-model.ts';
 import { normaliseHardware } from '../../src/runs/submission/normalise.ts';
-import type { SubmittedHardware } from '../../src/runs/submission/speed-test.schema.ts';
-import { type RealModel, realModels } from '../fixtures/real-runs/models.ts';
-import { type RealHardware, type RealRun, realRuns } from '../fixtures/real-runs/runs.ts';
+import { realModels } from '../fixtures/real-runs/models.ts';
+import { type RealRun, realRuns } from '../fixtures/real-runs/runs.ts';
+import { hubAnswer, localScoreRuns, submittedHardware } from '../helpers/real-runs.ts';
 
-const LOCALSCORE = resolve(import.meta.dirname, '../fixtures/real-runs/localscore.tsv');
-
-/** Parameter counts from the model cards (as test/unit/plausibility-localscore.test.ts). */
-const LOCALSCORE_MODELS: Record<string, number> = {
-  'Llama 3.2 1B Instruct': 1.24,
-  'Llama 3.2 3B Instruct': 3.21,
-  'Meta Llama 3.1 8B Instruct': 8.03,
-  'Qwen2.5 14B Instruct': 14.77,
-};
-
-function localScoreRuns(): TrainingRun[] {
-  const [head, ...lines] = readFileSync(LOCALSCORE, 'utf8').trim().split('\n');
-  const columns = head!.split('\t');
-  return lines.flatMap((line) => {
-    const row = Object.fromEntries(line.split('\t').map((value, i) => [columns[i], value])) as Record<string, string>;
-    const paramsB = LOCALSCORE_MODELS[row.model_name!];
-    if (paramsB === undefined) return [];
-    const device = row.accel_name!;
-    const os = row.system_os!;
-    const hardware =
-      row.accel_type === 'CPU'
-        ? { hwClass: 'CPU_ONLY', cpu: device, ramGb: Number(row.system_ram), os }
-        : device.startsWith('Apple')
-          ? { hwClass: 'UNIFIED', chipVendor: '', chipFamily: device, chipVariant: '', unifiedMemoryGb: Number(row.accel_ram), os }
-          : { hwClass: 'DISCRETE_GPU', gpuName: device, vramGb: Number(row.accel_ram), cpu: row.system_cpu, os };
-    return [
-      {
-        id: `localscore-${row.test_num}`,
-        tokSOut: Number(row.gen_tps),
-        setup: {
-          hardware: normaliseHardware(hardware as SubmittedHardware) as HardwareForBandwidth,
-          engineName: 'llamafile',
-          quantization: row.model_quant!,
-          model: { key: row.model_name!, paramsB, activeParamsB: null, isMoE: false },
-        },
-      },
-    ];
-  });
-}
-
-/** The hub's answer for a fixture model (as test/unit/plausibility-real-runs.test.ts builds it). */
-function hubAnswer(model: RealModel): HubModelInfo {
-  const total = Math.round(model.paramsB * 1e9);
-  const base = model.hub.baseModel;
-  return {
-    id: model.hfId,
-    gated: false,
-    tags: [model.hub.format, ...(base ? [`base_model:${base.relation}:${base.hfId}`, `base_model:${base.hfId}`] : [])],
-    ...(base ? { cardData: { base_model: base.hfId } } : {}),
-    ...(model.hub.format === 'gguf'
-      ? { gguf: { total, architecture: model.hub.architecture } }
-      : { safetensors: { total }, config: { architectures: [model.hub.architecture], model_type: model.hub.modelType } }),
-    ...(model.hub.configJson ? { configJson: model.hub.configJson } : {}),
-  };
-}
-
-function submittedHardware(hardware: RealHardware): SubmittedHardware {
-  switch (hardware.hwClass) {
-    case 'DISCRETE_GPU':
-      return ('gpus' in hardware ? hardware : { ...hardware, vramGb: hardware.vramGb ?? 1 }) as SubmittedHardware;
-    case 'UNIFIED':
-      return { ...hardware, unifiedMemoryGb: hardware.unifiedMemoryGb ?? 1 } as SubmittedHardware;
-    case 'CPU_ONLY':
-      return { ...hardware, ramGb: hardware.ramGb ?? 1 } as SubmittedHardware;
-  }
+/**
+ * All of LocalScore's results as runs the model learns from (llamafile, the models by name; a
+ * model's size from its card, else as the catalogue reads the name, else unknown: not answered).
+ */
+function localScoreTrainingRuns(): TrainingRun[] {
+  return localScoreRuns({ allModels: true }).map((run) => ({
+    id: `localscore-${run.testNum}`,
+    tokSOut: run.tokSOut,
+    setup: {
+      hardware: normaliseHardware(run.hardware) as HardwareForBandwidth,
+      engineName: 'llamafile',
+      quantization: run.quantization,
+      model: { key: run.modelName, paramsB: run.paramsB, activeParamsB: null, isMoE: false },
+    },
+  }));
 }
 
 const singleStream = (run: RealRun) =>
@@ -173,13 +120,13 @@ describe('prediction model on real runs, every fifth left out', function () {
   let older: ReturnType<typeof leaveEveryFifthOut>;
 
   before(() => {
-    localScore = leaveEveryFifthOut(localScoreRuns());
+    localScore = leaveEveryFifthOut(localScoreTrainingRuns());
     older = leaveEveryFifthOut(olderSetRuns());
     console.log(`${report('LocalScore set', localScore)}\n${report('older real set', older)}`);
   });
 
-  it('LocalScore (1,000+ runs): answers >= 90%, median absolute error <= 15%, 80% intervals hold 70-90%', () => {
-    expect(localScore.size).to.be.at.least(1000);
+  it('LocalScore (all 1,218 results): answers >= 90%, median absolute error <= 15%, 80% intervals hold 70-90%', () => {
+    expect(localScore.size).to.equal(1218);
     expectTargets(localScore);
   });
 
@@ -190,7 +137,7 @@ describe('prediction model on real runs, every fifth left out', function () {
 });
 
 describe('prediction model: answers and refusals', () => {
-  const runs = localScoreRuns();
+  const runs = localScoreTrainingRuns();
   const model = fitPredictionModel(runs);
   const rtx3090 = runs.find((run) => run.setup.hardware.gpuName === 'NVIDIA GeForce RTX 3090')!;
 
