@@ -18,6 +18,7 @@ import {
   memoryAvailableGb,
   predict,
   type PredictionSetup,
+  setupFeatures,
   type ScoredPrediction,
   type TrackRecord,
   type TrainingRun,
@@ -175,6 +176,22 @@ describe('prediction model: answers and refusals', () => {
     if (isUnknown(shallow) || isUnknown(deep)) throw new Error('expected answers');
     expect(deep.tokSOut.estimate).to.be.below(shallow.tokSOut.estimate);
     expect(deep.memoryNeededGb).to.be.above(shallow.memoryNeededGb);
+  });
+
+  it('predicts prefill and TTFT only where runs report prefill, from the compute roofline', () => {
+    expect(predict(model, rtx3090.setup, { contextDepth: 2048 })).to.not.have.nested.property('tokSPrefill.estimate');
+    // Prefill at 40% of each run's compute bound (peak FP16 ÷ 2 FLOPs per active parameter).
+    const withPrefill = runs.map((run) => {
+      const features = setupFeatures(run.setup);
+      return isUnknown(features) || features.prefillBound === null
+        ? run
+        : { ...run, tokSPrefill: 0.4 * features.prefillBound, promptTokens: 512 };
+    });
+    const prediction = predict(fitPredictionModel(withPrefill), rtx3090.setup, { contextDepth: 512 });
+    if (isUnknown(prediction) || !prediction.tokSPrefill || !prediction.ttftMs) throw new Error('expected prefill and TTFT');
+    const bound = prediction.features.prefillBound!;
+    expect(prediction.tokSPrefill.estimate / bound).to.be.within(0.38, 0.42);
+    expect(prediction.ttftMs.estimate).to.be.within((1000 * 512) / prediction.tokSPrefill.high, (1000 * 512) / prediction.tokSPrefill.low);
   });
 
   it('widens the interval for a device it has never seen', () => {
