@@ -32,6 +32,8 @@ export async function up(knex: Knex): Promise<void> {
     t.double('high').notNullable();
     t.double('measured').notNullable();
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    // The track record reads the newest scores.
+    t.index(['created_at']);
   });
 }
 

@@ -40,7 +40,7 @@ export const PREDICTION_LIMITS = {
   /** The newest runs the model is fitted on. */
   MAX_TRAINING_RUNS: 5000,
   /** Scores the track record is computed over (the newest). */
-  MAX_SCORES: 10_000,
+  MAX_SCORES: 5000,
 };
 
 /** What a prediction could not place, as the 422 names it. */
