@@ -4,7 +4,8 @@
  * plausible (suspect, outlier and unknown verdicts teach it nothing), and the track record of
  * what it predicted against what was measured later.
  *
- * Refits follow the board without blocking reads: the fitted model stays in memory and
+ * Refits follow the board without blocking reads (and the app's timer refreshes a loaded
+ * model every REFRESH_MS, so new runs are scored without waiting for a question): the fitted model stays in memory and
  * answers every request, and a refit yields to other work after each of its rounds
  * (`fitPredictionModelAsync`, a few milliseconds each); a request more than REFRESH_MS after the last refresh starts one in the
  * background (only the very first request waits for a model). A refresh reads the runs created
@@ -295,6 +296,11 @@ export function createPredictionsService(deps: ServiceDeps & { models: ModelsSer
   return {
     refresh,
     trackRecord,
+
+    /** The app's timer: once a model has been asked for, new runs are scored and learned from without waiting for the next question. */
+    async refreshIfLoaded(): Promise<void> {
+      if (state) await refresh();
+    },
 
     /** The prediction for a setup; 422 naming the model, device or quantization it cannot place. */
     async predict(query: PredictionQuery): Promise<PredictionAnswer> {
