@@ -27,6 +27,7 @@
  */
 import { deviceOf } from './hardware-devices.ts';
 import {
+  cardCountOf,
   cardsStreamingAtOnce,
   findDevice,
   memoryBandwidthUpperBoundOf,
@@ -35,10 +36,10 @@ import {
 } from './hardware-lookup.ts';
 import { bitsPerWeight } from './roofline.ts';
 
-/** What a prediction (or a run that teaches the model) is about. */
 /** The hardware as a profile states it (the operating system and RAM too). */
 export type PredictionHardware = HardwareForBandwidth & { os?: string | null; ramGb?: number };
 
+/** What a prediction (or a run that teaches the model) is about. */
 export interface PredictionSetup {
   hardware: PredictionHardware;
   /** Engine name and flags (they tell how many cards stream at once). */
@@ -109,14 +110,6 @@ const positive = (value: number | null | undefined): value is number => typeof v
 
 const HW_CLASSES: readonly HwClass[] = ['DISCRETE_GPU', 'UNIFIED', 'CPU_ONLY'];
 
-/** Cards of a discrete-GPU profile (a count written in the name counts too, as the bandwidth path reads it). */
-function cardCount(hardware: HardwareForBandwidth): number {
-  if (hardware.hwClass !== 'DISCRETE_GPU') return 1;
-  if (hardware.gpus && hardware.gpus.length > 0) return hardware.gpus.reduce((sum, slot) => sum + Math.max(1, slot.count), 0);
-  const named = /^\s*(\d{1,2})\s*[x×*]\s+|\s+[x×]\s*(\d{1,2})\s*$/i.exec(hardware.gpuName ?? '');
-  return Math.max(hardware.gpuCount ?? 1, named ? Number(named[1] ?? named[2]) : 1);
-}
-
 function deviceName(hardware: HardwareForBandwidth): string {
   if (hardware.hwClass === 'DISCRETE_GPU') return (hardware.gpus?.[0]?.gpuName ?? hardware.gpuName ?? '').trim();
   if (hardware.hwClass === 'CPU_ONLY') return (hardware.cpu ?? '').trim();
@@ -175,7 +168,7 @@ export function setupFeatures(setup: PredictionSetup): SetupFeatures | Unknown {
   }
   const totalB = positive(model.paramsB) ? Math.max(model.paramsB, activeB) : activeB;
   const gbPerToken = (activeB * bits) / 8;
-  const cards = cardCount(hardware);
+  const cards = cardCountOf(hardware);
   const streaming = hardware.hwClass === 'DISCRETE_GPU' ? cardsStreamingAtOnce(parallelism, cards) : 1;
   const tflops = peakFp16Of(hardware);
   const engine = engineKey(setup.engineName ?? parallelism.engineName);
@@ -236,7 +229,7 @@ export function memoryAvailableGb(hardware: PredictionHardware): number | null {
   if (hardware.hwClass === 'DISCRETE_GPU') {
     if (hardware.gpus && hardware.gpus.length > 0)
       return hardware.gpus.reduce((sum, slot) => sum + slot.vramGb * Math.max(1, slot.count), 0);
-    return positive(hardware.vramGb) ? hardware.vramGb * cardCount(hardware) : null;
+    return positive(hardware.vramGb) ? hardware.vramGb * cardCountOf(hardware) : null;
   }
   if (hardware.hwClass === 'UNIFIED') return positive(hardware.unifiedMemoryGb) ? hardware.unifiedMemoryGb : null;
   return positive(hardware.ramGb) ? hardware.ramGb : null;
