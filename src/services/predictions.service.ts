@@ -17,7 +17,7 @@
 import { messages } from '../messages.ts';
 import { HttpError } from '../lib/errors.ts';
 import { findDevice } from '../lib/hardware-lookup.ts';
-import { resolveName } from '../lib/hardware-names.ts';
+import { chipText, resolveName } from '../lib/hardware-names.ts';
 import {
   fitPredictionModelAsync,
   isUnknown,
@@ -147,7 +147,7 @@ export function hardwareOfQuery(query: PredictionQuery): { hardware: PredictionH
     }
     case 'UNIFIED': {
       const [chipVendor, chipFamily, chipVariant] = [query.chipVendor ?? '', query.chipFamily ?? '', query.chipVariant ?? ''];
-      const entry = findDevice('UNIFIED', [chipVendor, chipFamily, chipVariant].join(' '));
+      const entry = findDevice('UNIFIED', chipText(chipVendor, chipFamily, chipVariant));
       if (!entry) return null;
       return {
         hardware: {
