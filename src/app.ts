@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import express from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
+import { PREDICTION_LIMITS } from './services/predictions.service.ts';
 import { createAppContext, type AppDepsInput } from './app-context.ts';
 import { createExecutionWorkers } from './services/execution-worker.ts';
 import { healthController } from './controllers/health.ts';
@@ -236,12 +237,22 @@ export function createApp(input: AppDepsInput): express.Express {
   const peerRejudging = startPeerRejudging(context, config.peerRejudgeIntervalMs);
   /** One pass over the queue of devices whose runs' peers changed; resolves to the verdicts changed. */
   app.locals.rejudgePeers = peerRejudging.pass;
+  // Predictions follow new runs (scored against earlier predictions, learned from) once asked for.
+  const predictionRefresh = setInterval(
+    () =>
+      void services.predictions
+        .refreshIfLoaded()
+        .catch((error: unknown) => logger.warn({ err: error }, 'Prediction refresh failed; it runs again later')),
+    PREDICTION_LIMITS.REFRESH_MS,
+  );
+  predictionRefresh.unref();
   let closing: Promise<void> | undefined;
   app.locals.close = () =>
     (closing ??= (async () => {
       // Running executions go back to the queue before the database goes.
       clearInterval(sweeps);
       clearInterval(peerRejudging.timer);
+      clearInterval(predictionRefresh);
       await workers.stop();
       await context.readIndexKeeper?.close();
       if (context.ownsOutbound) await context.outbound.close();

@@ -73,6 +73,14 @@ export const messages = {
   runChangedMeanwhile: 'This run was corrected by another request meanwhile; load it again and retry.',
   cannotCorrect: (status: string) => `This run is ${status.toLowerCase()}, so it cannot be corrected. Submit a new run instead.`,
 
+  // Predictions (GET /api/predictions, /predict)
+  predictionUnknownModel: (typed: string) =>
+    `Unknown model '${typed}': no catalogued model matches it (a model enters the catalogue with its first run)`,
+  predictionUnknownDevice: (typed: string) =>
+    `Unknown device '${typed}': no device in the hardware catalogue matches it, so its memory bandwidth is not known`,
+  predictionUnknownQuantization: (label: string) => `Unknown quantization '${label}': its bits per weight are not known`,
+  predictionUnknownModelSize: (hfId: string, reason: string) => `Model '${hfId}' cannot be predicted: ${reason}`,
+
   // Models, hardware and the hub
   modelNotCatalogued: (hfId: string) => `Model '${hfId}' is not in the catalogue`,
   modelNotCataloguedOffline: (hfId: string) =>

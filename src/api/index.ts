@@ -17,6 +17,7 @@ import { executeApi } from './execute.ts';
 import { leaderboardApi } from '../runs/http/leaderboard.api.ts';
 import { marketplaceApi } from './marketplace.ts';
 import { modelsApi } from './models.ts';
+import { predictionsApi } from './predictions.ts';
 import type { ApiOperation, ApiResource, HeaderName } from './operation.ts';
 import { qualityApi } from './quality.ts';
 import { qualityDownloadsApi } from './quality-downloads.ts';
@@ -44,6 +45,7 @@ const resources: readonly ApiResource[] = [
   speedTestsApi,
   leaderboardApi,
   modelsApi,
+  predictionsApi,
   reactionsApi,
   qualityApi,
   qualityDownloadsApi,

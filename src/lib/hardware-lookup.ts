@@ -255,6 +255,13 @@ function cardsOf(hardware: HardwareForBandwidth): { gpuName: string; count: numb
   );
 }
 
+/** Cards of a profile: every slot's count, a count written in the name included (1 for a chip or a CPU, or a profile naming no card). */
+export function cardCountOf(hardware: HardwareForBandwidth): number {
+  if (hardware.hwClass !== 'DISCRETE_GPU') return 1;
+  const cards = cardsOf(hardware);
+  return cards ? cards.reduce((sum, card) => sum + (Number.isInteger(card.count) && card.count > 0 ? card.count : 1), 0) : 1;
+}
+
 /**
  * Memory bandwidth (GB/s) of ONE device, the bound on single-stream decode, or null when
  * the hardware is not in the catalogue.

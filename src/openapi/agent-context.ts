@@ -255,6 +255,18 @@ export function buildAgentContext(profile: RevisionProfile, origin: string) {
       sameKeyInFlight: '409: the first request is still running; retry shortly.',
     },
     bucketRules: facetRules(profile),
+    predictions: {
+      url: url('/api/predictions'),
+      page: url('/predict'),
+      what: 'Will it run, and how fast? GET with hfId (any spelling the leaderboard model box takes), quantization, and hardwareName (any device name the hardware resolver reads) or hwClass with the device fields; optional gpuCount, vramGb / unifiedMemoryGb / ramGb, engineName, contextDepth, concurrency.',
+      answer:
+        'prediction.tokSOut { estimate, low, high, level: 0.8 } (single-stream decode), tokSPrefill and ttftMs where runs allow, fits (true, false, or null when the memory is unknown) and memoryNeededGb; basis { method, runs, similar: run ids }; trackRecord { count, medianAbsError, intervalHitRate } of earlier predictions against runs measured later.',
+      notARun:
+        'Every answer is marked prediction.kind = "prediction"; predictions never appear on the leaderboard. Measure and submit a run to put a figure on the board.',
+      unknown: '422 { error, unknown: "model" | "device" | "quantization" } names what could not be placed.',
+      method:
+        'Memory-bandwidth roofline times an efficiency learned from approved single-stream runs judged plausible (by hardware class, device, cards and model size, engine, quantization), shrunk toward broader groups where runs are few; the 80% interval is calibrated on runs the model did not see.',
+    },
     limits: {
       maxLength: { ...profile.speedTests.bounds.maxLength },
       engineCommitHexLength: { ...profile.speedTests.bounds.engineCommitLength },

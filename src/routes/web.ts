@@ -11,6 +11,7 @@ import { docsPagesController } from '../controllers/web/docs.ts';
 import { devicePagesController } from '../controllers/web/device.ts';
 import { comparePagesController } from '../runs/http/compare.pages.ts';
 import { hardwarePagesController } from '../controllers/web/hardware.ts';
+import { predictionPagesController } from '../controllers/web/predictions.ts';
 import { leaderboardPagesController } from '../runs/http/leaderboard.pages.ts';
 import { marketplacePagesController } from '../controllers/web/marketplace.ts';
 import { profilesController } from '../controllers/web/profiles.ts';
@@ -73,6 +74,7 @@ export function webRoutes(app: AppContext): Router {
   router.get('/hardware/:device', hardware.device);
   router.get('/hardware/:id', id.hardware, hardware.profile);
   router.get('/compare', comparePagesController(app).show);
+  router.get('/predict', predictionPagesController(app).show);
   router.get('/methodology', catalogue.methodology);
 
   router.get('/docs', docs.index);

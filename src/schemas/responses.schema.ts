@@ -725,6 +725,17 @@ export const agentContextResponseSchema = z
       sameKeyInFlight: z.string(),
     }),
     bucketRules: z.record(z.string(), z.string()).meta({ description: 'How each leaderboard bucket filter matches, in words' }),
+    predictions: z
+      .object({
+        url: z.string(),
+        page: z.string(),
+        what: z.string(),
+        answer: z.string(),
+        notARun: z.string(),
+        unknown: z.string(),
+        method: z.string(),
+      })
+      .meta({ description: 'GET /api/predictions and the /predict page: what to send, what comes back, and how it is computed' }),
     limits: z.object({
       maxLength: z.record(z.string(), z.int()),
       engineCommitHexLength: z.object({ min: z.int(), max: z.int() }),

@@ -25,6 +25,7 @@ import { createStorageService } from './storage.service.ts';
 import { createDeviceLoginsService } from './device-logins.service.ts';
 import { createMarketplaceService } from './marketplace.service.ts';
 import { createModelsService } from './models.service.ts';
+import { createPredictionsService } from './predictions.service.ts';
 import { createProfilesService } from './profiles.service.ts';
 import { createQualityPagesService } from './quality-pages.service.ts';
 import { createQualityReviewService } from './quality-review.service.ts';
@@ -87,6 +88,7 @@ export function createCoreServices(deps: ServiceDeps) {
     models,
     moderation: createModerationService({ ...transactional, reads, audit }),
     plausibility,
+    predictions: createPredictionsService({ ...deps, models }),
     profiles: createProfilesService({ ...deps, reads, users }),
     reads,
     replications,

@@ -109,6 +109,33 @@ describe('llm-bench against the app: measure, dry-run, submit', function () {
     expect(await myRuns()).to.have.length(1);
   });
 
+  it('prints the prediction for the detected machine before measuring, and the measured figure against it after', async () => {
+    const result = await llmBench(measureArgs('--quantization', 'Q4_K_M'));
+    expect(result.code, result.stderr).to.equal(0);
+    const [line] = result.stderr.split('\n').filter((text) => text.startsWith('prediction (not a measurement): '));
+    expect(line).to.match(
+      /^prediction \(not a measurement\): [\d.]+ tok\/s decode \(80% interval [\d.]+-[\d.]+\), fits \(needs ~[\d.]+ GB\), from \d+ runs on the board$/,
+    );
+    // Said before the measuring starts.
+    expect(result.stderr.indexOf(line!)).to.be.below(result.stderr.indexOf('warm-up 1/1 done'));
+    expect(result.stdout).to.match(
+      /\nMeasured [\d.]+ tok\/s decode against the predicted [\d.]+ tok\/s \([\d.]+-[\d.]+\): [+-]\d+%, (inside|below|above) the 80% interval\.\n/,
+    );
+    const json = JSON.parse((await llmBench(measureArgs('--quantization', 'Q4_K_M', '--json'))).stdout) as Json;
+    expect(json.prediction.prediction.kind).to.equal('prediction');
+    expect(json.prediction.comparison).to.match(/^Measured /);
+  });
+
+  it('measures without a prediction when the leaderboard cannot place the model (422) or cannot be reached', async () => {
+    const unknown = await llmBench(measureArgs('--quantization', 'Q4_K_M', '--hf-id', 'nobody/not-catalogued-zzz'));
+    expect(unknown.code, unknown.stderr).to.equal(0);
+    expect(unknown.stderr).to.not.include('prediction');
+    expect(unknown.stdout).to.not.include('against the predicted');
+    const unreachable = await llmBench(measureArgs('--quantization', 'Q4_K_M').filter((arg) => arg !== '--leaderboard' && arg !== appUrl));
+    expect(unreachable.code, unreachable.stderr).to.equal(0);
+    expect(unreachable.stderr).to.not.include('prediction');
+  });
+
   it('sends a saved payload; a retry after a dropped connection stores it once, and sending the file again is no duplicate', async () => {
     const file = path.join(dir, 'payload.json');
     const measured = await llmBench(measureArgs('--out', file, '--notes', 'saved for later'));

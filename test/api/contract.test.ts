@@ -993,6 +993,11 @@ const producers: Record<string, Producer> = {
   'searchModels 400': (call) => request(call.ctx.app).get(call.path()),
   'getModel 200': (call) => request(call.ctx.app).get(call.path({ org: 'Qwen', model: 'Qwen3-8B' })),
   'getModel 404': (call) => request(call.ctx.app).get(call.path({ org: 'nobody', model: 'nothing' })),
+  'getPrediction 200': (call) =>
+    request(call.ctx.app).get(call.path()).query({ hfId: 'Qwen/Qwen3-8B', quantization: 'Q4_K_M', hardwareName: 'RTX 4090' }),
+  'getPrediction 400': (call) => request(call.ctx.app).get(call.path()).query({ hfId: 'Qwen/Qwen3-8B', quantization: 'Q4_K_M' }),
+  'getPrediction 422': (call) =>
+    request(call.ctx.app).get(call.path()).query({ hfId: 'Qwen/Qwen3-8B', quantization: 'Q4_K_M', hardwareName: 'Quantum Flux 9000' }),
 
   'reactToRun 200': (call) =>
     request(call.ctx.app)

@@ -169,6 +169,12 @@ describe('e2e: accessibility and validity of every page type', () => {
         as: 'user',
       },
       { name: 'compare, bad address', path: '/compare?runs=nope', as: 'visitor' },
+      { name: 'will it run?', path: '/predict', as: 'visitor' },
+      {
+        name: 'will it run? answered',
+        path: `/predict?hfId=${encodeURIComponent(model)}&quantization=Q4_K_M&hardwareName=RTX%204090`,
+        as: 'visitor',
+      },
       { name: 'run', path: `/runs/${top.id}`, as: 'user' },
       { name: 'run, signed out', path: `/runs/${top.id}`, as: 'visitor' },
       { name: 'own run (correct, withdraw)', path: `/runs/${own}`, as: 'user' },

@@ -15,13 +15,13 @@ import { expect } from 'chai';
 import { PEER_RULE } from '../../src/lib/peer-verdict.ts';
 import { normaliseHardware } from '../../src/runs/submission/normalise.ts';
 import { peerKeysOf } from '../../src/runs/submission/verdict.ts';
-import { localScoreRuns, SOURCE, verdict } from '../fixtures/real-runs/localscore.ts';
+import { localScoreRuns, SOURCE, verdict } from '../helpers/real-runs.ts';
 import { type BoardFigures, type BoardRun, describeBoard, judgeOnBoard } from '../helpers/peer-evaluation.ts';
 
 function boardOf(): BoardRun[] {
   return localScoreRuns().map((run) => {
     const keys = peerKeysOf({
-      weightsId: run.model,
+      weightsId: run.modelName,
       quantization: run.quantization,
       batchSize: 1,
       engineFlags: null,

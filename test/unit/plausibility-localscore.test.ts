@@ -13,7 +13,7 @@
  */
 import { expect } from 'chai';
 import type { RooflineVerdict } from '../../src/lib/roofline.ts';
-import { localScoreRuns, SOURCE, verdict, type LocalScoreRun } from '../fixtures/real-runs/localscore.ts';
+import { localScoreRuns, SOURCE, verdict, type LocalScoreRun } from '../helpers/real-runs.ts';
 
 describe('plausibility on LocalScore public results, devices as written', function () {
   this.timeout(60_000);

@@ -19,14 +19,12 @@
  * judged run's tok/s to its bound per class (the data behind the per-class factors).
  */
 import { expect } from 'chai';
-import type { HubModelInfo } from '../../src/clients/hub.ts';
 import { catalogueEntryFromHub } from '../../src/lib/model-metadata.ts';
 import { normaliseHardware } from '../../src/runs/submission/normalise.ts';
 import { peerKeysOf, runVerdict, weightsIdOf } from '../../src/runs/submission/verdict.ts';
 import { type BoardRun, describeBoard, judgeOnBoard } from '../helpers/peer-evaluation.ts';
 import { SUSPECT_FACTORS } from '../../src/lib/roofline.ts';
 import type { RooflineVerdict } from '../../src/lib/roofline.ts';
-import type { SubmittedHardware } from '../../src/runs/submission/speed-test.schema.ts';
 import type { Db } from '../../src/db/knex.ts';
 import type { ModelRow } from '../../src/services/models.service.ts';
 import { getRevisionProfile } from '../../src/revisions.ts';
@@ -34,6 +32,7 @@ import { createOfflineServices } from '../../src/services/index.ts';
 import { writeVisibly } from '../../src/services/visible-writes.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { realModels, type RealModel } from '../fixtures/real-runs/models.ts';
+import { hubAnswer, submittedHardware } from '../helpers/real-runs.ts';
 import { realRuns, type RealHardware, type RealRun } from '../fixtures/real-runs/runs.ts';
 
 /** What the code reaches today; a regression below these fails. Targets: unknown ≤ 0.10, doubled ≥ 0.90. */
@@ -41,38 +40,6 @@ const RATCHET = { maxUnknownRate: 0.057, minFlaggedAt2x: 0.507 };
 
 type HwClass = RealHardware['hwClass'];
 const HW_CLASSES: readonly HwClass[] = ['DISCRETE_GPU', 'UNIFIED', 'CPU_ONLY'];
-
-/** The hub's answer for a fixture model, in the shape the hub client returns. */
-function hubAnswer(model: RealModel): HubModelInfo {
-  const total = Math.round(model.paramsB * 1e9);
-  const base = model.hub.baseModel;
-  return {
-    id: model.hfId,
-    gated: false,
-    tags: [model.hub.format, ...(base ? [`base_model:${base.relation}:${base.hfId}`, `base_model:${base.hfId}`] : [])],
-    ...(base ? { cardData: { base_model: base.hfId } } : {}),
-    ...(model.hub.format === 'gguf'
-      ? { gguf: { total, architecture: model.hub.architecture } }
-      : { safetensors: { total }, config: { architectures: [model.hub.architecture], model_type: model.hub.modelType } }),
-    ...(model.hub.configJson ? { configJson: model.hub.configJson } : {}),
-  };
-}
-
-/**
- * The hardware as a submission carries it. Memory sizes the source does not state are
- * filled with 1 GB, which matches no catalogued configuration, so the bandwidth lookup
- * takes its reading for an unknown size (as it does for a name without a size).
- */
-function submittedHardware(hardware: RealHardware): SubmittedHardware {
-  switch (hardware.hwClass) {
-    case 'DISCRETE_GPU':
-      return ('gpus' in hardware ? hardware : { ...hardware, vramGb: hardware.vramGb ?? 1 }) as SubmittedHardware;
-    case 'UNIFIED':
-      return { ...hardware, unifiedMemoryGb: hardware.unifiedMemoryGb ?? 1 } as SubmittedHardware;
-    case 'CPU_ONLY':
-      return { ...hardware, ramGb: hardware.ramGb ?? 1 } as SubmittedHardware;
-  }
-}
 
 function verdictAt(run: RealRun, model: ModelRow, speedFactor: number): RooflineVerdict {
   return runVerdict({

@@ -116,6 +116,52 @@ function hardwareFromFile(file: string): Hardware {
   return hardware as Hardware;
 }
 
+/** The prediction query of a machine and model: the hardware's own fields, as a submission names them. */
+export function predictionQuery(
+  hardware: Hardware,
+  facts: { hfId?: string; quantization?: string; engineName?: string; concurrency: number },
+  depth: number,
+): Record<string, string> | null {
+  if (!facts.hfId || !facts.quantization) return null;
+  const hw = hardware as Record<string, any>;
+  const query: Record<string, string> = { hfId: facts.hfId, quantization: facts.quantization, hwClass: hw.hwClass };
+  const put = (name: string, value: unknown) => {
+    if ((typeof value === 'string' && value.trim() !== '') || (typeof value === 'number' && value > 0)) query[name] = String(value);
+  };
+  if (hw.hwClass === 'DISCRETE_GPU') {
+    const slots: { gpuName: string; count: number; vramGb: number }[] | undefined = hw.gpus;
+    put('gpuName', slots?.[0]?.gpuName ?? hw.gpuName);
+    put('gpuCount', slots ? slots.reduce((sum, slot) => sum + slot.count, 0) : hw.gpuCount);
+    put('vramGb', slots?.[0]?.vramGb ?? hw.vramGb);
+  } else if (hw.hwClass === 'UNIFIED') {
+    for (const name of ['chipVendor', 'chipFamily', 'chipVariant', 'unifiedMemoryGb']) put(name, hw[name]);
+  } else {
+    put('cpu', hw.cpu);
+    put('ramGb', hw.ramGb);
+  }
+  put('engineName', facts.engineName);
+  put('contextDepth', depth);
+  put('concurrency', facts.concurrency);
+  return query;
+}
+
+const tokS = (value: number) => `${value.toFixed(1)} tok/s`;
+
+/** One line of a prediction: decode tok/s with its interval, memory, and what it rests on. */
+function predictionLine(answer: Record<string, any>): string {
+  const { tokSOut, fits, memoryNeededGb } = answer.prediction;
+  const fitsText = fits === true ? 'fits' : fits === false ? 'does NOT fit' : 'fit not known';
+  return `prediction (not a measurement): ${tokS(tokSOut.estimate)} decode (80% interval ${tokSOut.low}-${tokSOut.high}), ${fitsText} (needs ~${memoryNeededGb} GB), from ${answer.basis.runs} runs on the board`;
+}
+
+/** The measured decode speed against the prediction, once measured. */
+export function measuredAgainstPrediction(measured: number, answer: Record<string, any>): string {
+  const { estimate, low, high } = answer.prediction.tokSOut;
+  const off = ((measured - estimate) / estimate) * 100;
+  const where = measured < low ? 'below the 80% interval' : measured > high ? 'above the 80% interval' : 'inside the 80% interval';
+  return `Measured ${tokS(measured)} decode against the predicted ${tokS(estimate)} (${low}-${high}): ${off >= 0 ? '+' : ''}${off.toFixed(0)}%, ${where}.`;
+}
+
 function describeHardware(hardware: Hardware): string {
   const hw = hardware as Record<string, any>;
   if (hw.hwClass === 'DISCRETE_GPU') {
@@ -236,6 +282,12 @@ async function measureCommand(args: string[], io: Io, reproduction?: Reproductio
       `hardware: ${describeHardware(hardware)} (${hardwareSource})${catalogueNotes.length ? `; ${catalogueNotes.join('; ')}` : ''}\n`,
   );
 
+  // The leaderboard's prediction for this machine, before measuring (skipped quietly when it
+  // cannot be reached or cannot place the model or device).
+  const query = predictionQuery(hardware, facts, options.depths[0] ?? 0);
+  const prediction = query ? await client.prediction(query) : null;
+  if (prediction) io.stderr(`${predictionLine(prediction)}\n`);
+
   const streamer = createStreamer({ baseUrl, api: engine.api, model, apiKey: flags['engine-key'], timeoutMs });
   const sampler = flags['no-power'] ? undefined : await startPowerSampling(hardware, io.power ?? powerEnv(io.env));
   io.stderr(
@@ -277,9 +329,13 @@ async function measureCommand(args: string[], io: Io, reproduction?: Reproductio
     io.stderr(`saved ${payloads.length} payload${payloads.length === 1 ? '' : 's'} to ${flags.out}\n`);
   }
   const comparison = reproduction ? comparisonLines(results, reproduction) : [];
+  const measuredDecode = results[0]?.stats.decodeTokS?.median;
+  const againstPrediction =
+    prediction && measuredDecode && options.concurrency === 1 ? measuredAgainstPrediction(measuredDecode, prediction) : undefined;
   if (!flags.json) {
     for (const result of results) io.stdout(`\n${resultTable(result, options.concurrency)}\n`);
     for (const line of comparison) io.stdout(`\n${line}\n`);
+    if (againstPrediction) io.stdout(`\n${againstPrediction}\n`);
     if (!flags.submit) {
       io.stdout(
         `\nPayload${payloads.length > 1 ? 's' : ''} (not submitted; pass --submit, or save with --out and run llm-bench submit):\n${JSON.stringify(payloads.length === 1 ? payloads[0] : payloads, null, 2)}\n`,
@@ -306,6 +362,7 @@ async function measureCommand(args: string[], io: Io, reproduction?: Reproductio
                 },
               }
             : {}),
+          ...(prediction ? { prediction: { ...prediction, ...(againstPrediction ? { comparison: againstPrediction } : {}) } } : {}),
           ...(outcomes ? { submissions: outcomes } : {}),
         },
         null,

@@ -136,6 +136,20 @@ export function createLeaderboardClient(options: LeaderboardOptions) {
       return answer.body;
     },
 
+    /**
+     * GET /api/predictions (public) for a setup; null when the leaderboard cannot be reached or
+     * cannot predict it (an unknown model or device: 422, or any other answer), so a
+     * measurement never waits on it.
+     */
+    async prediction(query: Record<string, string>): Promise<Json | null> {
+      try {
+        const answer = await call('GET', `/api/predictions?${new URLSearchParams(query)}`);
+        return answer.status === 200 && answer.body.prediction ? answer.body : null;
+      } catch {
+        return null;
+      }
+    },
+
     async dryRun(payload: unknown): Promise<DryRunAnswer> {
       const answer = await call('POST', `${RESULTS_PATH}/dry-run`, payload).catch(asUnavailable);
       if (answer.status !== 200 || answer.body.valid !== true) failOn(answer, 'The dry-run');
