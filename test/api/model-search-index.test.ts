@@ -13,18 +13,8 @@ import { fakeHubModels } from '../helpers/fake-hub.ts';
 import { validSubmission } from '../helpers/fixtures.ts';
 import { account, submitRun } from '../helpers/moderation.ts';
 import { waitFor } from '../helpers/read-index.ts';
-
-/** A small deterministic generator (mulberry32), so a failure names the query that differed. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The benchmark's deterministic generator (mulberry32), so a failure names the query that differed.
+import { prng } from '../bench/seed.ts';
 
 /** Ids, names and families with what makes search rules differ: case, separators, LIKE's wildcards, non-ASCII letters. */
 const ORGS = ['meta-llama', 'Qwen', 'mistralai', 'unsloth', 'TheBloke', 'ÄÖÜ-Labs', 'x_y'];
