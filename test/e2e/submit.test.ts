@@ -75,8 +75,9 @@ describe('e2e: submitting a run through /submit', () => {
     const lead = await page.locator('p.lead').innerText();
     expect(lead).to.include('61.5');
     expect(lead).to.include('llama.cpp');
-    expect(await page.locator('pre code').innerText()).to.include('-ngl 99');
-    const flags = await page.locator('table', { hasText: 'Flag' }).innerText();
+    // The launch command as submitted (the recipe's reproduce command is the page's other one).
+    expect(await page.locator('pre code', { hasText: 'llama-server' }).innerText()).to.include('-ngl 99');
+    const flags = await page.getByRole('table').filter({ has: page.getByRole('columnheader', { name: 'Flag' }) }).innerText();
     expect(flags).to.match(/gpuLayers\s+99/);
     await e2e.screenshot(page, 'run-page');
 
