@@ -77,7 +77,10 @@ describe('e2e: submitting a run through /submit', () => {
     expect(lead).to.include('llama.cpp');
     // The launch command as submitted (the recipe's reproduce command is the page's other one).
     expect(await page.locator('pre code', { hasText: 'llama-server' }).innerText()).to.include('-ngl 99');
-    const flags = await page.getByRole('table').filter({ has: page.getByRole('columnheader', { name: 'Flag' }) }).innerText();
+    const flags = await page
+      .getByRole('table')
+      .filter({ has: page.getByRole('columnheader', { name: 'Flag' }) })
+      .innerText();
     expect(flags).to.match(/gpuLayers\s+99/);
     await e2e.screenshot(page, 'run-page');
 
