@@ -5,7 +5,8 @@
  * insertion order, so a hit moves its entry to the end.
  */
 export interface ByteCache<V = Buffer> {
-  get(key: string): V | undefined;
+  /** The value kept under `key`; `touch: false` reads it without counting it as used. */
+  get(key: string, options?: { touch?: boolean }): V | undefined;
   set(key: string, value: V): void;
   delete(key: string): void;
   /** Bytes held now. */
@@ -26,9 +27,9 @@ export function createByteCache<V>(maxBytes: number, sizeOf = (value: V) => (val
   }
 
   return {
-    get(key) {
+    get(key, { touch = true } = {}) {
       const value = entries.get(key);
-      if (value) {
+      if (value && touch) {
         entries.delete(key);
         entries.set(key, value);
       }

@@ -14,12 +14,16 @@
  * Authorization header are served or kept (nothing in them can depend on who asks), only
  * answers sent whole with 200 and without a cookie or `private`/`no-store`.
  */
-import type { RequestHandler, Response } from 'express';
+import { gunzipSync, gzip } from 'node:zlib';
+import type { Request, RequestHandler, Response } from 'express';
 import { createByteCache } from '../lib/byte-cache.ts';
 import type { RunReadIndex } from '../runs/read-index/read-index.ts';
+import { COMPRESSION_THRESHOLD_BYTES } from './compression.ts';
 
 interface KeptAnswer {
+  /** The answer's bytes: gzipped once compressed (off the request's thread), as sent until then. */
   body: Buffer;
+  gzipped: boolean;
   /** Headers the route set (those set before this middleware are set again by the middleware before it). */
   headers: [string, string | number | string[]][];
 }
@@ -42,9 +46,31 @@ export function readCache({
   /** Query parameters whose answers move with the clock (`since`): such requests pass through. */
   clockMoved: ReadonlySet<string>;
   maxBytes: number;
-}): RequestHandler {
+}): RequestHandler & { keptBytes(): number } {
   const kept = createByteCache<KeptAnswer>(maxBytes, keptSize);
-  return async (req, res, next) => {
+  /**
+   * Inflated copies of the answers most asked for by clients that do not accept gzip (curl,
+   * load generators): inflating a 100 KB page costs about a tenth of a millisecond, which
+   * the most asked-for pages would pay again and again. A quarter more of the budget.
+   */
+  const inflated = createByteCache(maxBytes >>> 2);
+
+  /**
+   * The kept answer's body as this request takes it: the gzipped bytes themselves when it
+   * accepts gzip (the compression middleware leaves an encoded answer alone), else inflated.
+   */
+  function bodyFor(req: Request, res: Response, key: string, answer: KeptAnswer): Buffer {
+    if (!answer.gzipped) return answer.body;
+    if (req.acceptsEncodings('gzip') === 'gzip') {
+      res.setHeader('Content-Encoding', 'gzip');
+      return answer.body;
+    }
+    let body = inflated.get(key);
+    if (!body) inflated.set(key, (body = gunzipSync(answer.body)));
+    return body;
+  }
+
+  const handler: RequestHandler = async (req, res, next) => {
     if (
       maxBytes === 0 ||
       req.method !== 'GET' ||
@@ -62,13 +88,22 @@ export function readCache({
     if (answer) {
       for (const [name, value] of answer.headers) res.setHeader(name, value);
       res.setHeader(CACHE_HEADER, 'hit');
-      res.send(answer.body);
+      res.send(bodyFor(req, res, key, answer));
       return;
     }
     res.setHeader(CACHE_HEADER, 'miss');
-    keepWhenSent(res, new Set(res.getHeaderNames()), (fresh) => kept.set(key, fresh));
+    keepWhenSent(res, new Set(res.getHeaderNames()), (fresh) => {
+      kept.set(key, fresh);
+      // Kept as sent at once (the next request may hit it), then gzipped on the thread pool:
+      // about an eighth of the bytes, so several thousand pages fit where a few hundred did.
+      if (fresh.body.length < COMPRESSION_THRESHOLD_BYTES) return;
+      gzip(fresh.body, (error, gzipped) => {
+        if (!error && kept.get(key, { touch: false }) === fresh) kept.set(key, { ...fresh, body: gzipped, gzipped: true });
+      });
+    });
     next();
   };
+  return Object.assign(handler, { keptBytes: () => kept.size });
 }
 
 /** Catches the route's one whole answer (`res.send`) and hands it to `keep` when it may be served to others. */
@@ -93,7 +128,7 @@ function keepWhenSent(res: Response, headersBefore: ReadonlySet<string>, keep: (
         const value = res.getHeader(name);
         if (value !== undefined) headers.push([name, value]);
       }
-      keep({ body: Buffer.isBuffer(body) ? body : Buffer.from(body as string), headers });
+      keep({ body: Buffer.isBuffer(body) ? body : Buffer.from(body as string), gzipped: false, headers });
     }
     return result;
   } as Response['send'];

@@ -1,9 +1,12 @@
 /**
- * The app under load, in this process, and the load generator (autocannon, also in this
- * process), plus the ceiling route and an RSS sampler.
+ * The app under load and the load generator (autocannon), plus the ceiling route and an
+ * RSS sampler. `startBenchServer` builds the app in the calling process; the benchmark runs
+ * it in a process of its own (`spawnBenchServer`, app-process.ts), so the app's thread and
+ * memory are not shared with the load generator's.
  */
+import { fork } from 'node:child_process';
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,8 +16,17 @@ import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createDb, type Db } from '../../src/db/knex.ts';
 import { createLogger } from '../../src/logger.ts';
+import { CACHE_HEADER } from '../../src/middleware/read-cache.ts';
+import type { AppMemory, AppRequest } from './app-process.ts';
 
 export const CEILING_PATH = '/__bench/ceiling';
+
+export interface Answers {
+  /** Non-2xx answers, a few paths per status. */
+  failures: Record<string, { count: number; samples: string[] }>;
+  /** Answers by their X-Read-Cache header (`hit`, `miss`, or `none` when the answer cache did not look). */
+  readCache: Record<string, number>;
+}
 
 export interface BenchServer {
   url: string;
@@ -24,9 +36,9 @@ export interface BenchServer {
   ceilingPosition: string;
   /** The bytes the ceiling route answers with (set before it is measured). */
   setCeilingBody(body: Buffer): void;
-  /** Non-2xx answers seen by the HTTP server, a few per status with their paths. */
-  failures(): Record<string, { count: number; samples: string[] }>;
-  resetFailures(): void;
+  /** What the HTTP server answered since the last reset. */
+  answers(): Answers;
+  resetAnswers(): void;
   /** Resolves once no request is in flight (autocannon stops without waiting for its last ones). */
   drained(): Promise<void>;
   close(): Promise<void>;
@@ -82,7 +94,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     res.type('application/json').send(ceilingBody);
   });
 
-  let failures: Record<string, { count: number; samples: string[] }> = {};
+  let answers: Answers = { failures: {}, readCache: {} };
   let inFlight = 0;
   const server = http.createServer((req, res) => {
     inFlight += 1;
@@ -90,8 +102,10 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       inFlight -= 1;
     });
     res.once('finish', () => {
+      const cache = String(res.getHeader(CACHE_HEADER) ?? 'none');
+      answers.readCache[cache] = (answers.readCache[cache] ?? 0) + 1;
       if (res.statusCode < 300) return;
-      const entry = (failures[res.statusCode] ??= { count: 0, samples: [] });
+      const entry = (answers.failures[res.statusCode] ??= { count: 0, samples: [] });
       entry.count += 1;
       if (entry.samples.length < 5 && !entry.samples.includes(req.url!)) entry.samples.push(req.url!);
     });
@@ -126,9 +140,9 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     setCeilingBody: (body) => {
       ceilingBody = body;
     },
-    failures: () => failures,
-    resetFailures: () => {
-      failures = {};
+    answers: () => answers,
+    resetAnswers: () => {
+      answers = { failures: {}, readCache: {} };
     },
     drained: () => drained(),
     close: async () => {
@@ -138,6 +152,74 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       await (app.locals.close as () => Promise<void>)();
       await db.destroy();
       rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The app of `startBenchServer` in a child process: the same calls, answered over IPC. */
+export interface RemoteBenchServer {
+  url: string;
+  pid: number;
+  ceilingPosition: string;
+  /** The process's memory once its modules were loaded, before the app was made. */
+  beforeApp: AppMemory;
+  setCeilingBody(body: Buffer): Promise<void>;
+  answers(): Promise<Answers>;
+  resetAnswers(): Promise<void>;
+  drained(): Promise<void>;
+  /** The app's memory after a full garbage collection. */
+  memory(): Promise<AppMemory>;
+  close(): Promise<void>;
+}
+
+/** Forks app-process.ts with these options and waits until it listens. */
+export async function spawnBenchServer(options: BenchServerOptions): Promise<RemoteBenchServer> {
+  const child = fork(new URL('./app-process.ts', import.meta.url), [], {
+    // BENCH_APP_NODE_OPTIONS adds Node flags to the app's process only (e.g. --cpu-prof to profile it).
+    execArgv: ['--expose-gc', '--import', 'tsx', ...(process.env.BENCH_APP_NODE_OPTIONS ?? '').split(' ').filter(Boolean)],
+    env: { ...process.env, BENCH_APP_OPTIONS: JSON.stringify(options) },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+  let nextId = 0;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  type Ready = { url: string; ceilingPosition: string; beforeApp: AppMemory };
+  const ready = new Promise<Ready>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the app process exited (${code}) before listening`)));
+    child.on('message', (message: { ready?: Ready; id?: number; value?: unknown; error?: string }) => {
+      if (message.ready) return resolve(message.ready);
+      const waiter = pending.get(message.id!);
+      pending.delete(message.id!);
+      if (message.error !== undefined) waiter?.reject(new Error(`app process: ${message.error}`));
+      else waiter?.resolve(message.value);
+    });
+  });
+  void exited.then(() => {
+    for (const waiter of pending.values()) waiter.reject(new Error('the app process exited'));
+    pending.clear();
+  });
+  const ask = <T>(request: AppRequest extends infer R ? (R extends AppRequest ? Omit<R, 'id'> : never) : never): Promise<T> =>
+    new Promise((resolve, reject) => {
+      const id = (nextId += 1);
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      child.send({ ...request, id });
+    });
+  const { url, ceilingPosition, beforeApp } = await ready;
+  return {
+    url,
+    pid: child.pid!,
+    ceilingPosition,
+    beforeApp,
+    setCeilingBody: (body) => ask({ op: 'setCeilingBody', base64: body.toString('base64') }),
+    answers: () => ask({ op: 'answers' }),
+    resetAnswers: () => ask({ op: 'resetAnswers' }),
+    drained: () => ask({ op: 'drained' }),
+    memory: () => ask({ op: 'memory' }),
+    close: async () => {
+      await ask({ op: 'close' });
+      const timer = setTimeout(() => child.kill(), 5000);
+      await exited;
+      clearTimeout(timer);
     },
   };
 }
@@ -164,12 +246,23 @@ export function runLoad(url: string, paths: readonly string[], options: LoadOpti
   });
 }
 
-/** Samples the process RSS every 100 ms; `peak` since the last `reset`, `overall` since start. */
-export function rssSampler() {
+/** A process's resident set in bytes, from /proc (Linux); this process's own through Node elsewhere. */
+function residentBytes(pid: number): number {
+  if (pid === process.pid || process.platform !== 'linux') return process.memoryUsage.rss();
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
+  } catch {
+    return 0; // exited
+  }
+}
+
+/** Samples a process's RSS (this one's by default) every 100 ms; `peak` since the last `reset`, `overall` since start. */
+export function rssSampler(pid = process.pid) {
   let peak = 0;
   let overall = 0;
   const sample = () => {
-    const rss = process.memoryUsage.rss();
+    const rss = residentBytes(pid);
     peak = Math.max(peak, rss);
     overall = Math.max(overall, rss);
   };
@@ -178,7 +271,7 @@ export function rssSampler() {
   sample();
   return {
     reset: () => {
-      peak = process.memoryUsage.rss();
+      peak = residentBytes(pid);
     },
     peakMb: () => peak / 2 ** 20,
     overallMb: () => overall / 2 ** 20,

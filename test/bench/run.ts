@@ -18,8 +18,10 @@
  *   --out FILE        results file (default bench-results.json)
  *
  * Database: DATABASE_URL's server when set (a database bh_bench is created on it), else an
- * embedded Postgres under ./data/bench-pg. The app (createApp, production config, silent
- * logger) and autocannon share this process. The ceiling is a route of the same app placed
+ * embedded Postgres under ./data/bench-pg. Each app (createApp, production config, silent
+ * logger) runs in a process of its own (app-process.ts), autocannon in this one: the peak
+ * RSS reported is the app's alone (BENCH_APP_NODE_OPTIONS adds Node flags to the app's
+ * process, e.g. `--cpu-prof --cpu-prof-dir=prof`). The ceiling is a route of the same app placed
  * before its routers (see harness.ts), measured first and last; ratios use the mean.
  */
 import { writeFileSync } from 'node:fs';
@@ -32,7 +34,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embed
 import { createDb, migrateLatest, type Db } from '../../src/db/knex.ts';
 import { getRevisionProfile, type RevisionProfile } from '../../src/revisions.ts';
 import { loadConfig } from '../../src/config.ts';
-import { CEILING_PATH, rssSampler, runLoad, startBenchServer, type BenchServer } from './harness.ts';
+import { CEILING_PATH, rssSampler, runLoad, spawnBenchServer, type Answers, type RemoteBenchServer } from './harness.ts';
 import { seedDatabase, type SeedSummary } from './seed.ts';
 import { leaderboardMix, modelSearchMix, readTrafficFacts, resultsMix, type Mix } from './traffic.ts';
 
@@ -194,7 +196,9 @@ interface CaseResult {
   timeouts: number;
   avgBodyBytes: number;
   peakRssMb: number;
-  failures: Record<string, { count: number; samples: string[] }>;
+  failures: Answers['failures'];
+  /** Share of answers served from the anonymous answer cache. */
+  readCacheHits: number;
   target?: { p99Ms: number | null; ratio: number; p99Ok: boolean; ratioOk: boolean; pass: boolean };
 }
 
@@ -203,7 +207,7 @@ function summarise(
   reads: ReadPath,
   paths: readonly string[],
   result: Result,
-  server: BenchServer,
+  answers: Answers,
   peakRssMb: number,
 ): CaseResult {
   const requests = result['2xx'] + result.non2xx;
@@ -228,7 +232,13 @@ function summarise(
     timeouts: result.timeouts,
     avgBodyBytes: requests ? Math.round(result.throughput.total / requests) : 0,
     peakRssMb,
-    failures: server.failures(),
+    failures: answers.failures,
+    readCacheHits:
+      (answers.readCache.hit ?? 0) /
+      Math.max(
+        1,
+        Object.values(answers.readCache).reduce((a, b) => a + b, 0),
+      ),
   };
 }
 
@@ -260,6 +270,7 @@ function printTable(results: CaseResult[]): void {
     'errors',
     'body KB',
     'RSS MB',
+    'cache hits',
     'target',
   ];
   const rows = results.map((r) => [
@@ -275,6 +286,7 @@ function printTable(results: CaseResult[]): void {
     String(r.errors),
     (r.avgBodyBytes / 1024).toFixed(1),
     r.peakRssMb.toFixed(0),
+    `${(r.readCacheHits * 100).toFixed(0)}%`,
     r.target ? (r.target.pass ? 'PASS' : `FAIL${r.target.p99Ok ? '' : ' p99'}${r.target.ratioOk ? '' : ' ratio'}`) : '',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
@@ -358,7 +370,7 @@ async function main(): Promise<void> {
     embedded = await startEmbeddedPostgres(path.resolve('data/bench-pg'));
     serverUrl = embedded.url;
   }
-  const servers: BenchServer[] = [];
+  const servers: RemoteBenchServer[] = [];
   const cleanup = async () => {
     for (const s of servers) await s.close().catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
@@ -392,7 +404,6 @@ async function main(): Promise<void> {
     const leaderboardDistinct = mixes['leaderboard-mix']!.distinct;
     if (leaderboardDistinct < 500) throw new Error(`the leaderboard mix has only ${leaderboardDistinct} distinct queries (need >= 500)`);
 
-    const rss = rssSampler();
     const results: CaseResult[] = [];
     const ceilings = new Map<ReadPath, { first: number; last: number; mean: number }>();
     const builds: Partial<
@@ -403,20 +414,22 @@ async function main(): Promise<void> {
     const exactTotals: { reads: ReadPath; path: string; api: number; sql: number; exact: boolean }[] = [];
     let ceilingPosition = '';
 
-    // One app per read path, one after the other (each closed before the next starts, so RSS is its own).
+    /** Each app's peak RSS over its whole life (build included). */
+    const appPeakRssMb: Partial<Record<ReadPath, number>> = {};
+    // One app process per read path, one after the other (each closed before the next starts).
     for (const reads of options.paths) {
       const startedAt = Date.now();
-      const before = process.memoryUsage();
-      const server = await startBenchServer({
+      const server = await spawnBenchServer({
         databaseUrl: database.url,
         pool: options.pool,
         env: { ...options.env, ...READ_PATHS[reads] },
       });
       servers.push(server);
+      const rss = rssSampler(server.pid);
+      const before = server.beforeApp;
       if (reads === 'index') {
         const status = await waitForReadIndex(server.url);
-        global.gc?.();
-        const memory = process.memoryUsage();
+        const memory = await server.memory();
         // What the index (and the rest of a fresh app) added: heap plus typed arrays' buffers.
         const added = memory.heapUsed + memory.arrayBuffers - (before.heapUsed + before.arrayBuffers);
         builds.index = {
@@ -435,7 +448,7 @@ async function main(): Promise<void> {
       const unfiltered = await fetch(`${server.url}/api/leaderboard`);
       if (unfiltered.status !== 200) throw new Error(`GET /api/leaderboard answered ${unfiltered.status}`);
       const body = Buffer.from(await unfiltered.arrayBuffer());
-      server.setCeilingBody(body);
+      await server.setCeilingBody(body);
       ceilingBytes = body.length;
       exactTotals.push(...(await checkExactTotals(server.url, readDb)).map((check) => ({ reads, ...check })));
       const html = await detectHtmlPath(server.url);
@@ -464,11 +477,11 @@ async function main(): Promise<void> {
         if (options.warmup > 0)
           await runLoad(server.url, paths, { connections: options.connections, duration: options.warmup }, Math.floor(paths.length / 2));
         await server.drained();
-        server.resetFailures();
+        await server.resetAnswers();
         rss.reset();
         const result = await runLoad(server.url, paths, { connections: options.connections, duration: options.duration });
         await server.drained();
-        const entry = summarise(name, reads, paths, result, server, rss.peakMb());
+        const entry = summarise(name, reads, paths, result, await server.answers(), rss.peakMb());
         if (name === 'ceiling') first = entry.reqPerSec;
         if (name === 'ceiling-end') ceilings.set(reads, { first, last: entry.reqPerSec, mean: (first + entry.reqPerSec) / 2 });
         if (!name.startsWith('ceiling')) entry.ratioToCeiling = entry.reqPerSec / first;
@@ -478,10 +491,11 @@ async function main(): Promise<void> {
             `${entry.ratioToCeiling === null ? '' : `  x${entry.ratioToCeiling.toFixed(2)}`}${entry.non2xx ? `  non-2xx ${entry.non2xx} ${JSON.stringify(entry.failures)}` : ''}`,
         );
       }
+      appPeakRssMb[reads] = rss.overallMb();
+      rss.stop();
       await server.close();
       servers.splice(servers.indexOf(server), 1);
     }
-    rss.stop();
     await readDb.destroy();
     judge(results, new Map([...ceilings].map(([reads, c]) => [reads, c.mean])));
 
@@ -500,9 +514,9 @@ async function main(): Promise<void> {
     );
     log(`html-page: ${htmlNote}`);
     log(`exact totals: ${exactTotals.map((t) => `[${t.reads}] ${t.path} ${t.api}${t.exact ? ' = ' : ' != '}${t.sql}`).join('; ')}`);
-    log(
-      `peak RSS of this process (server + in-process load generator): ${rss.overallMb().toFixed(0)} MB (max resident set ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB)`,
-    );
+    for (const [reads, mb] of Object.entries(appPeakRssMb))
+      log(`peak RSS of the app (${reads}), its own process from start to close: ${mb.toFixed(0)} MB`);
+    log(`peak RSS of the load generator (this process): ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
     for (const t of results.filter((r) => r.target)) {
       log(
         `target ${t.name} [${t.reads}]: p99 ${ms(t.latencyMs.p99)} ms${t.target!.p99Ms === null ? '' : ` (<= ${t.target!.p99Ms}) ${t.target!.p99Ok ? 'ok' : 'MISSED'}`}, ` +
@@ -528,8 +542,8 @@ async function main(): Promise<void> {
       htmlPage: htmlNote,
       mixes: Object.fromEntries(Object.entries(mixes).map(([k, m]) => [k, { requests: m.paths.length, distinct: m.distinct }])),
       exactTotals,
-      peakRssMb: rss.overallMb(),
-      maxRssMb: process.resourceUsage().maxRSS / 1024,
+      appPeakRssMb,
+      loadGeneratorMaxRssMb: process.resourceUsage().maxRSS / 1024,
       targets: TARGETS,
       cases: results,
     };

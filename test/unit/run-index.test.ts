@@ -424,4 +424,73 @@ describe('RankOrder', () => {
       expect(seen).to.equal(Math.min(10, live.size));
     }
   });
+
+  it("walks a value's own runs in rank order and skips the blocks without them, right through adds, moves and removals", () => {
+    const rng = seeded(11);
+    const values: number[] = [];
+    /** A facet's codes by slot: 0-2 anywhere, 3 only among the slowest (last-ranked), 4 rare, 5 made after the maps. */
+    const column = new Int32Array(40_000).fill(-1);
+    const facet = {};
+    const codeFor = (value: number) => (value > 900 && rng() < 0.5 ? 3 : rng() < 0.01 ? 4 : Math.floor(rng() * 3));
+    const compare = (a: number, b: number) => values[a]! - values[b]! || a - b;
+    const order = new RankOrder(compare);
+    const live = new Set<number>();
+    let slots = 20_000;
+    /** Values the facet has made so far (as `Facet.values.length`). */
+    let valueCount = 5;
+    for (let slot = 0; slot < slots; slot += 1) {
+      values[slot] = Math.floor(rng() * 1000);
+      column[slot] = codeFor(values[slot]!);
+      if (rng() < 0.95) live.add(slot);
+    }
+    order.rebuild(slots, (slot) => live.has(slot));
+    for (let round = 0; round < 6; round += 1) {
+      for (let code = 0; code <= 5; code += 1) {
+        const expected = [...live].filter((slot) => column[slot] === code).sort(compare);
+        const positions = order.valuePositions(facet, column, valueCount, code)!;
+        const walked: number[] = [];
+        order.walkPositions(
+          positions,
+          (slot) => column[slot] === code,
+          (slot) => walked.push(slot) > 0,
+        );
+        expect(walked, `round ${round} value ${code}`).to.deep.equal(expected);
+        // The blocks of a value: a masked walk that skips the others finds the same runs.
+        const blocks = order.blocksWith(facet, column, valueCount, [code])!;
+        const mask = new Uint32Array(Math.ceil(slots / 32) + 1);
+        for (const slot of expected) mask[slot >>> 5]! |= 1 << (slot & 31);
+        const masked: number[] = [];
+        expect(order.walkMasked(mask, (slot) => masked.push(slot) > 0, Number.MAX_SAFE_INTEGER, blocks)).to.equal(true);
+        expect(masked, `round ${round} blocks of ${code}`).to.deep.equal(expected);
+        // A page of the slowest value's runs looks at its blocks only: far fewer positions than a walk past every faster run.
+        if (code === 3 && round === 0) {
+          let looked = 0;
+          const budgeted = (budget: number) => order.walkMasked(mask, () => (looked += 1) < 50, budget, blocks);
+          expect(budgeted(expected.length * 4)).to.equal(true);
+          expect(order.walkMasked(mask, () => true, expected.length * 4)).to.equal(false);
+        }
+      }
+      // 400 changes a round, codes changing with them (the column first, as the index does): later rounds fold.
+      for (let n = 0; n < 400; n += 1) {
+        const r = rng();
+        if (r < 0.35) {
+          order.grow(slots + 1);
+          values[slots] = Math.floor(rng() * 1000);
+          column[slots] = rng() < 0.1 ? 5 : codeFor(values[slots]!);
+          if (column[slots] === 5) valueCount = 6;
+          order.add(slots);
+          live.add(slots++);
+        } else if (r < 0.7 && live.size > 0) {
+          const slot = [...live][Math.floor(rng() * live.size)]!;
+          values[slot] = Math.floor(rng() * 1000);
+          column[slot] = codeFor(values[slot]!);
+          order.add(slot);
+        } else if (live.size > 0) {
+          const slot = [...live][Math.floor(rng() * live.size)]!;
+          order.delete(slot);
+          live.delete(slot);
+        }
+      }
+    }
+  });
 });

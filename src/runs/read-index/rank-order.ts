@@ -20,6 +20,16 @@ const REACH_SAMPLES = 16;
 /** Pending runs fold into the main array past this many. */
 const MAX_PENDING = 1024;
 
+/**
+ * The main array in blocks of 2^BLOCK_SHIFT positions: per facet value, a bit per block
+ * saying whether any of the value's runs sits there, so a filtered walk skips the blocks
+ * that hold none (a large model's runs, ranked last by speed, start where its blocks do).
+ */
+const BLOCK_SHIFT = 8;
+const BLOCK = 1 << BLOCK_SHIFT;
+/** Facets with more values than this get no block maps (a bit per block per value would cost more than it saves). */
+const MAX_BLOCK_MAPPED_VALUES = 8192;
+
 export class RankOrder {
   /** Main array: slots in rank order; a stale position holds -1, so a walk reads it in sequence, never `position`. */
   private perm: Int32Array = new Int32Array(0);
@@ -31,6 +41,10 @@ export class RankOrder {
   private stale = 0;
   /** Scratch for `walkAmong`: a bit per main-array position, all clear between calls. */
   private marks: Uint32Array = new Uint32Array(0);
+  /** Per facet (keyed by its owner's object), each value code's blocks of the main array; made on first use, dropped with the main array. */
+  private readonly blockMaps = new Map<object, Uint32Array[]>();
+  /** Per facet, each value code's main-array positions in rank order (`valuePositions`); made on first use, dropped with the main array. */
+  private readonly valueRuns = new Map<object, { starts: Int32Array; positions: Int32Array }>();
 
   constructor(private readonly compare: SlotCompare) {}
 
@@ -48,6 +62,88 @@ export class RankOrder {
     this.pending = [];
     this.isPending.clear();
     this.stale = 0;
+    this.blockMaps.clear();
+    this.valueRuns.clear();
+  }
+
+  /**
+   * The main-array positions of the runs whose code (in `column`, by slot) is `code`, in
+   * rank order: the value's own order, so a page filtered on it is its first entries
+   * (`walkPositions`), not a walk past every faster run. Made for all of a facet's values
+   * in one pass over the main array on first use; null when the facet has too many values.
+   * Stays right while runs change for the reason `blocksWith` gives (pending runs are merged in by the walk).
+   */
+  valuePositions(facet: object, column: ArrayLike<number>, valueCount: number, code: number): Int32Array | null {
+    if (valueCount > MAX_BLOCK_MAPPED_VALUES) return null;
+    let runs = this.valueRuns.get(facet);
+    if (!runs) {
+      const perm = this.perm;
+      const starts = new Int32Array(valueCount + 1);
+      for (let i = 0; i < perm.length; i += 1) {
+        const code = perm[i] === STALE ? -1 : column[perm[i]!]!;
+        if (code >= 0 && code < valueCount) starts[code + 1]! += 1;
+      }
+      for (let c = 0; c < valueCount; c += 1) starts[c + 1]! += starts[c]!;
+      const positions = new Int32Array(starts[valueCount]!);
+      const next = starts.slice(0, valueCount);
+      for (let i = 0; i < perm.length; i += 1) {
+        const code = perm[i] === STALE ? -1 : column[perm[i]!]!;
+        if (code >= 0 && code < valueCount) positions[next[code]!++] = i;
+      }
+      runs = { starts, positions };
+      this.valueRuns.set(facet, runs);
+    }
+    // A code made after the positions holds pending runs only.
+    if (code + 1 >= runs.starts.length) return new Int32Array(0);
+    return runs.positions.subarray(runs.starts[code]!, runs.starts[code + 1]!);
+  }
+
+  /**
+   * Visits, in rank order, the live runs at these main-array positions (ascending) and the
+   * pending runs, each only when `admits` it, until `visit` returns false.
+   */
+  walkPositions(positions: Int32Array, admits: (slot: number) => boolean, visit: (slot: number) => boolean): void {
+    const { perm, pending, compare } = this;
+    let j = 0;
+    for (let k = 0; k < positions.length; k += 1) {
+      const slot = perm[positions[k]!]!;
+      if (slot === STALE) continue;
+      while (j < pending.length && compare(pending[j]!, slot) < 0) {
+        const placed = pending[j++]!;
+        if (admits(placed) && !visit(placed)) return;
+      }
+      if (admits(slot) && !visit(slot)) return;
+    }
+    for (; j < pending.length; j += 1) if (admits(pending[j]!) && !visit(pending[j]!)) return;
+  }
+
+  /**
+   * The blocks of the main array holding a run whose code (in `column`, by slot) is one of
+   * `codes`, a bit per block; null when the facet has too many values to map. A superset
+   * stays right while runs change: a changed or removed run leaves its main position (it
+   * goes stale, or pending), so no main position ever gains a value its block lacks, and a
+   * code made after the map is held by pending runs only.
+   */
+  blocksWith(facet: object, column: ArrayLike<number>, valueCount: number, codes: readonly number[]): Uint32Array | null {
+    if (valueCount > MAX_BLOCK_MAPPED_VALUES) return null;
+    const words = wordsFor((this.perm.length + BLOCK - 1) >>> BLOCK_SHIFT);
+    let maps = this.blockMaps.get(facet);
+    if (!maps) {
+      maps = Array.from({ length: valueCount }, () => new Uint32Array(words));
+      const perm = this.perm;
+      for (let i = 0; i < perm.length; i += 1) {
+        const slot = perm[i]!;
+        const code = slot === STALE ? -1 : column[slot]!;
+        if (code >= 0 && code < valueCount) setBit(maps[code]!, i >>> BLOCK_SHIFT);
+      }
+      this.blockMaps.set(facet, maps);
+    }
+    const out = new Uint32Array(words);
+    for (const code of codes) {
+      const map = maps[code];
+      if (map) for (let w = 0; w < words; w += 1) out[w]! |= map[w]!;
+    }
+    return out;
   }
 
   /** Room for slots below `slotCount`. */
@@ -127,14 +223,19 @@ export class RankOrder {
 
   /**
    * `walk` over the slots set in `mask` only, testing the bits in the loop (no call per
-   * slot passed over). Gives up, answering false, when the next live slot would be past
-   * the first `budget`; answers true once `visit` returns false or the order ends.
+   * slot passed over), skipping the main array's blocks that `blocks` (from `blocksWith`)
+   * leaves clear. Gives up, answering false, when the positions looked at would pass
+   * `budget`; answers true once `visit` returns false or the order ends.
    */
-  walkMasked(mask: Uint32Array, visit: (slot: number) => boolean, budget: number): boolean {
+  walkMasked(mask: Uint32Array, visit: (slot: number) => boolean, budget: number, blocks: Uint32Array | null = null): boolean {
     const { perm, pending, compare } = this;
     let j = 0;
     let left = budget;
     for (let i = 0; i < perm.length; i += 1) {
+      if (blocks && (i & (BLOCK - 1)) === 0 && !hasBit(blocks, i >>> BLOCK_SHIFT)) {
+        i += BLOCK - 1;
+        continue;
+      }
       const slot = perm[i]!;
       if (slot === STALE) continue;
       while (j < pending.length && compare(pending[j]!, slot) < 0) {

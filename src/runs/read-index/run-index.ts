@@ -146,6 +146,10 @@ interface Condition {
   intoBits(out: Uint32Array): void;
   /** Keeps in `mask` only the runs it admits (`scratch` is free to overwrite). */
   andInto(mask: Uint32Array, scratch: Uint32Array): void;
+  /** The blocks of `order`'s main array that may hold a run it admits (`RankOrder.blocksWith`), or null: any may. */
+  blocksIn(order: RankOrder): Uint32Array | null;
+  /** When it admits one facet value: that value's main-array positions in `order` (`RankOrder.valuePositions`); else null. */
+  positionsIn(order: RankOrder): Int32Array | null;
 }
 
 function facetCondition(facet: Facet, codes: number[]): Condition {
@@ -186,6 +190,8 @@ function facetCondition(facet: Facet, codes: number[]): Condition {
       this.intoBits(scratch);
       for (let i = 0; i < mask.length; i += 1) mask[i]! &= scratch[i]!;
     },
+    blocksIn: (order) => order.blocksWith(facet, facet.codes, facet.values.length, codes),
+    positionsIn: (order) => (single >= 0 ? order.valuePositions(facet, facet.codes, facet.values.length, single) : null),
   };
 }
 
@@ -265,6 +271,8 @@ const SORTED_MATCHES = 1024;
  * last (a 70B model class under tokSOut) would otherwise walk nearly every run for a page.
  */
 const WALK_VISITS_PER_MATCH = 4;
+/** How many of a value's runs a walk of its own order may expect to pass per run of the page (see `pageFromValueOrder`). */
+const VALUE_WALK_RUNS_PER_MATCH = 16;
 
 export class RunIndex {
   /** Slots ever used (some dead). */
@@ -445,6 +453,8 @@ export class RunIndex {
         this.intoBits(scratch);
         for (let i = 0; i < mask.length; i += 1) mask[i]! &= scratch[i]!;
       },
+      blocksIn: () => null,
+      positionsIn: () => null,
     };
   }
 
@@ -523,12 +533,24 @@ export class RunIndex {
       kept += 1;
       return kept < end;
     };
+    /** The blocks of the order where every condition may have a run (null: no condition knows). */
+    const blocks = (): Uint32Array | null => {
+      let out: Uint32Array | null = null;
+      for (const condition of conditions ?? []) {
+        const own = condition.blocksIn(order);
+        if (!own) continue;
+        if (!out) out = own;
+        else for (let w = 0; w < out.length; w += 1) out[w]! &= own[w]!;
+      }
+      return out;
+    };
     /**
      * The page from walking the order over `mask` while that is cheap (within `budget`
-     * visits), else from placing the matches by position (a filter whose runs rank last).
+     * positions looked at, blocks without matches skipped), else from placing the matches
+     * by position.
      */
     const walkOrPlace = (mask: Uint32Array, budget: number, forEachMatch: (visit: (slot: number) => void) => void) => {
-      if (order.walkMasked(mask, take, budget)) return;
+      if (order.walkMasked(mask, take, budget, blocks())) return;
       restart();
       order.walkAmong(forEachMatch, take);
     };
@@ -552,6 +574,27 @@ export class RunIndex {
 
     conditions.sort((a, b) => a.size - b.size);
     const [driver, ...others] = conditions as [Condition, ...Condition[]];
+    /**
+     * The page from the smallest one-value condition's own order, testing the others per run:
+     * its first entries when nothing else filters, and never more runs than the value has.
+     * Only while the page's end is expected within VALUE_WALK_RUNS_PER_MATCH of the value's runs
+     * per match (the others admitting few of them, a walk of its order would pass most);
+     * false when no condition qualifies.
+     */
+    const pageFromValueOrder = (matching: number): boolean => {
+      for (const condition of conditions) {
+        if ((end * condition.size) / Math.max(1, matching) > VALUE_WALK_RUNS_PER_MATCH * end + 4096) continue;
+        const positions = condition.positionsIn(order);
+        if (!positions) continue;
+        const admits = (slot: number) => {
+          for (const c of conditions) if (!c.test(slot)) return false;
+          return true;
+        };
+        order.walkPositions(positions, admits, take);
+        return true;
+      }
+      return false;
+    };
     if (driver.size <= Math.max(4096, this.slotCount >>> 6)) {
       // Few candidates: test each against the other conditions.
       const matches: number[] = [];
@@ -563,7 +606,7 @@ export class RunIndex {
       if (limit > 0 && offset < total) {
         if (matches.length <= SORTED_MATCHES) {
           for (const slot of order.sort(matches)) if (!take(slot)) break;
-        } else {
+        } else if (!pageFromValueOrder(total)) {
           // Walk from the top when the page's end looks near it, else place the matches by position.
           const forEachMatch = (visit: (slot: number) => void) => matches.forEach(visit);
           const reach = order.estimatedReach(matches, end);
@@ -593,7 +636,7 @@ export class RunIndex {
       matched = countBits(mask);
     }
     const total = bestPerHardware ? distinctHardware((visit) => forEachBit(mask, visit)) : matched;
-    if (limit > 0 && offset < total) walkOrPlace(mask, 2 * total + 4096, (visit) => forEachBit(mask, visit));
+    if (limit > 0 && offset < total && !pageFromValueOrder(total)) walkOrPlace(mask, 2 * total + 4096, (visit) => forEachBit(mask, visit));
     // Scratch bitsets are left clear: the few-candidate path sets and clears only its own bits.
     if (mask === this.scratch[0]) mask.fill(0);
     return { slots: page, total };
