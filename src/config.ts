@@ -82,6 +82,15 @@ const envSchema = z.object({
       .min(0, 'must be 0 (no cache) or more')
       .default(20000),
   ),
+  READ_INDEX_DOCUMENTS_MB: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(0, 'must be 0 (no cache) or more')
+      .max(4096, 'must be at most 4096')
+      .default(32),
+  ),
   READ_INDEX_ANSWER_CACHE_MB: z.preprocess(
     emptyToUndefined,
     z.coerce
@@ -132,8 +141,10 @@ export interface Config {
      * committed before it has arrived (one round trip; for tests that write to the database directly).
      */
     freshness: 'notify' | 'strict';
-    /** Stored run documents kept in memory. */
+    /** Stored run documents kept in memory, at most this many ... */
     documentCacheSize: number;
+    /** ... and at most this many bytes of them (a document with evidence samples weighs several times a plain one). */
+    documentCacheBytes: number;
     /** Bytes of anonymous read answers kept until the next change (src/middleware/read-cache.ts); 0: none. */
     answerCacheBytes: number;
   };
@@ -217,6 +228,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       enabled: e.READ_INDEX === 'on',
       freshness: e.READ_INDEX_FRESHNESS,
       documentCacheSize: e.READ_INDEX_DOCUMENTS,
+      documentCacheBytes: e.READ_INDEX_DOCUMENTS_MB * 1024 * 1024,
       answerCacheBytes: e.READ_INDEX_ANSWER_CACHE_MB * 1024 * 1024,
     },
     peerRejudgeIntervalMs: e.PEER_REJUDGE_INTERVAL_MS,

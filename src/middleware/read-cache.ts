@@ -56,12 +56,13 @@ export function readCache({
   const inflated = createByteCache(maxBytes >>> 2);
 
   /**
-   * The kept answer's body as this request takes it: the gzipped bytes themselves when it
-   * accepts gzip (the compression middleware leaves an encoded answer alone), else inflated.
+   * The kept answer's body as this request takes it: the gzipped bytes themselves when the
+   * compression middleware would pick gzip (the client takes gzip but not brotli; it leaves an
+   * encoded answer alone), else inflated (and, for a browser, brotli'd by the middleware as before).
    */
   function bodyFor(req: Request, res: Response, key: string, answer: KeptAnswer): Buffer {
     if (!answer.gzipped) return answer.body;
-    if (req.acceptsEncodings('gzip') === 'gzip') {
+    if (req.acceptsEncodings('br') !== 'br' && req.acceptsEncodings('gzip') === 'gzip') {
       res.setHeader('Content-Encoding', 'gzip');
       return answer.body;
     }

@@ -26,7 +26,11 @@ export interface Answers {
   failures: Record<string, { count: number; samples: string[] }>;
   /** Answers by their X-Read-Cache header (`hit`, `miss`, or `none` when the answer cache did not look). */
   readCache: Record<string, number>;
+  /** Milliseconds from the request's arrival at the app to its answer's end, by that header: where the tail comes from. */
+  appMs: Record<string, { p50: number; p99: number; max: number }>;
 }
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 
 export interface BenchServer {
   url: string;
@@ -94,16 +98,19 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     res.type('application/json').send(ceilingBody);
   });
 
-  let answers: Answers = { failures: {}, readCache: {} };
+  let answers: Answers = { failures: {}, readCache: {}, appMs: {} };
+  let durations: Record<string, number[]> = {};
   let inFlight = 0;
   const server = http.createServer((req, res) => {
     inFlight += 1;
+    const arrived = performance.now();
     res.once('close', () => {
       inFlight -= 1;
     });
     res.once('finish', () => {
       const cache = String(res.getHeader(CACHE_HEADER) ?? 'none');
       answers.readCache[cache] = (answers.readCache[cache] ?? 0) + 1;
+      (durations[cache] ??= []).push(performance.now() - arrived);
       if (res.statusCode < 300) return;
       const entry = (answers.failures[res.statusCode] ??= { count: 0, samples: [] });
       entry.count += 1;
@@ -140,9 +147,16 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     setCeilingBody: (body) => {
       ceilingBody = body;
     },
-    answers: () => answers,
+    answers: () => {
+      for (const [cache, list] of Object.entries(durations)) {
+        const sorted = list.sort((a, b) => a - b);
+        answers.appMs[cache] = { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted.at(-1) ?? 0 };
+      }
+      return answers;
+    },
     resetAnswers: () => {
-      answers = { failures: {}, readCache: {} };
+      answers = { failures: {}, readCache: {}, appMs: {} };
+      durations = {};
     },
     drained: () => drained(),
     close: async () => {
@@ -172,12 +186,33 @@ export interface RemoteBenchServer {
   close(): Promise<void>;
 }
 
-/** Forks app-process.ts with these options and waits until it listens. */
+/**
+ * How `npm start` runs the server: the environment it sets and Node's flags, read from
+ * package.json's start script (`[NAME=value ...] node [flags ...] entry`), so the app under
+ * load runs as production does (its heap limit and allocator arenas above all).
+ */
+export function productionRuntime(): { env: Record<string, string>; nodeFlags: string[] } {
+  const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+  const words = packageJson.scripts.start.trim().split(/\s+/);
+  const node = words.indexOf('node');
+  if (node < 0) throw new Error(`the start script does not run node: ${packageJson.scripts.start}`);
+  const env = Object.fromEntries(
+    words.slice(0, node).map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 1) throw new Error(`the start script's ${pair} is not NAME=value`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
+  return { env, nodeFlags: words.slice(node + 1, -1) };
+}
+
+/** Forks app-process.ts with these options, as `npm start` runs the server, and waits until it listens. */
 export async function spawnBenchServer(options: BenchServerOptions): Promise<RemoteBenchServer> {
+  const runtime = productionRuntime();
   const child = fork(new URL('./app-process.ts', import.meta.url), [], {
     // BENCH_APP_NODE_OPTIONS adds Node flags to the app's process only (e.g. --cpu-prof to profile it).
-    execArgv: ['--expose-gc', '--import', 'tsx', ...(process.env.BENCH_APP_NODE_OPTIONS ?? '').split(' ').filter(Boolean)],
-    env: { ...process.env, BENCH_APP_OPTIONS: JSON.stringify(options) },
+    execArgv: ['--expose-gc', ...runtime.nodeFlags, ...(process.env.BENCH_APP_NODE_OPTIONS ?? '').split(' ').filter(Boolean)],
+    env: { ...process.env, ...runtime.env, BENCH_APP_OPTIONS: JSON.stringify(options) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();

@@ -34,7 +34,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embed
 import { createDb, migrateLatest, type Db } from '../../src/db/knex.ts';
 import { getRevisionProfile, type RevisionProfile } from '../../src/revisions.ts';
 import { loadConfig } from '../../src/config.ts';
-import { CEILING_PATH, rssSampler, runLoad, spawnBenchServer, type Answers, type RemoteBenchServer } from './harness.ts';
+import { CEILING_PATH, productionRuntime, rssSampler, runLoad, spawnBenchServer, type Answers, type RemoteBenchServer } from './harness.ts';
 import { seedDatabase, type SeedSummary } from './seed.ts';
 import { leaderboardMix, modelSearchMix, readTrafficFacts, resultsMix, type Mix } from './traffic.ts';
 
@@ -199,6 +199,8 @@ interface CaseResult {
   failures: Answers['failures'];
   /** Share of answers served from the anonymous answer cache. */
   readCacheHits: number;
+  /** The app's own time per answer by X-Read-Cache outcome (see `Answers.appMs`). */
+  appMs: Answers['appMs'];
   target?: { p99Ms: number | null; ratio: number; p99Ok: boolean; ratioOk: boolean; pass: boolean };
 }
 
@@ -233,6 +235,7 @@ function summarise(
     avgBodyBytes: requests ? Math.round(result.throughput.total / requests) : 0,
     peakRssMb,
     failures: answers.failures,
+    appMs: answers.appMs,
     readCacheHits:
       (answers.readCache.hit ?? 0) /
       Math.max(
@@ -486,9 +489,13 @@ async function main(): Promise<void> {
         if (name === 'ceiling-end') ceilings.set(reads, { first, last: entry.reqPerSec, mean: (first + entry.reqPerSec) / 2 });
         if (!name.startsWith('ceiling')) entry.ratioToCeiling = entry.reqPerSec / first;
         results.push(entry);
+        const appTimes = Object.entries(entry.appMs)
+          .map(([cache, t]) => `${cache} ${ms(t.p50)}/${ms(t.p99)}/${ms(t.max)}`)
+          .join(', ');
         log(
           `  ${name.padEnd(22)} ${entry.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${ms(entry.latencyMs.p50).padStart(6)} ms  p99 ${ms(entry.latencyMs.p99).padStart(6)} ms` +
-            `${entry.ratioToCeiling === null ? '' : `  x${entry.ratioToCeiling.toFixed(2)}`}${entry.non2xx ? `  non-2xx ${entry.non2xx} ${JSON.stringify(entry.failures)}` : ''}`,
+            `${entry.ratioToCeiling === null ? '' : `  x${entry.ratioToCeiling.toFixed(2)}`}${entry.non2xx ? `  non-2xx ${entry.non2xx} ${JSON.stringify(entry.failures)}` : ''}` +
+            `  (in the app, p50/p99/max ms: ${appTimes})`,
         );
       }
       appPeakRssMb[reads] = rss.overallMb();
@@ -514,6 +521,12 @@ async function main(): Promise<void> {
     );
     log(`html-page: ${htmlNote}`);
     log(`exact totals: ${exactTotals.map((t) => `[${t.reads}] ${t.path} ${t.api}${t.exact ? ' = ' : ' != '}${t.sql}`).join('; ')}`);
+    const runtime = productionRuntime();
+    log(
+      `app runtime (npm start's): ${Object.entries(runtime.env)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')} node ${runtime.nodeFlags.join(' ')}`,
+    );
     for (const [reads, mb] of Object.entries(appPeakRssMb))
       log(`peak RSS of the app (${reads}), its own process from start to close: ${mb.toFixed(0)} MB`);
     log(`peak RSS of the load generator (this process): ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
@@ -542,6 +555,7 @@ async function main(): Promise<void> {
       htmlPage: htmlNote,
       mixes: Object.fromEntries(Object.entries(mixes).map(([k, m]) => [k, { requests: m.paths.length, distinct: m.distinct }])),
       exactTotals,
+      appRuntime: productionRuntime(),
       appPeakRssMb,
       loadGeneratorMaxRssMb: process.resourceUsage().maxRSS / 1024,
       targets: TARGETS,

@@ -116,6 +116,8 @@ export class ReadIndexKeeper implements RunReadIndex {
   private readonly docs = new Map<number, string>();
   /** Bumped whenever documents are invalidated: a fill that raced an invalidation is not kept. */
   private docGeneration = 0;
+  /** Characters of the cached documents (their bytes, as they are ASCII JSON but for a few names). */
+  private docChars = 0;
   /** Names resolved to ids, while the catalogue is unchanged (see `resolved`). */
   private readonly resolutions = new Map<string, unknown>();
   /** Bumped whenever resolutions are dropped: one computed across a drop is not kept. */
@@ -130,7 +132,7 @@ export class ReadIndexKeeper implements RunReadIndex {
       databaseUrl: string;
       logger: Logger;
       /** The answer cache is the middleware's (src/middleware/read-cache.ts), not the keeper's. */
-      config: Omit<Config['readIndex'], 'answerCacheBytes'>;
+      config: Omit<Config['readIndex'], 'answerCacheBytes' | 'documentCacheBytes'> & { documentCacheBytes?: number };
       /** Loads the hardware name mappings into the resolver: on every (re)build and when another instance changed them. */
       reloadHardwareNames?: () => Promise<void>;
     },
@@ -230,17 +232,29 @@ export class ReadIndexKeeper implements RunReadIndex {
   }
 
   private remember(slot: number, document: string): void {
-    const limit = this.deps.config.documentCacheSize;
-    if (limit === 0) return;
+    const { documentCacheSize: limit, documentCacheBytes: byteLimit = Number.POSITIVE_INFINITY } = this.deps.config;
+    if (limit === 0 || byteLimit === 0) return;
+    this.forgetDocument(slot);
     this.docs.set(slot, document);
-    if (this.docs.size <= limit) return;
-    // The oldest eighth goes in one pass: a Map iterator restarted per eviction walks past
-    // every entry deleted before it (V8 compacts only on rehash), which cost 10% of a read.
-    let evict = this.docs.size - limit + (limit >>> 3);
-    for (const oldest of this.docs.keys()) {
-      if (evict-- <= 0) break;
+    this.docChars += document.length;
+    if (this.docs.size <= limit && this.docChars <= byteLimit) return;
+    // The oldest eighth (by count or by bytes) goes in one pass: a Map iterator restarted per
+    // eviction walks past every entry deleted before it (V8 compacts only on rehash), which cost 10% of a read.
+    let evict = Math.max(0, this.docs.size - limit + (limit >>> 3));
+    const charsTarget = byteLimit - byteLimit / 8;
+    for (const [oldest, text] of this.docs) {
+      if (evict <= 0 && this.docChars <= charsTarget) break;
+      evict -= 1;
       this.docs.delete(oldest);
+      this.docChars -= text.length;
     }
+  }
+
+  private forgetDocument(slot: number): void {
+    const text = this.docs.get(slot);
+    if (text === undefined) return;
+    this.docs.delete(slot);
+    this.docChars -= text.length;
   }
 
   /**
@@ -251,6 +265,7 @@ export class ReadIndexKeeper implements RunReadIndex {
   private replaceIndex(index: RunIndex | null): void {
     this.index = index;
     this.docs.clear();
+    this.docChars = 0;
     this.docGeneration += 1;
     this.forgetResolutions();
     this.changed();
@@ -415,7 +430,7 @@ export class ReadIndexKeeper implements RunReadIndex {
   private async applyChanges(ids: string[]): Promise<void> {
     for (const id of ids) {
       const slot = this.index?.slotOf(id) ?? -1;
-      if (slot >= 0) this.docs.delete(slot);
+      if (slot >= 0) this.forgetDocument(slot);
     }
     this.docGeneration += 1;
     if (this.building) {

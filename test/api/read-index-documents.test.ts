@@ -1,0 +1,75 @@
+/**
+ * The read index's document cache is bounded by bytes as well as by count
+ * (READ_INDEX_DOCUMENTS_MB): documents with evidence samples weigh several times a plain one,
+ * and the cache lives on the JavaScript heap, which `npm start` caps.
+ */
+import { expect } from 'chai';
+import { createLogger } from '../../src/logger.ts';
+import { ReadIndexKeeper } from '../../src/runs/read-index/read-index.ts';
+import { getRevisionProfile } from '../../src/revisions.ts';
+import { seedDatabase } from '../bench/seed.ts';
+import { useTestApp } from '../helpers/app.ts';
+import { waitFor } from '../helpers/read-index.ts';
+
+describe('read index documents kept within a byte budget', function () {
+  this.timeout(60_000);
+  const ctx = useTestApp({ READ_INDEX: 'off' });
+
+  before(async () => {
+    await seedDatabase(ctx.db, getRevisionProfile(3), {
+      runs: 400,
+      users: 20,
+      models: 10,
+      hardwareProfiles: 10,
+      days: 10,
+      log: () => undefined,
+    });
+  });
+
+  /** A keeper with these cache bounds, built; and how many document reads a call to `documents` costs. */
+  async function keeperWith(documentCacheSize: number, documentCacheBytes?: number) {
+    const keeper = new ReadIndexKeeper({
+      db: ctx.db,
+      databaseUrl: ctx.databaseUrl,
+      logger: createLogger('silent'),
+      config: { enabled: true, freshness: 'notify', documentCacheSize, documentCacheBytes },
+    });
+    keeper.start();
+    await waitFor(() => keeper.status().state === 'ready', 30_000);
+    const index = (await keeper.current())!;
+    const reads = async (slots: number[]) => {
+      // The documents' read is a prepared statement on a connection of the pool: count those.
+      const client = ctx.db.client as { acquireConnection(): Promise<unknown> };
+      const acquire = client.acquireConnection;
+      let queries = 0;
+      client.acquireConnection = function (this: unknown) {
+        queries += 1;
+        return acquire.call(this);
+      };
+      try {
+        const documents = await keeper.documents(index, slots);
+        expect(documents.map((d) => d.slot)).to.deep.equal(slots);
+        return { queries, chars: documents.reduce((sum, d) => sum + d.document.length, 0) };
+      } finally {
+        client.acquireConnection = acquire;
+      }
+    };
+    return { keeper, reads };
+  }
+
+  it('keeps what fits the bytes and reads the rest again', async () => {
+    const slots = Array.from({ length: 100 }, (_, slot) => slot);
+    // Unbounded by bytes: a second read of the same page costs nothing.
+    const roomy = await keeperWith(1000);
+    const { chars, queries } = await roomy.reads(slots);
+    expect(queries).to.equal(1);
+    expect((await roomy.reads(slots)).queries).to.equal(0);
+    await roomy.keeper.close();
+    // Room for about half the page's bytes: the page cannot come from memory whole, while one run can.
+    const tight = await keeperWith(1000, Math.floor(chars / 2));
+    expect((await tight.reads(slots)).queries).to.equal(1);
+    expect((await tight.reads(slots)).queries).to.equal(1);
+    expect((await tight.reads([99])).queries).to.equal(0);
+    await tight.keeper.close();
+  });
+});
