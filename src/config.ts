@@ -89,7 +89,7 @@ const envSchema = z.object({
       .int('must be a whole number')
       .min(0, 'must be 0 (no cache) or more')
       .max(4096, 'must be at most 4096')
-      .default(32),
+      .default(16),
   ),
   READ_INDEX_ANSWER_CACHE_MB: z.preprocess(
     emptyToUndefined,
@@ -98,7 +98,7 @@ const envSchema = z.object({
       .int('must be a whole number')
       .min(0, 'must be 0 (no cache) or more')
       .max(4096, 'must be at most 4096')
-      .default(48),
+      .default(32),
   ),
   JUDGE_BASE_URL: z.preprocess(emptyToUndefined, httpUrl.optional()),
   JUDGE_MODEL: optionalString,
