@@ -14,6 +14,17 @@ export class ConfigError extends Error {
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
 const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+/** A cache's size in whole MB; 0 keeps nothing. */
+const cacheMegabytes = (fallback: number) =>
+  z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(0, 'must be 0 (no cache) or more')
+      .max(4096, 'must be at most 4096')
+      .default(fallback),
+  );
 
 const envSchema = z.object({
   NODE_ENV: z.preprocess(emptyToUndefined, z.enum(['development', 'production', 'test']).default('development')),
@@ -82,24 +93,8 @@ const envSchema = z.object({
       .min(0, 'must be 0 (no cache) or more')
       .default(20000),
   ),
-  READ_INDEX_DOCUMENTS_MB: z.preprocess(
-    emptyToUndefined,
-    z.coerce
-      .number({ error: 'must be a whole number' })
-      .int('must be a whole number')
-      .min(0, 'must be 0 (no cache) or more')
-      .max(4096, 'must be at most 4096')
-      .default(16),
-  ),
-  READ_INDEX_ANSWER_CACHE_MB: z.preprocess(
-    emptyToUndefined,
-    z.coerce
-      .number({ error: 'must be a whole number' })
-      .int('must be a whole number')
-      .min(0, 'must be 0 (no cache) or more')
-      .max(4096, 'must be at most 4096')
-      .default(32),
-  ),
+  READ_INDEX_DOCUMENTS_MB: cacheMegabytes(16),
+  READ_INDEX_ANSWER_CACHE_MB: cacheMegabytes(32),
   JUDGE_BASE_URL: z.preprocess(emptyToUndefined, httpUrl.optional()),
   JUDGE_MODEL: optionalString,
   JUDGE_API_KEY: optionalString,
