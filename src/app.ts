@@ -217,7 +217,15 @@ export function createApp(input: AppDepsInput): express.Express {
   if (context.readIndexKeeper) {
     const paths = new Set(['/', ...apiOperations(profile).flatMap((op) => (op.method === 'get' && op.followsReadIndex ? [op.path] : []))]);
     const clockMoved = clockMovedParameters();
-    app.use(readCache({ readIndex: context.readIndexKeeper, paths, clockMoved, maxBytes: config.readIndex.answerCacheBytes }));
+    app.use(
+      readCache({
+        readIndex: context.readIndexKeeper,
+        paths,
+        clockMoved,
+        clock: context.clock,
+        maxBytes: config.readIndex.answerCacheBytes,
+      }),
+    );
   }
 
   const { middleware: session, close: closeSessions } = sessions(context);

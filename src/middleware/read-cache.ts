@@ -10,13 +10,16 @@
  * Freshness stays the index's: every change notice moves the count (a writer's own request
  * waits for its notice through `writeVisibly`, so its next read misses and is computed
  * afresh; others see a change within the notify delay), and with READ_INDEX_FRESHNESS=strict
- * `current()` catches up before the count is read. Only requests with no cookie and no
+ * `current()` catches up before the count is read. A filter that moves with the clock
+ * (`since`) loses runs without a notice: such an answer is kept only until the moment its
+ * route names (`answerStableUntil`), when its oldest run leaves the window. Only requests with no cookie and no
  * Authorization header are served or kept (nothing in them can depend on who asks), only
  * answers sent whole with 200 and without a cookie or `private`/`no-store`.
  */
 import { gunzipSync, gzip } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
 import { createByteCache } from '../lib/byte-cache.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { RunReadIndex } from '../runs/read-index/read-index.ts';
 import { COMPRESSION_THRESHOLD_BYTES } from './compression.ts';
 
@@ -26,6 +29,22 @@ interface KeptAnswer {
   gzipped: boolean;
   /** Headers the route set (those set before this middleware are set again by the middleware before it). */
   headers: [string, string | number | string[]][];
+  /** For an answer that moves with the clock: the last moment (ms since the epoch) it is exact. */
+  until?: number;
+}
+
+const STABLE_UNTIL = 'readCacheStableUntil';
+
+/**
+ * Tells the answer cache until when (ms since the epoch) the answer being made stays exact
+ * by the clock alone (runs arriving or changing are change notices): a request with a filter
+ * that moves with the clock (`since`) is kept only when its route says so, and only until
+ * then. Called more than once, the earliest moment holds.
+ */
+export function answerStableUntil(res: Response, ms: number | undefined): void {
+  if (ms === undefined) return;
+  const said = res.locals[STABLE_UNTIL] as number | undefined;
+  res.locals[STABLE_UNTIL] = said === undefined ? ms : Math.min(said, ms);
 }
 
 /** Says whether an answer came from memory (`hit`) or was computed and may be kept (`miss`), as caches in front of web servers do. */
@@ -38,13 +57,19 @@ export function readCache({
   readIndex,
   paths,
   clockMoved,
+  clock,
   maxBytes,
 }: {
   readIndex: RunReadIndex;
   /** Exact paths whose anonymous GET answers may be kept. */
   paths: ReadonlySet<string>;
-  /** Query parameters whose answers move with the clock (`since`): such requests pass through. */
+  /**
+   * Query parameters whose answers move with the clock (`since`): such an answer is kept only
+   * when its route said until when it stays exact (`answerStableUntil`), and only until then.
+   */
   clockMoved: ReadonlySet<string>;
+  /** The services' clock (the windows read it). */
+  clock: Clock;
   maxBytes: number;
 }): RequestHandler & { keptBytes(): number } {
   const kept = createByteCache<KeptAnswer>(maxBytes, keptSize);
@@ -80,12 +105,17 @@ export function readCache({
       req.headers.authorization !== undefined
     )
       return next();
-    for (const name of clockMoved) if (req.query[name] !== undefined) return next();
+    let movesWithClock = false;
+    for (const name of clockMoved) if (req.query[name] !== undefined) movesWithClock = true;
     if (!(await readIndex.current())) return next();
     // What an answer may vary on besides the address: htmx fragments and the format asked for. An answer
     // naming the request's own origin is `private` (src/serialisers/origin.ts) and never kept, so the Host is not part of it.
     const key = `${readIndex.changes()}\n${req.originalUrl}\n${req.get('hx-request') ?? ''}\n${req.get('accept') ?? ''}`;
-    const answer = kept.get(key);
+    let answer = kept.get(key);
+    if (answer?.until !== undefined && clock.now().getTime() > answer.until) {
+      kept.delete(key);
+      answer = undefined;
+    }
     if (answer) {
       for (const [name, value] of answer.headers) res.setHeader(name, value);
       res.setHeader(CACHE_HEADER, 'hit');
@@ -93,7 +123,10 @@ export function readCache({
       return;
     }
     res.setHeader(CACHE_HEADER, 'miss');
-    keepWhenSent(res, new Set(res.getHeaderNames()), (fresh) => {
+    keepWhenSent(res, new Set(res.getHeaderNames()), (sent) => {
+      const until = res.locals[STABLE_UNTIL] as number | undefined;
+      if (movesWithClock && until === undefined) return;
+      const fresh = movesWithClock ? { ...sent, until } : sent;
       kept.set(key, fresh);
       // Kept as sent at once (the next request may hit it), then gzipped on the thread pool:
       // about an eighth of the bytes, so several thousand pages fit where a few hundred did.

@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import express from 'express';
 import request from 'supertest';
+import { systemClock } from '../../src/lib/clock.ts';
 import { compress } from '../../src/middleware/compression.ts';
 import { readCache } from '../../src/middleware/read-cache.ts';
 import type { RunIndex } from '../../src/runs/read-index/run-index.ts';
@@ -19,6 +20,7 @@ describe('anonymous answers kept gzipped', () => {
     readIndex: { ...noReadIndex, current: async () => ({}) as RunIndex, changes: () => 1 },
     paths: new Set(['/page', '/small']),
     clockMoved: new Set(),
+    clock: systemClock,
     maxBytes: 1 << 20,
   });
   const app = express();

@@ -253,11 +253,15 @@ describe('RunIndex against a brute-force reference', function () {
       fc.assert(
         fc.property(queries, ({ terms, order, offset, limit, bestPerHardware }) => {
           const expected = reference(live, terms, order, offset, limit, bestPerHardware);
-          const { slots, total } = index.query({ terms, order, offset, limit, bestPerHardware });
+          const { slots, total, oldestMatchUs } = index.query({ terms, order, offset, limit, bestPerHardware });
           expect(
             { ids: slots.map((slot) => index.idOf(slot)), total },
             JSON.stringify({ terms, order, offset, limit, bestPerHardware }),
           ).to.deep.equal(expected);
+          // A window from a moment says when its oldest match was made (the first to leave it as the clock moves).
+          const windowed = terms.some((term) => term.op === 'created' && term.window.atOrAfter !== undefined);
+          const oldest = Math.min(...[...live.values()].filter((run) => matches(run, terms)).map((run) => run.createdAtUs));
+          expect(oldestMatchUs, `oldest match of ${JSON.stringify(terms)}`).to.equal(windowed ? oldest : null);
           if (expected.ids.length > 0) nonEmpty += 1;
         }),
         { numRuns: 150, seed: round },

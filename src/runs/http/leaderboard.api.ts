@@ -4,6 +4,7 @@ import { leaderboardQuerySchema } from '../reads/leaderboard-query.schema.ts';
 import { runResponseSchemas } from '../../schemas/responses.schema.ts';
 import { facetDescriptions, leaderboardFacets } from '../facets.ts';
 import { leaderboardJson } from '../run-json.ts';
+import { answerStableUntil } from '../../middleware/read-cache.ts';
 import { exportAlternatives, invalidQuery, operation, type ApiResource } from '../../api/operation.ts';
 
 /** The ranking of approved runs, with every filter, sorts, best run per hardware and exports. */
@@ -34,7 +35,9 @@ export const leaderboardApi: ApiResource = {
           const day = app.clock.now().toISOString().slice(0, 10);
           return sendRunExport(res, query.format, `leaderboard-${day}`, leaderboard.rows(query));
         }
-        res.type('application/json').send(leaderboardJson(profile, await leaderboard.page(query, { viewerId })));
+        const page = await leaderboard.page(query, { viewerId });
+        answerStableUntil(res, page.stableUntilMs);
+        res.type('application/json').send(leaderboardJson(profile, page));
       },
     }),
   ],

@@ -16,6 +16,7 @@ import { leaderboardChart } from '../presentation/charts.ts';
 import { leaderboardPageView } from '../presentation/leaderboard-view.ts';
 import { cleanFilterUrl, filledParams, queryString } from '../../web/query.ts';
 import { render } from '../../web/views.ts';
+import { answerStableUntil } from '../../middleware/read-cache.ts';
 
 const CHART_RUNS = 200;
 /** Distinct top-of-board charts remembered (the unfiltered board's and a few popular filters'). */
@@ -185,6 +186,9 @@ export function leaderboardPagesController({ services, profile }: AppContext) {
           services.leaderboard.enginesWithRuns(),
         ]);
         enginesWithRuns = engines;
+        // With `since`, the page (and its chart's top runs, of the same window) is exact until its oldest run leaves it.
+        answerStableUntil(res, current.stableUntilMs);
+        answerStableUntil(res, top?.stableUntilMs);
         page = { ...current, rows: leaderboardRuns(profile, current) };
         // tok/W and tok/$ rank only the runs that have the figure (most lack its inputs), and say how many do.
         if (rankedMetric && withFigure !== undefined) {

@@ -31,6 +31,17 @@ export interface IndexedRun {
   facts: readonly (FactValue | null)[];
 }
 
+/** A query's page of slots and its exact total. */
+export interface IndexAnswer {
+  slots: number[];
+  total: number;
+  /**
+   * With a window starting at a moment (`since`): the created-at (µs) of the oldest matching
+   * run (Infinity when none match), the first to leave the window as the clock moves; else null.
+   */
+  oldestMatchUs: number | null;
+}
+
 export interface IndexQuery {
   /** What a run must meet (the facets' terms; the SQL path's twin is `applyTerms`). */
   terms: readonly Term[];
@@ -509,9 +520,11 @@ export class RunIndex {
    * cached by slot never formats an id), and the exact number of matching runs (or
    * profiles, with bestPerHardware).
    */
-  query({ terms, order: orderName, offset, limit, bestPerHardware = false }: IndexQuery): { slots: number[]; total: number } {
+  query({ terms, order: orderName, offset, limit, bestPerHardware = false }: IndexQuery): IndexAnswer {
+    // A window that starts at a moment (`since`) loses its oldest match first as the clock moves: say when that run was made.
+    const windowed = terms.some((term) => term.op === 'created' && term.window.atOrAfter !== undefined);
     const conditions = this.compile(terms);
-    if (!conditions) return { slots: [], total: 0 };
+    if (!conditions) return { slots: [], total: 0, oldestMatchUs: windowed ? Number.POSITIVE_INFINITY : null };
     const order = this.orders[orderName];
     const hardware = this.facets.hardwareId.codes;
     const page: number[] = [];
@@ -569,7 +582,7 @@ export class RunIndex {
     if (conditions.length === 0) {
       const total = bestPerHardware ? this.facets.hardwareId.counts.filter((n) => n > 0).length : this.liveCount;
       if (limit > 0 && offset < total) order.walk(take);
-      return { slots: page, total };
+      return { slots: page, total, oldestMatchUs: null };
     }
 
     conditions.sort((a, b) => a.size - b.size);
@@ -619,7 +632,9 @@ export class RunIndex {
           }
         }
       }
-      return { slots: page, total };
+      let oldest = Number.POSITIVE_INFINITY;
+      if (windowed) for (const slot of matches) oldest = Math.min(oldest, this.createdAt[slot]!);
+      return { slots: page, total, oldestMatchUs: windowed ? oldest : null };
     }
     // Many candidates: AND the conditions' bitsets, count them, and walk the order for the page.
     let mask: Uint32Array;
@@ -637,8 +652,26 @@ export class RunIndex {
     }
     const total = bestPerHardware ? distinctHardware((visit) => forEachBit(mask, visit)) : matched;
     if (limit > 0 && offset < total && !pageFromValueOrder(total)) walkOrPlace(mask, 2 * total + 4096, (visit) => forEachBit(mask, visit));
+    const oldestMatchUs = windowed ? this.oldestIn(mask) : null;
     // Scratch bitsets are left clear: the few-candidate path sets and clears only its own bits.
     if (mask === this.scratch[0]) mask.fill(0);
-    return { slots: page, total };
+    return { slots: page, total, oldestMatchUs };
+  }
+
+  /**
+   * The earliest created-at of the runs set in `mask` (Infinity for none): the first set slot
+   * of the created-at-ordered prefix, and any set slot past it.
+   */
+  private oldestIn(mask: Uint32Array): number {
+    let oldest = Number.POSITIVE_INFINITY;
+    forEachBit(mask, (slot) => {
+      if (slot < this.createdPrefix) {
+        oldest = this.createdAt[slot]!;
+        return false;
+      }
+    });
+    for (let slot = this.createdPrefix; slot < this.slotCount; slot += 1)
+      if (hasBit(mask, slot)) oldest = Math.min(oldest, this.createdAt[slot]!);
+    return oldest;
   }
 }

@@ -158,6 +158,12 @@ export interface LeaderboardPage {
   total: number;
   limit: number;
   offset: number;
+  /**
+   * With `since`, when answered by the read index: the last moment (ms since the epoch) at
+   * which this page is still exact by the clock alone, when its oldest run leaves the window
+   * (Infinity: no run matches). Runs arriving or changing are change notices, not the clock.
+   */
+  stableUntilMs?: number;
 }
 
 /** Ranked pages and exports read the documents of the ranked ids `k`, in rank order. */
@@ -253,7 +259,7 @@ async function indexedPage(
   const page = { limit: query.limit, offset: query.offset };
   const { terms } = await resolveQuery(deps, query);
   if (!terms) return { rowsJson: '[]', total: 0, ...page };
-  const { slots, total } = index.query({
+  const { slots, total, oldestMatchUs } = index.query({
     terms,
     order: query.sort,
     offset: query.offset,
@@ -261,7 +267,9 @@ async function indexedPage(
     bestPerHardware: query.bestPer === 'hardware',
   });
   const rows = await deps.reads.indexedDocuments(index, slots, viewerId);
-  return { rowsJson: rankedRowsJson(rows, query.offset + 1), total, ...page };
+  // A run is in `since`'s window while createdAt >= now - window, so the oldest leaves once now passes createdAt + window.
+  const stableUntilMs = query.since && oldestMatchUs !== null ? oldestMatchUs / 1000 + buckets.since[query.since] : undefined;
+  return { rowsJson: rankedRowsJson(rows, query.offset + 1), total, ...page, ...(stableUntilMs === undefined ? {} : { stableUntilMs }) };
 }
 
 /** Every matching run in rank order, read through a cursor (constant memory) for exports. */
