@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { useE2eApp } from './harness.ts';
+import { uniqueName, useE2eApp } from './harness.ts';
 import { axeProblems, validityProblems } from './page-checks.ts';
 
 const SCREENS = [
@@ -67,7 +67,8 @@ describe('e2e: answers at a glance (issue 36)', () => {
       it('shows the top runs on the first screen, signed out and signed in, the chart after them', async () => {
         for (const signedIn of [false, true]) {
           const page = await e2e.newPage(options);
-          if (signedIn) await e2e.signUp(page);
+          // A long name (32 characters, the most allowed) must not push the phone's header to a second row.
+          if (signedIn) await e2e.signUp(page, uniqueName('a_rather_long_username'));
           await page.goto('/');
           const screen = await firstScreen(page);
           await e2e.screenshot(page, `first-screen-${phone ? 'phone' : 'laptop'}${signedIn ? '-signed-in' : ''}`, { fullPage: false });
