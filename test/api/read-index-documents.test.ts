@@ -72,4 +72,13 @@ describe('read index documents kept within a byte budget', function () {
     expect((await tight.reads([99])).queries).to.equal(0);
     await tight.keeper.close();
   });
+
+  it('keeps the newest documents when only the count bounds the cache', async () => {
+    // 60 documents, then 45 more, through a cache of 50: the oldest go an eighth at a time, the newest 40 stay.
+    const counted = await keeperWith(50);
+    await counted.reads(Array.from({ length: 60 }, (_, slot) => slot));
+    await counted.reads(Array.from({ length: 45 }, (_, i) => 60 + i));
+    expect((await counted.reads(Array.from({ length: 40 }, (_, i) => 65 + i))).queries).to.equal(0);
+    await counted.keeper.close();
+  });
 });

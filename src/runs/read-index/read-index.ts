@@ -241,7 +241,8 @@ export class ReadIndexKeeper implements RunReadIndex {
     // The oldest eighth (by count or by bytes) goes in one pass: a Map iterator restarted per
     // eviction walks past every entry deleted before it (V8 compacts only on rehash), which cost 10% of a read.
     let evict = Math.max(0, this.docs.size - limit + (limit >>> 3));
-    const charsTarget = byteLimit - byteLimit / 8;
+    // Seven eighths (not limit - limit / 8, which is NaN without a byte limit and emptied the cache).
+    const charsTarget = (byteLimit * 7) / 8;
     for (const [oldest, text] of this.docs) {
       if (evict <= 0 && this.docChars <= charsTarget) break;
       evict -= 1;

@@ -549,7 +549,7 @@ export class RunIndex {
     /** The blocks of the order where every condition may have a run (null: no condition knows). */
     const blocks = (): Uint32Array | null => {
       let out: Uint32Array | null = null;
-      for (const condition of conditions ?? []) {
+      for (const condition of conditions) {
         const own = condition.blocksIn(order);
         if (!own) continue;
         if (!out) out = own;
