@@ -29,6 +29,12 @@ const BLOCK_SHIFT = 8;
 const BLOCK = 1 << BLOCK_SHIFT;
 /** Facets with more values than this get no block maps (a bit per block per value would cost more than it saves). */
 const MAX_BLOCK_MAPPED_VALUES = 8192;
+/**
+ * How many of a value's runs a walk of its own order may expect to pass per run of the page
+ * (`RunIndex`'s `pageFromValueOrder`); a value holding more than one run in this many gets no
+ * positions of its own (`valuePositions`).
+ */
+export const VALUE_WALK_RUNS_PER_MATCH = 16;
 
 export class RankOrder {
   /** Main array: slots in rank order; a stale position holds -1, so a walk reads it in sequence, never `position`. */
@@ -44,7 +50,7 @@ export class RankOrder {
   /** Per facet (keyed by its owner's object), each value code's blocks of the main array; made on first use, dropped with the main array. */
   private readonly blockMaps = new Map<object, Uint32Array[]>();
   /** Per facet, each value code's main-array positions in rank order (`valuePositions`); made on first use, dropped with the main array. */
-  private readonly valueRuns = new Map<object, { starts: Int32Array; positions: Int32Array }>();
+  private readonly valueRuns = new Map<object, { starts: Int32Array; positions: Int32Array; common: Uint8Array }>();
 
   constructor(private readonly compare: SlotCompare) {}
 
@@ -70,7 +76,11 @@ export class RankOrder {
    * The main-array positions of the runs whose code (in `column`, by slot) is `code`, in
    * rank order: the value's own order, so a page filtered on it is its first entries
    * (`walkPositions`), not a walk past every faster run. Made for all of a facet's values
-   * in one pass over the main array on first use; null when the facet has too many values.
+   * in one pass over the main array on first use; null when the facet has too many values,
+   * or for a common value (more than 1 in VALUE_WALK_RUNS_PER_MATCH of the runs when made):
+   * a walk of the whole order passes fewer runs than that per run of it anyway, and the
+   * positions of a facet's common values cost 4 bytes a run (a few-valued facet, 4 MB an
+   * order at a million runs, all of it for nothing).
    * Stays right while runs change for the reason `blocksWith` gives (pending runs are merged in by the walk).
    */
   valuePositions(facet: object, column: ArrayLike<number>, valueCount: number, code: number): Int32Array | null {
@@ -78,23 +88,29 @@ export class RankOrder {
     let runs = this.valueRuns.get(facet);
     if (!runs) {
       const perm = this.perm;
-      const starts = new Int32Array(valueCount + 1);
+      const counts = new Int32Array(valueCount);
       for (let i = 0; i < perm.length; i += 1) {
         const code = perm[i] === STALE ? -1 : column[perm[i]!]!;
-        if (code >= 0 && code < valueCount) starts[code + 1]! += 1;
+        if (code >= 0 && code < valueCount) counts[code]! += 1;
       }
-      for (let c = 0; c < valueCount; c += 1) starts[c + 1]! += starts[c]!;
+      const common = new Uint8Array(valueCount);
+      const starts = new Int32Array(valueCount + 1);
+      for (let c = 0; c < valueCount; c += 1) {
+        common[c] = counts[c]! * VALUE_WALK_RUNS_PER_MATCH > perm.length ? 1 : 0;
+        starts[c + 1] = starts[c]! + (common[c] ? 0 : counts[c]!);
+      }
       const positions = new Int32Array(starts[valueCount]!);
       const next = starts.slice(0, valueCount);
       for (let i = 0; i < perm.length; i += 1) {
         const code = perm[i] === STALE ? -1 : column[perm[i]!]!;
-        if (code >= 0 && code < valueCount) positions[next[code]!++] = i;
+        if (code >= 0 && code < valueCount && !common[code]) positions[next[code]!++] = i;
       }
-      runs = { starts, positions };
+      runs = { starts, positions, common };
       this.valueRuns.set(facet, runs);
     }
     // A code made after the positions holds pending runs only.
     if (code + 1 >= runs.starts.length) return new Int32Array(0);
+    if (runs.common[code]) return null;
     return runs.positions.subarray(runs.starts[code]!, runs.starts[code + 1]!);
   }
 

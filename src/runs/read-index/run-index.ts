@@ -11,7 +11,7 @@
 import { containsSquashed } from '../../lib/search-tokens.ts';
 import { RUN_FACT_NAMES, type CreatedWindow, type FactValue, type RunFactName, type Term } from '../facets.ts';
 import { IdTable } from './id-table.ts';
-import { RankOrder, type SlotCompare } from './rank-order.ts';
+import { RankOrder, VALUE_WALK_RUNS_PER_MATCH, type SlotCompare } from './rank-order.ts';
 import { clearBit, countBits, fillBits, forEachBit, hasBit, resized, setBit, SlotList, wordsFor } from './slot-sets.ts';
 
 export const INDEX_SORTS = ['tokSOut', 'tokSPrefill', 'ttftMs', 'tokPerWatt', 'tokPerDollar'] as const;
@@ -282,8 +282,6 @@ const SORTED_MATCHES = 1024;
  * last (a 70B model class under tokSOut) would otherwise walk nearly every run for a page.
  */
 const WALK_VISITS_PER_MATCH = 4;
-/** How many of a value's runs a walk of its own order may expect to pass per run of the page (see `pageFromValueOrder`). */
-const VALUE_WALK_RUNS_PER_MATCH = 16;
 
 export class RunIndex {
   /** Slots ever used (some dead). */
