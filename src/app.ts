@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectRoot } from './lib/project-root.ts';
 import express from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
@@ -32,7 +32,7 @@ import { webRoutes } from './routes/web.ts';
 import { reloadHardwareMappings } from './services/hardware-names.service.ts';
 import { createViewEngine } from './web/views.ts';
 
-const publicDirectory = fileURLToPath(new URL('../public', import.meta.url));
+const publicDirectory = path.join(projectRoot, 'public');
 const htmxDirectory = path.dirname(createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js'));
 
 /** Id from a trusted-looking incoming X-Request-Id, else a new one; echoed in the response. */

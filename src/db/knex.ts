@@ -1,7 +1,9 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { createHash } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Logger } from '../logger.ts';
 
 // Postgres returns bigint (count(*), int8) and numeric as strings; every caller wants
@@ -11,7 +13,22 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number.parseFloat(v
 
 export type Db = Knex;
 
+/** Next to this module's own tree: `migrations/` under tsx, `dist/migrations/` compiled (`npm run build`). */
 export const migrationsDirectory = fileURLToPath(new URL('../../migrations', import.meta.url));
+
+/**
+ * The migrations, as the knex CLI and the tests run them (TypeScript, under tsx) and as `npm
+ * start` does (their JavaScript, compiled into dist/). Either way a migration is recorded by its
+ * source name (`….ts`), so a database migrated by one is current for the other.
+ */
+export const migrationSource: Knex.MigrationSource<string> = {
+  async getMigrations() {
+    const files = await readdir(migrationsDirectory);
+    return files.filter((file) => /\.(ts|js)$/.test(file) && !file.endsWith('.d.ts')).sort();
+  },
+  getMigrationName: (file) => file.replace(/\.js$/, '.ts'),
+  getMigration: (file) => import(pathToFileURL(path.join(migrationsDirectory, file)).href),
+};
 
 /**
  * How long a query waits for a pooled connection before failing (a 503). Queries take
@@ -53,13 +70,13 @@ export function createDb(connectionString: string, pool: { min?: number; max?: n
     connection: { connectionString, application_name: 'bench-leaderboard', options: '-c jit=off' },
     pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
     acquireConnectionTimeout: ACQUIRE_CONNECTION_TIMEOUT_MS,
-    migrations: { directory: migrationsDirectory, loadExtensions: ['.ts'], tableName: 'knex_migrations' },
+    migrations: { migrationSource, tableName: 'knex_migrations' },
     ...(logger ? { log: knexLog(logger) } : {}),
   });
 }
 
 export async function migrateLatest(db: Db): Promise<void> {
-  await db.migrate.latest({ directory: migrationsDirectory, loadExtensions: ['.ts'] });
+  await db.migrate.latest({ migrationSource });
 }
 
 /** True when the database answers a trivial query within `timeoutMs`. */

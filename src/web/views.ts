@@ -1,6 +1,7 @@
 import { Eta } from 'eta';
 import type { Response } from 'express';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { projectRoot } from '../lib/project-root.ts';
 import type { RevisionProfile } from '../revisions.ts';
 import type { StaticAssets } from './assets.ts';
 import { isHtmxRequest } from '../middleware/request-kind.ts';
@@ -53,7 +54,7 @@ export const helpers = {
   verdictReason,
 };
 
-export const viewsDirectory = fileURLToPath(new URL('../../views', import.meta.url));
+export const viewsDirectory = path.join(projectRoot, 'views');
 
 export function createViewEngine(cache: boolean): Eta {
   return new Eta({ views: viewsDirectory, cache, defaultExtension: '.eta' });

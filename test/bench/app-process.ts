@@ -1,5 +1,6 @@
 /**
- * The app under load as a process of its own (forked by `spawnBenchServer` in harness.ts):
+ * The app under load as a process of its own (forked by `spawnBenchServer` in harness.ts,
+ * compiled as `npm start` runs the server: dist/test/bench/app-process.js):
  * the load generator no longer shares its thread or its memory, so the ceiling, every case
  * and the peak RSS are the app's own, as in production where the clients are elsewhere.
  * It answers the parent's requests over the IPC channel; the parent reads its RSS from /proc.

@@ -4,12 +4,13 @@
  * it in a process of its own (`spawnBenchServer`, app-process.ts), so the app's thread and
  * memory are not shared with the load generator's.
  */
-import { fork } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import http from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
 import type { Express, RequestHandler } from 'express';
 import { createApp } from '../../src/app.ts';
@@ -187,11 +188,12 @@ export interface RemoteBenchServer {
 }
 
 /**
- * How `npm start` runs the server: the environment it sets and Node's flags, read from
- * package.json's start script (`[NAME=value ...] node [flags ...] entry`), so the app under
- * load runs as production does (its heap limit and allocator arenas above all).
+ * How `npm start` runs the server: the environment it sets, Node's flags and the compiled
+ * tree it runs, read from package.json's start script (`[NAME=value ...] node [flags ...]
+ * dist/.../server.js`), so the app under load runs as production does (compiled, with its
+ * heap limit and allocator arenas).
  */
-export function productionRuntime(): { env: Record<string, string>; nodeFlags: string[] } {
+export function productionRuntime(): { env: Record<string, string>; nodeFlags: string[]; compiledRoot: string } {
   const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
   const words = packageJson.scripts.start.trim().split(/\s+/);
   const node = words.indexOf('node');
@@ -203,13 +205,27 @@ export function productionRuntime(): { env: Record<string, string>; nodeFlags: s
       return [pair.slice(0, at), pair.slice(at + 1)];
     }),
   );
-  return { env, nodeFlags: words.slice(node + 1, -1) };
+  const entry = words.at(-1)!;
+  const compiled = /^(.*\/)src\/server\.js$/.exec(entry);
+  if (!compiled) throw new Error(`the start script does not run the compiled server (…/src/server.js): ${entry}`);
+  return { env, nodeFlags: words.slice(node + 1, -1), compiledRoot: compiled[1]! };
+}
+
+let built = false;
+/** `npm run build` once per benchmark (what `npm start` runs first), so the app process runs the current code. */
+function buildOnce(): void {
+  if (built) return;
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: fileURLToPath(new URL('../..', import.meta.url)), stdio: 'inherit' });
+  built = true;
 }
 
 /** Forks app-process.ts with these options, as `npm start` runs the server, and waits until it listens. */
 export async function spawnBenchServer(options: BenchServerOptions): Promise<RemoteBenchServer> {
   const runtime = productionRuntime();
-  const child = fork(new URL('./app-process.ts', import.meta.url), [], {
+  buildOnce();
+  // This file's twin in the compiled tree (dist/test/bench/app-process.js), run as npm start runs dist/src/server.js.
+  const appProcess = new URL(`../../${runtime.compiledRoot}test/bench/app-process.js`, import.meta.url);
+  const child = fork(appProcess, [], {
     // BENCH_APP_NODE_OPTIONS adds Node flags to the app's process only (e.g. --cpu-prof to profile it).
     execArgv: ['--expose-gc', ...runtime.nodeFlags, ...(process.env.BENCH_APP_NODE_OPTIONS ?? '').split(' ').filter(Boolean)],
     env: { ...process.env, ...runtime.env, BENCH_APP_OPTIONS: JSON.stringify(options) },

@@ -14,7 +14,8 @@ interface Started {
   output: () => string;
 }
 
-const directly = [process.execPath, '--import', 'tsx', 'src/server.ts'];
+/** `npm start`'s command without npm in front: the compiled server (built once, in `before`). */
+const directly = [process.execPath, 'dist/src/server.js'];
 
 function startServer(dataDir: string, command = directly): Promise<Started> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', NODE_ENV: 'development' };
@@ -64,6 +65,7 @@ describe('npm start on an embedded Postgres', function () {
   let dataDir: string;
 
   before(() => {
+    execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
     parent = mkdtempSync(path.join(os.tmpdir(), 'bh-embedded-'));
     // As root the database runs as user postgres, which must be able to enter the dir.
     chmodSync(parent, 0o755);
