@@ -94,7 +94,7 @@ const envSchema = z.object({
       .default(20000),
   ),
   READ_INDEX_DOCUMENTS_MB: cacheMegabytes(16),
-  READ_INDEX_ANSWER_CACHE_MB: cacheMegabytes(32),
+  READ_INDEX_ANSWER_CACHE_MB: cacheMegabytes(24),
   JUDGE_BASE_URL: z.preprocess(emptyToUndefined, httpUrl.optional()),
   JUDGE_MODEL: optionalString,
   JUDGE_API_KEY: optionalString,

@@ -443,7 +443,8 @@ async function main(): Promise<void> {
           bytesPerRun: Math.round(added / Math.max(1, status.runs)),
         };
         log(
-          `read index built: ${status.runs.toLocaleString('en')} runs in ${builds.index.seconds.toFixed(1)} s; RSS ${builds.index.rssMbAfterBuild.toFixed(0)} MB, ` +
+          `read index built: ${status.runs.toLocaleString('en')} runs in ${builds.index.seconds.toFixed(1)} s; RSS ${builds.index.rssMbAfterBuild.toFixed(0)} MB ` +
+            `(peak ${rss.overallMb().toFixed(0)} MB while building), ` +
             `heap ${builds.index.heapMbAfterBuild.toFixed(0)} MB, ${builds.index.bytesPerRun} bytes per run (heap + buffers)`,
         );
       }
