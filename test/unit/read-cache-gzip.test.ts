@@ -72,6 +72,39 @@ describe('anonymous answers kept gzipped', () => {
     expect(computed).to.equal(1);
   });
 
+  it('inflates for every client that does not take gzip when no inflated copy fits, each getting every byte', async () => {
+    // Room for the page as sent (then gzipped), none for an inflated copy (a quarter of the budget).
+    expect(page.length)
+      .to.be.above((64 << 10) / 4)
+      .and.below((64 << 10) - 1024);
+    const small = readCache({
+      readIndex: { ...noReadIndex, current: async () => ({}) as RunIndex, changes: () => 1 },
+      paths: new Set(['/page']),
+      clockMoved: new Set(),
+      clock: systemClock,
+      maxBytes: 64 << 10,
+    });
+    let made = 0;
+    const tight = express();
+    tight.use(small);
+    tight.get('/page', (_req, res) => {
+      made += 1;
+      res.type('application/json').send(page);
+    });
+    await request(tight).get('/page').expect(200);
+    for (let i = 0; i < 100 && small.keptBytes() > page.length / 4; i += 1) await new Promise((r) => setTimeout(r, 10));
+    expect(small.keptBytes(), 'kept gzipped').to.be.below(page.length / 4);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => request(tight).get('/page').set('Accept-Encoding', 'identity').expect(200)),
+    );
+    for (const answer of answers) {
+      expect(answer.headers['x-read-cache']).to.equal('hit');
+      expect(answer.headers['content-encoding']).to.equal(undefined);
+      expect(answer.text).to.equal(page);
+    }
+    expect(made).to.equal(1);
+  });
+
   it('keeps a small answer as it is', async () => {
     const first = await request(app).get('/small').expect(200);
     const before = cache.keptBytes();
