@@ -154,7 +154,7 @@ export function readCache({
       const fresh = movesWithClock ? { ...sent, until } : sent;
       kept.set(key, fresh);
       // Kept as sent at once (the next request may hit it), then gzipped on the thread pool:
-      // about an eighth of the bytes, so several thousand pages fit where a few hundred did.
+      // about a seventh of the bytes, so over a thousand pages fit where a few hundred did.
       if (fresh.body.length < COMPRESSION_THRESHOLD_BYTES) return;
       gzip(fresh.body, { level: KEPT_GZIP_LEVEL }, (error, gzipped) => {
         if (!error && kept.get(key, { touch: false }) === fresh) kept.set(key, { ...fresh, body: gzipped, gzipped: true });

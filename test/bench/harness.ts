@@ -10,12 +10,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
 import type { Express, RequestHandler } from 'express';
 import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createDb, type Db } from '../../src/db/knex.ts';
+import { projectRoot } from '../../src/lib/project-root.ts';
 import { createLogger } from '../../src/logger.ts';
 import { CACHE_HEADER } from '../../src/middleware/read-cache.ts';
 import type { AppMemory, AppRequest } from './app-process.ts';
@@ -215,7 +215,7 @@ let built = false;
 /** `npm run build` once per benchmark (what `npm start` runs first), so the app process runs the current code. */
 function buildOnce(): void {
   if (built) return;
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: fileURLToPath(new URL('../..', import.meta.url)), stdio: 'inherit' });
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: projectRoot, stdio: 'inherit' });
   built = true;
 }
 
