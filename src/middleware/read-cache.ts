@@ -180,14 +180,19 @@ function keepWhenSent(res: Response, headersBefore: ReadonlySet<string>, keep: (
           .filter((name) => !headersBefore.has(name) && name !== 'content-length')
           .map((name): [string, string | number | string[]] => [name, res.getHeader(name)!])
       : [];
-    const result = send.call(this, body);
+    // A text is encoded once, here, and both sent and kept as those bytes (Express would encode
+    // its own copy). Only when its content type already names the charset, as Express's `type`
+    // sets it for JSON and text: Express adds the charset to a text's type, not to bytes'.
+    const textTyped = typeof body === 'string' && /charset=utf-8/i.test(String(res.getHeader('content-type') ?? ''));
+    const bytes = keepable && textTyped ? Buffer.from(body) : body;
+    const result = send.call(this, bytes);
     if (keepable) {
-      // Sending set the content type's charset and the ETag: kept too, so a replay hashes nothing.
+      // Sending set the ETag (and a text's charset): kept too, so a replay hashes nothing.
       for (const name of ['content-type', 'etag']) {
         const value = res.getHeader(name);
         if (value !== undefined) headers.push([name, value]);
       }
-      keep({ body: Buffer.isBuffer(body) ? body : Buffer.from(body as string), gzipped: false, headers });
+      keep({ body: Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes as string), gzipped: false, headers });
     }
     return result;
   } as Response['send'];

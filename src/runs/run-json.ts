@@ -4,7 +4,7 @@
  * reader's reaction replacing the trailing null), and the leaderboard and list pages
  * around them. Services and the HTTP layer both shape runs through these.
  */
-import { JsonText, jsonArray, jsonObject } from '../lib/json-text.ts';
+import { JsonPieces, jsonArray, jsonObject } from '../lib/json-text.ts';
 import type { RevisionProfile } from '../revisions.ts';
 import type { LeaderboardPage } from './reads/leaderboard.service.ts';
 import type { SpeedTestList } from './reads/results-list.ts';
@@ -47,16 +47,31 @@ export function toSpeedTestRun(profile: RevisionProfile, row: SpeedTestDocumentR
   return speedTestRunForRevision(profile, JSON.parse(withMyEmoji(row)) as SpeedTestRun);
 }
 
-/** One JSON array text of ranked rows: `rank` spliced in front of each document (the SQL path does the same in Postgres). */
-export function rankedRowsJson(rows: readonly SpeedTestDocumentRow[], firstRank: number): string {
-  return `[${rows.map((row, i) => `{"rank":${firstRank + i},${withMyEmoji(row).slice(1)}`).join(',')}]`;
+/**
+ * Stored documents as one JSON array, in pieces: each document as stored with the reader's
+ * reaction in place of its trailing null, and with `rankFrom`, `"rank":N` spliced in front of
+ * each, counting up (the SQL path does the same in Postgres).
+ */
+function documentArray(rows: readonly SpeedTestDocumentRow[], rankFrom?: number): JsonPieces {
+  const out = new JsonPieces().push('[');
+  rows.forEach((row, i) => {
+    const tailless = row.my_emoji === null ? row.document : row.document.slice(0, -MY_EMOJI_NULL_TAIL.length);
+    if (i > 0) out.push(',');
+    if (rankFrom === undefined) out.push(tailless);
+    else out.push(`{"rank":${rankFrom + i},`, tailless.slice(1));
+    if (row.my_emoji !== null) out.push(`${JSON.stringify(row.my_emoji)}}`);
+  });
+  return out.push(']');
 }
 
-/** The page as the API answers it: the rows Postgres assembled, spliced in as they are. */
-export function leaderboardJson(profile: RevisionProfile, page: LeaderboardPage): string {
-  const rows = answersDocumentAsStored(profile)
-    ? new JsonText(page.rowsJson)
-    : jsonArray(leaderboardRuns(profile, page).map((run) => JSON.stringify(run)));
+/** One JSON array of ranked rows, in pieces: `rank` spliced in front of each document. */
+export function rankedRowsJson(rows: readonly SpeedTestDocumentRow[], firstRank: number): JsonPieces {
+  return documentArray(rows, firstRank);
+}
+
+/** The page as the API answers it, in bytes: the ranked rows spliced in as they are. */
+export function leaderboardJson(profile: RevisionProfile, page: LeaderboardPage): Buffer {
+  const rows = answersDocumentAsStored(profile) ? page.rows : jsonArray(leaderboardRuns(profile, page).map((run) => JSON.stringify(run)));
   return jsonObject({ rows, total: page.total, limit: page.limit, offset: page.offset });
 }
 
@@ -65,9 +80,12 @@ export function leaderboardRuns(profile: RevisionProfile, page: LeaderboardPage)
   return (JSON.parse(page.rowsJson) as (SpeedTestRun & { rank: number })[]).map((run) => speedTestRunForRevision(profile, run));
 }
 
-/** The list as the API answers it, assembled from the stored documents. */
-export function speedTestListJson(profile: RevisionProfile, list: SpeedTestList): string {
-  return jsonObject({ ...list, benchmarks: jsonArray(list.benchmarks.map((row) => speedTestJson(profile, row))) });
+/** The list as the API answers it, in bytes, assembled from the stored documents. */
+export function speedTestListJson(profile: RevisionProfile, list: SpeedTestList): Buffer {
+  const benchmarks = answersDocumentAsStored(profile)
+    ? documentArray(list.benchmarks)
+    : jsonArray(list.benchmarks.map((row) => speedTestJson(profile, row)));
+  return jsonObject({ ...list, benchmarks });
 }
 
 /** The list's runs as objects, for the pages. */

@@ -1,7 +1,7 @@
 /**
  * The read index's document cache is bounded by bytes as well as by count
- * (READ_INDEX_DOCUMENTS_MB): documents with evidence samples weigh several times a plain one,
- * and the cache lives on the JavaScript heap, which `npm start` caps.
+ * (READ_INDEX_DOCUMENTS_MB): documents with evidence samples weigh several times a plain one.
+ * The cache is one buffer written in turn (src/lib/byte-ring.ts): the newest stay.
  */
 import { expect } from 'chai';
 import { createLogger } from '../../src/logger.ts';
@@ -69,8 +69,52 @@ describe('read index documents kept within a byte budget', function () {
     const tight = await keeperWith(1000, Math.floor(chars / 2));
     expect((await tight.reads(slots)).queries).to.equal(1);
     expect((await tight.reads(slots)).queries).to.equal(1);
+    await tight.reads([99]);
     expect((await tight.reads([99])).queries).to.equal(0);
     await tight.keeper.close();
+  });
+
+  it('gives a page its cached documents even when other reads write over them while it waits', async () => {
+    // Room for about 30 documents. The page's first 20 are cached; while it reads its other 20, another read writes 100 more.
+    const sized = await keeperWith(1000);
+    const index = (await sized.keeper.current())!;
+    const perDocument = (await sized.reads([0])).chars;
+    await sized.keeper.close();
+    const { keeper } = await keeperWith(1000, perDocument * 30);
+    const current = (await keeper.current())!;
+    await keeper.documents(
+      current,
+      Array.from({ length: 20 }, (_, slot) => slot),
+    );
+    const client = ctx.db.client as { acquireConnection(): Promise<unknown> };
+    const acquire = client.acquireConnection;
+    let othersDone!: () => void;
+    const othersWritten = new Promise<void>((resolve) => (othersDone = resolve));
+    let first = true;
+    client.acquireConnection = async function (this: unknown) {
+      // The page's own read waits until the other read has written over the cache.
+      if (first) {
+        first = false;
+        await othersWritten;
+      }
+      return acquire.call(this);
+    };
+    try {
+      const page = Array.from({ length: 40 }, (_, slot) => slot);
+      const pending = keeper.documents(current, page);
+      await keeper.documents(
+        current,
+        Array.from({ length: 100 }, (_, i) => 200 + i),
+      );
+      othersDone();
+      const documents = await pending;
+      expect(documents.map((d) => d.slot)).to.deep.equal(page);
+      for (const { slot, document } of documents) expect((JSON.parse(document) as { id: string }).id).to.equal(current.idOf(slot));
+    } finally {
+      client.acquireConnection = acquire;
+      await keeper.close();
+    }
+    expect(index.count).to.be.greaterThan(300);
   });
 
   it('keeps the newest documents when only the count bounds the cache', async () => {

@@ -17,6 +17,7 @@ import type { Config } from '../../config.ts';
 import { describeFailure } from '../../db/health.ts';
 import { preparedStatement, type Db } from '../../db/knex.ts';
 import type { Logger } from '../../logger.ts';
+import { ByteRing } from '../../lib/byte-ring.ts';
 import { buildRunIndex, readIndexedRuns } from './build.ts';
 import type { RunIndex } from './run-index.ts';
 
@@ -38,12 +39,19 @@ const RESOLUTIONS_CAP = 10_000;
 /** A writer waits at most this long for its own change to arrive (then the index catches up on its own). */
 const CATCH_UP_TIMEOUT_MS = 2000;
 const REFRESH_BATCH = 5000;
+/** The document cache's bytes when the caller names no bound (the config's READ_INDEX_DOCUMENTS_MB default). */
+const DEFAULT_DOCUMENT_CACHE_BYTES = 16 * 1024 * 1024;
 const RECONNECT_MS = { first: 500, max: 30_000 };
 
 /** One statement text whatever the ids: prepared once per connection, never planned again. */
-const readDocuments = preparedStatement<{ run_id: string; document: string }>(
+const readDocumentRows = preparedStatement<{ run_id: string; document: string }>(
   'select run_id, document from speed_test_run_documents where run_id = any($1::uuid[])',
 );
+
+/** The stored documents of these runs, by run id (runs without one are left out). */
+async function readDocuments(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+  return new Map((await readDocumentRows(db, [ids])).map((row) => [row.run_id, row.document]));
+}
 
 export type ReadIndexState = 'off' | 'building' | 'ready' | 'closed';
 
@@ -112,12 +120,10 @@ export class ReadIndexKeeper implements RunReadIndex {
   private buildStarted = 0;
   private reconnectMs = RECONNECT_MS.first;
   private reconnectTimer: NodeJS.Timeout | undefined;
-  /** Cached documents of the current index's runs, by slot (oldest first, for eviction); emptied when the index is replaced. */
-  private readonly docs = new Map<number, string>();
+  /** Cached documents of the current index's runs, by slot, oldest first; emptied when the index is replaced. */
+  private readonly docs: ByteRing<number>;
   /** Bumped whenever documents are invalidated: a fill that raced an invalidation is not kept. */
   private docGeneration = 0;
-  /** Characters of the cached documents (their bytes, as they are ASCII JSON but for a few names). */
-  private docChars = 0;
   /** Names resolved to ids, while the catalogue is unchanged (see `resolved`). */
   private readonly resolutions = new Map<string, unknown>();
   /** Bumped whenever resolutions are dropped: one computed across a drop is not kept. */
@@ -138,6 +144,8 @@ export class ReadIndexKeeper implements RunReadIndex {
     },
   ) {
     this.state = deps.config.enabled ? 'building' : 'off';
+    const { documentCacheSize, documentCacheBytes = DEFAULT_DOCUMENT_CACHE_BYTES } = deps.config;
+    this.docs = new ByteRing(documentCacheSize === 0 ? 0 : documentCacheBytes, documentCacheSize);
   }
 
   /** Connects the listener and builds the index in the background. */
@@ -216,46 +224,31 @@ export class ReadIndexKeeper implements RunReadIndex {
 
   async documents(index: RunIndex, slots: readonly number[]): Promise<{ slot: number; document: string }[]> {
     // A page of an index replaced meanwhile is read whole from the database (its slots are not this cache's).
-    const cached = index === this.index;
-    const found = slots.map((slot) => (cached ? this.docs.get(slot) : undefined));
-    const missing = slots.filter((_slot, i) => found[i] === undefined);
-    if (missing.length > 0) {
+    const inCache = (slot: number) => index === this.index && this.docs.has(slot);
+    /** Documents read from the database, and whether each may be cached (no change was notified while it was read). */
+    const read = new Map<number, { document: string | null; keep: boolean }>();
+    // What the cache holds is taken only once nothing is awaited any more: other requests may write
+    // over it meanwhile (a document written over is read from the database in another round).
+    for (;;) {
+      const missing = slots.filter((slot) => !read.has(slot) && !inCache(slot));
+      if (missing.length === 0) break;
       const generation = this.docGeneration;
       const slotOf = new Map(missing.map((slot) => [index.idOf(slot), slot]));
-      const rows = await readDocuments(this.deps.db, [[...slotOf.keys()]]);
-      const bySlot = new Map(rows.map((row) => [slotOf.get(row.run_id)!, row.document]));
-      slots.forEach((slot, i) => found[i] === undefined && (found[i] = bySlot.get(slot)));
-      if (cached && generation === this.docGeneration && index === this.index)
-        for (const [slot, document] of bySlot) this.remember(slot, document);
+      const documents = await readDocuments(this.deps.db, [...slotOf.keys()]);
+      const keep = generation === this.docGeneration;
+      for (const [id, slot] of slotOf) read.set(slot, { document: documents.get(id) ?? null, keep });
     }
-    return slots.flatMap((slot, i) => (found[i] === undefined ? [] : [{ slot, document: found[i] }]));
-  }
-
-  private remember(slot: number, document: string): void {
-    const { documentCacheSize: limit, documentCacheBytes: byteLimit = Number.POSITIVE_INFINITY } = this.deps.config;
-    if (limit === 0 || byteLimit === 0) return;
-    this.forgetDocument(slot);
-    this.docs.set(slot, document);
-    this.docChars += document.length;
-    if (this.docs.size <= limit && this.docChars <= byteLimit) return;
-    // The oldest eighth (by count or by bytes) goes in one pass: a Map iterator restarted per
-    // eviction walks past every entry deleted before it (V8 compacts only on rehash), which cost 10% of a read.
-    let evict = Math.max(0, this.docs.size - limit + (limit >>> 3));
-    // Seven eighths (not limit - limit / 8, which is NaN without a byte limit and emptied the cache).
-    const charsTarget = (byteLimit * 7) / 8;
-    for (const [oldest, text] of this.docs) {
-      if (evict <= 0 && this.docChars <= charsTarget) break;
-      evict -= 1;
-      this.docs.delete(oldest);
-      this.docChars -= text.length;
-    }
+    const page = slots.flatMap((slot) => {
+      const document = read.has(slot) ? read.get(slot)!.document : this.docs.get(slot)!.toString();
+      return document === null ? [] : [{ slot, document }];
+    });
+    // Cached last, so that writing these over the oldest cannot take one this page was about to read.
+    if (index === this.index) for (const [slot, { document, keep }] of read) if (keep && document !== null) this.docs.set(slot, document);
+    return page;
   }
 
   private forgetDocument(slot: number): void {
-    const text = this.docs.get(slot);
-    if (text === undefined) return;
     this.docs.delete(slot);
-    this.docChars -= text.length;
   }
 
   /**
@@ -266,7 +259,6 @@ export class ReadIndexKeeper implements RunReadIndex {
   private replaceIndex(index: RunIndex | null): void {
     this.index = index;
     this.docs.clear();
-    this.docChars = 0;
     this.docGeneration += 1;
     this.forgetResolutions();
     this.changed();

@@ -19,6 +19,7 @@ import { facetContext } from './facet-resolvers.ts';
 import { noReadIndex } from '../read-index/read-index.ts';
 import { SPEED_TEST_REACTION_KIND, type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
 import { MY_EMOJI_NULL_TAIL, rankedRowsJson, toSpeedTestRun } from '../run-json.ts';
+import { JsonPieces } from '../../lib/json-text.ts';
 
 /** What the ranking's helpers below share: the service's deps and the run reads built on them. */
 type LeaderboardDeps = Pick<ServiceDeps, 'db' | 'profile' | 'clock' | 'readIndex'> & { reads: SpeedTestReads };
@@ -153,8 +154,10 @@ async function countedTotal(deps: LeaderboardDeps, query: LeaderboardQuery, term
 }
 
 export interface LeaderboardPage {
-  /** The page's rows as one JSON array text: stored documents with `rank` and the viewer's `myEmoji`. */
-  rowsJson: string;
+  /** The page's rows as one JSON array, in pieces: stored documents with `rank` and the viewer's `myEmoji`. */
+  rows: JsonPieces;
+  /** The same as one text (joined when read: the API writes the pieces into its answer, pages parse this). */
+  readonly rowsJson: string;
   total: number;
   limit: number;
   offset: number;
@@ -164,6 +167,18 @@ export interface LeaderboardPage {
    * (Infinity: no run matches). Runs arriving or changing are change notices, not the clock.
    */
   stableUntilMs?: number;
+}
+
+/** A page of these rows (their one text joined only when read). */
+function pageOf(rows: JsonPieces, total: number, rest: Pick<LeaderboardPage, 'limit' | 'offset' | 'stableUntilMs'>): LeaderboardPage {
+  return {
+    rows,
+    get rowsJson() {
+      return rows.text();
+    },
+    total,
+    ...rest,
+  };
 }
 
 /** Ranked pages and exports read the documents of the ranked ids `k`, in rank order. */
@@ -239,14 +254,14 @@ async function leaderboardPage(
   if (index) return indexedPage(deps, index, query, viewerId);
   const { ctx, terms } = await resolveQuery(deps, query);
   const page = { limit: query.limit, offset: query.offset };
-  if (!terms) return { rowsJson: '[]', total: 0, ...page };
+  if (!terms) return pageOf(new JsonPieces().push('[]'), 0, page);
   const counts = await totalFromCountTables(deps, { query, ctx, terms });
-  if (counts === 0) return { rowsJson: '[]', total: 0, ...page };
+  if (counts === 0) return pageOf(new JsonPieces().push('[]'), 0, page);
   const [[answer], counted] = await Promise.all([
     pageRows(deps, query, pageStatement(deps, query, terms, counts, viewerId)),
     counts === null && withTotal ? countedTotal(deps, query, terms) : undefined,
   ]);
-  return { rowsJson: `[${answer!.rows}]`, total: answer!.total ?? counted ?? Number.NaN, ...page };
+  return pageOf(new JsonPieces().push('[', answer!.rows, ']'), answer!.total ?? counted ?? Number.NaN, page);
 }
 
 /** A page ranked and counted by the read index; its rows are the stored documents. */
@@ -258,7 +273,7 @@ async function indexedPage(
 ): Promise<LeaderboardPage> {
   const page = { limit: query.limit, offset: query.offset };
   const { terms } = await resolveQuery(deps, query);
-  if (!terms) return { rowsJson: '[]', total: 0, ...page };
+  if (!terms) return pageOf(new JsonPieces().push('[]'), 0, page);
   const { slots, total, oldestMatchUs } = index.query({
     terms,
     order: query.sort,
@@ -269,7 +284,7 @@ async function indexedPage(
   const rows = await deps.reads.indexedDocuments(index, slots, viewerId);
   // A run is in `since`'s window while createdAt >= now - window, so the oldest leaves once now passes createdAt + window.
   const stableUntilMs = query.since && oldestMatchUs !== null ? oldestMatchUs / 1000 + buckets.since[query.since] : undefined;
-  return { rowsJson: rankedRowsJson(rows, query.offset + 1), total, ...page, ...(stableUntilMs === undefined ? {} : { stableUntilMs }) };
+  return pageOf(rankedRowsJson(rows, query.offset + 1), total, { ...page, ...(stableUntilMs === undefined ? {} : { stableUntilMs }) });
 }
 
 /** Every matching run in rank order, read through a cursor (constant memory) for exports. */

@@ -1,0 +1,110 @@
+/**
+ * A first-in-first-out store of byte strings in one buffer allocated once: a value is written
+ * after the newest and pushes out the oldest it overwrites. Nothing it keeps is a JavaScript
+ * string or a buffer of its own, so keeping and dropping values makes no garbage for the
+ * collector: a cache of run documents held as strings (promoted to the old generation, then
+ * dropped) and as buffers (external memory counted against the old generation until a full
+ * collection) each kept V8 marking the whole heap several times a second under a filter mix.
+ *
+ * `get` answers a view into the buffer: read it before the next `set`, which may overwrite it.
+ */
+export class ByteRing<K> {
+  private bytes: Buffer | null = null;
+  /** Where each value starts, counted in bytes written since the ring was made (it never wraps), and its length. */
+  private readonly entries = new Map<K, { at: number; length: number }>();
+  /**
+   * The keys in the order written (with where each was written: a key written again or deleted
+   * leaves a stale place here, skipped). Eviction reads this, not the Map: a Map iterator
+   * restarted per eviction walks past every entry deleted before it until V8 rehashes.
+   */
+  private orderKeys: K[] = [];
+  private orderAt: number[] = [];
+  private oldest = 0;
+  /** Where the next value goes, in the same count. */
+  private head = 0;
+  private held = 0;
+
+  /**
+   * @param capacity bytes of the one buffer (allocated on the first `set`)
+   * @param maxEntries values kept at most (then the oldest go)
+   */
+  constructor(
+    readonly capacity: number,
+    private readonly maxEntries = Number.POSITIVE_INFINITY,
+  ) {}
+
+  /** Values held. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Bytes of the values held. */
+  get heldBytes(): number {
+    return this.held;
+  }
+
+  has(key: K): boolean {
+    return this.entries.has(key);
+  }
+
+  /** The value's bytes as a view into the ring (valid until the next `set`), or undefined. */
+  get(key: K): Buffer | undefined {
+    const entry = this.entries.get(key);
+    if (!entry || !this.bytes) return undefined;
+    const start = entry.at % this.capacity;
+    return this.bytes.subarray(start, start + entry.length);
+  }
+
+  /** Keeps the value (a string is kept as its UTF-8 bytes); one larger than the ring is not kept. Says whether it was. */
+  set(key: K, value: string | Uint8Array): boolean {
+    this.delete(key);
+    const length = typeof value === 'string' ? Buffer.byteLength(value) : value.length;
+    if (length > this.capacity || this.maxEntries < 1) return false;
+    this.bytes ??= Buffer.allocUnsafeSlow(this.capacity);
+    // A value never straddles the end: one that would starts at the next lap, and the bytes skipped stay unused.
+    let at = this.head;
+    if ((at % this.capacity) + length > this.capacity) at += this.capacity - (at % this.capacity);
+    const end = at + length;
+    // The oldest go first: every one the write reaches, and one more while the count is full.
+    while (this.oldest < this.orderKeys.length) {
+      const oldestKey = this.orderKeys[this.oldest]!;
+      const entry = this.entries.get(oldestKey);
+      const live = entry?.at === this.orderAt[this.oldest];
+      if (live && entry.at >= end - this.capacity && this.entries.size < this.maxEntries) break;
+      this.oldest += 1;
+      if (!live) continue;
+      this.entries.delete(oldestKey);
+      this.held -= entry.length;
+    }
+    if (this.oldest > 1024 && this.oldest * 2 > this.orderKeys.length) {
+      this.orderKeys = this.orderKeys.slice(this.oldest);
+      this.orderAt = this.orderAt.slice(this.oldest);
+      this.oldest = 0;
+    }
+    const start = at % this.capacity;
+    if (typeof value === 'string') this.bytes.write(value, start, length, 'utf8');
+    else this.bytes.set(value, start);
+    this.entries.set(key, { at, length });
+    this.orderKeys.push(key);
+    this.orderAt.push(at);
+    this.held += length;
+    this.head = end;
+    return true;
+  }
+
+  delete(key: K): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.held -= entry.length;
+  }
+
+  /** Forgets every value (the buffer stays, to be written over). */
+  clear(): void {
+    this.entries.clear();
+    this.orderKeys = [];
+    this.orderAt = [];
+    this.oldest = 0;
+    this.held = 0;
+  }
+}
