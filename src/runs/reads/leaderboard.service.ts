@@ -169,12 +169,14 @@ export interface LeaderboardPage {
   stableUntilMs?: number;
 }
 
-/** A page of these rows (their one text joined only when read). */
+/** A page of these rows (their one text joined when first read: a page view reads it more than once). */
 function pageOf(rows: JsonPieces, total: number, rest: Pick<LeaderboardPage, 'limit' | 'offset' | 'stableUntilMs'>): LeaderboardPage {
+  let text: string | undefined;
   return {
     rows,
     get rowsJson() {
-      return rows.text();
+      text ??= rows.text();
+      return text;
     },
     total,
     ...rest,
