@@ -54,6 +54,3 @@ function objectPieces(fields: Record<string, unknown>): JsonPieces {
 
 /** A JSON object as UTF-8 bytes, its values as `objectPieces` takes them. */
 export const jsonObject = (fields: Record<string, unknown>): Buffer => objectPieces(fields).bytes();
-
-/** The content type of a JSON answer sent as bytes (what Express sets for a JSON text). */
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';

@@ -31,10 +31,12 @@ export function speedTestRunForRevision<Run extends SpeedTestRun>(profile: Revis
   return run;
 }
 
-function withMyEmoji(row: SpeedTestDocumentRow): string {
-  if (row.my_emoji === null) return row.document;
-  return `${row.document.slice(0, -MY_EMOJI_NULL_TAIL.length)}${JSON.stringify(row.my_emoji)}}`;
+/** The stored document in pieces, with the reader's reaction in place of its trailing null. */
+function documentPieces({ document, my_emoji }: SpeedTestDocumentRow): [string] | [string, string] {
+  return my_emoji === null ? [document] : [document.slice(0, -MY_EMOJI_NULL_TAIL.length), `${JSON.stringify(my_emoji)}}`];
 }
+
+const withMyEmoji = (row: SpeedTestDocumentRow): string => documentPieces(row).join('');
 
 /** The run as a JSON text in the revision's shape (for revision 3 without parsing it). */
 export function speedTestJson(profile: RevisionProfile, row: SpeedTestDocumentRow): string {
@@ -48,25 +50,20 @@ export function toSpeedTestRun(profile: RevisionProfile, row: SpeedTestDocumentR
 }
 
 /**
- * Stored documents as one JSON array, in pieces: each document as stored with the reader's
- * reaction in place of its trailing null, and with `rankFrom`, `"rank":N` spliced in front of
- * each, counting up (the SQL path does the same in Postgres).
+ * Stored documents as one JSON array, in pieces: each as `documentPieces` gives it and, with
+ * `rankFrom`, with `"rank":N` spliced in front of each, counting up (the SQL path does the same
+ * in Postgres for the leaderboard).
  */
-function documentArray(rows: readonly SpeedTestDocumentRow[], rankFrom?: number): JsonPieces {
+export function documentArray(rows: readonly SpeedTestDocumentRow[], rankFrom?: number): JsonPieces {
   const out = new JsonPieces().push('[');
   rows.forEach((row, i) => {
-    const tailless = row.my_emoji === null ? row.document : row.document.slice(0, -MY_EMOJI_NULL_TAIL.length);
+    const [first, ...rest] = documentPieces(row);
     if (i > 0) out.push(',');
-    if (rankFrom === undefined) out.push(tailless);
-    else out.push(`{"rank":${rankFrom + i},`, tailless.slice(1));
-    if (row.my_emoji !== null) out.push(`${JSON.stringify(row.my_emoji)}}`);
+    if (rankFrom === undefined) out.push(first);
+    else out.push(`{"rank":${rankFrom + i},`, first.slice(1));
+    out.push(...rest);
   });
   return out.push(']');
-}
-
-/** One JSON array of ranked rows, in pieces: `rank` spliced in front of each document. */
-export function rankedRowsJson(rows: readonly SpeedTestDocumentRow[], firstRank: number): JsonPieces {
-  return documentArray(rows, firstRank);
 }
 
 /** The page as the API answers it, in bytes: the ranked rows spliced in as they are. */

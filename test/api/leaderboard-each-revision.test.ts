@@ -68,6 +68,10 @@ for (const rev of REVISIONS) {
       it('answers { rows, total, limit, offset }: approved runs by tokSOut, default limit 50, offset 0', async () => {
         const body = await page(ctx);
         expect(body).to.include({ total: 4, limit: 50, offset: 0 });
+        // Sent as bytes: the type still names the charset, as it did for a text.
+        expect((await request(ctx.app).get('/api/leaderboard').expect(200)).headers['content-type']).to.equal(
+          'application/json; charset=utf-8',
+        );
         expect(body.rows.map((row) => seeder.labelOf(row))).to.deep.equal(['s1', 's5', 's2', 's3']);
       });
 

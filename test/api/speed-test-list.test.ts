@@ -211,6 +211,8 @@ for (const rev of REVISIONS) {
     describe('the page', () => {
       it('answers { benchmarks, total, limit, offset }: the 20 newest approved runs by default', async () => {
         const res = await list().expect(200);
+        // Sent as bytes: the type still names the charset, as it did for a text.
+        expect(res.headers['content-type']).to.equal('application/json; charset=utf-8');
         expect(res.body).to.have.all.keys('benchmarks', 'total', 'limit', 'offset');
         expect(res.body).to.include({ total: APPROVED.length, limit: 20, offset: 0 });
         expect(APPROVED.length).to.be.greaterThan(20);

@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { JsonPieces, JsonText, jsonArray, jsonObject } from '../../src/lib/json-text.ts';
-import { rankedRowsJson } from '../../src/runs/run-json.ts';
+import { documentArray } from '../../src/runs/run-json.ts';
 
 describe('JSON answers written from pieces', () => {
   it('writes the same bytes as the joined text encodes to, multi-byte characters included', () => {
@@ -27,12 +27,16 @@ describe('JSON answers written from pieces', () => {
       { document: '{"id":"a","myEmoji":null}', my_emoji: null },
       { document: '{"id":"b","myEmoji":null}', my_emoji: '🔥' },
     ];
-    const page = rankedRowsJson(rows, 51);
+    const page = documentArray(rows, 51);
     expect(JSON.parse(page.text())).to.deep.equal([
       { rank: 51, id: 'a', myEmoji: null },
       { rank: 52, id: 'b', myEmoji: '🔥' },
     ]);
     expect(page.bytes().equals(Buffer.from(page.text()))).to.equal(true);
-    expect(rankedRowsJson([], 1).text()).to.equal('[]');
+    expect(documentArray([], 1).text()).to.equal('[]');
+    expect(JSON.parse(documentArray(rows).text())).to.deep.equal([
+      { id: 'a', myEmoji: null },
+      { id: 'b', myEmoji: '🔥' },
+    ]);
   });
 });

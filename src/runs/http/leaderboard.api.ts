@@ -4,7 +4,6 @@ import { leaderboardQuerySchema } from '../reads/leaderboard-query.schema.ts';
 import { runResponseSchemas } from '../../schemas/responses.schema.ts';
 import { facetDescriptions, leaderboardFacets } from '../facets.ts';
 import { leaderboardJson } from '../run-json.ts';
-import { JSON_CONTENT_TYPE } from '../../lib/json-text.ts';
 import { answerStableUntil } from '../../middleware/read-cache.ts';
 import { exportAlternatives, invalidQuery, operation, type ApiResource } from '../../api/operation.ts';
 
@@ -38,7 +37,7 @@ export const leaderboardApi: ApiResource = {
         }
         const page = await leaderboard.page(query, { viewerId });
         answerStableUntil(res, page.stableUntilMs);
-        res.type(JSON_CONTENT_TYPE).send(leaderboardJson(profile, page));
+        res.type('application/json').send(leaderboardJson(profile, page));
       },
     }),
   ],

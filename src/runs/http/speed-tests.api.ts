@@ -13,7 +13,6 @@ import { ownSpeedTestsQuerySchema, speedTestListQuerySchema } from '../reads/spe
 import { speedTestCorrectionSchema, speedTestFlatCorrectionSchema, speedTestSubmissionSchema } from '../submission/speed-test.schema.ts';
 import { speedTestJson } from '../run-json.ts';
 import { speedTestListJson } from '../run-json.ts';
-import { JSON_CONTENT_TYPE } from '../../lib/json-text.ts';
 import {
   answerSubmission,
   badRequest,
@@ -91,7 +90,7 @@ export const speedTestsApi: ApiResource = {
             const day = app.clock.now().toISOString().slice(0, 10);
             return sendRunExport(res, query.format, `speed-tests-${day}`, app.services.speedTests.rows(query));
           }
-          res.type(JSON_CONTENT_TYPE).send(speedTestListJson(profile, await app.services.speedTests.list(query, viewerId)));
+          res.type('application/json').send(speedTestListJson(profile, await app.services.speedTests.list(query, viewerId)));
         },
       }),
       operation({

@@ -247,10 +247,6 @@ export class ReadIndexKeeper implements RunReadIndex {
     return page;
   }
 
-  private forgetDocument(slot: number): void {
-    this.docs.delete(slot);
-  }
-
   /**
    * The one place the index is replaced (built, dropped, closed): the cached documents go
    * with it (they are keyed by its slots), and so do the resolutions (while there is no
@@ -423,7 +419,7 @@ export class ReadIndexKeeper implements RunReadIndex {
   private async applyChanges(ids: string[]): Promise<void> {
     for (const id of ids) {
       const slot = this.index?.slotOf(id) ?? -1;
-      if (slot >= 0) this.forgetDocument(slot);
+      if (slot >= 0) this.docs.delete(slot);
     }
     this.docGeneration += 1;
     if (this.building) {

@@ -18,7 +18,7 @@ import {
 import { facetContext } from './facet-resolvers.ts';
 import { noReadIndex } from '../read-index/read-index.ts';
 import { SPEED_TEST_REACTION_KIND, type SpeedTestDocumentRow, type SpeedTestReads, type SpeedTestRun } from './speed-test-reads.ts';
-import { MY_EMOJI_NULL_TAIL, rankedRowsJson, toSpeedTestRun } from '../run-json.ts';
+import { MY_EMOJI_NULL_TAIL, documentArray, toSpeedTestRun } from '../run-json.ts';
 import { JsonPieces } from '../../lib/json-text.ts';
 
 /** What the ranking's helpers below share: the service's deps and the run reads built on them. */
@@ -256,9 +256,9 @@ async function leaderboardPage(
   if (index) return indexedPage(deps, index, query, viewerId);
   const { ctx, terms } = await resolveQuery(deps, query);
   const page = { limit: query.limit, offset: query.offset };
-  if (!terms) return pageOf(new JsonPieces().push('[]'), 0, page);
+  if (!terms) return pageOf(documentArray([]), 0, page);
   const counts = await totalFromCountTables(deps, { query, ctx, terms });
-  if (counts === 0) return pageOf(new JsonPieces().push('[]'), 0, page);
+  if (counts === 0) return pageOf(documentArray([]), 0, page);
   const [[answer], counted] = await Promise.all([
     pageRows(deps, query, pageStatement(deps, query, terms, counts, viewerId)),
     counts === null && withTotal ? countedTotal(deps, query, terms) : undefined,
@@ -275,7 +275,7 @@ async function indexedPage(
 ): Promise<LeaderboardPage> {
   const page = { limit: query.limit, offset: query.offset };
   const { terms } = await resolveQuery(deps, query);
-  if (!terms) return pageOf(new JsonPieces().push('[]'), 0, page);
+  if (!terms) return pageOf(documentArray([]), 0, page);
   const { slots, total, oldestMatchUs } = index.query({
     terms,
     order: query.sort,
@@ -286,7 +286,7 @@ async function indexedPage(
   const rows = await deps.reads.indexedDocuments(index, slots, viewerId);
   // A run is in `since`'s window while createdAt >= now - window, so the oldest leaves once now passes createdAt + window.
   const stableUntilMs = query.since && oldestMatchUs !== null ? oldestMatchUs / 1000 + buckets.since[query.since] : undefined;
-  return pageOf(rankedRowsJson(rows, query.offset + 1), total, { ...page, ...(stableUntilMs === undefined ? {} : { stableUntilMs }) });
+  return pageOf(documentArray(rows, query.offset + 1), total, { ...page, ...(stableUntilMs === undefined ? {} : { stableUntilMs }) });
 }
 
 /** Every matching run in rank order, read through a cursor (constant memory) for exports. */
