@@ -1,12 +1,9 @@
-import type { DatabaseHealth } from './db/health.ts';
-import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { projectRoot } from './lib/project-root.ts';
 import express from 'express';
 import helmet from 'helmet';
-import { pinoHttp } from 'pino-http';
 import { PREDICTION_LIMITS } from './services/predictions.service.ts';
 import { createAppContext, type AppDepsInput } from './app-context.ts';
 import { createExecutionWorkers } from './services/execution-worker.ts';
@@ -25,6 +22,7 @@ import { imageFormUpload, LISTING_IMAGE_FORM_PATH } from './web/image-upload.ts'
 import { sessions } from './middleware/session.ts';
 import { isApiRequest } from './middleware/request-kind.ts';
 import { readCache } from './middleware/read-cache.ts';
+import { requestLogging } from './middleware/request-logging.ts';
 import { clockMovedParameters } from './runs/facets.ts';
 import { rejectUnstorableInput } from './middleware/validate.ts';
 import { apiRoutes } from './routes/api.ts';
@@ -34,14 +32,6 @@ import { createViewEngine } from './web/views.ts';
 
 const publicDirectory = path.join(projectRoot, 'public');
 const htmxDirectory = path.dirname(createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js'));
-
-/** Id from a trusted-looking incoming X-Request-Id, else a new one; echoed in the response. */
-function requestId(req: express.Request, res: express.Response): string {
-  const incoming = req.headers['x-request-id'];
-  const id = typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
-  res.setHeader('X-Request-Id', id);
-  return id;
-}
 
 // No page needs these powerful features; saying so keeps an injected frame or script from asking.
 const PERMISSIONS_POLICY = 'camera=(), microphone=(), geolocation=(), payment=(), usb=()';
@@ -60,27 +50,6 @@ const privateWhenSignedIn: express.RequestHandler = (req, res, next) => {
   if (req.actor) res.setHeader('Cache-Control', 'private, no-store');
   next();
 };
-
-/**
- * How pino-http logs a finished request. A 503 is an expected answer (the database or the hub
- * is unavailable): a warning, without the error pino-http makes up for any status >= 500
- * ("failed with status code 503") and its stack. During a database outage the 503s are only
- * counted: the outage's start and end lines (src/db/health.ts) say it all.
- */
-function requestLogLevel(databaseHealth: DatabaseHealth) {
-  return (_req: unknown, res: { statusCode: number }, error?: Error) => {
-    if (error) return 'error';
-    if (res.statusCode === 503) return databaseHealth.countedAsOutage() ? 'silent' : 'warn';
-    return res.statusCode >= 500 ? 'error' : 'info';
-  };
-}
-
-/** See requestLogLevel: a 503's log line keeps no made-up error. */
-function withoutMadeUpError(_req: unknown, res: { statusCode: number; err?: unknown }, _error: Error, fields: Record<string, unknown>) {
-  if (res.statusCode !== 503 || res.err) return fields;
-  const { err: _madeUp, ...rest } = fields;
-  return rest;
-}
 
 /**
  * How often stored bytes that lost their use are deleted: images of removed listings past
@@ -165,9 +134,7 @@ export function createApp(input: AppDepsInput): express.Express {
   );
   app.locals.assets = assets;
 
-  app.use(
-    pinoHttp({ logger, genReqId: requestId, customLogLevel: requestLogLevel(databaseHealth), customErrorObject: withoutMadeUpError }),
-  );
+  app.use(requestLogging(logger, databaseHealth));
   app.use(
     helmet({
       contentSecurityPolicy: {

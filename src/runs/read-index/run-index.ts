@@ -153,6 +153,13 @@ interface Condition {
   bits: Uint32Array | null;
   test(slot: number): boolean;
   forEach(visit: (slot: number) => void): void;
+  /**
+   * Keeps, in order, the first `count` of `slots` that it admits at the front of `slots`;
+   * returns how many. The few-candidate path filters its candidates with it: one tight loop
+   * per condition, where a call of `test` per candidate and condition cost a twelfth of a
+   * filtered query's time on the app's thread.
+   */
+  keep(slots: Int32Array, count: number): number;
   /** Writes the bitset of the runs it admits (live ones only) into `out`. */
   intoBits(out: Uint32Array): void;
   /** Keeps in `mask` only the runs it admits (`scratch` is free to overwrite). */
@@ -172,6 +179,18 @@ function facetCondition(facet: Facet, codes: number[]): Condition {
     size: codes.reduce((sum, code) => sum + facet.counts[code]!, 0),
     bits: single >= 0 ? (facet.bits[single] ?? null) : null,
     test: single >= 0 ? (slot) => column[slot] === single : (slot) => column[slot]! >= 0 && member[column[slot]!] === 1,
+    keep(slots, count) {
+      let kept = 0;
+      if (single >= 0) {
+        for (let i = 0; i < count; i += 1) if (column[slots[i]!] === single) slots[kept++] = slots[i]!;
+      } else {
+        for (let i = 0; i < count; i += 1) {
+          const code = column[slots[i]!]!;
+          if (code >= 0 && member[code] === 1) slots[kept++] = slots[i]!;
+        }
+      }
+      return kept;
+    },
     forEach(visit) {
       for (const code of codes) {
         const list = facet.lists[code];
@@ -448,6 +467,11 @@ export class RunIndex {
       size: Math.max(0, to - from) + tail.length,
       bits: null,
       test: (slot) => inWindow(createdAt[slot]!),
+      keep(slots, count) {
+        let kept = 0;
+        for (let i = 0; i < count; i += 1) if (inWindow(createdAt[slots[i]!]!)) slots[kept++] = slots[i]!;
+        return kept;
+      },
       forEach(visit) {
         for (let slot = from; slot < to; slot += 1) if (hasBit(alive, slot)) visit(slot);
         for (const slot of tail) visit(slot);
@@ -607,12 +631,14 @@ export class RunIndex {
       return false;
     };
     if (driver.size <= Math.max(4096, this.slotCount >>> 6)) {
-      // Few candidates: test each against the other conditions.
-      const matches: number[] = [];
+      // Few candidates: the driver's runs, kept by each other condition in turn.
+      const candidates = new Int32Array(driver.size);
+      let count = 0;
       driver.forEach((slot) => {
-        for (const other of others) if (!other.test(slot)) return;
-        matches.push(slot);
+        candidates[count++] = slot;
       });
+      for (const other of others) count = other.keep(candidates, count);
+      const matches = Array.from(candidates.subarray(0, count));
       const total = bestPerHardware ? distinctHardware((visit) => matches.forEach(visit)) : matches.length;
       if (limit > 0 && offset < total) {
         if (matches.length <= SORTED_MATCHES) {
