@@ -220,7 +220,7 @@ export class RankOrder {
    * quantile of sampled positions, or, below the smallest sample, the runs from about
    * where the first sits at the density the samples show.
    */
-  estimatedReach(slots: readonly number[], count: number): number {
+  estimatedReach(slots: ArrayLike<number>, count: number): number {
     const sampled: number[] = [];
     const step = Math.max(1, Math.floor(slots.length / REACH_SAMPLES));
     for (let i = 0; i < slots.length && sampled.length < REACH_SAMPLES; i += step) {

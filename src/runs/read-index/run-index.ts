@@ -322,6 +322,8 @@ export class RunIndex {
   private readonly factFacets = RUN_FACT_NAMES.map((name) => this.facets[name]);
   private readonly orders: Record<IndexOrder, RankOrder>;
   private scratch: [Uint32Array, Uint32Array] = [new Uint32Array(0), new Uint32Array(0)];
+  /** The few-candidate path's candidates and matches, for one query at a time (reused: up to 16K slots a query were an array to collect). */
+  private candidates = new Int32Array(4096);
   /** While loading, orders are not kept: `finishLoad` sorts once. */
   private loading = true;
 
@@ -632,13 +634,14 @@ export class RunIndex {
     };
     if (driver.size <= Math.max(4096, this.slotCount >>> 6)) {
       // Few candidates: the driver's runs, kept by each other condition in turn.
-      const candidates = new Int32Array(driver.size);
+      if (this.candidates.length < driver.size) this.candidates = new Int32Array(Math.max(driver.size, this.candidates.length * 2));
+      const candidates = this.candidates;
       let count = 0;
       driver.forEach((slot) => {
         candidates[count++] = slot;
       });
       for (const other of others) count = other.keep(candidates, count);
-      const matches = Array.from(candidates.subarray(0, count));
+      const matches = candidates.subarray(0, count);
       const total = bestPerHardware ? distinctHardware((visit) => matches.forEach(visit)) : matches.length;
       if (limit > 0 && offset < total) {
         if (matches.length <= SORTED_MATCHES) {
