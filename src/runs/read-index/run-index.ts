@@ -156,8 +156,8 @@ interface Condition {
   /**
    * Keeps, in order, the first `count` of `slots` that it admits at the front of `slots`;
    * returns how many. The few-candidate path filters its candidates with it: one tight loop
-   * per condition, where a call of `test` per candidate and condition cost a twelfth of a
-   * filtered query's time on the app's thread.
+   * per condition, where a call of `test` per candidate and condition took 4% of the app's
+   * thread on the leaderboard mix (`npm run bench`).
    */
   keep(slots: Int32Array, count: number): number;
   /** Writes the bitset of the runs it admits (live ones only) into `out`. */
