@@ -52,3 +52,17 @@ export function createByteCache<V>(maxBytes: number, sizeOf = (value: V) => (val
     },
   };
 }
+
+/**
+ * Bytes to keep, in a memory block of their own: a cache counts a buffer's length, which is
+ * not what a view holds. zlib's synchronous calls return an output that fits one chunk as a
+ * view of its 16 KB chunk, and a short `Buffer.from` is a view of Node's shared 8 KB pool: a
+ * 1 KB model search answer kept as zlib gave it held 16 KB, and the answer cache's memory grew
+ * far past its budget (23 MB more RSS in the bench's results list, whose answers compress to 7 KB).
+ */
+export function ownBytes(bytes: Buffer): Buffer {
+  if (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length) return bytes;
+  const own = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(own);
+  return own;
+}

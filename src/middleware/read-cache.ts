@@ -15,18 +15,26 @@
  * route names (`answerStableUntil`), when its oldest run leaves the window. Only requests with no cookie and no
  * Authorization header are served or kept (nothing in them can depend on who asks), only
  * answers sent whole with 200 and without a cookie or `private`/`no-store`.
+ *
+ * A kept answer carries a weak ETag naming its version (this process, the change count, the
+ * address), so neither a miss nor a hit hashes a body, and it is kept brotli-compressed: sent
+ * as kept to browsers, with copies for clients that take gzip only or nothing (see `bodyFor`).
  */
-import { gunzipSync, gzip } from 'node:zlib';
+import { createHash, randomBytes } from 'node:crypto';
+import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
-import { createByteCache } from '../lib/byte-cache.ts';
+import Negotiator from 'negotiator';
+import { createByteCache, ownBytes } from '../lib/byte-cache.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { RunReadIndex } from '../runs/read-index/read-index.ts';
 import { COMPRESSION_THRESHOLD_BYTES } from './compression.ts';
 
+/** How a kept answer's bytes are encoded: as sent, or brotli-compressed (answers of COMPRESSION_THRESHOLD_BYTES and more). */
+type KeptEncoding = 'identity' | 'br';
+
 interface KeptAnswer {
-  /** The answer's bytes: gzipped once compressed (off the request's thread), as sent until then. */
   body: Buffer;
-  gzipped: boolean;
+  encoding: KeptEncoding;
   /** Headers the route set (those set before this middleware are set again by the middleware before it). */
   headers: [string, string | number | string[]][];
   /** For an answer that moves with the clock: the last moment (ms since the epoch) it is exact. */
@@ -36,11 +44,21 @@ interface KeptAnswer {
 const STABLE_UNTIL = 'readCacheStableUntil';
 
 /**
- * Kept answers are gzipped at level 3, not zlib's default 6: half the CPU (0.35 ms, not 0.7, for a
- * 100 KB leaderboard on this machine) for a sixth more bytes (7x smaller, not 8x). Every answer
- * computed anew is compressed once, on a thread pool that shares the app's two cores with it.
+ * Kept answers are compressed with brotli at quality 1, at once and on the request's thread.
+ * Measured on this machine for a 108 KB leaderboard page: 0.17-0.19 ms to compress to 16.7 KB
+ * and 0.15 ms to decompress, where gzip at level 3 took 0.45-0.48 ms to reach 18.2 KB (0.18 ms
+ * to inflate), and handing it to the thread pool cost more in all (0.5-0.6 ms of CPU per page:
+ * the stream machinery and the hand-over). Browsers take brotli, so they are sent these bytes.
  */
-const KEPT_GZIP_LEVEL = 3;
+const keptBrotliOptions = (bytes: Buffer) => ({
+  params: {
+    [zlibConstants.BROTLI_PARAM_QUALITY]: 1,
+    [zlibConstants.BROTLI_PARAM_LGWIN]: 17,
+    [zlibConstants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+  },
+});
+/** A gzip copy for clients that take gzip but not brotli (agents' HTTP libraries) is made at level 3: a sixth more bytes than 6 for half the CPU. */
+const TRANSCODED_GZIP_LEVEL = 3;
 
 /**
  * Tells the answer cache until when (ms since the epoch) the answer being made stays exact
@@ -57,8 +75,8 @@ export function answerStableUntil(res: Response, ms: number | undefined): void {
 /** Says whether an answer came from memory (`hit`) or was computed and may be kept (`miss`), as caches in front of web servers do. */
 export const CACHE_HEADER = 'X-Read-Cache';
 
-/** Bytes an answer is counted as: its body, and a little for its key and headers. */
-const keptSize = (answer: KeptAnswer) => answer.body.length + 1024;
+/** Bytes an answer is counted as: the memory its body holds (see `ownBytes`), and a little for its key and headers. */
+const keptSize = (answer: KeptAnswer) => answer.body.buffer.byteLength + 1024;
 
 export function readCache({
   readIndex,
@@ -87,26 +105,78 @@ export function readCache({
    */
   const inFlight = new Map<string, Promise<void>>();
   /**
-   * Inflated copies of the answers most asked for by clients that do not accept gzip (curl,
-   * load generators): inflating a 100 KB page costs about a tenth of a millisecond, which
-   * the most asked-for pages would pay again and again. A quarter more of the budget.
+   * Copies of the answers most asked for, as clients that do not take brotli take them: plain
+   * (curl, load generators) or gzipped (most agents' HTTP libraries), by encoding and key. Made
+   * at the first such hit (0.15 ms to decompress a 100 KB page, 0.45 ms more to gzip it), which
+   * the most asked-for pages would otherwise pay again and again. A quarter more of the budget.
    */
-  const inflated = createByteCache(maxBytes >>> 2);
+  const transcoded = createByteCache(maxBytes >>> 2);
+  /** Tells this process's version ETags from another's (or an earlier one's), whose change counts started anew. */
+  const epoch = randomBytes(6).toString('base64url');
 
   /**
-   * The kept answer's body as this request takes it: the gzipped bytes themselves when the
-   * compression middleware would pick gzip (the client takes gzip but not brotli; it leaves an
-   * encoded answer alone), else inflated (and, for a browser, brotli'd by the middleware as before).
+   * The kept answer's body as this request takes it: brotli as kept when the client takes it (as
+   * the compression middleware would prefer it; that middleware leaves an encoded answer alone),
+   * else gzipped or plain from `transcoded`.
    */
   function bodyFor(req: Request, res: Response, key: string, answer: KeptAnswer): Buffer {
-    if (!answer.gzipped) return answer.body;
-    if (req.acceptsEncodings('br') !== 'br' && req.acceptsEncodings('gzip') === 'gzip') {
-      res.setHeader('Content-Encoding', 'gzip');
+    if (answer.encoding === 'identity') return answer.body;
+    res.vary('Accept-Encoding');
+    const encoding = preferredEncoding(req);
+    if (encoding === 'br') {
+      res.setHeader('Content-Encoding', 'br');
       return answer.body;
     }
-    let body = inflated.get(key);
-    if (!body) inflated.set(key, (body = gunzipSync(answer.body)));
+    const copyKey = `${encoding}\n${key}`;
+    let body = transcoded.get(copyKey);
+    if (!body) {
+      const plain = brotliDecompressSync(answer.body);
+      body = ownBytes(encoding === 'gzip' ? gzipSync(plain, { level: TRANSCODED_GZIP_LEVEL }) : plain);
+      transcoded.set(copyKey, body);
+    }
+    if (encoding === 'gzip') res.setHeader('Content-Encoding', 'gzip');
     return body;
+  }
+
+  /**
+   * Catches the route's one whole answer (`res.send`) and, when it may be served to others, keeps
+   * it under `key` (brotli-compressed when large enough) and sends it as a hit would be sent.
+   */
+  function keepWhenSent(req: Request, res: Response, key: string, movesWithClock: boolean): void {
+    const headersBefore = new Set(res.getHeaderNames());
+    const send = res.send;
+    res.send = function sendAndKeep(this: Response, body?: unknown) {
+      res.send = send;
+      const until = res.locals[STABLE_UNTIL] as number | undefined;
+      const bytes = keepableBytes(res, body);
+      if (!bytes || (movesWithClock && until === undefined)) return send.call(this, body);
+      // A version ETag: the same key under the same change count is the same answer (and one
+      // that moves with the clock, the same until the same moment), so no hash of the body.
+      if (req.app.get('etag fn') && !res.hasHeader('etag'))
+        res.setHeader(
+          'ETag',
+          `W/"${epoch}-${createHash('sha1')
+            .update(`${key}\n${until ?? ''}`)
+            .digest('base64url')}"`,
+        );
+      // The route's own headers as it set them, before sending adds the length and an encoding.
+      const headers = res
+        .getHeaderNames()
+        .filter((name) => !headersBefore.has(name) && name !== 'content-length')
+        .map((name): [string, string | number | string[]] => [name, res.getHeader(name)!]);
+      const answer: KeptAnswer =
+        bytes.length < COMPRESSION_THRESHOLD_BYTES
+          ? { body: ownBytes(bytes), encoding: 'identity', headers }
+          : { body: ownBytes(brotliCompressSync(bytes, keptBrotliOptions(bytes))), encoding: 'br', headers };
+      if (movesWithClock) answer.until = until;
+      kept.set(key, answer);
+      if (answer.encoding === 'identity') return send.call(this, bytes);
+      // A browser gets the brotli bytes just made, as a hit would, not a second compression.
+      res.vary('Accept-Encoding');
+      const takesBrotli = preferredEncoding(req) === 'br';
+      if (takesBrotli) res.setHeader('Content-Encoding', 'br');
+      return send.call(this, takesBrotli ? answer.body : bytes);
+    } as Response['send'];
   }
 
   const handler: RequestHandler = async (req, res, next) => {
@@ -148,52 +218,40 @@ export function readCache({
       inFlight.set(key, new Promise<void>((resolve) => res.once('close', resolve)));
       res.once('close', () => inFlight.delete(key));
     }
-    keepWhenSent(res, new Set(res.getHeaderNames()), (sent) => {
-      const until = res.locals[STABLE_UNTIL] as number | undefined;
-      if (movesWithClock && until === undefined) return;
-      const fresh = movesWithClock ? { ...sent, until } : sent;
-      kept.set(key, fresh);
-      // Kept as sent at once (the next request may hit it), then gzipped on the thread pool:
-      // about a seventh of the bytes, so over a thousand pages fit where a few hundred did.
-      if (fresh.body.length < COMPRESSION_THRESHOLD_BYTES) return;
-      gzip(fresh.body, { level: KEPT_GZIP_LEVEL }, (error, gzipped) => {
-        if (!error && kept.get(key, { touch: false }) === fresh) kept.set(key, { ...fresh, body: gzipped, gzipped: true });
-      });
-    });
+    keepWhenSent(req, res, key, movesWithClock);
     next();
   };
   return Object.assign(handler, { keptBytes: () => kept.size });
 }
 
-/** Catches the route's one whole answer (`res.send`) and hands it to `keep` when it may be served to others. */
-function keepWhenSent(res: Response, headersBefore: ReadonlySet<string>, keep: (answer: KeptAnswer) => void): void {
-  const send = res.send;
-  res.send = function sendAndKeep(this: Response, body?: unknown) {
-    res.send = send;
-    const sendable = typeof body === 'string' || Buffer.isBuffer(body);
-    const cacheControl = String(res.getHeader('cache-control') ?? '');
-    const keepable = res.statusCode === 200 && sendable && !res.hasHeader('set-cookie') && !/private|no-store/.test(cacheControl);
-    // The route's own headers as it set them, before sending adds the length and compression its encoding.
-    const headers = keepable
-      ? res
-          .getHeaderNames()
-          .filter((name) => !headersBefore.has(name) && name !== 'content-length')
-          .map((name): [string, string | number | string[]] => [name, res.getHeader(name)!])
-      : [];
-    // A text is encoded once, here, and both sent and kept as those bytes (Express would encode
-    // its own copy). Only when its content type already names the charset, as Express's `type`
-    // sets it for JSON and text: Express adds the charset to a text's type, not to bytes'.
-    const textTyped = typeof body === 'string' && /charset=utf-8/i.test(String(res.getHeader('content-type') ?? ''));
-    const bytes = keepable && textTyped ? Buffer.from(body) : body;
-    const result = send.call(this, bytes);
-    if (keepable) {
-      // Sending set the ETag (and a text's charset): kept too, so a replay hashes nothing.
-      for (const name of ['content-type', 'etag']) {
-        const value = res.getHeader(name);
-        if (value !== undefined) headers.push([name, value]);
-      }
-      keep({ body: Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes as string), gzipped: false, headers });
-    }
-    return result;
-  } as Response['send'];
+/**
+ * The bytes of an answer others may be served too: sent whole with 200, without a cookie or
+ * `private`/`no-store`. A text becomes its UTF-8 bytes here, once, with the charset named in its
+ * type as Express would name it (Express would encode its own copy); a text whose type names
+ * another charset is left to Express and not kept.
+ */
+function keepableBytes(res: Response, body: unknown): Buffer | null {
+  if (res.statusCode !== 200 || res.hasHeader('set-cookie') || /private|no-store/.test(String(res.getHeader('cache-control') ?? '')))
+    return null;
+  if (Buffer.isBuffer(body)) return body;
+  if (typeof body !== 'string') return null;
+  if (!res.hasHeader('content-type')) res.type('html');
+  const type = String(res.getHeader('content-type'));
+  const charset = /;\s*charset=([^;\s]+)/i.exec(type)?.[1];
+  if (charset === undefined) res.setHeader('Content-Type', `${type}; charset=utf-8`);
+  else if (charset.toLowerCase() !== 'utf-8') return null;
+  return Buffer.from(body);
+}
+
+/** What the compression middleware (compression 1.8) offers and prefers among encodings a client takes equally. */
+const OFFERED_ENCODINGS = ['br', 'gzip', 'deflate', 'identity'];
+const PREFERRED_ENCODINGS = ['br', 'gzip'];
+
+/**
+ * The encoding the compression middleware would send this request, as far as a kept answer goes:
+ * brotli or gzip, else plain (which that middleware then deflates for a client that takes only deflate).
+ */
+function preferredEncoding(req: Request): 'br' | 'gzip' | 'identity' {
+  const chosen = new Negotiator(req).encoding(OFFERED_ENCODINGS, { preferred: PREFERRED_ENCODINGS });
+  return chosen === 'br' || chosen === 'gzip' ? chosen : 'identity';
 }

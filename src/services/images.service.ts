@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { IMAGES_PER_ACCOUNT, UNUSED_REPORT_IMAGES_PER_ACCOUNT } from '../constants.ts';
 import type { Db } from '../db/knex.ts';
-import { createByteCache, type ByteCache } from '../lib/byte-cache.ts';
+import { createByteCache, ownBytes, type ByteCache } from '../lib/byte-cache.ts';
 import { Unavailable } from '../lib/errors.ts';
 import { imageRuleBroken, type ImageContentType, type ProcessedImage } from '../lib/image-pipeline.ts';
 import { createWorkQueue } from '../lib/work-queue.ts';
@@ -205,7 +205,7 @@ export function createImagesService({
           read = imageReadQueue
             .run(() => db('images').where({ id }).first<{ bytes: Buffer } | undefined>(`${bytesColumn} as bytes`))
             .then((found) => {
-              if (found) delivery.cache.set(key, found.bytes);
+              if (found) delivery.cache.set(key, ownBytes(found.bytes));
               return found?.bytes;
             })
             .finally(() => delivery.inFlight.delete(key));

@@ -1,0 +1,174 @@
+/**
+ * The answer cache keeps pages brotli-compressed (src/middleware/read-cache.ts): a kept page costs
+ * about a seventh of its bytes, goes out as those bytes to a client that takes brotli, gzipped to
+ * one that takes only gzip and plain, byte for byte, to one that takes neither.
+ */
+import { expect } from 'chai';
+import express from 'express';
+import request from 'supertest';
+import { systemClock } from '../../src/lib/clock.ts';
+import { compress } from '../../src/middleware/compression.ts';
+import { readCache } from '../../src/middleware/read-cache.ts';
+import type { RunIndex } from '../../src/runs/read-index/run-index.ts';
+import { noReadIndex } from '../../src/runs/read-index/read-index.ts';
+
+describe('anonymous answers kept compressed', () => {
+  const rows = Array.from({ length: 400 }, (_, i) => ({ rank: i + 1, id: `run-${i}`, tokSOut: 10 + (i % 37) / 7, device: 'RTX 4090' }));
+  const page = JSON.stringify({ rows, total: rows.length });
+  let computed = 0;
+  const cache = readCache({
+    readIndex: { ...noReadIndex, current: async () => ({}) as RunIndex, changes: () => 1 },
+    paths: new Set(['/page', '/small']),
+    clockMoved: new Set(),
+    clock: systemClock,
+    maxBytes: 1 << 20,
+  });
+  const app = express();
+  app.use(compress());
+  app.use(cache);
+  app.get('/page', (_req, res) => {
+    computed += 1;
+    res.type('application/json').send(page);
+  });
+  app.get('/small', (_req, res) => res.json({ ok: true }));
+
+  /** An answer's bytes (supertest inflates gzip), with its headers as sent. */
+  const raw = (accept: string) =>
+    request(app)
+      .get('/page')
+      .set('Accept-Encoding', accept)
+      .buffer(true)
+      .parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      });
+
+  it('keeps a page in under a quarter of its bytes and serves it as brotli, gzipped or plain as the client takes it', async () => {
+    const first = await raw('identity').expect(200);
+    expect(first.headers['x-read-cache']).to.equal('miss');
+    expect(first.headers['content-encoding']).to.equal(undefined);
+    expect((first.body as Buffer).toString()).to.equal(page);
+    expect(cache.keptBytes()).to.be.below(page.length / 4);
+
+    const plain = await raw('identity').expect(200);
+    expect(plain.headers['x-read-cache']).to.equal('hit');
+    expect(plain.headers['content-encoding']).to.equal(undefined);
+    expect((plain.body as Buffer).equals(first.body as Buffer)).to.equal(true);
+
+    // The copies for clients that do not take brotli are made once (then kept apart), the same each time.
+    for (let i = 0; i < 2; i += 1) {
+      const gzipped = await raw('gzip, deflate').expect(200);
+      expect(gzipped.headers['x-read-cache']).to.equal('hit');
+      expect(gzipped.headers['content-encoding']).to.equal('gzip');
+      expect(gzipped.headers.vary).to.match(/Accept-Encoding/i);
+      // (supertest inflates what it receives)
+      expect((gzipped.body as Buffer).toString()).to.equal(page);
+      expect(gzipped.headers.etag).to.equal(first.headers.etag);
+    }
+    // A client that takes brotli too gets the kept bytes, as the compression middleware prefers it.
+    const brotli = await raw('gzip, deflate, br').expect(200);
+    expect(brotli.headers['x-read-cache']).to.equal('hit');
+    expect(brotli.headers['content-encoding']).to.equal('br');
+    expect(brotli.headers.vary).to.match(/Accept-Encoding/i);
+    expect((brotli.body as Buffer).toString()).to.equal(page);
+    // The kept bytes hold no more memory than their length (not zlib's 16 KB chunk), plus the
+    // allowance for key and headers: the cache's budget is what the page costs.
+    expect(cache.keptBytes()).to.equal(Number(brotli.headers['content-length']) + 1024);
+    // ... unless it prefers gzip.
+    const prefersGzip = await raw('br;q=0.5, gzip').expect(200);
+    expect(prefersGzip.headers['content-encoding']).to.equal('gzip');
+    expect((prefersGzip.body as Buffer).toString()).to.equal(page);
+    expect(computed).to.equal(1);
+  });
+
+  it('sends a browser the brotli bytes it keeps when it makes the page, and gives every answer of one version one weak ETag', async () => {
+    const browserPage = `<!doctype html><title>t</title>${'<p>row</p>'.repeat(500)}`;
+    let versions = 1;
+    const pages = readCache({
+      readIndex: { ...noReadIndex, current: async () => ({}) as RunIndex, changes: () => versions },
+      paths: new Set(['/']),
+      clockMoved: new Set(),
+      clock: systemClock,
+      maxBytes: 1 << 20,
+    });
+    const site = express();
+    site.use(compress());
+    site.use(pages);
+    site.get('/', (_req, res) => res.send(browserPage));
+    const miss = await request(site).get('/').set('Accept-Encoding', 'gzip, deflate, br').expect(200);
+    expect(miss.headers['x-read-cache']).to.equal('miss');
+    expect(miss.headers['content-encoding']).to.equal('br');
+    expect(miss.headers['content-type']).to.equal('text/html; charset=utf-8');
+    expect(miss.text).to.equal(browserPage);
+    expect(miss.headers.etag).to.match(/^W\/"[\w-]+"$/);
+    const hit = await request(site).get('/').set('Accept-Encoding', 'br').expect(200);
+    expect(hit.headers['x-read-cache']).to.equal('hit');
+    expect(hit.headers['content-length']).to.equal(miss.headers['content-length']);
+    expect(hit.headers.etag).to.equal(miss.headers.etag);
+    await request(site).get('/').set('If-None-Match', miss.headers.etag).expect(304);
+    // A change moves the version: the same address answers with another ETag, and an old one is not fresh.
+    versions = 2;
+    const changed = await request(site).get('/').set('If-None-Match', miss.headers.etag).expect(200);
+    expect(changed.headers['x-read-cache']).to.equal('miss');
+    expect(changed.headers.etag).to.not.equal(miss.headers.etag);
+    // Another process (another epoch) never repeats this one's ETags, though its change count starts anew.
+    versions = 1;
+    const restarted = express();
+    restarted.use(
+      readCache({
+        readIndex: { ...noReadIndex, current: async () => ({}) as RunIndex, changes: () => 1 },
+        paths: new Set(['/']),
+        clockMoved: new Set(),
+        clock: systemClock,
+        maxBytes: 1 << 20,
+      }),
+    );
+    restarted.get('/', (_req, res) => res.send(browserPage));
+    const elsewhere = await request(restarted).get('/').expect(200);
+    expect(elsewhere.headers.etag).to.match(/^W\//).and.not.equal(miss.headers.etag);
+  });
+
+  it('decompresses for every client that takes no compression when no plain copy fits, each getting every byte', async () => {
+    // Room for the page compressed, none for a plain copy (a quarter of the budget).
+    expect(page.length)
+      .to.be.above((64 << 10) / 4)
+      .and.below((64 << 10) - 1024);
+    const small = readCache({
+      readIndex: { ...noReadIndex, current: async () => ({}) as RunIndex, changes: () => 1 },
+      paths: new Set(['/page']),
+      clockMoved: new Set(),
+      clock: systemClock,
+      maxBytes: 64 << 10,
+    });
+    let made = 0;
+    const tight = express();
+    tight.use(small);
+    tight.get('/page', (_req, res) => {
+      made += 1;
+      res.type('application/json').send(page);
+    });
+    await request(tight).get('/page').expect(200);
+    expect(small.keptBytes(), 'kept compressed').to.be.below(page.length / 4);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => request(tight).get('/page').set('Accept-Encoding', 'identity').expect(200)),
+    );
+    for (const answer of answers) {
+      expect(answer.headers['x-read-cache']).to.equal('hit');
+      expect(answer.headers['content-encoding']).to.equal(undefined);
+      expect(answer.text).to.equal(page);
+    }
+    expect(made).to.equal(1);
+  });
+
+  it('keeps a small answer as it is', async () => {
+    const first = await request(app).get('/small').expect(200);
+    const before = cache.keptBytes();
+    await new Promise((r) => setTimeout(r, 50));
+    const again = await request(app).get('/small').set('Accept-Encoding', 'gzip').expect(200);
+    expect(again.headers['x-read-cache']).to.equal('hit');
+    expect(again.headers['content-encoding']).to.equal(undefined);
+    expect(again.body).to.deep.equal(first.body);
+    expect(cache.keptBytes()).to.equal(before);
+  });
+});
