@@ -36,7 +36,16 @@ function wordsOf(id: string): [number, number, number, number] {
   return words;
 }
 
-const hex8 = (word: number) => word.toString(16).padStart(8, '0');
+/** Lower-case hex digits by value, as character codes. */
+const HEX_CODES = Uint8Array.from('0123456789abcdef', (digit) => digit.charCodeAt(0));
+/** Characters in a uuid as Postgres writes it (8-4-4-4-12). */
+const UUID_LENGTH = 36;
+/**
+ * Where ids are written before they become one string: reused (writing is synchronous), grown
+ * when a longer array is asked for. One flat string per id or per array, not the ten small
+ * strings that `toString(16)`, `padStart` and slices made per id.
+ */
+let scratch = Buffer.allocUnsafeSlow(64 * (UUID_LENGTH + 1));
 
 export class IdTable {
   private words: Uint32Array = new Uint32Array(0);
@@ -100,12 +109,37 @@ export class IdTable {
 
   /** The id of a slot, as Postgres writes a uuid. */
   idOf(slot: number): string {
+    this.writeId(slot, scratch, 0);
+    return scratch.toString('latin1', 0, UUID_LENGTH);
+  }
+
+  /**
+   * The ids of these slots as one Postgres array literal (`{id,id}`), for a `$1::uuid[]`
+   * parameter: one string for a page's documents, which the driver sends as it is.
+   */
+  arrayLiteral(slots: ArrayLike<number>): string {
+    const length = 2 + Math.max(0, slots.length * (UUID_LENGTH + 1) - 1);
+    if (scratch.length < length) scratch = Buffer.allocUnsafeSlow(length * 2);
+    let at = 0;
+    scratch[at++] = 123; // {
+    for (let i = 0; i < slots.length; i += 1) {
+      if (i > 0) scratch[at++] = 44; // ,
+      this.writeId(slots[i]!, scratch, at);
+      at += UUID_LENGTH;
+    }
+    scratch[at++] = 125; // }
+    return scratch.toString('latin1', 0, at);
+  }
+
+  /** Writes a slot's id (36 characters, lower-case hex with its four dashes) into `out` at `at`. */
+  private writeId(slot: number, out: Buffer, at: number): void {
     const w = this.words;
-    const at = slot * 4;
-    const a = hex8(w[at]!);
-    const b = hex8(w[at + 1]!);
-    const c = hex8(w[at + 2]!);
-    return `${a}-${b.slice(0, 4)}-${b.slice(4)}-${c.slice(0, 4)}-${c.slice(4)}${hex8(w[at + 3]!)}`;
+    const base = slot * 4;
+    let pos = at;
+    for (let digit = 0; digit < 32; digit += 1) {
+      if (digit === 8 || digit === 12 || digit === 16 || digit === 20) out[pos++] = 45; // -
+      out[pos++] = HEX_CODES[(w[base + (digit >>> 3)]! >>> (28 - 4 * (digit & 7))) & 15]!;
+    }
   }
 
   /** Two slots' ids in the order Postgres sorts uuids (byte order). */

@@ -43,15 +43,15 @@ const REFRESH_BATCH = 5000;
 const DEFAULT_DOCUMENT_CACHE_BYTES = 16 * 1024 * 1024;
 const RECONNECT_MS = { first: 500, max: 30_000 };
 
-/** One statement text whatever the ids: prepared once per connection, never planned again. */
-const readDocumentRows = preparedStatement<{ run_id: string; document: string }>(
-  'select run_id, document from speed_test_run_documents where run_id = any($1::uuid[])',
+/**
+ * The stored documents of runs, in the order of the ids asked for (null for a run without one):
+ * rows come back by position, so no run id is read back and matched. One statement text
+ * whatever the ids: prepared once per connection, never planned again.
+ */
+const readDocumentsInOrder = preparedStatement<{ document: string | null }>(
+  'select d.document from unnest($1::uuid[]) with ordinality as wanted (run_id, at) ' +
+    'left join speed_test_run_documents d using (run_id) order by wanted.at',
 );
-
-/** The stored documents of these runs, by run id (runs without one are left out). */
-async function readDocuments(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
-  return new Map((await readDocumentRows(db, [ids])).map((row) => [row.run_id, row.document]));
-}
 
 export type ReadIndexState = 'off' | 'building' | 'ready' | 'closed';
 
@@ -233,10 +233,9 @@ export class ReadIndexKeeper implements RunReadIndex {
       const missing = slots.filter((slot) => !read.has(slot) && !inCache(slot));
       if (missing.length === 0) break;
       const generation = this.docGeneration;
-      const slotOf = new Map(missing.map((slot) => [index.idOf(slot), slot]));
-      const documents = await readDocuments(this.deps.db, [...slotOf.keys()]);
+      const rows = await readDocumentsInOrder(this.deps.db, [index.idsLiteral(missing)]);
       const keep = generation === this.docGeneration;
-      for (const [id, slot] of slotOf) read.set(slot, { document: documents.get(id) ?? null, keep });
+      missing.forEach((slot, at) => read.set(slot, { document: rows[at]?.document ?? null, keep }));
     }
     const page = slots.flatMap((slot) => {
       const document = read.has(slot) ? read.get(slot)!.document : this.docs.get(slot)!.toString();

@@ -344,6 +344,11 @@ export class RunIndex {
     return this.ids.idOf(slot);
   }
 
+  /** The run ids of slots the index gave, as one Postgres array literal (`{id,id}`) for a `uuid[]` parameter. */
+  idsLiteral(slots: ArrayLike<number>): string {
+    return this.ids.arrayLiteral(slots);
+  }
+
   /** The slot of a run id, or -1 when the index never held it. */
   slotOf(id: string): number {
     return this.ids.slotOf(id);
