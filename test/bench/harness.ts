@@ -6,7 +6,7 @@
  */
 import { execFileSync, fork } from 'node:child_process';
 import http from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -306,6 +306,42 @@ function residentBytes(pid: number): number {
   } catch {
     return 0; // exited
   }
+}
+
+/** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`; 100 on Linux where getconf is missing). */
+let clockTicks: number | undefined;
+
+/** CPU time (user + system, ms) a process has used, from /proc; 0 once it has exited. */
+function processCpuMs(pid: number | string): number {
+  clockTicks ??= (() => {
+    try {
+      return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      return 100;
+    }
+  })();
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time used so far by the app's process and by every Postgres server process on this machine (Linux only: null elsewhere). */
+export function cpuTimes(appPid: number): { appMs: number; postgresMs: number } | null {
+  if (process.platform !== 'linux') return null;
+  let postgresMs = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') postgresMs += processCpuMs(entry);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return { appMs: processCpuMs(appPid), postgresMs };
 }
 
 /** Samples a process's RSS (this one's by default) every 100 ms; `peak` since the last `reset`, `overall` since start. */

@@ -21,7 +21,9 @@
  * embedded Postgres under ./data/bench-pg. Each app (createApp, production config, silent
  * logger) runs in a process of its own (app-process.ts), autocannon in this one: the peak
  * RSS reported is the app's alone (BENCH_APP_NODE_OPTIONS adds Node flags to the app's
- * process, e.g. `--cpu-prof --cpu-prof-dir=prof`). The ceiling is a route of the same app placed
+ * process, e.g. `--cpu-prof --cpu-prof-dir=prof`); on Linux each case also reports the CPU time per answer
+ * of the app's process and of Postgres's (from /proc), steadier than req/s when the machine's
+ * speed swings. The ceiling is a route of the same app placed
  * before its routers (see harness.ts), measured first and last; ratios use the mean.
  */
 import { writeFileSync } from 'node:fs';
@@ -34,7 +36,16 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embed
 import { createDb, migrateLatest, type Db } from '../../src/db/knex.ts';
 import { getRevisionProfile, type RevisionProfile } from '../../src/revisions.ts';
 import { loadConfig } from '../../src/config.ts';
-import { CEILING_PATH, productionRuntime, rssSampler, runLoad, spawnBenchServer, type Answers, type RemoteBenchServer } from './harness.ts';
+import {
+  CEILING_PATH,
+  cpuTimes,
+  productionRuntime,
+  rssSampler,
+  runLoad,
+  spawnBenchServer,
+  type Answers,
+  type RemoteBenchServer,
+} from './harness.ts';
 import { seedDatabase, type SeedSummary } from './seed.ts';
 import { leaderboardMix, modelSearchMix, readTrafficFacts, resultsMix, type Mix } from './traffic.ts';
 
@@ -201,6 +212,12 @@ interface CaseResult {
   readCacheHits: number;
   /** The app's own time per answer by X-Read-Cache outcome (see `Answers.appMs`). */
   appMs: Answers['appMs'];
+  /**
+   * CPU time per answer (ms) of the app's process and of Postgres's, over the measured run (null
+   * off Linux). Steadier than req/s on a machine whose speed swings: two cores are shared by
+   * the app, Postgres and the load generator, and a case's req/s is what they leave each other.
+   */
+  cpuMsPerRequest: { app: number; postgres: number } | null;
   target?: { p99Ms: number | null; ratio: number; p99Ok: boolean; ratioOk: boolean; pass: boolean };
 }
 
@@ -211,6 +228,7 @@ function summarise(
   result: Result,
   answers: Answers,
   peakRssMb: number,
+  cpuMs: { app: number; postgres: number } | null,
 ): CaseResult {
   const requests = result['2xx'] + result.non2xx;
   return {
@@ -234,6 +252,7 @@ function summarise(
     timeouts: result.timeouts,
     avgBodyBytes: requests ? Math.round(result.throughput.total / requests) : 0,
     peakRssMb,
+    cpuMsPerRequest: cpuMs && requests ? { app: cpuMs.app / requests, postgres: cpuMs.postgres / requests } : null,
     failures: answers.failures,
     appMs: answers.appMs,
     readCacheHits:
@@ -274,6 +293,8 @@ function printTable(results: CaseResult[]): void {
     'body KB',
     'RSS MB',
     'cache hits',
+    'app CPU ms',
+    'pg CPU ms',
     'target',
   ];
   const rows = results.map((r) => [
@@ -290,6 +311,8 @@ function printTable(results: CaseResult[]): void {
     (r.avgBodyBytes / 1024).toFixed(1),
     r.peakRssMb.toFixed(0),
     `${(r.readCacheHits * 100).toFixed(0)}%`,
+    r.cpuMsPerRequest ? r.cpuMsPerRequest.app.toFixed(3) : '-',
+    r.cpuMsPerRequest ? r.cpuMsPerRequest.postgres.toFixed(3) : '-',
     r.target ? (r.target.pass ? 'PASS' : `FAIL${r.target.p99Ok ? '' : ' p99'}${r.target.ratioOk ? '' : ' ratio'}`) : '',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
@@ -483,9 +506,13 @@ async function main(): Promise<void> {
         await server.drained();
         await server.resetAnswers();
         rss.reset();
+        const cpuBefore = cpuTimes(server.pid);
         const result = await runLoad(server.url, paths, { connections: options.connections, duration: options.duration });
         await server.drained();
-        const entry = summarise(name, reads, paths, result, await server.answers(), rss.peakMb());
+        const cpuAfter = cpuTimes(server.pid);
+        const cpuMs =
+          cpuBefore && cpuAfter ? { app: cpuAfter.appMs - cpuBefore.appMs, postgres: cpuAfter.postgresMs - cpuBefore.postgresMs } : null;
+        const entry = summarise(name, reads, paths, result, await server.answers(), rss.peakMb(), cpuMs);
         if (name === 'ceiling') first = entry.reqPerSec;
         if (name === 'ceiling-end') ceilings.set(reads, { first, last: entry.reqPerSec, mean: (first + entry.reqPerSec) / 2 });
         if (!name.startsWith('ceiling')) entry.ratioToCeiling = entry.reqPerSec / first;
@@ -496,7 +523,10 @@ async function main(): Promise<void> {
         log(
           `  ${name.padEnd(22)} ${entry.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${ms(entry.latencyMs.p50).padStart(6)} ms  p99 ${ms(entry.latencyMs.p99).padStart(6)} ms` +
             `${entry.ratioToCeiling === null ? '' : `  x${entry.ratioToCeiling.toFixed(2)}`}${entry.non2xx ? `  non-2xx ${entry.non2xx} ${JSON.stringify(entry.failures)}` : ''}` +
-            `  (in the app, p50/p99/max ms: ${appTimes})`,
+            `  (in the app, p50/p99/max ms: ${appTimes})` +
+            (entry.cpuMsPerRequest
+              ? `  CPU ms/answer: app ${entry.cpuMsPerRequest.app.toFixed(3)}, postgres ${entry.cpuMsPerRequest.postgres.toFixed(3)}`
+              : ''),
         );
       }
       appPeakRssMb[reads] = rss.overallMb();
