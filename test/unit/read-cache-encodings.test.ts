@@ -12,17 +12,21 @@ import { readCache } from '../../src/middleware/read-cache.ts';
 import type { RunIndex } from '../../src/runs/read-index/run-index.ts';
 import { noReadIndex } from '../../src/runs/read-index/read-index.ts';
 
+/** An answer cache over a ready index whose change count `changes` gives, for these paths. */
+const cacheOf = (paths: string[], { maxBytes = 1 << 20, changes = () => 1 }: { maxBytes?: number; changes?: () => number } = {}) =>
+  readCache({
+    readIndex: { ...noReadIndex, current: async () => ({}) as RunIndex, changes },
+    paths: new Set(paths),
+    clockMoved: new Set(),
+    clock: systemClock,
+    maxBytes,
+  });
+
 describe('anonymous answers kept compressed', () => {
   const rows = Array.from({ length: 400 }, (_, i) => ({ rank: i + 1, id: `run-${i}`, tokSOut: 10 + (i % 37) / 7, device: 'RTX 4090' }));
   const page = JSON.stringify({ rows, total: rows.length });
   let computed = 0;
-  const cache = readCache({
-    readIndex: { ...noReadIndex, current: async () => ({}) as RunIndex, changes: () => 1 },
-    paths: new Set(['/page', '/small']),
-    clockMoved: new Set(),
-    clock: systemClock,
-    maxBytes: 1 << 20,
-  });
+  const cache = cacheOf(['/page', '/small']);
   const app = express();
   app.use(compress());
   app.use(cache);
@@ -85,13 +89,7 @@ describe('anonymous answers kept compressed', () => {
   it('sends a browser the brotli bytes it keeps when it makes the page, and gives every answer of one version one weak ETag', async () => {
     const browserPage = `<!doctype html><title>t</title>${'<p>row</p>'.repeat(500)}`;
     let versions = 1;
-    const pages = readCache({
-      readIndex: { ...noReadIndex, current: async () => ({}) as RunIndex, changes: () => versions },
-      paths: new Set(['/']),
-      clockMoved: new Set(),
-      clock: systemClock,
-      maxBytes: 1 << 20,
-    });
+    const pages = cacheOf(['/'], { changes: () => versions });
     const site = express();
     site.use(compress());
     site.use(pages);
@@ -115,15 +113,7 @@ describe('anonymous answers kept compressed', () => {
     // Another process (another epoch) never repeats this one's ETags, though its change count starts anew.
     versions = 1;
     const restarted = express();
-    restarted.use(
-      readCache({
-        readIndex: { ...noReadIndex, current: async () => ({}) as RunIndex, changes: () => 1 },
-        paths: new Set(['/']),
-        clockMoved: new Set(),
-        clock: systemClock,
-        maxBytes: 1 << 20,
-      }),
-    );
+    restarted.use(cacheOf(['/']));
     restarted.get('/', (_req, res) => res.send(browserPage));
     const elsewhere = await request(restarted).get('/').expect(200);
     expect(elsewhere.headers.etag).to.match(/^W\//).and.not.equal(miss.headers.etag);
@@ -134,13 +124,7 @@ describe('anonymous answers kept compressed', () => {
     expect(page.length)
       .to.be.above((64 << 10) / 4)
       .and.below((64 << 10) - 1024);
-    const small = readCache({
-      readIndex: { ...noReadIndex, current: async () => ({}) as RunIndex, changes: () => 1 },
-      paths: new Set(['/page']),
-      clockMoved: new Set(),
-      clock: systemClock,
-      maxBytes: 64 << 10,
-    });
+    const small = cacheOf(['/page'], { maxBytes: 64 << 10 });
     let made = 0;
     const tight = express();
     tight.use(small);
