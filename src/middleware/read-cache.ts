@@ -117,9 +117,10 @@ export function readCache({
   /**
    * The kept answer's body as this request takes it: brotli as kept when the client takes it (as
    * the compression middleware would prefer it; that middleware leaves an encoded answer alone),
-   * else gzipped or plain from `transcoded`.
+   * else gzipped or plain from `transcoded`. `plain` is the answer as made, when the request
+   * made it: nothing then needs decompressing.
    */
-  function bodyFor(req: Request, res: Response, key: string, answer: KeptAnswer): Buffer {
+  function bodyFor(req: Request, res: Response, key: string, answer: KeptAnswer, plain?: Buffer): Buffer {
     if (answer.encoding === 'identity') return answer.body;
     res.vary('Accept-Encoding');
     const encoding = preferredEncoding(req);
@@ -127,15 +128,26 @@ export function readCache({
       res.setHeader('Content-Encoding', 'br');
       return answer.body;
     }
-    const copyKey = `${encoding}\n${key}`;
+    if (encoding === 'identity' && plain) return plain;
+    const copyKey = copyKeyOf(encoding, key);
     let body = transcoded.get(copyKey);
     if (!body) {
-      const plain = brotliDecompressSync(answer.body);
-      body = ownBytes(encoding === 'gzip' ? gzipSync(plain, { level: TRANSCODED_GZIP_LEVEL }) : plain);
+      const source = plain ?? brotliDecompressSync(answer.body);
+      body = ownBytes(encoding === 'gzip' ? gzipSync(source, { level: TRANSCODED_GZIP_LEVEL }) : source);
       transcoded.set(copyKey, body);
     }
     if (encoding === 'gzip') res.setHeader('Content-Encoding', 'gzip');
     return body;
+  }
+
+  /**
+   * Drops what is kept under `key`, the answer and its copies: an answer that moved with the
+   * clock is made anew under the same key once its moment has passed, and a copy of the old
+   * one must not outlive it.
+   */
+  function forget(key: string): void {
+    kept.delete(key);
+    for (const encoding of ['gzip', 'identity'] as const) transcoded.delete(copyKeyOf(encoding, key));
   }
 
   /**
@@ -169,13 +181,10 @@ export function readCache({
           ? { body: ownBytes(bytes), encoding: 'identity', headers }
           : { body: ownBytes(brotliCompressSync(bytes, keptBrotliOptions(bytes))), encoding: 'br', headers };
       if (movesWithClock) answer.until = until;
+      forget(key);
       kept.set(key, answer);
-      if (answer.encoding === 'identity') return send.call(this, bytes);
-      // A browser gets the brotli bytes just made, as a hit would, not a second compression.
-      res.vary('Accept-Encoding');
-      const takesBrotli = preferredEncoding(req) === 'br';
-      if (takesBrotli) res.setHeader('Content-Encoding', 'br');
-      return send.call(this, takesBrotli ? answer.body : bytes);
+      // Sent as a hit would be: a browser gets the brotli bytes just made, not a second compression.
+      return send.call(this, bodyFor(req, res, key, answer, bytes));
     } as Response['send'];
   }
 
@@ -197,7 +206,7 @@ export function readCache({
     const current = () => {
       const answer = kept.get(key);
       if (answer?.until === undefined || clock.now().getTime() <= answer.until) return answer;
-      kept.delete(key);
+      forget(key);
       return undefined;
     };
     let answer = current();
@@ -242,6 +251,9 @@ function keepableBytes(res: Response, body: unknown): Buffer | null {
   else if (charset.toLowerCase() !== 'utf-8') return null;
   return Buffer.from(body);
 }
+
+/** Where `transcoded` keeps the copy of the answer under `key` for clients that take `encoding`. */
+const copyKeyOf = (encoding: 'gzip' | 'identity', key: string) => `${encoding}\n${key}`;
 
 /** What the compression middleware (compression 1.8) offers and prefers among encodings a client takes equally. */
 const OFFERED_ENCODINGS = ['br', 'gzip', 'deflate', 'identity'];

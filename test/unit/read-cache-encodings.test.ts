@@ -8,7 +8,7 @@ import express from 'express';
 import request from 'supertest';
 import { systemClock } from '../../src/lib/clock.ts';
 import { compress } from '../../src/middleware/compression.ts';
-import { readCache } from '../../src/middleware/read-cache.ts';
+import { answerStableUntil, readCache } from '../../src/middleware/read-cache.ts';
 import type { RunIndex } from '../../src/runs/read-index/run-index.ts';
 import { noReadIndex } from '../../src/runs/read-index/read-index.ts';
 
@@ -100,6 +100,11 @@ describe('anonymous answers kept compressed', () => {
     expect(miss.headers['content-type']).to.equal('text/html; charset=utf-8');
     expect(miss.text).to.equal(browserPage);
     expect(miss.headers.etag).to.match(/^W\/"[\w-]+"$/);
+    // A client that takes gzip only gets gzip on its own miss too, made from the page as made.
+    const gzipMiss = await request(site).get('/?gzip').set('Accept-Encoding', 'gzip').expect(200);
+    expect(gzipMiss.headers['x-read-cache']).to.equal('miss');
+    expect(gzipMiss.headers['content-encoding']).to.equal('gzip');
+    expect(gzipMiss.text).to.equal(browserPage);
     const hit = await request(site).get('/').set('Accept-Encoding', 'br').expect(200);
     expect(hit.headers['x-read-cache']).to.equal('hit');
     expect(hit.headers['content-length']).to.equal(miss.headers['content-length']);
@@ -143,6 +148,40 @@ describe('anonymous answers kept compressed', () => {
       expect(answer.text).to.equal(page);
     }
     expect(made).to.equal(1);
+  });
+
+  it('serves no copy of an answer that moved with the clock once its moment has passed', async () => {
+    // Same key (no change notice) before and after the moment: only the clock tells the answers apart.
+    let now = 1_000;
+    const until = 2_000;
+    const windowed = readCache({
+      readIndex: { ...noReadIndex, current: async () => ({}) as RunIndex, changes: () => 1 },
+      paths: new Set(['/window']),
+      clockMoved: new Set(['since']),
+      clock: { now: () => new Date(now) },
+      maxBytes: 1 << 20,
+    });
+    const site = express();
+    site.use(windowed);
+    site.get('/window', (_req, res) => {
+      answerStableUntil(res, now <= until ? until : until + 1_000);
+      // Both answers large enough to be kept compressed (and copied): the later one lacks the first row.
+      const runs = now <= until ? rows : rows.slice(1);
+      res.type('application/json').send(JSON.stringify({ runs, total: runs.length }));
+    });
+    for (const accept of ['identity', 'gzip']) {
+      now = 1_000;
+      const ask = () => request(site).get(`/window?since=7d&for=${accept}`).set('Accept-Encoding', accept).expect(200);
+      expect((await ask()).headers['x-read-cache']).to.equal('miss');
+      const before = await ask(); // the hit makes the copy for this encoding
+      expect(before.headers['x-read-cache']).to.equal('hit');
+      expect(before.body.total).to.equal(rows.length);
+      now = until + 1;
+      expect((await ask()).body.total, accept).to.equal(rows.length - 1);
+      const again = await ask();
+      expect(again.headers['x-read-cache']).to.equal('hit');
+      expect(again.body.total, `${accept}: the copy of the answer before the moment is gone`).to.equal(rows.length - 1);
+    }
   });
 
   it('keeps a small answer as it is', async () => {
