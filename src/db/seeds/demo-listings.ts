@@ -1,7 +1,6 @@
-import sharp from 'sharp';
 import type { Db } from '../knex.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { processImageUpload } from '../../lib/image-pipeline.ts';
+import { loadSharp, processImageUpload } from '../../lib/image-pipeline.ts';
 import { runHardwareNames } from '../../lib/marketplace.ts';
 import type { RevisionProfile } from '../../revisions.ts';
 import type { ListingCondition } from '../../schemas/marketplace.schema.ts';
@@ -83,6 +82,7 @@ async function demoPhoto(hue: number, variant: number): Promise<Buffer> {
   <circle cx="${width * 0.32}" cy="${height * 0.5}" r="${height * 0.11}" fill="hsl(${hue},15%,25%)"/>
   <circle cx="${width * 0.68}" cy="${height * 0.5}" r="${height * 0.11}" fill="hsl(${hue},15%,25%)"/>
 </svg>`;
+  const sharp = await loadSharp();
   const image = sharp(Buffer.from(svg));
   return variant === 0 ? image.jpeg({ quality: 80 }).toBuffer() : image.png().toBuffer();
 }

@@ -1,5 +1,4 @@
-import sharp from 'sharp';
-import { processImageUpload } from '../../lib/image-pipeline.ts';
+import { loadSharp, processImageUpload } from '../../lib/image-pipeline.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { formatNumber } from '../../lib/labels.ts';
 import type { RevisionProfile } from '../../revisions.ts';
@@ -39,6 +38,7 @@ export async function seedDemoReport(db: Db, profile: RevisionProfile, publicUrl
         `<rect x="20" y="${20 + i * 40}" width="${Math.max(10, (run.tok_s_out / runs[0]!.tok_s_out) * 560)}" height="28" fill="#1f5fbf"/>`,
     )
     .join('');
+  const sharp = await loadSharp();
   const picture = await sharp(
     Buffer.from(
       `<svg xmlns="http://www.w3.org/2000/svg" width="600" height="${40 + runs.length * 40}"><rect width="100%" height="100%" fill="#f6f7f9"/>${bars}</svg>`,
