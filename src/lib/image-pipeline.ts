@@ -1,10 +1,10 @@
 import { fileTypeFromBuffer } from 'file-type';
 import type { Metadata, Sharp, default as SharpModule } from 'sharp';
-
-type SharpConstructor = typeof SharpModule;
 import { messages } from '../messages.ts';
 import { PayloadTooLarge, Unavailable, ValidationFailed } from './errors.ts';
 import { createWorkQueue } from './work-queue.ts';
+
+type SharpConstructor = typeof SharpModule;
 
 /**
  * Uploaded images (listing photos, report images): the type is judged by the content
