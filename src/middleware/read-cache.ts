@@ -185,10 +185,13 @@ export function readCache({
         .getHeaderNames()
         .filter((name) => !headersBefore.has(name) && name !== 'content-length')
         .map((name): [string, string | number | string[]] => [name, res.getHeader(name)!]);
-      const answer: KeptAnswer =
-        bytes.length < COMPRESSION_THRESHOLD_BYTES
-          ? { body: ownBytes(bytes), encoding: 'identity', plainLength: bytes.length, headers }
-          : { body: ownBytes(brotliCompressSync(bytes, keptBrotliOptions(bytes))), encoding: 'br', plainLength: bytes.length, headers };
+      const compressed = bytes.length >= COMPRESSION_THRESHOLD_BYTES;
+      const answer: KeptAnswer = {
+        body: ownBytes(compressed ? brotliCompressSync(bytes, keptBrotliOptions(bytes)) : bytes),
+        encoding: compressed ? 'br' : 'identity',
+        plainLength: bytes.length,
+        headers,
+      };
       if (movesWithClock) answer.until = until;
       forget(key);
       kept.set(key, answer);
