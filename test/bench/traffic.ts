@@ -159,8 +159,8 @@ function filterCount(rng: () => number): number {
  * Leaderboard views over the issue's filters (hwClass, memTier, engine, quantization,
  * hardwareName, paramSize, hfId, since) and offsets 0-500, only those the revision accepts.
  */
-export function leaderboardMix(facts: TrafficFacts, profile: RevisionProfile, draws = 8000, seed = 7): Mix {
-  const rng = prng(seed);
+export function leaderboardMix(facts: TrafficFacts, profile: RevisionProfile, { draws = 8000, seedOffset = 0 } = {}): Mix {
+  const rng = prng(7 + seedOffset);
   const accepted = new Set<string>(facetNames(leaderboardFacets, profile));
   const filters: { name: string; weight: number; value: () => string | number }[] = [
     { name: 'hwClass', weight: 20, value: () => drawWeighted(rng, facts.hwClasses) },
@@ -197,8 +197,8 @@ export function leaderboardMix(facts: TrafficFacts, profile: RevisionProfile, dr
 }
 
 /** GET {resultsPath} with its own filters: class, GPU, chip vendor, model tree, user, verified. */
-export function resultsMix(facts: TrafficFacts, profile: RevisionProfile, draws = 4000, seed = 11): Mix {
-  const rng = prng(seed);
+export function resultsMix(facts: TrafficFacts, profile: RevisionProfile, { draws = 4000, seedOffset = 0 } = {}): Mix {
+  const rng = prng(11 + seedOffset);
   const accepted = new Set<string>(facetNames(resultsListFacets, profile));
   const filters: { name: string; weight: number; value: () => string | number }[] = [
     { name: 'hwClass', weight: 20, value: () => pick(rng, hwClasses) },
@@ -225,8 +225,8 @@ export function resultsMix(facts: TrafficFacts, profile: RevisionProfile, draws 
 }
 
 /** GET /api/models/search?q= with names, families, sizes and uploaders people type. */
-export function modelSearchMix(facts: TrafficFacts, draws = 2000, seed = 13): Mix {
-  const rng = prng(seed);
+export function modelSearchMix(facts: TrafficFacts, { draws = 2000, seedOffset = 0 } = {}): Mix {
+  const rng = prng(13 + seedOffset);
   const paths: string[] = [];
   for (let i = 0; i < draws; i += 1) {
     // The head of the list (families, common words) is typed far more often than the tail.
