@@ -40,7 +40,7 @@ const RESOLUTIONS_CAP = 10_000;
 const CATCH_UP_TIMEOUT_MS = 2000;
 const REFRESH_BATCH = 5000;
 /** The document cache's bytes when the caller names no bound (the config's READ_INDEX_DOCUMENTS_MB default). */
-const DEFAULT_DOCUMENT_CACHE_BYTES = 8 * 1024 * 1024;
+const DEFAULT_DOCUMENT_CACHE_BYTES = 4 * 1024 * 1024;
 const RECONNECT_MS = { first: 500, max: 30_000 };
 
 /**
