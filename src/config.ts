@@ -15,14 +15,14 @@ const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
 const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 /** A cache's size in whole MB; 0 keeps nothing. */
-const cacheMegabytes = (fallback: number) =>
+const cacheMegabytes = (fallback: number, max = 4096) =>
   z.preprocess(
     emptyToUndefined,
     z.coerce
       .number({ error: 'must be a whole number' })
       .int('must be a whole number')
       .min(0, 'must be 0 (no cache) or more')
-      .max(4096, 'must be at most 4096')
+      .max(max, `must be at most ${max}`)
       .default(fallback),
   );
 
@@ -100,6 +100,10 @@ const envSchema = z.object({
   // home page's 250 and the most viewed pages after a change) leave room under 450 MB on a query
   // mix the budgets were not chosen on (`npm run bench -- --mix-seed 2`: peak 448 MB with 8).
   READ_INDEX_DOCUMENTS_MB: cacheMegabytes(4),
+  // Every run's document in a file of the instance's own, read with pread from the page cache
+  // (src/lib/byte-file.ts); 0 keeps them in memory instead (the two settings above). Up to 32 GB.
+  READ_INDEX_DOCUMENT_FILE_MB: cacheMegabytes(4096, 32768),
+  READ_INDEX_DOCUMENT_DIR: optionalString,
   READ_INDEX_ANSWER_CACHE_MB: cacheMegabytes(44),
   JUDGE_BASE_URL: z.preprocess(emptyToUndefined, httpUrl.optional()),
   JUDGE_MODEL: optionalString,
@@ -146,6 +150,13 @@ export interface Config {
     documentCacheSize: number;
     /** ... and at most this many bytes of them (a document with evidence samples weighs several times a plain one). */
     documentCacheBytes: number;
+    /**
+     * Bytes of the file every run's document is kept in (read from the page cache, not memory);
+     * 0: documents are kept in memory, within the two bounds above.
+     */
+    documentFileBytes: number;
+    /** Where that file is made (unlinked at once); the system's temporary directory by default. */
+    documentDirectory?: string;
     /** Bytes of anonymous read answers kept until the next change (src/middleware/read-cache.ts); 0: none. */
     answerCacheBytes: number;
   };
@@ -230,6 +241,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       freshness: e.READ_INDEX_FRESHNESS,
       documentCacheSize: e.READ_INDEX_DOCUMENTS,
       documentCacheBytes: e.READ_INDEX_DOCUMENTS_MB * 1024 * 1024,
+      documentFileBytes: e.READ_INDEX_DOCUMENT_FILE_MB * 1024 * 1024,
+      documentDirectory: e.READ_INDEX_DOCUMENT_DIR,
       answerCacheBytes: e.READ_INDEX_ANSWER_CACHE_MB * 1024 * 1024,
     },
     peerRejudgeIntervalMs: e.PEER_REJUDGE_INTERVAL_MS,

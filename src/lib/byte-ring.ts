@@ -8,7 +8,22 @@
  *
  * `get` answers a view into the buffer: read it before the next `set`, which may overwrite it.
  */
-export class ByteRing<K> {
+/** A store of byte strings by key: the read index keeps run documents in one (in memory or in a file). */
+export interface KeyedBytes<K> {
+  /** Values held. */
+  readonly size: number;
+  /** Bytes of the values held. */
+  readonly heldBytes: number;
+  has(key: K): boolean;
+  /** The value's bytes, as a view valid until the store's next call. */
+  get(key: K): Buffer | undefined;
+  /** Keeps the value (a string as its UTF-8 bytes); says whether it was kept. */
+  set(key: K, value: string | Uint8Array): boolean;
+  delete(key: K): void;
+  clear(): void;
+}
+
+export class ByteRing<K> implements KeyedBytes<K> {
   private bytes: Buffer | null = null;
   /** Where each value starts, counted in bytes written since the ring was made (it never wraps), and its length. */
   private readonly entries = new Map<K, { at: number; length: number }>();

@@ -16,10 +16,11 @@ describe('GET /healthz', () => {
     // Through the database until the read index is built, then from it.
     expect(res.body.readIndex.state).to.be.oneOf(['building', 'ready']);
     await waitFor(async () => (await request(ctx.app).get('/healthz')).body.readIndex.state === 'ready', 10_000, 'index built');
+    await waitFor(async () => !(await request(ctx.app).get('/healthz')).body.readIndex.documents.filling, 10_000, 'documents filled');
     expect((await request(ctx.app).get('/healthz').expect(200)).body).to.deep.equal({
       ok: true,
       revision: 2,
-      readIndex: { state: 'ready', runs: 0 },
+      readIndex: { state: 'ready', runs: 0, documents: { store: 'file', held: 0, filling: false } },
     });
     const off = ctx.appWith({ READ_INDEX: 'off' });
     expect((await request(off).get('/healthz').expect(200)).body).to.deep.equal({

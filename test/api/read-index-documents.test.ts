@@ -1,7 +1,9 @@
 /**
- * The read index's document cache is bounded by bytes as well as by count
+ * Where the read index keeps run documents. As deployed, every one in a file filled once the
+ * index is ready (READ_INDEX_DOCUMENT_FILE_MB, src/lib/byte-file.ts), so a page costs no round
+ * trip. With the file off, a cache in memory bounded by bytes as well as by count
  * (READ_INDEX_DOCUMENTS_MB): documents with evidence samples weigh several times a plain one.
- * The cache is one buffer written in turn (src/lib/byte-ring.ts): the newest stay.
+ * That cache is one buffer written in turn (src/lib/byte-ring.ts): the newest stay.
  */
 import { expect } from 'chai';
 import { createLogger } from '../../src/logger.ts';
@@ -27,12 +29,17 @@ describe('read index documents kept within a byte budget', function () {
   });
 
   /** A keeper with these cache bounds, built; and how many document reads a call to `documents` costs. */
-  async function keeperWith(documentCacheSize: number, documentCacheBytes?: number) {
+  async function keeperWith(
+    documentCacheSize: number,
+    documentCacheBytes?: number,
+    documentFileBytes?: number,
+    logger = createLogger('silent'),
+  ) {
     const keeper = new ReadIndexKeeper({
       db: ctx.db,
       databaseUrl: ctx.databaseUrl,
-      logger: createLogger('silent'),
-      config: { enabled: true, freshness: 'notify', documentCacheSize, documentCacheBytes },
+      logger,
+      config: { enabled: true, freshness: 'notify', documentCacheSize, documentCacheBytes, documentFileBytes },
     });
     keeper.start();
     await waitFor(() => keeper.status().state === 'ready', 30_000);
@@ -124,5 +131,67 @@ describe('read index documents kept within a byte budget', function () {
     await counted.reads(Array.from({ length: 45 }, (_, i) => 60 + i));
     expect((await counted.reads(Array.from({ length: 40 }, (_, i) => 65 + i))).queries).to.equal(0);
     await counted.keeper.close();
+  });
+
+  describe('in a file', () => {
+    const filled = async (keeper: ReadIndexKeeper) => waitFor(() => !keeper.status().documents.filling, 30_000, 'the document file filled');
+
+    it("holds every run's document once filled, so no page costs a query", async () => {
+      const { keeper, reads } = await keeperWith(1000, undefined, 64 * 2 ** 20);
+      await filled(keeper);
+      const index = (await keeper.current())!;
+      expect(keeper.status().documents).to.deep.equal({ store: 'file', held: index.count, filling: false });
+      const everySlot = Array.from({ length: index.slotCount }, (_, slot) => slot).filter((slot) => index.holdsSlot(slot));
+      const { queries } = await reads(everySlot);
+      expect(queries).to.equal(0);
+      for (const { slot, document } of await keeper.documents(index, everySlot.slice(0, 50)))
+        expect((JSON.parse(document) as { id: string }).id).to.equal(index.idOf(slot));
+      await keeper.close();
+    });
+
+    it("reads a changed run's document again, and keeps the new one", async () => {
+      const { keeper, reads } = await keeperWith(1000, undefined, 64 * 2 ** 20);
+      await filled(keeper);
+      const index = (await keeper.current())!;
+      const id = index.idOf(7);
+      const before = (await keeper.documents(index, [7]))[0]!.document;
+      // A change the triggers notify: the slot's document leaves the file until it is read again.
+      await ctx.db.raw(
+        `update speed_test_run_documents set document = jsonb_set(document::jsonb, '{notes}', '"changed"')::text where run_id = ?`,
+        [id],
+      );
+      await keeper.caughtUp();
+      expect((await reads([7])).queries).to.equal(1);
+      const after = (await keeper.documents(index, [7]))[0]!.document;
+      expect(after).to.not.equal(before);
+      expect((JSON.parse(after) as { notes: string }).notes).to.equal('changed');
+      expect((await reads([7])).queries).to.equal(0);
+      await keeper.close();
+    });
+
+    it('fills a file too small for every document once, and says so, instead of filling it forever', async () => {
+      const warnings: string[] = [];
+      const logger = createLogger('silent');
+      logger.warn = ((_fields: unknown, message: string) => void warnings.push(message)) as typeof logger.warn;
+      const { keeper, reads } = await keeperWith(1000, undefined, 200 * 1024, logger);
+      await filled(keeper);
+      const index = (await keeper.current())!;
+      const { held } = keeper.status().documents;
+      expect(held).to.be.above(0).and.below(index.count);
+      expect(warnings).to.deep.equal(['READ_INDEX_DOCUMENT_FILE_MB holds fewer than every run document']);
+      // What it holds is the newest written; pages read the rest and keep them.
+      expect((await reads([0, 1, 2])).queries).to.equal(1);
+      expect((await reads([0, 1, 2])).queries).to.equal(0);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(keeper.status().documents.filling).to.equal(false);
+      await keeper.close();
+    });
+
+    it('says where documents are kept when they are in memory', async () => {
+      const { keeper, reads } = await keeperWith(1000);
+      await reads([0, 1]);
+      expect(keeper.status().documents).to.deep.equal({ store: 'memory', held: 2, filling: false });
+      await keeper.close();
+    });
   });
 });

@@ -89,7 +89,8 @@ describe('Read index: the same answers as the SQL path', function () {
       db: ctx.db,
       databaseUrl: ctx.databaseUrl,
       logger: createLogger('silent'),
-      config: { enabled: true, freshness: 'notify', documentCacheSize: 2000 },
+      // Documents in a file, as deployed (READ_INDEX_DOCUMENT_FILE_MB).
+      config: { enabled: true, freshness: 'notify', documentCacheSize: 2000, documentFileBytes: 64 * 2 ** 20 },
     });
     keeper.start();
     await waitFor(() => keeper.status().state === 'ready', 30_000);
@@ -248,7 +249,7 @@ describe('Read index: the same answers as the SQL path', function () {
 
   it('holds every approved run once built', async () => {
     const [{ n }] = await ctx.db('speed_test_runs').where({ status: 'APPROVED' }).count<{ n: number }[]>('* as n');
-    expect(keeper.status()).to.deep.equal({ state: 'ready', runs: Number(n) });
+    expect(keeper.status()).to.include({ state: 'ready', runs: Number(n) });
   });
 
   it('ranks and counts 2,000 random leaderboard queries as the SQL path does', async () => {

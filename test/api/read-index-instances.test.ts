@@ -25,7 +25,11 @@ describe('Read index: two instances on one database', function () {
   let submitter: Account;
 
   const readIndexOf = async (app: Express) =>
-    (await request(app).get('/healthz').expect(200)).body.readIndex as { state: string; runs: number | null };
+    (await request(app).get('/healthz').expect(200)).body.readIndex as {
+      state: string;
+      runs: number | null;
+      documents: { store: string; held: number; filling: boolean };
+    };
   const boardIds = async (app: Express, query = '') =>
     ((await request(app).get(`/api/leaderboard${query}`).expect(200)).body.rows as { id: string }[]).map((row) => row.id);
   const listIds = async (app: Express, query = '') =>
@@ -49,9 +53,13 @@ describe('Read index: two instances on one database', function () {
     );
   });
 
-  it('says in /healthz that the index is ready and how many runs it holds', async () => {
+  it('says in /healthz that the index is ready, how many runs it holds and where their documents are', async () => {
     await submitRun(ctx, submitter);
-    expect(await readIndexOf(ctx.app)).to.deep.equal({ state: 'ready', runs: 1 });
+    await waitFor(async () => !(await readIndexOf(ctx.app)).documents.filling, 5000, 'documents filled');
+    // Filled when the index was built, before the run: the first page that shows it keeps its document.
+    expect((await readIndexOf(ctx.app)).documents.held).to.equal(0);
+    await request(ctx.app).get('/api/leaderboard').expect(200);
+    expect(await readIndexOf(ctx.app)).to.deep.equal({ state: 'ready', runs: 1, documents: { store: 'file', held: 1, filling: false } });
   });
 
   it('shows a submission through the instance that took it at once, and through the other within a second', async () => {

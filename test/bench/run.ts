@@ -373,11 +373,18 @@ async function checkExactTotals(url: string, db: Db): Promise<{ path: string; ap
   return out;
 }
 
-/** Polls /healthz until the app's read index is built (it answers through the database until then). */
-async function waitForReadIndex(url: string): Promise<{ runs: number }> {
+/**
+ * Polls /healthz until the app's read index is built (it answers through the database until
+ * then) or, with `filled`, also its document file filled (pages read documents from the database until then).
+ */
+async function waitForReadIndex(url: string, filled = false): Promise<{ runs: number; documents: number }> {
   for (;;) {
-    const health = (await (await fetch(`${url}/healthz`)).json()) as { readIndex?: { state: string; runs: number | null } };
-    if (health.readIndex?.state === 'ready') return { runs: health.readIndex.runs ?? 0 };
+    const health = (await (await fetch(`${url}/healthz`)).json()) as {
+      readIndex?: { state: string; runs: number | null; documents?: { filling: boolean; held: number } };
+    };
+    const readIndex = health.readIndex;
+    if (readIndex?.state === 'ready' && !(filled && readIndex.documents?.filling))
+      return { runs: readIndex.runs ?? 0, documents: readIndex.documents?.held ?? 0 };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -475,6 +482,9 @@ async function main(): Promise<void> {
             `(peak ${rss.overallMb().toFixed(0)} MB while building), ` +
             `heap ${builds.index.heapMbAfterBuild.toFixed(0)} MB, ${builds.index.bytesPerRun} bytes per run (heap + buffers)`,
         );
+        const fillStarted = Date.now();
+        const { documents } = await waitForReadIndex(server.url, true);
+        log(`documents filled: ${documents.toLocaleString('en')} in ${((Date.now() - fillStarted) / 1000).toFixed(1)} s`);
       }
       ceilingPosition = server.ceilingPosition;
       const unfiltered = await fetch(`${server.url}/api/leaderboard`);

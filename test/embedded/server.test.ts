@@ -91,7 +91,7 @@ describe('npm start on an embedded Postgres', function () {
     ) {
       readIndex = ((await (await fetch(`${server.url}/healthz`)).json()) as { readIndex: typeof readIndex }).readIndex;
     }
-    expect(readIndex).to.deep.equal({ state: 'ready', runs: 300 });
+    expect(readIndex).to.include({ state: 'ready', runs: 300 });
     expect(existsSync(path.join(dataDir, 'db', 'PG_VERSION'))).to.equal(true);
     // The quick start shows a living leaderboard: demo runs were seeded on first start.
     const board = (await (await fetch(`${server.url}/api/leaderboard?limit=1`)).json()) as { total: number; rows: { demo: boolean }[] };

@@ -17,7 +17,8 @@ import type { Config } from '../../config.ts';
 import { describeFailure } from '../../db/health.ts';
 import { preparedStatement, type Db } from '../../db/knex.ts';
 import type { Logger } from '../../logger.ts';
-import { ByteRing } from '../../lib/byte-ring.ts';
+import { ByteFile } from '../../lib/byte-file.ts';
+import { ByteRing, type KeyedBytes } from '../../lib/byte-ring.ts';
 import { buildRunIndex, readIndexedRuns } from './build.ts';
 import type { RunIndex } from './run-index.ts';
 
@@ -42,6 +43,10 @@ const REFRESH_BATCH = 5000;
 /** The document cache's bytes when the caller names no bound (the config's READ_INDEX_DOCUMENTS_MB default). */
 const DEFAULT_DOCUMENT_CACHE_BYTES = 4 * 1024 * 1024;
 const RECONNECT_MS = { first: 500, max: 30_000 };
+/** Documents read per query while the document file is filled (about 2 MB). */
+const FILL_BATCH = 1000;
+/** A fill batch that raced a change is read again at most this many times (then its runs are read as pages ask). */
+const FILL_RETRIES = 3;
 
 /**
  * The stored documents of runs, in the order of the ids asked for (null for a run without one):
@@ -87,7 +92,17 @@ export interface RunReadIndex {
    * until it moves on (`src/middleware/read-cache.ts` keys anonymous answers with it).
    */
   changes(): number;
-  status(): { state: ReadIndexState; runs: number | null };
+  status(): ReadIndexStatus;
+}
+
+export interface ReadIndexStatus {
+  state: ReadIndexState;
+  runs: number | null;
+  /**
+   * Where the runs' documents are kept: every one in a file (`filling` until each has been
+   * read once), or the most recently read in memory; `held`: how many are.
+   */
+  documents: { store: 'file' | 'memory'; held: number; filling: boolean };
 }
 
 /** Ends a client, and drops its socket if the server does not answer the goodbye within a second. */
@@ -120,8 +135,16 @@ export class ReadIndexKeeper implements RunReadIndex {
   private buildStarted = 0;
   private reconnectMs = RECONNECT_MS.first;
   private reconnectTimer: NodeJS.Timeout | undefined;
-  /** Cached documents of the current index's runs, by slot, oldest first; emptied when the index is replaced. */
-  private readonly docs: ByteRing<number>;
+  /**
+   * Documents of the current index's runs by slot, emptied when the index is replaced: every
+   * run's in a file once filled (READ_INDEX_DOCUMENT_FILE_MB), else the newest read in memory.
+   */
+  private readonly docs: KeyedBytes<number>;
+  /** The file, when documents are kept in one: filled from the database once the index is ready. */
+  private readonly docFile: ByteFile | null;
+  private filling: Promise<void> | null = null;
+  /** What the last fill was of: a new index, or a file that started over since, is filled again. */
+  private filled: { index: RunIndex; restarts: number; whole: boolean } | null = null;
   /** Bumped whenever documents are invalidated: a fill that raced an invalidation is not kept. */
   private docGeneration = 0;
   /** Names resolved to ids, while the catalogue is unchanged (see `resolved`). */
@@ -138,14 +161,19 @@ export class ReadIndexKeeper implements RunReadIndex {
       databaseUrl: string;
       logger: Logger;
       /** The answer cache is the middleware's (src/middleware/read-cache.ts), not the keeper's. */
-      config: Omit<Config['readIndex'], 'answerCacheBytes' | 'documentCacheBytes'> & { documentCacheBytes?: number };
+      config: Omit<Config['readIndex'], 'answerCacheBytes' | 'documentCacheBytes' | 'documentFileBytes'> & {
+        documentCacheBytes?: number;
+        /** 0 or none: documents in memory. */
+        documentFileBytes?: number;
+      };
       /** Loads the hardware name mappings into the resolver: on every (re)build and when another instance changed them. */
       reloadHardwareNames?: () => Promise<void>;
     },
   ) {
     this.state = deps.config.enabled ? 'building' : 'off';
-    const { documentCacheSize, documentCacheBytes = DEFAULT_DOCUMENT_CACHE_BYTES } = deps.config;
-    this.docs = new ByteRing(documentCacheSize === 0 ? 0 : documentCacheBytes, documentCacheSize);
+    const { documentCacheSize, documentCacheBytes = DEFAULT_DOCUMENT_CACHE_BYTES, documentFileBytes = 0 } = deps.config;
+    this.docFile = documentFileBytes > 0 ? new ByteFile(documentFileBytes, deps.config.documentDirectory) : null;
+    this.docs = this.docFile ?? new ByteRing(documentCacheSize === 0 ? 0 : documentCacheBytes, documentCacheSize);
   }
 
   /** Connects the listener and builds the index in the background. */
@@ -161,11 +189,16 @@ export class ReadIndexKeeper implements RunReadIndex {
     const clients = [this.listener, this.connecting];
     this.listener = null;
     this.connecting = null;
-    await Promise.all(clients.map((client) => client && endClient(client)));
+    await Promise.all([...clients.map((client) => client && endClient(client)), this.filling]);
+    this.docFile?.close();
   }
 
-  status() {
-    return { state: this.state, runs: this.index?.count ?? null };
+  status(): ReadIndexStatus {
+    return {
+      state: this.state,
+      runs: this.index?.count ?? null,
+      documents: { store: this.docFile ? 'file' : 'memory', held: this.docs.size, filling: this.filling !== null },
+    };
   }
 
   async current(): Promise<RunIndex | null> {
@@ -242,8 +275,82 @@ export class ReadIndexKeeper implements RunReadIndex {
       return document === null ? [] : [{ slot, document }];
     });
     // Cached last, so that writing these over the oldest cannot take one this page was about to read.
-    if (index === this.index) for (const [slot, { document, keep }] of read) if (keep && document !== null) this.docs.set(slot, document);
+    if (index === this.index)
+      this.keepDocuments([...read].flatMap(([slot, { document, keep }]) => (keep && document !== null ? [[slot, document] as const] : [])));
+    // Writing these may have made the file start over (full of rewritten documents): it is filled again.
+    if (read.size > 0) this.fillDocuments();
     return page;
+  }
+
+  /** Keeps documents read from the database; a file that cannot be written (a full disk) costs the page nothing. */
+  private keepDocuments(documents: readonly (readonly [slot: number, document: string])[]): void {
+    try {
+      if (this.docFile) this.docFile.setMany(documents);
+      else for (const [slot, document] of documents) this.docs.set(slot, document);
+    } catch (error) {
+      this.deps.logger.warn({ cause: describeFailure(error) }, 'read index documents not kept');
+    }
+  }
+
+  /**
+   * Reads every run's document into the file, a batch at a time on one pooled connection, so
+   * that a page whose answer is not kept costs no round trip (pages read the rest meanwhile, and
+   * keep what they read). Started once the index is ready, again when the file had to start over.
+   */
+  private fillDocuments(): void {
+    const file = this.docFile;
+    if (!file || this.filling || !this.needsFill()) return;
+    this.filling = (async () => {
+      // Until the file holds the current index's documents: a rebuild meanwhile begins again.
+      while (this.needsFill()) {
+        const index = this.index!;
+        const restarts = file.restarts;
+        await this.fillFrom(index, file);
+        // A file that started over during its own fill cannot hold every document: it is not filled
+        // again (pages keep the documents they read), or each fill would start the next.
+        if (file.restarts !== restarts)
+          this.deps.logger.warn(
+            { fileMb: Math.round(file.capacity / 2 ** 20) },
+            'READ_INDEX_DOCUMENT_FILE_MB holds fewer than every run document',
+          );
+        this.filled = { index, restarts: file.restarts, whole: file.restarts === restarts };
+      }
+    })()
+      .catch((error: unknown) => {
+        // The database went away (or the app is closing): pages read their documents as they come.
+        if (this.state !== 'closed') this.deps.logger.warn({ cause: describeFailure(error) }, 'read index documents not filled');
+      })
+      .finally(() => (this.filling = null));
+  }
+
+  /** A new index, or a file that started over since a fill that held every document (rewrites had filled it). */
+  private needsFill(): boolean {
+    if (!this.docFile || !this.index || this.state !== 'ready') return false;
+    if (this.filled?.index !== this.index) return true;
+    return this.filled.whole && this.filled.restarts !== this.docFile.restarts;
+  }
+
+  private async fillFrom(index: RunIndex, file: ByteFile): Promise<void> {
+    file.reserve(index.slotCount);
+    const batch: number[] = [];
+    const flush = async () => {
+      for (let attempt = 0; attempt < FILL_RETRIES && batch.length > 0; attempt += 1) {
+        const generation = this.docGeneration;
+        const rows = await readDocumentsInOrder(this.deps.db, [index.idsLiteral(batch)]);
+        if (index !== this.index) return;
+        if (generation !== this.docGeneration) continue;
+        // A failed write (a full disk) ends the fill: pages read the rest as they come.
+        file.setMany(batch.flatMap((slot, at) => (rows[at]?.document && !file.has(slot) ? [[slot, rows[at].document] as const] : [])));
+        break;
+      }
+      batch.length = 0;
+    };
+    for (let slot = 0; slot < index.slotCount && index === this.index && this.state === 'ready'; slot += 1) {
+      if (file.has(slot) || !index.holdsSlot(slot)) continue;
+      batch.push(slot);
+      if (batch.length === FILL_BATCH) await flush();
+    }
+    if (index === this.index) await flush();
   }
 
   /**
@@ -391,6 +498,7 @@ export class ReadIndexKeeper implements RunReadIndex {
         this.state = 'ready';
         this.reconnectMs = RECONNECT_MS.first;
         this.deps.logger.info({ runs: this.index.count, ms: Date.now() - this.buildStarted }, 'read index built');
+        this.fillDocuments();
       }
     })().finally(() => {
       this.draining = null;
@@ -453,5 +561,5 @@ export const noReadIndex: RunReadIndex = {
   resolved: (_key, resolve) => resolve(),
   fresh: (_key, load) => load(),
   changes: () => 0,
-  status: () => ({ state: 'off', runs: null }),
+  status: () => ({ state: 'off', runs: null, documents: { store: 'memory', held: 0, filling: false } }),
 };

@@ -355,7 +355,11 @@ export class RunIndex {
   }
 
   has(id: string): boolean {
-    const slot = this.ids.slotOf(id);
+    return this.holdsSlot(this.ids.slotOf(id));
+  }
+
+  /** Whether the run of this slot is in the index (approved), not removed since. */
+  holdsSlot(slot: number): boolean {
     return slot >= 0 && hasBit(this.alive, slot);
   }
 
