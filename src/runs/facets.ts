@@ -16,6 +16,7 @@ import { buckets, hwClasses } from '../constants.ts';
 import { engineChoices, hwClassLabel } from '../lib/labels.ts';
 import { everyTokenSql, hardwareNameTokens } from '../lib/search-tokens.ts';
 import type { RevisionProfile } from '../revisions.ts';
+import type { ProfileCondition, ProfileTextColumn } from './profile-conditions.ts';
 import { modelScopes } from '../services/model-tree.ts';
 import { documentedAs } from '../schemas/json-schema.ts';
 import { queryFlag, queryText, wholeNumber } from '../schemas/query-params.ts';
@@ -168,8 +169,8 @@ export interface FilterFacet<Schema extends z.ZodType = z.ZodType> {
   available?(profile: RevisionProfile): boolean;
   /** The run facts it narrows to. */
   terms(value: z.output<Schema>, ctx: FacetContext): Terms | Promise<Terms>;
-  /** How it narrows hardware profiles (`hardware_profiles`), for a facet that is a fact of the hardware. */
-  profile?(q: Knex.QueryBuilder, value: z.output<Schema>): void;
+  /** What it asks of a hardware profile (`hardware_profiles`), for a facet that is a fact of the hardware. */
+  profile?(value: z.output<Schema>): ProfileCondition;
   /** How the count tables keep its totals; absent when they do not count it. */
   count?: {
     /** Its count-table fact (null: it names nothing); by default its own name and the value as text. */
@@ -250,12 +251,12 @@ function batchBucket(profile: RevisionProfile, batchSize: number) {
 }
 
 /** A hardware fact the results list matches exactly on its profile column. */
-const exactHardwareFacet = (column: string, description: string) =>
+const exactHardwareFacet = (column: ProfileTextColumn, description: string) =>
   facet({
     schema: () => text(256),
     description,
     terms: async (_value, { resolve }) => [{ fact: 'hardwareId', op: 'anyOf', values: await resolve.hardwareProfiles() }],
-    profile: (q, value) => q.where(column, value),
+    profile: (value) => ({ column, equals: value }),
   });
 
 const hwClassSchema = () => z.enum(hwClasses, { error: `Must be one of ${hwClasses.join(', ')}` });
@@ -296,10 +297,7 @@ export const leaderboardFacets = {
       'Case-insensitive match over the GPU name, chip family/variant/vendor and CPU name as written and the hardware catalogue names they resolve to: every word must appear, in any order (`4090 rtx`, `Apple M4 Max`; `Tesla V100` finds `Tesla V100-PCIE-16GB`); a maker word (nvidia, amd, intel, apple, qualcomm, geforce) is optional next to other words. Any substring of those names still matches.',
     terms: async (_name, { resolve }) => [{ fact: 'hardwareId', op: 'anyOf', values: await resolve.hardwareProfiles() }],
     // Words in any order, the vendor optional ("Apple M4 Max", "4090 rtx"), as documented.
-    profile: (q, name) => {
-      const { sql, bindings } = everyTokenSql('hardware_search', hardwareNameTokens(name));
-      q.whereRaw(sql, bindings);
-    },
+    profile: (name) => ({ column: 'hardware_search', containsEvery: hardwareNameTokens(name) }),
     form: { place: 'main', label: 'Hardware name', control: { kind: 'text', placeholder: 'M4 Max, 4090' } },
     rule: () =>
       'hardwareName matches the GPU name, chip vendor/family/variant and CPU name as written, and the catalogue names they resolve to, case-insensitively: every word must appear, in any order; a maker word (nvidia, amd, apple, ...) is optional next to others.',
@@ -308,7 +306,7 @@ export const leaderboardFacets = {
     schema: hwClassSchema,
     description: 'Hardware class.',
     terms: (hwClass) => equal('hwClass', hwClass),
-    profile: (q, hwClass) => q.where('hw_class', hwClass),
+    profile: (hwClass) => ({ column: 'hw_class', equals: hwClass }),
     count: { cube: 'hw_class', perDay: true },
     form: { place: 'main', label: 'Hardware class', control: { kind: 'choice', choices: choices(hwClasses, hwClassLabel) } },
   }),
@@ -332,9 +330,9 @@ export const leaderboardFacets = {
     description:
       'Memory tier in GB: runs whose memory is in (previous tier, tier]; the first tier is (0, 8]. Memory = total VRAM (DISCRETE_GPU), unifiedMemoryGb (UNIFIED) or ramGb (CPU_ONLY).',
     terms: (tier) => equal('memTier', tier),
-    profile: (q, tier) => {
-      const [above, upTo] = memTierRange(tier);
-      q.where('memory_gb', '>', above).where('memory_gb', '<=', upTo);
+    profile: (tier) => {
+      const [above, atMost] = memTierRange(tier);
+      return { column: 'memory_gb', above, atMost };
     },
     count: { cube: 'mem_tier', perDay: true },
     form: { place: 'more', label: 'Memory tier', control: { kind: 'choice', choices: choices(buckets.memTier, memTierLabel) } },
@@ -349,7 +347,7 @@ export const leaderboardFacets = {
     description:
       'Beyond the spec: only runs on hardware with at most this much memory in GB (what fits a machine of that size), memory as memTier reads it: total VRAM, unified memory or RAM.',
     terms: async (_gb, { resolve }) => [{ fact: 'hardwareId', op: 'anyOf', values: await resolve.hardwareProfiles() }],
-    profile: (q, gb) => q.where('memory_gb', '<=', gb),
+    profile: (gb) => ({ column: 'memory_gb', atMost: gb }),
     form: { place: 'more', label: 'Memory up to (GB)', control: { kind: 'text', placeholder: '24' } },
     rule: () =>
       'memoryAtMost=G keeps runs on hardware whose memory (total VRAM, unified memory or RAM) is G GB or less: every tier up to G, unlike memTier, which is one tier.',
@@ -405,7 +403,7 @@ export const leaderboardFacets = {
     available: extended,
     description: 'Operating-system family.',
     terms: (os) => equal('osFamily', os),
-    profile: (q, os) => q.where('os_family', os),
+    profile: (os) => ({ column: 'os_family', equals: os }),
     count: {},
     form: { place: 'more', label: 'OS', control: { kind: 'choice', choices: choices(buckets.os) } },
     rule: () => `os=${buckets.os.join('|')} matches the operating-system family read from hardware.os (e.g. "Ubuntu 24.04" is linux).`,
@@ -535,7 +533,7 @@ export const resultsListFacets = {
     schema: hwClassSchema,
     description: 'Hardware class.',
     terms: (hwClass) => equal('hwClass', hwClass),
-    profile: (q, hwClass) => q.where('hw_class', hwClass),
+    profile: (hwClass) => ({ column: 'hw_class', equals: hwClass }),
     count: {},
   }),
   gpuName: exactHardwareFacet('gpu_name', 'Exact GPU name.'),
@@ -694,9 +692,7 @@ export function hardwareProfileFilter(registry: object, query: Readonly<Record<s
   const given = givenFacets(registry, query).filter(([, entry]) => entry.profile);
   return {
     key: JSON.stringify(given.map(([name, , value]) => [name, value])),
-    apply: (q: Knex.QueryBuilder) => {
-      for (const [, entry, value] of given) entry.profile!(q, value as never);
-    },
+    conditions: given.map(([, entry, value]) => entry.profile!(value as never)),
   };
 }
 

@@ -148,7 +148,7 @@ export class ReadIndexKeeper implements RunReadIndex {
   /** Bumped whenever documents are invalidated: a fill that raced an invalidation is not kept. */
   private docGeneration = 0;
   /** Names resolved to ids, while the catalogue is unchanged (see `resolved`). */
-  private readonly resolutions = new Map<string, unknown>();
+  private readonly resolutions = new Map<string, Promise<unknown>>();
   /** Bumped whenever resolutions are dropped: one computed across a drop is not kept. */
   private resolutionGeneration = 0;
   /** Values kept until the next change of any kind (see `fresh`), as the promise of their load. */
@@ -227,16 +227,22 @@ export class ReadIndexKeeper implements RunReadIndex {
     }
   }
 
-  async resolved<T>(key: string, resolve: () => Promise<T>): Promise<T> {
+  resolved<T>(key: string, resolve: () => Promise<T>): Promise<T> {
     if (this.state !== 'ready') return resolve();
-    if (this.resolutions.has(key)) return this.resolutions.get(key) as T;
+    const kept = this.resolutions.get(key);
+    if (kept) return kept as Promise<T>;
+    if (this.resolutions.size >= RESOLUTIONS_CAP) this.resolutions.clear();
+    // Kept as the promise, so that concurrent readers of a new name resolve it once; one that
+    // fails, or was resolved across a catalogue change, is not kept.
     const generation = this.resolutionGeneration;
-    const value = await resolve();
-    if (generation === this.resolutionGeneration && this.state === 'ready') {
-      if (this.resolutions.size >= RESOLUTIONS_CAP) this.resolutions.clear();
-      this.resolutions.set(key, value);
-    }
-    return value;
+    // A promise of its own: a loader may hand back a Knex query, which runs again on every `then`.
+    const resolving = Promise.resolve(resolve());
+    this.resolutions.set(key, resolving);
+    const forget = () => {
+      if (this.resolutions.get(key) === resolving) this.resolutions.delete(key);
+    };
+    resolving.then(() => generation !== this.resolutionGeneration && forget(), forget);
+    return resolving;
   }
 
   private forgetResolutions(): void {
@@ -248,7 +254,7 @@ export class ReadIndexKeeper implements RunReadIndex {
     if (this.state !== 'ready') return load();
     const kept = this.snapshots.get(key);
     if (kept) return kept as Promise<T>;
-    const loading = load();
+    const loading = Promise.resolve(load());
     this.snapshots.set(key, loading);
     // A failed load is not kept: the next read tries again.
     loading.catch(() => this.snapshots.get(key) === loading && this.snapshots.delete(key));
