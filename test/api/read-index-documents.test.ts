@@ -187,6 +187,32 @@ describe('read index documents kept within a byte budget', function () {
       await keeper.close();
     });
 
+    it('fills the file again when rewritten documents have filled it and it starts over', async () => {
+      // Room for every document and a third more: rewriting half of them makes the file start over.
+      const sizing = await keeperWith(1000, undefined, 64 * 2 ** 20);
+      await filled(sizing.keeper);
+      const index = (await sizing.keeper.current())!;
+      const everySlot = Array.from({ length: index.slotCount }, (_, slot) => slot).filter((slot) => index.holdsSlot(slot));
+      const bytes = (await sizing.keeper.documents(index, everySlot)).reduce((sum, d) => sum + Buffer.byteLength(d.document) + 8, 0);
+      await sizing.keeper.close();
+      const { keeper, reads } = await keeperWith(1000, undefined, Math.ceil(bytes * 1.33));
+      await filled(keeper);
+      const current = (await keeper.current())!;
+      const half = everySlot.slice(0, Math.ceil(everySlot.length / 2));
+      await ctx.db.raw(
+        `update speed_test_run_documents set document = jsonb_set(document::jsonb, '{notes}', '"rewritten"')::text where run_id = any(?::uuid[])`,
+        [half.map((slot) => current.idOf(slot))],
+      );
+      await keeper.caughtUp();
+      // The pages that show them read them again and append them: past the file's end, it starts over and is filled again.
+      await keeper.documents(current, half);
+      await waitFor(() => !keeper.status().documents.filling && keeper.status().documents.held === current.count, 30_000, 'filled again');
+      expect((await reads(everySlot)).queries).to.equal(0);
+      const notes = (await keeper.documents(current, half)).map(({ document }) => (JSON.parse(document) as { notes: string }).notes);
+      expect(new Set(notes)).to.deep.equal(new Set(['rewritten']));
+      await keeper.close();
+    });
+
     it('says where documents are kept when they are in memory', async () => {
       const { keeper, reads } = await keeperWith(1000);
       await reads([0, 1]);
