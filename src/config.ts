@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, constants as fsConstants, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseAllowHosts } from './lib/target-address.ts';
@@ -196,6 +196,16 @@ function loadOrCreateSessionSecret(dataDir: string): string {
   return secret;
 }
 
+/** A directory the process can make files in, or a one-line ConfigError naming the variable. */
+function checkWritableDirectory(variable: string, directory: string): void {
+  try {
+    if (!statSync(directory).isDirectory()) throw new Error('not a directory');
+    accessSync(directory, fsConstants.W_OK);
+  } catch {
+    throw new ConfigError(`${variable}: ${directory} is not a directory this process can write to`);
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
@@ -217,6 +227,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(e.ADMIN_USERNAME) !== Boolean(e.ADMIN_PASSWORD)) {
     throw new ConfigError(`${e.ADMIN_USERNAME ? 'ADMIN_PASSWORD' : 'ADMIN_USERNAME'}: ADMIN_USERNAME and ADMIN_PASSWORD go together`);
   }
+  if (e.READ_INDEX === 'on' && e.READ_INDEX_DOCUMENT_FILE_MB > 0 && e.READ_INDEX_DOCUMENT_DIR !== undefined)
+    checkWritableDirectory('READ_INDEX_DOCUMENT_DIR', e.READ_INDEX_DOCUMENT_DIR);
   const dataDir = path.resolve(e.DATA_DIR);
   return {
     nodeEnv: e.NODE_ENV,

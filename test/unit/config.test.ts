@@ -75,6 +75,19 @@ describe('config', () => {
     expect(loadConfig({ DATA_DIR: tempDataDir(), PORT: '', API_REVISION: '' })).to.include({ port: 3000, revision: 3 });
   });
 
+  it('keeps run documents in a 4 GB file in the temporary directory by default, and reads where and how large', () => {
+    expect(loadConfig({ DATA_DIR: tempDataDir() }).readIndex).to.include({
+      documentFileBytes: 4096 * 2 ** 20,
+      documentDirectory: undefined,
+    });
+    expect(
+      loadConfig({ DATA_DIR: tempDataDir(), READ_INDEX_DOCUMENT_FILE_MB: '0', READ_INDEX_DOCUMENT_DIR: '/nonexistent/bench' }).readIndex,
+      'a directory that is not used is not checked',
+    ).to.include({ documentFileBytes: 0, documentDirectory: '/nonexistent/bench' });
+    const directory = tempDataDir();
+    expect(loadConfig({ DATA_DIR: tempDataDir(), READ_INDEX_DOCUMENT_DIR: directory }).readIndex.documentDirectory).to.equal(directory);
+  });
+
   it('runs one execution worker, allows no private hosts and has no judge by default', () => {
     expect(loadConfig({ DATA_DIR: tempDataDir() }).execute).to.deep.equal({ workers: 1, allowHosts: [], judge: undefined });
   });
@@ -99,6 +112,14 @@ describe('config', () => {
     [{ JUDGE_BASE_URL: 'file:///judge' }, /^JUDGE_BASE_URL: must be an http\(s\) URL$/],
     [{ JUDGE_BASE_URL: 'https://judge.example' }, /^JUDGE_MODEL: JUDGE_BASE_URL and JUDGE_MODEL go together$/],
     [{ JUDGE_MODEL: 'judge-70b' }, /^JUDGE_BASE_URL: /],
+    [{ READ_INDEX_DOCUMENT_FILE_MB: '40000' }, /^READ_INDEX_DOCUMENT_FILE_MB: must be at most 32768$/],
+    [{ READ_INDEX_DOCUMENT_FILE_MB: 'lots' }, /^READ_INDEX_DOCUMENT_FILE_MB: must be a whole number$/],
+    [{ READ_INDEX_ANSWER_CACHE_MB: '5000' }, /^READ_INDEX_ANSWER_CACHE_MB: must be at most 4096$/],
+    [
+      { READ_INDEX_DOCUMENT_DIR: '/nonexistent/bench' },
+      /^READ_INDEX_DOCUMENT_DIR: \/nonexistent\/bench is not a directory this process can write to$/,
+    ],
+    [{ READ_INDEX_DOCUMENT_DIR: '/etc/hostname' }, /^READ_INDEX_DOCUMENT_DIR: \/etc\/hostname is not a directory/],
   ];
   for (const [env, message] of badValues) {
     it(`rejects ${JSON.stringify(env)} with a one-line error naming the variable`, () => {
