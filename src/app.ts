@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { projectRoot } from './lib/project-root.ts';
+import { BytesByTicket } from './lib/byte-file.ts';
 import express from 'express';
 import helmet from 'helmet';
 import { PREDICTION_LIMITS } from './services/predictions.service.ts';
@@ -181,16 +182,21 @@ export function createApp(input: AppDepsInput): express.Express {
   // Before the session: a client over its budget costs no database work.
   for (const limiter of readLimits(config, logger)) app.use(limiter);
   // Before the session too: an anonymous read answered from memory needs none of what follows.
+  /** Large anonymous answers kept as made (closed with the app). */
+  let answerFile: BytesByTicket | null = null;
   if (context.readIndexKeeper) {
     const paths = new Set(['/', ...apiOperations(profile).flatMap((op) => (op.method === 'get' && op.followsReadIndex ? [op.path] : []))]);
     const clockMoved = clockMovedParameters();
+    const { answerCacheBytes, answerFileBytes, documentDirectory } = config.readIndex;
+    answerFile = answerCacheBytes > 0 && answerFileBytes > 0 ? new BytesByTicket(answerFileBytes, documentDirectory) : null;
     app.use(
       readCache({
         readIndex: context.readIndexKeeper,
         paths,
         clockMoved,
         clock: context.clock,
-        maxBytes: config.readIndex.answerCacheBytes,
+        maxBytes: answerCacheBytes,
+        answerFile,
       }),
     );
   }
@@ -230,6 +236,7 @@ export function createApp(input: AppDepsInput): express.Express {
       clearInterval(predictionRefresh);
       await workers.stop();
       await context.readIndexKeeper?.close();
+      answerFile?.close();
       if (context.ownsOutbound) await context.outbound.close();
       closeSessions();
       databaseHealth.close();

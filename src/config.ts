@@ -103,8 +103,12 @@ const envSchema = z.object({
   // Every run's document in a file of the instance's own, read with pread from the page cache
   // (src/lib/byte-file.ts); 0 keeps them in memory instead (the two settings above). Up to 32 GB.
   READ_INDEX_DOCUMENT_FILE_MB: cacheMegabytes(4096, 32768),
+  // Where the read index's files go: the document file and the answer file.
   READ_INDEX_DOCUMENT_DIR: optionalString,
   READ_INDEX_ANSWER_CACHE_MB: cacheMegabytes(44),
+  // Large kept answers as made, in a file of the instance's own (src/middleware/read-cache.ts);
+  // 0 keeps them brotli-compressed in memory instead. Up to 32 GB.
+  READ_INDEX_ANSWER_FILE_MB: cacheMegabytes(1024, 32768),
   JUDGE_BASE_URL: z.preprocess(emptyToUndefined, httpUrl.optional()),
   JUDGE_MODEL: optionalString,
   JUDGE_API_KEY: optionalString,
@@ -155,10 +159,12 @@ export interface Config {
      * 0: documents are kept in memory, within the two bounds above.
      */
     documentFileBytes: number;
-    /** Where that file is made (unlinked at once); the system's temporary directory by default. */
+    /** Where that file and the answer file are made (unlinked at once); the system's temporary directory by default. */
     documentDirectory?: string;
-    /** Bytes of anonymous read answers kept until the next change (src/middleware/read-cache.ts); 0: none. */
+    /** Bytes of anonymous read answers kept in memory until the next change (src/middleware/read-cache.ts); 0: none. */
     answerCacheBytes: number;
+    /** Bytes of the file large kept answers are kept in as made (page cache, not memory); 0: kept compressed in memory. */
+    answerFileBytes: number;
   };
   /** How often this instance re-judges the runs of devices whose peers changed, ms; 0: never (another instance does). */
   peerRejudgeIntervalMs: number;
@@ -227,7 +233,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(e.ADMIN_USERNAME) !== Boolean(e.ADMIN_PASSWORD)) {
     throw new ConfigError(`${e.ADMIN_USERNAME ? 'ADMIN_PASSWORD' : 'ADMIN_USERNAME'}: ADMIN_USERNAME and ADMIN_PASSWORD go together`);
   }
-  if (e.READ_INDEX === 'on' && e.READ_INDEX_DOCUMENT_FILE_MB > 0 && e.READ_INDEX_DOCUMENT_DIR !== undefined)
+  if (
+    e.READ_INDEX === 'on' &&
+    (e.READ_INDEX_DOCUMENT_FILE_MB > 0 || (e.READ_INDEX_ANSWER_CACHE_MB > 0 && e.READ_INDEX_ANSWER_FILE_MB > 0)) &&
+    e.READ_INDEX_DOCUMENT_DIR !== undefined
+  )
     checkWritableDirectory('READ_INDEX_DOCUMENT_DIR', e.READ_INDEX_DOCUMENT_DIR);
   const dataDir = path.resolve(e.DATA_DIR);
   return {
@@ -256,6 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       documentFileBytes: e.READ_INDEX_DOCUMENT_FILE_MB * 1024 * 1024,
       documentDirectory: e.READ_INDEX_DOCUMENT_DIR,
       answerCacheBytes: e.READ_INDEX_ANSWER_CACHE_MB * 1024 * 1024,
+      answerFileBytes: e.READ_INDEX_ANSWER_FILE_MB * 1024 * 1024,
     },
     peerRejudgeIntervalMs: e.PEER_REJUDGE_INTERVAL_MS,
     execute: {

@@ -89,6 +89,16 @@ export class ByteFile implements KeyedBytes<number> {
     return this.scratch.subarray(0, length);
   }
 
+  /** The value's bytes in a buffer of their own (to send, or to keep past the next `get`), or undefined. */
+  copyOf(key: number): Buffer | undefined {
+    if (!this.has(key) || this.fd === null) return undefined;
+    const length = this.lengths[key]!;
+    const copy = Buffer.allocUnsafeSlow(length);
+    const read = readSync(this.fd, copy, 0, length, this.starts[key]! * ALIGN);
+    if (read !== length) throw new Error(`byte file: read ${read} of ${length} bytes`);
+    return copy;
+  }
+
   /** Keeps the value (a string as its UTF-8 bytes); an empty one, or one larger than the file, is not kept. Says whether it was. */
   set(key: number, value: string | Uint8Array): boolean {
     return this.setMany([[key, value]]) === 1;
@@ -211,5 +221,68 @@ export class ByteFile implements KeyedBytes<number> {
     lengths.set(this.lengths);
     this.starts = starts;
     this.lengths = lengths;
+  }
+}
+
+/**
+ * Byte strings in a `ByteFile` by ticket, for values with no small key of their own (the
+ * answer cache's pages, by address): `keep` hands out a ticket that reads the value back until
+ * the file starts over or `keys` later values have been kept (keys are reused in turn, and a
+ * reused key answers only its newest ticket).
+ */
+export class BytesByTicket {
+  private readonly file: ByteFile;
+  /** The ticket each key was last given to. */
+  private readonly tickets: Float64Array;
+  private issued = 0;
+
+  constructor(
+    capacity: number,
+    directory?: string,
+    private readonly keys = 65_536,
+  ) {
+    this.file = new ByteFile(capacity, directory);
+    this.file.reserve(keys);
+    this.tickets = new Float64Array(keys);
+  }
+
+  /** Keeps the bytes; null when they could not be (empty, larger than the file, or a failed write). */
+  keep(bytes: Uint8Array): number | null {
+    const ticket = (this.issued += 1);
+    const key = ticket % this.keys;
+    this.tickets[key] = ticket;
+    try {
+      return this.file.set(key, bytes) ? ticket : null;
+    } catch {
+      // A full disk: the caller keeps the value otherwise.
+      return null;
+    }
+  }
+
+  has(ticket: number): boolean {
+    const key = ticket % this.keys;
+    return this.tickets[key] === ticket && this.file.has(key);
+  }
+
+  /** The ticket's bytes in a buffer of their own, or undefined once they are gone. */
+  read(ticket: number): Buffer | undefined {
+    return this.has(ticket) ? this.file.copyOf(ticket % this.keys) : undefined;
+  }
+
+  drop(ticket: number): void {
+    if (this.has(ticket)) this.file.delete(ticket % this.keys);
+  }
+
+  /** Values held, and the bytes they take. */
+  get size(): number {
+    return this.file.size;
+  }
+
+  get heldBytes(): number {
+    return this.file.heldBytes;
+  }
+
+  close(): void {
+    this.file.close();
   }
 }

@@ -17,14 +17,18 @@
  * answers sent whole with 200 and without a cookie or `private`/`no-store`.
  *
  * A kept answer carries a weak ETag naming its version (this process, the change count, the
- * address), so neither a miss nor a hit hashes a body, and it is kept brotli-compressed: sent
- * as kept to browsers, with copies for clients that take gzip only or nothing (see `bodyFor`).
+ * address), so neither a miss nor a hit hashes a body. A large one is kept as made in the answer
+ * file (READ_INDEX_ANSWER_FILE_MB: the page cache holds it, not this process), and
+ * brotli-compressed in memory once a client that takes brotli asks for it; without the file,
+ * brotli-compressed in memory at once. Clients that take gzip only or nothing are served copies
+ * (see `bodyFor`).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
 import Negotiator from 'negotiator';
 import { createByteCache, ownBytes } from '../lib/byte-cache.ts';
+import type { BytesByTicket } from '../lib/byte-file.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { RunReadIndex } from '../runs/read-index/read-index.ts';
 import { COMPRESSION_THRESHOLD_BYTES } from './compression.ts';
@@ -33,8 +37,11 @@ import { COMPRESSION_THRESHOLD_BYTES } from './compression.ts';
 type KeptEncoding = 'identity' | 'br';
 
 interface KeptAnswer {
-  body: Buffer;
+  /** The bytes kept in memory, encoded as `encoding` says; null while only the answer file holds them (as made). */
+  body: Buffer | null;
   encoding: KeptEncoding;
+  /** The answer file's ticket for the answer as made, while it holds it. */
+  ticket: number | null;
   /**
    * The answer's length as made: a brotli answer is decompressed into one buffer of this size
    * (zlib's default 16 KB chunks, concatenated, took 15% longer and allocated the page twice).
@@ -49,19 +56,20 @@ interface KeptAnswer {
 const STABLE_UNTIL = 'readCacheStableUntil';
 
 /**
- * Kept answers are compressed with brotli at quality 1, at once and on the request's thread.
+ * Kept answers are compressed with brotli at quality 1, on the request's thread.
  * Measured on this machine for a 108 KB leaderboard page: 0.17-0.19 ms to compress to 16.7 KB
  * and 0.15 ms to decompress, where gzip at level 3 took 0.45-0.48 ms to reach 18.2 KB (0.18 ms
  * to inflate), and handing it to the thread pool cost more in all (0.5-0.6 ms of CPU per page:
  * the stream machinery and the hand-over). Browsers take brotli, so they are sent these bytes.
  */
-const keptBrotliOptions = (bytes: Buffer) => ({
-  params: {
-    [zlibConstants.BROTLI_PARAM_QUALITY]: 1,
-    [zlibConstants.BROTLI_PARAM_LGWIN]: 17,
-    [zlibConstants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
-  },
-});
+const brotliCompress = (bytes: Buffer) =>
+  brotliCompressSync(bytes, {
+    params: {
+      [zlibConstants.BROTLI_PARAM_QUALITY]: 1,
+      [zlibConstants.BROTLI_PARAM_LGWIN]: 17,
+      [zlibConstants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+    },
+  });
 /** zlib's smallest output chunk. */
 const MIN_CHUNK = zlibConstants.Z_MIN_CHUNK;
 /** A gzip copy for clients that take gzip but not brotli (agents' HTTP libraries) is made at level 3: a sixth more bytes than 6 for half the CPU. */
@@ -83,7 +91,7 @@ export function answerStableUntil(res: Response, ms: number | undefined): void {
 export const CACHE_HEADER = 'X-Read-Cache';
 
 /** Bytes an answer is counted as: the memory its body holds (see `ownBytes`), and a little for its key and headers. */
-const keptSize = (answer: KeptAnswer) => answer.body.buffer.byteLength + 1024;
+const keptSize = (answer: KeptAnswer) => (answer.body?.buffer.byteLength ?? 0) + 1024;
 
 export function readCache({
   readIndex,
@@ -91,6 +99,7 @@ export function readCache({
   clockMoved,
   clock,
   maxBytes,
+  answerFile = null,
 }: {
   readIndex: RunReadIndex;
   /** Exact paths whose anonymous GET answers may be kept. */
@@ -102,7 +111,14 @@ export function readCache({
   clockMoved: ReadonlySet<string>;
   /** The services' clock (the windows read it). */
   clock: Clock;
+  /** Memory for kept answers: the bytes kept in memory, and 1 KB per answer for its key and headers. */
   maxBytes: number;
+  /**
+   * Where large answers are kept as made, read back with `pread` (a 100 KB page in some 30 µs,
+   * where compressing it took 0.3-0.9 ms in the app and most clients of the filter mix never ask
+   * for brotli); null: they are compressed into memory at once.
+   */
+  answerFile?: BytesByTicket | null;
 }): RequestHandler & { keptBytes(): number } {
   const kept = createByteCache<KeptAnswer>(maxBytes, keptSize);
   /**
@@ -124,24 +140,28 @@ export function readCache({
   const epoch = randomBytes(6).toString('base64url');
 
   /**
-   * The kept answer's body as this request takes it: brotli as kept when the client takes it (as
-   * the compression middleware would prefer it; that middleware leaves an encoded answer alone),
-   * else gzipped or plain from `transcoded`. `plain` is the answer as made, when the request
-   * made it: nothing then needs decompressing.
+   * The kept answer's body as this request takes it: brotli when the client takes it (as the
+   * compression middleware would prefer it; that middleware leaves an encoded answer alone), made
+   * and kept with the answer at the first such request when only the file holds it; else gzipped
+   * or plain from `transcoded`. `plain` is the answer as made, when the request made it.
    */
   function bodyFor(req: Request, res: Response, key: string, answer: KeptAnswer, plain?: Buffer): Buffer {
-    if (answer.encoding === 'identity') return answer.body;
+    if (answer.encoding === 'identity') return answer.body!;
     res.vary('Accept-Encoding');
     const encoding = preferredEncoding(req);
     if (encoding === 'br') {
       res.setHeader('Content-Encoding', 'br');
-      return answer.body;
+      if (answer.body) return answer.body;
+      const body = ownBytes(brotliCompress(plain ?? plainOf(answer)));
+      // A new value, not the old one changed: the cache counts what it was given.
+      kept.set(key, { ...answer, body });
+      return body;
     }
     if (encoding === 'identity' && plain) return plain;
     const copyKey = copyKeyOf(encoding, key);
     let body = transcoded.get(copyKey);
     if (!body) {
-      const source = plain ?? brotliDecompressSync(answer.body, { chunkSize: Math.max(MIN_CHUNK, answer.plainLength) });
+      const source = plain ?? plainOf(answer);
       body = ownBytes(encoding === 'gzip' ? gzipSync(source, { level: TRANSCODED_GZIP_LEVEL }) : source);
       transcoded.set(copyKey, body);
     }
@@ -149,12 +169,23 @@ export function readCache({
     return body;
   }
 
+  /** A kept answer as made: from the answer file, else decompressed from memory (`usable` answers have one or the other). */
+  function plainOf(answer: KeptAnswer): Buffer {
+    const stored = answer.ticket === null ? undefined : answerFile?.read(answer.ticket);
+    return stored ?? brotliDecompressSync(answer.body!, { chunkSize: Math.max(MIN_CHUNK, answer.plainLength) });
+  }
+
+  /** Whether the answer's bytes are still somewhere: in memory, or in the answer file (which may have started over). */
+  const usable = (answer: KeptAnswer) => answer.body !== null || (answer.ticket !== null && answerFile?.has(answer.ticket) === true);
+
   /**
    * Drops what is kept under `key`, the answer and its copies: an answer that moved with the
    * clock is made anew under the same key once its moment has passed, and a copy of the old
    * one must not outlive it.
    */
   function forget(key: string): void {
+    const answer = kept.get(key, { touch: false });
+    if (answer?.ticket != null) answerFile?.drop(answer.ticket);
     kept.delete(key);
     for (const encoding of ['gzip', 'identity'] as const) transcoded.delete(copyKeyOf(encoding, key));
   }
@@ -185,10 +216,13 @@ export function readCache({
         .getHeaderNames()
         .filter((name) => !headersBefore.has(name) && name !== 'content-length')
         .map((name): [string, string | number | string[]] => [name, res.getHeader(name)!]);
-      const compressed = bytes.length >= COMPRESSION_THRESHOLD_BYTES;
+      const large = bytes.length >= COMPRESSION_THRESHOLD_BYTES;
+      const ticket = large && answerFile ? answerFile.keep(bytes) : null;
       const answer: KeptAnswer = {
-        body: ownBytes(compressed ? brotliCompressSync(bytes, keptBrotliOptions(bytes)) : bytes),
-        encoding: compressed ? 'br' : 'identity',
+        // Compressed now only when the file could not take it (a browser's miss compresses in `bodyFor`).
+        body: !large ? ownBytes(bytes) : ticket === null ? ownBytes(brotliCompress(bytes)) : null,
+        encoding: large ? 'br' : 'identity',
+        ticket,
         plainLength: bytes.length,
         headers,
       };
@@ -217,7 +251,8 @@ export function readCache({
     const key = `${readIndex.changes()}\n${req.originalUrl}\n${req.get('hx-request') ?? ''}\n${req.get('accept') ?? ''}`;
     const current = () => {
       const answer = kept.get(key);
-      if (answer?.until === undefined || clock.now().getTime() <= answer.until) return answer;
+      if (!answer) return undefined;
+      if (usable(answer) && (answer.until === undefined || clock.now().getTime() <= answer.until)) return answer;
       forget(key);
       return undefined;
     };

@@ -1,13 +1,14 @@
 /**
  * The read index keeps every run document in a ByteFile (src/lib/byte-file.ts): values appended
  * to a file of its own and read back with pread. Checked against a plain Map of what was kept.
+ * The answer cache keeps pages in one by ticket (BytesByTicket).
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { ByteFile } from '../../src/lib/byte-file.ts';
+import { ByteFile, BytesByTicket } from '../../src/lib/byte-file.ts';
 
 describe('ByteFile: byte strings by key in a file of their own', () => {
   let directory: string;
@@ -147,5 +148,59 @@ describe('ByteFile: byte strings by key in a file of their own', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('BytesByTicket: byte strings by the ticket handed out when kept', () => {
+  let directory: string;
+  beforeEach(() => {
+    directory = mkdtempSync(join(tmpdir(), 'byte-ticket-test-'));
+  });
+  afterEach(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('reads each value back by its ticket into a buffer of its own', () => {
+    const store = new BytesByTicket(1024, directory);
+    const first = store.keep(Buffer.from('first page'))!;
+    const second = store.keep(Buffer.from('second page'))!;
+    expect(first).to.not.equal(second);
+    const [a, b] = [store.read(first)!, store.read(second)!];
+    // Each read is its own buffer: reading another value does not change one read before.
+    expect([a.toString(), b.toString()]).to.deep.equal(['first page', 'second page']);
+    expect(a.buffer).to.not.equal(b.buffer);
+    expect([store.size, store.heldBytes]).to.deep.equal([2, 21]);
+    store.drop(first);
+    expect([store.has(first), store.read(first), store.size]).to.deep.equal([false, undefined, 1]);
+    store.close();
+    expect(store.read(second)).to.equal(undefined);
+  });
+
+  it('answers no ticket once the file has started over, nor one whose key a later value took', () => {
+    const full = new BytesByTicket(64, directory);
+    const old = full.keep(Buffer.alloc(40, 1))!;
+    const newer = full.keep(Buffer.alloc(40, 2))!;
+    expect(full.has(old), 'the file started over for the newer value').to.equal(false);
+    expect([...full.read(newer)!.subarray(0, 2)]).to.deep.equal([2, 2]);
+    expect(full.keep(Buffer.alloc(100)), 'larger than the file').to.equal(null);
+    expect(full.keep(Buffer.alloc(0)), 'empty').to.equal(null);
+    full.close();
+
+    const fewKeys = new BytesByTicket(1 << 20, directory, 4);
+    const tickets = Array.from({ length: 6 }, (_, i) => fewKeys.keep(Buffer.from(`value ${i}`))!);
+    // Four keys in turn: the fifth and sixth values took the first two tickets' keys.
+    expect(tickets.map((ticket) => fewKeys.read(ticket)?.toString() ?? null)).to.deep.equal([
+      null,
+      null,
+      'value 2',
+      'value 3',
+      'value 4',
+      'value 5',
+    ]);
+    fewKeys.close();
+  });
+
+  it('keeps nothing once closed, and says so rather than failing', () => {
+    const store = new BytesByTicket(1024, directory);
+    store.close();
+    expect(store.keep(Buffer.from('late'))).to.equal(null);
   });
 });

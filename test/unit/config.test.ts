@@ -75,15 +75,21 @@ describe('config', () => {
     expect(loadConfig({ DATA_DIR: tempDataDir(), PORT: '', API_REVISION: '' })).to.include({ port: 3000, revision: 3 });
   });
 
-  it('keeps run documents in a 4 GB file in the temporary directory by default, and reads where and how large', () => {
+  it('keeps run documents in a 4 GB file and answers in a 1 GB one in the temporary directory by default, and reads where and how large', () => {
     expect(loadConfig({ DATA_DIR: tempDataDir() }).readIndex).to.include({
       documentFileBytes: 4096 * 2 ** 20,
+      answerFileBytes: 1024 * 2 ** 20,
       documentDirectory: undefined,
     });
+    const withoutFiles = { DATA_DIR: tempDataDir(), READ_INDEX_DOCUMENT_FILE_MB: '0', READ_INDEX_DOCUMENT_DIR: '/nonexistent/bench' };
     expect(
-      loadConfig({ DATA_DIR: tempDataDir(), READ_INDEX_DOCUMENT_FILE_MB: '0', READ_INDEX_DOCUMENT_DIR: '/nonexistent/bench' }).readIndex,
+      loadConfig({ ...withoutFiles, READ_INDEX_ANSWER_FILE_MB: '0' }).readIndex,
       'a directory that is not used is not checked',
-    ).to.include({ documentFileBytes: 0, documentDirectory: '/nonexistent/bench' });
+    ).to.include({ documentFileBytes: 0, answerFileBytes: 0, documentDirectory: '/nonexistent/bench' });
+    expect(loadConfig({ ...withoutFiles, READ_INDEX_ANSWER_CACHE_MB: '0' }).readIndex, 'nor with no answers kept').to.include({
+      answerCacheBytes: 0,
+    });
+    expect(() => loadConfig(withoutFiles), 'the answer file alone goes there too').to.throw(/^READ_INDEX_DOCUMENT_DIR: /);
     const directory = tempDataDir();
     expect(loadConfig({ DATA_DIR: tempDataDir(), READ_INDEX_DOCUMENT_DIR: directory }).readIndex.documentDirectory).to.equal(directory);
   });
@@ -115,6 +121,8 @@ describe('config', () => {
     [{ READ_INDEX_DOCUMENT_FILE_MB: '40000' }, /^READ_INDEX_DOCUMENT_FILE_MB: must be at most 32768$/],
     [{ READ_INDEX_DOCUMENT_FILE_MB: 'lots' }, /^READ_INDEX_DOCUMENT_FILE_MB: must be a whole number$/],
     [{ READ_INDEX_ANSWER_CACHE_MB: '5000' }, /^READ_INDEX_ANSWER_CACHE_MB: must be at most 4096$/],
+    [{ READ_INDEX_ANSWER_FILE_MB: '40000' }, /^READ_INDEX_ANSWER_FILE_MB: must be at most 32768$/],
+    [{ READ_INDEX_ANSWER_FILE_MB: '-1' }, /^READ_INDEX_ANSWER_FILE_MB: must be 0/],
     [
       { READ_INDEX_DOCUMENT_DIR: '/nonexistent/bench' },
       /^READ_INDEX_DOCUMENT_DIR: \/nonexistent\/bench is not a directory this process can write to$/,

@@ -1,11 +1,16 @@
 /**
  * The answer cache keeps pages brotli-compressed (src/middleware/read-cache.ts): a kept page costs
  * about a seventh of its bytes, goes out as those bytes to a client that takes brotli, gzipped to
- * one that takes only gzip and plain, byte for byte, to one that takes neither.
+ * one that takes only gzip and plain, byte for byte, to one that takes neither. With an answer
+ * file, a page is kept there as made and compressed only when a client that takes brotli asks.
  */
 import { expect } from 'chai';
 import express from 'express';
 import request from 'supertest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BytesByTicket } from '../../src/lib/byte-file.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { compress } from '../../src/middleware/compression.ts';
 import { answerStableUntil, readCache } from '../../src/middleware/read-cache.ts';
@@ -13,14 +18,34 @@ import type { RunIndex } from '../../src/runs/read-index/run-index.ts';
 import { noReadIndex } from '../../src/runs/read-index/read-index.ts';
 
 /** An answer cache over a ready index whose change count `changes` gives, for these paths. */
-const cacheOf = (paths: string[], { maxBytes = 1 << 20, changes = () => 1 }: { maxBytes?: number; changes?: () => number } = {}) =>
+const cacheOf = (
+  paths: string[],
+  {
+    maxBytes = 1 << 20,
+    changes = () => 1,
+    answerFile = null,
+  }: { maxBytes?: number; changes?: () => number; answerFile?: BytesByTicket | null } = {},
+) =>
   readCache({
     readIndex: { ...noReadIndex, current: async () => ({}) as RunIndex, changes },
     paths: new Set(paths),
     clockMoved: new Set(),
     clock: systemClock,
     maxBytes,
+    answerFile,
   });
+
+/** An answer's bytes as sent (supertest inflates gzip and brotli), with its headers. */
+const rawFrom = (app: express.Express, path: string, accept: string) =>
+  request(app)
+    .get(path)
+    .set('Accept-Encoding', accept)
+    .buffer(true)
+    .parse((res, done) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => done(null, Buffer.concat(chunks)));
+    });
 
 describe('anonymous answers kept compressed', () => {
   const rows = Array.from({ length: 400 }, (_, i) => ({ rank: i + 1, id: `run-${i}`, tokSOut: 10 + (i % 37) / 7, device: 'RTX 4090' }));
@@ -36,17 +61,7 @@ describe('anonymous answers kept compressed', () => {
   });
   app.get('/small', (_req, res) => res.json({ ok: true }));
 
-  /** An answer's bytes (supertest inflates gzip), with its headers as sent. */
-  const raw = (accept: string) =>
-    request(app)
-      .get('/page')
-      .set('Accept-Encoding', accept)
-      .buffer(true)
-      .parse((res, done) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => done(null, Buffer.concat(chunks)));
-      });
+  const raw = (accept: string) => rawFrom(app, '/page', accept);
 
   it('keeps a page in under a quarter of its bytes and serves it as brotli, gzipped or plain as the client takes it', async () => {
     const first = await raw('identity').expect(200);
@@ -194,5 +209,109 @@ describe('anonymous answers kept compressed', () => {
     expect(again.headers['content-encoding']).to.equal(undefined);
     expect(again.body).to.deep.equal(first.body);
     expect(cache.keptBytes()).to.equal(before);
+  });
+});
+
+describe('anonymous answers kept as made in the answer file', () => {
+  const rows = Array.from({ length: 400 }, (_, i) => ({ rank: i + 1, id: `run-${i}`, tokSOut: 10 + (i % 37) / 7, device: 'RTX 4090' }));
+  let directory: string;
+  const files: BytesByTicket[] = [];
+  let made = 0;
+  /** A site whose `/page?n=N` pages are large enough to be kept in the file (each its own text). */
+  function siteWith(cache: ReturnType<typeof cacheOf>) {
+    const site = express();
+    site.use(compress());
+    site.use(cache);
+    site.get('/page', (req, res) => {
+      made += 1;
+      res.type('application/json').send(JSON.stringify({ n: req.query.n ?? '0', rows }));
+    });
+    return site;
+  }
+  const pageText = (n: string) => JSON.stringify({ n, rows });
+  const fileOf = (capacity: number) => {
+    const file = new BytesByTicket(capacity, directory);
+    files.push(file);
+    return file;
+  };
+
+  beforeEach(() => {
+    directory = mkdtempSync(join(tmpdir(), 'answer-file-test-'));
+    made = 0;
+  });
+  afterEach(() => {
+    for (const file of files.splice(0)) file.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('keeps a page as made in the file, compressing it only when a client that takes brotli asks, once', async () => {
+    const answerFile = fileOf(1 << 20);
+    const cache = cacheOf(['/page'], { answerFile });
+    const site = siteWith(cache);
+    const first = await rawFrom(site, '/page', 'identity').expect(200);
+    expect(first.headers['x-read-cache']).to.equal('miss');
+    expect((first.body as Buffer).toString()).to.equal(pageText('0'));
+    // Nothing of the page in memory: only the allowance for its key and headers.
+    expect(cache.keptBytes()).to.equal(1024);
+    expect([answerFile.size, answerFile.heldBytes]).to.deep.equal([1, pageText('0').length]);
+    const plain = await rawFrom(site, '/page', 'identity').expect(200);
+    expect(plain.headers['x-read-cache']).to.equal('hit');
+    expect((plain.body as Buffer).equals(first.body as Buffer)).to.equal(true);
+    const gzipped = await rawFrom(site, '/page', 'gzip').expect(200);
+    expect([gzipped.headers['x-read-cache'], gzipped.headers['content-encoding']]).to.deep.equal(['hit', 'gzip']);
+    expect((gzipped.body as Buffer).toString()).to.equal(pageText('0'));
+    expect(cache.keptBytes()).to.equal(1024);
+    // The first client that takes brotli: compressed now and kept with the page, then served as kept.
+    const brotli = await rawFrom(site, '/page', 'gzip, deflate, br').expect(200);
+    expect([brotli.headers['x-read-cache'], brotli.headers['content-encoding']]).to.deep.equal(['hit', 'br']);
+    expect((brotli.body as Buffer).toString()).to.equal(pageText('0'));
+    const compressedLength = Number(brotli.headers['content-length']);
+    expect(compressedLength).to.be.below(pageText('0').length / 4);
+    expect(cache.keptBytes()).to.equal(compressedLength + 1024);
+    const brotliAgain = await rawFrom(site, '/page', 'br').expect(200);
+    expect(brotliAgain.headers['content-length']).to.equal(brotli.headers['content-length']);
+    expect(cache.keptBytes()).to.equal(compressedLength + 1024);
+    for (const res of [first, plain, gzipped, brotli, brotliAgain]) expect(res.headers.etag).to.equal(first.headers.etag);
+    expect(made).to.equal(1);
+  });
+
+  it("sends a browser's miss compressed, and keeps that with the page", async () => {
+    const cache = cacheOf(['/page'], { answerFile: fileOf(1 << 20) });
+    const site = siteWith(cache);
+    const miss = await rawFrom(site, '/page', 'gzip, br').expect(200);
+    expect([miss.headers['x-read-cache'], miss.headers['content-encoding']]).to.deep.equal(['miss', 'br']);
+    expect((miss.body as Buffer).toString()).to.equal(pageText('0'));
+    expect(cache.keptBytes()).to.equal(Number(miss.headers['content-length']) + 1024);
+    const plain = await rawFrom(site, '/page', 'identity').expect(200);
+    expect([plain.headers['x-read-cache'], (plain.body as Buffer).toString()]).to.deep.equal(['hit', pageText('0')]);
+    expect(made).to.equal(1);
+  });
+
+  it('makes a page again once the file has started over without it', async () => {
+    // Room for one page: the second starts the file over, and the first is gone from it.
+    const length = pageText('1').length;
+    const site = siteWith(cacheOf(['/page'], { answerFile: fileOf(length + length / 2) }));
+    for (const n of ['1', '2'])
+      expect((await rawFrom(site, `/page?n=${n}`, 'identity').expect(200)).headers['x-read-cache']).to.equal('miss');
+    expect(made).to.equal(2);
+    for (const accept of ['identity', 'br']) {
+      const again = await rawFrom(site, '/page?n=1', accept).expect(200);
+      expect((again.body as Buffer).toString(), accept).to.equal(pageText('1'));
+    }
+    expect(made, 'made again once, then served').to.equal(3);
+  });
+
+  it('keeps a page compressed in memory when the file cannot take it', async () => {
+    const closed = fileOf(1 << 20);
+    closed.close();
+    const cache = cacheOf(['/page'], { answerFile: closed });
+    const site = siteWith(cache);
+    await rawFrom(site, '/page', 'identity').expect(200);
+    expect(cache.keptBytes())
+      .to.be.above(1024)
+      .and.below(pageText('0').length / 4);
+    const hit = await rawFrom(site, '/page', 'identity').expect(200);
+    expect([hit.headers['x-read-cache'], (hit.body as Buffer).toString()]).to.deep.equal(['hit', pageText('0')]);
+    expect(made).to.equal(1);
   });
 });

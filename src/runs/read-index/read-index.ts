@@ -161,7 +161,7 @@ export class ReadIndexKeeper implements RunReadIndex {
       databaseUrl: string;
       logger: Logger;
       /** The answer cache is the middleware's (src/middleware/read-cache.ts), not the keeper's. */
-      config: Omit<Config['readIndex'], 'answerCacheBytes' | 'documentCacheBytes' | 'documentFileBytes'> & {
+      config: Omit<Config['readIndex'], 'answerCacheBytes' | 'answerFileBytes' | 'documentCacheBytes' | 'documentFileBytes'> & {
         documentCacheBytes?: number;
         /** 0 or none: documents in memory. */
         documentFileBytes?: number;
