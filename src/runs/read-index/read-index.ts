@@ -92,6 +92,8 @@ export interface RunReadIndex {
    * until it moves on (`src/middleware/read-cache.ts` keys anonymous answers with it).
    */
   changes(): number;
+  /** Whether the index answers reads now (`status().state === 'ready'`, without building the status). */
+  isReady(): boolean;
   status(): ReadIndexStatus;
 }
 
@@ -191,6 +193,10 @@ export class ReadIndexKeeper implements RunReadIndex {
     this.connecting = null;
     await Promise.all([...clients.map((client) => client && endClient(client)), this.filling]);
     this.docFile?.close();
+  }
+
+  isReady(): boolean {
+    return this.state === 'ready';
   }
 
   status(): ReadIndexStatus {
@@ -567,5 +573,6 @@ export const noReadIndex: RunReadIndex = {
   resolved: (_key, resolve) => resolve(),
   fresh: (_key, load) => load(),
   changes: () => 0,
+  isReady: () => false,
   status: () => ({ state: 'off', runs: null, documents: { store: 'memory', held: 0, filling: false } }),
 };

@@ -31,7 +31,7 @@ export function facetContext(
   const scopes = new Map<string, Promise<string[]>>();
   /** The catalogue's model links while the index is ready (loaded once per catalogue change), when they can answer for the name; else null: ask Postgres. */
   const linksFor = async (hfId: string): Promise<ModelLinks | null> => {
-    if (readIndex.status().state !== 'ready') return null;
+    if (!readIndex.isReady()) return null;
     const links = await readIndex.resolved('model-links', () => ModelLinks.load(db));
     return links.answers(hfId) ? links : null;
   };
@@ -61,7 +61,7 @@ export function facetContext(
       const { key, conditions } = hardwareProfileFilter(registry.facets, query);
       // While the index is ready, from the copy of the profiles (loaded once per catalogue change).
       hardware ??= readIndex.resolved(`${registry.name}-hardware:${key}`, async () =>
-        readIndex.status().state === 'ready'
+        readIndex.isReady()
           ? (await readIndex.resolved('hardware-profiles', () => ProfileTable.load(db))).matching(conditions)
           : db('hardware_profiles')
               .modify((q) => applyProfileConditions(q, conditions))
