@@ -2,7 +2,7 @@
  * Two app instances on one database, each with its own read index kept fresh by
  * LISTEN/NOTIFY (READ_INDEX_FRESHNESS=notify, as deployed): a change made through one is
  * visible through it at once (it waits for its own change before answering) and through
- * the other within one second. Also: /healthz says how an instance answers, and a lost
+ * the other within OTHER_INSTANCE_MS. Also: /healthz says how an instance answers, and a lost
  * listener connection makes the instance answer through the database and rebuild.
  */
 import { expect } from 'chai';
@@ -16,6 +16,13 @@ import { RUN_CHANGES_CHANNEL } from '../../src/runs/read-index/read-index.ts';
 import { fakeHubModels } from '../helpers/fake-hub.ts';
 
 const NOTIFY = { READ_INDEX_FRESHNESS: 'notify' };
+/**
+ * How soon the other instance must show a change. The notice arrives within milliseconds; the
+ * bound is what a check can prove on CI's machine, which runs three test files at once on two
+ * cores: each check is two HTTP round trips through supertest, and a check that had begun
+ * before the change arrived was seen to end past one second (two different cases, once each).
+ */
+const OTHER_INSTANCE_MS = 2000;
 
 describe('Read index: two instances on one database', function () {
   this.timeout(30_000);
@@ -35,10 +42,10 @@ describe('Read index: two instances on one database', function () {
   const listIds = async (app: Express, query = '') =>
     ((await request(app).get(`/api/speed-tests${query}`).expect(200)).body.benchmarks as { id: string }[]).map((row) => row.id);
 
-  /** Milliseconds until `seen` holds through `app` (fails past one second). */
-  async function within1s(app: Express, seen: (app: Express) => Promise<boolean>): Promise<number> {
+  /** Milliseconds until `seen` holds through `app` (fails past OTHER_INSTANCE_MS). */
+  async function seenByOther(app: Express, seen: (app: Express) => Promise<boolean>): Promise<number> {
     const started = Date.now();
-    await waitFor(() => seen(app), 1000, 'the change through the other instance');
+    await waitFor(() => seen(app), OTHER_INSTANCE_MS, 'the change through the other instance');
     return Date.now() - started;
   }
 
@@ -62,30 +69,30 @@ describe('Read index: two instances on one database', function () {
     expect(await readIndexOf(ctx.app)).to.deep.equal({ state: 'ready', runs: 1, documents: { store: 'file', held: 1, filling: false } });
   });
 
-  it('shows a submission through the instance that took it at once, and through the other within a second', async () => {
+  it('shows a submission through the instance that took it at once, and through the other within two seconds', async () => {
     const run = await submitRun(ctx, submitter, { tokSOut: 61.5 });
     expect(await boardIds(ctx.app), 'the submitting instance').to.include(run.id);
     expect(await listIds(ctx.app), 'the submitting instance').to.include(run.id);
-    await within1s(other, async (app) => (await boardIds(app)).includes(run.id) && (await listIds(app)).includes(run.id));
+    await seenByOther(other, async (app) => (await boardIds(app)).includes(run.id) && (await listIds(app)).includes(run.id));
     expect((await request(other).get('/api/leaderboard').expect(200)).body.total).to.equal(2);
   });
 
-  it("takes a rejected run out of both: the admin's instance at once, the other within a second", async () => {
+  it("takes a rejected run out of both: the admin's instance at once, the other within two seconds", async () => {
     const run = await submitRun(ctx, submitter, { tokSOut: 63 });
-    await within1s(other, async (app) => (await boardIds(app)).includes(run.id));
+    await seenByOther(other, async (app) => (await boardIds(app)).includes(run.id));
     await admin.agent.post(`/admin/runs/${run.id}/reject`).type('form').send({ _csrf: admin.csrf, reason: 'implausible' }).expect(303);
     expect(await boardIds(ctx.app)).not.to.include(run.id);
-    await within1s(other, async (app) => !(await boardIds(app)).includes(run.id) && !(await listIds(app)).includes(run.id));
+    await seenByOther(other, async (app) => !(await boardIds(app)).includes(run.id) && !(await listIds(app)).includes(run.id));
   });
 
-  it("follows an owner's correction (moved, new figures) and withdrawal in both: the owner's instance at once, the other within a second", async () => {
+  it("follows an owner's correction (moved, new figures) and withdrawal in both: the owner's instance at once, the other within two seconds", async () => {
     const run = await submitRun(ctx, submitter, { tokSOut: 64 });
     const tokSOutOf = async (app: Express, query: string) =>
       ((await request(app).get(`/api/leaderboard${query}`).expect(200)).body.rows as { id: string; tokSOut: number }[]).find(
         (row) => row.id === run.id,
       )?.tokSOut;
     // The other instance has read (and cached) the run's document before it changes.
-    await within1s(other, async (app) => (await tokSOutOf(app, '')) === 64);
+    await seenByOther(other, async (app) => (await tokSOutOf(app, '')) === 64);
     const owner = { Authorization: `Bearer ${submitter.key}` };
     await request(ctx.app)
       .patch(`/api/speed-tests/${run.id}`)
@@ -94,7 +101,7 @@ describe('Read index: two instances on one database', function () {
       .expect(200);
     expect(await tokSOutOf(ctx.app, '?hwClass=CPU_ONLY'), "the owner's instance").to.equal(12.5);
     expect(await boardIds(ctx.app, '?hwClass=DISCRETE_GPU')).not.to.include(run.id);
-    await within1s(
+    await seenByOther(
       other,
       async (app) =>
         (await tokSOutOf(app, '?hwClass=CPU_ONLY')) === 12.5 && !(await boardIds(app, '?hwClass=DISCRETE_GPU')).includes(run.id),
@@ -103,7 +110,7 @@ describe('Read index: two instances on one database', function () {
     await request(ctx.app).delete(`/api/speed-tests/${run.id}`).set(owner).expect(200);
     expect(await boardIds(ctx.app)).not.to.include(run.id);
     expect(await listIds(ctx.app)).not.to.include(run.id);
-    await within1s(other, async (app) => !(await boardIds(app)).includes(run.id) && !(await listIds(app)).includes(run.id));
+    await seenByOther(other, async (app) => !(await boardIds(app)).includes(run.id) && !(await listIds(app)).includes(run.id));
   });
 
   it('moves runs between verified and unverified in both when their user is verified', async () => {
@@ -126,7 +133,7 @@ describe('Read index: two instances on one database', function () {
       .expect(303);
     const verified = await boardIds(other, '?verified=true');
     expect(verified, 'the instance that verified').to.have.length(2);
-    await within1s(
+    await seenByOther(
       ctx.app,
       async (app) => (await boardIds(app, '?verified=true')).length === 2 && (await boardIds(app, '?verified=false')).length === 0,
     );
@@ -178,7 +185,7 @@ describe('Read index: two instances on one database', function () {
  * Names resolve to ids through the catalogue (a model's tree, the profiles a GPU or
  * hardware name matches, a username's user), and each instance keeps those resolutions
  * while its index is ready. A new model in a tree, a new profile, a new or renamed user must
- * still show at once through the instance that wrote it and within a second through one
+ * still show at once through the instance that wrote it and within OTHER_INSTANCE_MS through one
  * that had resolved the name before: the catalogue triggers' `catalogue` notice drops them.
  */
 describe('Read index: names resolved through the catalogue stay fresh on two instances', function () {
@@ -199,7 +206,7 @@ describe('Read index: names resolved through the catalogue stay fresh on two ins
     const run = await write();
     const expected = Array<string>(copies).fill(run.id);
     expect(await view(ctx.app), 'the instance that took it').to.deep.equal(expected);
-    await waitFor(async () => JSON.stringify(await view(other)) === JSON.stringify(expected), 1000, 'the other instance');
+    await waitFor(async () => JSON.stringify(await view(other)) === JSON.stringify(expected), OTHER_INSTANCE_MS, 'the other instance');
   }
 
   before(async () => {
@@ -215,10 +222,11 @@ describe('Read index: names resolved through the catalogue stay fresh on two ins
   it("a model new to a tree: its runs join the tree root's list", async () => {
     const base = await submitRun(ctx, submitter, { hfId: fakeHubModels.dense });
     const tree = { hfId: fakeHubModels.dense };
-    for (const app of [ctx.app, other]) await waitFor(async () => (await listIds(app, tree)).includes(base.id), 1000, 'the base run');
+    for (const app of [ctx.app, other])
+      await waitFor(async () => (await listIds(app, tree)).includes(base.id), OTHER_INSTANCE_MS, 'the base run');
     const finetune = await submitRun(ctx, submitter, { hfId: fakeHubModels.finetune });
     expect(await listIds(ctx.app, tree), 'the instance that took it').to.include(finetune.id);
-    await waitFor(async () => (await listIds(other, tree)).includes(finetune.id), 1000, 'the other instance');
+    await waitFor(async () => (await listIds(other, tree)).includes(finetune.id), OTHER_INSTANCE_MS, 'the other instance');
   });
 
   it('a hardware profile new to a GPU name: in the list by gpuName and on the board by hardwareName', async () => {
@@ -284,7 +292,7 @@ describe('Read index: names resolved through the catalogue stay fresh on two ins
     for (const app of [ctx.app, other]) {
       await waitFor(
         async () => (await listIds(app, { username: renamed })).length === 1 && (await listIds(app, { username })).length === 0,
-        1000,
+        OTHER_INSTANCE_MS,
         'the rename',
       );
     }
