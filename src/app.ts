@@ -181,14 +181,14 @@ export function createApp(input: AppDepsInput): express.Express {
   app.get('/healthz', healthController(context).show);
   // Before the session: a client over its budget costs no database work.
   for (const limiter of readLimits(config, logger)) app.use(limiter);
-  // Before the session too: an anonymous read answered from memory needs none of what follows.
   /** Large anonymous answers kept as made (closed with the app). */
   let answerFile: BytesByTicket | null = null;
+  // Before the session too: an anonymous read answered from memory needs none of what follows.
   if (context.readIndexKeeper) {
     const paths = new Set(['/', ...apiOperations(profile).flatMap((op) => (op.method === 'get' && op.followsReadIndex ? [op.path] : []))]);
     const clockMoved = clockMovedParameters();
     const { answerCacheBytes, answerFileBytes, documentDirectory } = config.readIndex;
-    answerFile = answerCacheBytes > 0 && answerFileBytes > 0 ? new BytesByTicket(answerFileBytes, documentDirectory) : null;
+    answerFile = answerFileBytes > 0 ? new BytesByTicket(answerFileBytes, documentDirectory) : null;
     app.use(
       readCache({
         readIndex: context.readIndexKeeper,

@@ -163,7 +163,7 @@ export interface Config {
     documentDirectory?: string;
     /** Bytes of anonymous read answers kept in memory until the next change (src/middleware/read-cache.ts); 0: none. */
     answerCacheBytes: number;
-    /** Bytes of the file large kept answers are kept in as made (page cache, not memory); 0: kept compressed in memory. */
+    /** Bytes of the file large kept answers are kept in as made (page cache, not memory); 0: kept compressed in memory (or none kept). */
     answerFileBytes: number;
   };
   /** How often this instance re-judges the runs of devices whose peers changed, ms; 0: never (another instance does). */
@@ -266,7 +266,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       documentFileBytes: e.READ_INDEX_DOCUMENT_FILE_MB * 1024 * 1024,
       documentDirectory: e.READ_INDEX_DOCUMENT_DIR,
       answerCacheBytes: e.READ_INDEX_ANSWER_CACHE_MB * 1024 * 1024,
-      answerFileBytes: e.READ_INDEX_ANSWER_FILE_MB * 1024 * 1024,
+      // No answer file where no answers are kept.
+      answerFileBytes: e.READ_INDEX_ANSWER_CACHE_MB > 0 ? e.READ_INDEX_ANSWER_FILE_MB * 1024 * 1024 : 0,
     },
     peerRejudgeIntervalMs: e.PEER_REJUDGE_INTERVAL_MS,
     execute: {

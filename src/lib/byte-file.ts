@@ -81,22 +81,25 @@ export class ByteFile implements KeyedBytes<number> {
 
   /** The value's bytes as a view into a buffer reused by the next `get`, or undefined. */
   get(key: number): Buffer | undefined {
-    if (!this.has(key) || this.fd === null) return undefined;
-    const length = this.lengths[key]!;
-    if (length > this.scratch.length) this.scratch = Buffer.allocUnsafeSlow(Math.max(length, this.scratch.length * 2));
-    const read = readSync(this.fd, this.scratch, 0, length, this.starts[key]! * ALIGN);
-    if (read !== length) throw new Error(`byte file: read ${read} of ${length} bytes`);
-    return this.scratch.subarray(0, length);
+    return this.read(key, (length) => {
+      if (length > this.scratch.length) this.scratch = Buffer.allocUnsafeSlow(Math.max(length, this.scratch.length * 2));
+      return this.scratch;
+    });
   }
 
   /** The value's bytes in a buffer of their own (to send, or to keep past the next `get`), or undefined. */
   copyOf(key: number): Buffer | undefined {
+    return this.read(key, (length) => Buffer.allocUnsafeSlow(length));
+  }
+
+  /** Reads the value into the start of the buffer `into` gives for its length; undefined when it is not held. */
+  private read(key: number, into: (length: number) => Buffer): Buffer | undefined {
     if (!this.has(key) || this.fd === null) return undefined;
     const length = this.lengths[key]!;
-    const copy = Buffer.allocUnsafeSlow(length);
-    const read = readSync(this.fd, copy, 0, length, this.starts[key]! * ALIGN);
+    const target = into(length);
+    const read = readSync(this.fd, target, 0, length, this.starts[key]! * ALIGN);
     if (read !== length) throw new Error(`byte file: read ${read} of ${length} bytes`);
-    return copy;
+    return target.subarray(0, length);
   }
 
   /** Keeps the value (a string as its UTF-8 bytes); an empty one, or one larger than the file, is not kept. Says whether it was. */

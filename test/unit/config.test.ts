@@ -86,8 +86,9 @@ describe('config', () => {
       loadConfig({ ...withoutFiles, READ_INDEX_ANSWER_FILE_MB: '0' }).readIndex,
       'a directory that is not used is not checked',
     ).to.include({ documentFileBytes: 0, answerFileBytes: 0, documentDirectory: '/nonexistent/bench' });
-    expect(loadConfig({ ...withoutFiles, READ_INDEX_ANSWER_CACHE_MB: '0' }).readIndex, 'nor with no answers kept').to.include({
+    expect(loadConfig({ ...withoutFiles, READ_INDEX_ANSWER_CACHE_MB: '0' }).readIndex, 'nor with no answers kept (so no file)').to.include({
       answerCacheBytes: 0,
+      answerFileBytes: 0,
     });
     expect(() => loadConfig(withoutFiles), 'the answer file alone goes there too').to.throw(/^READ_INDEX_DOCUMENT_DIR: /);
     const directory = tempDataDir();
