@@ -81,25 +81,32 @@ export class ByteFile implements KeyedBytes<number> {
 
   /** The value's bytes as a view into a buffer reused by the next `get`, or undefined. */
   get(key: number): Buffer | undefined {
-    return this.read(key, (length) => {
-      if (length > this.scratch.length) this.scratch = Buffer.allocUnsafeSlow(Math.max(length, this.scratch.length * 2));
-      return this.scratch;
-    });
+    const length = this.lengthOf(key);
+    if (length === 0) return undefined;
+    if (length > this.scratch.length) this.scratch = Buffer.allocUnsafeSlow(Math.max(length, this.scratch.length * 2));
+    return this.scratch.subarray(0, this.readInto(key, this.scratch, 0));
   }
 
   /** The value's bytes in a buffer of their own (to send, or to keep past the next `get`), or undefined. */
   copyOf(key: number): Buffer | undefined {
-    return this.read(key, (length) => Buffer.allocUnsafeSlow(length));
+    const length = this.lengthOf(key);
+    if (length === 0) return undefined;
+    const bytes = Buffer.allocUnsafeSlow(length);
+    this.readInto(key, bytes, 0);
+    return bytes;
   }
 
-  /** Reads the value into the start of the buffer `into` gives for its length; undefined when it is not held. */
-  private read(key: number, into: (length: number) => Buffer): Buffer | undefined {
-    if (!this.has(key) || this.fd === null) return undefined;
-    const length = this.lengths[key]!;
-    const target = into(length);
-    const read = readSync(this.fd, target, 0, length, this.starts[key]! * ALIGN);
+  lengthOf(key: number): number {
+    return this.fd !== null && this.has(key) ? this.lengths[key]! : 0;
+  }
+
+  /** Reads the value straight into `target` at `at` (one `pread`, no buffer between); the bytes read, 0 when it is not held. */
+  readInto(key: number, target: Uint8Array, at: number): number {
+    const length = this.lengthOf(key);
+    if (length === 0) return 0;
+    const read = readSync(this.fd!, target, at, length, this.starts[key]! * ALIGN);
     if (read !== length) throw new Error(`byte file: read ${read} of ${length} bytes`);
-    return target.subarray(0, length);
+    return length;
   }
 
   /** Keeps the value (a string as its UTF-8 bytes); an empty one, or one larger than the file, is not kept. Says whether it was. */

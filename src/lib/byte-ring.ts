@@ -17,6 +17,10 @@ export interface KeyedBytes<K> {
   has(key: K): boolean;
   /** The value's bytes, as a view valid until the store's next call. */
   get(key: K): Buffer | undefined;
+  /** The value's length in bytes; 0 when it is not held. */
+  lengthOf(key: K): number;
+  /** Copies the value into `target` at `at`; the bytes copied, 0 when it is not held. */
+  readInto(key: K, target: Uint8Array, at: number): number;
   /** Keeps the value (a string as its UTF-8 bytes); says whether it was kept. */
   set(key: K, value: string | Uint8Array): boolean;
   delete(key: K): void;
@@ -68,6 +72,17 @@ export class ByteRing<K> implements KeyedBytes<K> {
     if (!entry || !this.bytes) return undefined;
     const start = entry.at % this.capacity;
     return this.bytes.subarray(start, start + entry.length);
+  }
+
+  lengthOf(key: K): number {
+    return this.entries.get(key)?.length ?? 0;
+  }
+
+  readInto(key: K, target: Uint8Array, at: number): number {
+    const bytes = this.get(key);
+    if (!bytes) return 0;
+    target.set(bytes, at);
+    return bytes.length;
   }
 
   /** Keeps the value (a string is kept as its UTF-8 bytes); one larger than the ring is not kept. Says whether it was. */

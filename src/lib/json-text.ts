@@ -13,27 +13,40 @@ export class JsonText {
 /** A JSON array of ready JSON texts. */
 export const jsonArray = (items: readonly string[]): JsonText => new JsonText(`[${items.join(',')}]`);
 
-/** JSON as pieces of text, in order, written into one buffer (or joined into one text) only when asked. */
-export class JsonPieces {
-  readonly pieces: string[] = [];
+/**
+ * JSON as a text or as its UTF-8 bytes: stored documents read from the read index's file come
+ * as bytes, and are copied into an answer as they are (never decoded to a string and encoded back).
+ */
+export type JsonChunk = string | Buffer;
 
-  push(...pieces: string[]): this {
+/** A piece of a chunk, as `String.prototype.slice` and `Buffer.prototype.subarray` take their bounds. */
+export const sliceChunk = (chunk: JsonChunk, start: number, end?: number): JsonChunk =>
+  typeof chunk === 'string' ? chunk.slice(start, end) : chunk.subarray(start, end);
+
+/** The chunk as a text (for readers that parse it). */
+export const chunkText = (chunk: JsonChunk): string => (typeof chunk === 'string' ? chunk : chunk.toString());
+
+/** JSON as pieces of text or bytes, in order, written into one buffer (or joined into one text) only when asked. */
+export class JsonPieces {
+  readonly pieces: JsonChunk[] = [];
+
+  push(...pieces: JsonChunk[]): this {
     for (const piece of pieces) this.pieces.push(piece);
     return this;
   }
 
   /** The pieces as one text (for readers that parse it). */
   text(): string {
-    return this.pieces.join('');
+    return this.pieces.map(chunkText).join('');
   }
 
-  /** The pieces' UTF-8 bytes in one buffer, each piece encoded straight into it. */
+  /** The pieces' UTF-8 bytes in one buffer: texts encoded straight into it, bytes copied. */
   bytes(): Buffer {
     let length = 0;
-    for (const piece of this.pieces) length += Buffer.byteLength(piece);
+    for (const piece of this.pieces) length += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
     const out = Buffer.allocUnsafe(length);
     let at = 0;
-    for (const piece of this.pieces) at += out.write(piece, at);
+    for (const piece of this.pieces) at += typeof piece === 'string' ? out.write(piece, at) : piece.copy(out, at);
     return out;
   }
 }

@@ -4,7 +4,7 @@
  * reader's reaction replacing the trailing null), and the leaderboard and list pages
  * around them. Services and the HTTP layer both shape runs through these.
  */
-import { JsonPieces, jsonArray, jsonObject } from '../lib/json-text.ts';
+import { type JsonChunk, JsonPieces, chunkText, jsonArray, jsonObject, sliceChunk } from '../lib/json-text.ts';
 import type { RevisionProfile } from '../revisions.ts';
 import type { LeaderboardPage } from './reads/leaderboard.service.ts';
 import type { SpeedTestList } from './reads/results-list.ts';
@@ -32,11 +32,11 @@ export function speedTestRunForRevision<Run extends SpeedTestRun>(profile: Revis
 }
 
 /** The stored document in pieces, with the reader's reaction in place of its trailing null. */
-function documentPieces({ document, my_emoji }: SpeedTestDocumentRow): [string] | [string, string] {
-  return my_emoji === null ? [document] : [document.slice(0, -MY_EMOJI_NULL_TAIL.length), `${JSON.stringify(my_emoji)}}`];
+function documentPieces({ document, my_emoji }: SpeedTestDocumentRow): [JsonChunk] | [JsonChunk, string] {
+  return my_emoji === null ? [document] : [sliceChunk(document, 0, -MY_EMOJI_NULL_TAIL.length), `${JSON.stringify(my_emoji)}}`];
 }
 
-const withMyEmoji = (row: SpeedTestDocumentRow): string => documentPieces(row).join('');
+const withMyEmoji = (row: SpeedTestDocumentRow): string => documentPieces(row).map(chunkText).join('');
 
 /** The run as a JSON text in the revision's shape (for revision 3 without parsing it). */
 export function speedTestJson(profile: RevisionProfile, row: SpeedTestDocumentRow): string {
@@ -60,7 +60,7 @@ export function documentArray(rows: readonly SpeedTestDocumentRow[], rankFrom?: 
     const [first, ...rest] = documentPieces(row);
     if (i > 0) out.push(',');
     if (rankFrom === undefined) out.push(first);
-    else out.push(`{"rank":${rankFrom + i},`, first.slice(1));
+    else out.push(`{"rank":${rankFrom + i},`, sliceChunk(first, 1));
     out.push(...rest);
   });
   return out.push(']');

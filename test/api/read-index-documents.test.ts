@@ -116,7 +116,8 @@ describe('read index documents kept within a byte budget', function () {
       othersDone();
       const documents = await pending;
       expect(documents.map((d) => d.slot)).to.deep.equal(page);
-      for (const { slot, document } of documents) expect((JSON.parse(document) as { id: string }).id).to.equal(current.idOf(slot));
+      for (const { slot, document } of documents)
+        expect((JSON.parse(document.toString()) as { id: string }).id).to.equal(current.idOf(slot));
     } finally {
       client.acquireConnection = acquire;
       await keeper.close();
@@ -144,8 +145,15 @@ describe('read index documents kept within a byte budget', function () {
       const everySlot = Array.from({ length: index.slotCount }, (_, slot) => slot).filter((slot) => index.holdsSlot(slot));
       const { queries } = await reads(everySlot);
       expect(queries).to.equal(0);
-      for (const { slot, document } of await keeper.documents(index, everySlot.slice(0, 50)))
-        expect((JSON.parse(document) as { id: string }).id).to.equal(index.idOf(slot));
+      const page = await keeper.documents(index, everySlot.slice(0, 50));
+      for (const { slot, document } of page) expect((JSON.parse(document.toString()) as { id: string }).id).to.equal(index.idOf(slot));
+      // Read straight from the file into one buffer, back to back: no string, no buffer per document.
+      const { buffer, byteOffset } = page[0]!.document;
+      let at = byteOffset;
+      for (const { document } of page) {
+        expect([document.buffer === buffer, document.byteOffset]).to.deep.equal([true, at]);
+        at += document.length;
+      }
       await keeper.close();
     });
 
@@ -154,7 +162,7 @@ describe('read index documents kept within a byte budget', function () {
       await filled(keeper);
       const index = (await keeper.current())!;
       const id = index.idOf(7);
-      const before = (await keeper.documents(index, [7]))[0]!.document;
+      const before = (await keeper.documents(index, [7]))[0]!.document.toString();
       // A change the triggers notify: the slot's document leaves the file until it is read again.
       await ctx.db.raw(
         `update speed_test_run_documents set document = jsonb_set(document::jsonb, '{notes}', '"changed"')::text where run_id = ?`,
@@ -162,7 +170,7 @@ describe('read index documents kept within a byte budget', function () {
       );
       await keeper.caughtUp();
       expect((await reads([7])).queries).to.equal(1);
-      const after = (await keeper.documents(index, [7]))[0]!.document;
+      const after = (await keeper.documents(index, [7]))[0]!.document.toString();
       expect(after).to.not.equal(before);
       expect((JSON.parse(after) as { notes: string }).notes).to.equal('changed');
       expect((await reads([7])).queries).to.equal(0);
@@ -208,7 +216,9 @@ describe('read index documents kept within a byte budget', function () {
       await keeper.documents(current, half);
       await waitFor(() => !keeper.status().documents.filling && keeper.status().documents.held === current.count, 30_000, 'filled again');
       expect((await reads(everySlot)).queries).to.equal(0);
-      const notes = (await keeper.documents(current, half)).map(({ document }) => (JSON.parse(document) as { notes: string }).notes);
+      const notes = (await keeper.documents(current, half)).map(
+        ({ document }) => (JSON.parse(document.toString()) as { notes: string }).notes,
+      );
       expect(new Set(notes)).to.deep.equal(new Set(['rewritten']));
       await keeper.close();
     });

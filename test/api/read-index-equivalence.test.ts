@@ -196,9 +196,12 @@ describe('Read index: the same answers as the SQL path', function () {
   async function compareList({ query, viewer }: { query: SpeedTestListQuery; viewer: boolean }): Promise<void> {
     const viewerOf = viewer ? viewerId : null;
     const [sql, indexed] = await Promise.all([sqlList().list(query, viewerOf), indexList().list(query, viewerOf)]);
-    expect({ ...indexed, benchmarks: indexed.benchmarks.map((row) => JSON.parse(row.document)) }, JSON.stringify(query)).to.deep.equal({
+    expect(
+      { ...indexed, benchmarks: indexed.benchmarks.map((row) => JSON.parse(row.document.toString())) },
+      JSON.stringify(query),
+    ).to.deep.equal({
       ...sql,
-      benchmarks: sql.benchmarks.map((row) => JSON.parse(row.document)),
+      benchmarks: sql.benchmarks.map((row) => JSON.parse(row.document.toString())),
     });
     expect(indexed.benchmarks.map((row) => row.my_emoji)).to.deep.equal(sql.benchmarks.map((row) => row.my_emoji));
     if (sql.benchmarks.length > 0) withRows.list += 1;

@@ -40,6 +40,20 @@ describe('ByteFile: byte strings by key in a file of their own', () => {
     expect(file.has(1_000_000)).to.equal(false);
   });
 
+  it('reads a value straight into a buffer at a given place, and tells its length beforehand', () => {
+    const file = make(1024);
+    file.set(3, 'Grüße');
+    file.set(5, 'ab');
+    const page = Buffer.alloc(12, '.');
+    expect([file.lengthOf(3), file.lengthOf(5), file.lengthOf(4)]).to.deep.equal([7, 2, 0]);
+    expect(file.readInto(3, page, 2)).to.equal(7);
+    expect(file.readInto(5, page, 9)).to.equal(2);
+    expect(file.readInto(4, page, 0)).to.equal(0);
+    expect(page.toString()).to.equal('..Grüßeab.');
+    file.close();
+    expect([file.lengthOf(3), file.readInto(3, page, 0)]).to.deep.equal([0, 0]);
+  });
+
   it('writes a batch in one go, the last value of a key given twice winning', () => {
     const file = make(1024);
     expect(

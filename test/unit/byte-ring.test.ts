@@ -94,7 +94,16 @@ describe('ByteRing: a first-in-first-out store of bytes in one buffer', () => {
             head = end;
           });
           expect(ring.size).to.equal(model.size);
-          for (let key = 0; key <= 12; key += 1) expect(ring.get(key)?.toString(), `key ${key}`).to.equal(model.get(key)?.value);
+          for (let key = 0; key <= 12; key += 1) {
+            expect(ring.get(key)?.toString(), `key ${key}`).to.equal(model.get(key)?.value);
+            // Read into a page at an offset: the same bytes, and the length the store says.
+            const into = Buffer.alloc(64, '.');
+            const length = ring.readInto(key, into, 3);
+            expect(length)
+              .to.equal(ring.lengthOf(key))
+              .and.to.equal(model.get(key)?.value.length ?? 0);
+            expect(into.subarray(3, 3 + length).toString()).to.equal(model.get(key)?.value ?? '');
+          }
         },
       ),
       { numRuns: 300 },

@@ -14,6 +14,13 @@ describe('JSON answers written from pieces', () => {
     expect(new JsonPieces().bytes().length).to.equal(0);
   });
 
+  it('copies pieces that are bytes as they are, and decodes them for the text', () => {
+    const stored = Buffer.from('{"name":"Grüße ✓"}');
+    const pieces = new JsonPieces().push('[', stored, ',', stored.subarray(0, 8), '"x"}', ']');
+    expect(pieces.text()).to.equal('[{"name":"Grüße ✓"},{"name":"x"}]');
+    expect(pieces.bytes().equals(Buffer.from(pieces.text()))).to.equal(true);
+  });
+
   it('splices pieces, ready JSON and plain values into one object', () => {
     const rows = new JsonPieces().push('[', '{"id":"a"}', ']');
     const body = jsonObject({ rows, note: new JsonText('{"x":[1,2]}'), total: 3, skipped: undefined, label: 'é"' });
@@ -27,6 +34,9 @@ describe('JSON answers written from pieces', () => {
       { document: '{"id":"a","myEmoji":null}', my_emoji: null },
       { document: '{"id":"b","myEmoji":null}', my_emoji: '🔥' },
     ];
+    // Documents come as texts (the SQL path) or as bytes (the read index's file): the same answer.
+    for (const asBytes of [rows, rows.map((row) => ({ ...row, document: Buffer.from(row.document) }))])
+      expect(documentArray(asBytes, 51).bytes().equals(documentArray(rows, 51).bytes())).to.equal(true);
     const page = documentArray(rows, 51);
     expect(JSON.parse(page.text())).to.deep.equal([
       { rank: 51, id: 'a', myEmoji: null },

@@ -65,10 +65,11 @@ export interface RunReadIndex {
   /** The index, when built and listening; null means: answer through the SQL path. */
   current(): Promise<RunIndex | null>;
   /**
-   * The stored documents (revision 3 JSON) of a page `index` gave, in this order; runs gone
-   * meanwhile are left out. Cached by slot, so a cached page formats no run id.
+   * The stored documents (revision 3 JSON, as UTF-8 bytes: views into one buffer) of a page
+   * `index` gave, in this order; runs gone meanwhile are left out. Cached by slot, so a cached
+   * page formats no run id.
    */
-  documents(index: RunIndex, slots: readonly number[]): Promise<{ slot: number; document: string }[]>;
+  documents(index: RunIndex, slots: readonly number[]): Promise<{ slot: number; document: Buffer }[]>;
   /** Resolves once this instance has applied every run change committed before the call. */
   caughtUp(): Promise<void>;
   /**
@@ -267,7 +268,7 @@ export class ReadIndexKeeper implements RunReadIndex {
     return loading;
   }
 
-  async documents(index: RunIndex, slots: readonly number[]): Promise<{ slot: number; document: string }[]> {
+  async documents(index: RunIndex, slots: readonly number[]): Promise<{ slot: number; document: Buffer }[]> {
     // A page of an index replaced meanwhile is read whole from the database (its slots are not this cache's).
     const inCache = (slot: number) => index === this.index && this.docs.has(slot);
     /** Documents read from the database, and whether each may be cached (no change was notified while it was read). */
@@ -282,20 +283,35 @@ export class ReadIndexKeeper implements RunReadIndex {
       const keep = generation === this.docGeneration;
       missing.forEach((slot, at) => read.set(slot, { document: rows[at]?.document ?? null, keep }));
     }
-    const page = slots.flatMap((slot) => {
-      const document = read.has(slot) ? read.get(slot)!.document : this.docs.get(slot)!.toString();
-      return document === null ? [] : [{ slot, document }];
-    });
+    // The page's documents as views into one buffer: the cached ones read straight into it (from
+    // the file, one `pread` each), no string made of them (the answer copies the bytes as they are).
+    let length = 0;
+    for (const slot of slots) {
+      const fromDb = read.get(slot);
+      length += fromDb ? (fromDb.document === null ? 0 : Buffer.byteLength(fromDb.document)) : this.docs.lengthOf(slot);
+    }
+    const bytes = Buffer.allocUnsafe(length);
+    let at = 0;
+    const page: { slot: number; document: Buffer }[] = [];
+    const keep: [slot: number, document: Buffer][] = [];
+    for (const slot of slots) {
+      const fromDb = read.get(slot);
+      if (fromDb?.document === null) continue;
+      const start = at;
+      at += fromDb ? bytes.write(fromDb.document, at) : this.docs.readInto(slot, bytes, at);
+      const document = bytes.subarray(start, at);
+      page.push({ slot, document });
+      if (fromDb?.keep) keep.push([slot, document]);
+    }
     // Cached last, so that writing these over the oldest cannot take one this page was about to read.
-    if (index === this.index)
-      this.keepDocuments([...read].flatMap(([slot, { document, keep }]) => (keep && document !== null ? [[slot, document] as const] : [])));
+    if (index === this.index) this.keepDocuments(keep);
     // Writing these may have made the file start over (full of rewritten documents): it is filled again.
     if (read.size > 0) this.fillDocuments();
     return page;
   }
 
   /** Keeps documents read from the database; a file that cannot be written (a full disk) costs the page nothing. */
-  private keepDocuments(documents: readonly (readonly [slot: number, document: string])[]): void {
+  private keepDocuments(documents: readonly (readonly [slot: number, document: Uint8Array])[]): void {
     try {
       if (this.docFile) this.docFile.setMany(documents);
       else for (const [slot, document] of documents) this.docs.set(slot, document);

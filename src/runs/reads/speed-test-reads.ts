@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { JsonChunk } from '../../lib/json-text.ts';
 import type { RunIndex } from '../read-index/run-index.ts';
 import type { CountFact } from '../facets.ts';
 import { toSpeedTestRun } from '../run-json.ts';
@@ -12,9 +13,12 @@ import type { ServiceDeps } from '../../services/deps.ts';
  */
 export type SpeedTestRun = Record<string, unknown> & { id: string };
 
-/** A stored document and the reader's own reaction to that run (null for anonymous readers). */
+/**
+ * A stored document (a text from a query, bytes from the read index's documents) and the
+ * reader's own reaction to that run (null for anonymous readers).
+ */
 export interface SpeedTestDocumentRow {
-  document: string;
+  document: JsonChunk;
   my_emoji: string | null;
 }
 
