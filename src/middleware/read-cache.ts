@@ -271,8 +271,15 @@ export function readCache({
     }
     res.setHeader(CACHE_HEADER, 'miss');
     if (!computing) {
-      inFlight.set(key, new Promise<void>((resolve) => res.once('close', resolve)));
-      res.once('close', () => inFlight.delete(key));
+      inFlight.set(
+        key,
+        new Promise<void>((resolve) =>
+          res.once('close', () => {
+            inFlight.delete(key);
+            resolve();
+          }),
+        ),
+      );
     }
     keepWhenSent(req, res, key, movesWithClock);
     next();

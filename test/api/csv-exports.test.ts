@@ -94,6 +94,21 @@ describe('CSV exports and spreadsheet formulas', () => {
         expect(submitted.hardware.gpuName).to.equal(hostile.gpuName[0]);
         expect(submitted.engineVersion).to.equal(hostile.engineVersion[0]);
       });
+
+      it("streams without Node's listener-leak warning (a piped response carries many 'close' listeners)", async () => {
+        const warnings: string[] = [];
+        const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+        process.on('warning', onWarning);
+        try {
+          await download(path);
+          await download(path.replace('format=csv', 'format=jsonl'));
+          // Warnings are emitted on a later tick.
+          await new Promise((resolve) => setImmediate(resolve));
+        } finally {
+          process.off('warning', onWarning);
+        }
+        expect(warnings.filter((warning) => warning.startsWith('MaxListenersExceededWarning'))).to.deep.equal([]);
+      });
     });
   }
 });
