@@ -279,6 +279,11 @@ export class BytesByTicket {
     return this.has(ticket) ? this.file.copyOf(ticket % this.keys) : undefined;
   }
 
+  /** Reads the ticket's bytes into the start of `target` (one `pread`); the bytes read, 0 once they are gone. */
+  readInto(ticket: number, target: Uint8Array): number {
+    return this.has(ticket) ? this.file.readInto(ticket % this.keys, target, 0) : 0;
+  }
+
   drop(ticket: number): void {
     if (this.has(ticket)) this.file.delete(ticket % this.keys);
   }

@@ -28,6 +28,7 @@ import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants, g
 import type { Request, RequestHandler, Response } from 'express';
 import Negotiator from 'negotiator';
 import { createByteCache, ownBytes } from '../lib/byte-cache.ts';
+import { SendBuffers } from '../lib/send-buffers.ts';
 import type { BytesByTicket } from '../lib/byte-file.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { RunReadIndex } from '../runs/read-index/read-index.ts';
@@ -100,6 +101,7 @@ export function readCache({
   clock,
   maxBytes,
   answerFile = null,
+  sendBuffers = new SendBuffers(),
 }: {
   readIndex: RunReadIndex;
   /** Exact paths whose anonymous GET answers may be kept. */
@@ -119,6 +121,8 @@ export function readCache({
    * for brotli); null: they are compressed into memory at once.
    */
   answerFile?: BytesByTicket | null;
+  /** What plain answers read from the answer file are sent from (reused once sent). */
+  sendBuffers?: SendBuffers;
 }): RequestHandler & { keptBytes(): number } {
   const kept = createByteCache<KeptAnswer>(maxBytes, keptSize);
   /**
@@ -142,8 +146,9 @@ export function readCache({
   /**
    * The kept answer's body as this request takes it: brotli when the client takes it (as the
    * compression middleware would prefer it; that middleware leaves an encoded answer alone), made
-   * and kept with the answer at the first such request when only the file holds it; else gzipped
-   * or plain from `transcoded`. `plain` is the answer as made, when the request made it.
+   * and kept with the answer at the first such request when only the file holds it; plain from
+   * the file when it holds the answer; else gzipped or plain from `transcoded`. `plain` is the
+   * answer as made, when the request made it.
    */
   function bodyFor(req: Request, res: Response, key: string, answer: KeptAnswer, plain?: Buffer): Buffer {
     if (answer.encoding === 'identity') return answer.body!;
@@ -158,6 +163,12 @@ export function readCache({
       return body;
     }
     if (encoding === 'identity' && plain) return plain;
+    // Plain, from the answer file: read into a buffer reused once sent, rather than a copy kept (or a new buffer) per hit.
+    if (encoding === 'identity' && answer.ticket !== null && answerFile) {
+      const buffer = sendBuffers.forResponse(res, answer.plainLength);
+      const read = answerFile.readInto(answer.ticket, buffer);
+      if (read > 0) return buffer.subarray(0, read);
+    }
     const copyKey = copyKeyOf(encoding, key);
     let body = transcoded.get(copyKey);
     if (!body) {

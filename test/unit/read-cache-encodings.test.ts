@@ -11,29 +11,30 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BytesByTicket } from '../../src/lib/byte-file.ts';
+import { SendBuffers } from '../../src/lib/send-buffers.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { compress } from '../../src/middleware/compression.ts';
 import { answerStableUntil, readCache } from '../../src/middleware/read-cache.ts';
 import type { RunIndex } from '../../src/runs/read-index/run-index.ts';
 import { noReadIndex } from '../../src/runs/read-index/read-index.ts';
 
-/** An answer cache over a ready index whose change count `changes` gives, for these paths. */
-const cacheOf = (
+/** The options of an answer cache over a ready index whose change count `changes` gives, for these paths. */
+const cacheOptions = (
   paths: string[],
   {
     maxBytes = 1 << 20,
     changes = () => 1,
     answerFile = null,
   }: { maxBytes?: number; changes?: () => number; answerFile?: BytesByTicket | null } = {},
-) =>
-  readCache({
-    readIndex: { ...noReadIndex, current: async () => ({}) as RunIndex, changes },
-    paths: new Set(paths),
-    clockMoved: new Set(),
-    clock: systemClock,
-    maxBytes,
-    answerFile,
-  });
+) => ({
+  readIndex: { ...noReadIndex, current: async () => ({}) as RunIndex, changes },
+  paths: new Set(paths),
+  clockMoved: new Set<string>(),
+  clock: systemClock,
+  maxBytes,
+  answerFile,
+});
+const cacheOf = (...args: Parameters<typeof cacheOptions>) => readCache(cacheOptions(...args));
 
 /** An answer's bytes as sent (supertest inflates gzip and brotli), with its headers. */
 const rawFrom = (app: express.Express, path: string, accept: string) =>
@@ -273,6 +274,24 @@ describe('anonymous answers kept as made in the answer file', () => {
     expect(cache.keptBytes()).to.equal(compressedLength + 1024);
     for (const res of [first, plain, gzipped, brotli, brotliAgain]) expect(res.headers.etag).to.equal(first.headers.etag);
     expect(made).to.equal(1);
+  });
+
+  it('sends plain hits from the file in buffers reused once sent, every client getting its own page whole', async () => {
+    const sendBuffers = new SendBuffers();
+    const site = siteWith(readCache({ ...cacheOptions(['/page']), answerFile: fileOf(1 << 20), sendBuffers }));
+    const pages = ['1', '2', '3'];
+    for (const n of pages) await rawFrom(site, `/page?n=${n}`, 'identity').expect(200);
+    // Many at once, over pages of different bytes: a buffer reused before its response had gone would mix them.
+    const hits = await Promise.all(Array.from({ length: 24 }, (_, i) => rawFrom(site, `/page?n=${pages[i % 3]}`, 'identity').expect(200)));
+    hits.forEach((hit, i) =>
+      expect([hit.headers['x-read-cache'], (hit.body as Buffer).toString()]).to.deep.equal(['hit', pageText(pages[i % 3]!)]),
+    );
+    const reusable = sendBuffers.kept;
+    expect(reusable).to.be.within(1, 24);
+    // One at a time, each takes a buffer given back and gives it back again.
+    for (const n of pages) await rawFrom(site, `/page?n=${n}`, 'identity').expect(200);
+    expect(sendBuffers.kept).to.equal(reusable);
+    expect(made).to.equal(3);
   });
 
   it("sends a browser's miss compressed, and keeps that with the page", async () => {
