@@ -16,13 +16,27 @@
 import { closeSync, ftruncateSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { KeyedBytes } from './byte-ring.ts';
+import { ByteRing, type KeyedBytes, type RingStorage } from './byte-ring.ts';
 
 /** Values start at multiples of this, so a start fits 32 bits up to 32 GB of file. */
 const ALIGN = 8;
 const SCRATCH_MIN = 64 * 1024;
 /** The bytes a value of this length takes in the file. */
 const aligned = (length: number) => Math.ceil(length / ALIGN) * ALIGN;
+
+/**
+ * A new file in `directory`, open for reading and writing and already unlinked: it goes with
+ * the process however that ends. Opened at once, so a directory that cannot take it fails the
+ * app's start, not a page.
+ */
+function openUnlinkedFile(directory: string): number {
+  const folder = mkdtempSync(join(directory, 'byte-file-'));
+  try {
+    return openSync(join(folder, 'values'), 'w+', 0o600);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
 
 export class ByteFile implements KeyedBytes<number> {
   /** Null once closed. */
@@ -47,14 +61,7 @@ export class ByteFile implements KeyedBytes<number> {
     readonly capacity: number,
     directory = tmpdir(),
   ) {
-    // Opened at once, so a directory that cannot take it fails the app's start, not a page.
-    const folder = mkdtempSync(join(directory, 'byte-file-'));
-    const path = join(folder, 'values');
-    try {
-      this.fd = openSync(path, 'w+', 0o600);
-    } finally {
-      rmSync(folder, { recursive: true, force: true });
-    }
+    this.fd = openUnlinkedFile(directory);
   }
 
   /** Times the file started over because it was full. */
@@ -234,70 +241,104 @@ export class ByteFile implements KeyedBytes<number> {
   }
 }
 
+/** A `ByteRing`'s bytes in a file of their own (see `openUnlinkedFile`), read and written with `pread` and `pwrite`. */
+class FileRingStorage implements RingStorage {
+  /** Null once closed. */
+  private fd: number | null;
+
+  constructor(directory: string) {
+    this.fd = openUnlinkedFile(directory);
+  }
+
+  write(at: number, value: string | Uint8Array, length: number): void {
+    const bytes = typeof value === 'string' ? Buffer.from(value) : value;
+    if (this.fd === null) throw new Error('byte file: closed');
+    const written = writeSync(this.fd, bytes, 0, length, at);
+    if (written !== length) throw new Error(`byte file: wrote ${written} of ${length} bytes`);
+  }
+
+  readInto(at: number, length: number, target: Uint8Array, targetAt: number): void {
+    if (this.fd === null) throw new Error('byte file: closed');
+    const read = readSync(this.fd, target, targetAt, length, at);
+    if (read !== length) throw new Error(`byte file: read ${read} of ${length} bytes`);
+  }
+
+  view(at: number, length: number): Buffer {
+    const bytes = Buffer.allocUnsafeSlow(length);
+    this.readInto(at, length, bytes, 0);
+    return bytes;
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+}
+
 /**
- * Byte strings in a `ByteFile` by ticket, for values with no small key of their own (the
- * answer cache's pages, by address): `keep` hands out a ticket that reads the value back until
- * the file starts over or `keys` later values have been kept (keys are reused in turn, and a
- * reused key answers only its newest ticket).
+ * Byte strings in a file by ticket, for values with no small key of their own (the answer
+ * cache's pages, by address): `keep` hands out a ticket that reads the value back until later
+ * values have been written over it. The file is a ring (a `ByteRing` over it): each value is
+ * written after the newest and the oldest go as the writes come round to them, a few at a
+ * time, never all at once (a file that started over when full dropped every page it held, and
+ * each was asked for and made again in a burst).
  */
 export class BytesByTicket {
-  private readonly file: ByteFile;
-  /** The ticket each key was last given to. */
-  private readonly tickets: Float64Array;
+  private readonly storage: FileRingStorage;
+  private readonly ring: ByteRing<number>;
   private issued = 0;
 
-  constructor(
-    capacity: number,
-    directory?: string,
-    private readonly keys = 65_536,
-  ) {
-    this.file = new ByteFile(capacity, directory);
-    this.file.reserve(keys);
-    this.tickets = new Float64Array(keys);
+  /**
+   * @param capacity bytes of the file
+   * @param directory where the file is made (it is unlinked at once)
+   * @param maxValues values held at most (then the oldest go): the tickets' places take memory
+   */
+  constructor(capacity: number, directory = tmpdir(), maxValues = 65_536) {
+    this.storage = new FileRingStorage(directory);
+    this.ring = new ByteRing(capacity, maxValues, this.storage);
   }
 
   /** Keeps the bytes; null when they could not be (empty, larger than the file, or a failed write). */
   keep(bytes: Uint8Array): number | null {
+    if (bytes.length === 0) return null;
     const ticket = (this.issued += 1);
-    const key = ticket % this.keys;
-    this.tickets[key] = ticket;
     try {
-      return this.file.set(key, bytes) ? ticket : null;
+      return this.ring.set(ticket, bytes) ? ticket : null;
     } catch {
-      // A full disk: the caller keeps the value otherwise.
+      // A full disk, or a closed file: the caller keeps the value otherwise.
       return null;
     }
   }
 
   has(ticket: number): boolean {
-    const key = ticket % this.keys;
-    return this.tickets[key] === ticket && this.file.has(key);
+    return this.ring.has(ticket);
   }
 
   /** The ticket's bytes in a buffer of their own, or undefined once they are gone. */
   read(ticket: number): Buffer | undefined {
-    return this.has(ticket) ? this.file.copyOf(ticket % this.keys) : undefined;
+    return this.ring.has(ticket) ? this.ring.get(ticket) : undefined;
   }
 
   /** Reads the ticket's bytes into the start of `target` (one `pread`); the bytes read, 0 once they are gone. */
   readInto(ticket: number, target: Uint8Array): number {
-    return this.has(ticket) ? this.file.readInto(ticket % this.keys, target, 0) : 0;
+    return this.ring.readInto(ticket, target, 0);
   }
 
   drop(ticket: number): void {
-    if (this.has(ticket)) this.file.delete(ticket % this.keys);
+    this.ring.delete(ticket);
   }
 
   /** Values held, and the bytes they take. */
   get size(): number {
-    return this.file.size;
+    return this.ring.size;
   }
 
   get heldBytes(): number {
-    return this.file.heldBytes;
+    return this.ring.heldBytes;
   }
 
   close(): void {
-    this.file.close();
+    this.ring.clear();
+    this.storage.close();
   }
 }

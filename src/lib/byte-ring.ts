@@ -1,10 +1,11 @@
 /**
- * A first-in-first-out store of byte strings in one buffer allocated once: a value is written
- * after the newest and pushes out the oldest it overwrites. Nothing it keeps is a JavaScript
- * string or a buffer of its own, so keeping and dropping values makes no garbage for the
- * collector: a cache of run documents held as strings (promoted to the old generation, then
- * dropped) and as buffers (external memory counted against the old generation until a full
- * collection) each kept V8 marking the whole heap several times a second under a filter mix.
+ * A first-in-first-out store of byte strings in one buffer allocated once (or in a file, see
+ * `RingStorage`): a value is written after the newest and pushes out the oldest it overwrites.
+ * Nothing it keeps is a JavaScript string or a buffer of its own, so keeping and dropping
+ * values makes no garbage for the collector: a cache of run documents held as strings
+ * (promoted to the old generation, then dropped) and as buffers (external memory counted
+ * against the old generation until a full collection) each kept V8 marking the whole heap
+ * several times a second under a filter mix.
  *
  * `get` answers a view into the buffer: read it before the next `set`, which may overwrite it.
  */
@@ -27,8 +28,33 @@ export interface KeyedBytes<K> {
   clear(): void;
 }
 
+/** Where a ring's bytes are: places are offsets below the ring's capacity, and a value never straddles its end. */
+export interface RingStorage {
+  /** Writes the value's `length` bytes (a string's UTF-8) at `at`; throws when it cannot (a full disk, a closed file). */
+  write(at: number, value: string | Uint8Array, length: number): void;
+  /** Copies `length` bytes from `at` into `target` at `targetAt`. */
+  readInto(at: number, length: number, target: Uint8Array, targetAt: number): void;
+  /** The `length` bytes at `at`, as a view valid until the next call. */
+  view(at: number, length: number): Buffer;
+}
+
+/** A ring's bytes in one buffer of the process's memory, allocated on the first write. */
+function memoryStorage(capacity: number): RingStorage {
+  let bytes: Buffer | null = null;
+  const buffer = () => (bytes ??= Buffer.allocUnsafeSlow(capacity));
+  return {
+    write(at, value, length) {
+      if (typeof value === 'string') buffer().write(value, at, length, 'utf8');
+      else buffer().set(value, at);
+    },
+    readInto(at, length, target, targetAt) {
+      target.set(buffer().subarray(at, at + length), targetAt);
+    },
+    view: (at, length) => buffer().subarray(at, at + length),
+  };
+}
+
 export class ByteRing<K> implements KeyedBytes<K> {
-  private bytes: Buffer | null = null;
   /** Where each value starts, counted in bytes written since the ring was made (it never wraps), and its length. */
   private readonly entries = new Map<K, { at: number; length: number }>();
   /**
@@ -44,12 +70,13 @@ export class ByteRing<K> implements KeyedBytes<K> {
   private held = 0;
 
   /**
-   * @param capacity bytes of the one buffer (allocated on the first `set`)
+   * @param capacity bytes of the one buffer (allocated on the first `set`), or of the storage given
    * @param maxEntries values kept at most (then the oldest go)
    */
   constructor(
     readonly capacity: number,
     private readonly maxEntries = Number.POSITIVE_INFINITY,
+    private readonly storage: RingStorage = memoryStorage(capacity),
   ) {}
 
   /** Values held. */
@@ -66,12 +93,10 @@ export class ByteRing<K> implements KeyedBytes<K> {
     return this.entries.has(key);
   }
 
-  /** The value's bytes as a view into the ring (valid until the next `set`), or undefined. */
+  /** The value's bytes as a view into the ring (valid until the next call), or undefined. */
   get(key: K): Buffer | undefined {
     const entry = this.entries.get(key);
-    if (!entry || !this.bytes) return undefined;
-    const start = entry.at % this.capacity;
-    return this.bytes.subarray(start, start + entry.length);
+    return entry && this.storage.view(entry.at % this.capacity, entry.length);
   }
 
   lengthOf(key: K): number {
@@ -79,10 +104,10 @@ export class ByteRing<K> implements KeyedBytes<K> {
   }
 
   readInto(key: K, target: Uint8Array, at: number): number {
-    const bytes = this.get(key);
-    if (!bytes) return 0;
-    target.set(bytes, at);
-    return bytes.length;
+    const entry = this.entries.get(key);
+    if (!entry) return 0;
+    this.storage.readInto(entry.at % this.capacity, entry.length, target, at);
+    return entry.length;
   }
 
   /** Keeps the value (a string is kept as its UTF-8 bytes); one larger than the ring is not kept. Says whether it was. */
@@ -90,7 +115,6 @@ export class ByteRing<K> implements KeyedBytes<K> {
     this.delete(key);
     const length = typeof value === 'string' ? Buffer.byteLength(value) : value.length;
     if (length > this.capacity || this.maxEntries < 1) return false;
-    this.bytes ??= Buffer.allocUnsafeSlow(this.capacity);
     // A value never straddles the end: one that would starts at the next lap, and the bytes skipped stay unused.
     let at = this.head;
     if ((at % this.capacity) + length > this.capacity) at += this.capacity - (at % this.capacity);
@@ -111,9 +135,8 @@ export class ByteRing<K> implements KeyedBytes<K> {
       this.orderAt = this.orderAt.slice(this.oldest);
       this.oldest = 0;
     }
-    const start = at % this.capacity;
-    if (typeof value === 'string') this.bytes.write(value, start, length, 'utf8');
-    else this.bytes.set(value, start);
+    // Written before it is recorded: a write that fails (a full disk) keeps nothing of it.
+    this.storage.write(at % this.capacity, value, length);
     this.entries.set(key, { at, length });
     this.orderKeys.push(key);
     this.orderAt.push(at);

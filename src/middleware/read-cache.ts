@@ -186,7 +186,7 @@ export function readCache({
     return stored ?? brotliDecompressSync(answer.body!, { chunkSize: Math.max(MIN_CHUNK, answer.plainLength) });
   }
 
-  /** Whether the answer's bytes are still somewhere: in memory, or in the answer file (which may have started over). */
+  /** Whether the answer's bytes are still somewhere: in memory, or in the answer file (which writes new answers over its oldest). */
   const usable = (answer: KeptAnswer) => answer.body !== null || (answer.ticket !== null && answerFile?.has(answer.ticket) === true);
 
   /**

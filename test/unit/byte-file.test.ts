@@ -188,11 +188,11 @@ describe('BytesByTicket: byte strings by the ticket handed out when kept', () =>
     expect(store.read(second)).to.equal(undefined);
   });
 
-  it('answers no ticket once the file has started over, nor one whose key a later value took', () => {
+  it('answers no ticket once later values were written over it, nor past the count it holds', () => {
     const full = new BytesByTicket(64, directory);
     const old = full.keep(Buffer.alloc(40, 1))!;
     const newer = full.keep(Buffer.alloc(40, 2))!;
-    expect(full.has(old), 'the file started over for the newer value').to.equal(false);
+    expect(full.has(old), 'the newer value was written over it').to.equal(false);
     expect([...full.read(newer)!.subarray(0, 2)]).to.deep.equal([2, 2]);
     expect(full.keep(Buffer.alloc(100)), 'larger than the file').to.equal(null);
     expect(full.keep(Buffer.alloc(0)), 'empty').to.equal(null);
@@ -200,7 +200,7 @@ describe('BytesByTicket: byte strings by the ticket handed out when kept', () =>
 
     const fewKeys = new BytesByTicket(1 << 20, directory, 4);
     const tickets = Array.from({ length: 6 }, (_, i) => fewKeys.keep(Buffer.from(`value ${i}`))!);
-    // Four keys in turn: the fifth and sixth values took the first two tickets' keys.
+    // Four values at most: the fifth and sixth pushed out the first two.
     expect(tickets.map((ticket) => fewKeys.read(ticket)?.toString() ?? null)).to.deep.equal([
       null,
       null,
@@ -210,6 +210,20 @@ describe('BytesByTicket: byte strings by the ticket handed out when kept', () =>
       'value 5',
     ]);
     fewKeys.close();
+  });
+
+  it('is a ring: a full file loses its oldest values as new ones come round to them, never all at once', () => {
+    const ring = new BytesByTicket(100, directory);
+    const value = (i: number) => Buffer.alloc(30, i);
+    const tickets = [1, 2, 3].map((i) => ring.keep(value(i))!);
+    // The fourth does not fit after the third: it goes at the start, over the first only.
+    tickets.push(ring.keep(value(4))!);
+    expect(tickets.map((ticket) => ring.has(ticket))).to.deep.equal([false, true, true, true]);
+    for (const [i, ticket] of tickets.entries()) if (i > 0) expect(ring.read(ticket)!.equals(value(i + 1))).to.equal(true);
+    // Dropping one gives back no room in the middle (values stay in write order), but it is gone.
+    ring.drop(tickets[2]!);
+    expect([ring.size, ring.heldBytes, ring.has(tickets[2]!)]).to.deep.equal([2, 60, false]);
+    ring.close();
   });
 
   it('keeps nothing once closed, and says so rather than failing', () => {

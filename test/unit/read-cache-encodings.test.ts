@@ -306,8 +306,8 @@ describe('anonymous answers kept as made in the answer file', () => {
     expect(made).to.equal(1);
   });
 
-  it('makes a page again once the file has started over without it', async () => {
-    // Room for one page: the second starts the file over, and the first is gone from it.
+  it('makes a page again once the file has written another over it', async () => {
+    // Room for one page: the second is written over the first.
     const length = pageText('1').length;
     const site = siteWith(cacheOf(['/page'], { answerFile: fileOf(length + length / 2) }));
     for (const n of ['1', '2'])
