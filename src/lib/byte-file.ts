@@ -16,11 +16,11 @@
 import { closeSync, ftruncateSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ByteRing, type KeyedBytes, type RingStorage } from './byte-ring.ts';
+import { ByteRing, type KeyedBytes, ownCopyOf, type RingStorage } from './byte-ring.ts';
 
 /** Values start at multiples of this, so a start fits 32 bits up to 32 GB of file. */
 const ALIGN = 8;
-const SCRATCH_MIN = 64 * 1024;
+const WRITE_BUFFER_MIN = 64 * 1024;
 /** The bytes a value of this length takes in the file. */
 const aligned = (length: number) => Math.ceil(length / ALIGN) * ALIGN;
 
@@ -48,9 +48,8 @@ export class ByteFile implements KeyedBytes<number> {
   private end = 0;
   private count = 0;
   private held = 0;
-  /** `get` reads into this, and writes are packed into the other (each reused: they make no garbage). */
-  private scratch = Buffer.allocUnsafeSlow(SCRATCH_MIN);
-  private writeBuffer = Buffer.allocUnsafeSlow(SCRATCH_MIN);
+  /** Writes are packed into this (reused: it makes no garbage). */
+  private writeBuffer = Buffer.allocUnsafeSlow(WRITE_BUFFER_MIN);
   private startedOver = 0;
 
   /**
@@ -86,21 +85,8 @@ export class ByteFile implements KeyedBytes<number> {
     return key < this.lengths.length && this.lengths[key]! > 0;
   }
 
-  /** The value's bytes as a view into a buffer reused by the next `get`, or undefined. */
   get(key: number): Buffer | undefined {
-    const length = this.lengthOf(key);
-    if (length === 0) return undefined;
-    if (length > this.scratch.length) this.scratch = Buffer.allocUnsafeSlow(Math.max(length, this.scratch.length * 2));
-    return this.scratch.subarray(0, this.readInto(key, this.scratch, 0));
-  }
-
-  /** The value's bytes in a buffer of their own (to send, or to keep past the next `get`), or undefined. */
-  copyOf(key: number): Buffer | undefined {
-    const length = this.lengthOf(key);
-    if (length === 0) return undefined;
-    const bytes = Buffer.allocUnsafeSlow(length);
-    this.readInto(key, bytes, 0);
-    return bytes;
+    return ownCopyOf(this, key);
   }
 
   lengthOf(key: number): number {
@@ -263,12 +249,6 @@ class FileRingStorage implements RingStorage {
     if (read !== length) throw new Error(`byte file: read ${read} of ${length} bytes`);
   }
 
-  view(at: number, length: number): Buffer {
-    const bytes = Buffer.allocUnsafeSlow(length);
-    this.readInto(at, length, bytes, 0);
-    return bytes;
-  }
-
   close(): void {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
@@ -316,7 +296,7 @@ export class BytesByTicket {
 
   /** The ticket's bytes in a buffer of their own, or undefined once they are gone. */
   read(ticket: number): Buffer | undefined {
-    return this.ring.has(ticket) ? this.ring.get(ticket) : undefined;
+    return this.ring.get(ticket);
   }
 
   /** Reads the ticket's bytes into the start of `target` (one `pread`); the bytes read, 0 once they are gone. */

@@ -6,8 +6,6 @@
  * (promoted to the old generation, then dropped) and as buffers (external memory counted
  * against the old generation until a full collection) each kept V8 marking the whole heap
  * several times a second under a filter mix.
- *
- * `get` answers a view into the buffer: read it before the next `set`, which may overwrite it.
  */
 /** A store of byte strings by key: the read index keeps run documents in one (in memory or in a file). */
 export interface KeyedBytes<K> {
@@ -16,7 +14,7 @@ export interface KeyedBytes<K> {
   /** Bytes of the values held. */
   readonly heldBytes: number;
   has(key: K): boolean;
-  /** The value's bytes, as a view valid until the store's next call. */
+  /** The value's bytes in a buffer of their own, or undefined (reads on the hot path use `readInto`). */
   get(key: K): Buffer | undefined;
   /** The value's length in bytes; 0 when it is not held. */
   lengthOf(key: K): number;
@@ -29,13 +27,19 @@ export interface KeyedBytes<K> {
 }
 
 /** Where a ring's bytes are: places are offsets below the ring's capacity, and a value never straddles its end. */
+/** `get` of a store, through its `lengthOf` and `readInto`: one for both kinds of store. */
+export function ownCopyOf<K>(store: KeyedBytes<K>, key: K): Buffer | undefined {
+  if (!store.has(key)) return undefined;
+  const bytes = Buffer.allocUnsafeSlow(store.lengthOf(key));
+  store.readInto(key, bytes, 0);
+  return bytes;
+}
+
 export interface RingStorage {
   /** Writes the value's `length` bytes (a string's UTF-8) at `at`; throws when it cannot (a full disk, a closed file). */
   write(at: number, value: string | Uint8Array, length: number): void;
   /** Copies `length` bytes from `at` into `target` at `targetAt`. */
   readInto(at: number, length: number, target: Uint8Array, targetAt: number): void;
-  /** The `length` bytes at `at`, as a view valid until the next call. */
-  view(at: number, length: number): Buffer;
 }
 
 /** A ring's bytes in one buffer of the process's memory, allocated on the first write. */
@@ -50,7 +54,6 @@ function memoryStorage(capacity: number): RingStorage {
     readInto(at, length, target, targetAt) {
       target.set(buffer().subarray(at, at + length), targetAt);
     },
-    view: (at, length) => buffer().subarray(at, at + length),
   };
 }
 
@@ -93,10 +96,8 @@ export class ByteRing<K> implements KeyedBytes<K> {
     return this.entries.has(key);
   }
 
-  /** The value's bytes as a view into the ring (valid until the next call), or undefined. */
   get(key: K): Buffer | undefined {
-    const entry = this.entries.get(key);
-    return entry && this.storage.view(entry.at % this.capacity, entry.length);
+    return ownCopyOf(this, key);
   }
 
   lengthOf(key: K): number {
