@@ -3,33 +3,20 @@
  * to a file of its own and read back with pread. Checked against a plain Map of what was kept.
  * The answer cache keeps pages in one by ticket (BytesByTicket).
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { ByteFile, BytesByTicket } from '../../src/lib/byte-file.ts';
+import { useTempDirectory } from '../helpers/temp-directory.ts';
 
 describe('ByteFile: byte strings by key in a file of their own', () => {
-  let directory: string;
-  const files: ByteFile[] = [];
-  const make = (capacity: number) => {
-    const file = new ByteFile(capacity, directory);
-    files.push(file);
-    return file;
-  };
-
-  beforeEach(() => {
-    directory = mkdtempSync(join(tmpdir(), 'byte-file-test-'));
-  });
-  afterEach(() => {
-    for (const file of files.splice(0)) file.close();
-    rmSync(directory, { recursive: true, force: true });
-  });
+  const directory = useTempDirectory('byte-file-test-');
+  const make = (capacity: number) => directory.closeAfter(new ByteFile(capacity, directory.path()));
 
   it('gives back what was kept, strings as their UTF-8 bytes, and leaves no file behind', () => {
     const file = make(1024);
-    expect(readdirSync(directory)).to.deep.equal([]);
+    expect(readdirSync(directory.path())).to.deep.equal([]);
     expect(file.set(3, '{"name":"Grüße ✓"}')).to.equal(true);
     expect(file.set(70_000, Buffer.from([1, 2, 3]))).to.equal(true);
     expect(file.get(3)!.toString()).to.equal('{"name":"Grüße ✓"}');
@@ -124,7 +111,7 @@ describe('ByteFile: byte strings by key in a file of their own', () => {
   });
 
   it('fails at once in a directory it cannot write', () => {
-    expect(() => new ByteFile(1024, join(directory, 'missing'))).to.throw(/ENOENT/);
+    expect(() => new ByteFile(1024, join(directory.path(), 'missing'))).to.throw(/ENOENT/);
   });
 
   it('answers what a Map of the kept values answers, whatever the order of writes, deletes and batches', () => {
@@ -166,14 +153,10 @@ describe('ByteFile: byte strings by key in a file of their own', () => {
 });
 
 describe('BytesByTicket: byte strings by the ticket handed out when kept', () => {
-  let directory: string;
-  beforeEach(() => {
-    directory = mkdtempSync(join(tmpdir(), 'byte-ticket-test-'));
-  });
-  afterEach(() => rmSync(directory, { recursive: true, force: true }));
+  const directory = useTempDirectory('byte-ticket-test-');
 
   it('reads each value back by its ticket into a buffer of its own', () => {
-    const store = new BytesByTicket(1024, directory);
+    const store = new BytesByTicket(1024, directory.path());
     const first = store.keep(Buffer.from('first page'))!;
     const second = store.keep(Buffer.from('second page'))!;
     expect(first).to.not.equal(second);
@@ -189,7 +172,7 @@ describe('BytesByTicket: byte strings by the ticket handed out when kept', () =>
   });
 
   it('answers no ticket once later values were written over it, nor past the count it holds', () => {
-    const full = new BytesByTicket(64, directory);
+    const full = new BytesByTicket(64, directory.path());
     const old = full.keep(Buffer.alloc(40, 1))!;
     const newer = full.keep(Buffer.alloc(40, 2))!;
     expect(full.has(old), 'the newer value was written over it').to.equal(false);
@@ -198,7 +181,7 @@ describe('BytesByTicket: byte strings by the ticket handed out when kept', () =>
     expect(full.keep(Buffer.alloc(0)), 'empty').to.equal(null);
     full.close();
 
-    const fewKeys = new BytesByTicket(1 << 20, directory, 4);
+    const fewKeys = new BytesByTicket(1 << 20, directory.path(), 4);
     const tickets = Array.from({ length: 6 }, (_, i) => fewKeys.keep(Buffer.from(`value ${i}`))!);
     // Four values at most: the fifth and sixth pushed out the first two.
     expect(tickets.map((ticket) => fewKeys.read(ticket)?.toString() ?? null)).to.deep.equal([
@@ -213,7 +196,7 @@ describe('BytesByTicket: byte strings by the ticket handed out when kept', () =>
   });
 
   it('is a ring: a full file loses its oldest values as new ones come round to them, never all at once', () => {
-    const ring = new BytesByTicket(100, directory);
+    const ring = new BytesByTicket(100, directory.path());
     const value = (i: number) => Buffer.alloc(30, i);
     const tickets = [1, 2, 3].map((i) => ring.keep(value(i))!);
     // The fourth does not fit after the third: it goes at the start, over the first only.
@@ -227,7 +210,7 @@ describe('BytesByTicket: byte strings by the ticket handed out when kept', () =>
   });
 
   it('keeps nothing once closed, and says so rather than failing', () => {
-    const store = new BytesByTicket(1024, directory);
+    const store = new BytesByTicket(1024, directory.path());
     store.close();
     expect(store.keep(Buffer.from('late'))).to.equal(null);
   });

@@ -7,9 +7,6 @@
 import { expect } from 'chai';
 import express from 'express';
 import request from 'supertest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { BytesByTicket } from '../../src/lib/byte-file.ts';
 import { SendBuffers } from '../../src/lib/send-buffers.ts';
 import { systemClock } from '../../src/lib/clock.ts';
@@ -17,6 +14,7 @@ import { compress } from '../../src/middleware/compression.ts';
 import { answerStableUntil, readCache } from '../../src/middleware/read-cache.ts';
 import type { RunIndex } from '../../src/runs/read-index/run-index.ts';
 import { noReadIndex } from '../../src/runs/read-index/read-index.ts';
+import { useTempDirectory } from '../helpers/temp-directory.ts';
 
 /** The options of an answer cache over a ready index whose change count `changes` gives, for these paths. */
 const cacheOptions = (
@@ -215,8 +213,7 @@ describe('anonymous answers kept compressed', () => {
 
 describe('anonymous answers kept as made in the answer file', () => {
   const rows = Array.from({ length: 400 }, (_, i) => ({ rank: i + 1, id: `run-${i}`, tokSOut: 10 + (i % 37) / 7, device: 'RTX 4090' }));
-  let directory: string;
-  const files: BytesByTicket[] = [];
+  const directory = useTempDirectory('answer-file-test-');
   let made = 0;
   /** A site whose `/page?n=N` pages are large enough to be kept in the file (each its own text). */
   function siteWith(cache: ReturnType<typeof cacheOf>) {
@@ -230,19 +227,10 @@ describe('anonymous answers kept as made in the answer file', () => {
     return site;
   }
   const pageText = (n: string) => JSON.stringify({ n, rows });
-  const fileOf = (capacity: number) => {
-    const file = new BytesByTicket(capacity, directory);
-    files.push(file);
-    return file;
-  };
+  const fileOf = (capacity: number) => directory.closeAfter(new BytesByTicket(capacity, directory.path()));
 
   beforeEach(() => {
-    directory = mkdtempSync(join(tmpdir(), 'answer-file-test-'));
     made = 0;
-  });
-  afterEach(() => {
-    for (const file of files.splice(0)) file.close();
-    rmSync(directory, { recursive: true, force: true });
   });
 
   it('keeps a page as made in the file, compressing it only when a client that takes brotli asks, once', async () => {
