@@ -300,7 +300,8 @@ describe('model, run, compare and hardware pages', () => {
   });
 
   describe('after submitting through the form', () => {
-    it('confirms the submission once on the run page, to the submitter only', async () => {
+    /** A new account's run submitted through the form: its agent, and the redirect to the run's page. */
+    async function submittedThroughForm() {
       const { agent, csrf } = await signedUpAgent(ctx.app);
       ctx.clock.advance(61_000);
       const res = await agent
@@ -317,10 +318,23 @@ describe('model, run, compare and hardware pages', () => {
           tokSOut: '99',
         })
         .expect(303);
+      return { agent, res };
+    }
+
+    it('confirms the submission once on the run page, to the submitter only', async () => {
+      const { agent, res } = await submittedThroughForm();
       const first = await agent.get(res.headers.location!).expect(200);
       expect(first.text).to.include('Run submitted: it is on the leaderboard now.');
       expect((await agent.get(res.headers.location!).expect(200)).text).not.to.include('Run submitted');
       expect((await request(ctx.app).get(res.headers.location!).expect(200)).text).not.to.include('Run submitted');
+    });
+
+    it('says what the owner was just sent back for (?done=) rather than a submission notice still in the session', async () => {
+      const { agent, res } = await submittedThroughForm();
+      // As when a request that overlapped the first view saved the session back with the notice in it.
+      const corrected = (await agent.get(`${res.headers.location!}?done=corrected`).expect(200)).text;
+      expect(corrected).to.include('Correction saved').and.not.include('Run submitted');
+      expect((await agent.get(res.headers.location!).expect(200)).text).not.to.include('Run submitted');
     });
   });
 });

@@ -285,12 +285,16 @@ export function speedTestPagesController({ services, profile, clock, config }: A
         profile.speedTests.revision3Fields ? services.speedTestContext.evidence(id) : null,
       ]);
       ensureCsrfToken(req);
+      // What the owner was just sent here after (?done=) comes first: it is newer than the one-time
+      // submission notice, which a session saved by a request that overlapped its first view can bring back.
+      const submitted = justSubmitted(req, id);
+      const done = typeof req.query.done === 'string' ? OWNER_NOTICES[req.query.done] : undefined;
       render(res, 'pages/speed-tests/show', {
         title: `${run.hfId} · ${hardwareLabel(run.hardware as { hwClass: string })}`,
         run,
         moderation,
         own,
-        notice: justSubmitted(req, id) ? SUBMITTED_NOTICE : typeof req.query.done === 'string' ? OWNER_NOTICES[req.query.done] : undefined,
+        notice: done ?? (submitted ? SUBMITTED_NOTICE : undefined),
         standings,
         similar,
         evidence,
